@@ -1,0 +1,3 @@
+from nanodream.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""One module per subcommand; each exposes `register(app)`. They parse, call the core, and render."""

@@ -1,0 +1,63 @@
+"""Options and rendering shared by the subcommands."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from nanodream.config import ConfigError, Settings, load_settings
+from nanodream.workspace import Workspace
+
+EXIT_USAGE = 2
+
+console = Console()
+err_console = Console(stderr=True)
+
+WorkspaceOption = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace directory [default: $NANODREAM_WORKSPACE or .]",
+                 show_default=False),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "-m", help="litellm model string, or 'builtin' for the offline engine.")
+]
+
+
+def fail(message: str, code: int = EXIT_USAGE, *, as_json: bool = False) -> NoReturn:
+    """One clear line on stderr (or a JSON error object) and a meaningful exit code."""
+    if as_json:
+        emit_json({"error": message, "exit_code": code})
+    else:
+        err_console.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: bool = False) -> Workspace:
+    raw = option or os.environ.get("NANODREAM_WORKSPACE") or "."
+    workspace = Workspace.at(raw)
+    if must_exist:
+        if not workspace.root.is_dir():
+            fail(f"no workspace at {workspace.root} (create one with: nanodream init {raw})", as_json=as_json)
+        markers = ("SOUL.md", "USER.md", "memory")
+        if not any((workspace.root / marker).exists() for marker in markers):
+            fail(f"{workspace.root} is not an agent workspace (no SOUL.md, USER.md or memory/); "
+                 f"run: nanodream init {raw}", as_json=as_json)
+    return workspace
+
+
+def resolve_settings(workspace: Workspace, overrides: dict[str, Any] | None = None, *,
+                     as_json: bool = False) -> Settings:
+    try:
+        return load_settings(workspace, overrides)
+    except ConfigError as exc:
+        fail(f"configuration: {exc}", as_json=as_json)

@@ -1,0 +1,40 @@
+"""`nanodream init`: scaffold a workspace and its memory repository; never overwrite anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, console, emit_json
+from nanodream.gitstore import GitStore
+from nanodream.workspace import Workspace, scaffold
+
+
+def init(
+    directory: Annotated[Path, typer.Argument(help="Workspace directory to create or complete.")] = Path("."),
+    example: Annotated[bool, typer.Option("--example", help="Fill it with the example agent workspace.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Create a workspace (nanobot-compatible layout) with its own git repository."""
+    workspace = Workspace.at(directory)
+    created = scaffold(workspace.root, example=example)
+    store = GitStore(workspace)
+    new_repo = store.ensure_repo()
+    if not new_repo and store.dirty_paths():
+        store.commit("init: add memory files created by nanodream init\n\nDream-Kind: manual",
+                     store.user_identity())
+    if as_json:
+        emit_json({"workspace": str(workspace.root), "created": created, "git_repository_created": new_repo})
+        return
+    console.print(f"Workspace ready at [bold]{workspace.root}[/bold]", highlight=False)
+    for rel in created:
+        console.print(f"  created {rel}", highlight=False)
+    if not created:
+        console.print("  (everything was already there; nothing overwritten)")
+    console.print(f"Next: nanodream run -w {directory}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(init)

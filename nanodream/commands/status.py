@@ -1,0 +1,44 @@
+"""`nanodream status`: backlog, cursor, last commit and runs — fast, and without importing litellm."""
+
+from __future__ import annotations
+
+import typer
+
+from nanodream.commands.common import (
+    JsonOption,
+    WorkspaceOption,
+    console,
+    emit_json,
+    resolve_settings,
+    resolve_workspace,
+)
+from nanodream.status import workspace_status
+
+
+def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """Show the backlog waiting for a dream and how the last runs went."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    info = workspace_status(ws, resolve_settings(ws, as_json=as_json))
+    if as_json:
+        emit_json(info.to_dict())
+        return
+    console.print(f"workspace  {info.workspace}", highlight=False)
+    console.print(f"model      {info.model}", highlight=False)
+    console.print(f"prompt     {info.prompt_source}", highlight=False)
+    console.print(f"cursor     {info.cursor} · backlog {info.pending_entries} entries "
+                  f"(up to #{info.last_history_cursor})", highlight=False)
+    if info.malformed_lines:
+        console.print(f"           {info.malformed_lines} malformed history line(s) will be skipped", highlight=False)
+    commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
+    console.print(f"commit     {commit}", highlight=False)
+    if info.last_success:
+        console.print(f"last ok    {info.last_success.get('end')} {info.last_success.get('outcome')}", highlight=False)
+    if info.last_failure:
+        console.print(f"last fail  {info.last_failure.get('end')}: {info.last_failure.get('reason')}",
+                      highlight=False)
+    if info.interrupted_run:
+        console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(status)

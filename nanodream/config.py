@@ -1,0 +1,121 @@
+"""One Settings object from nanodream.toml, then NANODREAM_* environment variables, then flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from nanodream.workspace import Workspace
+
+
+class ConfigError(ValueError):
+    """Configuration that cannot be used; the message names the source and the key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run needs to know besides the workspace itself."""
+
+    model: str = "builtin"
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_retries: int = 3
+    retry_backoff: float = 2.0
+    batch_tokens: int = 8000
+    max_batches: int = 20
+    max_run_tokens: int = 400_000
+    max_session_tokens: int = 150_000
+    max_tool_calls: int = 40
+    max_cost: float | None = None
+    max_file_chars: int = 24_000
+    max_skill_chars: int = 12_000
+    max_shrink_ratio: float = 0.5
+    ephemeral_max_age_days: int = 14
+    timezone: str = "UTC"
+    schedule: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.model == "builtin"
+
+    def public(self) -> dict[str, Any]:
+        """Settings safe to print: the API key is masked."""
+        data = dataclasses.asdict(self)
+        if data["api_key"]:
+            data["api_key"] = "***"
+        return data
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    """Convert a raw TOML or environment value to the field's type, with a message naming the source."""
+    kind = str(_FIELDS[name].type)
+    if value is None or (isinstance(value, str) and value == "" and "None" in kind):
+        return None
+    try:
+        if kind.startswith("int"):
+            if isinstance(value, bool):
+                raise ValueError
+            return int(value)
+        if kind.startswith("float"):
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        if not isinstance(value, str):
+            raise ValueError
+        return value
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: {name} must be {kind.split(' ')[0]}, got {value!r}") from None
+
+
+def load_settings(workspace: Workspace, overrides: dict[str, Any] | None = None,
+                  environ: dict[str, str] | None = None) -> Settings:
+    """Merge the three sources; unknown keys and wrong types are errors, not silent defaults."""
+    values: dict[str, Any] = {}
+    values.update(_from_toml(workspace.config_file))
+    env = os.environ if environ is None else environ
+    for name in _FIELDS:
+        raw = env.get(f"NANODREAM_{name.upper()}")
+        if raw is not None:
+            values[name] = _coerce(name, raw, f"NANODREAM_{name.upper()}")
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+    settings = Settings(**values)
+    _validate(settings)
+    return settings
+
+
+def _from_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
+    table = data.get("nanodream", data)
+    unknown = sorted(set(table) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"{path.name}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_FIELDS)}")
+    return {name: _coerce(name, value, path.name) for name, value in table.items()}
+
+
+def _validate(settings: Settings) -> None:
+    positive = ("timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens",
+                "max_tool_calls", "max_file_chars", "max_skill_chars")
+    for name in positive:
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name} must be greater than 0, got {getattr(settings, name)}")
+    if settings.max_retries < 0 or settings.retry_backoff < 0:
+        raise ConfigError("max_retries and retry_backoff must not be negative")
+    if not 0 < settings.max_shrink_ratio <= 1:
+        raise ConfigError(f"max_shrink_ratio must be in (0, 1], got {settings.max_shrink_ratio}")
+    if not settings.model.strip():
+        raise ConfigError("model must not be empty")

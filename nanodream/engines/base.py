@@ -1,0 +1,45 @@
+"""What every engine receives and returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from nanodream.history import Batch
+from nanodream.tools import ToolBox
+
+
+class SessionError(RuntimeError):
+    """A session that could not finish; `reason` is one line a person can act on."""
+
+    def __init__(self, reason: str, *, tokens_in: int = 0, tokens_out: int = 0,
+                 transcript: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.tokens_in = tokens_in
+        self.tokens_out = tokens_out
+        self.transcript = transcript or []
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    system_prompt: str
+    user_message: str
+    batch: Batch
+
+
+@dataclass
+class SessionResult:
+    summary: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = None
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Engine(Protocol):
+    name: str
+
+    def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        """Consolidate the batch by calling tools on `toolbox`; return the final summary."""
+        ...

@@ -1,0 +1,73 @@
+"""The write-ahead journal that lets an interrupted apply be finished or undone on the next start."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from nanodream.atomic import atomic_write, fsync_dir, read_text
+from nanodream.workspace import Workspace
+
+
+@dataclass
+class Journal:
+    """Everything needed to finish a validated dream: new file contents, message, history range."""
+
+    run_id: str
+    message: str
+    cursor_end: int
+    before: dict[str, str | None]
+    after: dict[str, str | None]
+
+    def save(self, workspace: Workspace) -> None:
+        atomic_write(workspace.journal_file, json.dumps(asdict(self), ensure_ascii=False))
+
+    @classmethod
+    def load(cls, workspace: Workspace) -> Journal | None:
+        try:
+            data = json.loads(workspace.journal_file.read_text(encoding="utf-8"))
+            return cls(**data)
+        except FileNotFoundError:
+            return None
+        except (ValueError, TypeError):
+            # A journal torn before its rename cannot exist (atomic write); anything else is foreign.
+            raise JournalUnreadable(f"{workspace.journal_file} is unreadable; move it away to continue") from None
+
+    @staticmethod
+    def clear(workspace: Workspace) -> None:
+        try:
+            os.unlink(workspace.journal_file)
+        except FileNotFoundError:
+            return
+        fsync_dir(workspace.state_dir)
+
+
+class JournalUnreadable(RuntimeError):
+    pass
+
+
+def write_files(root: Path, contents: dict[str, str | None]) -> None:
+    """Make each path hold the given content atomically; None deletes the file (and an emptied skill dir)."""
+    for rel, content in sorted(contents.items()):
+        target = root / rel
+        if content is None:
+            try:
+                target.unlink()
+            except FileNotFoundError:
+                continue
+            if rel.startswith("skills/"):
+                with contextlib.suppress(OSError):  # the folder still holds other files: leave them
+                    target.parent.rmdir()
+        else:
+            atomic_write(target, content)
+
+
+def read_current(root: Path, paths: list[str]) -> dict[str, str | None]:
+    current: dict[str, str | None] = {}
+    for rel in paths:
+        target = root / rel
+        current[rel] = read_text(target) if target.is_file() else None
+    return current

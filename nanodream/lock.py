@@ -1,0 +1,29 @@
+"""The single-writer lock: one dream per workspace at a time; the kernel frees it if a holder dies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from filelock import FileLock, Timeout
+
+from nanodream.workspace import Workspace
+
+
+class WorkspaceBusy(RuntimeError):
+    """Another nanodream process holds the workspace lock."""
+
+
+@contextmanager
+def workspace_lock(workspace: Workspace, wait_seconds: float = 0) -> Iterator[None]:
+    """Hold the workspace lock, or raise WorkspaceBusy after `wait_seconds` (0: at once)."""
+    workspace.state_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(workspace.lock_file), timeout=wait_seconds, is_singleton=False)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise WorkspaceBusy(f"another dream is running in {workspace.root}") from None
+    try:
+        yield
+    finally:
+        lock.release()

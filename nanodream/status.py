@@ -1,0 +1,52 @@
+"""What `status` reports: cheap reads only, and never an import of litellm."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from nanodream.config import Settings
+from nanodream.gitstore import GitStore
+from nanodream.history import read_cursor, scan_backlog
+from nanodream.prompt import active_prompt
+from nanodream.records import read_records
+from nanodream.workspace import Workspace
+
+
+@dataclass
+class Status:
+    workspace: str
+    model: str
+    cursor: int
+    pending_entries: int
+    last_history_cursor: int
+    malformed_lines: int
+    last_commit: str | None
+    last_commit_subject: str
+    prompt_source: str
+    interrupted_run: bool
+    last_success: dict[str, Any] | None
+    last_failure: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def workspace_status(workspace: Workspace, settings: Settings) -> Status:
+    cursor = read_cursor(workspace.cursor_file)
+    backlog = scan_backlog(workspace.history_file, cursor)
+    store = GitStore(workspace)
+    sha = subject = None
+    if store.exists:
+        sha = store.head_sha()
+        subject = store.head_message().splitlines()[0] if sha else None
+    records = read_records(workspace, limit=200)
+    successes = [r for r in records if r.get("outcome") in ("committed", "no-change", "nothing-to-do")]
+    failures = [r for r in records if r.get("outcome") == "failed"]
+    return Status(
+        workspace=str(workspace.root), model=settings.model, cursor=cursor,
+        pending_entries=backlog.pending, last_history_cursor=backlog.last_cursor,
+        malformed_lines=backlog.malformed, last_commit=sha, last_commit_subject=subject or "",
+        prompt_source=active_prompt(workspace).source, interrupted_run=workspace.journal_file.exists(),
+        last_success=successes[-1] if successes else None, last_failure=failures[-1] if failures else None,
+    )

@@ -1,0 +1,161 @@
+"""Where things live in a workspace, which files the dream may touch, and how to scaffold one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SKILL_PATH = re.compile(r"^skills/([^/]+)/SKILL\.md$")
+
+# Tracked by the workspace's git repository; everything else (history, cursor, state) is ignored.
+TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/", "prompts/", "nanodream.toml", ".gitignore")
+
+GITIGNORE = """\
+# nanodream versions only the agent's memory files; everything else stays out of git.
+/*
+!/.gitignore
+!/SOUL.md
+!/USER.md
+!/nanodream.toml
+!/memory/
+/memory/*
+!/memory/MEMORY.md
+!/skills/
+!/prompts/
+"""
+
+STARTER_FILES = {
+    "SOUL.md": "# Soul\n\nHow the agent behaves: rules, guardrails and tool-use strategy.\n\n## Rules\n",
+    "USER.md": "# User\n\nWho the user is: identity, preferences and communication style.\n\n## Preferences\n",
+    "memory/MEMORY.md": "# Memory\n\nProject context: goals, architecture, decisions and infrastructure.\n\n## Project\n",
+    "memory/history.jsonl": "",
+}
+
+
+class PathRefused(ValueError):
+    """A path the dream's tools may not touch; the message tells the model what is allowed."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Paths of one agent workspace (nanobot-compatible layout)."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, path: str | Path) -> Workspace:
+        return cls(Path(path).expanduser().resolve())
+
+    @property
+    def history_file(self) -> Path:
+        return self.root / "memory" / "history.jsonl"
+
+    @property
+    def cursor_file(self) -> Path:
+        return self.root / "memory" / ".dream_cursor"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "nanodream.toml"
+
+    @property
+    def prompt_override(self) -> Path:
+        return self.root / "prompts" / "dream.md"
+
+    @property
+    def state_dir(self) -> Path:
+        """Unversioned run state: lock, journal, run records, transcripts."""
+        return self.root / ".nanodream"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.state_dir / "dream.lock"
+
+    @property
+    def journal_file(self) -> Path:
+        return self.state_dir / "journal.json"
+
+    @property
+    def runs_file(self) -> Path:
+        return self.state_dir / "runs.jsonl"
+
+    def memory_paths(self) -> list[str]:
+        """Workspace-relative paths of every memory file that exists now, core files first."""
+        paths = [p for p in CORE_FILES if _is_plain_file(self.root / p)]
+        skills_dir = self.root / "skills"
+        if skills_dir.is_dir() and not skills_dir.is_symlink():
+            for child in sorted(skills_dir.iterdir()):
+                rel = f"skills/{child.name}/SKILL.md"
+                if SKILL_NAME.match(child.name) and _is_plain_file(self.root / rel) and not child.is_symlink():
+                    paths.append(rel)
+        return paths
+
+    def check_memory_path(self, path: str) -> str:
+        """Return `path` if the dream may read or write it, else raise PathRefused saying why."""
+        if not isinstance(path, str) or not path.strip():
+            raise PathRefused("path is empty; use SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
+        if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path):
+            raise PathRefused(f"{path!r} is absolute; paths are relative to the workspace, e.g. USER.md")
+        parts = PurePosixPath(path).parts
+        if "\\" in path or ".." in parts or "." in parts or str(PurePosixPath(path)) != path:
+            raise PathRefused(f"{path!r} is not a plain workspace path; write it like skills/<name>/SKILL.md")
+        skill = SKILL_PATH.match(path)
+        if path not in CORE_FILES and not skill:
+            raise PathRefused(
+                f"{path!r} is outside the memory files; allowed: SOUL.md, USER.md, memory/MEMORY.md, "
+                "skills/<name>/SKILL.md"
+            )
+        if skill and not SKILL_NAME.match(skill.group(1)):
+            raise PathRefused(f"skill name {skill.group(1)!r} must be lowercase letters, digits and '-'")
+        current = self.root
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                raise PathRefused(f"{path!r} goes through a symlink; symlinked memory files are not allowed")
+        return path
+
+
+def _is_plain_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def scaffold(root: Path, *, example: bool = False) -> list[str]:
+    """Create the workspace layout without overwriting anything; return the paths created."""
+    created: list[str] = []
+    root.mkdir(parents=True, exist_ok=True)
+    sources: dict[str, bytes] = {rel: text.encode() for rel, text in STARTER_FILES.items()}
+    sources[".gitignore"] = GITIGNORE.encode()
+    if example:
+        sources.update(_example_files())
+    for rel, data in sorted(sources.items()):
+        target = root / rel
+        if target.exists() or target.is_symlink():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        created.append(rel)
+    (root / "skills").mkdir(exist_ok=True)
+    return created
+
+
+def _example_files() -> dict[str, bytes]:
+    """The shipped example workspace, read from package data so it works from an installed wheel."""
+    base = resources.files("nanodream") / "workspace_example"
+    files: dict[str, bytes] = {}
+
+    def walk(node, prefix: str) -> None:
+        for child in node.iterdir():
+            rel = f"{prefix}{child.name}"
+            if child.is_dir():
+                if child.name != "__pycache__":
+                    walk(child, rel + "/")
+            else:
+                files[rel] = child.read_bytes()
+
+    walk(base, "")
+    return files
+

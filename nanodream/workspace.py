@@ -31,7 +31,9 @@ GITIGNORE = """\
 STARTER_FILES = {
     "SOUL.md": "# Soul\n\nHow the agent behaves: rules, guardrails and tool-use strategy.\n\n## Rules\n",
     "USER.md": "# User\n\nWho the user is: identity, preferences and communication style.\n\n## Preferences\n",
-    "memory/MEMORY.md": "# Memory\n\nProject context: goals, architecture, decisions and infrastructure.\n\n## Project\n",
+    "memory/MEMORY.md": (
+        "# Memory\n\nProject context: goals, architecture, decisions and infrastructure.\n\n## Project\n"
+    ),
     "memory/history.jsonl": "",
 }
 

@@ -23,7 +23,9 @@ from nanodream.dream import RunReport, run_dream
 def run(
     workspace: WorkspaceOption = None,
     model: ModelOption = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff of the next batch; change nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the diff of the next batch; change nothing.")
+    ] = False,
     max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop after N batches.")] = None,
     as_json: JsonOption = False,
 ) -> None:

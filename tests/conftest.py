@@ -1,0 +1,86 @@
+"""Shared fixtures: real workspaces on disk with real git repositories, and the scripted model server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nanodream.config import Settings
+from nanodream.gitstore import GitStore
+from nanodream.workspace import Workspace, scaffold
+from tests.scripted_server import ScriptedServer
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No NANODREAM_* or GIT_* leaks from the developer's shell into a test."""
+    for name in list(os.environ):
+        if name.startswith(("NANODREAM_", "GIT_")):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    ws = Workspace.at(tmp_path / "ws")
+    scaffold(ws.root)
+    GitStore(ws).ensure_repo()
+    return ws
+
+
+def write_history(ws: Workspace, entries: list[dict | str]) -> None:
+    """Write history lines; a str is written verbatim (for malformed lines)."""
+    lines = [e if isinstance(e, str) else json.dumps(e) for e in entries]
+    ws.history_file.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def entry(cursor: int, content: str, session_key: str | None = "cli:direct", day: int = 1) -> dict:
+    data = {"cursor": cursor, "timestamp": f"2026-10-{day:02d} 10:{cursor % 60:02d}", "content": content}
+    if session_key is not None:
+        data["session_key"] = session_key
+    return data
+
+
+def snapshot(ws: Workspace) -> dict[str, str]:
+    """Hash of every file in the workspace outside .git and the run-record folder, plus HEAD."""
+    files = {}
+    for path in sorted(ws.root.rglob("*")):
+        rel = path.relative_to(ws.root).as_posix()
+        if rel.startswith((".git/", ".nanodream/")) or not path.is_file():
+            continue
+        files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    files["HEAD"] = git(ws, "rev-parse", "HEAD")
+    return files
+
+
+def git(ws: Workspace, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ws.root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def llm_settings(server: ScriptedServer, **overrides) -> Settings:
+    values = dict(model="openai/scripted-model", api_base=server.url, api_key="test-key", max_retries=2,
+                  retry_backoff=0.0, timeout=5.0)
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    """Start scripted servers for a test and stop them afterwards."""
+    started: list[ScriptedServer] = []
+
+    def start(script, **kwargs) -> ScriptedServer:
+        server = ScriptedServer(list(script), **kwargs).__enter__()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.__exit__(None, None, None)

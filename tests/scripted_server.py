@@ -1,0 +1,117 @@
+"""A tiny OpenAI-compatible chat-completions server on 127.0.0.1 that replays a script.
+
+litellm talks to it over real HTTP through `api_base`, so tests exercise the same request,
+response, error and timeout paths a hosted provider would.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = dict[str, Any]
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any] | str]) -> Step:
+    """An assistant turn that calls tools; a str argument is sent verbatim (e.g. malformed JSON)."""
+    return {"message": {
+        "role": "assistant", "content": None,
+        "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+            for i, (name, args) in enumerate(calls)
+        ],
+    }, "finish_reason": "tool_calls"}
+
+
+def call(name: str, **arguments: Any) -> Step:
+    return tool_calls((name, arguments))
+
+
+def final(text: str) -> Step:
+    return {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+
+
+def error(status: int, message: str = "scripted failure") -> Step:
+    return {"status": status, "error": message}
+
+
+def slow(seconds: float, step: Step) -> Step:
+    return {**step, "delay": seconds}
+
+
+@dataclass
+class ScriptedServer:
+    """Replays `script` one step per request; an exhausted script answers 500 so tests fail loudly."""
+
+    script: list[Step | Callable[[dict[str, Any]], Step]]
+    usage: tuple[int, int] = (100, 20)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server API
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                step = server._next(body)
+                if step.get("delay"):
+                    time.sleep(step["delay"])
+                if "status" in step:
+                    payload = {"error": {"message": step["error"], "type": "server_error", "code": step["status"]}}
+                    self._send(step["status"], payload)
+                    return
+                prompt, completion = server.usage
+                self._send(200, {
+                    "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
+                    "model": body.get("model", "scripted"),
+                    "choices": [{"index": 0, "message": step["message"], "finish_reason": step["finish_reason"]}],
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                              "total_tokens": prompt + completion},
+                })
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and hung up, as intended by a slow step
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    def _next(self, body: dict[str, Any]) -> Step:
+        with self._lock:
+            self.requests.append(body)
+            if not self.script:
+                return error(500, "script exhausted")
+            step = self.script.pop(0)
+        return step(body) if callable(step) else step
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

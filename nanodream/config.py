@@ -38,6 +38,10 @@ class Settings:
     ephemeral_max_age_days: int = 14
     timezone: str = "UTC"
     schedule: str | None = None
+    host_wait: float = 600.0  # seconds a scheduled run waits for a busy host agent before giving up
+    host_poll: float = 5.0  # seconds between looks at the host's busy file
+    split_after: int = 3  # consecutive failures on the same batch before it is split to find a poisoned entry
+    keep_transcripts: int = 50  # session transcripts kept under .nanodream/transcripts (0: keep none)
 
     @property
     def offline(self) -> bool:
@@ -115,6 +119,10 @@ def _validate(settings: Settings) -> None:
             raise ConfigError(f"{name} must be greater than 0, got {getattr(settings, name)}")
     if settings.max_retries < 0 or settings.retry_backoff < 0:
         raise ConfigError("max_retries and retry_backoff must not be negative")
+    if settings.host_wait < 0 or settings.keep_transcripts < 0:
+        raise ConfigError("host_wait and keep_transcripts must not be negative")
+    if settings.host_poll <= 0 or settings.split_after < 1:
+        raise ConfigError("host_poll must be greater than 0 and split_after at least 1")
     if not 0 < settings.max_shrink_ratio <= 1:
         raise ConfigError(f"max_shrink_ratio must be in (0, 1], got {settings.max_shrink_ratio}")
     if not settings.model.strip():

@@ -1,0 +1,104 @@
+"""Poisoned batches: find the entry that makes a batch fail every time, without ever dropping one silently.
+
+A batch that has failed `split_after` times in a row (counted from the run records) is split in halves,
+and halves that fail are split again, until a single entry fails on its own. That entry only becomes a
+*suspect*: a provider outage also makes every single entry fail. It is quarantined only once a later
+entry dreams successfully in the same run — proof that the model works and the entry is the problem.
+Until then the cursor stays before it and the run reports why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nanodream.history import Batch, HistoryEntry, next_batch
+from nanodream.quarantine import QuarantinedEntry, add_to_quarantine, preview
+from nanodream.workspace import Workspace
+
+# Single entries failing in a row with no success in between look like an outage, not poison: stop there.
+MAX_SUSPECTS = 3
+
+
+def failure_streak(records: Iterable[dict[str, Any]], first_cursor: int) -> int:
+    """How many of the latest runs failed on a batch starting at `first_cursor` (busy attempts don't count)."""
+    streak = 0
+    for record in reversed(list(records)):
+        if record.get("outcome") == "busy":
+            continue
+        failed_at = record.get("failed_at")
+        if record.get("outcome") == "failed" and isinstance(failed_at, list) and failed_at[:1] == [first_cursor]:
+            streak += 1
+            continue
+        break
+    return streak
+
+
+def next_clean_batch(path: Path, cursor: int, budget_tokens: int, excluded: set[int]) -> Batch | None:
+    """The next batch after `cursor` without the `excluded` (quarantined or suspect) entries."""
+    while True:
+        batch = next_batch(path, cursor, budget_tokens)
+        if batch is None:
+            return None
+        kept = [e for e in batch.entries if e.cursor not in excluded]
+        if kept:
+            return Batch(kept, skipped_lines=batch.skipped_lines, malformed_lines=batch.malformed_lines,
+                         more_after=batch.more_after)
+        cursor = batch.last_cursor
+
+
+@dataclass
+class Suspect:
+    entry: HistoryEntry
+    reason: str
+    outcome: Any  # the BatchOutcome of its failed attempt, relabelled "quarantined" once confirmed
+
+
+@dataclass
+class Isolation:
+    """The state of one run's search for a poisoned entry: halves still to try, entries that failed alone."""
+
+    queue: list[Batch] = field(default_factory=list)
+    suspects: list[Suspect] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.queue or self.suspects)
+
+    def excluded(self) -> set[int]:
+        return {s.entry.cursor for s in self.suspects}
+
+    def split(self, batch: Batch) -> None:
+        """Try the two halves of `batch` next, oldest first, ahead of anything else queued."""
+        middle = len(batch.entries) // 2
+        self.queue[:0] = [Batch(batch.entries[:middle]), Batch(batch.entries[middle:])]
+
+    def suspect(self, entry: HistoryEntry, reason: str, outcome: Any) -> None:
+        self.suspects.append(Suspect(entry, reason, outcome))
+
+    def confirm(self, workspace: Workspace, run_id: str) -> list[int]:
+        """A later entry just succeeded: quarantine the suspects (before the cursor moves past them)."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        add_to_quarantine(workspace, [
+            QuarantinedEntry(cursor=s.entry.cursor, timestamp=s.entry.timestamp, preview=preview(s.entry.content),
+                             reason=s.reason, quarantined_at=now, run_id=run_id)
+            for s in self.suspects
+        ])
+        for suspect in self.suspects:
+            suspect.outcome.outcome = "quarantined"
+        cursors = [s.entry.cursor for s in self.suspects]
+        self.suspects.clear()
+        return cursors
+
+    def unresolved(self) -> str:
+        """Why the run ends with suspects it could not confirm."""
+        shown = ", ".join(f"#{s.entry.cursor}" for s in self.suspects)
+        last = self.suspects[-1].reason
+        if len(self.suspects) >= MAX_SUSPECTS:
+            return (f"entries {shown} each fail on their own and nothing after them succeeded; this looks like a "
+                    f"provider or configuration problem, so nothing was quarantined (last error: {last})")
+        return (f"entry {shown} fails on its own ({last}); it will be quarantined once a later entry dreams "
+                "successfully")

@@ -1,0 +1,49 @@
+"""Session transcripts kept for inspection under .nanodream/transcripts/, rotated to the newest N.
+
+They live in the unversioned state folder, far from memory/history.jsonl: a transcript is never read back
+by a dream, so the model's own words cannot leak into the history it consolidates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nanodream.atomic import atomic_write
+from nanodream.workspace import Workspace
+
+
+def transcripts_dir(workspace: Workspace) -> Path:
+    return workspace.state_dir / "transcripts"
+
+
+def save_transcript(workspace: Workspace, *, run_id: str, first_cursor: int, last_cursor: int, model: str,
+                    messages: list[dict[str, Any]], ended: str, keep: int) -> Path | None:
+    """Write `<run-id>-<first cursor>.json`, then delete all but the newest `keep` (0 keeps none)."""
+    if keep <= 0 or not messages:
+        return None
+    path = transcripts_dir(workspace) / f"{run_id}-{first_cursor}.json"
+    payload = {"run_id": run_id, "cursors": [first_cursor, last_cursor], "model": model, "ended": ended,
+               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}
+    atomic_write(path, json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
+    rotate(workspace, keep)
+    return path
+
+
+def list_transcripts(workspace: Workspace) -> list[Path]:
+    """Oldest first (by modification time, then name)."""
+    folder = transcripts_dir(workspace)
+    if not folder.is_dir():
+        return []
+    paths = [p for p in folder.glob("*.json") if p.is_file()]
+    return sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def rotate(workspace: Workspace, keep: int) -> None:
+    paths = list_transcripts(workspace)
+    for old in paths[: max(len(paths) - keep, 0)]:
+        with contextlib.suppress(FileNotFoundError):
+            old.unlink()

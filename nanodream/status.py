@@ -9,7 +9,9 @@ from nanodream.config import Settings
 from nanodream.gitstore import GitStore
 from nanodream.history import read_cursor, scan_backlog
 from nanodream.prompt import active_prompt
+from nanodream.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.records import read_records
+from nanodream.schedule import next_scheduled
 from nanodream.workspace import Workspace
 
 
@@ -27,6 +29,9 @@ class Status:
     interrupted_run: bool
     last_success: dict[str, Any] | None
     last_failure: dict[str, Any] | None
+    quarantine: list[dict[str, Any]]
+    quarantine_error: str
+    schedule: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -43,10 +48,15 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     records = read_records(workspace, limit=200)
     successes = [r for r in records if r.get("outcome") in ("committed", "no-change", "nothing-to-do")]
     failures = [r for r in records if r.get("outcome") == "failed"]
+    try:
+        quarantine, quarantine_error = [vars(e) for e in load_quarantine(workspace)], ""
+    except QuarantineUnreadable as exc:
+        quarantine, quarantine_error = [], str(exc)
     return Status(
         workspace=str(workspace.root), model=settings.model, cursor=cursor,
         pending_entries=backlog.pending, last_history_cursor=backlog.last_cursor,
         malformed_lines=backlog.malformed, last_commit=sha, last_commit_subject=subject or "",
         prompt_source=active_prompt(workspace).source, interrupted_run=workspace.journal_file.exists(),
         last_success=successes[-1] if successes else None, last_failure=failures[-1] if failures else None,
+        quarantine=quarantine, quarantine_error=quarantine_error, schedule=next_scheduled(workspace, settings),
     )

@@ -32,10 +32,28 @@ def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> No
     commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
     console.print(f"commit     {commit}", highlight=False)
     if info.last_success:
-        console.print(f"last ok    {info.last_success.get('end')} {info.last_success.get('outcome')}", highlight=False)
+        ok = info.last_success
+        console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
+                      f"{ok.get('entries', 0)} entries)", highlight=False)
     if info.last_failure:
-        console.print(f"last fail  {info.last_failure.get('end')}: {info.last_failure.get('reason')}",
-                      highlight=False)
+        bad = info.last_failure
+        console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {bad.get('reason')}", highlight=False)
+    if info.quarantine:
+        shown = ", ".join(f"#{q['cursor']}" for q in info.quarantine)
+        console.print(f"[yellow]quarantine[/yellow] {len(info.quarantine)} set aside: {shown} "
+                      "(see: nanodream quarantine)", highlight=False)
+        latest = info.quarantine[-1]
+        console.print(f"           #{latest['cursor']}: {latest['reason']}", highlight=False)
+    if info.quarantine_error:
+        console.print(f"[red]quarantine[/red] {info.quarantine_error}", highlight=False)
+    if info.schedule:
+        plan = info.schedule
+        if plan.get("error"):
+            console.print(f"[red]schedule[/red]   {plan['schedule']}: {plan['error']}", highlight=False)
+        else:
+            catch_up = f" (catching up the slot of {plan['catch_up']})" if plan.get("catch_up") else ""
+            console.print(f"schedule   {plan['schedule']} · next run {plan['next_run']}{catch_up} · {plan['source']}",
+                          highlight=False)
     if info.interrupted_run:
         console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
 

@@ -14,10 +14,16 @@ from nanodream.commands.common import (
     console,
     emit_json,
     err_console,
+    fail,
     resolve_settings,
     resolve_workspace,
 )
 from nanodream.dream import RunReport, run_dream
+from nanodream.hostbusy import HostBusy
+from nanodream.shutdown import GracefulStop
+
+TRIGGERS = ("manual", "cron", "slash")
+EXIT_INTERRUPTED = 130
 
 
 def run(
@@ -27,12 +33,34 @@ def run(
         bool, typer.Option("--dry-run", help="Show the diff of the next batch; change nothing.")
     ] = False,
     max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop after N batches.")] = None,
+    trigger: Annotated[str, typer.Option(
+        "--trigger", help="What started this run, for the run records: manual, cron or slash. "
+                          "slash (the host agent's own /dream) does not wait for the host's busy file.")] = "manual",
+    host_wait: Annotated[float | None, typer.Option(
+        "--host-wait", min=0, help="Seconds to wait while the host agent is busy before exiting 75 "
+                                   "[default: host_wait setting].", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result."""
     ws = resolve_workspace(workspace, as_json=as_json)
+    if trigger not in TRIGGERS:
+        fail(f"--trigger must be one of {', '.join(TRIGGERS)}, got {trigger!r}", as_json=as_json)
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
-    report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches)
+    with GracefulStop(on_first=_announce_stop) as stop:
+        try:
+            if trigger == "slash":
+                report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger,
+                                   should_stop=stop.reason)
+            else:
+                from nanodream.schedule import run_when_idle
+
+                report = run_when_idle(ws, settings, trigger=trigger, wait=host_wait, sleep=stop.sleep,
+                                       stop=stop.reason, on_wait=_announce_wait, dry_run=dry_run,
+                                       max_batches=max_batches)
+        except KeyboardInterrupt:
+            fail("abandoned: the batch in progress was discarded (or finished from its journal); "
+                 "the workspace is consistent and the rest waits for the next run", EXIT_INTERRUPTED,
+                 as_json=as_json)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -47,7 +75,10 @@ def render_report(report: RunReport) -> None:
         console.print(f"committed your hand edits first as {report.manual_commit[:8]}", highlight=False)
     for batch in report.batches:
         span = f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
-        if batch.outcome == "committed":
+        if batch.outcome in ("split", "quarantined"):
+            label = "split into halves" if batch.outcome == "split" else "quarantined"
+            console.print(f"[yellow]![/yellow] {span} → {label} after: {batch.reason}", highlight=False)
+        elif batch.outcome == "committed":
             console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
                           highlight=False)
         elif batch.outcome == "no-change":
@@ -74,6 +105,15 @@ def render_report(report: RunReport) -> None:
         console.print("nothing to do: the backlog is empty")
     elif report.reason:
         console.print(report.reason, highlight=False)
+
+
+def _announce_stop(name: str) -> None:
+    err_console.print(f"[yellow]{name}:[/yellow] finishing the current batch, then stopping; "
+                      "send it again to abandon the batch", highlight=False)
+
+
+def _announce_wait(claim: HostBusy) -> None:
+    err_console.print(f"waiting: {claim.describe()}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,82 @@
+"""`nanodream quarantine [list|retry CURSOR]`: entries set aside because they failed even on their own."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import (
+    JsonOption,
+    ModelOption,
+    WorkspaceOption,
+    console,
+    emit_json,
+    fail,
+    resolve_settings,
+    resolve_workspace,
+)
+from nanodream.quarantine import QuarantineUnreadable, load_quarantine
+
+app = typer.Typer(help="History entries set aside because they fail even on their own; retry them here.")
+
+
+@app.callback(invoke_without_command=True)
+def quarantine(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """List quarantined entries (same as `quarantine list`)."""
+    if ctx.invoked_subcommand is None:
+        list_entries(workspace, as_json)
+
+
+@app.command("list")
+def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """List quarantined entries: cursor, when, why, and the start of their text."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    try:
+        entries = load_quarantine(ws)
+    except QuarantineUnreadable as exc:
+        fail(str(exc), 1, as_json=as_json)
+    if as_json:
+        emit_json([vars(e) for e in entries])
+        return
+    if not entries:
+        console.print("quarantine is empty")
+        return
+    for e in entries:
+        retried = f" · retried {e.retries}x" if e.retries else ""
+        console.print(f"#{e.cursor}  {e.timestamp}  quarantined {e.quarantined_at}{retried}", highlight=False)
+        console.print(f"    {e.preview}", highlight=False)
+        console.print(f"    [dim]{e.reason}[/dim]", highlight=False)
+    console.print(f"retry one with: nanodream quarantine retry {entries[0].cursor}", highlight=False)
+
+
+@app.command("retry")
+def retry(
+    cursor: Annotated[int, typer.Argument(help="History cursor of the quarantined entry.")],
+    workspace: WorkspaceOption = None,
+    model: ModelOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Dream one quarantined entry on its own; it leaves the quarantine only if that succeeds."""
+    from nanodream.commands.run import render_report
+    from nanodream.dream import retry_quarantined
+
+    ws = resolve_workspace(workspace, as_json=as_json)
+    try:
+        held = {e.cursor for e in load_quarantine(ws)}
+    except QuarantineUnreadable as exc:
+        fail(str(exc), 1, as_json=as_json)
+    if cursor not in held:
+        shown = ", ".join(f"#{c}" for c in sorted(held)) or "none"
+        fail(f"entry #{cursor} is not in quarantine (quarantined: {shown})", as_json=as_json)
+    settings = resolve_settings(ws, {"model": model}, as_json=as_json)
+    report = retry_quarantined(ws, settings, cursor)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        render_report(report)
+    raise typer.Exit(report.exit_code)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="quarantine")

@@ -1,0 +1,88 @@
+"""`nanodream schedule`: dream when due, in the foreground, until SIGINT/SIGTERM; or print a cron/systemd snippet."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import (
+    ModelOption,
+    WorkspaceOption,
+    err_console,
+    fail,
+    resolve_settings,
+    resolve_workspace,
+)
+from nanodream.commands.run import EXIT_INTERRUPTED
+from nanodream.schedule import Decision, Schedule, ScheduleError, Scheduler, parse_duration
+from nanodream.shutdown import GracefulStop
+from nanodream.snippets import crontab_snippet, systemd_snippet
+
+
+def schedule(
+    workspace: WorkspaceOption = None,
+    cron: Annotated[str | None, typer.Option("--cron", help='Cron expression, e.g. "0 */4 * * *".')] = None,
+    every: Annotated[str | None, typer.Option("--every", help="Fixed interval, e.g. 4h, 90m, 1h30m.")] = None,
+    initial_delay: Annotated[str | None, typer.Option(
+        "--initial-delay", help="Never run sooner than this after start-up, e.g. 5m.")] = None,
+    timezone: Annotated[str | None, typer.Option(
+        "--timezone", help="IANA time zone for cron times [default: timezone setting, UTC].",
+        show_default=False)] = None,
+    model: ModelOption = None,
+    max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop each run after N batches.")]
+    = None,
+    print_crontab: Annotated[bool, typer.Option("--print-crontab", help="Print a crontab line and exit.")] = False,
+    print_systemd: Annotated[bool, typer.Option("--print-systemd", help="Print systemd units and exit.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Log one JSON object per line.")] = False,
+) -> None:
+    """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    settings = resolve_settings(ws, {"model": model, "timezone": timezone}, as_json=as_json)
+    if cron and every:
+        fail("pass --cron or --every, not both", as_json=as_json)
+    if print_crontab and print_systemd:
+        fail("pass --print-crontab or --print-systemd, not both", as_json=as_json)
+    try:
+        if cron:
+            plan = Schedule.from_cron(cron, settings.timezone)
+        elif every:
+            plan = Schedule.every(every, settings.timezone)
+        elif settings.schedule:
+            plan = Schedule.parse(settings.schedule, settings.timezone)
+        else:
+            fail('no schedule: pass --cron "0 */4 * * *" or --every 4h, or set schedule in nanodream.toml',
+                 as_json=as_json)
+        delay = parse_duration(initial_delay) if initial_delay else timedelta(0)
+        if print_crontab or print_systemd:
+            extra = (["--model", model] if model else []) + (["--max-batches", str(max_batches)] if max_batches else [])
+            typer.echo((crontab_snippet if print_crontab else systemd_snippet)(ws, plan, extra), nl=False)
+            return
+    except ScheduleError as exc:
+        fail(str(exc), as_json=as_json)
+
+    def log(decision: Decision) -> None:
+        if as_json:
+            typer.echo(json.dumps(decision.to_dict(), default=str))
+        else:
+            typer.echo(f"{decision.at.astimezone(plan.tz).isoformat(timespec='seconds')} {decision.message}")
+
+    with GracefulStop(on_first=_announce_stop) as stop:
+        scheduler = Scheduler(ws, settings, plan, initial_delay=delay, max_batches=max_batches, sleep=stop.sleep,
+                              stop=stop.reason, log=log)
+        try:
+            scheduler.run()
+        except KeyboardInterrupt:
+            fail("abandoned: the batch in progress was discarded (or finished from its journal); "
+                 "the workspace is consistent", EXIT_INTERRUPTED, as_json=as_json)
+
+
+def _announce_stop(name: str) -> None:
+    err_console.print(f"[yellow]{name}:[/yellow] stopping after the current batch; send it again to abandon the batch",
+                      highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(schedule)

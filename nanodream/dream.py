@@ -260,7 +260,7 @@ def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:
 def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engine: Engine | None,
                  batch: Batch, limits: ToolLimits, run_id: str, dry_run: bool, *,
                  before_apply: Callable[[], None] | None = None, trailers: tuple[str, ...] = ()) -> BatchOutcome:
-    """One session over `batch`, checked and applied; `before_apply` runs only after a session succeeded."""
+    """One session over `batch`, checked and applied; `before_apply` runs once every check passed, before any write."""
     outcome = BatchOutcome("no-change", batch.first_cursor, batch.last_cursor, len(batch.entries))
     staging = Staging(workspace)
     if engine is not None and batch.has_content:

@@ -1,11 +1,11 @@
 """The host agent's "busy" file: while it serves a user turn, scheduled dreams wait instead of competing.
 
 Protocol (docs/locking.md): the host writes `.nanodream/host.busy` atomically (temp file + rename) with
-`{"pid": <int>, "since": <ISO-8601>, "expires": <ISO-8601>}` when a turn starts, refreshes `expires` during
-long turns, and deletes the file when the turn ends. The file is stale — ignored, as if absent — once
-`expires` has passed or when `pid` is not a live process on this machine, so a crashed host never blocks
-dreams for longer than its expiry. A file that cannot be parsed counts as busy until it is MAX_AGE old:
-it may be a host that writes without a rename, caught mid-write.
+`{"pid": <int>, "host": <hostname>, "since": <ISO-8601>, "expires": <ISO-8601>}` when a turn starts,
+refreshes `expires` during long turns, and deletes the file when the turn ends. The file is stale — ignored,
+as if absent — once `expires` has passed, or when `host` is this machine (or absent) and `pid` is not a live
+process, so a crashed host never blocks dreams for longer than its expiry. A file that cannot be parsed
+counts as busy until it is MAX_AGE old: it may be a host that writes without a rename, caught mid-write.
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ class HostBusy:
         who = f"pid {self.pid}" if self.pid else "unknown process"
         until = f", claim expires {self.expires.isoformat(timespec='seconds')}" if self.expires else ""
         return f"the host agent is serving a user turn ({who}{until})"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def busy_file(workspace: Workspace) -> Path:
@@ -88,10 +92,6 @@ def _alive(pid: int, host: object) -> bool:
     except PermissionError:
         return True  # it exists, owned by someone else
     return True
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def wait_until_idle(workspace: Workspace, *, limit: float, poll: float,

@@ -24,10 +24,13 @@ MAX_SUSPECTS = 3
 
 
 def failure_streak(records: Iterable[dict[str, Any]], first_cursor: int) -> int:
-    """How many of the latest runs failed on a batch starting at `first_cursor` (busy attempts don't count)."""
+    """How many of the latest runs failed on a batch starting at `first_cursor`.
+
+    Attempts turned away as busy and retries of quarantined entries say nothing about the queue: skipped.
+    """
     streak = 0
     for record in reversed(list(records)):
-        if record.get("outcome") == "busy":
+        if record.get("outcome") == "busy" or record.get("trigger") == "retry":
             continue
         failed_at = record.get("failed_at")
         if record.get("outcome") == "failed" and isinstance(failed_at, list) and failed_at[:1] == [first_cursor]:

@@ -192,9 +192,9 @@ def next_scheduled(workspace: Workspace, settings: Settings, now: datetime | Non
     try:
         schedule = Schedule.parse(settings.schedule, settings.timezone)
     except ScheduleError as exc:
-        return {"source": "nanodream.toml", "schedule": settings.schedule, "next_run": None, "error": str(exc)}
+        return {"source": "schedule setting", "schedule": settings.schedule, "next_run": None, "error": str(exc)}
     due, missed = schedule.first_due(now or utc_now(), last_attempt_start(workspace))
-    return {"source": "nanodream.toml (no scheduler running)", "schedule": schedule.describe(),
+    return {"source": "schedule setting, no scheduler running", "schedule": schedule.describe(),
             "next_run": due.astimezone(schedule.tz).isoformat(timespec="seconds"),
             "catch_up": missed.astimezone(schedule.tz).isoformat(timespec="seconds") if missed else None}
 
@@ -296,11 +296,11 @@ class Scheduler:
     def attempt(self) -> Decision:
         """One due run: skip an empty backlog, wait for a busy host, then dream; never raises a run's failure."""
         now = self.clock()
-        backlog = scan_backlog(self.workspace.history_file, read_cursor(self.workspace.cursor_file))
-        if backlog.pending == 0 and not self.workspace.journal_file.exists():
-            self._record(now, "nothing-to-do", "the backlog is empty")
-            return Decision(now, "nothing-to-do", "nothing to do: the backlog is empty")
         try:
+            backlog = scan_backlog(self.workspace.history_file, read_cursor(self.workspace.cursor_file))
+            if backlog.pending == 0 and not self.workspace.journal_file.exists():
+                self._record(now, "nothing-to-do", "the backlog is empty")
+                return Decision(now, "nothing-to-do", "nothing to do: the backlog is empty")
             report = run_when_idle(
                 self.workspace, self.settings, trigger="schedule", max_batches=self.max_batches,
                 engine_factory=self.engine_factory, clock=self.clock, sleep=self.sleep, stop=self.stop,

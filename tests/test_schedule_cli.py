@@ -7,16 +7,19 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from typer.testing import CliRunner
 
 from nanodream.cli import app
+from nanodream.config import Settings
+from nanodream.dream import run_dream
 from nanodream.records import read_records
 from nanodream.schedule import Schedule
 from nanodream.snippets import cron_as_oncalendar
 from tests.conftest import entry, snapshot, write_history
+from tests.fakes import NoteEngine
 from tests.test_hostbusy import write_claim
 
 runner = CliRunner()
@@ -120,3 +123,25 @@ def test_run_gives_way_to_a_busy_host_but_slash_runs_anyway(workspace):
     slash = invoke("run", "-w", str(workspace.root), "--trigger", "slash")
     assert slash.exit_code == 0, slash.output
     assert [(r["trigger"], r["outcome"]) for r in read_records(workspace)] == [("cron", "busy"), ("slash", "no-change")]
+
+
+def test_status_shows_last_success_last_failure_with_reason_quarantine_and_next_run(workspace):
+    write_history(workspace, [entry(i, f"[durable] fact {i}" + (" POISON" if i == 2 else "")) for i in range(1, 5)])
+    poisoned = NoteEngine(fail_when=lambda r: "rejected" if any("POISON" in e.content for e in r.batch.entries) else "")
+    assert run_dream(workspace, Settings(model="fake/m", split_after=1), engine_factory=poisoned).quarantined == [2]
+    with workspace.history_file.open("a") as handle:
+        handle.write('{"cursor": 5, "timestamp": "2026-10-02 09:00", "content": "[durable] [late] fact"}\n')
+    broken = NoteEngine(fail_when=lambda r: "provider error: overloaded [503]")
+    assert run_dream(workspace, Settings(model="fake/m"), engine_factory=broken).outcome == "failed"
+    workspace.config_file.write_text('schedule = "every 4h"\n')
+    last_start = read_records(workspace)[-1]["start"]
+
+    result = invoke("status", "-w", str(workspace.root))
+
+    assert result.exit_code == 0, result.output
+    assert "last ok    " in result.output and "committed (manual, 3 entries)" in result.output
+    assert "(manual): provider error: overloaded [503]" in result.output  # brackets survive the rendering
+    assert "quarantine 1 set aside: #2" in result.output and "#2: rejected" in result.output
+    expected = (datetime.fromisoformat(last_start) + timedelta(hours=4)).isoformat()
+    assert f"next run   {expected}" in result.output
+    assert "every 4h (UTC)" in result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from nanodream.commands.common import (
     JsonOption,
@@ -45,8 +46,8 @@ def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False)
     for e in entries:
         retried = f" · retried {e.retries}x" if e.retries else ""
         console.print(f"#{e.cursor}  {e.timestamp}  quarantined {e.quarantined_at}{retried}", highlight=False)
-        console.print(f"    {e.preview}", highlight=False)
-        console.print(f"    [dim]{e.reason}[/dim]", highlight=False)
+        console.print(f"    {escape(e.preview)}", highlight=False)
+        console.print(f"    [dim]{escape(e.reason)}[/dim]", highlight=False)
     console.print(f"retry one with: nanodream quarantine retry {entries[0].cursor}", highlight=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from nanodream.commands.common import (
@@ -77,7 +78,7 @@ def render_report(report: RunReport) -> None:
         span = f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
         if batch.outcome in ("split", "quarantined"):
             label = "split into halves" if batch.outcome == "split" else "quarantined"
-            console.print(f"[yellow]![/yellow] {span} → {label} after: {batch.reason}", highlight=False)
+            console.print(f"[yellow]![/yellow] {span} → {label} after: {escape(batch.reason)}", highlight=False)
         elif batch.outcome == "committed":
             console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
                           highlight=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
 from nanodream.commands.common import (
     JsonOption,
@@ -37,23 +38,24 @@ def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> No
                       f"{ok.get('entries', 0)} entries)", highlight=False)
     if info.last_failure:
         bad = info.last_failure
-        console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {bad.get('reason')}", highlight=False)
+        console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",
+                      highlight=False)
     if info.quarantine:
         shown = ", ".join(f"#{q['cursor']}" for q in info.quarantine)
         console.print(f"[yellow]quarantine[/yellow] {len(info.quarantine)} set aside: {shown} "
                       "(see: nanodream quarantine)", highlight=False)
         latest = info.quarantine[-1]
-        console.print(f"           #{latest['cursor']}: {latest['reason']}", highlight=False)
+        console.print(f"           #{latest['cursor']}: {escape(latest['reason'])}", highlight=False)
     if info.quarantine_error:
-        console.print(f"[red]quarantine[/red] {info.quarantine_error}", highlight=False)
+        console.print(f"[red]quarantine[/red] {escape(info.quarantine_error)}", highlight=False)
     if info.schedule:
         plan = info.schedule
         if plan.get("error"):
-            console.print(f"[red]schedule[/red]   {plan['schedule']}: {plan['error']}", highlight=False)
+            console.print(f"[red]schedule[/red]   {escape(plan['error'])}", highlight=False)
         else:
-            catch_up = f" (catching up the slot of {plan['catch_up']})" if plan.get("catch_up") else ""
-            console.print(f"schedule   {plan['schedule']} · next run {plan['next_run']}{catch_up} · {plan['source']}",
-                          highlight=False)
+            catch_up = f", catching up the slot of {plan['catch_up']}" if plan.get("catch_up") else ""
+            console.print(f"schedule   {escape(plan['schedule'])}", highlight=False)
+            console.print(f"next run   {plan['next_run']}{catch_up} · {plan['source']}", highlight=False)
     if info.interrupted_run:
         console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
 

@@ -181,7 +181,7 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
             batch = isolation.queue.pop(0)
         else:
             batch = next_clean_batch(workspace.history_file, cursor, settings.batch_tokens,
-                                     quarantined | isolation.excluded())
+                                     quarantined | set(report.quarantined) | isolation.excluded())
             if batch is None:
                 break
         if len(report.batches) >= limit:

@@ -8,13 +8,14 @@ import re
 from typer.testing import CliRunner
 
 from nanodream.cli import app
+from nanodream.config import Settings
 from nanodream.dream import retry_quarantined, run_dream
 from nanodream.history import read_cursor
-from nanodream.quarantine import load_quarantine, quarantine_file
+from nanodream.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
 from nanodream.records import read_records
 from nanodream.status import workspace_status
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
-from tests.fakes import noting_model, sessions
+from tests.fakes import NoteEngine, noting_model, sessions
 
 POISON = "MARKER-THAT-THE-PROVIDER-REJECTS"
 
@@ -171,3 +172,17 @@ def test_an_unreadable_quarantine_file_fails_the_run_without_touching_anything(w
     report = run_dream(workspace, settings_for(server))
     assert report.outcome == "failed" and "quarantine.json is unreadable" in report.reason
     assert snapshot(workspace) == before and server.requests == []
+
+
+def test_an_entry_quarantined_just_before_a_crash_is_not_dreamed_again(workspace):
+    six_entries(workspace)
+    # the run that quarantined #4 died before its next batch was applied: cursor still at 3
+    workspace.cursor_file.write_text("3\n")
+    add_to_quarantine(workspace, [QuarantinedEntry(cursor=4, timestamp="2026-10-01 10:04", preview="…",
+                                                   reason="rejected", quarantined_at="2026-10-01T10:00:00+00:00",
+                                                   run_id="earlier")])
+    engine = NoteEngine()
+    report = run_dream(workspace, Settings(model="fake/m"), engine_factory=engine)
+    assert engine.batches == [[5, 6]]
+    assert report.outcome == "committed" and read_cursor(workspace.cursor_file) == 6
+    assert [q.cursor for q in load_quarantine(workspace)] == [4]

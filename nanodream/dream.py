@@ -133,7 +133,11 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
         report.malformed_lines += batch.malformed_lines
         report.skipped_lines += batch.skipped_lines
         if batch.has_content and engine is None:
-            engine = engine_factory(settings)
+            try:
+                engine = engine_factory(settings)
+            except Exception as exc:  # e.g. a provider package that fails to import: one clear line
+                report.outcome, report.reason = "failed", f"cannot start engine {settings.model!r}: {exc}"
+                return
         outcome = _dream_batch(workspace, store, settings, engine, batch, limits, report.run_id, dry_run)
         report.batches.append(outcome)
         if outcome.outcome == "failed":
@@ -162,6 +166,9 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
         except SessionError as exc:
             outcome.outcome, outcome.reason = "failed", exc.reason
             outcome.tokens_in, outcome.tokens_out = exc.tokens_in, exc.tokens_out
+            return outcome
+        except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
+            outcome.outcome, outcome.reason = "failed", f"engine error: {type(exc).__name__}: {exc}"
             return outcome
         outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
         outcome.summary = result.summary

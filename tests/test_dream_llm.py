@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from nanodream.config import Settings
 from nanodream.dream import EXIT_BUSY, EXIT_FAILED, run_dream
 from nanodream.history import read_cursor
 from nanodream.lock import workspace_lock
@@ -210,3 +211,30 @@ def test_dry_run_shows_the_diff_and_changes_nothing(workspace, serve):
     assert report.outcome == "dry-run"
     assert "+- Be brief." in report.batches[0].diff
     assert snapshot(workspace) == before
+
+
+def test_an_engine_that_crashes_fails_the_batch_cleanly(workspace):
+    three_entries(workspace)
+    before = snapshot(workspace)
+
+    class Broken:
+        name = "broken"
+
+        def run(self, request, toolbox):
+            toolbox.call("write_file", '{"path": "USER.md", "content": "# User\\n- half done\\n"}')
+            raise KeyError("boom")
+
+    report = run_dream(workspace, Settings(model="openai/unused"), engine_factory=lambda settings: Broken())
+    assert report.outcome == "failed" and report.reason == "engine error: KeyError: 'boom'"
+    assert snapshot(workspace) == before
+
+
+def test_an_engine_that_cannot_start_is_reported(workspace):
+    three_entries(workspace)
+
+    def missing(settings):
+        raise ModuleNotFoundError("No module named 'mcp'")
+
+    report = run_dream(workspace, Settings(model="openai/unused"), engine_factory=missing)
+    assert report.outcome == "failed" and "cannot start engine" in report.reason and "mcp" in report.reason
+    assert read_cursor(workspace.cursor_file) == 0

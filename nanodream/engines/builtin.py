@@ -91,6 +91,7 @@ class MemoryFiles:
         self.docs: dict[str, MarkdownDoc] = {}
         for path in CORE_FILES:
             self._original[path] = self._read(path)
+            # A missing or empty core file has no structure to respect: start from the scaffold's template.
             self.docs[path] = MarkdownDoc(self._original[path] or STARTER_FILES[path])
         listing = self._call("list_skills")
         self._skill_names = set() if listing == "No skills yet." else {

@@ -93,7 +93,7 @@ def tidy_sentence(text: str) -> str:
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?)`\"'" else text + "."
+    return text if text[-1] in ".!?" else text + "."
 
 
 # routing ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from nanodream.config import Settings, load_settings
 from nanodream.dream import RunReport, run_dream
 from nanodream.engines.base import SessionRequest
-from nanodream.engines.builtin import BuiltinEngine, entry_day, split_dated, strip_tags
+from nanodream.engines.builtin import BuiltinEngine, entry_day, shrink_budget, split_dated, strip_tags
 from nanodream.engines.markdown import MarkdownDoc, append_steps, numbered_steps
 from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
@@ -521,3 +521,24 @@ def test_append_steps_continues_the_list_or_starts_one() -> None:
     assert append_steps(text, ["three"]) == (
         "---\nname: x\ndescription: d\n---\n\n# X\n\n1. one\n2. two\n3. three\n\nNotes after.\n")
     assert append_steps("# X\n\nJust prose.\n", ["a", "b"]) == "# X\n\nJust prose.\n\n## Steps\n\n1. a\n2. b\n"
+
+
+def test_pruning_stays_within_the_deletion_guard_and_finishes_later(tmp_path: Path) -> None:
+    """Six stale tasks in a ten-line file: pruning all at once would be refused and the backlog stuck."""
+    drained = bare_workspace(tmp_path, [
+        "\n".join(f"[ephemeral] Task: chore {n}." for n in range(6)),
+        "[durable] The project is called tiller.",
+        "[durable] Tiller is written in Rust.",
+    ], days=[1, 30, 31], batch_tokens=20)
+    assert MarkdownDoc(drained.read(MEMORY_FILE)).bullets("Open tasks") == []
+    text = summaries(drained)
+    assert "1 stale task kept for now" in text
+    assert text.count("- task pruned (older than 14 days)") == 6
+
+
+def test_shrink_budget_counts_like_the_guard() -> None:
+    before = "# M\n\n## Open tasks\n- a\n- b\n- c\n"
+    assert shrink_budget(before, before, 0.5) == 2
+    assert shrink_budget(before, "# M\n\n## Open tasks\n- a\n", 0.5) == 0
+    assert shrink_budget(None, "anything", 0.5) is None
+    assert shrink_budget("", "anything", 0.5) is None

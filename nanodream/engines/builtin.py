@@ -57,7 +57,9 @@ class BuiltinEngine:
                 consolidator.take(tag, text, day)
         newest = newest_day(request.batch)
         if newest is not None:
-            consolidator.prune_tasks(newest, self.settings.ephemeral_max_age_days)
+            budget = None if request.batch.has_correction else shrink_budget(
+                files.original(MEMORY_FILE), files.docs[MEMORY_FILE].render(), self.settings.max_shrink_ratio)
+            consolidator.prune_tasks(newest, self.settings.ephemeral_max_age_days, budget)
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0)
 
@@ -73,6 +75,21 @@ def entry_day(timestamp: str) -> date | None:
 def newest_day(batch: Batch) -> date | None:
     days = [day for entry in batch.entries if (day := entry_day(entry.timestamp)) is not None]
     return max(days, default=None)
+
+
+def shrink_budget(before: str | None, after: str, ratio: float) -> int | None:
+    """How many more of `before`'s lines may go before the guards refuse the batch; None for no limit.
+
+    Counts like the mass-deletion guard (non-blank lines of the file on disk missing from the result).
+    Pruning is the engine's own initiative: it must never get a batch refused, which would leave the
+    backlog stuck behind it; what is over budget is pruned by a later batch.
+    """
+    if not before:
+        return None
+    lines = [line.strip() for line in before.splitlines() if line.strip()]
+    kept = {line.strip() for line in after.splitlines()}
+    lost = sum(1 for line in lines if line not in kept)
+    return max(int(ratio * len(lines)) - lost, 0)
 
 
 def strip_tags(text: str) -> str:
@@ -106,6 +123,10 @@ class MemoryFiles:
             self._skills[path] = self._read(path) if exists else None
             self._original[path] = self._skills[path]
         return self._skills[path]
+
+    def original(self, path: str) -> str | None:
+        """The file as it was when the session started (what the guards compare against)."""
+        return self._original.get(path)
 
     def set_skill(self, path: str, text: str) -> None:
         self._skills[path] = text
@@ -240,15 +261,23 @@ class Consolidator:
             doc.replace_bullet(matches[0].index, line)
             self.ledger.tasks_updated.append(body)
 
-    def prune_tasks(self, newest: date, max_age_days: int) -> None:
-        """Drop dated open tasks older than `max_age_days` before the newest entry of the batch."""
+    def prune_tasks(self, newest: date, max_age_days: int, budget: int | None) -> None:
+        """Drop dated open tasks older than `max_age_days` before the newest entry, oldest first.
+
+        At most `budget` go (None: no limit); the rest stay until a later batch has room for them.
+        """
         oldest_kept = newest - timedelta(days=max_age_days)
-        doc = self.files.docs[MEMORY_FILE]
-        for bullet in reversed(self._open_tasks()):
+        stale: list[tuple[date, int, str]] = []
+        for bullet in self._open_tasks():
             day, body = split_dated(bullet.text)
             if day is not None and day < oldest_kept:
-                doc.remove_line(bullet.index)
-                self.ledger.tasks_pruned.insert(0, body)
+                stale.append((day, bullet.index, body))
+        stale.sort()
+        chosen = stale if budget is None else stale[:budget]
+        self.ledger.tasks_kept_stale = len(stale) - len(chosen)
+        for _, index, _ in sorted(chosen, key=lambda item: item[1], reverse=True):
+            self.files.docs[MEMORY_FILE].remove_line(index)
+        self.ledger.tasks_pruned += [body for _, _, body in sorted(chosen, key=lambda item: item[1])]
 
     def _open_tasks(self) -> list[Bullet]:
         return self.files.docs[MEMORY_FILE].bullets(OPEN_TASKS)

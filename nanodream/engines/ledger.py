@@ -31,6 +31,7 @@ class Ledger:
     tasks_resolved: list[str] = field(default_factory=list)
     tasks_unmatched: list[str] = field(default_factory=list)
     tasks_pruned: list[str] = field(default_factory=list)
+    tasks_kept_stale: int = 0
     duplicates: int = 0
     withheld: int = 0
     untagged: int = 0
@@ -83,6 +84,9 @@ class Ledger:
         lines += [f'- task resolved: "{text}"' for text in self.tasks_resolved]
         lines += [f'- task marked done but not open, nothing removed: "{text}"' for text in self.tasks_unmatched]
         lines += [f'- task pruned (older than {max_age_days} days): "{text}"' for text in self.tasks_pruned]
+        if self.tasks_kept_stale:
+            lines.append(f"- {_count(self.tasks_kept_stale, 'stale task')} kept for now: pruning more in one batch "
+                         "would trip the mass-deletion guard")
         counts = [
             (self.duplicates, _count(self.duplicates, "duplicate") + " skipped (already in memory)"),
             (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),

@@ -29,7 +29,7 @@ def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model
         subject = subject[: SUBJECT_LIMIT - len("dream: ") - 1].rstrip() + "…"
     body = [f"dream: {subject}", ""]
     if summary:
-        body += ["Summary (the model's words):", summary, ""]
+        body += ["Summary (the session's own words; the diff below is authoritative):", summary, ""]
     body += ["Changes (from the diff):", *change_lines(changes), ""]
     body += [
         "Dream-Kind: dream",

@@ -17,7 +17,7 @@ from nanodream.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.history import Batch, next_batch, read_cursor, write_cursor
 from nanodream.journal import Journal, read_current, write_files
 from nanodream.lock import WorkspaceBusy, workspace_lock
-from nanodream.prompt import active_prompt, render_user_message
+from nanodream.prompt import session_texts
 from nanodream.records import append_record
 from nanodream.staging import Staging
 from nanodream.tools import ToolBox, ToolLimits
@@ -156,7 +156,8 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
     outcome = BatchOutcome("no-change", batch.first_cursor, batch.last_cursor, len(batch.entries))
     staging = Staging(workspace)
     if engine is not None and batch.has_content:
-        request = SessionRequest(active_prompt(workspace).text, render_user_message(staging, batch, limits), batch)
+        prompt, message = session_texts(workspace, settings, staging, store, batch)
+        request = SessionRequest(prompt.text, message.text, batch)
         try:
             result = engine.run(request, ToolBox(staging, limits))
         except SessionError as exc:

@@ -178,7 +178,7 @@ def _subject_line(topic: Topic) -> str:
     cursors = " ".join(f"#{c}" for c in topic.cursors[:_MAX_CURSORS_SHOWN])
     if len(topic.cursors) > _MAX_CURSORS_SHOWN:
         cursors += f" +{len(topic.cursors) - _MAX_CURSORS_SHOWN} more"
-    return f"{terms} — {len(topic.sessions)} sessions ({', '.join(topic.sessions)}): {cursors}"
+    return f"{terms} — {len(topic.sessions)} sessions: {cursors}"
 
 
 def render_history(batch: Batch) -> str:

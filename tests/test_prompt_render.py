@@ -67,7 +67,7 @@ def test_example_request_shows_every_signal(example):
     assert "- memory/MEMORY.md: all lines 14d" in user
     assert "weekly-report — Compile Maya's" in user and "6 steps · changed 14d ago]" in user
     # the release procedure is told in two sessions (#11 and #47): the evidence for a skill
-    assert "procedure release, make test" in user and "2 sessions (cli:direct, slack:C042): #11 #47" in user
+    assert "procedure release, make test" in user and "2 sessions: #11 #47" in user
     assert "today is 2026-10-15" in user
 
 

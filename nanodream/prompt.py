@@ -85,10 +85,6 @@ def compose_user_message(staging: Staging, batch: Batch | None, signals: Signals
     )
 
 
-def render_user_message(staging: Staging, batch: Batch | None, signals: Signals) -> str:
-    return compose_user_message(staging, batch, signals).text
-
-
 def render_memory(staging: Staging, signals: Signals) -> str:
     sizes = {size.path: size for size in signals.sizes}
     parts = ["# Current memory files"]

@@ -113,17 +113,16 @@ def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, s
                     tz: tzinfo = UTC, today: date | None = None, stale_after_days: int = 14) -> Signals:
     """Every signal for the staged files and the batch; one `git blame` per memory file, no model."""
     today = today or today_in(tz)
-    line_days = {path: _line_days(store, path, staging.read(path) or "", tz, today)
-                 for path in staging.existing_paths()} if store is not None and store.exists else None
-    sizes = tuple(FileSize(p, len(staging.read(p) or ""), limits.cap_for(p)) for p in CORE_FILES
-                  if staging.read(p) is not None)
+    contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
+    line_days: dict[str, list[date]] | None = None  # None: no repository, so no ages at all
+    if store is not None and store.exists:
+        line_days = {path: _line_days(store, path, text, tz, today) for path, text in contents.items()}
+    sizes = tuple(FileSize(p, len(contents[p]), limits.cap_for(p)) for p in CORE_FILES if p in contents)
     ages = None
     if line_days is not None:
-        ages = {p: section_ages(staging.read(p) or "", line_days[p]) for p in CORE_FILES if p in line_days}
-    skills = tuple(
-        skill_signal(p, staging.read(p) or "", limits.cap_for(p), line_days.get(p) if line_days else None)
-        for p in staging.skill_paths()
-    )
+        ages = {p: section_ages(contents[p], line_days[p]) for p in CORE_FILES if p in line_days}
+    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), (line_days or {}).get(p))
+                   for p in staging.skill_paths())
     topics = recurring_topics(batch.entries) if batch is not None else ()
     return Signals(today, stale_after_days, sizes, ages, skills, tuple(topics))
 

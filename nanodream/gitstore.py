@@ -165,9 +165,9 @@ class GitStore:
         """When each line of the working-tree file last changed (committer epoch seconds; None = not committed).
 
         One `git blame` per file, whatever its length. None when git cannot blame the file at all
-        (no commit yet, or a file the repository has never tracked).
+        (no repository or no commit yet, or a file it has never tracked): all of it is new to git.
         """
-        if not self.head_sha():
+        if not self.exists or not self.head_sha():
             return None
         try:
             out = self.repo.git.blame("--line-porcelain", "--", path)

@@ -122,12 +122,9 @@ def _skill_line(skill: SkillSignal, signals: Signals) -> str:
 
 def render_signals(signals: Signals, *, tidy: bool) -> str:
     lines = [f"# Signals (computed by nanodream, not a model; today is {signals.today.isoformat()})", ""]
-    if signals.ages is None:
-        lines.append("Line ages: unknown (the workspace has no git history yet).")
-    else:
-        lines.append("Line ages — days since each line last changed; L = line numbers in the files above; "
-                     f"task state is stale after {signals.stale_after_days}d:")
-        lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
+    lines.append("Line ages — days since each line last changed; L = line numbers in the files above; "
+                 f"task state is stale after {signals.stale_after_days}d:")
+    lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
     if not tidy:
         lines.append("")
         subjects = [t for t in signals.topics if t.subject]
@@ -203,7 +200,7 @@ def render_tidy_notice() -> str:
 # one session's request ------------------------------------------------------------------------------------
 
 
-def session_texts(workspace: Workspace, settings: Settings, staging: Staging, store: GitStore | None,
+def session_texts(workspace: Workspace, settings: Settings, staging: Staging, store: GitStore,
                   batch: Batch | None) -> tuple[ActivePrompt, UserMessage]:
     """The system prompt and user message of one session: the same function for a run and for a preview."""
     signals = compute_signals(staging, tool_limits(settings), batch, store, tz=zone(settings.timezone),
@@ -255,16 +252,14 @@ def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool 
 
     Raises NothingToSend when that run would not call a model (empty backlog, only [skip] lines).
     """
-    store: GitStore | None = GitStore(workspace)
-    if not store.exists:
-        store = None
+    store = GitStore(workspace)
     notes = []
     if workspace.journal_file.exists():
         notes.append("an interrupted run will be recovered first; the memory files may differ by then")
     batch = None
     if not tidy:
         cursor = read_cursor(workspace.cursor_file)
-        mark = store.cursor_mark() if store is not None else None
+        mark = store.cursor_mark() if store.exists else None
         cursor = max(cursor, mark or 0)  # the run fast-forwards to its last commit's range first
         batch = next_batch(workspace.history_file, cursor, settings.batch_tokens)
         if batch is None:
@@ -273,7 +268,7 @@ def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool 
         if not batch.has_content:
             raise NothingToSend(f"entries {batch.first_cursor}..{batch.last_cursor} hold only [skip] lines; "
                                 "a run would advance the cursor without calling a model")
-    if store is not None and store.dirty_paths():
+    if store.exists and store.dirty_paths():
         notes.append("uncommitted hand edits are shown as changed today; a run commits them first")
     prompt, message = session_texts(workspace, settings, Staging(workspace), store, batch)
     return RenderedRequest(prompt.text, prompt.source, message, batch, tuple(notes))

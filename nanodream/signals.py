@@ -65,7 +65,7 @@ class SkillSignal:
     size: FileSize
     steps: int
     body_chars: int
-    changed: date | None  # newest line's day; None when git knows nothing of the file
+    changed: date | None  # the newest line's day; None for an empty file
 
     @property
     def thin(self) -> bool:
@@ -89,7 +89,7 @@ class Signals:
     today: date
     stale_after_days: int
     sizes: tuple[FileSize, ...]
-    ages: dict[str, tuple[SectionAges, ...]] | None  # None when the workspace has no git history
+    ages: dict[str, tuple[SectionAges, ...]]  # per core memory file
     skills: tuple[SkillSignal, ...]
     topics: tuple[Topic, ...]
 
@@ -109,26 +109,25 @@ def today_in(tz: tzinfo) -> date:
     return datetime.now(tz).date()
 
 
-def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, store: GitStore | None, *,
+def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, store: GitStore, *,
                     tz: tzinfo = UTC, today: date | None = None, stale_after_days: int = 14) -> Signals:
-    """Every signal for the staged files and the batch; one `git blame` per memory file, no model."""
+    """Every signal for the staged files and the batch; one `git blame` per memory file, no model.
+
+    Lines git does not know (no repository yet, or not committed) count as changed today: the run
+    commits them before its session, and an unknown age must never look old enough to prune.
+    """
     today = today or today_in(tz)
     contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
-    line_days: dict[str, list[date]] | None = None  # None: no repository, so no ages at all
-    if store is not None and store.exists:
-        line_days = {path: _line_days(store, path, text, tz, today) for path, text in contents.items()}
+    line_days = {path: _line_days(store, path, text, tz, today) for path, text in contents.items()}
     sizes = tuple(FileSize(p, len(contents[p]), limits.cap_for(p)) for p in CORE_FILES if p in contents)
-    ages = None
-    if line_days is not None:
-        ages = {p: section_ages(contents[p], line_days[p]) for p in CORE_FILES if p in line_days}
-    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), (line_days or {}).get(p))
-                   for p in staging.skill_paths())
+    ages = {p: section_ages(contents[p], line_days[p]) for p in CORE_FILES if p in contents}
+    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), line_days[p]) for p in staging.skill_paths())
     topics = recurring_topics(batch.entries) if batch is not None else ()
     return Signals(today, stale_after_days, sizes, ages, skills, tuple(topics))
 
 
 def _line_days(store: GitStore, path: str, text: str, tz: tzinfo, today: date) -> list[date]:
-    """The day each line last changed; lines git does not know yet count as changed today."""
+    """The day each line last changed, as far as git knows."""
     lines = git_lines(text)
     times = store.line_times(path)
     if times is None or len(times) != len(lines):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from datetime import date
@@ -105,6 +106,17 @@ def test_preview_is_exactly_what_the_run_sends(workspace, serve, monkeypatch):
     sent = server.requests[0]["messages"]
     assert sent[0]["content"] == preview.system
     assert sent[1]["content"] == preview.user
+
+
+def test_preview_of_a_first_run_without_a_repository_matches_what_it_sends(workspace, serve, monkeypatch):
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-10-15T12:00:00Z")
+    shutil.rmtree(workspace.root / ".git")  # a nanobot workspace nanodream has never run in
+    write_history(workspace, [entry(1, "[durable] Uses Go.")])
+    server = serve([final("Nothing to keep")])
+    preview = render_next_request(workspace, llm_settings(server))
+    assert "- memory/MEMORY.md: all lines 0d" in preview.user
+    assert run_dream(workspace, llm_settings(server)).outcome == "no-change"
+    assert server.requests[0]["messages"][1]["content"] == preview.user
 
 
 def test_tidy_preview_has_no_history_and_no_topics(workspace):

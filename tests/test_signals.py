@@ -86,10 +86,10 @@ def test_line_dates_follow_the_configured_time_zone(workspace):
     assert in_stockholm[0].runs[0].changed == date(2026, 9, 2)
 
 
-def test_no_repository_means_ages_are_unknown_not_invented(workspace):
-    shutil.rmtree(workspace.root / ".git")
+def test_without_a_repository_every_line_is_new_never_old_enough_to_prune(workspace):
+    shutil.rmtree(workspace.root / ".git")  # a nanobot workspace before its first run
     signals = signals_for(workspace)
-    assert signals.ages is None
+    assert {run.changed for s in signals.ages["USER.md"] for run in s.runs} == {TODAY}
 
 
 def test_sections_ignore_headings_inside_code_fences_and_blank_lines_do_not_split_runs():

@@ -80,9 +80,10 @@ def render_request(request: RenderedRequest) -> None:
     console.rule(style="dim")
     parts = request.token_breakdown()
     fixed = parts["system"] + parts["memory"] + parts["skills"]
+    payload = "tidy notice" if batch is None else "history"
     console.print(
         f"~{request.estimated_tokens} tokens (chars/4): fixed {fixed} = system {parts['system']} + memory "
-        f"{parts['memory']} + skills {parts['skills']} · signals {parts['signals']} · history {parts['history']}",
+        f"{parts['memory']} + skills {parts['skills']} · signals {parts['signals']} · {payload} {parts['history']}",
         highlight=False, soft_wrap=True,
     )
     for note in request.notes:

@@ -20,11 +20,13 @@ def change_lines(changes: list[FileChange]) -> list[str]:
     return lines
 
 
-def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model: str, batch: Batch,
+def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model: str, batch: Batch | None,
                   tokens_in: int, tokens_out: int, cost: float | None) -> str:
+    """A batch of None is a tidy pass: it consumed no history, so it carries no cursor range."""
     summary = _TRAILER_LIKE.sub(r"\1> \2", summary.strip())
     first_line = summary.splitlines()[0].strip(" #*-") if summary else ""
-    subject = first_line or f"consolidate history {batch.first_cursor}..{batch.last_cursor}"
+    fallback = f"consolidate history {batch.first_cursor}..{batch.last_cursor}" if batch else "tidy memory"
+    subject = first_line or fallback
     if len(subject) > SUBJECT_LIMIT - len("dream: "):
         subject = subject[: SUBJECT_LIMIT - len("dream: ") - 1].rstrip() + "…"
     body = [f"dream: {subject}", ""]
@@ -35,7 +37,7 @@ def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model
         "Dream-Kind: dream",
         f"Dream-Run: {run_id}",
         f"Dream-Model: {model}",
-        f"Dream-Cursor: {batch.first_cursor}..{batch.last_cursor}",
+        f"Dream-Cursor: {batch.first_cursor}..{batch.last_cursor}" if batch else "Dream-Tidy: yes",
         f"Dream-Tokens: in={tokens_in} out={tokens_out}",
         f"Dream-Cost: {'unknown' if cost is None else f'{cost:.6f}'}",
     ]

@@ -17,7 +17,7 @@ from nanodream.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.history import Batch, next_batch, read_cursor, write_cursor
 from nanodream.journal import Journal, read_current, write_files
 from nanodream.lock import WorkspaceBusy, workspace_lock
-from nanodream.prompt import active_prompt, render_user_message
+from nanodream.prompt import session_texts
 from nanodream.records import append_record
 from nanodream.staging import Staging
 from nanodream.tools import ToolBox, ToolLimits
@@ -54,6 +54,7 @@ class RunReport:
     manual_commit: str | None = None
     malformed_lines: int = 0
     skipped_lines: int = 0
+    tidy: bool = False
     started: str = ""
     finished: str = ""
     duration_s: float = 0.0
@@ -95,10 +96,13 @@ def new_run_id() -> str:
 
 
 def run_dream(workspace: Workspace, settings: Settings, *, dry_run: bool = False,
-              max_batches: int | None = None, trigger: str = "manual",
+              max_batches: int | None = None, trigger: str = "manual", tidy: bool = False,
               engine_factory: Callable[[Settings], Engine] = engine_for) -> RunReport:
-    """Run dreams batch by batch until the backlog is empty or a limit or failure stops the run."""
-    report = RunReport(run_id=new_run_id(), model=settings.model, trigger=trigger,
+    """Run dreams batch by batch until the backlog is empty or a limit or failure stops the run.
+
+    With `tidy`, run one maintenance session over the memory alone instead: no history, cursor untouched.
+    """
+    report = RunReport(run_id=new_run_id(), model=settings.model, trigger=trigger, tidy=tidy,
                        started=datetime.now(UTC).isoformat(timespec="seconds"))
     clock = time.monotonic()
     try:
@@ -126,6 +130,12 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
     cursor = read_cursor(workspace.cursor_file)
     engine: Engine | None = None
     limits = ToolLimits(settings.max_tool_calls, settings.max_file_chars, settings.max_skill_chars)
+    if report.tidy:
+        outcome = _dream_batch(workspace, store, settings, engine_factory(settings), None, limits, report.run_id,
+                               dry_run)
+        report.batches.append(outcome)
+        report.outcome, report.reason = outcome.outcome, outcome.reason
+        return
     while len(report.batches) < (1 if dry_run else max_batches):
         batch = next_batch(workspace.history_file, cursor, settings.batch_tokens)
         if batch is None:
@@ -156,11 +166,14 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
 
 
 def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engine: Engine | None,
-                 batch: Batch, limits: ToolLimits, run_id: str, dry_run: bool) -> BatchOutcome:
-    outcome = BatchOutcome("no-change", batch.first_cursor, batch.last_cursor, len(batch.entries))
+                 batch: Batch | None, limits: ToolLimits, run_id: str, dry_run: bool) -> BatchOutcome:
+    """One session over one batch; a batch of None is a tidy pass, which consumes no history."""
+    span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
+    outcome = BatchOutcome("no-change", *span)
     staging = Staging(workspace)
-    if engine is not None and batch.has_content:
-        request = SessionRequest(active_prompt(workspace).text, render_user_message(staging, batch, limits), batch)
+    if engine is not None and (batch is None or batch.has_content):
+        prompt, message = session_texts(workspace, settings, staging, store, batch)
+        request = SessionRequest(prompt.text, message.text, batch or Batch([]))
         try:
             result = engine.run(request, ToolBox(staging, limits))
         except SessionError as exc:
@@ -187,11 +200,11 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
         message = dream_message(summary=outcome.summary, changes=changes, run_id=run_id, model=settings.model,
                                 batch=batch, tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out,
                                 cost=outcome.cost)
-        journal = Journal(run_id=run_id, message=message, cursor_end=batch.last_cursor,
+        journal = Journal(run_id=run_id, message=message, cursor_end=span[1],  # 0 never moves the cursor
                           before={c.path: c.before for c in changes}, after={c.path: c.after for c in changes})
         outcome.commit = apply_journal(workspace, store, journal)
         outcome.outcome = "committed"
-    else:
+    elif batch is not None:
         write_cursor(workspace.cursor_file, batch.last_cursor)
     return outcome
 
@@ -260,5 +273,5 @@ def _record(report: RunReport) -> dict[str, Any]:
         "outcome": report.outcome, "reason": report.reason, "entries": report.entries,
         "tokens_in": report.tokens_in, "tokens_out": report.tokens_out, "cost": report.cost,
         "commits": report.commits, "model": report.model, "duration_s": report.duration_s,
-        "malformed_lines": report.malformed_lines, "recovered": report.recovered,
+        "malformed_lines": report.malformed_lines, "recovered": report.recovered, "tidy": report.tidy,
     }

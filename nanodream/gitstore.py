@@ -12,6 +12,8 @@ from nanodream.workspace import TRACKED_PATTERNS, Workspace
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
 RESET_TRAILER = re.compile(r"^Dream-Cursor-Reset: (\d+)\s*$", re.MULTILINE)
+BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
+UNCOMMITTED = "0" * 40
 
 
 @dataclass(frozen=True)
@@ -156,3 +158,35 @@ class GitStore:
         match = CURSOR_TRAILER.search(body)
         return int(match.group(2)) if match else None
 
+
+    # line history -----------------------------------------------------------------------------------
+
+    def line_times(self, path: str) -> list[int | None] | None:
+        """When each line of the working-tree file last changed (committer epoch seconds; None = not committed).
+
+        One `git blame` per file, whatever its length. None when git cannot blame the file at all
+        (no repository or no commit yet, or a file it has never tracked): all of it is new to git.
+        """
+        if not self.exists or not self.head_sha():
+            return None
+        try:
+            out = self.repo.git.blame("--line-porcelain", "--", path)
+        except git.GitCommandError:
+            return None
+        return parse_line_porcelain(out)
+
+
+def parse_line_porcelain(out: str) -> list[int | None]:
+    """Per final line, the committer time of the commit blamed for it (None for uncommitted lines)."""
+    times: list[int | None] = []
+    sha, when = "", None
+    for line in out.split("\n"):
+        if line.startswith("\t"):
+            times.append(None if sha == UNCOMMITTED else when)
+            continue
+        header = BLAME_HEADER.match(line)
+        if header:
+            sha, when = header.group(1), None
+        elif line.startswith("committer-time "):
+            when = int(line.split(" ", 1)[1])
+    return times

@@ -27,12 +27,15 @@ def run(
         bool, typer.Option("--dry-run", help="Show the diff of the next batch; change nothing.")
     ] = False,
     max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop after N batches.")] = None,
+    tidy: Annotated[bool, typer.Option(
+        "--tidy", help="Maintenance dream without new history: merge, prune and re-file the memory as it is.",
+    )] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result."""
     ws = resolve_workspace(workspace, as_json=as_json)
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
-    report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches)
+    report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches, tidy=tidy)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -46,12 +49,13 @@ def render_report(report: RunReport) -> None:
     if report.manual_commit:
         console.print(f"committed your hand edits first as {report.manual_commit[:8]}", highlight=False)
     for batch in report.batches:
-        span = f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
+        span = "tidy pass" if report.tidy else f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
         if batch.outcome == "committed":
             console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
                           highlight=False)
         elif batch.outcome == "no-change":
-            console.print(f"[green]✓[/green] {span} → nothing worth keeping; cursor advanced", highlight=False)
+            result = "nothing to tidy" if report.tidy else "nothing worth keeping; cursor advanced"
+            console.print(f"[green]✓[/green] {span} → {result}", highlight=False)
         elif batch.outcome == "dry-run":
             console.print(f"[cyan]dry run[/cyan] {span}: nothing was changed", highlight=False)
         for line in batch.changes:

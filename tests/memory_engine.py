@@ -11,7 +11,7 @@ import json
 import re
 
 from nanodream.config import Settings
-from nanodream.engines.base import SessionRequest, SessionResult
+from nanodream.engines.base import SessionError, SessionRequest, SessionResult
 from nanodream.gitstore import GitStore
 from nanodream.history import tagged_lines
 from nanodream.tools import ToolBox
@@ -43,7 +43,8 @@ class LiteralEngine:
                 else:
                     current = toolbox.call("read_file", {"path": path})
                     result = toolbox.call("write_file", {"path": path, "content": current + f"- {fact}\n"})
-                assert result.startswith("OK"), result
+                if not result.startswith("OK"):
+                    raise SessionError(f"gave up after a refused tool call: {result}")
                 notes.append(f"{path}: {fact}")
         return SessionResult(summary="Filed " + "; ".join(notes) if notes else "Nothing to keep",
                              tokens_in=100 * len(request.batch.entries), tokens_out=10)

@@ -29,7 +29,7 @@ def log(
         emit_json({"workspace": str(ws.root), "commits": [c.to_dict() for c in commits]})
         return
     if not commits:
-        _say("no memory commits yet" + (f" of kind {kind}" if kind else ""))
+        _say(f"no {kind or 'memory'} commits yet")
     for commit in commits:
         render_line(commit)
 

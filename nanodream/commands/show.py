@@ -46,9 +46,12 @@ def render_detail(out: Console, detail: CommitDetail) -> None:
         line(f"Run:    {detail.run}")
     line()
     line(f"    {detail.subject}")
-    if detail.summary:
+    summary = detail.summary.splitlines()
+    if summary and detail.subject.endswith(summary[0].strip()):
+        summary = summary[1:]  # the subject already says it
+    if any(text.strip() for text in summary):
         line()
-        for text in detail.summary.splitlines():
+        for text in summary:
             line(f"    {text}".rstrip())
     line()
     line("Changes (from the diff):")

@@ -287,3 +287,18 @@ def test_show_prints_the_whole_summary_once(workspace):
     assert out.count("Tidied memory") == 1
     assert "    - merged two skills\n    - dropped a stale task\n" in out
     assert "cost $0.0012" in out
+
+
+def test_run_and_status_json_keep_their_documented_fields(history):
+    ws, _ = history
+    run = json.loads(cli("run", "-w", str(ws.root), "--json").stdout)  # empty backlog: no engine needed
+    assert set(run) == {"run_id", "model", "trigger", "outcome", "reason", "exit_code", "entries", "tokens_in",
+                        "tokens_out", "cost", "commits", "manual_commit", "recovered", "malformed_lines",
+                        "skipped_lines", "started", "finished", "duration_s", "batches"}
+    status = json.loads(cli("status", "-w", str(ws.root), "--json").stdout)
+    assert set(status) == {"workspace", "model", "cursor", "pending_entries", "last_history_cursor",
+                           "malformed_lines", "last_commit", "last_commit_subject", "prompt_source",
+                           "interrupted_run", "last_success", "last_failure"}
+    assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
+                                           "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
+                                           "malformed_lines", "recovered"}

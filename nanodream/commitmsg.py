@@ -109,8 +109,9 @@ def restore_message(*, target_sha: str, target_kind: str, target_subject: str, m
         subject = f"restore: undo {label} {short}"
         explain = f"Undoes exactly the changes of {short}; later changes are kept."
     quoted = target_subject.strip()
-    if quoted and len(subject) + len(quoted) + 3 <= SUBJECT_LIMIT:
-        subject += f" ({quoted})"
+    topic = quoted.removeprefix(f"{target_kind}: ")  # "undo dream abc (dream: …)" would say it twice
+    if topic and len(subject) + len(topic) + 3 <= SUBJECT_LIMIT:
+        subject += f" ({topic})"
     explain += (f" The history cursor was set back to {cursor_reset}, so that batch is consumed again."
                 if cursor_reset is not None else
                 " The history cursor was left where it was, so the next dream does not re-read that batch.")

@@ -19,7 +19,7 @@ from nanodream.history import read_cursor
 from nanodream.journal import Journal, JournalUnreadable
 from nanodream.lock import WorkspaceBusy, workspace_lock
 from nanodream.staging import FileChange
-from nanodream.workspace import CORE_FILES, Workspace
+from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
 
 _CURSOR_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 
@@ -177,9 +177,16 @@ def _is_memory_path(path: str) -> bool:
 
 
 def _on_disk(store: GitStore, path: str) -> bytes | None:
-    target = store.workspace.root / path
-    if target.is_symlink():
-        raise Refused(f"{path} is a symlink; nanodream only restores plain files")
+    """The file's bytes now, or None; refuse what a restore must not write through or cannot commit."""
+    if not any(path == p or (p.endswith("/") and path.startswith(p)) for p in TRACKED_PATTERNS):
+        raise Refused(f"{path} is not a file nanodream versions; undo that commit with git directly")
+    root = store.workspace.root
+    parts = path.split("/")
+    for depth in range(1, len(parts) + 1):
+        if (root.joinpath(*parts[:depth])).is_symlink():
+            raise Refused(f"{'/'.join(parts[:depth])} is a symlink; nanodream only restores plain files "
+                          "inside the workspace")
+    target = root / path
     if not target.exists():
         return None
     if not target.is_file():

@@ -254,3 +254,32 @@ def test_undoing_a_dream_that_created_a_skill_deletes_it(workspace):
     report = restore_commit(workspace, "HEAD")
     assert report.outcome == "restored" and report.changes == ["skills/release/SKILL.md: deleted (+0 -6)"]
     assert not skill.parent.exists()
+
+
+def test_a_symlinked_skill_folder_is_never_written_through(workspace, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    skill = workspace.root / "skills" / "release" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release\ndescription: Cut a release\n---\n\n1. tag\n")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "dream: add skill\n\nDream-Kind: dream\nDream-Cursor: 1..1")
+    workspace.cursor_file.write_text("1\n")
+    git(workspace, "rm", "-rq", "skills/release")
+    git(workspace, "commit", "-qm", "manual: drop skill\n\nDream-Kind: manual")
+    (workspace.root / "skills").mkdir(exist_ok=True)
+    (workspace.root / "skills" / "release").symlink_to(outside, target_is_directory=True)
+    before = snapshot(workspace)
+    report = restore_commit(workspace, "HEAD")  # would recreate skills/release/SKILL.md
+    assert report.outcome == "refused" and "skills/release is a symlink" in report.reason
+    assert list(outside.iterdir()) == [] and snapshot(workspace) == before
+
+
+def test_files_outside_the_memory_are_left_to_git(workspace):
+    (workspace.root / "notes.txt").write_text("not memory\n")
+    git(workspace, "add", "-f", "notes.txt")
+    git(workspace, "commit", "-qm", "add notes by hand")
+    before = snapshot(workspace)
+    report = restore_commit(workspace, "HEAD")
+    assert report.outcome == "refused" and "notes.txt is not a file nanodream versions" in report.reason
+    assert snapshot(workspace) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from nanodream import __version__
-from nanodream.commands import init, prompt, run, status
+from nanodream.commands import init, log, prompt, restore, run, show, slash, status
 
 app = typer.Typer(
     name="nanodream",
@@ -15,7 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, prompt, run, status):
+for module in (init, run, status, log, show, restore, prompt, slash):
     module.register(app)
 
 

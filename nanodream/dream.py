@@ -214,7 +214,7 @@ def apply_journal(workspace: Workspace, store: GitStore, journal: Journal) -> st
     journal.save(workspace)
     write_files(workspace.root, journal.after)
     sha = store.commit(journal.message, DREAM_IDENTITY)
-    _advance_cursor(workspace, journal.cursor_end)
+    _settle_cursor(workspace, journal)
     Journal.clear(workspace)
     return sha
 
@@ -234,7 +234,7 @@ def recover(workspace: Workspace, store: GitStore) -> str:
 
 def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) -> str:
     if store.head_message().strip() == journal.message.strip():
-        _advance_cursor(workspace, journal.cursor_end)
+        _settle_cursor(workspace, journal)
         Journal.clear(workspace)
         return f"finished interrupted run {journal.run_id} (commit had landed; cursor written)"
     current = read_current(workspace.root, list(journal.after))
@@ -247,9 +247,17 @@ def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) ->
         return f"abandoned interrupted run {journal.run_id}: {', '.join(foreign)} changed since; batch will rerun"
     write_files(workspace.root, journal.after)
     store.commit(journal.message, DREAM_IDENTITY)
-    _advance_cursor(workspace, journal.cursor_end)
+    _settle_cursor(workspace, journal)
     Journal.clear(workspace)
     return f"completed interrupted run {journal.run_id}"
+
+
+def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
+    """After the commit: advance to the journal's range end, or set back a replaying restore's cursor."""
+    if journal.cursor_reset is not None:
+        write_cursor(workspace.cursor_file, journal.cursor_reset)
+    else:
+        _advance_cursor(workspace, journal.cursor_end)
 
 
 def _advance_cursor(workspace: Workspace, cursor: int) -> None:

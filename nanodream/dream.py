@@ -18,7 +18,7 @@ from nanodream.history import Batch, HistoryEntry, drop_skip_lines, iter_after, 
 from nanodream.journal import Journal, read_current, write_files
 from nanodream.lock import WorkspaceBusy, workspace_lock
 from nanodream.poison import MAX_SUSPECTS, Isolation, failure_streak, next_clean_batch
-from nanodream.prompt import active_prompt, render_user_message
+from nanodream.prompt import session_texts
 from nanodream.quarantine import QuarantineUnreadable, load_quarantine, quarantined_cursors, save_quarantine
 from nanodream.records import append_record, read_records
 from nanodream.staging import Staging
@@ -59,6 +59,7 @@ class RunReport:
     manual_commit: str | None = None
     malformed_lines: int = 0
     skipped_lines: int = 0
+    tidy: bool = False
     started: str = ""
     finished: str = ""
     duration_s: float = 0.0
@@ -110,17 +111,18 @@ def _never_stop() -> str:
 
 
 def run_dream(workspace: Workspace, settings: Settings, *, dry_run: bool = False,
-              max_batches: int | None = None, trigger: str = "manual",
+              max_batches: int | None = None, trigger: str = "manual", tidy: bool = False,
               engine_factory: Callable[[Settings], Engine] = engine_for,
               should_stop: Callable[[], str] = _never_stop) -> RunReport:
     """Run dreams batch by batch until the backlog is empty or a limit, failure or stop request ends the run.
 
+    With `tidy`, run one maintenance session over the memory alone instead: no history, cursor untouched.
     `should_stop` is asked between batches: a non-empty answer is the reason to end after the batch that just
     finished (e.g. a SIGTERM, or the host agent starting a user turn). A KeyboardInterrupt raised mid-batch
     abandons that batch: a half-applied one is finished from its journal before the lock is let go, the
     attempt is recorded as failed, and the interrupt is raised again for the caller.
     """
-    report = RunReport(run_id=new_run_id(), model=settings.model, trigger=trigger,
+    report = RunReport(run_id=new_run_id(), model=settings.model, trigger=trigger, tidy=tidy,
                        started=datetime.now(UTC).isoformat(timespec="seconds"))
     clock = time.monotonic()
     interrupted = False
@@ -163,6 +165,12 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
     cursor = read_cursor(workspace.cursor_file)
     engine: Engine | None = None
     limits = ToolLimits(settings.max_tool_calls, settings.max_file_chars, settings.max_skill_chars)
+    if report.tidy:
+        outcome = _dream_batch(workspace, store, settings, engine_factory(settings), None, limits, report.run_id,
+                               dry_run)
+        report.batches.append(outcome)
+        report.outcome, report.reason = outcome.outcome, outcome.reason
+        return
     try:
         quarantined = quarantined_cursors(workspace)
     except QuarantineUnreadable as exc:
@@ -258,13 +266,18 @@ def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:
 
 
 def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engine: Engine | None,
-                 batch: Batch, limits: ToolLimits, run_id: str, dry_run: bool, *,
+                 batch: Batch | None, limits: ToolLimits, run_id: str, dry_run: bool, *,
                  before_apply: Callable[[], None] | None = None, trailers: tuple[str, ...] = ()) -> BatchOutcome:
-    """One session over `batch`, checked and applied; `before_apply` runs once every check passed, before any write."""
-    outcome = BatchOutcome("no-change", batch.first_cursor, batch.last_cursor, len(batch.entries))
+    """One session over one batch (None: a tidy pass, which consumes no history), checked and applied.
+
+    `before_apply` runs once every check passed, before any write.
+    """
+    span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
+    outcome = BatchOutcome("no-change", *span)
     staging = Staging(workspace)
-    if engine is not None and batch.has_content:
-        request = SessionRequest(active_prompt(workspace).text, render_user_message(staging, batch, limits), batch)
+    if engine is not None and (batch is None or batch.has_content):
+        prompt, message = session_texts(workspace, settings, staging, store, batch)
+        request = SessionRequest(prompt.text, message.text, batch or Batch([]))
         try:
             result = engine.run(request, ToolBox(staging, limits))
         except SessionError as exc:
@@ -305,11 +318,11 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
                                 cost=outcome.cost)
         if trailers:
             message += "\n" + "\n".join(trailers)
-        journal = Journal(run_id=run_id, message=message, cursor_end=batch.last_cursor,
+        journal = Journal(run_id=run_id, message=message, cursor_end=span[1],  # 0 never moves the cursor
                           before={c.path: c.before for c in changes}, after={c.path: c.after for c in changes})
         outcome.commit = apply_journal(workspace, store, journal)
         outcome.outcome = "committed"
-    else:
+    elif batch is not None:
         _advance_cursor(workspace, batch.last_cursor)
     return outcome
 
@@ -320,9 +333,10 @@ def _changed_on_disk(workspace: Workspace, staging: Staging, paths: list[str]) -
     return [path for path in paths if current[path] != staging.original.get(path)]
 
 
-def _keep_transcript(workspace: Workspace, settings: Settings, run_id: str, batch: Batch,
+def _keep_transcript(workspace: Workspace, settings: Settings, run_id: str, batch: Batch | None,
                      messages: list[dict[str, Any]], ended: str) -> None:
-    save_transcript(workspace, run_id=run_id, first_cursor=batch.first_cursor, last_cursor=batch.last_cursor,
+    first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
+    save_transcript(workspace, run_id=run_id, first_cursor=first, last_cursor=last,
                     model=settings.model, messages=messages, ended=ended, keep=settings.keep_transcripts)
 
 
@@ -400,7 +414,7 @@ def apply_journal(workspace: Workspace, store: GitStore, journal: Journal) -> st
     journal.save(workspace)
     write_files(workspace.root, journal.after)
     sha = store.commit(journal.message, DREAM_IDENTITY)
-    _advance_cursor(workspace, journal.cursor_end)
+    _settle_cursor(workspace, journal)
     Journal.clear(workspace)
     return sha
 
@@ -420,7 +434,7 @@ def recover(workspace: Workspace, store: GitStore) -> str:
 
 def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) -> str:
     if store.head_message().strip() == journal.message.strip():
-        _advance_cursor(workspace, journal.cursor_end)
+        _settle_cursor(workspace, journal)
         Journal.clear(workspace)
         return f"finished interrupted run {journal.run_id} (commit had landed; cursor written)"
     current = read_current(workspace.root, list(journal.after))
@@ -433,9 +447,17 @@ def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) ->
         return f"abandoned interrupted run {journal.run_id}: {', '.join(foreign)} changed since; batch will rerun"
     write_files(workspace.root, journal.after)
     store.commit(journal.message, DREAM_IDENTITY)
-    _advance_cursor(workspace, journal.cursor_end)
+    _settle_cursor(workspace, journal)
     Journal.clear(workspace)
     return f"completed interrupted run {journal.run_id}"
+
+
+def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
+    """After the commit: advance to the journal's range end, or set back a replaying restore's cursor."""
+    if journal.cursor_reset is not None:
+        write_cursor(workspace.cursor_file, journal.cursor_reset)
+    else:
+        _advance_cursor(workspace, journal.cursor_end)
 
 
 def _advance_cursor(workspace: Workspace, cursor: int) -> None:
@@ -467,5 +489,5 @@ def _record(report: RunReport) -> dict[str, Any]:
         "tokens_in": report.tokens_in, "tokens_out": report.tokens_out, "cost": report.cost,
         "commit": commits[-1] if commits else None, "commits": commits, "model": report.model,
         "duration_s": report.duration_s, "malformed_lines": report.malformed_lines, "recovered": report.recovered,
-        "quarantined": report.quarantined, "failed_at": report.failed_at,
+        "quarantined": report.quarantined, "failed_at": report.failed_at, "tidy": report.tidy,
     }

@@ -4,20 +4,68 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import git
 
+from nanodream.commitmsg import commit_kind, parse_trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
 RESET_TRAILER = re.compile(r"^Dream-Cursor-Reset: (\d+)\s*$", re.MULTILINE)
+BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
+UNCOMMITTED = "0" * 40
+
+
+# One record per commit in `git log` output: a separator no commit message will contain, then fields.
+_RECORD = "\x1e\x1enanodream-record:"
+_FIELD = "\x1f"
+_LOG_FORMAT = f"{_RECORD}%H{_FIELD}%P{_FIELD}%aI{_FIELD}%an{_FIELD}%B{_FIELD}"
 
 
 @dataclass(frozen=True)
 class CommitRef:
     sha: str
     message: str
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """Lines added and removed in one file by one commit; None for both when git sees it as binary."""
+
+    path: str
+    added: int | None
+    removed: int | None
+
+
+@dataclass(frozen=True)
+class MemoryCommit:
+    """A commit of the memory repository with what its message and its real diff say."""
+
+    sha: str
+    parents: tuple[str, ...]
+    time: str
+    author: str
+    message: str
+    files: tuple[FileStat, ...]
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+    @property
+    def trailers(self) -> dict[str, str]:
+        return parse_trailers(self.message)
+
+    @property
+    def kind(self) -> str:
+        return commit_kind(self.message)
+
+
+class UnknownCommit(ValueError):
+    """A revision that does not name a commit of this workspace's memory history."""
 
 
 class GitStore:
@@ -156,3 +204,126 @@ class GitStore:
         match = CURSOR_TRAILER.search(body)
         return int(match.group(2)) if match else None
 
+
+    # line history -----------------------------------------------------------------------------------
+
+    def line_times(self, path: str) -> list[int | None] | None:
+        """When each line of the working-tree file last changed (committer epoch seconds; None = not committed).
+
+        One `git blame` per file, whatever its length. None when git cannot blame the file at all
+        (no repository or no commit yet, or a file it has never tracked): all of it is new to git.
+        """
+        if not self.exists or not self.head_sha():
+            return None
+        try:
+            out = self.repo.git.blame("--line-porcelain", "--", path)
+        except git.GitCommandError:
+            return None
+        return parse_line_porcelain(out)
+
+
+    # reading history --------------------------------------------------------------------------------
+
+    def memory_commits(self, limit: int | None = None, *, rev: str = "HEAD", kind: str | None = None,
+                       ) -> list[MemoryCommit]:
+        """Commits newest first with their messages and per-file line counts, from ONE `git log` call.
+
+        One process however many commits are listed: `log` stays fast on a long-lived workspace.
+        `kind` narrows to dream, manual or restore commits by their Dream-Kind trailer.
+        """
+        if not self.exists or not self.head_sha():
+            return []
+        args = ["-z", "--numstat", "--no-renames", f"--format={_LOG_FORMAT}"]
+        if limit is not None:
+            args.append(f"--max-count={limit}")
+        if kind is not None:
+            args += ["-E", f"--grep=^Dream-Kind: {re.escape(kind)}[[:space:]]*$"]
+        commits = _parse_log(self.repo.git.log(*args, rev, "--"))
+        return [c for c in commits if kind is None or c.kind == kind]
+
+    def resolve_commit(self, ref: str) -> str:
+        """The full sha of `ref` when it names a commit in the history of HEAD, else UnknownCommit."""
+        if not self.exists or not self.head_sha():
+            raise UnknownCommit("this workspace has no memory commits yet")
+        if not ref or ref.startswith("-"):
+            raise UnknownCommit(f"{ref!r} is not a commit")
+        try:
+            sha = self.repo.git.rev_parse("--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+        except git.GitCommandError:
+            raise UnknownCommit(f"no commit {ref!r} in this workspace's memory history") from None
+        try:
+            self.repo.git.merge_base("--is-ancestor", sha, "HEAD")
+        except git.GitCommandError:
+            raise UnknownCommit(f"{ref} is not in the current memory history (HEAD does not contain it)") from None
+        return sha
+
+    def commit_info(self, sha: str) -> MemoryCommit:
+        return _parse_log(self.repo.git.log("-1", "-z", "--numstat", "--no-renames",
+                                            f"--format={_LOG_FORMAT}", sha, "--"))[0]
+
+    def commit_diff(self, sha: str) -> str:
+        """The commit's patch against its first parent (against nothing for the first commit)."""
+        return self.repo.git.show("--format=", "--patch", "--no-renames", "--no-color", "--no-ext-diff", sha, "--",
+                                  strip_newline_in_stdout=False)
+
+    def tree_paths(self, rev: str) -> dict[str, str]:
+        """Every file path at `rev` with its blob id."""
+        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", rev)
+        paths = {}
+        for record in out.split("\0"):
+            if record:
+                meta, path = record.split("\t", 1)
+                paths[path] = meta.split()[2]
+        return paths
+
+    def blob(self, blob_id: str) -> bytes:
+        return self.repo.git.cat_file("blob", blob_id, stdout_as_string=False, strip_newline_in_stdout=False)
+
+    def three_way_merge(self, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+        """Merge the change base→theirs into ours with `git merge-file`; None when they conflict."""
+        with TemporaryDirectory(prefix="nanodream-merge-") as tmp:
+            names = []
+            for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+                (Path(tmp) / name).write_bytes(data)
+                names.append(str(Path(tmp) / name))
+            status, merged, stderr = self.repo.git.merge_file(
+                "-p", "-q", *names, with_extended_output=True, with_exceptions=False, stdout_as_string=False,
+                strip_newline_in_stdout=False)
+        if status == 0:
+            return merged
+        if 0 < status < 128:
+            return None
+        raise git.GitCommandError(["git", "merge-file"], status, stderr)
+
+
+def _parse_log(output: str) -> list[MemoryCommit]:
+    """Split `git log -z --numstat --format=_LOG_FORMAT` output into commits."""
+    commits = []
+    for record in output.split(_RECORD)[1:]:
+        head, _, stats = record.rpartition(_FIELD)
+        sha, parents, time, author, message = head.split(_FIELD, 4)
+        files = []
+        for line in stats.split("\0"):
+            line = line.strip("\n")
+            if not line:
+                continue
+            added, removed, path = line.split("\t", 2)
+            files.append(FileStat(path, None if added == "-" else int(added), None if removed == "-" else int(removed)))
+        commits.append(MemoryCommit(sha, tuple(parents.split()), time, author, message.strip("\n"), tuple(files)))
+    return commits
+
+
+def parse_line_porcelain(out: str) -> list[int | None]:
+    """Per final line, the committer time of the commit blamed for it (None for uncommitted lines)."""
+    times: list[int | None] = []
+    sha, when = "", None
+    for line in out.split("\n"):
+        if line.startswith("\t"):
+            times.append(None if sha == UNCOMMITTED else when)
+            continue
+        header = BLAME_HEADER.match(line)
+        if header:
+            sha, when = header.group(1), None
+        elif line.startswith("committer-time "):
+            when = int(line.split(" ", 1)[1])
+    return times

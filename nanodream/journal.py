@@ -21,6 +21,7 @@ class Journal:
     cursor_end: int
     before: dict[str, str | None]
     after: dict[str, str | None]
+    cursor_reset: int | None = None  # a replaying restore sets the cursor back to this instead of advancing
 
     def save(self, workspace: Workspace) -> None:
         atomic_write(workspace.journal_file, json.dumps(asdict(self), ensure_ascii=False))

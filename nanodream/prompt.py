@@ -1,19 +1,29 @@
-"""The dream prompt (built-in or workspace override) and the user message a session receives."""
+"""The dream prompt (built-in or workspace override) and the user message a session receives.
+
+The user message is laid out for provider prompt caches: the parts that change least come first (memory
+files, skills index), then the signals that depend on the day and the batch, and the batch itself last.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from nanodream.atomic import read_text
-from nanodream.history import Batch
-from nanodream.skills import skill_summary
+from nanodream.config import Settings
+from nanodream.gitstore import GitStore
+from nanodream.history import CHARS_PER_TOKEN, Batch, next_batch, read_cursor
+from nanodream.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
 from nanodream.staging import Staging
 from nanodream.tools import ToolLimits
 from nanodream.workspace import CORE_FILES, Workspace
 
 _HISTORY_TAG = re.compile(r"</?\s*history\s*>", re.IGNORECASE)
+_MAX_TERMS_SHOWN = 4
+_MAX_CURSORS_SHOWN = 8
+_MAX_HEADING_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -36,21 +46,132 @@ def active_prompt(workspace: Workspace) -> ActivePrompt:
     return ActivePrompt(builtin_prompt(), "built-in")
 
 
-def render_user_message(staging: Staging, batch: Batch, limits: ToolLimits) -> str:
-    """Stable parts first (memory, skills) so provider prompt caches hit; the history batch last."""
-    parts = ["# Current memory files", ""]
+def estimate_tokens(text: str) -> int:
+    """The chars/4 estimate nanodream budgets with; no tokenizer download, no provider call."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def tool_limits(settings: Settings) -> ToolLimits:
+    return ToolLimits(settings.max_tool_calls, settings.max_file_chars, settings.max_skill_chars)
+
+
+# the user message ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    """The user message in cache order; each part is kept apart so its size can be reported."""
+
+    memory: str
+    skills: str
+    signals: str
+    payload: str  # the history batch, or the notice of a tidy pass
+
+    def parts(self) -> dict[str, str]:
+        return {"memory": self.memory, "skills": self.skills, "signals": self.signals, "history": self.payload}
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.parts().values()) + "\n"
+
+
+def compose_user_message(staging: Staging, batch: Batch | None, signals: Signals) -> UserMessage:
+    """A batch of None means a tidy pass: no history, only the memory and its signals."""
+    return UserMessage(
+        memory=render_memory(staging, signals),
+        skills=render_skills(signals),
+        signals=render_signals(signals, tidy=batch is None),
+        payload=render_history(batch) if batch is not None else render_tidy_notice(),
+    )
+
+
+def render_memory(staging: Staging, signals: Signals) -> str:
+    sizes = {size.path: size for size in signals.sizes}
+    parts = ["# Current memory files"]
     for path in CORE_FILES:
         content = staging.read(path)
-        size = "missing" if content is None else f"{len(content)}/{limits.cap_for(path)} chars"
-        parts += [f"## {path} ({size})", "<file>", (content or "").rstrip(), "</file>", ""]
-    skill_paths = staging.skill_paths()
-    parts.append("# Skills index (read a SKILL.md with read_file before changing it)")
-    if skill_paths:
-        parts += [f"- {skill_summary(p, staging.read(p) or '')}" for p in skill_paths]
-    else:
-        parts.append("(no skills yet)")
-    parts += ["", render_history(batch)]
-    return "\n".join(parts) + "\n"
+        size = sizes.get(path)
+        if content is None or size is None:
+            label = "missing"
+        else:
+            label = f"{size.chars}/{size.cap} chars" + (" — near cap: merge and prune first" if size.near_cap else "")
+        parts += ["", f"## {path} ({label})", "<file>", (content or "").rstrip(), "</file>"]
+    return "\n".join(parts)
+
+
+def render_skills(signals: Signals) -> str:
+    lines = ["# Skills index (read a SKILL.md with read_file before changing it)"]
+    lines += [f"- {_skill_line(skill, signals)}" for skill in signals.skills] or ["(no skills yet)"]
+    return "\n".join(lines)
+
+
+def _skill_line(skill: SkillSignal, signals: Signals) -> str:
+    facts = [f"{skill.size.chars}/{skill.size.cap} chars"]
+    if skill.description is None:
+        return f"{skill.name} — (invalid SKILL.md front matter) [{facts[0]}]"
+    facts.append(f"{skill.steps} step{'s' if skill.steps != 1 else ''}")
+    if skill.changed is not None:
+        days = signals.age_days(skill.changed)
+        facts.append("changed today" if days == 0 else f"changed {days}d ago")
+    if skill.size.near_cap:
+        facts.append("near cap")
+    if skill.thin:
+        facts.append("THIN: expand or merge")
+    return f"{skill.name} — {skill.description} [{' · '.join(facts)}]"
+
+
+def render_signals(signals: Signals, *, tidy: bool) -> str:
+    lines = [f"# Signals (computed by nanodream, not a model; today is {signals.today.isoformat()})", ""]
+    lines.append("Line ages — days since each line last changed; L = line numbers in the files above; "
+                 f"task state is stale after {signals.stale_after_days}d:")
+    lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
+    if not tidy:
+        lines.append("")
+        subjects = [t for t in signals.topics if t.subject]
+        words = [t for t in signals.topics if not t.subject]
+        if subjects:
+            lines.append("Recurring across sessions in this batch:")
+            lines += [f"- {_subject_line(topic)}" for topic in subjects]
+        else:
+            lines.append("Nothing specific recurs across sessions in this batch.")
+        if words:
+            lines.append("Frequent words (sessions/entries): "
+                         + " · ".join(f"{t.terms[0]} {len(t.sessions)}/{len(t.cursors)}" for t in words))
+    return "\n".join(lines)
+
+
+def _age_line(sections: tuple[SectionAges, ...], signals: Signals) -> str:
+    """Runs of lines by age in days; neighbouring runs that show the same age are shown as one."""
+    shown: list[tuple[str, list[tuple[int, int, int]]]] = []
+    for section in sections:
+        runs: list[tuple[int, int, int]] = []
+        for run in section.runs:
+            age = signals.age_days(run.changed)
+            if runs and runs[-1][2] == age:
+                runs[-1] = (runs[-1][0], run.last_line, age)
+            else:
+                runs.append((run.first_line, run.last_line, age))
+        shown.append((section.heading or "(top)", runs))
+    ages = {age for _, runs in shown for _, _, age in runs}
+    if not ages:
+        return "empty"
+    if len(ages) == 1:
+        return f"all lines {ages.pop()}d"
+    parts = []
+    for heading, runs in shown:
+        if len(heading) > _MAX_HEADING_CHARS:
+            heading = heading[: _MAX_HEADING_CHARS - 1] + "…"
+        spans = ", ".join(f"L{first}{'' if last == first else f'-{last}'} {age}d" for first, last, age in runs)
+        parts.append(f'"{heading}" {spans}')
+    return " · ".join(parts)
+
+
+def _subject_line(topic: Topic) -> str:
+    terms = ", ".join(topic.terms[:_MAX_TERMS_SHOWN]) + ("…" if len(topic.terms) > _MAX_TERMS_SHOWN else "")
+    cursors = " ".join(f"#{c}" for c in topic.cursors[:_MAX_CURSORS_SHOWN])
+    if len(topic.cursors) > _MAX_CURSORS_SHOWN:
+        cursors += f" +{len(topic.cursors) - _MAX_CURSORS_SHOWN} more"
+    return f"{terms} — {len(topic.sessions)} sessions: {cursors}"
 
 
 def render_history(batch: Batch) -> str:
@@ -68,3 +189,86 @@ def render_history(batch: Batch) -> str:
         lines.append(_HISTORY_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), entry.content))
     lines.append("</history>")
     return "\n".join(lines)
+
+
+def render_tidy_notice() -> str:
+    return ("# Tidy pass: no history batch\n"
+            "There is no new history this time. Tidy the memory files above: merge duplicates, prune stale "
+            "lines by their ages, re-file misplaced facts, expand or merge thin skills.")
+
+
+# one session's request ------------------------------------------------------------------------------------
+
+
+def session_texts(workspace: Workspace, settings: Settings, staging: Staging, store: GitStore,
+                  batch: Batch | None) -> tuple[ActivePrompt, UserMessage]:
+    """The system prompt and user message of one session: the same function for a run and for a preview."""
+    signals = compute_signals(staging, tool_limits(settings), batch, store, tz=zone(settings.timezone),
+                              stale_after_days=settings.ephemeral_max_age_days)
+    return active_prompt(workspace), compose_user_message(staging, batch, signals)
+
+
+class NothingToSend(Exception):
+    """The next run would not call a model; the message says why."""
+
+
+@dataclass(frozen=True)
+class RenderedRequest:
+    """What the next session would send, without sending it."""
+
+    system: str
+    prompt_source: str
+    message: UserMessage
+    batch: Batch | None  # None for a tidy pass
+    notes: tuple[str, ...] = ()
+
+    @property
+    def user(self) -> str:
+        return self.message.text
+
+    @property
+    def estimated_tokens(self) -> int:
+        return estimate_tokens(self.system) + estimate_tokens(self.user)
+
+    def token_breakdown(self) -> dict[str, int]:
+        """Estimated tokens per part: the fixed overhead (system, memory, skills) versus what the batch adds."""
+        parts = {"system": estimate_tokens(self.system)}
+        parts.update({name: estimate_tokens(text) for name, text in self.message.parts().items()})
+        return parts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system, "user": self.user, "prompt_source": self.prompt_source,
+            "tidy": self.batch is None, "estimated_tokens": self.estimated_tokens,
+            "token_breakdown": self.token_breakdown(), "notes": list(self.notes),
+            "first_cursor": self.batch.first_cursor if self.batch else None,
+            "last_cursor": self.batch.last_cursor if self.batch else None,
+            "entries": len(self.batch.entries) if self.batch else 0,
+        }
+
+
+def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool = False) -> RenderedRequest:
+    """The request the next run would send first, built by the run's own code path; no model is called.
+
+    Raises NothingToSend when that run would not call a model (empty backlog, only [skip] lines).
+    """
+    store = GitStore(workspace)
+    notes = []
+    if workspace.journal_file.exists():
+        notes.append("an interrupted run will be recovered first; the memory files may differ by then")
+    batch = None
+    if not tidy:
+        cursor = read_cursor(workspace.cursor_file)
+        mark = store.cursor_mark() if store.exists else None
+        cursor = max(cursor, mark or 0)  # the run fast-forwards to its last commit's range first
+        batch = next_batch(workspace.history_file, cursor, settings.batch_tokens)
+        if batch is None:
+            raise NothingToSend(f"the backlog after cursor {cursor} is empty; a run would not call a model "
+                                "(preview a tidy pass with --tidy)")
+        if not batch.has_content:
+            raise NothingToSend(f"entries {batch.first_cursor}..{batch.last_cursor} hold only [skip] lines; "
+                                "a run would advance the cursor without calling a model")
+    if store.exists and store.dirty_paths():
+        notes.append("uncommitted hand edits are shown as changed today; a run commits them first")
+    prompt, message = session_texts(workspace, settings, Staging(workspace), store, batch)
+    return RenderedRequest(prompt.text, prompt.source, message, batch, tuple(notes))

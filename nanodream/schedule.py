@@ -205,7 +205,7 @@ def next_scheduled(workspace: Workspace, settings: Settings, now: datetime | Non
 def run_when_idle(workspace: Workspace, settings: Settings, *, trigger: str, wait: float | None = None,
                   clock: Callable[[], datetime] = utc_now, sleep: Callable[[float], object] = time.sleep,
                   stop: Callable[[], str] = lambda: "", on_wait: Callable[[HostBusy], None] = lambda claim: None,
-                  dry_run: bool = False, max_batches: int | None = None,
+                  dry_run: bool = False, max_batches: int | None = None, tidy: bool = False,
                   engine_factory: Callable[[Settings], Engine] = engine_for) -> RunReport:
     """Wait while the host agent serves a user turn (up to `wait`, default host_wait), then dream.
 
@@ -233,7 +233,7 @@ def run_when_idle(workspace: Workspace, settings: Settings, *, trigger: str, wai
         turn = read_host_busy(workspace, clock())
         return f"paused: {turn.describe()}; the rest waits for the next run" if turn else ""
 
-    return run_dream(workspace, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger,
+    return run_dream(workspace, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
                      engine_factory=engine_factory, should_stop=pause)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 from dataclasses import dataclass
 
 from nanodream.atomic import read_text
@@ -26,10 +27,12 @@ class FileChange:
     def line_counts(self) -> tuple[int, int]:
         """(lines added, lines removed) from the real diff, not from anyone's description of it."""
         added = removed = 0
-        for line in difflib.unified_diff(_lines(self.before), _lines(self.after), n=0):
-            if line.startswith("+") and not line.startswith("+++"):
+        diff = difflib.unified_diff(_lines(self.before), _lines(self.after), n=0)
+        # Skip the two file headers by position, not by prefix: a removed front-matter line "---" reads "----".
+        for line in itertools.islice(diff, 2, None):
+            if line.startswith("+"):
                 added += 1
-            elif line.startswith("-") and not line.startswith("---"):
+            elif line.startswith("-"):
                 removed += 1
         return added, removed
 

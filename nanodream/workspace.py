@@ -85,6 +85,14 @@ class Workspace:
     def runs_file(self) -> Path:
         return self.state_dir / "runs.jsonl"
 
+    def problem(self) -> str | None:
+        """Why this directory is not an agent workspace, or None when it is one."""
+        if not self.root.is_dir():
+            return f"no workspace at {self.root}"
+        if not any((self.root / marker).exists() for marker in ("SOUL.md", "USER.md", "memory")):
+            return f"{self.root} is not an agent workspace (no SOUL.md, USER.md or memory/)"
+        return None
+
     def memory_paths(self) -> list[str]:
         """Workspace-relative paths of every memory file that exists now, core files first."""
         paths = [p for p in CORE_FILES if _is_plain_file(self.root / p)]

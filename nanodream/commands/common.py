@@ -9,6 +9,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from nanodream.config import ConfigError, Settings, load_settings
 from nanodream.workspace import Workspace
@@ -34,7 +35,7 @@ def fail(message: str, code: int = EXIT_USAGE, *, as_json: bool = False) -> NoRe
     if as_json:
         emit_json({"error": message, "exit_code": code})
     else:
-        err_console.print(f"[red]error:[/red] {message}", highlight=False)
+        err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -45,13 +46,9 @@ def emit_json(data: Any) -> None:
 def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: bool = False) -> Workspace:
     raw = option or os.environ.get("NANODREAM_WORKSPACE") or "."
     workspace = Workspace.at(raw)
-    if must_exist:
-        if not workspace.root.is_dir():
-            fail(f"no workspace at {workspace.root} (create one with: nanodream init {raw})", as_json=as_json)
-        markers = ("SOUL.md", "USER.md", "memory")
-        if not any((workspace.root / marker).exists() for marker in markers):
-            fail(f"{workspace.root} is not an agent workspace (no SOUL.md, USER.md or memory/); "
-                 f"run: nanodream init {raw}", as_json=as_json)
+    problem = workspace.problem() if must_exist else None
+    if problem:
+        fail(f"{problem}; create one with: nanodream init {raw}", as_json=as_json)
     return workspace
 
 

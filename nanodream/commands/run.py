@@ -34,6 +34,9 @@ def run(
         bool, typer.Option("--dry-run", help="Show the diff of the next batch; change nothing.")
     ] = False,
     max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop after N batches.")] = None,
+    tidy: Annotated[bool, typer.Option(
+        "--tidy", help="Maintenance dream without new history: merge, prune and re-file the memory as it is.",
+    )] = False,
     trigger: Annotated[str, typer.Option(
         "--trigger", help="What started this run, for the run records: manual, cron or slash. "
                           "slash (the host agent's own /dream) does not wait for the host's busy file.")] = "manual",
@@ -51,13 +54,13 @@ def run(
         try:
             if trigger == "slash":
                 report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger,
-                                   should_stop=stop.reason)
+                                   tidy=tidy, should_stop=stop.reason)
             else:
                 from nanodream.schedule import run_when_idle
 
                 report = run_when_idle(ws, settings, trigger=trigger, wait=host_wait, sleep=stop.sleep,
                                        stop=stop.reason, on_wait=_announce_wait, dry_run=dry_run,
-                                       max_batches=max_batches)
+                                       max_batches=max_batches, tidy=tidy)
         except KeyboardInterrupt:
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
                  "the workspace is consistent and the rest waits for the next run", EXIT_INTERRUPTED,
@@ -75,7 +78,7 @@ def render_report(report: RunReport) -> None:
     if report.manual_commit:
         console.print(f"committed your hand edits first as {report.manual_commit[:8]}", highlight=False)
     for batch in report.batches:
-        span = f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
+        span = "tidy pass" if report.tidy else f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
         if batch.outcome in ("split", "quarantined"):
             label = "split into halves" if batch.outcome == "split" else "quarantined"
             console.print(f"[yellow]![/yellow] {span} → {label} after: {escape(batch.reason)}", highlight=False)
@@ -83,7 +86,8 @@ def render_report(report: RunReport) -> None:
             console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
                           highlight=False)
         elif batch.outcome == "no-change":
-            console.print(f"[green]✓[/green] {span} → nothing worth keeping; cursor advanced", highlight=False)
+            result = "nothing to tidy" if report.tidy else "nothing worth keeping; cursor advanced"
+            console.print(f"[green]✓[/green] {span} → {result}", highlight=False)
         elif batch.outcome == "dry-run":
             console.print(f"[cyan]dry run[/cyan] {span}: nothing was changed", highlight=False)
         for line in batch.changes:

@@ -1,0 +1,141 @@
+"""How fast `nanodream log` answers on a workspace with 1,000 dream commits.
+
+Builds the workspace with ONE `git fast-import` stream (1,000 commits with real dream messages and
+trailers, each changing memory/MEMORY.md and every third one USER.md too), then times `log` in-process
+(typer's CliRunner, so the import cost is paid once) and as a fresh process (`python -m nanodream log`,
+what a person or a host agent pays), reporting the median of several runs.
+
+    python bench/log_1000.py [--commits 1000] [--runs 7] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from typer.testing import CliRunner  # noqa: E402
+
+from nanodream.cli import app  # noqa: E402
+from nanodream.gitstore import GitStore  # noqa: E402
+from nanodream.workspace import Workspace, scaffold  # noqa: E402
+
+CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def dream_message(i: int) -> str:
+    first, last = 2 * i - 1, 2 * i
+    return "\n".join([
+        f"dream: Filed fact {i} about the project", "",
+        "Summary (the model's words):", f"Filed fact {i} about the project", "",
+        "Changes (from the diff):", "- memory/MEMORY.md: modified (+1 -1)", "",
+        "Dream-Kind: dream", f"Dream-Run: 20261001T000000Z-{i:06x}", "Dream-Model: bench/model",
+        f"Dream-Cursor: {first}..{last}", f"Dream-Tokens: in={1000 + i} out={100 + i % 50}",
+        "Dream-Cost: 0.001200",
+    ]) + "\n"
+
+
+def fast_import_stream(commits: int, start_time: int) -> bytes:
+    """A fast-import stream of `commits` dream commits on top of the current main branch."""
+    out = bytearray()
+
+    def data(payload: bytes) -> None:
+        out.extend(b"data %d\n" % len(payload) + payload + b"\n")
+
+    for i in range(1, commits + 1):
+        facts = "".join(f"- fact {n}: the project keeps decision {n}\n" for n in range(max(1, i - 40), i + 1))
+        memory = ("# Memory\n\nProject context.\n\n## Project\n" + facts).encode()
+        out.extend(b"commit refs/heads/main\n")
+        out.extend(b"committer nanodream <nanodream@localhost> %d +0000\n" % (start_time + 60 * i))
+        data(dream_message(i).encode())
+        if i == 1:
+            out.extend(b"from refs/heads/main^0\n")
+        out.extend(b"M 100644 inline memory/MEMORY.md\n")
+        data(memory)
+        if i % 3 == 0:
+            out.extend(b"M 100644 inline USER.md\n")
+            data(f"# User\n\n## Preferences\n- preference revision {i}\n".encode())
+    return bytes(out)
+
+
+def build(root: Path, commits: int) -> tuple[Workspace, float]:
+    clock = time.perf_counter()
+    workspace = Workspace.at(root)
+    scaffold(workspace.root)
+    GitStore(workspace).ensure_repo()
+    stream = fast_import_stream(commits, start_time=1_790_000_000)
+    git = ["git", "-C", str(workspace.root)]
+    subprocess.run([*git, "fast-import", "--quiet"], input=stream, check=True, env=CLEAN_GIT_ENV)
+    subprocess.run([*git, "reset", "-q", "--hard", "main"], check=True, env=CLEAN_GIT_ENV)
+    count = subprocess.run([*git, "rev-list", "--count", "HEAD"], check=True, capture_output=True, text=True,
+                           env=CLEAN_GIT_ENV).stdout.strip()
+    assert int(count) == commits + 1, count
+    return workspace, time.perf_counter() - clock
+
+
+def median_ms(action, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        clock = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - clock) * 1000)
+    return statistics.median(samples)
+
+
+def in_process(args: list[str]) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+
+
+def as_process(args: list[str]) -> None:
+    env = {**CLEAN_GIT_ENV, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-m", "nanodream", *args], check=True, capture_output=True, env=env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="Keep the workspace and print its path.")
+    options = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="nanodream-bench-"))
+    try:
+        workspace, build_s = build(tmp / "ws", options.commits)
+        ws = str(workspace.root)
+        print(f"built {options.commits} dream commits with git fast-import in {build_s:.2f} s")
+        print(f"median of {options.runs} runs (ms)            in-process   process")
+        cases = [
+            ("log (default: newest 20)", ["log", "-w", ws]),
+            ("log --json", ["log", "-w", ws, "--json"]),
+            (f"log -n {options.commits} (every commit)", ["log", "-w", ws, "-n", str(options.commits)]),
+            (f"log -n {options.commits} --json", ["log", "-w", ws, "-n", str(options.commits), "--json"]),
+            ("log --kind dream -n 20", ["log", "-w", ws, "--kind", "dream"]),
+        ]
+        in_process(cases[0][1])  # warm imports and the OS file cache once
+        for label, args in cases:
+            inner = median_ms(lambda a=args: in_process(a), options.runs)
+            outer = median_ms(lambda a=args: as_process(a), options.runs)
+            print(f"  {label:<34} {inner:>10.0f} {outer:>9.0f}")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import nanodream.cli"], check=True,
+                       env={**CLEAN_GIT_ENV, "PYTHONPATH": str(ROOT)})
+        print(f"  (python start + `import nanodream.cli` alone: {(time.perf_counter() - start) * 1000:.0f} ms)")
+        if options.keep:
+            print(f"workspace kept at {ws}")
+    finally:
+        if not options.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""`nanodream log`: memory commits newest first, dreams told apart from hand edits and restores."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.commitmsg import COMMIT_KINDS
+from nanodream.review import CommitSummary, memory_log
+
+KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "init": "dim", "other": "dim"}
+
+
+def log(
+    workspace: WorkspaceOption = None,
+    number: Annotated[int, typer.Option("--number", "-n", min=1, help="Show at most N commits.")] = 20,
+    kind: Annotated[str | None, typer.Option("--kind", help="Only dream, manual or restore commits.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List memory commits: what each dream changed, which history it consumed, and what it cost."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    if kind is not None and kind not in COMMIT_KINDS:
+        fail(f"--kind must be one of {', '.join(COMMIT_KINDS)}, got {kind!r}", as_json=as_json)
+    commits = memory_log(ws, number, kind)
+    if as_json:
+        emit_json({"workspace": str(ws.root), "commits": [c.to_dict() for c in commits]})
+        return
+    if not commits:
+        console.print(f"no {kind or 'memory'} commits yet", highlight=False, soft_wrap=True)
+        return
+    output = Text("\n").join(commit_lines(commit) for commit in commits)
+    console.print(output, highlight=False, soft_wrap=True)  # one print: rich's per-call cost adds up over 1,000
+
+
+def commit_lines(commit: CommitSummary) -> Text:
+    """Sha, time, kind and subject; the files with +/- lines; the history range and spend."""
+    style = KIND_STYLE.get(commit.kind, "dim")
+    text = Text.assemble((commit.short, "bold"), f"  {commit.time[:16].replace('T', ' ')}  ",
+                         (f"{commit.kind:<7}", style), f"  {display_subject(commit)}")
+    if commit.files:
+        text.append("\n          " + ", ".join(file_stat(f) for f in commit.files))
+    facts = commit_facts(commit)
+    if facts:
+        text.append("\n          " + " · ".join(facts))
+    return text
+
+
+def display_subject(commit: CommitSummary) -> str:
+    """The subject without a prefix that only repeats the kind column ("dream: ", "manual: ")."""
+    prefix = f"{commit.kind}: "
+    return commit.subject[len(prefix):] if commit.subject.startswith(prefix) else commit.subject
+
+
+def file_stat(stat: dict[str, Any]) -> str:
+    if stat["added"] is None:
+        return f"{stat['path']} (binary)"
+    return f"{stat['path']} +{stat['added']} -{stat['removed']}"
+
+
+def commit_facts(commit: CommitSummary) -> list[str]:
+    """History range, spend and model of a dream; what a restore undid."""
+    facts = []
+    if commit.history:
+        facts.append(f"history #{commit.history['first']}..#{commit.history['last']}")
+    if commit.tokens:
+        facts.append(f"tokens in {commit.tokens['in']} out {commit.tokens['out']}")
+    if commit.kind == "dream":
+        facts.append("cost unknown" if commit.cost is None else f"cost ${commit.cost:.4f}")
+    if commit.model:
+        facts.append(commit.model)
+    if commit.restores:
+        facts.append(f"undoes {commit.restores[:8]}")
+    if commit.cursor_reset is not None:
+        facts.append(f"cursor set back to {commit.cursor_reset}")
+    return facts
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(log)

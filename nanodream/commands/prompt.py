@@ -1,0 +1,166 @@
+"""`nanodream prompt`: which dream prompt is active, what the next session would send, and overrides.
+
+A sub-app: `show` (also what a bare `nanodream prompt` runs; `--rendered` previews the next request),
+`init` and `reset`. Options given before the subcommand (`nanodream prompt -w WS init`) apply to it as
+well. Never calls a model and never imports litellm: a preview must be instant and free.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import (
+    JsonOption,
+    WorkspaceOption,
+    console,
+    emit_json,
+    fail,
+    resolve_settings,
+    resolve_workspace,
+)
+from nanodream.prompt import NothingToSend, RenderedRequest, render_next_request
+from nanodream.prompt_override import OVERRIDE, PromptError, PromptInfo, init_override, prompt_info, reset_override
+
+EXIT_REFUSED = 1
+
+prompt_app = typer.Typer(help="Show, customise or reset the dream prompt.", no_args_is_help=False)
+
+
+@prompt_app.callback(invoke_without_command=True)
+def prompt(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """Show which dream prompt is active and where it comes from (`show`), or start/drop an override."""
+    if ctx.invoked_subcommand is None:
+        show(ctx, workspace=workspace, rendered=False, tidy=False, as_json=as_json)
+
+
+@prompt_app.command()
+def show(
+    ctx: typer.Context,
+    workspace: WorkspaceOption = None,
+    rendered: Annotated[bool, typer.Option(
+        "--rendered", help="Print the full request of the next batch (system + user message) and its size.",
+    )] = False,
+    tidy: Annotated[bool, typer.Option("--tidy", help="With --rendered: preview a tidy pass instead.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the active prompt, where it comes from, and its text (or, --rendered, the next request)."""
+    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws = resolve_workspace(ws_option, as_json=as_json)
+    if tidy and not rendered:
+        fail("--tidy only applies with --rendered", as_json=as_json)
+    if rendered:
+        _show_rendered(ws, tidy=tidy, as_json=as_json)
+        return
+    info = prompt_info(ws)
+    if as_json:
+        emit_json(info.to_dict())
+        return
+    for text in describe(info):
+        _say(text)
+    console.rule(style="dim")
+    _say(info.text.rstrip("\n"))
+
+
+@prompt_app.command()
+def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there)."""
+    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws = resolve_workspace(ws_option, as_json=as_json)
+    try:
+        path = init_override(ws)
+    except PromptError as exc:
+        fail(str(exc), EXIT_REFUSED, as_json=as_json)
+    if as_json:
+        emit_json({"created": path, "source": OVERRIDE})
+        return
+    _say(f"created {path} from the built-in prompt; edit it and the next dream uses it")
+    _say("(the next dream run commits it to the memory history with your edits)")
+
+
+@prompt_app.command()
+def reset(
+    ctx: typer.Context,
+    workspace: WorkspaceOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Delete it even if its edits are not committed.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove prompts/dream.md so the built-in prompt is used again."""
+    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws = resolve_workspace(ws_option, as_json=as_json)
+    try:
+        removed = reset_override(ws, force=force)
+    except PromptError as exc:
+        fail(str(exc), EXIT_REFUSED, as_json=as_json)
+    if as_json:
+        emit_json({"removed": removed, "source": "built-in"})
+        return
+    _say(f"removed {OVERRIDE}; the built-in prompt is active" if removed
+         else f"no {OVERRIDE} here; the built-in prompt is already active")
+
+
+def _show_rendered(ws, *, tidy: bool, as_json: bool) -> None:
+    settings = resolve_settings(ws, as_json=as_json)
+    try:
+        request = render_next_request(ws, settings, tidy=tidy)
+    except NothingToSend as exc:
+        if as_json:
+            emit_json({"nothing_to_send": str(exc)})
+        else:
+            _say(f"nothing to send: {exc}")
+        return
+    if as_json:
+        emit_json(request.to_dict())
+        return
+    render_request(request)
+
+
+def render_request(request: RenderedRequest) -> None:
+    """The two messages verbatim between rule lines, then what they cost."""
+    batch = request.batch
+    what = "tidy pass" if batch is None else (
+        f"entries {batch.first_cursor}..{batch.last_cursor} ({len(batch.entries)} entries)")
+    console.rule(f"system · {request.prompt_source} prompt", style="dim")
+    typer.echo(request.system.rstrip("\n"))
+    console.rule(f"user · {what}", style="dim")
+    typer.echo(request.user.rstrip("\n"))
+    console.rule(style="dim")
+    parts = request.token_breakdown()
+    fixed = parts["system"] + parts["memory"] + parts["skills"]
+    payload = "tidy notice" if batch is None else "history"
+    _say(f"~{request.estimated_tokens} tokens (chars/4): fixed {fixed} = system {parts['system']} + memory "
+         f"{parts['memory']} + skills {parts['skills']} · signals {parts['signals']} · {payload} {parts['history']}")
+    for note in request.notes:
+        _say(f"note: {note}")
+
+
+def describe(info: PromptInfo) -> list[str]:
+    """Where the active prompt comes from, and why an override is or is not in use."""
+    lines = [f"active prompt: {info.source}" + (" (workspace override)" if info.source != "built-in" else ""),
+             f"file:          {info.path} ({info.chars} chars, {info.lines} lines)"]
+    notes = {
+        "absent": f"customise it with `nanodream prompt init` (copies it to {OVERRIDE})",
+        "empty": f"{OVERRIDE} exists but is empty, so the built-in prompt is used",
+        "symlink": f"{OVERRIDE} is a symlink and is ignored; the built-in prompt is used",
+        "not-a-file": f"{OVERRIDE} is not a file and is ignored; the built-in prompt is used",
+        "active": ("it is identical to the built-in prompt" if info.override_identical_to_builtin
+                   else "it differs from the built-in prompt; `nanodream prompt reset` goes back to the built-in one"),
+    }
+    lines.append(notes[info.override_state])
+    return lines
+
+
+def _inherited(ctx: typer.Context, workspace: Path | None, as_json: bool) -> tuple[Path | None, bool]:
+    """Options given to `nanodream prompt` itself count for its subcommand too."""
+    parent = ctx.parent.params if ctx.parent is not None and ctx.parent.command.name == "prompt" else {}
+    return workspace or parent.get("workspace"), as_json or bool(parent.get("as_json"))
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(prompt_app, name="prompt")

@@ -1,0 +1,65 @@
+"""`nanodream restore`: undo a memory commit as a new commit; history is never rewritten."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
+from nanodream.restore import RestoreReport, restore_commit
+
+
+def restore(
+    sha: Annotated[str, typer.Argument(help="The commit to undo (see `nanodream log`).", show_default=False)],
+    before: Annotated[bool, typer.Option(
+        "--before", help="Set every memory file back to its state just before SHA (undoes later changes too).",
+    )] = False,
+    replay: Annotated[bool, typer.Option(
+        "--replay", help="Also set the history cursor back, so the next dream consumes that batch again.",
+    )] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Undo what a dream changed, as a new commit. The next dream does not re-read that history unless --replay."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    report = restore_commit(ws, sha, before=before, replay=replay)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        render_restore(report)
+    raise typer.Exit(report.exit_code)
+
+
+def render_restore(report: RestoreReport) -> None:
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    if report.recovered:
+        say(f"recovered: {report.recovered}")
+    if report.outcome in ("refused", "busy"):
+        label = "busy" if report.outcome == "busy" else "error"
+        err_console.print(f"[red]{label}:[/red] {report.reason}", highlight=False, soft_wrap=True)
+        if report.hint:
+            err_console.print(f"hint: {report.hint}", markup=False, highlight=False, soft_wrap=True)
+        return
+    if report.outcome == "nothing-to-do":
+        say(f"nothing to restore: {report.reason}")
+        return
+    if report.manual_commit:
+        say(f"committed your hand edits first as {report.manual_commit[:8]}")
+    what = "set memory back to before" if report.mode == "before" else "undid"
+    commit = report.commit[:8] if report.commit else "?"
+    say(f"✓ {what} {report.target_kind} {report.target[:8]} ({report.target_subject}) → commit {commit}")
+    for change in report.changes:
+        say(f"    {change}")
+    if report.replay:
+        say(f"cursor set back from {report.cursor_before} to {report.cursor_after}: the next dream consumes "
+            "that history again")
+    else:
+        say(f"cursor left at {report.cursor_after}: the next dream will not re-read that history "
+            "(use --replay to consume it again)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(restore)

@@ -1,0 +1,86 @@
+"""`nanodream show`: one memory commit in full — the words, the real changes, the history it consumed, the diff."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.commands.log import commit_facts, file_stat
+from nanodream.gitstore import UnknownCommit
+from nanodream.review import CommitDetail, commit_detail
+
+
+def show(
+    sha: Annotated[str | None, typer.Argument(help="Commit to show [default: the latest dream].",
+                                              show_default=False)] = None,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show what one dream (or any memory commit) changed and why."""
+    ws = resolve_workspace(workspace, as_json=as_json)
+    try:
+        detail = commit_detail(ws, sha)
+    except UnknownCommit as exc:
+        fail(f"{exc} (`nanodream log` lists the commits)" if sha else str(exc), as_json=as_json)
+    if as_json:
+        emit_json(detail.to_dict())
+        return
+    render_detail(console, detail)
+
+
+def render_detail(out: Console, detail: CommitDetail) -> None:
+    def line(text: str = "") -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    out.print(f"[bold]commit {detail.sha}[/bold] ({detail.kind})", highlight=False)
+    line(f"Date:   {detail.time}")
+    line(f"Author: {detail.author}")
+    facts = commit_facts(detail)
+    if facts:
+        line("        " + " · ".join(facts))
+    if detail.run:
+        line(f"Run:    {detail.run}")
+    line()
+    line(f"    {detail.subject}")
+    summary = detail.summary.splitlines()
+    if summary and detail.subject.endswith(summary[0].strip()):
+        summary = summary[1:]  # the subject already says it
+    if any(text.strip() for text in summary):
+        line()
+        for text in summary:
+            line(f"    {text}".rstrip())
+    line()
+    line("Changes (from the diff):")
+    for stat in detail.files:
+        line(f"  {file_stat(stat)}")
+    if detail.history:
+        first, last = detail.history["first"], detail.history["last"]
+        line()
+        if detail.history_entries:
+            line(f"History consumed (#{first}..#{last}, {len(detail.history_entries)} entries still in history.jsonl):")
+            for entry in detail.history_entries:
+                session = f" {entry['session_key']}" if entry["session_key"] else ""
+                line(f"  [#{entry['cursor']} {entry['timestamp']}{session}]")
+                for text in entry["content"].splitlines():
+                    line(f"    {text}")
+        else:
+            line(f"History consumed: #{first}..#{last} (no longer in history.jsonl)")
+    line()
+    render_diff(out, detail.diff)
+
+
+def render_diff(out: Console, diff: str) -> None:
+    """Syntax-highlighted on a terminal; the plain patch when piped, so it can be applied or grepped."""
+    if out.is_terminal:
+        out.print(Syntax(diff, "diff", theme="ansi_dark", word_wrap=False))
+    else:
+        out.file.write(diff)
+        out.file.flush()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(show)

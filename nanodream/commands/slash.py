@@ -1,0 +1,27 @@
+"""`nanodream slash "<text>"`: answer a host agent's slash command with markdown on stdout."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import ModelOption, WorkspaceOption, resolve_workspace
+from nanodream.slash import respond
+
+
+def slash(
+    text: Annotated[str, typer.Argument(help='The command as typed, e.g. "/dream-log" or "/dream-restore abc1234".',
+                                        show_default=False)],
+    workspace: WorkspaceOption = None,
+    model: ModelOption = None,
+) -> None:
+    """Answer /dream, /dream-log, /dream-restore or /dream-prompt with markdown (for host agents)."""
+    ws = resolve_workspace(workspace, must_exist=False)  # a missing workspace is answered in markdown too
+    reply = respond(ws.root, text, **({"model": model} if model else {}))
+    typer.echo(reply.markdown)
+    raise typer.Exit(reply.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(slash)

@@ -1,0 +1,340 @@
+"""The offline engine: files tagged fact lines by transparent rules, through the same tools a model uses.
+
+It is deliberately conservative: it files what the tags and keyword rules make unambiguous, merges exact
+and near-exact repeats, applies corrections in place, keeps open tasks tidy, and leaves raw untagged
+summaries alone. A model run should do better; this is the baseline it must beat.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, timedelta
+
+import yaml
+
+from nanodream.config import Settings
+from nanodream.engines.base import SessionError, SessionRequest, SessionResult
+from nanodream.engines.ledger import Ledger
+from nanodream.engines.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
+from nanodream.engines.routing import (
+    CORRECTION_THRESHOLD,
+    MEMORY_FILE,
+    OPEN_TASKS,
+    Procedure,
+    covers,
+    fact_key,
+    parse_procedure,
+    parse_task,
+    route_fact,
+    similarity,
+    task_key,
+    tidy_sentence,
+)
+from nanodream.guards import secret_rules_hit
+from nanodream.history import TAG_LINE, Batch, tagged_lines
+from nanodream.tools import SessionAborted, ToolBox
+from nanodream.workspace import CORE_FILES, STARTER_FILES
+
+_DATED = re.compile(r"^\((\d{4}-\d{2}-\d{2})\)\s*(.*)$")
+
+
+class BuiltinEngine:
+    """`model = "builtin"`: no network, no tokens, same input ⇒ same files."""
+
+    name = "builtin"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        files = MemoryFiles(toolbox)
+        ledger = Ledger(skipped_lines=request.batch.skipped_lines)
+        consolidator = Consolidator(files, ledger)
+        for entry in request.batch.entries:
+            day = entry_day(entry.timestamp)
+            for tag, text in tagged_lines(entry.content):
+                consolidator.take(tag, text, day)
+        newest = newest_day(request.batch)
+        if newest is not None:
+            budget = None if request.batch.has_correction else shrink_budget(
+                files.original(MEMORY_FILE), files.docs[MEMORY_FILE].render(), self.settings.max_shrink_ratio)
+            consolidator.prune_tasks(newest, self.settings.ephemeral_max_age_days, budget)
+        files.save()
+        return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0)
+
+
+def entry_day(timestamp: str) -> date | None:
+    """The calendar day of a history timestamp ("YYYY-MM-DD HH:MM"), None when it has none."""
+    try:
+        return date.fromisoformat(timestamp.strip()[:10])
+    except ValueError:
+        return None
+
+
+def newest_day(batch: Batch) -> date | None:
+    days = [day for entry in batch.entries if (day := entry_day(entry.timestamp)) is not None]
+    return max(days, default=None)
+
+
+def shrink_budget(before: str | None, after: str, ratio: float) -> int | None:
+    """How many more of `before`'s lines may go before the guards refuse the batch; None for no limit.
+
+    Counts like the mass-deletion guard (non-blank lines of the file on disk missing from the result).
+    Pruning is the engine's own initiative: it must never get a batch refused, which would leave the
+    backlog stuck behind it; what is over budget is pruned by a later batch.
+    """
+    if not before:
+        return None
+    lines = [line.strip() for line in before.splitlines() if line.strip()]
+    kept = {line.strip() for line in after.splitlines()}
+    lost = sum(1 for line in lines if line not in kept)
+    return max(int(ratio * len(lines)) - lost, 0)
+
+
+def strip_tags(text: str) -> str:
+    """Remove any further leading tags ("[permanent] [durable] x"): tag text never reaches a file."""
+    while match := TAG_LINE.match(text):
+        text = text[match.end():]
+    return text.strip()
+
+
+class MemoryFiles:
+    """The memory files as read through the tools, edited in memory, and written back through the tools."""
+
+    def __init__(self, toolbox: ToolBox) -> None:
+        self._toolbox = toolbox
+        self._original: dict[str, str | None] = {}
+        self.docs: dict[str, MarkdownDoc] = {}
+        for path in CORE_FILES:
+            self._original[path] = self._read(path)
+            # A missing or empty core file has no structure to respect: start from the scaffold's template.
+            self.docs[path] = MarkdownDoc(self._original[path] or STARTER_FILES[path])
+        listing = self._call("list_skills")
+        self._skill_names = set() if listing == "No skills yet." else {
+            line.split(" — ", 1)[0] for line in listing.splitlines()
+        }
+        self._skills: dict[str, str | None] = {}
+
+    def skill(self, path: str) -> str | None:
+        """Current text of a skill (read once through the tools), None when it does not exist."""
+        if path not in self._skills:
+            exists = path.split("/")[1] in self._skill_names
+            self._skills[path] = self._read(path) if exists else None
+            self._original[path] = self._skills[path]
+        return self._skills[path]
+
+    def original(self, path: str) -> str | None:
+        """The file as it was when the session started (what the guards compare against)."""
+        return self._original.get(path)
+
+    def set_skill(self, path: str, text: str) -> None:
+        self._skills[path] = text
+
+    def save(self) -> None:
+        """Write every file whose text changed, core files first, in a fixed order."""
+        pending = {path: doc.render() for path, doc in self.docs.items() if doc.changed}
+        pending.update({path: text for path, text in sorted(self._skills.items()) if text is not None})
+        for path, text in pending.items():
+            if text != self._original.get(path):
+                result = self._call("write_file", path=path, content=text)
+                if result.startswith("Error:"):
+                    raise SessionError(f"builtin engine could not save {path}: {result[len('Error: '):]}")
+
+    def _read(self, path: str) -> str | None:
+        result = self._call("read_file", path=path)
+        if result == f"({path} is empty)":
+            return ""
+        if result.startswith("Error:"):
+            if "does not exist" in result:
+                return None
+            raise SessionError(f"builtin engine could not read {path}: {result[len('Error: '):]}")
+        return result
+
+    def _call(self, name: str, **arguments: str) -> str:
+        try:
+            return self._toolbox.call(name, json.dumps(arguments, sort_keys=True))
+        except SessionAborted as exc:
+            raise SessionError(f"builtin engine stopped: {exc}") from None
+
+
+class Consolidator:
+    """Applies the routing and retention rules to one fact line at a time, in history order."""
+
+    def __init__(self, files: MemoryFiles, ledger: Ledger) -> None:
+        self.files = files
+        self.ledger = ledger
+
+    def take(self, tag: str | None, text: str, day: date | None) -> None:
+        """Route one line by its tag and shape; the ledger records what happened to it."""
+        text = strip_tags(text)
+        if not text or tag == "skip":
+            return
+        if tag is None:
+            self.ledger.untagged += 1
+            return
+        if secret_rules_hit(text):
+            self.ledger.withheld += 1
+            return
+        task = parse_task(text)
+        if task is not None or tag == "ephemeral":
+            self._task(text, day)
+            return
+        procedure = parse_procedure(text)
+        if procedure is not None:
+            self._procedure(procedure)
+        elif tag == "correction":
+            self._correction(tidy_sentence(text))
+        else:
+            self._fact(tidy_sentence(text))
+
+    # facts ----------------------------------------------------------------------------------------
+
+    def _fact(self, text: str) -> None:
+        """Add a fact to its routed section unless it is already there, or refine a bullet it extends."""
+        if self._present(text):
+            self.ledger.duplicates += 1
+            return
+        route = route_fact(text)
+        doc = self.files.docs[route.path]
+        candidates = self._fact_bullets(route.path)
+        narrower = _best([b for b in candidates if covers(text, b.text)], text)
+        if narrower is not None:
+            doc.replace_bullet(narrower.index, text)
+            self.ledger.note_refined(route.path, narrower.text, text)
+        elif any(covers(b.text, text) for b in candidates):
+            self.ledger.duplicates += 1
+        else:
+            new_section_before = OPEN_TASKS if route.path == MEMORY_FILE else None
+            doc.add_bullet(route.section, text, new_section_before=new_section_before)
+            self.ledger.note_added(route.path)
+
+    def _correction(self, text: str) -> None:
+        """Replace the most similar bullet in place; with nothing similar enough, file it as a new fact."""
+        if self._present(text):
+            self.ledger.duplicates += 1
+            return
+        target = route_fact(text).path
+        ordered = [target] + [path for path in CORE_FILES if path != target]
+        scored = [(similarity(text, b.text), path, b) for path in ordered for b in self._fact_bullets(path)]
+        best = max(scored, key=lambda item: item[0], default=None)  # max keeps the first of equal scores
+        if best is None or best[0] < CORRECTION_THRESHOLD:
+            self.ledger.corrections_as_new.append(text)
+            self._fact(text)
+            return
+        _, path, bullet = best
+        self.files.docs[path].replace_bullet(bullet.index, text)
+        self.ledger.note_corrected(path, bullet.text, text)
+
+    def _present(self, text: str) -> bool:
+        key = fact_key(text)
+        return any(fact_key(b.text) == key for path in CORE_FILES for b in self._fact_bullets(path))
+
+    def _fact_bullets(self, path: str) -> list[Bullet]:
+        """Bullets that hold facts: everything except the open tasks, which follow their own rules."""
+        return [b for b in self.files.docs[path].bullets() if (b.section or "").lower() != OPEN_TASKS.lower()]
+
+    # tasks ----------------------------------------------------------------------------------------
+
+    def _task(self, text: str, day: date | None) -> None:
+        """Open, update or resolve an entry of MEMORY.md's open tasks, dated with the history entry."""
+        task = parse_task(text)
+        key = task.key if task is not None else task_key(text)
+        matches = [b for b in self._open_tasks() if _task_bullet_key(b) == key]
+        doc = self.files.docs[MEMORY_FILE]
+        if task is not None and task.done:
+            for bullet in reversed(matches):
+                doc.remove_line(bullet.index)
+            resolved = tidy_sentence(task.subject)
+            (self.ledger.tasks_resolved if matches else self.ledger.tasks_unmatched).append(resolved)
+            return
+        body = tidy_sentence(f"Task: {task.subject}" if task is not None else text)
+        line = f"({day.isoformat()}) {body}" if day is not None else body
+        if not matches:
+            doc.add_bullet(OPEN_TASKS, line)
+            self.ledger.tasks_opened.append(body)
+        elif matches[0].text == line:
+            self.ledger.duplicates += 1
+        else:
+            for bullet in reversed(matches[1:]):
+                doc.remove_line(bullet.index)
+            doc.replace_bullet(matches[0].index, line)
+            self.ledger.tasks_updated.append(body)
+
+    def prune_tasks(self, newest: date, max_age_days: int, budget: int | None) -> None:
+        """Drop dated open tasks older than `max_age_days` before the newest entry, oldest first.
+
+        At most `budget` go (None: no limit); the rest stay until a later batch has room for them.
+        """
+        oldest_kept = newest - timedelta(days=max_age_days)
+        stale: list[tuple[date, int, str]] = []
+        for bullet in self._open_tasks():
+            day, body = split_dated(bullet.text)
+            if day is not None and day < oldest_kept:
+                stale.append((day, bullet.index, body))
+        stale.sort()
+        chosen = stale if budget is None else stale[:budget]
+        self.ledger.tasks_kept_stale = len(stale) - len(chosen)
+        for _, index, _ in sorted(chosen, key=lambda item: item[1], reverse=True):
+            self.files.docs[MEMORY_FILE].remove_line(index)
+        self.ledger.tasks_pruned += [body for _, _, body in sorted(chosen, key=lambda item: item[1])]
+
+    def _open_tasks(self) -> list[Bullet]:
+        return self.files.docs[MEMORY_FILE].bullets(OPEN_TASKS)
+
+    # skills ---------------------------------------------------------------------------------------
+
+    def _procedure(self, procedure: Procedure) -> None:
+        """Create the skill, or merge new steps into the existing one; never a second copy of a step."""
+        path = f"skills/{procedure.name}/SKILL.md"
+        current = self.files.skill(path)
+        if current is None:
+            self.files.set_skill(path, skill_document(procedure))
+            self.ledger.note_skill(path, f"created with {len(procedure.steps)} steps", changed=True)
+            return
+        known = {fact_key(step) for _, step in numbered_steps(current)}
+        new_steps: list[str] = []
+        for step in procedure.steps:
+            if fact_key(step) not in known:
+                known.add(fact_key(step))
+                new_steps.append(step)
+        if new_steps:
+            self.files.set_skill(path, append_steps(current, new_steps))
+            self.ledger.note_skill(path, f"merged {len(new_steps)} new step(s)", changed=True)
+        else:
+            self.ledger.duplicates += 1
+            self.ledger.note_skill(path, "procedure repeated; every step already there", changed=False)
+
+
+def skill_document(procedure: Procedure) -> str:
+    """A new SKILL.md: front matter the guards accept, a title, and the steps as a numbered list."""
+    words = procedure.name.replace("-", " ")
+    front = yaml.safe_dump(
+        {"name": procedure.name, "description": f"Step-by-step procedure for {words}, learned from the history."},
+        sort_keys=False, allow_unicode=True, width=1000,
+    )
+    steps = "\n".join(f"{number}. {step}" for number, step in enumerate(procedure.steps, start=1))
+    return f"---\n{front}---\n\n# {words.capitalize()}\n\n{steps}\n"
+
+
+def split_dated(text: str) -> tuple[date | None, str]:
+    """"(YYYY-MM-DD) body" → (day, body); an undated or misdated bullet has no day and is never pruned."""
+    match = _DATED.match(text)
+    if match is None:
+        return None, text
+    try:
+        return date.fromisoformat(match.group(1)), match.group(2)
+    except ValueError:
+        return None, text
+
+
+def _task_bullet_key(bullet: Bullet) -> str:
+    """The task key of an open-task bullet, ignoring its date prefix."""
+    body = split_dated(bullet.text)[1]
+    task = parse_task(body)
+    return task.key if task is not None else task_key(body)
+
+
+def _best(bullets: list[Bullet], text: str) -> Bullet | None:
+    """The bullet most similar to `text`; the first one wins a tie, so the result is deterministic."""
+    return max(bullets, key=lambda b: similarity(text, b.text), default=None)

@@ -1,0 +1,117 @@
+"""What the builtin engine did to one batch, and the honest summary that becomes the commit message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nanodream.workspace import CORE_FILES
+
+SUBJECT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    old: str
+    new: str
+
+
+@dataclass
+class Ledger:
+    """Counts and changes in the order they happened; `summary()` renders them."""
+
+    skipped_lines: int = 0
+    added: dict[str, int] = field(default_factory=dict)
+    refined: list[Change] = field(default_factory=list)
+    corrected: list[Change] = field(default_factory=list)
+    corrections_as_new: list[str] = field(default_factory=list)
+    skills: list[tuple[str, str, bool]] = field(default_factory=list)
+    tasks_opened: list[str] = field(default_factory=list)
+    tasks_updated: list[str] = field(default_factory=list)
+    tasks_resolved: list[str] = field(default_factory=list)
+    tasks_unmatched: list[str] = field(default_factory=list)
+    tasks_pruned: list[str] = field(default_factory=list)
+    tasks_kept_stale: int = 0
+    duplicates: int = 0
+    withheld: int = 0
+    untagged: int = 0
+
+    def note_added(self, path: str) -> None:
+        self.added[path] = self.added.get(path, 0) + 1
+
+    def note_refined(self, path: str, old: str, new: str) -> None:
+        self.refined.append(Change(path, old, new))
+
+    def note_corrected(self, path: str, old: str, new: str) -> None:
+        self.corrected.append(Change(path, old, new))
+
+    def note_skill(self, path: str, what: str, *, changed: bool) -> None:
+        self.skills.append((path, what, changed))
+
+    @property
+    def filed(self) -> int:
+        return sum(self.added.values()) + len(self.refined)
+
+    @property
+    def changed_skills(self) -> list[str]:
+        return sorted({path for path, _, changed in self.skills if changed})
+
+    def subject(self) -> str:
+        """First line, at most 60 characters: the numbers a reviewer checks first."""
+        parts = [_count(self.filed, "fact") + " filed"]
+        optional = [
+            (len(self.corrected), _count(len(self.corrected), "correction")),
+            (len(self.tasks_resolved), _count(len(self.tasks_resolved), "task") + " resolved"),
+            (len(self.tasks_pruned), _count(len(self.tasks_pruned), "task") + " pruned"),
+            (len(self.tasks_opened) + len(self.tasks_updated),
+             _count(len(self.tasks_opened) + len(self.tasks_updated), "task") + " tracked"),
+            (len(self.changed_skills), _count(len(self.changed_skills), "skill") + " updated"),
+        ]
+        parts += [text for count, text in optional if count]
+        while len("builtin: " + ", ".join(parts)) > SUBJECT_LIMIT and len(parts) > 1:
+            parts.pop()
+        return "builtin: " + ", ".join(parts)
+
+    def summary(self, max_age_days: int) -> str:
+        lines = [self.subject()]
+        lines += self._file_lines()
+        lines += [f"- {path}: {what}" for path, what, _ in self.skills]
+        lines += [f'- corrected in {c.path}: "{c.old}" → "{c.new}"' for c in self.corrected]
+        lines += [f'- correction with no similar fact, filed as new: "{text}"' for text in self.corrections_as_new]
+        lines += [f'- refined in {c.path}: "{c.old}" → "{c.new}"' for c in self.refined]
+        lines += [f'- task opened: "{text}"' for text in self.tasks_opened]
+        lines += [f'- task updated: "{text}"' for text in self.tasks_updated]
+        lines += [f'- task resolved: "{text}"' for text in self.tasks_resolved]
+        lines += [f'- task marked done but not open, nothing removed: "{text}"' for text in self.tasks_unmatched]
+        lines += [f'- task pruned (older than {max_age_days} days): "{text}"' for text in self.tasks_pruned]
+        if self.tasks_kept_stale:
+            lines.append(f"- {_count(self.tasks_kept_stale, 'stale task')} kept for now: pruning more in one batch "
+                         "would trip the mass-deletion guard")
+        counts = [
+            (self.duplicates, _count(self.duplicates, "duplicate") + " skipped (already in memory)"),
+            (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),
+            (self.untagged, _count(self.untagged, "untagged line") + " left for a model (rules do not file them)"),
+            (self.skipped_lines, _count(self.skipped_lines, "[skip] line") + " dropped before the session"),
+        ]
+        lines += [f"- {text}" for count, text in counts if count]
+        if len(lines) == 1:
+            lines.append("- nothing in this batch matched a rule")
+        return "\n".join(lines)
+
+    def _file_lines(self) -> list[str]:
+        """One line per core file that changed: added, refined and corrected facts."""
+        lines = []
+        for path in CORE_FILES:
+            parts = [
+                (self.added.get(path, 0), "added"),
+                (sum(1 for c in self.refined if c.path == path), "refined"),
+                (sum(1 for c in self.corrected if c.path == path), "corrected"),
+            ]
+            shown = [f"{count} {label}" for count, label in parts if count]
+            if shown:
+                lines.append(f"- {path}: {', '.join(shown)}")
+        return lines
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -1,0 +1,204 @@
+"""Transparent text rules for the builtin engine: normalisation, similarity, routing, procedures, tasks.
+
+Everything here is a pure function of its input, so a person can predict (and test) where a fact goes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nanodream.workspace import SKILL_NAME
+
+USER_FILE, SOUL_FILE, MEMORY_FILE = "USER.md", "SOUL.md", "memory/MEMORY.md"
+OPEN_TASKS = "Open tasks"
+
+# A correction replaces the most similar bullet only when at least this share of their words overlap.
+CORRECTION_THRESHOLD = 0.5
+
+# Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
+STOPWORDS = frozenset({
+    "a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "from", "into", "and", "or",
+    "is", "are", "was", "were", "be", "been", "its", "it", "their", "his", "her", "this", "that", "these",
+    "those", "s",
+})
+# Words that flip a statement: a fact never counts as covering another when they differ in one of these.
+NEGATIONS = frozenset({"not", "no", "never", "dont", "don", "t", "without", "avoid", "except"})
+
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Route:
+    path: str
+    section: str
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    done: bool
+    subject: str
+
+    @property
+    def key(self) -> str:
+        return task_key(self.subject)
+
+
+# normalisation ------------------------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words without punctuation; a possessive "'s" is dropped so "User's" matches "User"."""
+    return _WORD.findall(_POSSESSIVE.sub("", text).lower())
+
+
+def fact_key(text: str) -> tuple[str, ...]:
+    """Same key ⇔ same fact up to case, punctuation, whitespace and word order."""
+    return tuple(sorted(set(words(text))))
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words that carry meaning, for similarity and coverage."""
+    return frozenset(w for w in words(text) if w not in STOPWORDS)
+
+
+def similarity(a: str, b: str) -> float:
+    """Share of meaningful words the two texts have in common (Jaccard), 0.0 when either has none."""
+    left, right = content_words(a), content_words(b)
+    if not left or not right:
+        return 0.0
+    return len(left & right) / len(left | right)
+
+
+def covers(broad: str, narrow: str) -> bool:
+    """True when `broad` says everything `narrow` says (its meaningful words include all of narrow's).
+
+    Needs at least two words in `narrow`, and no negation among the extra words, so "Run tests" is never
+    taken as covered by "Never run tests".
+    """
+    big, small = content_words(broad), content_words(narrow)
+    return len(small) >= 2 and small <= big and not (big - small) & NEGATIONS
+
+
+def tidy_sentence(text: str) -> str:
+    """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file."""
+    text = " ".join(text.split())
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+# routing ----------------------------------------------------------------------------------------
+
+
+_ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:['’]s)?\b", re.IGNORECASE)
+_FOR_AGENT = re.compile(
+    r"^(?:(?:the\s+)?(?:agent|assistant)\s+(?:should|must|shall|will|may|needs?\s+to|is\s+to|has\s+to)\b"
+    r"|always\b|never\b|don['’]?t\b|do\s+not\b)",
+    re.IGNORECASE,
+)
+_PREFERENCE = re.compile(r"\b(?:prefers?|likes?|dislikes?|loves?|hates?|wants?|enjoys?|favou?rite)\b", re.I)
+_IDENTITY = re.compile(
+    r"\b(?:name|named|lives?|based|born|works\s+(?:as|at|for)|job|role|time\s*zone|pronouns|nationality"
+    r"|speaks|native)\b",
+    re.IGNORECASE,
+)
+_SCHEDULE = re.compile(
+    r"\b(?:weekdays?|weekends?|mornings?|evenings?|hours|schedule|daily|\d{1,2}:\d{2}"
+    r"|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b",
+    re.IGNORECASE,
+)
+_TOOL_USE = re.compile(
+    r"`|\b(?:run|runs|running|command|commands|tool|tools|search|searching|grep|rg|test|tests|shell"
+    r"|terminal|scripts?)\b",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(r"^(?:we\s+)?(?:decided|decision|agreed)\b|\bdecided\s+to\b", re.IGNORECASE)
+_INFRASTRUCTURE = re.compile(
+    r"\b(?:servers?|vps|hetzner|docker|compose|containers?|caddy|nginx|tls|dns|vpn|wireguard|deploy\w*"
+    r"|staging|production|backups?|ci|systemd|cron|instance|debian|ubuntu|kubernetes|image|hosting)\b",
+    re.IGNORECASE,
+)
+
+
+def route_fact(text: str) -> Route:
+    """Which file and `##` section a plain fact belongs in; project memory is the default."""
+    if _ABOUT_USER.match(text):
+        if _PREFERENCE.search(text):
+            return Route(USER_FILE, "Preferences")
+        if _IDENTITY.search(text):
+            return Route(USER_FILE, "Identity")
+        if _SCHEDULE.search(text):
+            return Route(USER_FILE, "Schedule")
+        return Route(USER_FILE, "Preferences")
+    if _FOR_AGENT.match(text):
+        return Route(SOUL_FILE, "Tool use" if _TOOL_USE.search(text) else "Rules")
+    if _DECISION.search(text):
+        return Route(MEMORY_FILE, "Decisions")
+    if _INFRASTRUCTURE.search(text):
+        return Route(MEMORY_FILE, "Infrastructure")
+    return Route(MEMORY_FILE, "Project")
+
+
+# procedures -----------------------------------------------------------------------------------------
+
+
+_PROCEDURE = re.compile(r"^procedure\s+([\w-]+)\s*:\s*(.+)$", re.IGNORECASE | re.DOTALL)
+_STEP_NUMBER = re.compile(r"(?:^|\s)\d+[.)]\s+")
+
+
+def skill_slug(name: str) -> str | None:
+    """A valid skill folder name for `name`, or None when nothing usable is left."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].rstrip("-")
+    return slug if SKILL_NAME.match(slug) else None
+
+
+def parse_procedure(text: str) -> Procedure | None:
+    """`Procedure <name>: 1) … 2) …` → its skill name and steps; None for any other line."""
+    match = _PROCEDURE.match(text.strip())
+    if not match:
+        return None
+    name = skill_slug(match.group(1))
+    steps = tuple(tidy_step(part) for part in _STEP_NUMBER.split(match.group(2)) if tidy_step(part))
+    if name is None or not steps:
+        return None
+    return Procedure(name, steps)
+
+
+def tidy_step(text: str) -> str:
+    """One step as it reads in a numbered list: single-spaced, capitalised, no trailing separator."""
+    text = " ".join(text.split()).rstrip(";,")
+    return text[:1].upper() + text[1:]
+
+
+# tasks ------------------------------------------------------------------------------------------------
+
+
+_TASK = re.compile(r"^task(\s+done)?\s*:\s*(.+)$", re.IGNORECASE | re.DOTALL)
+_TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
+_TRAILING_PUNCTUATION = re.compile(r"[\s.!?;:,]+$")
+
+
+def parse_task(text: str) -> TaskLine | None:
+    """`Task: X (status)` opens or updates X; `Task done: X` resolves it; anything else is None."""
+    match = _TASK.match(text.strip())
+    if not match:
+        return None
+    return TaskLine(done=bool(match.group(1)), subject=match.group(2).strip())
+
+
+def task_key(subject: str) -> str:
+    """What identifies a task across updates: its words without a trailing "(status)" or punctuation."""
+    previous = None
+    while previous != subject:
+        previous = subject
+        subject = _TRAILING_PUNCTUATION.sub("", _TRAILING_NOTE.sub("", subject))
+    return " ".join(words(subject))

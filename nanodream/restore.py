@@ -1,0 +1,203 @@
+"""Undo a memory commit as a new commit: history is never rewritten and a person's edits are never lost.
+
+The undo is a real revert, computed file by file with git's three-way merge (base: the commit's
+version, theirs: its parent's, ours: what is on disk now) entirely before anything is written, so a
+conflict is refused with the workspace untouched. The result is applied through the same write-ahead
+journal as a dream, so a crash mid-restore is finished by the next run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from nanodream.commitmsg import manual_message, restore_message
+from nanodream.dream import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_journal, new_run_id, recover
+from nanodream.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.history import read_cursor
+from nanodream.journal import Journal, JournalUnreadable
+from nanodream.lock import WorkspaceBusy, workspace_lock
+from nanodream.staging import FileChange
+from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
+
+_CURSOR_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
+
+Plan = dict[str, tuple[bytes | None, bytes | None]]  # path → (on disk now, after the restore)
+
+
+@dataclass
+class RestoreReport:
+    outcome: str = "refused"  # restored | nothing-to-do | refused | busy
+    mode: str = "undo"
+    replay: bool = False
+    target: str = ""
+    target_kind: str = ""
+    target_subject: str = ""
+    commit: str | None = None
+    manual_commit: str | None = None
+    changes: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    cursor_before: int = 0
+    cursor_after: int = 0
+    recovered: str = ""
+    reason: str = ""
+    hint: str = ""
+    exit_code: int = EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Refused(Exception):
+    """Why a restore cannot go ahead, what to do instead, and the exit code that says so."""
+
+    def __init__(self, reason: str, hint: str = "", code: int = EXIT_FAILED) -> None:
+        super().__init__(reason)
+        self.reason, self.hint, self.code = reason, hint, code
+
+
+def restore_commit(workspace: Workspace, ref: str, *, before: bool = False, replay: bool = False) -> RestoreReport:
+    """Undo commit `ref` (or, with `before`, set every memory file back to just before it) as a new commit.
+
+    The cursor stays where it is unless `replay`: the person rejected those changes, so the next dream
+    must not read the same history again and re-add them.
+    """
+    report = RestoreReport(mode="before" if before else "undo", replay=replay)
+    store = GitStore(workspace)
+    report.cursor_before = report.cursor_after = read_cursor(workspace.cursor_file)
+    try:
+        if not store.exists or not store.head_sha():
+            raise Refused(f"{workspace.root} has no memory history yet", "run `nanodream init` or a first dream",
+                          EXIT_USAGE)
+        with workspace_lock(workspace):
+            _restore_locked(workspace, store, ref, report)
+    except WorkspaceBusy as exc:
+        report.outcome, report.reason, report.exit_code = "busy", str(exc), EXIT_BUSY
+        report.hint = "wait for the running dream to finish, then restore again"
+    except Refused as exc:
+        report.outcome, report.reason, report.hint, report.exit_code = "refused", exc.reason, exc.hint, exc.code
+    report.cursor_after = read_cursor(workspace.cursor_file)
+    return report
+
+
+def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: RestoreReport) -> None:
+    try:
+        report.recovered = recover(workspace, store)
+    except JournalUnreadable as exc:
+        raise Refused(str(exc)) from None
+    report.cursor_before = read_cursor(workspace.cursor_file)
+    try:
+        target = store.commit_info(store.resolve_commit(ref))
+    except UnknownCommit as exc:
+        raise Refused(str(exc), "`nanodream log` lists the commits you can restore", EXIT_USAGE) from None
+    short = target.sha[:8]
+    report.target, report.target_kind, report.target_subject = target.sha, target.kind, target.subject
+    if not target.parents:
+        raise Refused(f"{short} is the first commit of the memory history; there is nothing before it", code=EXIT_USAGE)
+    if len(target.parents) > 1:
+        raise Refused(f"{short} is a merge commit; restore one of the commits it merged instead", code=EXIT_USAGE)
+    cursor_reset = _replay_cursor(target) if report.replay else None
+
+    plan = _before_plan(store, target) if report.mode == "before" else _undo_plan(store, target, report)
+    changes = [FileChange(path, _text(path, old), _text(path, new)) for path, (old, new) in sorted(plan.items())]
+    if not changes:
+        report.outcome = "nothing-to-do"
+        report.reason = f"the memory files already match; the changes of {short} are undone"
+        return
+
+    dirty = store.dirty_paths()
+    if dirty:  # the person's own edits land first, in their own commit, exactly as before a dream
+        report.manual_commit = store.commit(manual_message(dirty), store.user_identity())
+    message = restore_message(target_sha=target.sha, target_kind=target.kind, target_subject=target.subject,
+                              mode=report.mode, changes=changes, cursor_reset=cursor_reset)
+    journal = Journal(run_id=f"restore-{new_run_id()}", message=message, cursor_end=report.cursor_before,
+                      before={c.path: c.before for c in changes}, after={c.path: c.after for c in changes},
+                      cursor_reset=cursor_reset)
+    report.commit = apply_journal(workspace, store, journal)
+    report.changes = [f"{c.path}: {c.kind} (+{c.line_counts()[0]} -{c.line_counts()[1]})" for c in changes]
+    report.outcome = "restored"
+
+
+def _replay_cursor(target: MemoryCommit) -> int:
+    """The cursor just before the batch `target` consumed, so the next run reads that batch again."""
+    match = _CURSOR_RANGE.match(target.trailers.get("Dream-Cursor", ""))
+    if target.kind != "dream" or not match:
+        raise Refused(f"--replay needs a dream commit with a history range; {target.sha[:8]} is a {target.kind} "
+                      "commit", "restore it without --replay", EXIT_USAGE)
+    return int(match.group(1)) - 1
+
+
+def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> Plan:
+    """Revert the commit's own changes onto what is on disk now; record every path that conflicts."""
+    at_target = store.tree_paths(target.sha)
+    at_parent = store.tree_paths(target.parents[0])
+    plan: Plan = {}
+    for stat in target.files:
+        path = stat.path
+        base = store.blob(at_target[path]) if path in at_target else None
+        theirs = store.blob(at_parent[path]) if path in at_parent else None
+        ours = _on_disk(store, path)
+        if ours in (base, theirs):
+            result = theirs
+        elif None in (ours, base, theirs):
+            report.conflicts.append(f"{path}: {'deleted' if ours is None else 'changed'} by a later commit")
+            continue
+        else:
+            result = store.three_way_merge(ours, base, theirs)
+            if result is None:
+                report.conflicts.append(f"{path}: later changes overlap the lines {target.sha[:8]} changed")
+                continue
+        if result != ours:
+            plan[path] = (ours, result)
+    if report.conflicts:
+        short = target.sha[:8]
+        raise Refused(f"cannot undo {short} alone: " + "; ".join(report.conflicts),
+                      f"`nanodream restore {short} --before` sets every memory file back to just before {short} "
+                      "(undoing later changes to them too)")
+    return plan
+
+
+def _before_plan(store: GitStore, target: MemoryCommit) -> Plan:
+    """Every memory file as it was at the target's parent; files created since are removed."""
+    at_parent = store.tree_paths(target.parents[0])
+    paths = set(at_parent) | set(store.tree_paths("HEAD")) | set(store.dirty_paths())
+    plan: Plan = {}
+    for path in sorted(p for p in paths if _is_memory_path(p)):
+        wanted = store.blob(at_parent[path]) if path in at_parent else None
+        ours = _on_disk(store, path)
+        if wanted != ours:
+            plan[path] = (ours, wanted)
+    return plan
+
+
+def _is_memory_path(path: str) -> bool:
+    """What `--before` resets: the memory itself, not the prompt override or the configuration."""
+    return path in CORE_FILES or path.startswith("skills/")
+
+
+def _on_disk(store: GitStore, path: str) -> bytes | None:
+    """The file's bytes now, or None; refuse what a restore must not write through or cannot commit."""
+    if not any(path == p or (p.endswith("/") and path.startswith(p)) for p in TRACKED_PATTERNS):
+        raise Refused(f"{path} is not a file nanodream versions; undo that commit with git directly")
+    root = store.workspace.root
+    parts = path.split("/")
+    for depth in range(1, len(parts) + 1):
+        if (root.joinpath(*parts[:depth])).is_symlink():
+            raise Refused(f"{'/'.join(parts[:depth])} is a symlink; nanodream only restores plain files "
+                          "inside the workspace")
+    target = root / path
+    if not target.exists():
+        return None
+    if not target.is_file():
+        raise Refused(f"{path} is not a file; move it away and restore again")
+    return target.read_bytes()
+
+
+def _text(path: str, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not UTF-8 text; restore it with git directly") from None

@@ -1,0 +1,110 @@
+"""What `log`, `show` and the slash commands tell a person about memory commits: read-only and fast.
+
+Everything comes from the commit itself (the real diff and the trailers), never from anyone's memory of
+the run; the history entries a dream consumed are looked up in history.jsonl by the commit's cursor range.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from nanodream.commitmsg import message_summary
+from nanodream.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.history import HistoryEntry, iter_after
+from nanodream.workspace import Workspace
+
+_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
+_TOKENS = re.compile(r"^in=(\d+) out=(\d+)$")
+
+
+@dataclass
+class CommitSummary:
+    """One line of `log`: the stable JSON shape documented in docs/review.md."""
+
+    sha: str
+    short: str
+    kind: str  # dream | manual | restore | init | other
+    time: str
+    author: str
+    subject: str
+    files: list[dict[str, Any]]  # {"path", "added", "removed"} from the real diff; counts null when binary
+    history: dict[str, int] | None  # {"first", "last"}: the history cursor range a dream consumed
+    tokens: dict[str, int] | None  # {"in", "out"}
+    cost: float | None
+    run: str | None
+    model: str | None
+    restores: str | None  # for a restore: the sha it undid
+    cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class CommitDetail(CommitSummary):
+    """`show`: the summary line plus the words, the consumed history and the diff."""
+
+    message: str = ""
+    summary: str = ""
+    history_entries: list[dict[str, Any]] = field(default_factory=list)
+    diff: str = ""
+
+
+def summarize(commit: MemoryCommit) -> CommitSummary:
+    trailers = commit.trailers
+    span = _RANGE.match(trailers.get("Dream-Cursor", ""))
+    tokens = _TOKENS.match(trailers.get("Dream-Tokens", ""))
+    reset = trailers.get("Dream-Cursor-Reset", "")
+    return CommitSummary(
+        sha=commit.sha, short=commit.sha[:8], kind=commit.kind, time=commit.time, author=commit.author,
+        subject=commit.subject,
+        files=[{"path": f.path, "added": f.added, "removed": f.removed} for f in commit.files],
+        history={"first": int(span.group(1)), "last": int(span.group(2))} if span else None,
+        tokens={"in": int(tokens.group(1)), "out": int(tokens.group(2))} if tokens else None,
+        cost=_cost(trailers.get("Dream-Cost")), run=trailers.get("Dream-Run"), model=trailers.get("Dream-Model"),
+        restores=trailers.get("Dream-Restores"), cursor_reset=int(reset) if reset.isdigit() else None,
+    )
+
+
+def memory_log(workspace: Workspace, limit: int | None = 20, kind: str | None = None) -> list[CommitSummary]:
+    """Commits newest first; `kind` keeps only dream, manual or restore commits."""
+    return [summarize(c) for c in GitStore(workspace).memory_commits(limit, kind=kind)]
+
+
+def commit_detail(workspace: Workspace, ref: str | None = None) -> CommitDetail:
+    """One commit in full; without `ref`, the latest dream. Raises UnknownCommit with a helpful message."""
+    store = GitStore(workspace)
+    if ref is None:
+        dreams = store.memory_commits(1, kind="dream")
+        if not dreams:
+            raise UnknownCommit("no dream commits yet; run a dream first (`nanodream run`)")
+        commit = dreams[0]
+    else:
+        commit = store.commit_info(store.resolve_commit(ref))
+    detail = CommitDetail(**asdict(summarize(commit)), message=commit.message,
+                          summary=message_summary(commit.message), diff=store.commit_diff(commit.sha))
+    if detail.history:
+        entries = consumed_entries(workspace, detail.history["first"], detail.history["last"])
+        detail.history_entries = [asdict(e) for e in entries]
+    return detail
+
+
+def consumed_entries(workspace: Workspace, first: int, last: int) -> list[HistoryEntry]:
+    """The entries of a dream's cursor range that are still in history.jsonl (it may have been compacted)."""
+    entries = []
+    stream = iter_after(workspace.history_file, first - 1)
+    for entry in stream:
+        if entry.cursor > last:
+            break
+        entries.append(entry)
+    stream.close()
+    return entries
+
+
+def _cost(raw: str | None) -> float | None:
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:  # "unknown": the provider did not report a price
+        return None

@@ -1,0 +1,292 @@
+"""Facts nanodream computes for a dream session, so the prompt's rules can be acted on, not just read.
+
+A rule such as "prune task state after 14 days" or "create a skill only when a procedure recurs in two
+sessions" is decoration unless the model can see ages and session counts. These are computed here,
+deterministically and without a model: line ages from git, sizes against caps, a skills index with thin
+skills marked, and topics that recur across distinct sessions of the batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from nanodream.gitstore import GitStore
+from nanodream.history import Batch, HistoryEntry, tagged_lines
+from nanodream.skills import parse_skill
+from nanodream.staging import Staging
+from nanodream.tools import ToolLimits
+from nanodream.workspace import CORE_FILES
+
+THIN_MIN_STEPS = 3  # a procedure with fewer steps than this is a stub
+THIN_MIN_CHARS = 200  # or a body shorter than this
+NEAR_CAP = 0.8  # share of a cap from which a file is flagged "near cap"
+MAX_SUBJECTS = 12
+MAX_WORDS = 10
+
+_HEADING = re.compile(r"^#{1,6}\s+\S")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_STEP = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+\S")
+
+
+@dataclass(frozen=True)
+class AgeRun:
+    """Consecutive lines of one section that last changed on the same day (1-based, inclusive)."""
+
+    first_line: int
+    last_line: int
+    changed: date
+
+
+@dataclass(frozen=True)
+class SectionAges:
+    heading: str  # "" for lines before the first heading
+    runs: tuple[AgeRun, ...]
+
+
+@dataclass(frozen=True)
+class FileSize:
+    path: str
+    chars: int
+    cap: int
+
+    @property
+    def near_cap(self) -> bool:
+        return self.chars >= NEAR_CAP * self.cap
+
+
+@dataclass(frozen=True)
+class SkillSignal:
+    name: str
+    description: str | None  # None when the front matter does not parse
+    size: FileSize
+    steps: int
+    body_chars: int
+    changed: date | None  # the newest line's day; None for an empty file
+
+    @property
+    def thin(self) -> bool:
+        return self.description is not None and (self.steps < THIN_MIN_STEPS or self.body_chars < THIN_MIN_CHARS)
+
+
+@dataclass(frozen=True)
+class Topic:
+    terms: tuple[str, ...]  # words and two-word phrases that occur in exactly these entries
+    sessions: tuple[str, ...]
+    cursors: tuple[int, ...]
+
+    @property
+    def subject(self) -> bool:
+        """Several terms or a phrase: something specific, unlike one frequent word."""
+        return len(self.terms) > 1 or " " in self.terms[0]
+
+
+@dataclass(frozen=True)
+class Signals:
+    today: date
+    stale_after_days: int
+    sizes: tuple[FileSize, ...]
+    ages: dict[str, tuple[SectionAges, ...]]  # per core memory file
+    skills: tuple[SkillSignal, ...]
+    topics: tuple[Topic, ...]
+
+    def age_days(self, day: date) -> int:
+        return max((self.today - day).days, 0)
+
+
+def zone(name: str) -> tzinfo:
+    """The configured time zone; an unknown name falls back to UTC (ages are then off by at most a day)."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def today_in(tz: tzinfo) -> date:
+    return datetime.now(tz).date()
+
+
+def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, store: GitStore, *,
+                    tz: tzinfo = UTC, today: date | None = None, stale_after_days: int = 14) -> Signals:
+    """Every signal for the staged files and the batch; one `git blame` per memory file, no model.
+
+    Lines git does not know (no repository yet, or not committed) count as changed today: the run
+    commits them before its session, and an unknown age must never look old enough to prune.
+    """
+    today = today or today_in(tz)
+    contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
+    line_days = {path: _line_days(store, path, text, tz, today) for path, text in contents.items()}
+    sizes = tuple(FileSize(p, len(contents[p]), limits.cap_for(p)) for p in CORE_FILES if p in contents)
+    ages = {p: section_ages(contents[p], line_days[p]) for p in CORE_FILES if p in contents}
+    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), line_days[p]) for p in staging.skill_paths())
+    topics = recurring_topics(batch.entries) if batch is not None else ()
+    return Signals(today, stale_after_days, sizes, ages, skills, tuple(topics))
+
+
+def _line_days(store: GitStore, path: str, text: str, tz: tzinfo, today: date) -> list[date]:
+    """The day each line last changed, as far as git knows."""
+    lines = git_lines(text)
+    times = store.line_times(path)
+    if times is None or len(times) != len(lines):
+        return [today] * len(lines)
+    return [today if when is None else datetime.fromtimestamp(when, tz).date() for when in times]
+
+
+# line ages ----------------------------------------------------------------------------------------------
+
+
+def git_lines(text: str) -> list[str]:
+    """Lines as git counts them (split at \\n only), so they pair up with `git blame` output."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def section_ages(text: str, days: list[date]) -> tuple[SectionAges, ...]:
+    """Group lines by markdown section, then into runs of the same day; blank lines never split a run."""
+    sections: list[tuple[str, list[AgeRun]]] = []
+    in_fence = False
+    for number, (line, day) in enumerate(zip(git_lines(text), days, strict=True), start=1):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not in_fence and _HEADING.match(line):
+            sections.append((line.strip(), []))
+        elif not sections:
+            sections.append(("", []))
+        if not line.strip():
+            continue
+        runs = sections[-1][1]
+        if runs and runs[-1].changed == day:
+            runs[-1] = AgeRun(runs[-1].first_line, number, day)
+        else:
+            runs.append(AgeRun(number, number, day))
+    return tuple(SectionAges(heading, tuple(runs)) for heading, runs in sections if runs)
+
+
+# skills -------------------------------------------------------------------------------------------------
+
+
+def skill_signal(path: str, text: str, cap: int, days: list[date] | None) -> SkillSignal:
+    """Size, step count and last change of one skill; a broken front matter is reported, never raised."""
+    try:
+        info = parse_skill(path, text)
+    except ValueError:
+        name, description, body = path.split("/")[1], None, ""
+    else:
+        name, description, body = info.name, info.description, info.body
+    steps, in_fence = 0, False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and _STEP.match(line):
+            steps += 1
+    return SkillSignal(name, description, FileSize(path, len(text), cap), steps, len(body.strip()),
+                       max(days) if days else None)
+
+
+# recurring topics ---------------------------------------------------------------------------------------
+
+# Function words plus words that occur in nearly every history line and so say nothing about a topic.
+_STOPWORD_TEXT = """
+a about above across after again against all also always am an and any are as at be because been before
+being below between both but by can cannot could did do does doing done down during each either else even
+ever every few for from further get gets got had has have having he her here hers him his how i if in into
+is it its itself just least less let like made many may me might more most much must my near need
+needs never new no nor not now of off often on once one only or other our ours out over own per please
+quite rather really same she should since so some still such than that the their theirs them then there
+these they this those though through thus to too under until up upon us use used uses using very via was
+way we well were what when where whether which while who whom whose why will with within without would
+yet you your yours
+user users agent agents said says say asked asks told wants want wanted prefer prefers preferred likes
+dislikes decided decide decision task tasks progress project yesterday today tomorrow morning evening
+thanks thank hello hi ok okay yes
+run runs ran running add adds added adding write writes wrote written writing set sets setting fix fixes
+fixed check checks checked show shows showed shown keep keeps kept stay stays goes going went come comes
+take takes took give gives gave try tried look looks looked work works worked working start started
+call called think thought sure good great nice fine bit lot thing things something anything nothing
+everything time times day days week weeks first last next two three
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_CHUNK_BREAK = re.compile(r"[,;:!?()\[\]{}\"“”]|[.](?=\s|$)|\s[-–—]\s")
+_TRIM = "'`*_.-/"
+
+
+def topic_key(word: str) -> str:
+    """A crude singular form so "invoice" and "invoices" count as one topic."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _phrases(text: str) -> Iterable[list[str]]:
+    """Runs of consecutive content words, split at punctuation and at stopwords."""
+    for chunk in _CHUNK_BREAK.split(text.lower()):
+        run: list[str] = []
+        for raw in chunk.split():
+            word = raw.strip(_TRIM)
+            if len(word) < 2 or word in STOPWORDS or not any(c.isalpha() for c in word):
+                if run:
+                    yield run
+                run = []
+            else:
+                run.append(word)
+        if run:
+            yield run
+
+
+def entry_terms(content: str) -> dict[str, str]:
+    """Candidate topics of one entry (single words and adjacent pairs), keyed by their normalised form."""
+    terms: dict[str, str] = {}
+    for _, line in tagged_lines(content):
+        for run in _phrases(line):
+            keys = [topic_key(word) for word in run]
+            for index, key in enumerate(keys):
+                terms.setdefault(key, run[index])
+                if index + 1 < len(keys):
+                    terms.setdefault(f"{key} {keys[index + 1]}", f"{run[index]} {run[index + 1]}")
+    return terms
+
+
+def session_of(entry: HistoryEntry) -> str:
+    """The entry's session; entries without a session_key count as one session per day."""
+    return entry.session_key or f"day:{entry.timestamp[:10]}"
+
+
+def recurring_topics(entries: Iterable[HistoryEntry], *, max_subjects: int = MAX_SUBJECTS,
+                     max_words: int = MAX_WORDS) -> list[Topic]:
+    """What recurs across at least two distinct sessions of the batch.
+
+    Terms that occur in exactly the same entries are one subject (a procedure retold, a preference
+    repeated): those come first, most sessions and most shared wording first. Single words follow only
+    when they span three sessions or more; in two sessions a lone word is mostly coincidence.
+    """
+    sessions: dict[str, set[str]] = {}
+    cursors: dict[str, set[int]] = {}
+    shown: dict[str, str] = {}
+    for entry in entries:
+        for key, surface in entry_terms(entry.content).items():
+            sessions.setdefault(key, set()).add(session_of(entry))
+            cursors.setdefault(key, set()).add(entry.cursor)
+            shown.setdefault(key, surface)  # dicts keep first-seen order: the tie-breaker below
+    groups: dict[frozenset[int], list[str]] = {}
+    for key in shown:
+        if len(sessions[key]) >= 2:
+            groups.setdefault(frozenset(cursors[key]), []).append(key)
+    subjects: list[Topic] = []
+    words: list[Topic] = []
+    for members in groups.values():
+        pairs = [key for key in members if " " in key]
+        keys = pairs + [key for key in members if " " not in key and not any(key in p.split(" ") for p in pairs)]
+        topic = Topic(tuple(shown[k] for k in keys), tuple(sorted(sessions[keys[0]])), tuple(sorted(cursors[keys[0]])))
+        if topic.subject:
+            subjects.append(topic)
+        elif len(topic.sessions) >= 3:
+            words.append(topic)
+    subjects.sort(key=lambda t: (-len(t.sessions), -len(t.terms)))
+    words.sort(key=lambda t: (-len(t.sessions), -len(t.cursors)))
+    return subjects[:max_subjects] + words[:max_words]

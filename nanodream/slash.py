@@ -1,0 +1,305 @@
+"""Slash commands for host agents: `/dream`, `/dream-log`, `/dream-restore`, `/dream-prompt` → markdown.
+
+A host shows whatever comes back to a person in a chat, so every outcome — including a typo, a bad
+sha, a busy workspace or an unexpected error — is a short markdown message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from nanodream.config import ConfigError, Settings, load_settings
+from nanodream.dream import EXIT_FAILED, EXIT_OK, EXIT_USAGE, RunReport, run_dream
+from nanodream.gitstore import UnknownCommit
+from nanodream.journal import JournalUnreadable
+from nanodream.prompt_override import OVERRIDE, PromptError, init_override, prompt_info
+from nanodream.restore import RestoreReport, restore_commit
+from nanodream.review import CommitDetail, CommitSummary, commit_detail, memory_log
+from nanodream.workspace import Workspace
+
+LIST_LIMIT = 10
+USAGE = {
+    "/dream": "`/dream` — consolidate the history backlog into memory now",
+    "/dream-log": "`/dream-log [sha]` — recent memory commits, or one commit in full",
+    "/dream-restore": "`/dream-restore [sha] [--before] [--replay]` — undo a dream (no sha: list what can be undone)",
+    "/dream-prompt": "`/dream-prompt [init]` — which dream prompt is active; `init` copies it for editing",
+}
+_SETTING_NAMES = {f.name for f in fields(Settings)}
+
+
+@dataclass(frozen=True)
+class SlashReply:
+    markdown: str
+    exit_code: int = EXIT_OK
+
+
+class SlashError(Exception):
+    """A request that cannot be served; the message is already markdown for the person."""
+
+
+def handle(workspace_path: str | Path, text: str, **options: Any) -> str:
+    """Answer one slash command in `workspace_path` with markdown.
+
+    `options` are settings overrides for `/dream` (e.g. `model="builtin"`), plus `engine_factory` to
+    supply the engine in-process.
+    """
+    return respond(workspace_path, text, **options).markdown
+
+
+def respond(workspace_path: str | Path, text: str, **options: Any) -> SlashReply:
+    """Like `handle`, with the exit code a command line should end with."""
+    try:
+        return _dispatch(Workspace.at(workspace_path), text, options)
+    except SlashError as exc:
+        return SlashReply(str(exc), EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - the host shows our reply to a person; a traceback helps nobody there
+        return SlashReply(f"**nanodream hit an unexpected error:** `{type(exc).__name__}: {exc}`", EXIT_FAILED)
+
+
+def _dispatch(workspace: Workspace, text: str, options: dict[str, Any]) -> SlashReply:
+    try:
+        words = shlex.split(text or "")
+    except ValueError as exc:
+        raise SlashError(f"**Could not read that command** ({exc}).\n\n{help_text()}") from None
+    if not words or not words[0].startswith("/"):
+        raise SlashError(f"**Not a slash command:** `{(text or '').strip()[:60]}`\n\n{help_text()}")
+    command, args = words[0].lower(), words[1:]
+    handlers: dict[str, Callable[[Workspace, list[str], dict[str, Any]], SlashReply]] = {
+        "/dream": _dream, "/dream-log": _dream_log, "/dream-restore": _dream_restore, "/dream-prompt": _dream_prompt,
+    }
+    if command not in handlers:
+        raise SlashError(f"**Unknown command** `{command}`.\n\n{help_text()}")
+    problem = workspace.problem()
+    if problem:
+        raise SlashError(f"**No agent workspace here:** {problem}. Create one with `nanodream init {workspace.root}`.")
+    return handlers[command](workspace, args, options)
+
+
+def help_text() -> str:
+    return "nanodream slash commands:\n" + "\n".join(f"- {line}" for line in USAGE.values())
+
+
+def _usage_error(command: str, problem: str) -> SlashError:
+    return SlashError(f"**{problem}**\n\nUsage: {USAGE[command]}")
+
+
+# /dream ---------------------------------------------------------------------------------------------
+
+
+def _dream(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    if args:
+        raise _usage_error("/dream", f"`/dream` takes no arguments (got `{' '.join(args)}`).")
+    engine_factory = options.get("engine_factory")
+    overrides = {k: v for k, v in options.items() if k != "engine_factory"}
+    unknown = sorted(set(overrides) - _SETTING_NAMES)
+    if unknown:
+        raise SlashError(f"**Unknown option(s)** {', '.join(unknown)}; "
+                         f"settings are {', '.join(sorted(_SETTING_NAMES))}")
+    try:
+        settings = load_settings(workspace, overrides)
+    except ConfigError as exc:
+        return SlashReply(f"**Configuration problem:** {exc}", EXIT_USAGE)
+    extra = {"engine_factory": engine_factory} if engine_factory else {}
+    try:
+        report = run_dream(workspace, settings, trigger="slash", **extra)
+    except JournalUnreadable as exc:
+        return SlashReply(f"**Dream not started:** {exc}", EXIT_FAILED)
+    return SlashReply(render_run(report), report.exit_code)
+
+
+def render_run(report: RunReport) -> str:
+    if report.outcome == "busy":
+        return f"**Busy:** {report.reason}. Try again when it has finished."
+    lines = []
+    if report.recovered:
+        lines.append(f"_Recovered first:_ {report.recovered}")
+    if report.manual_commit:
+        lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
+    for batch in report.batches:
+        span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
+        if batch.outcome == "committed" and batch.commit:
+            first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
+            lines.append(f"- `{batch.commit[:8]}` {span}: {first}")
+            lines += [f"  - {change}" for change in batch.changes]
+        elif batch.outcome == "no-change":
+            lines.append(f"- {span}: nothing worth keeping, no commit")
+    spend = f"tokens in {report.tokens_in} / out {report.tokens_out}, cost " + (
+        "unknown" if report.cost is None else f"${report.cost:.4f}")
+    if report.outcome == "failed":
+        lines.append(f"**Dream failed:** {report.reason}. Nothing was changed for that batch and the history "
+                     "cursor did not move.")
+    elif report.outcome == "nothing-to-do":
+        lines.append("Nothing to dream about: the history backlog is empty.")
+    else:
+        head = "**Dream committed.**" if report.commits else "**Dream done; nothing changed.**"
+        lines.insert(0, f"{head} {report.entries} history entries consumed; {spend}.")
+        if report.reason:
+            lines.append(report.reason)
+    if report.commits:
+        lines.append(f"\nSee a change with `/dream-log {report.commits[-1][:8]}`; "
+                     f"undo it with `/dream-restore {report.commits[-1][:8]}`.")
+    return "\n".join(lines)
+
+
+# /dream-log -----------------------------------------------------------------------------------------
+
+
+def _dream_log(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        raise _usage_error("/dream-log", f"Expected at most one commit sha, got `{' '.join(args)}`.")
+    if not args:
+        commits = memory_log(workspace, LIST_LIMIT)
+        if not commits:
+            return SlashReply("No memory commits yet. Run `/dream` to consolidate the history backlog.")
+        body = "\n".join(_commit_item(c) for c in commits)
+        return SlashReply(f"**Recent memory commits** (newest first)\n\n{body}\n\n"
+                          "Details of one: `/dream-log <sha>` · undo a dream: `/dream-restore <sha>`")
+    try:
+        detail = commit_detail(workspace, args[0])
+    except UnknownCommit as exc:
+        raise SlashError(f"**{exc}.** `/dream-log` lists recent commits.") from None
+    return SlashReply(render_detail(detail))
+
+
+def _commit_item(commit: CommitSummary) -> str:
+    files = ", ".join(f"{f['path']} +{f['added']} -{f['removed']}" if f["added"] is not None else f["path"]
+                      for f in commit.files)
+    parts = [f"`{commit.short}`", commit.time[:16].replace("T", " "), f"**{commit.kind}**", _inline(commit.subject)]
+    if files:
+        parts.append(files)
+    if commit.history:
+        parts.append(f"history #{commit.history['first']}..#{commit.history['last']}")
+    if commit.tokens:
+        parts.append(f"tokens {commit.tokens['in']}/{commit.tokens['out']}")
+    if commit.restores:
+        parts.append(f"undoes `{commit.restores[:8]}`")
+    return "- " + " · ".join(parts)
+
+
+def render_detail(detail: CommitDetail) -> str:
+    lines = [f"### {detail.kind} `{detail.short}` — {_inline(detail.subject)}", "",
+             " · ".join(p for p in (detail.time, detail.model or "", _spend(detail)) if p)]
+    if detail.summary:
+        lines += ["", "**Summary**", "", *[f"> {line}" if line else ">" for line in detail.summary.splitlines()]]
+    if detail.files:
+        lines += ["", "**Changes** (from the diff)", ""]
+        lines += [f"- {f['path']}: +{f['added']} -{f['removed']}" if f["added"] is not None else f"- {f['path']}"
+                  for f in detail.files]
+    if detail.history:
+        first, last = detail.history["first"], detail.history["last"]
+        lines += ["", f"**History consumed** (#{first}..#{last})", ""]
+        if detail.history_entries:
+            lines += [f"- #{e['cursor']} {e['timestamp']}: {_inline(e['content'])}" for e in detail.history_entries]
+        else:
+            lines.append("- (no longer in history.jsonl)")
+    if detail.diff.strip():
+        fence = "`" * max(3, _longest_backtick_run(detail.diff) + 1)
+        lines += ["", f"{fence}diff", detail.diff.rstrip("\n"), fence]
+    if detail.kind == "dream":
+        lines += ["", f"Undo it with `/dream-restore {detail.short}`."]
+    return "\n".join(lines)
+
+
+# /dream-restore -------------------------------------------------------------------------------------
+
+
+def _dream_restore(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    flags = [a for a in args if a.startswith("-")]
+    shas = [a for a in args if not a.startswith("-")]
+    unknown = [f for f in flags if f not in ("--before", "--replay")]
+    if unknown or len(shas) > 1 or (flags and not shas):
+        problem = f"Unknown option `{unknown[0]}`." if unknown else "Give one commit sha, then any options."
+        raise _usage_error("/dream-restore", problem)
+    if not shas:
+        return SlashReply(_restorable_list(workspace))
+    report = restore_commit(workspace, shas[0], before="--before" in flags, replay="--replay" in flags)
+    return SlashReply(render_restore(report, shas[0]), report.exit_code)
+
+
+def _restorable_list(workspace: Workspace) -> str:
+    dreams = memory_log(workspace, LIST_LIMIT, kind="dream")
+    if not dreams:
+        return "No dream commits to undo yet."
+    body = "\n".join(_commit_item(c) for c in dreams)
+    return (f"**Recent dreams** (newest first)\n\n{body}\n\n"
+            "- `/dream-restore <sha>` undoes that dream as a new commit; later changes are kept.\n"
+            "- `--before` sets every memory file back to just before it (undoing later changes too).\n"
+            "- `--replay` also lets the next dream read that history again (by default it does not, "
+            "so a rejected change is not re-added).\n"
+            "- `/dream-log <sha>` shows a dream in full first.")
+
+
+def render_restore(report: RestoreReport, ref: str) -> str:
+    if report.outcome == "busy":
+        return f"**Busy:** {report.reason}. Try again when it has finished."
+    if report.outcome == "refused":
+        text = f"**Cannot restore `{ref}`:** {report.reason}."
+        if report.conflicts:
+            text += (f"\n\nNothing was changed. To set every memory file back to just before it instead "
+                     f"(undoing later changes too): `/dream-restore {report.target[:8]} --before`")
+        elif report.hint:
+            text += f"\n\nHint: {report.hint}."
+        return text
+    if report.outcome == "nothing-to-do":
+        return f"Nothing to restore: {report.reason}."
+    what = "Set memory back to before" if report.mode == "before" else "Undid"
+    lines = [f"**{what} {report.target_kind} `{report.target[:8]}`** ({_inline(report.target_subject)}) "
+             f"in commit `{(report.commit or '')[:8]}`."]
+    if report.manual_commit:
+        lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
+    lines += [f"- {change}" for change in report.changes]
+    if report.replay:
+        lines.append(f"\nHistory cursor set back to {report.cursor_after}: the next dream reads that history again.")
+    else:
+        lines.append(f"\nHistory cursor left at {report.cursor_after}: the next dream will not re-add it.")
+    return "\n".join(lines)
+
+
+# /dream-prompt --------------------------------------------------------------------------------------
+
+
+def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    if args == ["init"]:
+        try:
+            path = init_override(workspace)
+        except PromptError as exc:
+            return SlashReply(f"**Prompt not copied:** {exc}", EXIT_FAILED)
+        return SlashReply(f"Copied the built-in dream prompt to `{path}`. Edit it; the next dream uses it.")
+    if args:
+        raise _usage_error("/dream-prompt", f"Unknown argument `{' '.join(args)}`.")
+    info = prompt_info(workspace)
+    text = f"Active dream prompt: **{info.source}** (`{info.path}`, {info.chars} chars)."
+    notes = {
+        "absent": f"Customise it with `/dream-prompt init` (copies it to `{OVERRIDE}`).",
+        "empty": f"`{OVERRIDE}` is empty, so the built-in prompt is used.",
+        "symlink": f"`{OVERRIDE}` is a symlink and is ignored.",
+        "not-a-file": f"`{OVERRIDE}` is not a file and is ignored.",
+        "active": "It is identical to the built-in prompt." if info.override_identical_to_builtin
+        else "It differs from the built-in prompt (`nanodream prompt reset` goes back).",
+    }
+    return SlashReply(f"{text}\n\n{notes[info.override_state]}")
+
+
+# helpers --------------------------------------------------------------------------------------------
+
+
+def _inline(text: str, limit: int = 160) -> str:
+    """One line of text for a list item: newlines folded, long text cut."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _spend(detail: CommitSummary) -> str:
+    if not detail.tokens:
+        return ""
+    cost = "cost unknown" if detail.cost is None else f"cost ${detail.cost:.4f}"
+    return f"tokens in {detail.tokens['in']} / out {detail.tokens['out']}, {cost}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -1,0 +1,106 @@
+"""The CLI surface: exit codes, --json shapes, clear errors, and no litellm import on light paths."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from nanodream.cli import app
+from nanodream.dream import EXIT_BUSY
+from nanodream.lock import workspace_lock
+from tests.conftest import entry, snapshot, write_history
+from tests.scripted_server import final
+
+runner = CliRunner()
+
+
+def invoke(*args: str, env: dict | None = None):
+    return runner.invoke(app, list(args), env=env)
+
+
+def test_init_creates_a_workspace_and_is_idempotent(tmp_path):
+    target = tmp_path / "agent"
+    first = invoke("init", str(target), "--json")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert set(data["created"]) >= {"SOUL.md", "USER.md", "memory/MEMORY.md", "memory/history.jsonl", ".gitignore"}
+    assert data["git_repository_created"] is True
+    second = invoke("init", str(target), "--json")
+    assert json.loads(second.output) == {"workspace": str(target), "created": [], "git_repository_created": False}
+
+
+def test_run_json_reports_outcome_tokens_and_commits(workspace, serve):
+    write_history(workspace, [entry(1, "[durable] The API uses OAuth2.")])
+    server = serve([final("Nothing to add")])
+    env = {"NANODREAM_MODEL": "openai/m", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k"}
+    result = invoke("run", "-w", str(workspace.root), "--json", env=env)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["outcome"] == "no-change" and data["entries"] == 1 and data["tokens_in"] == 100
+    assert data["batches"][0]["first_cursor"] == 1 and data["commits"] == []
+
+
+def test_failed_run_exits_non_zero_with_one_clear_line(workspace, serve):
+    write_history(workspace, [entry(1, "[durable] The API uses OAuth2.")])
+    before = snapshot(workspace)
+    server = serve([{"status": 401, "error": "bad key"}])
+    env = {"NANODREAM_MODEL": "openai/m", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k"}
+    result = invoke("run", "-w", str(workspace.root), env=env)
+    assert result.exit_code == 1
+    assert "dream failed: provider error: AuthenticationError" in result.output
+    assert snapshot(workspace) == before
+
+
+def test_busy_workspace_exits_with_the_busy_code(workspace):
+    write_history(workspace, [entry(1, "[durable] x")])
+    with workspace_lock(workspace):
+        result = invoke("run", "-w", str(workspace.root), "--json")
+    assert result.exit_code == EXIT_BUSY
+    assert json.loads(result.output)["outcome"] == "busy"
+
+
+def test_empty_backlog_says_nothing_to_do(workspace):
+    result = invoke("run", "-w", str(workspace.root), "--model", "openai/never-called")
+    assert result.exit_code == 0 and "nothing to do" in result.output
+
+
+def test_not_a_workspace_and_bad_config_are_usage_errors(tmp_path, workspace):
+    result = invoke("status", "-w", str(tmp_path / "missing"))
+    assert result.exit_code == 2 and "no workspace at" in result.output
+    (tmp_path / "empty").mkdir()
+    result = invoke("run", "-w", str(tmp_path / "empty"))
+    assert result.exit_code == 2 and "not an agent workspace" in result.output
+    workspace.config_file.write_text("batch_tokens = -1\n")
+    result = invoke("status", "-w", str(workspace.root))
+    assert result.exit_code == 2 and "batch_tokens must be greater than 0" in result.output
+
+
+def test_status_reports_backlog_and_cursor(workspace):
+    write_history(workspace, [entry(1, "a"), "{broken", entry(2, "b"), entry(5, "c")])
+    workspace.cursor_file.write_text("1\n")
+    data = json.loads(invoke("status", "-w", str(workspace.root), "--json").output)
+    assert (data["cursor"], data["pending_entries"], data["last_history_cursor"]) == (1, 2, 5)
+    assert data["model"] == "builtin" and data["prompt_source"] == "built-in"
+
+
+def test_workspace_defaults_to_the_environment_variable(workspace):
+    result = invoke("status", "--json", env={"NANODREAM_WORKSPACE": str(workspace.root)})
+    assert json.loads(result.output)["workspace"] == str(workspace.root)
+
+
+def test_help_and_status_do_not_import_litellm(workspace):
+    """A fresh interpreter, because this test process may already hold litellm."""
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from nanodream.cli import app\n"
+        "r = CliRunner()\n"
+        "assert r.invoke(app, ['--help']).exit_code == 0\n"
+        f"assert r.invoke(app, ['status', '-w', {str(workspace.root)!r}]).exit_code == 0\n"
+        "print('litellm' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

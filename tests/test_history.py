@@ -1,0 +1,89 @@
+"""The backlog reader: tolerant of bad lines, bisects to the cursor, cuts batches by token budget."""
+
+from __future__ import annotations
+
+import json
+
+from nanodream.history import (
+    drop_skip_lines,
+    iter_after,
+    next_batch,
+    parse_line,
+    read_cursor,
+    scan_backlog,
+    tagged_lines,
+    write_cursor,
+)
+from tests.conftest import entry, write_history
+
+
+def test_parse_line_accepts_nanobot_entries_and_rejects_wrong_types():
+    good = parse_line(json.dumps({"cursor": 3, "timestamp": "2026-10-01 10:00", "content": "x", "session_key": "a"}))
+    assert good is not None and good.cursor == 3 and good.session_key == "a"
+    assert parse_line(json.dumps({"cursor": 3, "timestamp": "t", "content": "x"})).session_key is None
+    for bad in ('{"cursor": "3", "timestamp": "t", "content": "x"}', '{"cursor": 0, "timestamp": "t", "content": "x"}',
+                '{"cursor": true, "timestamp": "t", "content": "x"}', '{"cursor": 1, "timestamp": 5, "content": "x"}',
+                '{"cursor": 1, "timestamp": "t", "content": ["x"]}',
+                '{"cursor": 1, "timestamp": "t", "content": "x", "session_key": 7}',
+                "[1, 2]", "not json", '{"cursor": 4, "timestamp": "2026-10-0', b"\xff\xfe"):
+        assert parse_line(bad) is None, bad
+
+
+def test_malformed_lines_are_skipped_and_counted_never_fatal(workspace):
+    write_history(workspace, [entry(1, "[durable] a"), '{"cursor": 2, "timest', "", "[]", entry(3, "[durable] b")])
+    counter: dict[str, int] = {}
+    assert [e.cursor for e in iter_after(workspace.history_file, 0, counter)] == [1, 3]
+    assert counter["malformed"] == 2
+    batch = next_batch(workspace.history_file, 0, 10_000)
+    assert batch.malformed_lines == 2 and [e.cursor for e in batch.entries] == [1, 3]
+
+
+def test_reading_after_the_cursor_matches_a_linear_scan_with_gaps_and_bad_lines(workspace):
+    lines: list = []
+    for cursor in range(1, 400, 3):
+        lines.append(entry(cursor, f"[durable] fact {cursor} " + "y" * (cursor % 17)))
+        if cursor % 50 == 1:
+            lines.append("garbage line {")
+    write_history(workspace, lines)
+    cursors = [e["cursor"] for e in lines if isinstance(e, dict)]
+    for start in (0, 1, 2, 3, 4, 150, 151, 396, 397, 398, 1000):
+        expected = [c for c in cursors if c > start]
+        assert [e.cursor for e in iter_after(workspace.history_file, start)] == expected, start
+
+
+def test_skip_lines_are_dropped_before_the_model_and_counted(workspace):
+    write_history(workspace, [entry(1, "[permanent] keep me\n[skip] hello there\n - [SKIP] bye")])
+    batch = next_batch(workspace.history_file, 0, 10_000)
+    assert batch.entries[0].content == "[permanent] keep me"
+    assert batch.skipped_lines == 2
+    assert drop_skip_lines("[skip] only chatter") == ("", 1)
+
+
+def test_tags_are_recognised_case_insensitively_and_untagged_text_is_kept():
+    assert tagged_lines("[Correction] X is Y\nraw summary line\n\n- [durable] Z") == [
+        ("correction", "X is Y"), (None, "raw summary line"), ("durable", "Z")]
+
+
+def test_batches_are_cut_by_tokens_and_an_oversized_entry_goes_alone(workspace):
+    write_history(workspace, [entry(1, "a" * 40), entry(2, "b" * 4000), entry(3, "c" * 40), entry(4, "d" * 40)])
+    first = next_batch(workspace.history_file, 0, 100)
+    assert [e.cursor for e in first.entries] == [1] and first.more_after
+    second = next_batch(workspace.history_file, 1, 100)
+    assert [e.cursor for e in second.entries] == [2]  # larger than the budget, processed alone
+    third = next_batch(workspace.history_file, 2, 100)
+    assert [e.cursor for e in third.entries] == [3, 4] and not third.more_after
+    assert next_batch(workspace.history_file, 4, 100) is None
+
+
+def test_missing_history_means_an_empty_backlog(workspace):
+    workspace.history_file.unlink()
+    assert next_batch(workspace.history_file, 0, 100) is None
+    assert scan_backlog(workspace.history_file, 0).pending == 0
+
+
+def test_cursor_file_missing_or_unreadable_means_zero(workspace):
+    assert read_cursor(workspace.cursor_file) == 0
+    workspace.cursor_file.write_text("not a number")
+    assert read_cursor(workspace.cursor_file) == 0
+    write_cursor(workspace.cursor_file, 42)
+    assert workspace.cursor_file.read_text() == "42\n" and read_cursor(workspace.cursor_file) == 42

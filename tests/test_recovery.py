@@ -1,0 +1,81 @@
+"""The journal: an apply interrupted after validation is finished, or undone, on the next start."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.dream import run_dream
+from nanodream.gitstore import GitStore
+from nanodream.history import read_cursor
+from nanodream.journal import Journal
+from tests.conftest import entry, git, llm_settings, write_history
+from tests.scripted_server import call, final
+
+RULE_EDIT = call("edit_file", path="SOUL.md", old_text="## Rules\n", new_text="## Rules\n\n- Be brief.\n")
+
+
+class Crash(BaseException):
+    """Stands in for the process dying: nothing after it runs, not even `except Exception` handlers."""
+
+
+def crash_on_commit(monkeypatch):
+    def die(self, message, author):
+        raise Crash()
+    monkeypatch.setattr(GitStore, "commit", die)
+
+
+def test_crash_between_apply_and_commit_is_rolled_forward(workspace, serve, monkeypatch):
+    write_history(workspace, [entry(1, "[permanent] be brief")])
+    server = serve([RULE_EDIT, final("Added a rule")])
+    with monkeypatch.context() as patch:
+        crash_on_commit(patch)
+        with pytest.raises(Crash):
+            run_dream(workspace, llm_settings(server))
+    assert workspace.journal_file.exists() and read_cursor(workspace.cursor_file) == 0
+    report = run_dream(workspace, llm_settings(server))
+    assert report.recovered.startswith("completed interrupted run")
+    assert report.manual_commit is None  # the half-applied dream is not mistaken for hand edits
+    assert git(workspace, "log", "-1", "--format=%s") == "dream: Added a rule"
+    assert "- Be brief." in (workspace.root / "SOUL.md").read_text()
+    assert read_cursor(workspace.cursor_file) == 1 and not workspace.journal_file.exists()
+    assert report.outcome == "nothing-to-do"
+
+
+def test_crash_after_commit_before_cursor_write_does_not_reconsume(workspace, serve, monkeypatch):
+    write_history(workspace, [entry(1, "[permanent] be brief")])
+    server = serve([RULE_EDIT, final("Added a rule")])
+    with monkeypatch.context() as patch:
+        patch.setattr("nanodream.dream._advance_cursor", lambda ws, c: (_ for _ in ()).throw(Crash()))
+        with pytest.raises(Crash):
+            run_dream(workspace, llm_settings(server))
+    commits = git(workspace, "rev-list", "--count", "HEAD")
+    report = run_dream(workspace, llm_settings(server))
+    assert "commit had landed" in report.recovered
+    assert git(workspace, "rev-list", "--count", "HEAD") == commits
+    assert read_cursor(workspace.cursor_file) == 1
+
+
+def test_hand_edit_after_a_crash_is_kept_and_the_dream_is_undone(workspace, serve, monkeypatch):
+    write_history(workspace, [entry(1, "[correction] everything changed")])  # justifies the rewrites
+    server = serve([call("write_file", path="SOUL.md", content="# Soul\n\n- dream version\n"),
+                    call("write_file", path="USER.md", content="# User\n\n- dream user\n"), final("rewrote")])
+    original_user = (workspace.root / "USER.md").read_text()
+    with monkeypatch.context() as patch:
+        crash_on_commit(patch)
+        with pytest.raises(Crash):
+            run_dream(workspace, llm_settings(server))
+    (workspace.root / "SOUL.md").write_text("# Soul\n\n- typed by the person\n")
+    server.script[:] = [final("nothing")]
+    report = run_dream(workspace, llm_settings(server))
+    assert "abandoned interrupted run" in report.recovered
+    assert (workspace.root / "SOUL.md").read_text() == "# Soul\n\n- typed by the person\n"
+    assert (workspace.root / "USER.md").read_text() == original_user
+    assert report.manual_commit is not None  # the person's edit is committed as theirs
+    assert read_cursor(workspace.cursor_file) == 1  # the batch was consumed again by this run
+
+
+def test_unreadable_journal_is_reported_not_guessed(workspace):
+    workspace.state_dir.mkdir(exist_ok=True)
+    workspace.journal_file.write_text("{not json")
+    with pytest.raises(Exception, match="unreadable"):
+        Journal.load(workspace)

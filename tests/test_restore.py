@@ -1,0 +1,285 @@
+"""Undoing memory commits over real histories: several dreams with a hand edit in between."""
+
+from __future__ import annotations
+
+import pytest
+
+import nanodream.dream
+from nanodream.dream import EXIT_BUSY, EXIT_FAILED, EXIT_USAGE, recover
+from nanodream.gitstore import GitStore
+from nanodream.history import read_cursor
+from nanodream.journal import Journal
+from nanodream.lock import workspace_lock
+from nanodream.restore import restore_commit
+from tests.conftest import entry, git, snapshot
+from tests.memory_engine import LiteralEngine, build_history, dream
+
+MEMORY, USER, SOUL = "memory/MEMORY.md", "USER.md", "SOUL.md"
+
+
+def read(ws, path: str) -> str:
+    return (ws.root / path).read_text()
+
+
+@pytest.fixture
+def history(workspace):
+    return workspace, build_history(workspace)
+
+
+def test_undoing_a_middle_dream_keeps_earlier_and_later_changes(history):
+    ws, shas = history
+    old_head = git(ws, "rev-parse", "HEAD")
+    report = restore_commit(ws, shas["b"][:8])
+
+    assert report.outcome == "restored", report.reason
+    assert "Deploys on Fridays" not in read(ws, MEMORY)
+    assert "- Uses postgres 16" in read(ws, MEMORY)  # earlier dream a
+    assert "- Lives in Lyon" in read(ws, USER)  # later dream c
+    assert "Hand rule" in read(ws, SOUL)  # the hand edit in between
+    assert report.changes == [f"{MEMORY}: modified (+0 -1)"]
+    # a new commit on top; nothing rewritten
+    assert git(ws, "rev-parse", "HEAD~1") == old_head
+    message = git(ws, "log", "-1", "--format=%B")
+    assert message.startswith(f"restore: undo dream {shas['b'][:8]}")
+    assert f"Dream-Kind: restore\nDream-Restores: {shas['b']}\nDream-Restore-Mode: undo" in message
+    assert "Dream-Cursor-Reset" not in message
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def test_undo_merges_around_a_later_edit_of_the_same_file(history):
+    ws, shas = history
+    memory = ws.root / MEMORY
+    memory.write_text(memory.read_text().replace("# Memory\n", "# Memory of ledgerline\n"))
+    git(ws, "commit", "-qam", "retitle")
+    report = restore_commit(ws, shas["b"])
+    assert report.outcome == "restored", report.reason
+    assert read(ws, MEMORY).startswith("# Memory of ledgerline\n")
+    assert "Fridays" not in read(ws, MEMORY) and "- Uses postgres 16\n" in read(ws, MEMORY)
+
+
+def test_a_hand_edit_next_to_the_undone_line_counts_as_a_conflict(history):
+    ws, shas = history
+    (ws.root / MEMORY).write_text(read(ws, MEMORY) + "- hand: staging is eu-west\n")
+    before = snapshot(ws)
+    report = restore_commit(ws, shas["b"])
+    assert report.outcome == "refused" and report.conflicts  # git's rule: adjacent edits overlap
+    assert snapshot(ws) == before
+
+
+def test_conflicting_restore_refuses_and_changes_nothing(history):
+    ws, shas = history
+    dream(ws, entry(6, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
+    before = snapshot(ws)
+    report = restore_commit(ws, shas["b"])
+    assert report.outcome == "refused" and report.exit_code == EXIT_FAILED
+    assert f"cannot undo {shas['b'][:8]} alone" in report.reason and MEMORY in report.reason
+    assert report.conflicts == [f"{MEMORY}: later changes overlap the lines {shas['b'][:8]} changed"]
+    assert f"nanodream restore {shas['b'][:8]} --before" in report.hint
+    assert snapshot(ws) == before
+    assert git(ws, "status", "--porcelain") == ""
+    assert not ws.journal_file.exists()
+
+
+def test_conflict_with_hand_edits_pending_commits_nothing_either(history):
+    ws, shas = history
+    dream(ws, entry(6, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
+    (ws.root / USER).write_text(read(ws, USER) + "- hand: likes rain\n")
+    before = snapshot(ws)
+    report = restore_commit(ws, shas["b"])
+    assert report.outcome == "refused"
+    assert snapshot(ws) == before  # the pending hand edit is neither committed nor lost
+    assert git(ws, "status", "--porcelain") == f"M {USER}"
+
+
+def test_before_restores_exactly_the_earlier_bytes_as_a_new_commit(history):
+    ws, shas = history
+    dream(ws, entry(6, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
+    skill = ws.root / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(b"---\nname: deploy\ndescription: Deploy\n---\n\n1. ship\n")
+    (ws.root / MEMORY).write_bytes((ws.root / MEMORY).read_bytes().replace(b"\n", b"\r\n", 1))  # odd bytes too
+    old_head = git(ws, "rev-parse", "HEAD")
+
+    report = restore_commit(ws, shas["b"], before=True)
+
+    assert report.outcome == "restored", report.reason
+    parent = f"{shas['b']}^"
+    for path in (MEMORY, USER, SOUL):
+        assert (ws.root / path).read_bytes() == git_bytes(ws, f"{parent}:{path}"), path
+    assert not skill.exists() and not skill.parent.exists()  # created after b: gone in the restore
+    assert git(ws, "log", "-1", "--format=%s", "HEAD~1").startswith("manual: hand edits")  # the hand edits kept
+    assert git(ws, "rev-parse", "HEAD~2") == old_head
+    assert git(ws, "show", "HEAD~1:skills/deploy/SKILL.md").startswith("---")
+    assert "Dream-Restore-Mode: before" in git(ws, "log", "-1", "--format=%B")
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def git_bytes(ws, spec: str) -> bytes:
+    import subprocess
+
+    return subprocess.run(["git", "show", spec], cwd=ws.root, check=True, capture_output=True).stdout
+
+
+def test_without_replay_the_cursor_stays_and_the_next_run_does_not_readd(history):
+    ws, shas = history
+    assert read_cursor(ws.cursor_file) == 5
+    report = restore_commit(ws, shas["b"])
+    assert report.cursor_before == report.cursor_after == 5
+
+    engine = LiteralEngine()
+    rerun = dream(ws, engine=engine)  # same history, nothing new
+    assert rerun.outcome == "nothing-to-do" and engine.batches == []
+    assert "Fridays" not in read(ws, MEMORY)
+
+    ws.cursor_file.unlink()  # even a lost cursor is fast-forwarded from the commits, not re-read from 0
+    rerun = dream(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"), engine=engine)
+    assert "fast-forwarded to 5" in rerun.recovered
+    assert engine.batches == [(6, 6)]
+    assert "- Uses redis" in read(ws, MEMORY) and "Fridays" not in read(ws, MEMORY)
+
+
+def test_replay_rewinds_the_cursor_and_the_run_does_not_fast_forward_past_it(history):
+    ws, shas = history
+    report = restore_commit(ws, shas["b"], replay=True)
+    assert report.outcome == "restored"
+    assert report.cursor_before == 5 and report.cursor_after == 2
+    assert "Dream-Cursor-Reset: 2" in git(ws, "log", "-1", "--format=%B")
+    assert GitStore(ws).cursor_mark() == 2
+
+    engine = LiteralEngine()
+    rerun = dream(ws, engine=engine)
+    assert "fast-forward" not in rerun.recovered
+    assert engine.batches == [(3, 5)]  # the batch is consumed again
+    assert read(ws, MEMORY).count("- Deploys on Fridays") == 1
+    assert read(ws, USER).count("- Lives in Lyon") == 2  # replay reads c's entry too: the documented price
+    assert read_cursor(ws.cursor_file) == 5
+
+
+def test_a_crash_after_a_replay_commit_still_rewinds_on_recovery(history, monkeypatch):
+    ws, shas = history
+
+    def crash(workspace, journal):
+        raise KeyboardInterrupt("power cut")
+
+    monkeypatch.setattr(nanodream.dream, "_settle_cursor", crash)
+    with pytest.raises(KeyboardInterrupt):
+        restore_commit(ws, shas["b"], replay=True)
+    monkeypatch.undo()
+    assert Journal.load(ws) is not None and read_cursor(ws.cursor_file) == 5
+    note = recover(ws, GitStore(ws))
+    assert "finished interrupted run restore-" in note
+    assert read_cursor(ws.cursor_file) == 2 and Journal.load(ws) is None
+
+
+def test_replay_needs_a_dream_commit(history):
+    ws, shas = history
+    before = snapshot(ws)
+    report = restore_commit(ws, shas["manual"], replay=True)
+    assert report.outcome == "refused" and report.exit_code == EXIT_USAGE
+    assert "--replay needs a dream commit" in report.reason
+    assert snapshot(ws) == before
+
+
+def test_hand_edits_are_committed_first_then_the_restore(history):
+    ws, shas = history
+    (ws.root / USER).write_text(read(ws, USER) + "- hand: likes rain\n")
+    report = restore_commit(ws, shas["b"])
+    assert report.outcome == "restored" and report.manual_commit
+    assert git(ws, "log", "-1", "--format=%s", "HEAD~1").startswith("manual: hand edits to USER.md")
+    assert "- hand: likes rain" in read(ws, USER) and "Fridays" not in read(ws, MEMORY)
+    assert git(ws, "show", "--format=", "--stat", "HEAD").count("|") == 1  # the restore holds only its own change
+
+
+def test_restore_refuses_while_a_run_holds_the_lock(history):
+    ws, shas = history
+    before = snapshot(ws)
+    with workspace_lock(ws):
+        report = restore_commit(ws, shas["b"])
+    assert report.outcome == "busy" and report.exit_code == EXIT_BUSY
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize("ref,message", [
+    ("0123456789abcdef", "no commit '0123456789abcdef'"),
+    ("--help", "is not a commit"),
+    ("", "is not a commit"),
+])
+def test_unknown_revision_is_a_usage_error(history, ref, message):
+    ws, _ = history
+    before = snapshot(ws)
+    report = restore_commit(ws, ref)
+    assert report.outcome == "refused" and report.exit_code == EXIT_USAGE and message in report.reason
+    assert "nanodream log" in report.hint
+    assert snapshot(ws) == before
+
+
+def test_first_commit_and_commits_outside_history_are_refused(history):
+    ws, _ = history
+    root = git(ws, "rev-list", "--max-parents=0", "HEAD")
+    assert "nothing before it" in restore_commit(ws, root).reason
+    git(ws, "checkout", "-q", "-b", "side")
+    (ws.root / USER).write_text("side\n")
+    git(ws, "commit", "-qam", "side")
+    side = git(ws, "rev-parse", "HEAD")
+    git(ws, "checkout", "-q", "main")
+    report = restore_commit(ws, side)
+    assert report.exit_code == EXIT_USAGE and "not in the current memory history" in report.reason
+
+
+def test_restoring_twice_is_nothing_to_do(history):
+    ws, shas = history
+    assert restore_commit(ws, shas["b"]).outcome == "restored"
+    head = git(ws, "rev-parse", "HEAD")
+    again = restore_commit(ws, shas["b"])
+    assert again.outcome == "nothing-to-do" and again.exit_code == 0 and "already" in again.reason
+    assert git(ws, "rev-parse", "HEAD") == head
+
+
+def test_undoing_a_restore_brings_the_change_back(history):
+    ws, shas = history
+    restore_commit(ws, shas["b"])
+    report = restore_commit(ws, "HEAD")
+    assert report.outcome == "restored" and report.target_kind == "restore"
+    assert "- Deploys on Fridays" in read(ws, MEMORY)
+
+
+def test_undoing_a_dream_that_created_a_skill_deletes_it(workspace):
+    engine = LiteralEngine()
+    dream(workspace, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"), engine=engine)
+    skill = workspace.root / "skills" / "release" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release\ndescription: Cut a release\n---\n\n1. tag\n")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "dream: add skill\n\nDream-Kind: dream\nDream-Cursor: 2..2")
+    report = restore_commit(workspace, "HEAD")
+    assert report.outcome == "restored" and report.changes == ["skills/release/SKILL.md: deleted (+0 -6)"]
+    assert not skill.parent.exists()
+
+
+def test_a_symlinked_skill_folder_is_never_written_through(workspace, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    skill = workspace.root / "skills" / "release" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release\ndescription: Cut a release\n---\n\n1. tag\n")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "dream: add skill\n\nDream-Kind: dream\nDream-Cursor: 1..1")
+    workspace.cursor_file.write_text("1\n")
+    git(workspace, "rm", "-rq", "skills/release")
+    git(workspace, "commit", "-qm", "manual: drop skill\n\nDream-Kind: manual")
+    (workspace.root / "skills").mkdir(exist_ok=True)
+    (workspace.root / "skills" / "release").symlink_to(outside, target_is_directory=True)
+    before = snapshot(workspace)
+    report = restore_commit(workspace, "HEAD")  # would recreate skills/release/SKILL.md
+    assert report.outcome == "refused" and "skills/release is a symlink" in report.reason
+    assert list(outside.iterdir()) == [] and snapshot(workspace) == before
+
+
+def test_files_outside_the_memory_are_left_to_git(workspace):
+    (workspace.root / "notes.txt").write_text("not memory\n")
+    git(workspace, "add", "-f", "notes.txt")
+    git(workspace, "commit", "-qm", "add notes by hand")
+    before = snapshot(workspace)
+    report = restore_commit(workspace, "HEAD")
+    assert report.outcome == "refused" and "notes.txt is not a file nanodream versions" in report.reason
+    assert snapshot(workspace) == before

@@ -1,0 +1,231 @@
+"""Signals: line ages from real git history, recurrence across sessions, thin skills, sizes against caps."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from zoneinfo import ZoneInfo
+
+from nanodream.gitstore import GitStore
+from nanodream.history import Batch, HistoryEntry
+from nanodream.signals import (
+    AgeRun,
+    compute_signals,
+    recurring_topics,
+    section_ages,
+    skill_signal,
+)
+from nanodream.staging import Staging
+from nanodream.tools import ToolLimits
+from tests.gitdates import commit_at
+
+TODAY = date(2026, 10, 15)
+LIMITS = ToolLimits(max_file_chars=1000, max_skill_chars=500)
+
+MEMORY_V1 = """# Project memory
+
+## Ledgerline
+- ledgerline is an invoice service.
+- It uses PostgreSQL 15.
+
+## Open tasks
+- Migrate the invoices table.
+"""
+
+MEMORY_V2 = """# Project memory
+
+## Ledgerline
+- ledgerline is an invoice service.
+- It uses PostgreSQL 16.
+
+## Open tasks
+- Migrate the invoices table.
+- Add PDF export.
+"""
+
+
+def signals_for(ws, **kwargs):
+    return compute_signals(Staging(ws), LIMITS, None, GitStore(ws), today=TODAY, **kwargs)
+
+
+def test_line_ages_come_from_the_commit_that_last_changed_each_line(workspace):
+    memory = workspace.root / "memory/MEMORY.md"
+    memory.write_text(MEMORY_V1)
+    commit_at(workspace, "2026-09-01T12:00:00Z")
+    memory.write_text(MEMORY_V2)
+    commit_at(workspace, "2026-10-10T12:00:00Z")
+
+    ages = signals_for(workspace).ages["memory/MEMORY.md"]
+
+    old, new = date(2026, 9, 1), date(2026, 10, 10)
+    assert [(s.heading, s.runs) for s in ages] == [
+        ("# Project memory", (AgeRun(1, 1, old),)),
+        ("## Ledgerline", (AgeRun(3, 4, old), AgeRun(5, 5, new))),
+        ("## Open tasks", (AgeRun(7, 8, old), AgeRun(9, 9, new))),
+    ]
+
+
+def test_uncommitted_lines_count_as_changed_today(workspace):
+    memory = workspace.root / "memory/MEMORY.md"
+    memory.write_text(MEMORY_V1)
+    commit_at(workspace, "2026-09-01T12:00:00Z")
+    memory.write_text(MEMORY_V1 + "- Hand-added, not committed.\n")
+
+    runs = signals_for(workspace).ages["memory/MEMORY.md"][-1].runs
+    assert runs[-1] == AgeRun(9, 9, TODAY)
+    assert runs[0].changed == date(2026, 9, 1)
+
+
+def test_line_dates_follow_the_configured_time_zone(workspace):
+    (workspace.root / "USER.md").write_text("# About Maya\n- Lives in Stockholm.\n")
+    commit_at(workspace, "2026-09-01T23:30:00Z")  # already 2 September in Stockholm
+
+    in_utc = signals_for(workspace).ages["USER.md"]
+    in_stockholm = signals_for(workspace, tz=ZoneInfo("Europe/Stockholm")).ages["USER.md"]
+    assert in_utc[0].runs[0].changed == date(2026, 9, 1)
+    assert in_stockholm[0].runs[0].changed == date(2026, 9, 2)
+
+
+def test_without_a_repository_every_line_is_new_never_old_enough_to_prune(workspace):
+    shutil.rmtree(workspace.root / ".git")  # a nanobot workspace before its first run
+    signals = signals_for(workspace)
+    assert {run.changed for s in signals.ages["USER.md"] for run in s.runs} == {TODAY}
+
+
+def test_sections_ignore_headings_inside_code_fences_and_blank_lines_do_not_split_runs():
+    text = "## Steps\n- one\n\n- two\n```sh\n# not a heading\n```\n## Next\n- three\n"
+    day = date(2026, 10, 1)
+    sections = section_ages(text, [day] * 9)
+    assert [(s.heading, s.runs) for s in sections] == [
+        ("## Steps", (AgeRun(1, 7, day),)),
+        ("## Next", (AgeRun(8, 9, day),)),
+    ]
+
+
+def test_sizes_are_measured_against_each_files_cap_and_flag_near_cap(workspace):
+    (workspace.root / "USER.md").write_text("x" * 850)
+    sizes = {s.path: s for s in signals_for(workspace).sizes}
+    assert (sizes["USER.md"].chars, sizes["USER.md"].cap, sizes["USER.md"].near_cap) == (850, 1000, True)
+    assert not sizes["SOUL.md"].near_cap
+
+
+# skills -------------------------------------------------------------------------------------------------
+
+FULL_SKILL = """---
+name: release
+description: Cut a release of ledgerline
+---
+
+1. Run `make test` and stop if anything fails; the release must be green.
+2. Tag the commit with `git tag vX.Y.Z` using the next semantic version.
+3. Push the tag with `git push origin vX.Y.Z` so CI builds the images.
+4. On the VPS run `docker compose pull && docker compose up -d`.
+"""
+
+THIN_SKILL = """---
+name: deploy
+description: Deploy ledgerline
+---
+
+1. Run `make deploy`.
+```sh
+- not a step
+- nor this
+```
+"""
+
+
+def test_a_skill_with_few_steps_is_thin_and_code_blocks_do_not_count_as_steps():
+    thin = skill_signal("skills/deploy/SKILL.md", THIN_SKILL, 500, None)
+    assert (thin.steps, thin.thin) == (1, True)
+    full = skill_signal("skills/release/SKILL.md", FULL_SKILL, 500, None)
+    assert (full.steps, full.thin) == (4, False)
+
+
+def test_a_short_skill_is_thin_even_with_enough_steps():
+    short = "---\nname: tiny\ndescription: Tiny\n---\n\n1. a\n2. b\n3. c\n"
+    assert skill_signal("skills/tiny/SKILL.md", short, 500, None).thin
+
+
+def test_a_broken_skill_is_reported_not_raised_and_not_called_thin():
+    broken = skill_signal("skills/broken/SKILL.md", "no front matter here", 500, None)
+    assert broken.description is None and not broken.thin
+    assert broken.name == "broken"
+
+
+def test_skills_index_carries_size_and_last_change_from_git(workspace):
+    (workspace.root / "skills/release").mkdir()
+    (workspace.root / "skills/release/SKILL.md").write_text(FULL_SKILL)
+    commit_at(workspace, "2026-09-20T12:00:00Z")
+    [skill] = signals_for(workspace).skills
+    assert skill.name == "release" and skill.size.chars == len(FULL_SKILL) and skill.size.cap == 500
+    assert skill.changed == date(2026, 9, 20)
+
+
+# recurring topics ----------------------------------------------------------------------------------------
+
+
+def entry(cursor: int, content: str, session: str | None, day: str = "2026-10-05") -> HistoryEntry:
+    return HistoryEntry(cursor, f"{day} 10:00", content, session)
+
+
+def test_a_procedure_told_in_two_sessions_is_one_subject_with_its_sessions_and_entries():
+    topics = recurring_topics([
+        entry(1, "[durable] Procedure release: run `make test`, then tag with git tag.", "cli:direct"),
+        entry(2, "[permanent] User prefers dark mode.", "telegram:1"),
+        entry(3, "[durable] Procedure release: run `make test`, then tag with git tag.", "slack:C1"),
+    ])
+    [release] = [t for t in topics if "procedure release" in t.terms]
+    assert release.sessions == ("cli:direct", "slack:C1")
+    assert release.cursors == (1, 3)
+    assert {"git tag", "make test"} <= set(release.terms)
+    assert not any("dark mode" in t.terms for t in topics)  # said once
+    assert not any(term in ("permanent", "durable") for t in topics for term in t.terms)  # tags are not topics
+
+
+def test_repetition_inside_one_session_is_not_recurrence():
+    topics = recurring_topics([
+        entry(1, "User prefers dark mode.", "telegram:1"),
+        entry(2, "User prefers dark mode in all tools.", "telegram:1"),
+    ])
+    assert topics == []
+
+
+def test_entries_without_a_session_key_count_as_one_session_per_day():
+    same_day = recurring_topics([entry(1, "nightly backups to storage box", None),
+                                 entry(2, "nightly backups to storage box", None)])
+    two_days = recurring_topics([entry(1, "nightly backups to storage box", None, "2026-10-05"),
+                                 entry(2, "nightly backups to storage box", None, "2026-10-06")])
+    assert same_day == []
+    assert two_days and two_days[0].sessions == ("day:2026-10-05", "day:2026-10-06")
+
+
+def test_plural_forms_count_as_one_topic_and_counts_are_per_session():
+    topics = recurring_topics([
+        entry(1, "Invoice numbers reset in January.", "a"),
+        entry(2, "Invoices need VAT numbers.", "b"),
+        entry(3, "The invoice list is slow.", "c"),
+        entry(4, "Another invoice question.", "c"),
+    ])
+    [invoice] = [t for t in topics if t.terms == ("invoice",)]
+    assert invoice.sessions == ("a", "b", "c") and invoice.cursors == (1, 2, 3, 4)
+
+
+def test_a_lone_word_in_only_two_sessions_is_not_reported():
+    topics = recurring_topics([entry(1, "The server is slow.", "a"), entry(2, "Another server crashed.", "b")])
+    assert topics == []
+
+
+def test_subjects_with_more_sessions_come_first_and_lists_are_bounded():
+    entries = [entry(i, f"topic{i % 20} alpha{i % 20} mentioned", f"s{i}") for i in range(60)]
+    entries += [entry(100 + i, "docker compose pull", f"s{i}") for i in range(4)]
+    topics = recurring_topics(entries, max_subjects=5, max_words=0)
+    assert len(topics) == 5
+    assert topics[0].terms[0] == "docker compose" and len(topics[0].sessions) == 4
+
+
+def test_signals_carry_topics_only_when_there_is_a_batch(workspace):
+    batch = Batch([entry(1, "docker compose pull", "a"), entry(2, "docker compose pull", "b")])
+    with_batch = compute_signals(Staging(workspace), LIMITS, batch, GitStore(workspace), today=TODAY)
+    assert with_batch.topics and with_batch.topics[0].terms[0] == "docker compose"
+    assert signals_for(workspace).topics == ()

@@ -1,0 +1,97 @@
+"""The restricted toolset: exact edits on the staged copy, and no way out of the allowlist."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from nanodream.staging import Staging
+from nanodream.tools import SessionAborted, ToolBox, ToolLimits
+
+SKILL = "---\nname: deploy\ndescription: Deploy the service\n---\n\n1. run deploy\n"
+
+
+@pytest.fixture
+def box(workspace):
+    return ToolBox(Staging(workspace), ToolLimits(max_tool_calls=100, max_file_chars=500, max_skill_chars=300))
+
+
+def run(box, tool, **args):
+    return box.call(tool, json.dumps(args))
+
+
+def test_edit_replaces_exactly_one_occurrence_and_names_the_count_otherwise(box):
+    run(box, "write_file", path="memory/MEMORY.md", content="- a\n- b\n- a\n")
+    assert "matches 2 times" in run(box, "edit_file", path="memory/MEMORY.md", old_text="- a", new_text="- c")
+    assert "0 matches" in run(box, "edit_file", path="memory/MEMORY.md", old_text="- z", new_text="- c")
+    assert run(box, "edit_file", path="memory/MEMORY.md", old_text="- b\n- a", new_text="- c").startswith("OK")
+    assert box.staging.read("memory/MEMORY.md") == "- a\n- c\n"
+
+
+def test_tools_edit_the_staged_copy_never_the_real_file(box, workspace):
+    original = (workspace.root / "USER.md").read_bytes()
+    assert run(box, "write_file", path="USER.md", content="# User\n- new\n").startswith("OK")
+    assert (workspace.root / "USER.md").read_bytes() == original
+    assert run(box, "read_file", path="USER.md") == "# User\n- new\n"
+
+
+@pytest.mark.parametrize("path", [
+    "/etc/passwd", "../outside.md", "memory/../USER.md", "./USER.md", "memory/history.jsonl", "memory/.dream_cursor",
+    ".git/config", "nanodream.toml", "prompts/dream.md", "skills/Bad_Name/SKILL.md", "skills/x/other.md",
+    "skills/x/../../USER.md", "USER.md/", "", "C:\\USER.md", "memory\\MEMORY.md", "skills//SKILL.md",
+])
+def test_paths_outside_the_allowlist_are_refused_for_read_and_write(box, workspace, path):
+    assert run(box, "read_file", path=path).startswith("Error:")
+    assert run(box, "write_file", path=path, content="pwned").startswith("Error:")
+    assert not any("pwned" in (c or "") for c in box.staging.current.values())
+
+
+def test_symlinked_memory_file_pointing_outside_is_refused(box, workspace, tmp_path):
+    secret = tmp_path / "outside.md"
+    secret.write_text("outside secret")
+    (workspace.root / "skills" / "evil").mkdir(parents=True)
+    os.symlink(secret, workspace.root / "skills" / "evil" / "SKILL.md")
+    os.symlink(tmp_path, workspace.root / "skills" / "linkdir")
+    for path in ("skills/evil/SKILL.md", "skills/linkdir/SKILL.md"):
+        assert "symlink" in run(box, "read_file", path=path)
+        assert "symlink" in run(box, "write_file", path=path, content=SKILL.replace("deploy", "evil"))
+    assert secret.read_text() == "outside secret"
+
+
+def test_skill_files_need_front_matter_matching_the_folder(box):
+    assert "front matter" in run(box, "write_file", path="skills/deploy/SKILL.md", content="1. run deploy\n")
+    assert "name must be 'deploy'" in run(box, "write_file", path="skills/deploy/SKILL.md",
+                                          content=SKILL.replace("name: deploy", "name: other"))
+    assert "description" in run(box, "write_file", path="skills/deploy/SKILL.md",
+                                content="---\nname: deploy\n---\n\nsteps\n")
+    assert run(box, "write_file", path="skills/deploy/SKILL.md", content=SKILL).startswith("OK: created")
+    assert "deploy — Deploy the service" in run(box, "list_skills")
+    assert run(box, "delete_skill", name="deploy") == "OK: deleted skill deploy"
+    assert "does not exist" in run(box, "delete_skill", name="deploy")
+
+
+def test_size_cap_refuses_and_tells_the_model_to_merge(box):
+    assert "merge and prune" in run(box, "write_file", path="USER.md", content="x" * 501)
+
+
+def test_malformed_arguments_and_unknown_tools_get_actionable_errors(box):
+    assert "not valid JSON" in box.call("read_file", '{"path": "USER.md"')
+    assert "missing argument(s): path" in box.call("read_file", "{}")
+    assert "unknown tool 'rm'" in box.call("rm", "{}")
+
+
+def test_repeating_the_same_failing_call_aborts_the_session(box):
+    for _ in range(2):
+        assert run(box, "read_file", path="nope.md").startswith("Error:")
+    with pytest.raises(SessionAborted, match="repeated 3 times"):
+        run(box, "read_file", path="nope.md")
+
+
+def test_tool_call_cap(workspace):
+    box = ToolBox(Staging(workspace), ToolLimits(max_tool_calls=2))
+    run(box, "list_skills")
+    run(box, "list_skills")
+    with pytest.raises(SessionAborted, match="cap of 2"):
+        run(box, "list_skills")

@@ -1,0 +1,100 @@
+"""Scaffolding, nanobot compatibility, configuration precedence and git isolation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from nanodream.config import ConfigError, load_settings
+from nanodream.dream import run_dream
+from nanodream.gitstore import GitStore
+from nanodream.history import read_cursor
+from nanodream.workspace import Workspace, scaffold
+from tests.conftest import entry, git, llm_settings, write_history
+from tests.scripted_server import call, final
+
+
+def test_scaffold_never_overwrites_and_versions_only_memory_files(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    ws.root.mkdir()
+    (ws.root / "USER.md").write_text("# Mine\n")
+    created = scaffold(ws.root)
+    assert "USER.md" not in created and (ws.root / "USER.md").read_text() == "# Mine\n"
+    GitStore(ws).ensure_repo()
+    (ws.root / "memory" / ".dream_cursor").write_text("3\n")
+    (ws.root / ".nanodream").mkdir()
+    (ws.root / "notes.txt").write_text("x")
+    assert git(ws, "ls-files").splitlines() == [".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"]
+    assert git(ws, "status", "--porcelain") == ""  # history, cursor, state and strays are ignored
+
+
+def test_nanobot_workspace_runs_without_migration(tmp_path, serve):
+    """No nanodream.toml, no .git, a cursor file and session_key lines, exactly as nanobot leaves them."""
+    root = tmp_path / "nanobot"
+    (root / "memory").mkdir(parents=True)
+    (root / "SOUL.md").write_text("# Soul\n\nI am nanobot.\n")
+    (root / "USER.md").write_text("# User\n\n## Preferences\n")
+    (root / "memory" / "MEMORY.md").write_text("# Memory\n")
+    (root / "memory" / ".dream_cursor").write_text("2")
+    ws = Workspace.at(root)
+    write_history(ws, [entry(1, "old", "telegram:1"), entry(2, "old", "telegram:1"),
+                       entry(3, "[permanent] User prefers metric units.", "telegram:1")])
+    server = serve([call("edit_file", path="USER.md", old_text="## Preferences\n",
+                         new_text="## Preferences\n- Prefers metric units.\n"), final("Noted metric units")])
+    report = run_dream(ws, llm_settings(server))
+    assert report.outcome == "committed"
+    assert [b.first_cursor for b in report.batches] == [3]
+    assert read_cursor(ws.cursor_file) == 3 and ws.cursor_file.read_text().strip() == "3"
+    sent = server.requests[0]["messages"][1]["content"]
+    assert "[#3 " in sent and "[#1 " not in sent
+    assert not (root / "nanodream.toml").exists()
+
+
+def test_git_environment_of_a_calling_repository_does_not_leak(workspace, serve, tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    write_history(workspace, [entry(1, "[permanent] User likes tea.")])
+    server = serve([call("edit_file", path="USER.md", old_text="## Preferences\n",
+                         new_text="## Preferences\n- Likes tea.\n"), final("tea")])
+    assert run_dream(workspace, llm_settings(server)).outcome == "committed"
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert git(workspace, "log", "-1", "--format=%s") == "dream: tea"
+    assert subprocess.run(["git", "-C", str(other), "rev-parse", "-q", "--verify", "HEAD"],
+                          capture_output=True).returncode != 0  # nothing was committed over there
+
+
+def test_settings_precedence_toml_then_environment_then_flags(workspace):
+    workspace.config_file.write_text('model = "openai/from-toml"\nbatch_tokens = 1000\ntimeout = 9\n')
+    env = {"NANODREAM_MODEL": "openai/from-env", "NANODREAM_BATCH_TOKENS": "2000"}
+    settings = load_settings(workspace, {"model": "openai/from-flag"}, environ=env)
+    assert (settings.model, settings.batch_tokens, settings.timeout) == ("openai/from-flag", 2000, 9.0)
+    assert load_settings(workspace, environ={}).model == "openai/from-toml"
+
+
+@pytest.mark.parametrize("toml,message", [
+    ("modle = 'x'\n", "unknown key(s) modle"),
+    ("batch_tokens = 'many'\n", "batch_tokens must be int"),
+    ("batch_tokens = 0\n", "batch_tokens must be greater than 0"),
+    ("model = [\n", "not valid TOML"),
+])
+def test_bad_configuration_is_a_clear_error(workspace, toml, message):
+    workspace.config_file.write_text(toml)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_settings(workspace, environ={})
+
+
+def test_bad_environment_value_names_the_variable(workspace):
+    with pytest.raises(ConfigError, match="NANODREAM_TIMEOUT"):
+        load_settings(workspace, environ={"NANODREAM_TIMEOUT": "soon"})
+
+
+def test_api_key_is_masked_when_settings_are_shown(workspace):
+    settings = load_settings(workspace, environ={"NANODREAM_API_KEY": "sk-secret"})
+    assert json.dumps(settings.public()).count("sk-secret") == 0

@@ -38,6 +38,11 @@ class Settings:
     ephemeral_max_age_days: int = 14
     timezone: str = "UTC"
     schedule: str | None = None
+    # guards (docs/guards.md)
+    max_repeated_failures: int = 3
+    secret_policy: str = "refuse"
+    injection_policy: str = "refuse"
+    soul_policy: str = "tagged"
 
     @property
     def offline(self) -> bool:
@@ -119,3 +124,15 @@ def _validate(settings: Settings) -> None:
         raise ConfigError(f"max_shrink_ratio must be in (0, 1], got {settings.max_shrink_ratio}")
     if not settings.model.strip():
         raise ConfigError("model must not be empty")
+    if settings.max_repeated_failures < 1:
+        raise ConfigError(f"max_repeated_failures must be at least 1, got {settings.max_repeated_failures}")
+    for name, allowed in POLICY_CHOICES.items():
+        if getattr(settings, name) not in allowed:
+            raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {getattr(settings, name)!r}")
+
+
+POLICY_CHOICES = {
+    "secret_policy": ("refuse", "redact"),
+    "injection_policy": ("refuse", "warn"),
+    "soul_policy": ("open", "tagged", "locked"),
+}

@@ -40,6 +40,7 @@ class BatchOutcome:
     reason: str = ""
     changes: list[str] = field(default_factory=list)
     diff: str = ""
+    warnings: list[str] = field(default_factory=list)  # non-blocking guard findings, reported not enforced
 
 
 @dataclass
@@ -125,7 +126,7 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
             report.manual_commit = store.commit(manual_message(dirty), store.user_identity())
     cursor = read_cursor(workspace.cursor_file)
     engine: Engine | None = None
-    limits = ToolLimits(settings.max_tool_calls, settings.max_file_chars, settings.max_skill_chars)
+    limits = ToolLimits.from_settings(settings)
     while len(report.batches) < (1 if dry_run else max_batches):
         batch = next_batch(workspace.history_file, cursor, settings.batch_tokens)
         if batch is None:
@@ -155,20 +156,23 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
                  batch: Batch, limits: ToolLimits, run_id: str, dry_run: bool) -> BatchOutcome:
     outcome = BatchOutcome("no-change", batch.first_cursor, batch.last_cursor, len(batch.entries))
     staging = Staging(workspace)
+    toolbox = ToolBox(staging, limits, redact_secrets=settings.secret_policy == "redact")
     if engine is not None and batch.has_content:
         request = SessionRequest(active_prompt(workspace).text, render_user_message(staging, batch, limits), batch)
         try:
-            result = engine.run(request, ToolBox(staging, limits))
+            result = engine.run(request, toolbox)
         except SessionError as exc:
             outcome.outcome, outcome.reason = "failed", exc.reason
             outcome.tokens_in, outcome.tokens_out = exc.tokens_in, exc.tokens_out
             return outcome
         outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
         outcome.summary = result.summary
-    violations = guards.check(staging, batch, limits, settings.max_shrink_ratio)
-    if violations:
+    violations = guards.check(staging, batch, settings, toolbox.refusals)
+    outcome.warnings = [str(v) for v in violations if not v.blocking]
+    blocking = [v for v in violations if v.blocking]
+    if blocking:
         outcome.outcome = "failed"
-        outcome.reason = "guard refused the result: " + "; ".join(str(v) for v in violations)
+        outcome.reason = "guard refused the result: " + "; ".join(str(v) for v in blocking)
         return outcome
     changes = staging.changes()
     outcome.changes = [f"{c.path}: {c.kind} (+{c.line_counts()[0]} -{c.line_counts()[1]})" for c in changes]
@@ -254,4 +258,5 @@ def _record(report: RunReport) -> dict[str, Any]:
         "tokens_in": report.tokens_in, "tokens_out": report.tokens_out, "cost": report.cost,
         "commits": report.commits, "model": report.model, "duration_s": report.duration_s,
         "malformed_lines": report.malformed_lines, "recovered": report.recovered,
+        "warnings": [warning for batch in report.batches for warning in batch.warnings],
     }

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from nanodream import injection, secret_scan
 from nanodream.skills import parse_skill, skill_summary
 from nanodream.staging import Staging
-from nanodream.workspace import SKILL_NAME, PathRefused
+from nanodream.workspace import SKILL_NAME, PathRefused, shown_value
 
 if TYPE_CHECKING:
     from nanodream.config import Settings
@@ -107,8 +107,8 @@ class ToolBox:
             raise SessionAborted(f"tool-call cap of {self.limits.max_tool_calls} reached")
         try:
             arguments = _decode_arguments(raw_arguments)
-            if name not in _HANDLERS:
-                raise ToolError(f"unknown tool {name!r}; use one of {', '.join(_HANDLERS)}")
+            if not isinstance(name, str) or name not in _HANDLERS:
+                raise ToolError(f"unknown tool {shown_value(name)}; use one of {', '.join(_HANDLERS)}")
             handler, parameters = _HANDLERS[name]
             return handler(self, **_only(arguments, parameters))
         except (ToolError, PathRefused) as exc:
@@ -125,7 +125,7 @@ class ToolBox:
     def _note_failure(self, name: str, raw_arguments: Any, error: str) -> None:
         """The loop guard: the same failing call (same tool, same arguments) N times ends the session."""
         self.failures += 1
-        key = (name, _canonical(raw_arguments))
+        key = (repr(name), _canonical(raw_arguments))
         self._failed_calls[key] += 1
         repeats = self._failed_calls[key]
         if repeats >= self.limits.max_repeated_failures:

@@ -124,7 +124,7 @@ class Workspace:
         if not isinstance(path, str) or not path.strip():
             raise PathRefused("path is empty; use SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md",
                               reaches_out=True)
-        shown = _shown(path)
+        shown = shown_value(path)
         if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path):
             raise PathRefused(f"{shown} is absolute; paths are relative to the workspace, e.g. USER.md",
                               reaches_out=True)
@@ -153,9 +153,9 @@ class Workspace:
         return path
 
 
-def _shown(path: str, limit: int = 80) -> str:
-    """A path as it may appear in messages and logs: quoted, escaped and cut short."""
-    text = repr(path)
+def shown_value(value: object, limit: int = 80) -> str:
+    """A model-supplied value as it may appear in messages and logs: quoted, escaped and cut short."""
+    text = repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "…" + text[-3:]
 
 

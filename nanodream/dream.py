@@ -15,7 +15,7 @@ from nanodream.config import Settings
 from nanodream.engines import Engine, SessionError, SessionRequest, engine_for
 from nanodream.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.history import Batch, next_batch, read_cursor, write_cursor
-from nanodream.journal import Journal, read_current, write_files
+from nanodream.journal import Journal, read_current, remove_stale_temp_files, write_files
 from nanodream.lock import WorkspaceBusy, workspace_lock
 from nanodream.prompt import active_prompt, render_user_message
 from nanodream.records import append_record
@@ -205,10 +205,11 @@ def apply_journal(workspace: Workspace, store: GitStore, journal: Journal) -> st
 
 def recover(workspace: Workspace, store: GitStore) -> str:
     """Finish or undo an interrupted apply, then fast-forward the cursor to the last commit's range."""
-    note = ""
+    strays = remove_stale_temp_files(workspace)
+    note = f"removed {len(strays)} temp file(s) of an interrupted write" if strays else ""
     journal = Journal.load(workspace)
     if journal is not None:
-        note = _recover_journal(workspace, store, journal)
+        note = (note + "; " if note else "") + _recover_journal(workspace, store, journal)
     mark = store.cursor_mark()
     if mark is not None and read_cursor(workspace.cursor_file) < mark:
         write_cursor(workspace.cursor_file, mark)

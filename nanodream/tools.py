@@ -155,7 +155,7 @@ class ToolBox:
             raise ToolError("old_text and new_text must be strings")
         if not old_text:
             raise ToolError("old_text is empty; give the exact text to replace")
-        count = content.count(old_text)
+        count = _occurrences(content, old_text)
         if count == 0:
             raise ToolError(f"old_text not found in {path} (0 matches); read_file it and copy the text exactly")
         if count > 1:
@@ -240,6 +240,15 @@ def _rules(hits: list[Any]) -> str:
 def _lines(hits: list[Any]) -> str:
     numbers = list(dict.fromkeys(hit.line for hit in hits))
     return ("line " if len(numbers) == 1 else "lines ") + ", ".join(map(str, numbers[:5]))
+
+
+def _occurrences(text: str, part: str) -> int:
+    """Occurrences of `part` in `text`, overlapping ones included: in "aaa", "aa" is ambiguous, not unique."""
+    count, start = 0, text.find(part)
+    while start != -1:
+        count += 1
+        start = text.find(part, start + 1)
+    return count
 
 
 def _canonical(raw: Any) -> str:

@@ -129,7 +129,7 @@ class Workspace:
             raise PathRefused(f"{shown} is absolute; paths are relative to the workspace, e.g. USER.md",
                               reaches_out=True)
         parts = PurePosixPath(path).parts
-        if (not _PLAIN_PATH.fullmatch(path) or ".." in parts or "." in parts
+        if (not parts or not _PLAIN_PATH.fullmatch(path) or ".." in parts or "." in parts
                 or str(PurePosixPath(path)) != path):
             raise PathRefused(f"{shown} is not a plain workspace path; write it like skills/<name>/SKILL.md",
                               reaches_out=True)

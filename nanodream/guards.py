@@ -61,6 +61,11 @@ def secret_rules_hit(text: str) -> list[str]:
     return secret_scan.rules_hit(text)
 
 
+def injection_rules_hit(text: str) -> list[str]:
+    """Names of the injection rules that match: lets an engine hold such a line back instead of failing."""
+    return list(dict.fromkeys(hit.rule for hit in injection.scan_added(None, text)))
+
+
 def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -> list[Violation]:
     assert change.after is not None
     found: list[Violation] = []

@@ -24,11 +24,14 @@ PRIVATE_KEY_RULE = "Private Key"
 # Provider key formats newer than detect-secrets 1.5.0's detectors.
 _PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
     "Anthropic API Key": re.compile(r"\bsk-ant-[a-z]{3,8}\d{2}-[A-Za-z0-9_-]{20,}"),
-    "OpenAI API Key": re.compile(r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{40,}\b"),
+    "OpenAI-style API Key": re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    "GitHub Token": re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
     "Hugging Face Token": re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"),
     "Google API Key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
     "npm Token": re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
 }
+# Any PEM private-key header, e.g. PKCS#8 "ENCRYPTED PRIVATE KEY", which detect-secrets' list lacks.
+_PEM_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEYWORD = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|password|passwd|passphrase|credentials?)"
 _KEYWORD_TOKEN = re.compile(
     rf"(?i)\b{_KEYWORD}\b[^\n`'\"]{{0,24}}?(?:[:=]|\bis\b|\bwas\b)?\s*[`'\"]?([A-Za-z0-9_\-+/=.~]{{16,}})"
@@ -121,8 +124,11 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
                 found.setdefault(plugin.secret_type, value)
     for rule, pattern in _PROVIDER_KEYS.items():
         match = pattern.search(line)
-        if match:
+        if match and _random_looking(match.group(0)):
             found.setdefault(rule, match.group(0))
+    pem = _PEM_PRIVATE_KEY.search(line)
+    if pem:
+        found.setdefault(PRIVATE_KEY_RULE, pem.group(0))
     for match in _KEYWORD_TOKEN.finditer(line):
         if _random_looking(match.group(1)):
             found.setdefault("Secret Keyword", match.group(1))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-REDACTED = "[redacted: {rule}]"
+REDACTED = "(redacted {rule})"
 PRIVATE_KEY_RULE = "Private Key"
 
 # Provider key formats newer than detect-secrets 1.5.0's detectors.
@@ -114,29 +114,61 @@ def _hits(line: str, number: int) -> list[SecretHit]:
 
 @lru_cache(maxsize=4096)
 def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
-    """(rule, value) pairs for one line; cached because a session rescans the same lines after each edit."""
+    """(rule, value) pairs for one line; cached because a session rescans the same lines after each edit.
+
+    Provider-specific detectors run before the generic ones, and a value (or one overlapping it) is
+    reported once, under the most specific rule that found it.
+    """
     if not line.strip():
         return ()
     found: dict[str, str] = {}
-    for plugin, options in _plugins():
-        for value in plugin.analyze_string(line, **options):
-            if _credible(plugin, value, line):
-                found.setdefault(plugin.secret_type, value)
+
+    def add(rule: str, value: str) -> None:
+        value = _whole_token(line, value)
+        if "redacted" in value.lower():  # our own marker, left by an earlier redaction
+            return
+        if rule not in found and not any(value in seen or seen in value for seen in found.values()):
+            found[rule] = value
+
+    specific, generic = _plugins()
+
+    def run(plugins: list[tuple[Any, dict[str, Any]]]) -> None:
+        for plugin, options in plugins:
+            for value in plugin.analyze_string(line, **options):
+                if _credible(plugin, value, line):
+                    add(plugin.secret_type, value)
+
+    run(specific)
     for rule, pattern in _PROVIDER_KEYS.items():
         match = pattern.search(line)
         if match and _random_looking(match.group(0)):
-            found.setdefault(rule, match.group(0))
+            add(rule, match.group(0))
     pem = _PEM_PRIVATE_KEY.search(line)
     if pem:
-        found.setdefault(PRIVATE_KEY_RULE, pem.group(0))
+        add(PRIVATE_KEY_RULE, pem.group(0))
+    run(generic)
     for match in _KEYWORD_TOKEN.finditer(line):
         if _random_looking(match.group(1)):
-            found.setdefault("Secret Keyword", match.group(1))
+            add("Secret Keyword", match.group(1))
     for match in _PROSE_PASSWORD.finditer(line):
         value = match.group(1)
         if re.search(r"[A-Za-z]", value) and re.search(r"[\d\W_]", value) and not _is_reference(value):
-            found.setdefault("Password", value)
+            add("Password", value)
     return tuple(found.items())
+
+
+def _whole_token(line: str, value: str) -> str:
+    """The credential around a detector's value, which may be only part of it (detect-secrets' GitHub
+    pattern yields just the `ghp` prefix): redacting a part would leave the rest of the key behind."""
+    start = line.find(value)
+    if start < 0:
+        return value
+    end = start + len(value)
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_-"):
+        start -= 1
+    while end < len(line) and (line[end].isalnum() or line[end] in "_-+/=."):
+        end += 1
+    return line[start:end].rstrip(".")
 
 
 def _credible(plugin: Any, value: str, line: str) -> bool:
@@ -184,9 +216,12 @@ def _is_reference(value: str) -> bool:
 
 
 @cache
-def _plugins() -> list[tuple[Any, dict[str, Any]]]:
-    """The detect-secrets detectors that fit memory files (no public-IP detector: server addresses are
-    legitimate infrastructure notes), imported on first use so CLI start-up stays fast."""
+def _plugins() -> tuple[list[tuple[Any, dict[str, Any]]], list[tuple[Any, dict[str, Any]]]]:
+    """(provider-specific, generic) detect-secrets detectors, each with its analyze_string options.
+
+    All fit memory files except the public-IP detector (server addresses are legitimate infrastructure
+    notes). Imported on first use so CLI start-up stays fast.
+    """
     from detect_secrets.plugins.artifactory import ArtifactoryDetector
     from detect_secrets.plugins.aws import AWSKeyDetector
     from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
@@ -213,15 +248,15 @@ def _plugins() -> list[tuple[Any, dict[str, Any]]]:
     from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
     from detect_secrets.plugins.twilio import TwilioKeyDetector
 
-    plain = [
+    specific = [
         AWSKeyDetector, ArtifactoryDetector, AzureStorageKeyDetector, BasicAuthDetector, CloudantDetector,
         DiscordBotTokenDetector, GitHubTokenDetector, GitLabTokenDetector, IbmCloudIamDetector,
         IbmCosHmacDetector, JwtTokenDetector, MailchimpDetector, NpmDetector, OpenAIDetector, PrivateKeyDetector,
         PypiTokenDetector, SendGridDetector, SlackDetector, SoftlayerDetector, SquareOAuthDetector,
-        StripeDetector, TelegramBotTokenDetector, TwilioKeyDetector, Base64HighEntropyString,
-        HexHighEntropyString,
+        StripeDetector, TelegramBotTokenDetector, TwilioKeyDetector,
     ]
     # Memory bullets read like configuration ("- DB password: x"), so the keyword detector uses its
     # config-file patterns, which do not require quotes around the value.
     keyword = (KeywordDetector(), {"denylist_regex_to_group": CONFIG_DENYLIST_REGEX_TO_GROUP})
-    return [(cls(), {}) for cls in plain] + [keyword]
+    generic = [keyword, (Base64HighEntropyString(), {}), (HexHighEntropyString(), {})]  # named rule first
+    return [(cls(), {}) for cls in specific], generic

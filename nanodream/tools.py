@@ -191,20 +191,15 @@ class ToolBox:
         return self.staging.workspace.check_memory_path(path)
 
     def _store(self, path: str, content: str) -> _Stored:
-        """Check and stage new content; return it (maybe redacted) with notes the model should read."""
+        """Check and stage new content; return it (maybe redacted) with notes the model should read.
+
+        The runaway check comes first so a huge write is never scanned; caps and SKILL.md shape are checked
+        on what would really be staged, after redaction.
+        """
         cap = self.limits.cap_for(path)
         if len(content) > RUNAWAY_FACTOR * cap:
             raise Refused(f"{path} would be {len(content)} chars, more than {RUNAWAY_FACTOR}x its cap of {cap}; "
                           "memory is consolidated, not dumped")
-        if len(content) > cap:
-            raise ToolError(
-                f"{path} would be {len(content)} chars, over its cap of {cap}; merge and prune instead of adding"
-            )
-        if path.startswith("skills/"):
-            try:
-                parse_skill(path, content)
-            except ValueError as exc:
-                raise ToolError(str(exc)) from None
         notes: list[str] = []
         original = self.staging.original.get(path)
         if self.redact_secrets:
@@ -216,6 +211,15 @@ class ToolBox:
             if hits:
                 notes.append(f"Warning: {_rules(hits)} detected ({_lines(hits)}); secrets never go into memory. "
                              "Remove it, or the whole session will be refused.")
+        if len(content) > cap:
+            raise ToolError(
+                f"{path} would be {len(content)} chars, over its cap of {cap}; merge and prune instead of adding"
+            )
+        if path.startswith("skills/"):
+            try:
+                parse_skill(path, content)
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
         flagged = injection.scan_added(original, content)
         if flagged:
             notes.append(f"Warning: this reads like instructions injected for the agent ({_rules(flagged)}, "

@@ -90,3 +90,15 @@ def test_near_cap_files_are_flagged_to_the_model_before_they_overflow(staged):
     assert result.startswith("OK") and "merge and prune before adding more" in result
     message = render_user_message(staged, batch("[durable] x"), limits)
     assert "## USER.md (" in message and "near its cap: merge and prune" in message
+
+
+def test_redaction_happens_before_the_shape_and_size_checks(staged):
+    box = ToolBox(staged, ToolLimits(max_skill_chars=200), redact_secrets=True)
+    token = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+    for name, description in (("ci", f"CI with token {token}"), ("cd", token)):  # the marker keeps YAML valid
+        skill = f"---\nname: {name}\ndescription: {description}\n---\n\n1. push\n"
+        result = box.call("write_file", json.dumps({"path": f"skills/{name}/SKILL.md", "content": skill}))
+        assert "Redacted 1 secret(s) (GitHub Token)" in result
+        assert token not in staged.read(f"skills/{name}/SKILL.md")
+    assert "cd — (redacted GitHub Token)" in box.call("list_skills", "{}")
+    assert guards.check(staged, batch("[durable] CI notes"), Settings(max_skill_chars=200)) == []

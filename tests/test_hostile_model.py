@@ -122,8 +122,8 @@ def test_secret_redact_policy_commits_the_facts_without_the_secret(ws, serve):
 
     assert report.outcome == "committed", report.reason
     memory = (ws.root / "memory" / "MEMORY.md").read_text()
-    assert "- Deploy key [redacted: AWS Access Key]." in memory
-    assert "- SSH key:\n[redacted: Private Key]\n" in memory  # the whole block, not only its header
+    assert "- Deploy key (redacted AWS Access Key)." in memory
+    assert "- SSH key:\n(redacted Private Key)\n" in memory  # the whole block, not only its header
     history = git(ws, "log", "-p", "--all")
     assert AWS_KEY not in history and "PRIVATE KEY-----" not in history and "MIIEowIBAAKCAQEA" not in history
     assert "Redacted 2 secret(s)" in tool_results(server)[0]

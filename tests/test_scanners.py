@@ -9,26 +9,30 @@ import pytest
 from nanodream import guards, injection, secret_scan
 from nanodream.config import ConfigError, load_settings
 
-# Built by concatenation so this file does not itself look like a leaked credential.
-CAUGHT = {
-    "- Deploy key " + "AKIA" + "IOSFODNN7EXAMPLE": "AWS Access Key",
-    "- CI token ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5": "GitHub Token",
-    "glpat-" + "a1B2c3D4e5F6g7H8i9J0": "GitLab Token",
-    "-----BEGIN " + "OPENSSH PRIVATE KEY-----": "Private Key",
-    "-----BEGIN " + "ENCRYPTED PRIVATE KEY-----": "Private Key",
-    "- DB at postgres://bob:" + "hunter2secret@db.example.com/app": "Basic Auth Credentials",
-    "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx": "Slack Token",
-    "- stripe sk_live_" + "a1B2c3D4e5F6g7H8i9J0k1L2": "Stripe Access Key",
-    "- api_key = '" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm'": "Secret Keyword",
-    "- Database password: " + "correct-horse-battery": "Secret Keyword",
-    "- The OpenWeather api key is " + "9f8e7d6c5b4a39281706f5e4d3c2b1a0": "Secret Keyword",
-    "- My password is " + "hunter2": "Password",
-    "- key sk-ant-api03-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm": "Anthropic API Key",
-    "- key sk-proj-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm": "OpenAI-style API Key",
-    "- deepseek sk-" + "4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e": "OpenAI-style API Key",
-    "- fine-grained github_pat_" + "11ABCDEFG0aB3dE5gH7jK9_mN1pQ3sT5vW7yZ9bC1dE3fG5hJ": "GitHub Token",
-    "- hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5": "Hugging Face Token",
-}
+# (line with {} for the credential, credential, rule). Built by concatenation so this file does not look
+# like a leak itself.
+CAUGHT = [
+    ("- Deploy key {} for the bot", "AKIA" + "IOSFODNN7EXAMPLE", "AWS Access Key"),
+    ("- CI token {} (rotated monthly)", "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "GitHub Token"),
+    ("- fine-grained {} for CI", "github_pat_" + "11ABCDEFG0aB3dE5gH7jK9_mN1pQ3sT5vW7yZ9bC1dE3fG5hJ", "GitHub Token"),
+    ("- gitlab {} for CI", "glpat-" + "a1B2c3D4e5F6g7H8i9J0", "GitLab Token"),
+    ("{}", "-----BEGIN " + "OPENSSH PRIVATE KEY-----", "Private Key"),
+    ("{}", "-----BEGIN " + "ENCRYPTED PRIVATE KEY-----", "Private Key"),
+    ("- DB at postgres://bob:{}@db.example.com/app", "hunter2" + "secret", "Basic Auth Credentials"),
+    ("- slack {} for alerts", "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "Slack Token"),
+    ("- stripe {} for billing", "sk_live_" + "a1B2c3D4e5F6g7H8i9J0k1L2", "Stripe Access Key"),
+    ("- api_key = '{}' in prod", "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm", "Secret Keyword"),
+    ("- Database password: {}", "correct-horse" + "-battery", "Secret Keyword"),
+    ("- The OpenWeather api key is {} (free tier)", "9f8e7d6c5b4a3928" + "1706f5e4d3c2b1a0", "Secret Keyword"),
+    ("- My password is {} (old)", "hunter" + "2", "Password"),
+    ("- key {} for evals", "sk-ant-api03-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm", "Anthropic API Key"),
+    ("- key {} for evals", "sk-proj-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm", "OpenAI-style API Key"),
+    ("- deepseek {} for evals", "sk-" + "4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e", "OpenAI-style API Key"),
+    ("- hub {} for models", "hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "Hugging Face Token"),
+    ("- jwt {} for staging",
+     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "JSON Web Token"),
+]
 HARMLESS = [
     "- Prefers concise answers.", "- Uses token budgets of 8000 per batch.",
     "- The password manager is 1Password; never ask for passwords.", "- The password is stored in 1Password.",
@@ -41,17 +45,31 @@ HARMLESS = [
     "- The API key is in the vault under prod/openweather.", "- Secret santa on 2026-12-20, budget 30 EUR.",
     "description: Cut a release of ledgerline", "1. Run `git tag -s v1.2.3 -m 'Release v1.2.3'`",
     "- Uses the task-based sk-learn-compatible pipeline-for-everything-here.",
+    "- password: (redacted Password)", "- api key: (redacted AWS Access Key)", "- token (redacted GitHub Token)",
 ]
 
 
-@pytest.mark.parametrize("line", CAUGHT, ids=list(CAUGHT.values()))
-def test_credentials_are_caught_by_rule_name(line):
-    assert CAUGHT[line] in secret_scan.rules_hit(line)
+@pytest.mark.parametrize("template,secret,rule", CAUGHT, ids=[rule for _, _, rule in CAUGHT])
+def test_credentials_are_caught_by_rule_name_and_redacted_whole(template, secret, rule):
+    line = template.format(secret)
+    assert rule in secret_scan.rules_hit(line)
+    redacted, hits = secret_scan.redact(None, line + "\n")
+    assert hits and secret not in redacted and secret[-8:] not in redacted
+    assert f"(redacted {rule})" in redacted and secret_scan.scan_added(None, redacted) == []
+    # the words around it survive (a keyword value runs to the end of its line, and a key takes its block)
+    if rule not in ("Private Key", "Secret Keyword"):
+        assert redacted == template.format(f"(redacted {rule})") + "\n"
 
 
 @pytest.mark.parametrize("line", HARMLESS)
 def test_ordinary_memory_lines_are_left_alone(line):
     assert secret_scan.rules_hit(line) == []
+
+
+def test_one_secret_is_one_finding_under_its_most_specific_rule():
+    anthropic = "sk-ant-api03-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm"
+    assert secret_scan.rules_hit(f"api_key = '{anthropic}'") == ["Anthropic API Key"]
+    assert secret_scan.rules_hit("- CI token ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5") == ["GitHub Token"]
 
 
 def test_only_added_lines_count_and_hits_never_carry_the_value_in_text():
@@ -68,8 +86,8 @@ def test_redaction_removes_values_and_whole_key_blocks_and_rescans_clean():
            "-----END EC PRIVATE KEY-----")
     text = f"# Keys\n- bot key {'AKIA' + 'IOSFODNN7EXAMPLE'}, password: {'Tr0ub4dor-and-3xyz'}\n{pem}\n- kept fact\n"
     redacted, hits = secret_scan.redact("# Keys\n", text)
-    assert redacted == ("# Keys\n- bot key [redacted: AWS Access Key], password: [redacted: Secret Keyword]\n"
-                        "[redacted: Private Key]\n- kept fact\n")
+    assert redacted == ("# Keys\n- bot key (redacted AWS Access Key), password: (redacted Secret Keyword)\n"
+                        "(redacted Private Key)\n- kept fact\n")
     assert {h.rule for h in hits} == {"AWS Access Key", "Secret Keyword", "Private Key"}
     assert secret_scan.scan_added("# Keys\n", redacted) == []
     assert secret_scan.redact("# Keys\n", redacted) == (redacted, [])

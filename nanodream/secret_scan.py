@@ -121,14 +121,14 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
     """
     if not line.strip():
         return ()
-    found: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
 
     def add(rule: str, value: str) -> None:
         value = _whole_token(line, value)
         if "redacted" in value.lower():  # our own marker, left by an earlier redaction
             return
-        if rule not in found and not any(value in seen or seen in value for seen in found.values()):
-            found[rule] = value
+        if not any(value in seen or seen in value for _, seen in found):
+            found.append((rule, value))
 
     specific, generic = _plugins()
 
@@ -140,12 +140,11 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
 
     run(specific)
     for rule, pattern in _PROVIDER_KEYS.items():
-        match = pattern.search(line)
-        if match and _random_looking(match.group(0)):
-            add(rule, match.group(0))
-    pem = _PEM_PRIVATE_KEY.search(line)
-    if pem:
-        add(PRIVATE_KEY_RULE, pem.group(0))
+        for match in pattern.finditer(line):
+            if _random_looking(match.group(0)):
+                add(rule, match.group(0))
+    for match in _PEM_PRIVATE_KEY.finditer(line):
+        add(PRIVATE_KEY_RULE, match.group(0))
     run(generic)
     for match in _KEYWORD_TOKEN.finditer(line):
         if _random_looking(match.group(1)):
@@ -154,7 +153,7 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
         value = match.group(1)
         if re.search(r"[A-Za-z]", value) and re.search(r"[\d\W_]", value) and not _is_reference(value):
             add("Password", value)
-    return tuple(found.items())
+    return tuple(found)
 
 
 def _whole_token(line: str, value: str) -> str:

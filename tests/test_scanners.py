@@ -72,6 +72,12 @@ def test_one_secret_is_one_finding_under_its_most_specific_rule():
     assert secret_scan.rules_hit("- CI token ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5") == ["GitHub Token"]
 
 
+def test_every_credential_on_a_line_is_redacted_not_only_the_first_of_its_kind():
+    first, second = "AKIA" + "IOSFODNN7EXAMPLE", "AKIA" + "J3K4L5M6N7P8Q9R2"
+    redacted, hits = secret_scan.redact(None, f"- keys {first} and {second}\n")
+    assert redacted == "- keys (redacted AWS Access Key) and (redacted AWS Access Key)\n" and len(hits) == 2
+
+
 def test_only_added_lines_count_and_hits_never_carry_the_value_in_text():
     key = "AKIA" + "IOSFODNN7EXAMPLE"
     before = f"# Memory\n- old key {key} the person keeps by hand\n"

@@ -385,3 +385,27 @@ def test_soul_policy_decides_what_a_tagged_correction_may_change(ws, serve, poli
     assert report.outcome == outcome, report.reason
     if outcome == "failed":
         assert "soul locked" in report.reason
+
+
+# what a person sees ------------------------------------------------------------------------------
+
+def test_the_cli_shows_refusals_and_warnings_without_the_secret(ws, serve):
+    from typer.testing import CliRunner
+
+    from nanodream.cli import app
+
+    server = serve([call("edit_file", path="memory/MEMORY.md", old_text="- CI runs on GitHub Actions.\n",
+                         new_text=f"- CI runs on GitHub Actions.\n- key {AWS_KEY}\n"), final("Saved the key"),
+                    call("read_file", path="../../etc/passwd"), final("Nothing to keep")])
+    env = {"NANODREAM_MODEL": "openai/scripted", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k",
+           "NANODREAM_MAX_RETRIES": "0"}
+    runner = CliRunner()
+    refused = runner.invoke(app, ["run", "-w", str(ws.root)], env=env)
+    assert refused.exit_code == EXIT_FAILED
+    assert "memory/MEMORY.md: secret — line 8: AWS Access Key" in " ".join(refused.output.split())
+    assert AWS_KEY not in refused.output
+
+    warned = runner.invoke(app, ["run", "-w", str(ws.root), "--json"], env=env)
+    data = json.loads(warned.stdout)
+    assert data["outcome"] == "no-change" and data["exit_code"] == 0
+    assert "read_file refused" in data["batches"][0]["warnings"][0]

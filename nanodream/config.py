@@ -42,6 +42,11 @@ class Settings:
     host_poll: float = 5.0  # seconds between looks at the host's busy file
     split_after: int = 3  # consecutive failures on the same batch before it is split to find a poisoned entry
     keep_transcripts: int = 50  # session transcripts kept under .nanodream/transcripts (0: keep none)
+    # guards (docs/guards.md)
+    max_repeated_failures: int = 3
+    secret_policy: str = "refuse"
+    injection_policy: str = "refuse"
+    soul_policy: str = "tagged"
 
     @property
     def offline(self) -> bool:
@@ -127,3 +132,15 @@ def _validate(settings: Settings) -> None:
         raise ConfigError(f"max_shrink_ratio must be in (0, 1], got {settings.max_shrink_ratio}")
     if not settings.model.strip():
         raise ConfigError("model must not be empty")
+    if settings.max_repeated_failures < 1:
+        raise ConfigError(f"max_repeated_failures must be at least 1, got {settings.max_repeated_failures}")
+    for name, allowed in POLICY_CHOICES.items():
+        if getattr(settings, name) not in allowed:
+            raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {getattr(settings, name)!r}")
+
+
+POLICY_CHOICES = {
+    "secret_policy": ("refuse", "redact"),
+    "injection_policy": ("refuse", "warn"),
+    "soul_policy": ("open", "tagged", "locked"),
+}

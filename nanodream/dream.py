@@ -15,7 +15,7 @@ from nanodream.config import Settings
 from nanodream.engines import Engine, SessionError, SessionRequest, engine_for
 from nanodream.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.history import Batch, HistoryEntry, drop_skip_lines, iter_after, read_cursor, write_cursor
-from nanodream.journal import Journal, read_current, write_files
+from nanodream.journal import Journal, read_current, remove_stale_temp_files, write_files
 from nanodream.lock import WorkspaceBusy, workspace_lock
 from nanodream.poison import MAX_SUSPECTS, Isolation, failure_streak, next_clean_batch
 from nanodream.prompt import session_texts
@@ -43,6 +43,7 @@ class BatchOutcome:
     reason: str = ""
     changes: list[str] = field(default_factory=list)
     diff: str = ""
+    warnings: list[str] = field(default_factory=list)  # non-blocking guard findings, reported not enforced
 
 
 @dataclass
@@ -164,7 +165,7 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
         _prepare(workspace, store, report)
     cursor = read_cursor(workspace.cursor_file)
     engine: Engine | None = None
-    limits = ToolLimits(settings.max_tool_calls, settings.max_file_chars, settings.max_skill_chars)
+    limits = ToolLimits.from_settings(settings)
     if report.tidy:
         outcome = _dream_batch(workspace, store, settings, engine_factory(settings), None, limits, report.run_id,
                                dry_run)
@@ -275,11 +276,12 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
     span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
     outcome = BatchOutcome("no-change", *span)
     staging = Staging(workspace)
+    toolbox = ToolBox(staging, limits, redact_secrets=settings.secret_policy == "redact")
     if engine is not None and (batch is None or batch.has_content):
         prompt, message = session_texts(workspace, settings, staging, store, batch)
         request = SessionRequest(prompt.text, message.text, batch or Batch([]))
         try:
-            result = engine.run(request, ToolBox(staging, limits))
+            result = engine.run(request, toolbox)
         except SessionError as exc:
             outcome.outcome, outcome.reason = "failed", exc.reason
             outcome.tokens_in, outcome.tokens_out = exc.tokens_in, exc.tokens_out
@@ -293,10 +295,12 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
         outcome.summary = result.summary
         if not dry_run:
             _keep_transcript(workspace, settings, run_id, batch, result.transcript, "finished")
-    violations = guards.check(staging, batch, limits, settings.max_shrink_ratio)
-    if violations:
+    violations = guards.check(staging, batch, settings, toolbox.refusals)
+    outcome.warnings = [str(v) for v in violations if not v.blocking]
+    blocking = [v for v in violations if v.blocking]
+    if blocking:
         outcome.outcome = "failed"
-        outcome.reason = "guard refused the result: " + "; ".join(str(v) for v in violations)
+        outcome.reason = "guard refused the result: " + "; ".join(str(v) for v in blocking)
         return outcome
     changes = staging.changes()
     outcome.changes = [f"{c.path}: {c.kind} (+{c.line_counts()[0]} -{c.line_counts()[1]})" for c in changes]
@@ -421,10 +425,11 @@ def apply_journal(workspace: Workspace, store: GitStore, journal: Journal) -> st
 
 def recover(workspace: Workspace, store: GitStore) -> str:
     """Finish or undo an interrupted apply, then fast-forward the cursor to the last commit's range."""
-    note = ""
+    strays = remove_stale_temp_files(workspace)
+    note = f"removed {len(strays)} temp file(s) of an interrupted write" if strays else ""
     journal = Journal.load(workspace)
     if journal is not None:
-        note = _recover_journal(workspace, store, journal)
+        note = (note + "; " if note else "") + _recover_journal(workspace, store, journal)
     mark = store.cursor_mark()
     if mark is not None and read_cursor(workspace.cursor_file) < mark:
         write_cursor(workspace.cursor_file, mark)
@@ -490,4 +495,5 @@ def _record(report: RunReport) -> dict[str, Any]:
         "commit": commits[-1] if commits else None, "commits": commits, "model": report.model,
         "duration_s": report.duration_s, "malformed_lines": report.malformed_lines, "recovered": report.recovered,
         "quarantined": report.quarantined, "failed_at": report.failed_at, "tidy": report.tidy,
+        "warnings": [warning for batch in report.batches for warning in batch.warnings],
     }

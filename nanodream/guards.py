@@ -1,14 +1,26 @@
-"""Checks on the staged result; any violation means nothing is applied."""
+"""Checks on the staged result; any blocking violation means nothing is applied.
+
+Each rule names the file and the rule, never a secret. The same scanners also run inside the tools, so a
+model hears about a problem while it can still fix it; this is the check that decides.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nanodream.history import Batch
+from nanodream import injection, secret_scan
+from nanodream.config import Settings
+from nanodream.history import Batch, tagged_lines
 from nanodream.skills import parse_skill
 from nanodream.staging import FileChange, Staging
-from nanodream.tools import ToolLimits
+from nanodream.tools import Refusal, ToolLimits
+from nanodream.workspace import CORE_FILES
+
+SOUL = "SOUL.md"
+# Tags an upstream summariser gives to facts it judged lasting; raw, untagged text is where pasted pages land.
+SOUL_EVIDENCE_TAGS = ("permanent", "durable", "correction")
 
 
 @dataclass(frozen=True)
@@ -16,37 +28,47 @@ class Violation:
     path: str
     rule: str
     detail: str
+    blocking: bool = True
 
     def __str__(self) -> str:
         return f"{self.path}: {self.rule} — {self.detail}"
 
 
-SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
-    "aws-access-key": re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    "github-token": re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"),
-    "private-key-block": re.compile(r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----"),
-    "api-key": re.compile(r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})\b"),
-    "password-in-url": re.compile(r"[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@", re.IGNORECASE),
-    "assigned-secret": re.compile(
-        r"(?i)\b(?:api[_-]?key|secret|token|password|passwd)\b\s*[:=]\s*['\"]?[A-Za-z0-9_\-+/=]{16,}"
-    ),
-}
+def check(staging: Staging, batch: Batch | None, settings: Settings,
+          refusals: Iterable[Refusal] = ()) -> list[Violation]:
+    """Every rule over every changed file, plus what the session tried and was refused.
 
-
-def check(staging: Staging, batch: Batch | None, limits: ToolLimits, max_shrink_ratio: float) -> list[Violation]:
-    """Every rule over every changed file; an empty list means the result may be applied."""
-    violations: list[Violation] = []
+    Non-blocking violations are warnings to report; any blocking one means nothing may be applied.
+    """
+    limits = ToolLimits.from_settings(settings)
+    violations = [Violation("session", "reached outside memory", str(refusal), refusal.blocking)
+                  for refusal in refusals]
+    changes = staging.changes()
     justified = batch is not None and batch.has_correction
-    for change in staging.changes():
-        violations += _check_change(change, limits, max_shrink_ratio, justified)
+    for change in changes:
+        if change.after is None:
+            violations += _check_deletion(change, changes, justified)
+        else:
+            violations += _check_content(change, limits, settings)
+            violations += _check_shrink(change, settings.max_shrink_ratio, justified)
+            if change.path == SOUL:
+                violations += _check_soul(batch, settings.soul_policy)
     return violations
 
 
-def _check_change(change: FileChange, limits: ToolLimits, max_shrink_ratio: float,
-                  justified: bool) -> list[Violation]:
+def secret_rules_hit(text: str) -> list[str]:
+    """Names of the secret rules that match (never the matched text itself)."""
+    return secret_scan.rules_hit(text)
+
+
+def injection_rules_hit(text: str) -> list[str]:
+    """Names of the injection rules that match: lets an engine hold such a line back instead of failing."""
+    return list(dict.fromkeys(hit.rule for hit in injection.scan_added(None, text)))
+
+
+def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -> list[Violation]:
+    assert change.after is not None
     found: list[Violation] = []
-    if change.after is None:
-        return found
     cap = limits.cap_for(change.path)
     if len(change.after) > cap:
         found.append(Violation(change.path, "size cap", f"{len(change.after)} chars > cap {cap}"))
@@ -55,26 +77,75 @@ def _check_change(change: FileChange, limits: ToolLimits, max_shrink_ratio: floa
             parse_skill(change.path, change.after)
         except ValueError as exc:
             found.append(Violation(change.path, "invalid skill", str(exc)))
-    for rule in secret_rules_hit(_added_text(change)):
-        found.append(Violation(change.path, "secret", f"content matches {rule}; secrets never go into memory"))
-    if change.before and not justified:
-        before_lines = [line for line in change.before.splitlines() if line.strip()]
-        kept = set(line.strip() for line in change.after.splitlines())
-        lost = sum(1 for line in before_lines if line.strip() not in kept)
-        if before_lines and lost / len(before_lines) > max_shrink_ratio:
-            found.append(Violation(
-                change.path, "mass deletion",
-                f"{lost} of {len(before_lines)} lines removed (> {max_shrink_ratio:.0%}) "
-                "without a [correction] in the batch",
-            ))
+    for hit in secret_scan.scan_added(change.before, change.after):
+        found.append(Violation(change.path, "secret", f"{hit}; secrets never go into memory"))
+    for flag in injection.scan_added(change.before, change.after):
+        found.append(Violation(change.path, "injected instruction", f"{flag}; memory holds facts, not commands",
+                               blocking=settings.injection_policy == "refuse"))
     return found
 
 
-def secret_rules_hit(text: str) -> list[str]:
-    """Names of the secret rules that match (never the matched text itself)."""
-    return [name for name, pattern in SECRET_PATTERNS.items() if pattern.search(text)]
+def _check_shrink(change: FileChange, max_ratio: float, justified: bool) -> list[Violation]:
+    if not change.before or justified:
+        return []
+    before_lines = [line.strip() for line in change.before.splitlines() if line.strip()]
+    kept = {line.strip() for line in (change.after or "").splitlines()}
+    lost = sum(1 for line in before_lines if line not in kept)
+    if before_lines and lost / len(before_lines) > max_ratio:
+        return [Violation(change.path, "mass deletion",
+                          f"{lost} of {len(before_lines)} lines removed (> {max_ratio:.0%}) "
+                          "without a [correction] in the batch")]
+    return []
 
 
-def _added_text(change: FileChange) -> str:
-    before = set((change.before or "").splitlines())
-    return "\n".join(line for line in (change.after or "").splitlines() if line not in before)
+def _check_deletion(change: FileChange, changes: list[FileChange], justified: bool) -> list[Violation]:
+    if change.path in CORE_FILES:
+        return [Violation(change.path, "deleted core file", "SOUL.md, USER.md and memory/MEMORY.md always stay")]
+    if justified or change.before is None or _merged_elsewhere(change, changes):
+        return []
+    return [Violation(change.path, "skill deleted without merging",
+                      "no skill written in this run carries its name, description or steps; merge it into "
+                      "another skill first, or let a [correction] justify dropping it")]
+
+
+def _merged_elsewhere(deleted: FileChange, changes: list[FileChange]) -> bool:
+    """True when a skill this run wrote names the deleted one, repeats its description, or holds half its steps."""
+    assert deleted.before is not None
+    name = deleted.path.split("/")[1]
+    try:
+        info = parse_skill(deleted.path, deleted.before)
+        description, body = info.description.lower(), info.body
+    except ValueError:
+        description, body = "", deleted.before
+    steps = {_norm(line) for line in body.splitlines() if len(_norm(line)) > 3 and not line.lstrip().startswith("#")}
+    for other in changes:
+        if other is deleted or other.after is None or not other.path.startswith("skills/"):
+            continue
+        text = other.after.lower()
+        if re.search(rf"(?<![a-z0-9-]){re.escape(name)}(?![a-z0-9-])", text) or (description and description in text):
+            return True
+        kept = steps & {_norm(line) for line in other.after.splitlines()}
+        if steps and len(kept) * 2 >= len(steps):
+            return True
+    return False
+
+
+def _norm(line: str) -> str:
+    """A step without list numbering or bullet, so renumbering on merge still counts as kept."""
+    return re.sub(r"^\s*(?:[-*+]|\d+[.)])\s*", "", line).strip().lower()
+
+
+def _check_soul(batch: Batch | None, policy: str) -> list[Violation]:
+    if policy == "locked":
+        return [Violation(SOUL, "soul locked", 'soul_policy = "locked": only a person edits how the agent behaves')]
+    if policy == "tagged" and not _has_soul_evidence(batch):
+        return [Violation(SOUL, "untrusted soul change",
+                          "the batch has no [permanent], [durable] or [correction] line; untagged history "
+                          'cannot change how the agent behaves (soul_policy = "tagged")')]
+    return []
+
+
+def _has_soul_evidence(batch: Batch | None) -> bool:
+    if batch is None:
+        return False
+    return any(tag in SOUL_EVIDENCE_TAGS for entry in batch.entries for tag, _ in tagged_lines(entry.content))

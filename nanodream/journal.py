@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -72,3 +73,31 @@ def read_current(root: Path, paths: list[str]) -> dict[str, str | None]:
         target = root / rel
         current[rel] = read_text(target) if target.is_file() else None
     return current
+
+
+# Temp names atomic_write gives the files nanodream writes: `.<name>.<8 random chars>.tmp`.
+_STALE_TEMP = re.compile(
+    r"\.(?:SOUL\.md|USER\.md|MEMORY\.md|SKILL\.md|\.dream_cursor|journal\.json)\.[a-z0-9_]{8}\.tmp"
+)
+
+
+def remove_stale_temp_files(workspace: Workspace) -> list[str]:
+    """Delete temp files that a process killed inside atomic_write left next to the files it was writing.
+
+    Call only under the workspace lock. Left alone, one beside a SKILL.md sits in a tracked folder and the
+    next commit would version it for good.
+    """
+    root = workspace.root
+    folders = [root, root / "memory", workspace.state_dir]
+    skills = root / "skills"
+    if skills.is_dir() and not skills.is_symlink():
+        folders += [child for child in skills.iterdir() if child.is_dir() and not child.is_symlink()]
+    removed = []
+    for folder in folders:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path in folder.iterdir():
+            if _STALE_TEMP.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed.append(path.relative_to(root).as_posix())
+    return sorted(removed)

@@ -18,12 +18,11 @@ from nanodream.gitstore import GitStore
 from nanodream.history import Batch, HistoryEntry, tagged_lines
 from nanodream.skills import parse_skill
 from nanodream.staging import Staging
-from nanodream.tools import ToolLimits
+from nanodream.tools import NEAR_CAP_SHARE, ToolLimits
 from nanodream.workspace import CORE_FILES
 
 THIN_MIN_STEPS = 3  # a procedure with fewer steps than this is a stub
 THIN_MIN_CHARS = 200  # or a body shorter than this
-NEAR_CAP = 0.8  # share of a cap from which a file is flagged "near cap"
 MAX_SUBJECTS = 12
 MAX_WORDS = 10
 
@@ -55,7 +54,7 @@ class FileSize:
 
     @property
     def near_cap(self) -> bool:
-        return self.chars >= NEAR_CAP * self.cap
+        return self.chars >= NEAR_CAP_SHARE * self.cap
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,14 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 CORE_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
-SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-SKILL_PATH = re.compile(r"^skills/([^/]+)/SKILL\.md$")
+# `\Z`, not `$`: `$` also matches before a trailing newline, which let "skills/x/SKILL.md\n" through.
+SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
+SKILL_PATH = re.compile(r"^skills/([^/]+)/SKILL\.md\Z")
+# The characters a memory path may be spelled with; anything else (%, \\, spaces, controls, look-alike
+# Unicode) is refused before any other check, so no decoding or normalisation can ever change its meaning.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*")
+PROTECTED_PATHS = ("nanodream.toml", "memory/history.jsonl")
+PROTECTED_DIRS = ("prompts",)
 
 # Tracked by the workspace's git repository; everything else (history, cursor, state) is ignored.
 TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/", "prompts/", "nanodream.toml", ".gitignore")
@@ -39,7 +45,16 @@ STARTER_FILES = {
 
 
 class PathRefused(ValueError):
-    """A path the dream's tools may not touch; the message tells the model what is allowed."""
+    """A path the dream's tools may not touch; the message tells the model what is allowed.
+
+    `reaches_out` separates an attempt to leave the memory files (absolute, `..`, encoded, look-alike
+    characters, git's or nanodream's own files, symlinks) from a plain name that is merely not a memory
+    file (`MEMORY.md` without `memory/`), which a confused model corrects on the next call.
+    """
+
+    def __init__(self, message: str, *, reaches_out: bool = False) -> None:
+        super().__init__(message)
+        self.reaches_out = reaches_out
 
 
 @dataclass(frozen=True)
@@ -94,43 +109,72 @@ class Workspace:
         return None
 
     def memory_paths(self) -> list[str]:
-        """Workspace-relative paths of every memory file that exists now, core files first."""
-        paths = [p for p in CORE_FILES if _is_plain_file(self.root / p)]
+        """Workspace-relative paths of every memory file that exists now, core files first.
+
+        A file reached through a symlink anywhere on its way (a linked `memory/` or skill folder) is left
+        out, so its outside content is never staged, shown to the model or written back.
+        """
+        paths = [p for p in CORE_FILES if _is_plain_file(self.root, p)]
         skills_dir = self.root / "skills"
         if skills_dir.is_dir() and not skills_dir.is_symlink():
             for child in sorted(skills_dir.iterdir()):
                 rel = f"skills/{child.name}/SKILL.md"
-                if SKILL_NAME.match(child.name) and _is_plain_file(self.root / rel) and not child.is_symlink():
+                if SKILL_NAME.match(child.name) and _is_plain_file(self.root, rel):
                     paths.append(rel)
         return paths
 
     def check_memory_path(self, path: str) -> str:
-        """Return `path` if the dream may read or write it, else raise PathRefused saying why."""
+        """Return `path` if the dream may read or write it, else raise PathRefused saying why.
+
+        Only exact, plain spellings pass: anything that would need normalising, decoding or following a
+        link to mean a memory file is refused, and flagged as reaching out of the memory files.
+        """
         if not isinstance(path, str) or not path.strip():
-            raise PathRefused("path is empty; use SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md")
+            raise PathRefused("path is empty; use SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md",
+                              reaches_out=True)
+        shown = shown_value(path)
         if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path):
-            raise PathRefused(f"{path!r} is absolute; paths are relative to the workspace, e.g. USER.md")
+            raise PathRefused(f"{shown} is absolute; paths are relative to the workspace, e.g. USER.md",
+                              reaches_out=True)
         parts = PurePosixPath(path).parts
-        if "\\" in path or ".." in parts or "." in parts or str(PurePosixPath(path)) != path:
-            raise PathRefused(f"{path!r} is not a plain workspace path; write it like skills/<name>/SKILL.md")
-        skill = SKILL_PATH.match(path)
+        if (not parts or not _PLAIN_PATH.fullmatch(path) or ".." in parts or "." in parts
+                or str(PurePosixPath(path)) != path):
+            raise PathRefused(f"{shown} is not a plain workspace path; write it like skills/<name>/SKILL.md",
+                              reaches_out=True)
+        if any(part.startswith(".") for part in parts) or path in PROTECTED_PATHS or parts[0] in PROTECTED_DIRS:
+            raise PathRefused(f"{shown} is nanodream's or git's own file; the dream may only touch memory files",
+                              reaches_out=True)
+        skill = SKILL_PATH.fullmatch(path)
         if path not in CORE_FILES and not skill:
             raise PathRefused(
-                f"{path!r} is outside the memory files; allowed: SOUL.md, USER.md, memory/MEMORY.md, "
+                f"{shown} is outside the memory files; allowed: SOUL.md, USER.md, memory/MEMORY.md, "
                 "skills/<name>/SKILL.md"
             )
-        if skill and not SKILL_NAME.match(skill.group(1)):
+        if skill and not SKILL_NAME.fullmatch(skill.group(1)):
             raise PathRefused(f"skill name {skill.group(1)!r} must be lowercase letters, digits and '-'")
         current = self.root
         for part in parts:
             current = current / part
             if current.is_symlink():
-                raise PathRefused(f"{path!r} goes through a symlink; symlinked memory files are not allowed")
+                raise PathRefused(f"{shown} goes through a symlink; symlinked memory files are not allowed",
+                                  reaches_out=True)
         return path
 
 
-def _is_plain_file(path: Path) -> bool:
-    return path.is_file() and not path.is_symlink()
+def shown_value(value: object, limit: int = 80) -> str:
+    """A model-supplied value as it may appear in messages and logs: quoted, escaped and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "…" + text[-3:]
+
+
+def _is_plain_file(root: Path, rel: str) -> bool:
+    """A regular file reached from `root` without following any symlink."""
+    current = root
+    for part in PurePosixPath(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            return False
+    return current.is_file()
 
 
 def scaffold(root: Path, *, example: bool = False) -> list[str]:

@@ -45,6 +45,11 @@ def slow(seconds: float, step: Step) -> Step:
     return {**step, "delay": seconds}
 
 
+def raw(body: bytes, status: int = 200) -> Step:
+    """A response body sent as is, e.g. something that is not JSON at all."""
+    return {"raw": body, "raw_status": status}
+
+
 @dataclass
 class ScriptedServer:
     """Replays `script` one step per request; an exhausted script answers 500 so tests fail loudly."""
@@ -64,6 +69,9 @@ class ScriptedServer:
                 step = server._next(body)
                 if step.get("delay"):
                     time.sleep(step["delay"])
+                if "raw" in step:
+                    self._send_bytes(step["raw_status"], step["raw"])
+                    return
                 if "status" in step:
                     payload = {"error": {"message": step["error"], "type": "server_error", "code": step["status"]}}
                     self._send(step["status"], payload)
@@ -78,7 +86,9 @@ class ScriptedServer:
                 })
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(status, json.dumps(payload).encode())
+
+            def _send_bytes(self, status: int, data: bytes) -> None:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

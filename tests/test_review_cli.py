@@ -304,4 +304,4 @@ def test_run_and_status_json_keep_their_documented_fields(history):
     assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
                                            "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",
-                                           "commit", "quarantined", "failed_at"}
+                                           "commit", "quarantined", "failed_at", "warnings"}

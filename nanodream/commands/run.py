@@ -92,6 +92,8 @@ def render_report(report: RunReport) -> None:
             console.print(f"[cyan]dry run[/cyan] {span}: nothing was changed", highlight=False)
         for line in batch.changes:
             console.print(f"    {line}", highlight=False)
+        for warning in batch.warnings:
+            console.print(f"    [yellow]warning:[/yellow] {warning}", highlight=False)
         if batch.summary and batch.outcome != "failed":
             console.print(f"    [dim]{batch.summary.splitlines()[0]}[/dim]", highlight=False)
         if batch.diff:

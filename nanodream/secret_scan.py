@@ -1,0 +1,261 @@
+"""Credential detection for text the dream would write into memory, built on Yelp's detect-secrets.
+
+detect-secrets' detectors are used as plain string scanners: each plugin's `analyze_string` is a
+regular-expression match, so nothing touches files, global settings or the network (its optional
+verification step, which calls providers, is never invoked). A few gaps of detect-secrets 1.5.0 that
+matter for an agent's memory are filled here: current LLM-provider key formats, unquoted high-entropy
+tokens next to words like key/secret/token, and passwords stated in prose.
+
+A hit names its rule and line, never the secret; the value is kept only so `redact` can replace it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any
+
+REDACTED = "(redacted {rule})"
+PRIVATE_KEY_RULE = "Private Key"
+
+# Provider key formats newer than detect-secrets 1.5.0's detectors.
+_PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
+    "Anthropic API Key": re.compile(r"\bsk-ant-[a-z]{3,8}\d{2}-[A-Za-z0-9_-]{20,}"),
+    "OpenAI-style API Key": re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    "GitHub Token": re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
+    "Hugging Face Token": re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"),
+    "Google API Key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    "npm Token": re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+}
+# Any PEM private-key header, e.g. PKCS#8 "ENCRYPTED PRIVATE KEY", which detect-secrets' list lacks.
+_PEM_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEYWORD = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|password|passwd|passphrase|credentials?)"
+_KEYWORD_TOKEN = re.compile(
+    rf"(?i)\b{_KEYWORD}\b[^\n`'\"]{{0,24}}?(?:[:=]|\bis\b|\bwas\b)?\s*[`'\"]?([A-Za-z0-9_\-+/=.~]{{16,}})"
+)
+_PROSE_PASSWORD = re.compile(r"(?i)\b(?:password|passwd|passphrase|pin)\s+(?:is|was)\s*[:=]?\s*[`'\"]?([^\s`'\"]{6,})")
+_MIN_TOKEN_ENTROPY = 3.0
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    """One credential found in scanned text: the rule that fired and where, never the value in text form."""
+
+    rule: str
+    line: int  # 1-based, within the scanned text
+    value: str = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.rule}"
+
+
+def scan_added(before: str | None, after: str) -> list[SecretHit]:
+    """Hits on lines of `after` that are not already in `before` (what the dream would add)."""
+    return [hit for index, line in _added_lines(before, after) for hit in _hits(line, index + 1)]
+
+
+def rules_hit(text: str) -> list[str]:
+    """Names of the rules that match anywhere in `text`, in first-seen order."""
+    seen: dict[str, None] = {}
+    for line in text.splitlines():
+        for rule, _ in _scan_line(line):
+            seen.setdefault(rule, None)
+    return list(seen)
+
+
+def redact(before: str | None, after: str) -> tuple[str, list[SecretHit]]:
+    """`after` with every secret on an added line replaced by a marker naming its rule.
+
+    A private key loses its whole block (header to footer), not only the header line a detector sees.
+    """
+    lines = after.splitlines(keepends=True)
+    hits = scan_added(before, after)
+    doomed_blocks = [hit.line - 1 for hit in hits if hit.rule == PRIVATE_KEY_RULE]
+    for hit in hits:
+        if hit.rule != PRIVATE_KEY_RULE:
+            lines[hit.line - 1] = lines[hit.line - 1].replace(hit.value, REDACTED.format(rule=hit.rule))
+    for start in doomed_blocks:
+        if lines[start] is None:
+            continue
+        end = _block_end(lines, start)
+        newline = "\n" if lines[end] and lines[end].endswith("\n") else ""
+        lines[start] = REDACTED.format(rule=PRIVATE_KEY_RULE) + newline
+        for index in range(start + 1, end + 1):
+            lines[index] = None
+    return "".join(line for line in lines if line is not None), hits
+
+
+def _block_end(lines: list[str | None], start: int) -> int:
+    """Index of the footer of the key block opened at `start`, or its last non-blank line."""
+    last = start
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if line is None or not line.strip():
+            break
+        last = index
+        if "-----END" in line or line.startswith("Private-MAC:"):
+            break
+    return last
+
+
+def _added_lines(before: str | None, after: str) -> Iterator[tuple[int, str]]:
+    existing = set((before or "").splitlines())
+    for index, line in enumerate(after.splitlines()):
+        if line not in existing:
+            yield index, line
+
+
+def _hits(line: str, number: int) -> list[SecretHit]:
+    return [SecretHit(rule, number, value) for rule, value in _scan_line(line)]
+
+
+@lru_cache(maxsize=4096)
+def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
+    """(rule, value) pairs for one line; cached because a session rescans the same lines after each edit.
+
+    Provider-specific detectors run before the generic ones, and a value (or one overlapping it) is
+    reported once, under the most specific rule that found it.
+    """
+    if not line.strip():
+        return ()
+    found: list[tuple[str, str]] = []
+
+    def add(rule: str, value: str) -> None:
+        value = _whole_token(line, value)
+        if "redacted" in value.lower():  # our own marker, left by an earlier redaction
+            return
+        if not any(value in seen or seen in value for _, seen in found):
+            found.append((rule, value))
+
+    specific, generic = _plugins()
+
+    def run(plugins: list[tuple[Any, dict[str, Any]]]) -> None:
+        for plugin, options in plugins:
+            for value in plugin.analyze_string(line, **options):
+                if _credible(plugin, value, line):
+                    add(plugin.secret_type, value)
+
+    run(specific)
+    for rule, pattern in _PROVIDER_KEYS.items():
+        for match in pattern.finditer(line):
+            if _random_looking(match.group(0)):
+                add(rule, match.group(0))
+    for match in _PEM_PRIVATE_KEY.finditer(line):
+        add(PRIVATE_KEY_RULE, match.group(0))
+    run(generic)
+    for match in _KEYWORD_TOKEN.finditer(line):
+        if _random_looking(match.group(1)):
+            add("Secret Keyword", match.group(1))
+    for match in _PROSE_PASSWORD.finditer(line):
+        value = match.group(1)
+        if re.search(r"[A-Za-z]", value) and re.search(r"[\d\W_]", value) and not _is_reference(value):
+            add("Password", value)
+    return tuple(found)
+
+
+def _whole_token(line: str, value: str) -> str:
+    """The credential around a detector's value, which may be only part of it (detect-secrets' GitHub
+    pattern yields just the `ghp` prefix): redacting a part would leave the rest of the key behind."""
+    start = line.find(value)
+    if start < 0:
+        return value
+    end = start + len(value)
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_-"):
+        start -= 1
+    while end < len(line) and (line[end].isalnum() or line[end] in "_-+/=."):
+        end += 1
+    return line[start:end].rstrip(".")
+
+
+def _credible(plugin: Any, value: str, line: str) -> bool:
+    """detect-secrets' own false-positive filters, plus the entropy limit its line scanner would apply."""
+    from detect_secrets.filters import heuristic
+    from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+    if not value or "redacted" in value.lower():
+        return False
+    if plugin.secret_type == "Secret Keyword" and _is_reference(value):
+        return False
+    if isinstance(plugin, HighEntropyStringsPlugin) and plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
+        return False
+    return not (
+        heuristic.is_sequential_string(value) or heuristic.is_potential_uuid(value)
+        or heuristic.is_templated_secret(value) or heuristic.is_likely_id_string(value, line, plugin)
+        or heuristic.is_not_alphanumeric_string(value) or heuristic.is_indirect_reference(line)
+    )
+
+
+def _random_looking(token: str) -> bool:
+    """A credential-shaped token: letters and digits mixed, high entropy, not a path, URL or reference."""
+    from detect_secrets.filters import heuristic
+
+    if "/" in token and "." in token or _is_reference(token) or "redacted" in token.lower():
+        return False
+    # Random tokens mix letters and digits within one piece; names like claude-3-5-sonnet-20241022 or
+    # v1.2.3-rc1 are words and numbers joined by separators.
+    if not any(len(piece) >= 12 and re.search(r"[A-Za-z]", piece) and re.search(r"\d", piece)
+               for piece in re.split(r"[-_.~]", token)):
+        return False
+    if heuristic.is_sequential_string(token) or heuristic.is_potential_uuid(token):
+        return False
+    return _entropy(token) >= _MIN_TOKEN_ENTROPY
+
+
+def _entropy(text: str) -> float:
+    counts = {char: text.count(char) for char in set(text)}
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _is_reference(value: str) -> bool:
+    """Pointers to a secret, not the secret: $VAR, ${VAR}, <placeholder>, {{template}}, ENV_VAR_NAMES."""
+    return bool(re.fullmatch(r"\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value))
+
+
+@cache
+def _plugins() -> tuple[list[tuple[Any, dict[str, Any]]], list[tuple[Any, dict[str, Any]]]]:
+    """(provider-specific, generic) detect-secrets detectors, each with its analyze_string options.
+
+    All fit memory files except the public-IP detector (server addresses are legitimate infrastructure
+    notes). Imported on first use so CLI start-up stays fast.
+    """
+    from detect_secrets.plugins.artifactory import ArtifactoryDetector
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.cloudant import CloudantDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
+    from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+    from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, KeywordDetector
+    from detect_secrets.plugins.mailchimp import MailchimpDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.private_key import PrivateKeyDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.softlayer import SoftlayerDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+    from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+    specific = [
+        AWSKeyDetector, ArtifactoryDetector, AzureStorageKeyDetector, BasicAuthDetector, CloudantDetector,
+        DiscordBotTokenDetector, GitHubTokenDetector, GitLabTokenDetector, IbmCloudIamDetector,
+        IbmCosHmacDetector, JwtTokenDetector, MailchimpDetector, NpmDetector, OpenAIDetector, PrivateKeyDetector,
+        PypiTokenDetector, SendGridDetector, SlackDetector, SoftlayerDetector, SquareOAuthDetector,
+        StripeDetector, TelegramBotTokenDetector, TwilioKeyDetector,
+    ]
+    # Memory bullets read like configuration ("- DB password: x"), so the keyword detector uses its
+    # config-file patterns, which do not require quotes around the value.
+    keyword = (KeywordDetector(), {"denylist_regex_to_group": CONFIG_DENYLIST_REGEX_TO_GROUP})
+    generic = [keyword, (Base64HighEntropyString(), {}), (HexHighEntropyString(), {})]  # named rule first
+    return [(cls(), {}) for cls in specific], generic

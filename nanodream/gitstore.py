@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from dataclasses import dataclass
-
-import git
+from typing import TYPE_CHECKING
 
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
+
+if TYPE_CHECKING:
+    import git
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
 RESET_TRAILER = re.compile(r"^Dream-Cursor-Reset: (\d+)\s*$", re.MULTILINE)
+# Variables that would send a git command to another repository (set by git hooks and other tooling).
+REDIRECTING_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                         "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,8 @@ class GitStore:
     @property
     def repo(self) -> git.Repo:
         if self._repo is None:
+            import git  # gitpython costs ~60 ms to import; `status` reads HEAD without it (_read)
+
             self._repo = git.Repo(self.workspace.root)
             self._pin_environment(self._repo)
         return self._repo
@@ -65,6 +74,8 @@ class GitStore:
         """Create the repository with a first commit of the memory files; True when it was created."""
         if self.exists:
             return False
+        import git
+
         root = self.workspace.root
         git.Repo.init(root, initial_branch="main",
                       env={"GIT_DIR": str(root / ".git"), "GIT_WORK_TREE": str(root),
@@ -109,13 +120,25 @@ class GitStore:
         return sorted(set(paths))
 
     def head_sha(self) -> str | None:
-        try:
-            return self.repo.git.rev_parse("--verify", "-q", "HEAD")
-        except git.GitCommandError:
-            return None
+        return self._read("rev-parse", "--verify", "-q", "HEAD")
 
     def head_message(self) -> str:
-        return self.repo.git.log("-1", "--format=%B") if self.head_sha() else ""
+        return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
+
+    def _read(self, *args: str) -> str | None:
+        """Output of a read-only git command (None when it fails), run without gitpython.
+
+        `status` only reads HEAD; going through the git binary directly keeps gitpython's import off its
+        path (bench/startup.py). The environment is pinned to this workspace like `repo`'s.
+        """
+        root = self.workspace.root
+        env = {k: v for k, v in os.environ.items() if k not in REDIRECTING_VARIABLES}
+        env.update(GIT_DIR=str(root / ".git"), GIT_WORK_TREE=str(root), GIT_TERMINAL_PROMPT="0")
+        done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
+                              encoding="utf-8", errors="replace", check=False)
+        if done.returncode != 0:
+            return None
+        return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout  # as gitpython returns it
 
     # writing --------------------------------------------------------------------------------------
 

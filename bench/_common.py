@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,16 +57,45 @@ def median_seconds(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def process_seconds(argv: Sequence[str], repeats: int, cwd: Path | None = None) -> float:
-    """Median wall time of a whole process (start-up included) over `repeats` runs."""
+@dataclass(frozen=True)
+class ProcessTiming:
+    """Medians for one command: wall time (what a person waits) and CPU time of the whole process tree.
+
+    On a loaded machine wall time grows with everyone else's work; CPU time (user + sys, git children
+    included) stays close to what the command itself costs.
+    """
+
+    wall: float
+    cpu: float
+
+
+def process_medians(commands: dict[str, Sequence[str]], repeats: int,
+                    cwd: Path | None = None) -> dict[str, ProcessTiming]:
+    """Median wall and CPU time of each whole process (start-up included) over `repeats` runs.
+
+    Runs are interleaved round by round (after one warm-up round), so a burst of load from elsewhere on
+    the machine falls on every command alike instead of on whichever happened to be running.
+    """
     env = child_env()
 
-    def once() -> None:
+    def once(argv: Sequence[str]) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
         done = subprocess.run(list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode()[-400:]}")
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
-    return median_seconds(once, repeats)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for round_number in range(repeats + (1 if repeats > 1 else 0)):
+        for name, argv in commands.items():
+            measured = once(argv)
+            if round_number or repeats == 1:
+                runs[name].append(measured)
+    return {name: ProcessTiming(statistics.median(w for w, _ in values), statistics.median(c for _, c in values))
+            for name, values in runs.items()}
 
 
 def machine() -> dict[str, str]:
@@ -78,8 +109,15 @@ def machine() -> dict[str, str]:
     except OSError:
         model = platform.processor() or "unknown"
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     return {"nproc": str(cores), "cpu": model, "python": platform.python_version(),
-            "os": f"{platform.system()} {platform.release()}"}
+            "os": f"{platform.system()} {platform.release()}", "load": load}
+
+
+def describe(facts: dict[str, str]) -> str:
+    """One line of machine facts to print above a table (the load average says how noisy it was)."""
+    return (f"{facts['nproc']} cores · {facts['cpu']} · Python {facts['python']} · {facts['os']} · "
+            f"load average {facts['load']}")
 
 
 def format_value(value: float | int | str) -> str:
@@ -108,7 +146,7 @@ def cli(main: Callable[..., list[Row]], description: str) -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (seconds, not minutes)")
     args = parser.parse_args()
     facts = machine()
-    print(f"# {facts['nproc']} cores · {facts['cpu']} · Python {facts['python']} · {facts['os']}", flush=True)
+    print(f"# {describe(facts)}", flush=True)
     rows = main(quick=args.quick)
     print(format_table(rows))
     sys.exit(1 if any(r.get("ok") is False for r in rows) else 0)

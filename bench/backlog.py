@@ -8,6 +8,7 @@ alone. Histories are generated from the example workspace's entries and cached b
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def history_file(lines: int) -> Path:
         except ValueError:
             continue
         samples.append((json.dumps(data["content"]), json.dumps(data.get("session_key", "cli:direct"))))
-    partial = path.with_suffix(".partial")
+    partial = path.with_suffix(f".{os.getpid()}.partial")  # concurrent runs never share a half-written file
     with partial.open("w", encoding="utf-8") as out:
         chunk = []
         for cursor in range(1, lines + 1):

@@ -6,12 +6,25 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
+
+class _Gitpython:
+    """gitpython, imported on first use: ~60 ms (and a `git version` run) that `status` and `--help`
+    never need (bench/startup.py). `git.Repo`, `git.GitCommandError` and friends work as usual."""
+
+    def __getattr__(self, name: str) -> Any:
+        import git as module
+
+        return getattr(module, name)
+
+
 if TYPE_CHECKING:
     import git
+else:
+    git = _Gitpython()
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
@@ -43,8 +56,6 @@ class GitStore:
     @property
     def repo(self) -> git.Repo:
         if self._repo is None:
-            import git  # gitpython costs ~60 ms to import; `status` reads HEAD without it (_read)
-
             self._repo = git.Repo(self.workspace.root)
             self._pin_environment(self._repo)
         return self._repo
@@ -74,8 +85,6 @@ class GitStore:
         """Create the repository with a first commit of the memory files; True when it was created."""
         if self.exists:
             return False
-        import git
-
         root = self.workspace.root
         git.Repo.init(root, initial_branch="main",
                       env={"GIT_DIR": str(root / ".git"), "GIT_WORK_TREE": str(root),

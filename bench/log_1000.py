@@ -5,15 +5,12 @@ trailers, each changing memory/MEMORY.md and every third one USER.md too), then 
 (typer's CliRunner, so the import cost is paid once) and as a fresh process (`python -m nanodream log`,
 what a person or a host agent pays), reporting the median of several runs.
 
-    python bench/log_1000.py [--commits 1000] [--runs 7] [--keep]
+    python bench/log_1000.py [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from typer.testing import CliRunner  # noqa: E402
 
+from bench._common import child_env, cli, median_seconds, row  # noqa: E402
 from nanodream.cli import app  # noqa: E402
 from nanodream.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
@@ -82,60 +80,38 @@ def build(root: Path, commits: int) -> tuple[Workspace, float]:
     return workspace, time.perf_counter() - clock
 
 
-def median_ms(action, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        clock = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - clock) * 1000)
-    return statistics.median(samples)
-
-
 def in_process(args: list[str]) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
 
 
 def as_process(args: list[str]) -> None:
-    env = {**CLEAN_GIT_ENV, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "nanodream", *args], check=True, capture_output=True, env=env)
+    subprocess.run([sys.executable, "-m", "nanodream", *args], check=True, capture_output=True, env=child_env())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--commits", type=int, default=1000)
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--keep", action="store_true", help="Keep the workspace and print its path.")
-    options = parser.parse_args()
-
-    tmp = Path(tempfile.mkdtemp(prefix="nanodream-bench-"))
-    try:
-        workspace, build_s = build(tmp / "ws", options.commits)
+def main(quick: bool = False, commits: int | None = None, repeats: int | None = None) -> list[dict]:
+    commits = commits or (200 if quick else 1000)
+    repeats = repeats or (3 if quick else 7)
+    with tempfile.TemporaryDirectory(prefix="nanodream-bench-") as tmp:
+        workspace, build_s = build(Path(tmp) / "ws", commits)
         ws = str(workspace.root)
-        print(f"built {options.commits} dream commits with git fast-import in {build_s:.2f} s")
-        print(f"median of {options.runs} runs (ms)            in-process   process")
+        rows = [row("log", f"build {commits} commits (git fast-import)", build_s, "s")]
         cases = [
-            ("log (default: newest 20)", ["log", "-w", ws]),
-            ("log --json", ["log", "-w", ws, "--json"]),
-            (f"log -n {options.commits} (every commit)", ["log", "-w", ws, "-n", str(options.commits)]),
-            (f"log -n {options.commits} --json", ["log", "-w", ws, "-n", str(options.commits), "--json"]),
-            ("log --kind dream -n 20", ["log", "-w", ws, "--kind", "dream"]),
+            ("log (newest 20)", ["log", "-w", ws], 1.0),
+            ("log --json", ["log", "-w", ws, "--json"], 1.0),
+            (f"log -n {commits}", ["log", "-w", ws, "-n", str(commits)], None),
+            ("log --kind dream", ["log", "-w", ws, "--kind", "dream"], None),
         ]
-        in_process(cases[0][1])  # warm imports and the OS file cache once
-        for label, args in cases:
-            inner = median_ms(lambda a=args: in_process(a), options.runs)
-            outer = median_ms(lambda a=args: as_process(a), options.runs)
-            print(f"  {label:<34} {inner:>10.0f} {outer:>9.0f}")
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import nanodream.cli"], check=True,
-                       env={**CLEAN_GIT_ENV, "PYTHONPATH": str(ROOT)})
-        print(f"  (python start + `import nanodream.cli` alone: {(time.perf_counter() - start) * 1000:.0f} ms)")
-        if options.keep:
-            print(f"workspace kept at {ws}")
-    finally:
-        if not options.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
+        for label, args, target in cases:
+            inner = median_seconds(lambda a=args: in_process(a), repeats)
+            outer = median_seconds(lambda a=args: as_process(a), repeats)
+            rows.append(row("log", f"{label}, in-process", inner, "s"))
+            rows.append(row("log", f"{label}, process", outer, "s", f"<= {target} s" if target else "",
+                            None if target is None else outer <= target))
+    return rows
 
+
+SMOKE = {"commits": 5, "repeats": 1}
 
 if __name__ == "__main__":
-    main()
+    cli(main, __doc__.splitlines()[0])

@@ -1,6 +1,6 @@
 """Measure the rendered dream request for the example workspace: fixed overhead versus history payload.
 
-    python bench/prompt_tokens.py
+    python bench/prompt_tokens.py [--quick]
 
 Counts nanodream's own chars/4 estimate and, when tiktoken is installed, real tokens with the
 cl100k_base and o200k_base encodings read from the copy litellm bundles (no network, no litellm import).
@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._common import cli, row  # noqa: E402
 from nanodream import signals  # noqa: E402
 from nanodream.config import load_settings  # noqa: E402
 from nanodream.gitstore import GitStore  # noqa: E402
@@ -46,39 +47,52 @@ def bundled_encoders() -> dict:
 
 
 def example_requests() -> tuple[RenderedRequest, RenderedRequest]:
-    root = Path(tempfile.mkdtemp(prefix="nanodream-bench-")) / "example"
-    workspace = Workspace.at(root)
-    scaffold(root, example=True)
-    os.environ.update(GIT_AUTHOR_DATE="2026-10-01T09:00:00Z", GIT_COMMITTER_DATE="2026-10-01T09:00:00Z")
-    GitStore(workspace).ensure_repo()
-    signals.today_in = lambda tz: date(2026, 10, 15)
-    settings = load_settings(workspace, environ={})
-    return render_next_request(workspace, settings), render_next_request(workspace, settings, tidy=True)
+    """The batch and tidy requests of the example, memory committed on 2026-10-01 and "today" 2026-10-15."""
+    saved_env = {k: os.environ.get(k) for k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
+    saved_today = signals.today_in
+    try:
+        with tempfile.TemporaryDirectory(prefix="nanodream-bench-") as tmp:
+            workspace = Workspace.at(Path(tmp) / "example")
+            scaffold(workspace.root, example=True)
+            os.environ.update(GIT_AUTHOR_DATE="2026-10-01T09:00:00Z", GIT_COMMITTER_DATE="2026-10-01T09:00:00Z")
+            GitStore(workspace).ensure_repo()
+            signals.today_in = lambda tz: date(2026, 10, 15)
+            settings = load_settings(workspace, environ={})
+            return render_next_request(workspace, settings), render_next_request(workspace, settings, tidy=True)
+    finally:
+        signals.today_in = saved_today
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
-def table(batch: RenderedRequest, tidy: RenderedRequest, encoders: dict) -> str:
-    names = list(encoders)
-    header = "| part | chars | chars/4 | " + " | ".join(names) + " |"
-    lines = [header, "|" + "---|" * (3 + len(names))]
-
-    def row(label: str, text: str) -> None:
-        cells = [label, str(len(text)), str(estimate_tokens(text))]
-        cells += [str(len(encoders[name].encode(text))) for name in names]
-        lines.append("| " + " | ".join(cells) + " |")
-
+def main(quick: bool = False) -> list[dict]:
+    """One row per part of the request: nanodream's chars/4 estimate, plus real counts where available."""
+    batch, tidy = example_requests()
+    encoders = bundled_encoders()
     parts = batch.message.parts()
-    row("system prompt (built-in)", batch.system)
-    row("memory files", parts["memory"])
-    row("skills index", parts["skills"])
-    row("**fixed overhead** (system + memory + skills)", batch.system + parts["memory"] + parts["skills"])
-    row("signals (ages, recurring subjects)", parts["signals"])
-    entries = f"{len(batch.batch.entries)} entries, #{batch.batch.first_cursor}..#{batch.batch.last_cursor}"
-    row(f"history payload ({entries})", parts["history"])
-    row("**whole request** (system + user message)", batch.system + batch.user)
-    row("tidy pass request (no history)", tidy.system + tidy.user)
-    return "\n".join(lines)
+    entries = f"{len(batch.batch.entries)} entries"
+    texts = [
+        ("system prompt (built-in)", batch.system),
+        ("memory files", parts["memory"]),
+        ("skills index", parts["skills"]),
+        ("fixed overhead (system + memory + skills)", batch.system + parts["memory"] + parts["skills"]),
+        ("signals (ages, recurring subjects)", parts["signals"]),
+        (f"history payload ({entries})", parts["history"]),
+        ("whole request", batch.system + batch.user),
+        ("tidy pass request (no history)", tidy.system + tidy.user),
+    ]
+    rows = []
+    for label, text in texts:
+        rows.append(row("prompt", f"{label}, chars/4", estimate_tokens(text), "tokens"))
+        for name, encoder in encoders.items():
+            rows.append(row("prompt", f"{label}, {name}", len(encoder.encode(text)), "tokens"))
+    return rows
 
+
+SMOKE: dict = {}
 
 if __name__ == "__main__":
-    batch_request, tidy_request = example_requests()
-    print(table(batch_request, tidy_request, bundled_encoders()))
+    cli(main, __doc__.splitlines()[0])

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
-
-import git
+from typing import TYPE_CHECKING, Any
 
 from nanodream.commitmsg import commit_kind, parse_trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
+
+
+class _Gitpython:
+    """gitpython, imported on first use: ~60 ms (and a `git version` run) that `status` and `--help`
+    never need (bench/startup.py). `git.Repo`, `git.GitCommandError` and friends work as usual."""
+
+    def __getattr__(self, name: str) -> Any:
+        import git as module
+
+        return getattr(module, name)
+
+
+if TYPE_CHECKING:
+    import git
+else:
+    git = _Gitpython()
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
@@ -23,6 +40,9 @@ UNCOMMITTED = "0" * 40
 _RECORD = "\x1e\x1enanodream-record:"
 _FIELD = "\x1f"
 _LOG_FORMAT = f"{_RECORD}%H{_FIELD}%P{_FIELD}%aI{_FIELD}%an{_FIELD}%B{_FIELD}"
+# Variables that would send a git command to another repository (set by git hooks and other tooling).
+REDIRECTING_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                         "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
 
 
 @dataclass(frozen=True)
@@ -157,13 +177,25 @@ class GitStore:
         return sorted(set(paths))
 
     def head_sha(self) -> str | None:
-        try:
-            return self.repo.git.rev_parse("--verify", "-q", "HEAD")
-        except git.GitCommandError:
-            return None
+        return self._read("rev-parse", "--verify", "-q", "HEAD")
 
     def head_message(self) -> str:
-        return self.repo.git.log("-1", "--format=%B") if self.head_sha() else ""
+        return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
+
+    def _read(self, *args: str) -> str | None:
+        """Output of a read-only git command (None when it fails), run without gitpython.
+
+        `status` only reads HEAD; going through the git binary directly keeps gitpython's import off its
+        path (bench/startup.py). The environment is pinned to this workspace like `repo`'s.
+        """
+        root = self.workspace.root
+        env = {k: v for k, v in os.environ.items() if k not in REDIRECTING_VARIABLES}
+        env.update(GIT_DIR=str(root / ".git"), GIT_WORK_TREE=str(root), GIT_TERMINAL_PROMPT="0")
+        done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
+                              encoding="utf-8", errors="replace", check=False)
+        if done.returncode != 0:
+            return None
+        return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout  # as gitpython returns it
 
     # writing --------------------------------------------------------------------------------------
 

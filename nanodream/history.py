@@ -14,6 +14,8 @@ TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
 CHARS_PER_TOKEN = 4
 ENTRY_OVERHEAD_TOKENS = 12
+_DECODER = json.JSONDecoder()
+_JSON_WHITESPACE = " \t\n\r"
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class Backlog:
 def parse_line(line: str | bytes) -> HistoryEntry | None:
     """One history line, or None when it is not a well-formed entry."""
     try:
-        data = json.loads(line)
+        data = _decode_json(line)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict):
@@ -80,6 +82,24 @@ def parse_line(line: str | bytes) -> HistoryEntry | None:
     if session_key is not None and not isinstance(session_key, str):
         return None
     return HistoryEntry(cursor, timestamp, content, session_key)
+
+
+def _decode_json(line: str | bytes) -> object:
+    """Exactly what json.loads accepts for a UTF-8 line, at about half its cost.
+
+    json.loads spends half its time re-detecting the encoding of bytes and running two whitespace regexes;
+    on a never-consumed backlog of a million lines (`status`) that was a third of the scan (bench/backlog.py).
+    """
+    if isinstance(line, bytes):
+        text = line.decode("utf-8", "surrogatepass")  # as json.loads decodes bytes, but with C's fast path
+        text = text[1:] if text.startswith("\ufeff") else text  # json.loads forgives a UTF-8 BOM in bytes
+    else:
+        text = line
+    text = text.strip(_JSON_WHITESPACE)
+    value, end = _DECODER.raw_decode(text)
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
 
 
 def tagged_lines(content: str) -> list[tuple[str | None, str]]:

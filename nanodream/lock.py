@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from filelock import FileLock, Timeout
-
 from nanodream.workspace import Workspace
 
 
@@ -17,6 +15,10 @@ class WorkspaceBusy(RuntimeError):
 @contextmanager
 def workspace_lock(workspace: Workspace, wait_seconds: float = 0) -> Iterator[None]:
     """Hold the workspace lock, or raise WorkspaceBusy after `wait_seconds` (0: at once)."""
+    # Imported here: filelock pulls in asyncio, ssl and sqlite3 (~40 ms) that only a run needs,
+    # and every CLI command imports this module through nanodream.dream (see bench/startup.py).
+    from filelock import FileLock, Timeout
+
     workspace.state_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(workspace.lock_file), timeout=wait_seconds, is_singleton=False)
     try:

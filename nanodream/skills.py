@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import frontmatter
-import yaml
-
 
 @dataclass(frozen=True)
 class SkillInfo:
@@ -17,6 +14,9 @@ class SkillInfo:
 
 def parse_skill(path: str, text: str) -> SkillInfo:
     """Parse a SKILL.md; raise ValueError with a message a model or a person can act on."""
+    import frontmatter  # imported on first use: `--help` and `status` never parse a skill (bench/startup.py)
+    import yaml
+
     folder = path.split("/")[1]
     if not text.lstrip().startswith("---"):
         raise ValueError(f"{path} must start with YAML front matter: ---\\nname: {folder}\\ndescription: ...\\n---")

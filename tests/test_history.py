@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from nanodream.history import (
+    _decode_json,
     drop_skip_lines,
     iter_after,
     next_batch,
@@ -87,3 +91,33 @@ def test_cursor_file_missing_or_unreadable_means_zero(workspace):
     assert read_cursor(workspace.cursor_file) == 0
     write_cursor(workspace.cursor_file, 42)
     assert workspace.cursor_file.read_text() == "42\n" and read_cursor(workspace.cursor_file) == 42
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES, before=st.sampled_from(["", " ", "\t", "\ufeff", "\x0b", "x"]),
+       after=st.sampled_from(["", "\n", "\r\n", " \t", "\x0c", "}", " 1"]), raw=st.binary(max_size=40))
+def test_line_decoding_accepts_exactly_what_json_loads_accepts(value, before, after, raw):
+    """The history reader's fast decoder must keep json.loads' verdict on every UTF-8 line, good or bad.
+
+    (json.loads would also sniff UTF-16/32 from the bytes; history.jsonl is UTF-8, so those are not compared.)
+    """
+    lines = [(before + json.dumps(value, ensure_ascii=False) + after).encode("utf-8")]
+    if json.detect_encoding(raw).startswith("utf-8"):
+        lines.append(raw)
+    for line in lines:
+        try:
+            expected = ("ok", json.loads(line))
+        except (ValueError, UnicodeDecodeError):
+            expected = ("error", None)
+        try:
+            got = ("ok", _decode_json(line))
+        except (ValueError, UnicodeDecodeError):
+            got = ("error", None)
+        assert got == expected, line

@@ -1,0 +1,1 @@
+"""Benchmarks: one script per measurement; see bench/README.md."""

@@ -1,0 +1,93 @@
+"""CLI start-up: `nanodream --help` and `nanodream status` as real processes, against `python -c pass`.
+
+Target: status ≤ floor + 0.25 s, and litellm never imported on these paths. Each command runs in a fresh
+interpreter (median of N runs after a warm-up); `python -X importtime` names the heaviest imports.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import Row, child_env, cli, process_medians, row  # noqa: E402
+
+BENCH = "startup"
+TARGET_OVER_FLOOR = 0.25
+PYTHON = sys.executable
+NANODREAM = (PYTHON, "-m", "nanodream")
+SMOKE = {"repeats": 1}  # tests/test_bench_smoke.py: the quickest run that still exercises every path
+
+
+def example_workspace(root: Path) -> Path:
+    """The example workspace with its git repository and one run record, as a user would have it."""
+    ws = root / "ws"
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from nanodream.workspace import Workspace, scaffold\n"
+        "from nanodream.gitstore import GitStore\n"
+        "from nanodream.records import append_record\n"
+        "ws = Workspace.at(sys.argv[1]); scaffold(ws.root, example=True); GitStore(ws).ensure_repo()\n"
+        "append_record(ws, {'id': 'bench', 'outcome': 'no-change', 'end': '2026-10-06T00:00:00+00:00'})\n"
+    )
+    subprocess.run([PYTHON, "-c", code, str(ws)], env=child_env(), check=True)
+    return ws
+
+
+def imports_of(argv: list[str]) -> dict[str, float]:
+    """Packages the program and nanodream import directly, each with its cumulative import time in seconds.
+
+    `-X importtime` prints children before parents; walking it backwards yields parents first, so each
+    import can be attributed to the first package outside nanodream on its path (typer, git, ...).
+    """
+    done = subprocess.run([PYTHON, "-X", "importtime", *argv[1:]], env=child_env(), capture_output=True,
+                          text=True, check=True)
+    packages: dict[str, float] = {}
+    stack: list[tuple[int, str]] = []
+    for line in reversed(done.stderr.splitlines()):
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( +)(\S+)$", line)
+        if not match:
+            continue
+        depth, package = len(match.group(2)), match.group(3).split(".")[0]
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if package != "nanodream" and all(parent == "nanodream" for _, parent in stack):
+            packages[package] = packages.get(package, 0.0) + int(match.group(1)) / 1e6
+        stack.append((depth, package))
+    return packages
+
+
+def main(quick: bool = False, repeats: int | None = None) -> list[Row]:
+    repeats = repeats or (5 if quick else 15)
+    with tempfile.TemporaryDirectory(prefix="nanodream-startup-") as tmp:
+        ws = example_workspace(Path(tmp))
+        commands = {
+            "nanodream --help": [*NANODREAM, "--help"],
+            "nanodream status": [*NANODREAM, "status", "-w", str(ws)],
+            "nanodream status --json": [*NANODREAM, "status", "-w", str(ws), "--json"],
+        }
+        medians = process_medians({"floor": [PYTHON, "-c", "pass"], **commands}, repeats)
+        floor = medians.pop("floor")
+        rows = [row(BENCH, f"floor: python -c pass (median of {repeats})", floor.wall, "s",
+                    f"cpu {floor.cpu:.3f} s")]
+        for name, timing in medians.items():
+            rows.append(row(BENCH, name, timing.wall, "s", f"≤ floor + {TARGET_OVER_FLOOR} s",
+                            timing.wall - floor.wall <= TARGET_OVER_FLOOR))
+            rows.append(row(BENCH, f"  {name}: cpu time (user+sys)", timing.cpu, "s",
+                            f"≤ floor + {TARGET_OVER_FLOOR} s", timing.cpu - floor.cpu <= TARGET_OVER_FLOOR))
+        for name in ("nanodream --help", "nanodream status"):
+            packages = imports_of(commands[name])
+            rows.append(row(BENCH, f"{name}: imports litellm", "yes" if "litellm" in packages else "no", "",
+                            "no", "litellm" not in packages))
+        heaviest = sorted(packages.items(), key=lambda kv: -kv[1])[:5]
+        rows.append(row(BENCH, "status: heaviest imports (-X importtime)",
+                        ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in heaviest)))
+    return rows
+
+
+if __name__ == "__main__":
+    cli(main, __doc__.splitlines()[0])

@@ -31,7 +31,7 @@ from nanodream.engines.routing import (
     task_key,
     tidy_sentence,
 )
-from nanodream.guards import secret_rules_hit
+from nanodream.guards import injection_rules_hit, secret_rules_hit
 from nanodream.history import TAG_LINE, Batch, tagged_lines
 from nanodream.tools import SessionAborted, ToolBox
 from nanodream.workspace import CORE_FILES, STARTER_FILES
@@ -175,6 +175,9 @@ class Consolidator:
             return
         if secret_rules_hit(text):
             self.ledger.withheld += 1
+            return
+        if injection_rules_hit(text):
+            self.ledger.withheld_injection += 1
             return
         task = parse_task(text)
         if task is not None or tag == "ephemeral":

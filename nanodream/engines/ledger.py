@@ -34,6 +34,7 @@ class Ledger:
     tasks_kept_stale: int = 0
     duplicates: int = 0
     withheld: int = 0
+    withheld_injection: int = 0
     untagged: int = 0
 
     def note_added(self, path: str) -> None:
@@ -90,6 +91,8 @@ class Ledger:
         counts = [
             (self.duplicates, _count(self.duplicates, "duplicate") + " skipped (already in memory)"),
             (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),
+            (self.withheld_injection,
+             _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),
             (self.untagged, _count(self.untagged, "untagged line") + " left for a model (rules do not file them)"),
             (self.skipped_lines, _count(self.skipped_lines, "[skip] line") + " dropped before the session"),
         ]

@@ -12,7 +12,7 @@ from typing import Any
 from nanodream import guards
 from nanodream.commitmsg import dream_message, manual_message
 from nanodream.config import Settings
-from nanodream.engines import Engine, SessionError, SessionRequest, engine_for
+from nanodream.engines import Engine, SessionError, SessionRequest, describe_error, engine_for
 from nanodream.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.history import Batch, HistoryEntry, drop_skip_lines, iter_after, read_cursor, write_cursor
 from nanodream.journal import Journal, read_current, remove_stale_temp_files, write_files
@@ -137,6 +137,10 @@ def run_dream(workspace: Workspace, settings: Settings, *, dry_run: bool = False
                 report.outcome, report.reason = "failed", "abandoned on interrupt"
                 if not dry_run:
                     report.recovered = recover(workspace, GitStore(workspace)) or report.recovered
+            except Exception as exc:  # git refusing, an unreadable journal, a full disk: one line, no traceback
+                # Whatever was half-applied is journalled and is finished or undone by the next run.
+                report.outcome = "failed"
+                report.reason = f"internal error: {describe_error(exc)}"
     except WorkspaceBusy as exc:
         report.outcome, report.reason = "busy", str(exc)
     report.finished = datetime.now(UTC).isoformat(timespec="seconds")
@@ -289,7 +293,7 @@ def _dream_batch(workspace: Workspace, store: GitStore, settings: Settings, engi
                 _keep_transcript(workspace, settings, run_id, batch, exc.transcript, f"failed: {exc.reason}")
             return outcome
         except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
-            outcome.outcome, outcome.reason = "failed", f"engine error: {type(exc).__name__}: {exc}"
+            outcome.outcome, outcome.reason = "failed", f"engine error: {describe_error(exc)}"
             return outcome
         outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
         outcome.summary = result.summary

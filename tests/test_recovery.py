@@ -79,3 +79,22 @@ def test_unreadable_journal_is_reported_not_guessed(workspace):
     workspace.journal_file.write_text("{not json")
     with pytest.raises(Exception, match="unreadable"):
         Journal.load(workspace)
+
+
+def test_an_unexpected_error_mid_apply_is_one_clear_failure_and_recovers_next_time(workspace, serve, monkeypatch):
+    write_history(workspace, [entry(1, "[permanent] be brief")])
+    server = serve([RULE_EDIT, final("Added a rule")])
+
+    def refuse(self, message, author):
+        raise OSError("index.lock: File exists")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(GitStore, "commit", refuse)
+        report = run_dream(workspace, llm_settings(server))
+    assert report.outcome == "failed" and report.exit_code == 1
+    assert report.reason == "internal error: OSError: index.lock: File exists"
+    assert workspace.journal_file.exists() and read_cursor(workspace.cursor_file) == 0
+    report = run_dream(workspace, llm_settings(server))
+    assert report.recovered.startswith("completed interrupted run")
+    assert git(workspace, "log", "-1", "--format=%s") == "dream: Added a rule"
+    assert read_cursor(workspace.cursor_file) == 1

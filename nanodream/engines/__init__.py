@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nanodream.config import Settings
-from nanodream.engines.base import Engine, SessionError, SessionRequest, SessionResult
+from nanodream.engines.base import Engine, SessionError, SessionRequest, SessionResult, describe_error
 
 
 def engine_for(settings: Settings) -> Engine:
@@ -17,4 +17,4 @@ def engine_for(settings: Settings) -> Engine:
     return LLMEngine(settings)
 
 
-__all__ = ["Engine", "SessionError", "SessionRequest", "SessionResult", "engine_for"]
+__all__ = ["Engine", "SessionError", "SessionRequest", "SessionResult", "describe_error", "engine_for"]

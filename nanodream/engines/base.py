@@ -9,6 +9,12 @@ from nanodream.history import Batch
 from nanodream.tools import ToolBox
 
 
+def describe_error(exc: BaseException) -> str:
+    """An exception as one short line for a person: its type and the first line of its message."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+
+
 class SessionError(RuntimeError):
     """A session that could not finish; `reason` is one line a person can act on."""
 

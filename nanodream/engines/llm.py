@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.engines.base import SessionError, SessionRequest, SessionResult
+from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.tools import TOOL_SCHEMAS, SessionAborted, ToolBox
 
 
@@ -81,13 +81,13 @@ class LLMEngine:
             except self._transient as exc:
                 if attempt >= self.settings.max_retries:
                     raise self._failure(
-                        f"provider error after {attempt + 1} attempt(s): {_describe(exc)}", result
+                        f"provider error after {attempt + 1} attempt(s): {describe_error(exc)}", result
                     ) from None
                 self.sleep(self.settings.retry_backoff * (2**attempt))
                 attempt += 1
                 continue
             except Exception as exc:  # any other provider failure is final for this batch
-                raise self._failure(f"provider error: {_describe(exc)}", result) from None
+                raise self._failure(f"provider error: {describe_error(exc)}", result) from None
             self._account(response, result)
             return response
 
@@ -112,7 +112,3 @@ class LLMEngine:
         return SessionError(reason, tokens_in=result.tokens_in, tokens_out=result.tokens_out,
                             transcript=result.transcript)
 
-
-def _describe(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

@@ -254,6 +254,23 @@ class GitStore:
         return parse_line_porcelain(out)
 
 
+    def last_change_times(self, prefix: str) -> dict[str, int]:
+        """Committer time (epoch seconds) of the newest commit touching each file under `prefix`.
+
+        One `git log` for the whole folder, however many files it holds; {} without a commit yet.
+        """
+        if not self.exists or not self.head_sha():
+            return {}
+        out = self.repo.git.log("--format=@%ct", "--name-only", "--no-renames", "HEAD", "--", prefix)
+        times: dict[str, int] = {}
+        when = 0
+        for line in out.splitlines():
+            if line.startswith("@"):  # a commit's time; the paths it touched follow (none start with @)
+                when = int(line[1:])
+            elif line:
+                times.setdefault(line, when)  # newest first: the first time seen is the last change
+        return times
+
     # reading history --------------------------------------------------------------------------------
 
     def memory_commits(self, limit: int | None = None, *, rev: str = "HEAD", kind: str | None = None,

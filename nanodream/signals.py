@@ -110,17 +110,20 @@ def today_in(tz: tzinfo) -> date:
 
 def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, store: GitStore, *,
                     tz: tzinfo = UTC, today: date | None = None, stale_after_days: int = 14) -> Signals:
-    """Every signal for the staged files and the batch; one `git blame` per memory file, no model.
+    """Every signal for the staged files and the batch, no model: one `git blame` per core file and one
+    `git log` for all skills (a blame per skill made 1,000 skills cost 5 s a batch).
 
     Lines git does not know (no repository yet, or not committed) count as changed today: the run
     commits them before its session, and an unknown age must never look old enough to prune.
     """
     today = today or today_in(tz)
     contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
-    line_days = {path: _line_days(store, path, text, tz, today) for path, text in contents.items()}
-    sizes = tuple(FileSize(p, len(contents[p]), limits.cap_for(p)) for p in CORE_FILES if p in contents)
-    ages = {p: section_ages(contents[p], line_days[p]) for p in CORE_FILES if p in contents}
-    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), line_days[p]) for p in staging.skill_paths())
+    core = [p for p in CORE_FILES if p in contents]
+    line_days = {path: _line_days(store, path, contents[path], tz, today) for path in core}
+    sizes = tuple(FileSize(p, len(contents[p]), limits.cap_for(p)) for p in core)
+    ages = {p: section_ages(contents[p], line_days[p]) for p in core}
+    changed = _skill_change_days(store, staging.skill_paths(), tz, today)
+    skills = tuple(skill_signal(p, contents[p], limits.cap_for(p), changed[p]) for p in staging.skill_paths())
     topics = recurring_topics(batch.entries) if batch is not None else ()
     return Signals(today, stale_after_days, sizes, ages, skills, tuple(topics))
 
@@ -132,6 +135,16 @@ def _line_days(store: GitStore, path: str, text: str, tz: tzinfo, today: date) -
     if times is None or len(times) != len(lines):
         return [today] * len(lines)
     return [today if when is None else datetime.fromtimestamp(when, tz).date() for when in times]
+
+
+def _skill_change_days(store: GitStore, paths: list[str], tz: tzinfo, today: date) -> dict[str, date]:
+    """The day each skill last changed: its newest commit, or today when git does not have it as it is."""
+    if not paths:
+        return {}
+    times = store.last_change_times("skills/")
+    unsettled = set(store.dirty_paths()) if store.exists else set(paths)
+    return {p: today if p in unsettled or p not in times else datetime.fromtimestamp(times[p], tz).date()
+            for p in paths}
 
 
 # line ages ----------------------------------------------------------------------------------------------
@@ -167,7 +180,7 @@ def section_ages(text: str, days: list[date]) -> tuple[SectionAges, ...]:
 # skills -------------------------------------------------------------------------------------------------
 
 
-def skill_signal(path: str, text: str, cap: int, days: list[date] | None) -> SkillSignal:
+def skill_signal(path: str, text: str, cap: int, changed: date | None) -> SkillSignal:
     """Size, step count and last change of one skill; a broken front matter is reported, never raised."""
     try:
         info = parse_skill(path, text)
@@ -181,8 +194,7 @@ def skill_signal(path: str, text: str, cap: int, days: list[date] | None) -> Ski
             in_fence = not in_fence
         elif not in_fence and _STEP.match(line):
             steps += 1
-    return SkillSignal(name, description, FileSize(path, len(text), cap), steps, len(body.strip()),
-                       max(days) if days else None)
+    return SkillSignal(name, description, FileSize(path, len(text), cap), steps, len(body.strip()), changed)
 
 
 # recurring topics ---------------------------------------------------------------------------------------

@@ -162,6 +162,18 @@ def test_skills_index_carries_size_and_last_change_from_git(workspace):
     assert skill.changed == date(2026, 9, 20)
 
 
+def test_each_skill_ages_from_its_own_last_commit_and_an_edited_one_is_new(workspace):
+    for name in ("alpha", "beta", "gamma"):
+        (workspace.root / f"skills/{name}").mkdir()
+        (workspace.root / f"skills/{name}/SKILL.md").write_text(FULL_SKILL.replace("release", name))
+    commit_at(workspace, "2026-09-01T12:00:00Z")
+    (workspace.root / "skills/beta/SKILL.md").write_text(FULL_SKILL.replace("release", "beta") + "\nMore.\n")
+    commit_at(workspace, "2026-09-25T12:00:00Z")
+    (workspace.root / "skills/gamma/SKILL.md").write_text(FULL_SKILL.replace("release", "gamma") + "\nDraft.\n")
+    changed = {skill.name: skill.changed for skill in signals_for(workspace).skills}
+    assert changed == {"alpha": date(2026, 9, 1), "beta": date(2026, 9, 25), "gamma": TODAY}
+
+
 # recurring topics ----------------------------------------------------------------------------------------
 
 

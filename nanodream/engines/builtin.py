@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 
 import yaml
@@ -21,6 +22,7 @@ from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
     MEMORY_FILE,
     OPEN_TASKS,
+    SOUL_FILE,
     Procedure,
     covers,
     fact_key,
@@ -31,8 +33,10 @@ from nanodream.engines.routing import (
     task_key,
     tidy_sentence,
 )
+from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.guards import injection_rules_hit, secret_rules_hit
 from nanodream.history import TAG_LINE, Batch, tagged_lines
+from nanodream.signals import today_in, zone
 from nanodream.tools import SessionAborted, ToolBox
 from nanodream.workspace import CORE_FILES, STARTER_FILES
 
@@ -44,11 +48,15 @@ class BuiltinEngine:
 
     name = "builtin"
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, today: Callable[[], date] | None = None) -> None:
         self.settings = settings
+        # What a tidy pass measures task ages against: the date where the user lives, unless a test fixes it.
+        self.today = today or (lambda: today_in(zone(settings.timezone)))
 
     def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
         files = MemoryFiles(toolbox)
+        if not request.batch.entries:  # only `run --tidy` sends no entries: a history batch always has some
+            return self._tidy(files)
         ledger = Ledger(skipped_lines=request.batch.skipped_lines)
         consolidator = Consolidator(files, ledger)
         for entry in request.batch.entries:
@@ -62,6 +70,26 @@ class BuiltinEngine:
             consolidator.prune_tasks(newest, self.settings.ephemeral_max_age_days, budget)
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0)
+
+    def _tidy(self, files: MemoryFiles) -> SessionResult:
+        """Remove repeated facts from each core file, then prune stale open tasks; nothing else (see tidy.py)."""
+        settings = self.settings
+        tidy = TidyLedger(soul_policy=settings.soul_policy)
+
+        def budget(path: str) -> int | None:
+            return shrink_budget(files.original(path), files.docs[path].render(), settings.max_shrink_ratio)
+
+        for path in CORE_FILES:
+            if path == SOUL_FILE and settings.soul_policy != "open":
+                # Without tagged history the guards refuse any SOUL.md change under this policy.
+                tidy.soul_duplicates_left = len(duplicate_bullets(files.docs[path]))
+                continue
+            remove_duplicates(path, files.docs[path], budget(path), tidy)
+        tasks = Ledger()  # the batch path's pruning records into a Ledger
+        Consolidator(files, tasks).prune_tasks(self.today(), settings.ephemeral_max_age_days, budget(MEMORY_FILE))
+        tidy.tasks_pruned, tidy.tasks_kept_stale = tasks.tasks_pruned, tasks.tasks_kept_stale
+        files.save()
+        return SessionResult(summary=tidy.summary(settings.ephemeral_max_age_days), cost=0.0)
 
 
 def entry_day(timestamp: str) -> date | None:
@@ -265,7 +293,8 @@ class Consolidator:
             self.ledger.tasks_updated.append(body)
 
     def prune_tasks(self, newest: date, max_age_days: int, budget: int | None) -> None:
-        """Drop dated open tasks older than `max_age_days` before the newest entry, oldest first.
+        """Drop dated open tasks older than `max_age_days` before `newest` (the batch's newest entry, or
+        today for a tidy pass), oldest first.
 
         At most `budget` go (None: no limit); the rest stay until a later batch has room for them.
         """

@@ -69,14 +69,14 @@ class ProcessTiming:
     cpu: float
 
 
-def process_medians(commands: dict[str, Sequence[str]], repeats: int,
-                    cwd: Path | None = None) -> dict[str, ProcessTiming]:
+def process_medians(commands: dict[str, Sequence[str]], repeats: int, cwd: Path | None = None,
+                    env: dict[str, str] | None = None) -> dict[str, ProcessTiming]:
     """Median wall and CPU time of each whole process (start-up included) over `repeats` runs.
 
     Runs are interleaved round by round (after one warm-up round), so a burst of load from elsewhere on
     the machine falls on every command alike instead of on whichever happened to be running.
     """
-    env = child_env()
+    env = env or child_env()
 
     def once(argv: Sequence[str]) -> tuple[float, float]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

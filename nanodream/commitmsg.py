@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import textwrap
+from typing import TYPE_CHECKING
 
-from nanodream.history import Batch
-from nanodream.staging import FileChange
+if TYPE_CHECKING:
+    from nanodream.history import Batch
+    from nanodream.staging import FileChange
 
 SUBJECT_LIMIT = 72
 _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritative):"

@@ -1,4 +1,4 @@
-"""The dream prompt (built-in or workspace override) and the user message a session receives.
+"""What a session receives: the active dream prompt (see prompt_override) and the user message.
 
 The user message is laid out for provider prompt caches: the parts that change least come first (memory
 files, skills index), then the signals that depend on the day and the batch, and the batch itself last.
@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from nanodream.atomic import read_text
 from nanodream.config import Settings
 from nanodream.gitstore import GitStore
 from nanodream.history import CHARS_PER_TOKEN, Batch, next_batch, read_cursor
 from nanodream.injection import reveal_hidden
+from nanodream.prompt_override import ActivePrompt, active_prompt
 from nanodream.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
 from nanodream.staging import Staging
 from nanodream.tools import ToolLimits
@@ -25,26 +24,6 @@ _HISTORY_TAG = re.compile(r"</?\s*history\s*>", re.IGNORECASE)
 _MAX_TERMS_SHOWN = 4
 _MAX_CURSORS_SHOWN = 8
 _MAX_HEADING_CHARS = 40
-
-
-@dataclass(frozen=True)
-class ActivePrompt:
-    text: str
-    source: str  # "built-in" or the workspace-relative override path
-
-
-def builtin_prompt() -> str:
-    return (resources.files("nanodream") / "prompts" / "dream.md").read_text(encoding="utf-8")
-
-
-def active_prompt(workspace: Workspace) -> ActivePrompt:
-    """The workspace's prompts/dream.md when present and non-empty, else the built-in prompt."""
-    override = workspace.prompt_override
-    if override.is_file() and not override.is_symlink():
-        text = read_text(override)
-        if text.strip():
-            return ActivePrompt(text, "prompts/dream.md")
-    return ActivePrompt(builtin_prompt(), "built-in")
 
 
 def estimate_tokens(text: str) -> int:

@@ -1,4 +1,5 @@
-"""The per-workspace prompt override: which prompt is active, starting an override, and going back.
+"""The dream prompt's files: the built-in prompt, the workspace override, which one is active, and starting or
+dropping an override.
 
 `prompts/dream.md` is the person's text: `init` never overwrites one with content, and `reset` refuses
 to delete edits that are not yet in the memory history unless forced.
@@ -13,10 +14,29 @@ from typing import Any
 
 from nanodream.atomic import atomic_write, read_text
 from nanodream.gitstore import GitStore
-from nanodream.prompt import active_prompt, builtin_prompt
 from nanodream.workspace import Workspace
 
 OVERRIDE = "prompts/dream.md"
+
+
+@dataclass(frozen=True)
+class ActivePrompt:
+    text: str
+    source: str  # "built-in" or the workspace-relative override path
+
+
+def builtin_prompt() -> str:
+    return (resources.files("nanodream") / "prompts" / "dream.md").read_text(encoding="utf-8")
+
+
+def active_prompt(workspace: Workspace) -> ActivePrompt:
+    """The workspace's prompts/dream.md when present and non-empty, else the built-in prompt."""
+    override = workspace.prompt_override
+    if override.is_file() and not override.is_symlink():
+        text = read_text(override)
+        if text.strip():
+            return ActivePrompt(text, "prompts/dream.md")
+    return ActivePrompt(builtin_prompt(), "built-in")
 
 
 class PromptError(ValueError):

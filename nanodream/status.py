@@ -8,10 +8,10 @@ from typing import Any
 from nanodream.config import Settings
 from nanodream.gitstore import GitStore
 from nanodream.history import read_cursor, scan_backlog
-from nanodream.prompt import active_prompt
+from nanodream.prompt_override import active_prompt
 from nanodream.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.records import read_records
-from nanodream.schedule import next_scheduled
+from nanodream.timetable import next_scheduled
 from nanodream.workspace import Workspace
 
 

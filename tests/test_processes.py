@@ -15,7 +15,7 @@ from nanodream.config import Settings
 from nanodream.dream import run_dream
 from nanodream.history import read_cursor
 from nanodream.records import read_records
-from nanodream.schedule import scheduler_file
+from nanodream.timetable import scheduler_file
 from tests.conftest import entry, git, snapshot, write_history
 from tests.fakes import NoteEngine, noting_model, sessions
 

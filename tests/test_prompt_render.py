@@ -18,7 +18,8 @@ from nanodream.cli import app
 from nanodream.config import Settings, load_settings
 from nanodream.dream import run_dream
 from nanodream.gitstore import GitStore
-from nanodream.prompt import NothingToSend, builtin_prompt, render_next_request
+from nanodream.prompt import NothingToSend, render_next_request
+from nanodream.prompt_override import builtin_prompt
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, llm_settings, snapshot, write_history
 from tests.gitdates import commit_at

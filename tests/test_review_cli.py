@@ -14,7 +14,7 @@ from nanodream.commands.show import render_diff
 from nanodream.commitmsg import commit_kind, dream_message, parse_trailers
 from nanodream.history import Batch, HistoryEntry
 from nanodream.lock import workspace_lock
-from nanodream.prompt import builtin_prompt
+from nanodream.prompt_override import builtin_prompt
 from tests.conftest import entry, git, snapshot, write_history
 from tests.memory_engine import build_history
 

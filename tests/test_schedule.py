@@ -13,16 +13,16 @@ from nanodream.history import read_cursor
 from nanodream.hostbusy import busy_file
 from nanodream.lock import workspace_lock
 from nanodream.records import append_record, read_records
-from nanodream.schedule import (
+from nanodream.schedule import Scheduler
+from nanodream.status import workspace_status
+from nanodream.timetable import (
     Schedule,
     ScheduleError,
-    Scheduler,
     next_scheduled,
     parse_duration,
     read_scheduler_state,
     scheduler_file,
 )
-from nanodream.status import workspace_status
 from tests.conftest import entry, git, snapshot, write_history
 from tests.fakes import FakeClock, NoteEngine
 

@@ -16,8 +16,8 @@ from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.dream import run_dream
 from nanodream.records import read_records
-from nanodream.schedule import Schedule
 from nanodream.snippets import cron_as_oncalendar
+from nanodream.timetable import Schedule
 from tests.conftest import entry, snapshot, write_history
 from tests.fakes import NoteEngine
 from tests.test_hostbusy import write_claim

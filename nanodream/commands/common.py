@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from nanodream.config import ConfigError, Settings, load_settings
-from nanodream.workspace import Workspace
+if TYPE_CHECKING:
+    from nanodream.config import Settings
+    from nanodream.workspace import Workspace
 
 EXIT_USAGE = 2
 
@@ -44,6 +45,8 @@ def emit_json(data: Any) -> None:
 
 
 def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: bool = False) -> Workspace:
+    from nanodream.workspace import Workspace
+
     raw = option or os.environ.get("NANODREAM_WORKSPACE") or "."
     workspace = Workspace.at(raw)
     problem = workspace.problem() if must_exist else None
@@ -54,6 +57,8 @@ def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: 
 
 def resolve_settings(workspace: Workspace, overrides: dict[str, Any] | None = None, *,
                      as_json: bool = False) -> Settings:
+    from nanodream.config import ConfigError, load_settings
+
     try:
         return load_settings(workspace, overrides)
     except ConfigError as exc:

@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from nanodream.commands.common import JsonOption, console, emit_json
-from nanodream.gitstore import GitStore
-from nanodream.workspace import Workspace, scaffold
 
 
 def init(
@@ -18,6 +16,9 @@ def init(
     as_json: JsonOption = False,
 ) -> None:
     """Create a workspace (nanobot-compatible layout) with its own git repository."""
+    from nanodream.gitstore import GitStore
+    from nanodream.workspace import Workspace, scaffold
+
     workspace = Workspace.at(directory)
     created = scaffold(workspace.root, example=example)
     store = GitStore(workspace)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
-from nanodream.commitmsg import COMMIT_KINDS
-from nanodream.review import CommitSummary, memory_log
+
+if TYPE_CHECKING:
+    from nanodream.review import CommitSummary
 
 KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "init": "dim", "other": "dim"}
 
@@ -21,6 +22,9 @@ def log(
     as_json: JsonOption = False,
 ) -> None:
     """List memory commits: what each dream changed, which history it consumed, and what it cost."""
+    from nanodream.commitmsg import COMMIT_KINDS
+    from nanodream.review import memory_log
+
     ws = resolve_workspace(workspace, as_json=as_json)
     if kind is not None and kind not in COMMIT_KINDS:
         fail(f"--kind must be one of {', '.join(COMMIT_KINDS)}, got {kind!r}", as_json=as_json)

@@ -8,7 +8,7 @@ well. Never calls a model and never imports litellm: a preview must be instant a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,8 +21,11 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.prompt import NothingToSend, RenderedRequest, render_next_request
-from nanodream.prompt_override import OVERRIDE, PromptError, PromptInfo, init_override, prompt_info, reset_override
+
+if TYPE_CHECKING:
+    from nanodream.prompt import RenderedRequest
+    from nanodream.prompt_override import PromptInfo
+    from nanodream.workspace import Workspace
 
 EXIT_REFUSED = 1
 
@@ -47,6 +50,8 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show the active prompt, where it comes from, and its text (or, --rendered, the next request)."""
+    from nanodream.prompt_override import prompt_info
+
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     if tidy and not rendered:
@@ -67,6 +72,8 @@ def show(
 @prompt_app.command()
 def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there)."""
+    from nanodream.prompt_override import OVERRIDE, PromptError, init_override
+
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     try:
@@ -88,6 +95,8 @@ def reset(
     as_json: JsonOption = False,
 ) -> None:
     """Remove prompts/dream.md so the built-in prompt is used again."""
+    from nanodream.prompt_override import OVERRIDE, PromptError, reset_override
+
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     try:
@@ -101,7 +110,9 @@ def reset(
          else f"no {OVERRIDE} here; the built-in prompt is already active")
 
 
-def _show_rendered(ws, *, tidy: bool, as_json: bool) -> None:
+def _show_rendered(ws: Workspace, *, tidy: bool, as_json: bool) -> None:
+    from nanodream.prompt import NothingToSend, render_next_request
+
     settings = resolve_settings(ws, as_json=as_json)
     try:
         request = render_next_request(ws, settings, tidy=tidy)
@@ -138,6 +149,8 @@ def render_request(request: RenderedRequest) -> None:
 
 def describe(info: PromptInfo) -> list[str]:
     """Where the active prompt comes from, and why an override is or is not in use."""
+    from nanodream.prompt_override import OVERRIDE
+
     lines = [f"active prompt: {info.source}" + (" (workspace override)" if info.source != "built-in" else ""),
              f"file:          {info.path} ({info.chars} chars, {info.lines} lines)"]
     notes = {

@@ -17,7 +17,6 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.quarantine import QuarantineUnreadable, load_quarantine
 
 app = typer.Typer(help="History entries set aside because they fail even on their own; retry them here.")
 
@@ -32,6 +31,8 @@ def quarantine(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: J
 @app.command("list")
 def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """List quarantined entries: cursor, when, why, and the start of their text."""
+    from nanodream.quarantine import QuarantineUnreadable, load_quarantine
+
     ws = resolve_workspace(workspace, as_json=as_json)
     try:
         entries = load_quarantine(ws)
@@ -61,6 +62,7 @@ def retry(
     """Dream one quarantined entry on its own; it leaves the quarantine only if that succeeds."""
     from nanodream.commands.run import render_report
     from nanodream.dream import retry_quarantined
+    from nanodream.quarantine import QuarantineUnreadable, load_quarantine
 
     ws = resolve_workspace(workspace, as_json=as_json)
     try:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
-from nanodream.restore import RestoreReport, restore_commit
+
+if TYPE_CHECKING:
+    from nanodream.restore import RestoreReport
 
 
 def restore(
@@ -22,6 +24,8 @@ def restore(
     as_json: JsonOption = False,
 ) -> None:
     """Undo what a dream changed, as a new commit. The next dream does not re-read that history unless --replay."""
+    from nanodream.restore import restore_commit
+
     ws = resolve_workspace(workspace, as_json=as_json)
     report = restore_commit(ws, sha, before=before, replay=replay)
     if as_json:

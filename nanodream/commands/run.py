@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.syntax import Syntax
 
 from nanodream.commands.common import (
     JsonOption,
@@ -19,9 +18,10 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.dream import RunReport, run_dream
-from nanodream.hostbusy import HostBusy
-from nanodream.shutdown import GracefulStop
+
+if TYPE_CHECKING:
+    from nanodream.dream import RunReport
+    from nanodream.hostbusy import HostBusy
 
 TRIGGERS = ("manual", "cron", "slash")
 EXIT_INTERRUPTED = 130
@@ -46,6 +46,9 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result."""
+    from nanodream.dream import run_dream
+    from nanodream.shutdown import GracefulStop
+
     ws = resolve_workspace(workspace, as_json=as_json)
     if trigger not in TRIGGERS:
         fail(f"--trigger must be one of {', '.join(TRIGGERS)}, got {trigger!r}", as_json=as_json)
@@ -73,6 +76,8 @@ def run(
 
 
 def render_report(report: RunReport) -> None:
+    from rich.syntax import Syntax
+
     if report.recovered:
         console.print(f"[yellow]recovered:[/yellow] {report.recovered}", highlight=False)
     if report.manual_commit:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,9 +17,9 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 from nanodream.commands.run import EXIT_INTERRUPTED
-from nanodream.schedule import Decision, Schedule, ScheduleError, Scheduler, parse_duration
-from nanodream.shutdown import GracefulStop
-from nanodream.snippets import crontab_snippet, systemd_snippet
+
+if TYPE_CHECKING:
+    from nanodream.schedule import Decision
 
 
 def schedule(
@@ -39,6 +39,11 @@ def schedule(
     as_json: Annotated[bool, typer.Option("--json", help="Log one JSON object per line.")] = False,
 ) -> None:
     """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM."""
+    from nanodream.schedule import Scheduler
+    from nanodream.shutdown import GracefulStop
+    from nanodream.snippets import crontab_snippet, systemd_snippet
+    from nanodream.timetable import Schedule, ScheduleError, parse_duration
+
     ws = resolve_workspace(workspace, as_json=as_json)
     settings = resolve_settings(ws, {"model": model, "timezone": timezone}, as_json=as_json)
     if cron and every:

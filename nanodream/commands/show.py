@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.syntax import Syntax
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
 from nanodream.commands.log import commit_facts, file_stat
-from nanodream.gitstore import UnknownCommit
-from nanodream.review import CommitDetail, commit_detail
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from nanodream.review import CommitDetail
 
 
 def show(
@@ -21,6 +22,9 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show what one dream (or any memory commit) changed and why."""
+    from nanodream.gitstore import UnknownCommit
+    from nanodream.review import commit_detail
+
     ws = resolve_workspace(workspace, as_json=as_json)
     try:
         detail = commit_detail(ws, sha)
@@ -76,6 +80,8 @@ def render_detail(out: Console, detail: CommitDetail) -> None:
 def render_diff(out: Console, diff: str) -> None:
     """Syntax-highlighted on a terminal; the plain patch when piped, so it can be applied or grepped."""
     if out.is_terminal:
+        from rich.syntax import Syntax
+
         out.print(Syntax(diff, "diff", theme="ansi_dark", word_wrap=False))
     else:
         out.file.write(diff)

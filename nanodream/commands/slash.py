@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from nanodream.commands.common import ModelOption, WorkspaceOption, resolve_workspace
-from nanodream.slash import respond
 
 
 def slash(
@@ -17,6 +16,8 @@ def slash(
     model: ModelOption = None,
 ) -> None:
     """Answer /dream, /dream-log, /dream-restore or /dream-prompt with markdown (for host agents)."""
+    from nanodream.slash import respond
+
     ws = resolve_workspace(workspace, must_exist=False)  # a missing workspace is answered in markdown too
     reply = respond(ws.root, text, **({"model": model} if model else {}))
     typer.echo(reply.markdown)

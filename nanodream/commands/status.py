@@ -13,11 +13,12 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.status import workspace_status
 
 
 def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Show the backlog waiting for a dream and how the last runs went."""
+    from nanodream.status import workspace_status
+
     ws = resolve_workspace(workspace, as_json=as_json)
     info = workspace_status(ws, resolve_settings(ws, as_json=as_json))
     if as_json:

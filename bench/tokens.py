@@ -35,7 +35,7 @@ from tests.scripted_server import ScriptedServer, call, final  # noqa: E402
 BENCH = "tokens"
 MODEL = "openai/gpt-4o-mini"  # only names the tokenizer; the scripted server answers every request
 SMOKE = {"drain_entries": 100}  # tests/test_bench_smoke.py
-ENTRY_HEADER = re.compile(r"^\[#\d+ [^\]]*\]$")
+ENTRY_HEADER = re.compile(r"^(?:\[#\d+ [^\]]*\]|== .* ==)$")
 EXAMPLE_HISTORY = REPO / "nanodream" / "workspace_example" / "memory" / "history.jsonl"
 
 
@@ -175,7 +175,7 @@ def first_request_rows(counter: Counter, unit: str, tmp: Path) -> tuple[list[Row
     history = parts["history payload"]
     headers = "\n".join(line for line in history.splitlines() if ENTRY_HEADER.match(line))
     if headers:
-        rows.append(row(BENCH, "    of which per-entry header lines [#cursor time session=...]",
+        rows.append(row(BENCH, "    of which entry stamps [#cursor time] and day/session headings",
                         counter.count(headers), unit))
     batch = next_batch(ws.history_file, 0, Settings().batch_tokens)
     rows.append(row(BENCH, "    batch-budget estimate of the payload (entries + 12 each)",

@@ -171,8 +171,10 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
     engine: Engine | None = None
     limits = ToolLimits.from_settings(settings)
     if report.tidy:
-        outcome = _dream_batch(workspace, store, settings, engine_factory(settings), None, limits, report.run_id,
-                               dry_run)
+        engine = _start_engine(settings, engine_factory, report)
+        if engine is None:
+            return
+        outcome = _dream_batch(workspace, store, settings, engine, None, limits, report.run_id, dry_run)
         report.batches.append(outcome)
         report.outcome, report.reason = outcome.outcome, outcome.reason
         return
@@ -211,10 +213,8 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
             isolation.split(batch)  # it failed every time lately: go straight to its halves
             continue
         if batch.has_content and engine is None:
-            try:
-                engine = engine_factory(settings)
-            except Exception as exc:  # e.g. a provider package that fails to import: one clear line
-                report.outcome, report.reason = "failed", f"cannot start engine {settings.model!r}: {exc}"
+            engine = _start_engine(settings, engine_factory, report)
+            if engine is None:
                 return
         # Suspects are quarantined right before this batch is applied: its success is the proof.
         before_apply = (lambda: report.quarantined.extend(isolation.confirm(workspace, report.run_id))
@@ -242,6 +242,16 @@ def _run_locked(workspace: Workspace, settings: Settings, report: RunReport, *, 
             report.reason = stop
             break
     _conclude(report, isolation, dry_run)
+
+
+def _start_engine(settings: Settings, engine_factory: Callable[[Settings], Engine],
+                  report: RunReport) -> Engine | None:
+    """The engine, or None with the run marked failed in one clear line (e.g. a provider package missing)."""
+    try:
+        return engine_factory(settings)
+    except Exception as exc:
+        report.outcome, report.reason = "failed", f"cannot start engine {settings.model!r}: {describe_error(exc)}"
+        return None
 
 
 def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:

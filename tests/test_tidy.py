@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from nanodream import signals
 from nanodream.cli import app
+from nanodream.config import Settings
 from nanodream.dream import EXIT_FAILED, run_dream
 from nanodream.gitstore import GitStore
 from nanodream.history import read_cursor
@@ -120,3 +121,12 @@ def test_run_tidy_from_the_command_line(messy, serve):
     result = CliRunner().invoke(app, ["run", "--tidy", "-w", str(messy.root)],
                                 env=env | {"NANODREAM_API_BASE": serve([final("Already tidy")]).url})
     assert result.exit_code == 0 and "tidy pass → nothing to tidy" in result.stdout
+
+
+def test_a_tidy_whose_engine_cannot_start_is_reported_in_one_line(workspace):
+    def missing(settings):
+        raise ModuleNotFoundError("No module named 'mcp'")
+
+    report = run_dream(workspace, Settings(model="openai/unused"), tidy=True, engine_factory=missing)
+    assert report.outcome == "failed"
+    assert report.reason == "cannot start engine 'openai/unused': ModuleNotFoundError: No module named 'mcp'"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
 from dataclasses import dataclass, fields
@@ -51,13 +50,6 @@ class Settings:
     @property
     def offline(self) -> bool:
         return self.model == "builtin"
-
-    def public(self) -> dict[str, Any]:
-        """Settings safe to print: the API key is masked."""
-        data = dataclasses.asdict(self)
-        if data["api_key"]:
-            data["api_key"] = "***"
-        return data
 
 
 _FIELDS = {f.name: f for f in fields(Settings)}

@@ -46,12 +46,6 @@ REDIRECTING_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJE
 
 
 @dataclass(frozen=True)
-class CommitRef:
-    sha: str
-    message: str
-
-
-@dataclass(frozen=True)
 class FileStat:
     """Lines added and removed in one file by one commit; None for both when git sees it as binary."""
 

@@ -66,7 +66,7 @@ def measure_in_child(path: Path, cursor: int, repeats: int, full_scan: bool) -> 
 
 def child() -> None:
     """In a fresh process: time and peak memory of next_batch and scan_backlog for one history file."""
-    from nanodream.history import next_batch, scan_backlog
+    from nanodream.run.history import next_batch, scan_backlog
 
     path, cursor, repeats, full_scan = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
     result: dict[str, float | int] = {}

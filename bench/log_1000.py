@@ -24,7 +24,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 from bench._common import child_env, cli, median_seconds, row  # noqa: E402
 from nanodream.cli import app  # noqa: E402
-from nanodream.gitstore import GitStore  # noqa: E402
+from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
 
 CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -41,8 +41,8 @@ def example_workspace(root: Path) -> Path:
     code = (
         "import sys; from pathlib import Path\n"
         "from nanodream.workspace import Workspace, scaffold\n"
-        "from nanodream.gitstore import GitStore\n"
-        "from nanodream.records import append_record\n"
+        "from nanodream.versioning.gitstore import GitStore\n"
+        "from nanodream.run.records import append_record\n"
         "ws = Workspace.at(sys.argv[1]); scaffold(ws.root, example=True); GitStore(ws).ensure_repo()\n"
         "append_record(ws, {'id': 'bench', 'outcome': 'no-change', 'end': '2026-10-06T00:00:00+00:00'})\n"
     )

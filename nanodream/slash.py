@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.config import ConfigError, Settings, load_settings
-from nanodream.dream import EXIT_FAILED, EXIT_OK, EXIT_USAGE, RunReport, run_dream
-from nanodream.gitstore import UnknownCommit
-from nanodream.journal import JournalUnreadable
-from nanodream.prompt_override import OVERRIDE, PromptError, init_override, prompt_info
-from nanodream.restore import RestoreReport, restore_commit
-from nanodream.review import CommitDetail, CommitSummary, commit_detail, memory_log
+from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override, prompt_info
+from nanodream.run.dream import EXIT_FAILED, EXIT_OK, EXIT_USAGE, RunReport, run_dream
+from nanodream.run.journal import JournalUnreadable
+from nanodream.versioning.gitstore import UnknownCommit
+from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
+from nanodream.versioning.restore import RestoreReport, restore_commit
 from nanodream.workspace import Workspace
 
 LIST_LIMIT = 10

@@ -6,12 +6,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor, scan_backlog
-from nanodream.prompt_override import active_prompt
-from nanodream.quarantine import QuarantineUnreadable, load_quarantine
-from nanodream.records import read_records
-from nanodream.timetable import next_scheduled
+from nanodream.prompting.prompt_override import active_prompt
+from nanodream.run.history import read_cursor, scan_backlog
+from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
+from nanodream.run.records import read_records
+from nanodream.scheduling.timetable import next_scheduled
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nanodream.config import Settings
-from nanodream.gitstore import GitStore
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.scripted_server import ScriptedServer
 

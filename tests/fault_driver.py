@@ -15,11 +15,11 @@ from typing import Any
 
 import git
 
-import nanodream.dream
-import nanodream.journal
-from nanodream.gitstore import GitStore
-from nanodream.journal import Journal
-from nanodream.tools import ToolBox
+import nanodream.run.dream
+import nanodream.run.journal
+from nanodream.run.journal import Journal
+from nanodream.run.tools import ToolBox
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace
 from tests.fault_engine import SETTINGS, AppendEngine
 
@@ -69,7 +69,7 @@ def _memory_file(path: Any, *rest: Any, **kwargs: Any) -> bool:
 
 POINTS: dict[str, Callable[[int], None]] = {
     # before the staged copy is even made
-    "before-staging": lambda n: kill_on_call(nanodream.dream, "Staging", n),
+    "before-staging": lambda n: kill_on_call(nanodream.run.dream, "Staging", n),
     # mid-session, right after the engine staged an edit through the tools
     "in-session": lambda n: kill_on_call(ToolBox, "call", n, after=True,
                                          only=lambda box, name, *rest, **kwargs: name == "write_file"),
@@ -78,7 +78,7 @@ POINTS: dict[str, Callable[[int], None]] = {
     # the journal's temp file is written but not renamed into place
     "journal-torn": lambda n: kill_on_call(os, "replace", n, only=_target_is("journal.json")),
     # after the nth memory file was written: the apply is half done
-    "between-files": lambda n: kill_on_call(nanodream.journal, "atomic_write", n, after=True, only=_memory_file),
+    "between-files": lambda n: kill_on_call(nanodream.run.journal, "atomic_write", n, after=True, only=_memory_file),
     # a memory file's temp copy exists next to it, not yet renamed
     "mid-file-write": lambda n: kill_on_call(os, "replace", n, only=_target_is(*MEMORY_FILES)),
     # every file applied, no commit yet
@@ -92,14 +92,14 @@ POINTS: dict[str, Callable[[int], None]] = {
     # cursor written, journal not yet cleared
     "before-journal-clear": lambda n: kill_on_call(Journal, "clear", n),
     # everything done except the run record
-    "before-record": lambda n: kill_on_call(nanodream.dream, "append_record", n),
+    "before-record": lambda n: kill_on_call(nanodream.run.dream, "append_record", n),
 }
 
 
 def main(argv: list[str]) -> int:
     root, point, nth = argv[1], argv[2], int(argv[3])
     POINTS[point](nth)
-    report = nanodream.dream.run_dream(Workspace.at(root), SETTINGS, engine_factory=AppendEngine)
+    report = nanodream.run.dream.run_dream(Workspace.at(root), SETTINGS, engine_factory=AppendEngine)
     print(report.outcome, report.reason)
     return 0
 

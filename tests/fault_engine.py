@@ -6,8 +6,8 @@ import json
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
-from nanodream.history import tagged_lines
-from nanodream.tools import ToolBox
+from nanodream.run.history import tagged_lines
+from nanodream.run.tools import ToolBox
 
 FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 SKILL = "skills/facts/SKILL.md"

@@ -12,9 +12,9 @@ import re
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
-from nanodream.gitstore import GitStore
-from nanodream.history import tagged_lines
-from nanodream.tools import ToolBox
+from nanodream.run.history import tagged_lines
+from nanodream.run.tools import ToolBox
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace
 from tests.conftest import entry, git
 
@@ -62,7 +62,7 @@ def append_history(ws: Workspace, *items: dict) -> None:
 
 def dream(ws: Workspace, *items: dict, engine: LiteralEngine | None = None):
     """Append `items` to the history and run one dream over them with the literal engine."""
-    from nanodream.dream import run_dream
+    from nanodream.run.dream import run_dream
 
     append_history(ws, *items)
     engine = engine or LiteralEngine()

@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from nanodream.config import Settings, load_settings
-from nanodream.dream import RunReport, run_dream
 from nanodream.engines.base import SessionRequest
 from nanodream.engines.builtin import BuiltinEngine, entry_day, shrink_budget, split_dated, strip_tags
-from nanodream.engines.markdown import MarkdownDoc, append_steps, numbered_steps
 from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
     MEMORY_FILE,
@@ -31,11 +29,13 @@ from nanodream.engines.routing import (
     task_key,
     tidy_sentence,
 )
-from nanodream.gitstore import GitStore
-from nanodream.history import Batch, HistoryEntry, read_cursor
+from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
+from nanodream.run.dream import RunReport, run_dream
+from nanodream.run.history import Batch, HistoryEntry, read_cursor
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolBox, ToolLimits
 from nanodream.skills import parse_skill
-from nanodream.staging import Staging
-from nanodream.tools import ToolBox, ToolLimits
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import STARTER_FILES, Workspace, scaffold
 
 TAG_TEXT = re.compile(r"\[(?:permanent|durable|ephemeral|correction|skip)\]", re.IGNORECASE)

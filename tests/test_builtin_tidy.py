@@ -8,13 +8,13 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.dream import RunReport, run_dream
 from nanodream.engines.builtin import BuiltinEngine
-from nanodream.engines.markdown import MarkdownDoc
 from nanodream.engines.tidy import duplicate_bullets
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
-from nanodream.records import read_records
+from nanodream.markdown import MarkdownDoc
+from nanodream.run.dream import RunReport, run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.records import read_records
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, snapshot, write_history
 from tests.gitdates import commit_at

@@ -9,8 +9,8 @@ import sys
 from typer.testing import CliRunner
 
 from nanodream.cli import app
-from nanodream.dream import EXIT_BUSY
-from nanodream.lock import workspace_lock
+from nanodream.run.dream import EXIT_BUSY
+from nanodream.run.lock import workspace_lock
 from tests.conftest import entry, snapshot, write_history
 from tests.scripted_server import final
 
@@ -93,7 +93,8 @@ def test_workspace_defaults_to_the_environment_variable(workspace):
 
 # Start-up stays within floor + 0.25 s only while --help and status leave these alone: litellm (~3 s), the
 # run machinery, croniter (needed only by a cron schedule), gitpython, filelock, front matter parsing.
-NOT_FOR_HELP_OR_STATUS = ("litellm", "nanodream.dream", "nanodream.schedule", "nanodream.prompt", "nanodream.signals",
+NOT_FOR_HELP_OR_STATUS = ("litellm", "nanodream.run.dream", "nanodream.scheduling.scheduler",
+                          "nanodream.prompting.prompt", "nanodream.prompting.signals",
                           "croniter", "git", "filelock", "frontmatter")
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from nanodream.dream import run_dream
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
+from nanodream.run.dream import run_dream
+from nanodream.run.history import read_cursor
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, write_history
 from tests.fault_engine import FILES, SETTINGS, SKILL, AppendEngine, RefusingEngine

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nanodream.config import Settings
-from nanodream.dream import EXIT_BUSY, EXIT_FAILED, run_dream
-from nanodream.history import read_cursor
-from nanodream.lock import workspace_lock
+from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.lock import workspace_lock
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.scripted_server import call, error, final, slow
 

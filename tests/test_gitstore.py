@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from nanodream.gitstore import GitStore
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import git
 

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from nanodream import guards
 from nanodream.config import Settings
-from nanodream.gitstore import DREAM_IDENTITY, GitStore
-from nanodream.history import Batch, HistoryEntry
-from nanodream.prompt import compose_user_message
-from nanodream.signals import compute_signals
-from nanodream.staging import Staging
-from nanodream.tools import ToolBox, ToolLimits
+from nanodream.prompting.prompt import compose_user_message
+from nanodream.prompting.signals import compute_signals
+from nanodream.run.history import Batch, HistoryEntry
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolBox, ToolLimits
+from nanodream.safety import guards
+from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 
 DEPLOY = ("---\nname: deploy\ndescription: Deploy ledgerline to fly.io\n---\n\n"
           "1. make test\n2. fly deploy --remote-only\n")

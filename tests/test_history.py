@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanodream.history import (
+from nanodream.run.history import (
     _decode_json,
     drop_skip_lines,
     iter_after,

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from nanodream.hostbusy import busy_file, host_turn, read_host_busy, wait_until_idle
-from nanodream.shutdown import GracefulStop
+from nanodream.scheduling.hostbusy import busy_file, host_turn, read_host_busy, wait_until_idle
+from nanodream.scheduling.shutdown import GracefulStop
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from nanodream.dream import EXIT_FAILED, run_dream
-from nanodream.gitstore import DREAM_IDENTITY, GitStore
-from nanodream.history import read_cursor
-from nanodream.records import read_records
+from nanodream.run.dream import EXIT_FAILED, run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.records import read_records
+from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.scripted_server import call, final, raw, tool_calls
 

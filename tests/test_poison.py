@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.dream import retry_quarantined, run_dream
-from nanodream.history import read_cursor
-from nanodream.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
-from nanodream.records import read_records
+from nanodream.run.dream import retry_quarantined, run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
+from nanodream.run.records import read_records
 from nanodream.status import workspace_status
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.fakes import NoteEngine, noting_model, sessions

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 from nanodream.config import Settings
-from nanodream.dream import run_dream
-from nanodream.history import read_cursor
-from nanodream.records import read_records
-from nanodream.timetable import scheduler_file
+from nanodream.run.dream import run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.records import read_records
+from nanodream.scheduling.timetable import scheduler_file
 from tests.conftest import entry, git, snapshot, write_history
 from tests.fakes import NoteEngine, noting_model, sessions
 
@@ -146,7 +146,7 @@ def test_a_second_sigterm_abandons_the_batch_and_leaves_the_workspace_as_it_was(
 
 HOLD_THE_LOCK = """
 import sys, time
-from nanodream.lock import workspace_lock
+from nanodream.run.lock import workspace_lock
 from nanodream.workspace import Workspace
 with workspace_lock(Workspace.at(sys.argv[1])):
     print("held", flush=True)

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from nanodream import signals
 from nanodream.cli import app
 from nanodream.config import Settings, load_settings
-from nanodream.dream import run_dream
-from nanodream.gitstore import GitStore
-from nanodream.prompt import NothingToSend, render_next_request
-from nanodream.prompt_override import builtin_prompt
+from nanodream.prompting import signals
+from nanodream.prompting.prompt import NothingToSend, render_next_request
+from nanodream.prompting.prompt_override import builtin_prompt
+from nanodream.run.dream import run_dream
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, llm_settings, snapshot, write_history
 from tests.gitdates import commit_at

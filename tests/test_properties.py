@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from nanodream.history import (
+from nanodream.run.history import (
     HistoryEntry,
     drop_skip_lines,
     estimate_tokens,
@@ -21,8 +21,8 @@ from nanodream.history import (
     offset_after,
     parse_line,
 )
-from nanodream.staging import Staging
-from nanodream.tools import SessionAborted, ToolBox, ToolLimits
+from nanodream.run.staging import Staging
+from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 from nanodream.workspace import CORE_FILES, PathRefused, Workspace, scaffold
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

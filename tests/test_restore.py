@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-import nanodream.dream
-from nanodream.dream import EXIT_BUSY, EXIT_FAILED, EXIT_USAGE, recover
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
-from nanodream.journal import Journal
-from nanodream.lock import workspace_lock
-from nanodream.restore import restore_commit
+import nanodream.run.dream
+from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, EXIT_USAGE, recover
+from nanodream.run.history import read_cursor
+from nanodream.run.journal import Journal
+from nanodream.run.lock import workspace_lock
+from nanodream.versioning.gitstore import GitStore
+from nanodream.versioning.restore import restore_commit
 from tests.conftest import entry, git, snapshot
 from tests.memory_engine import LiteralEngine, build_history, dream
 
@@ -161,7 +161,7 @@ def test_a_crash_after_a_replay_commit_still_rewinds_on_recovery(history, monkey
     def crash(workspace, journal):
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr(nanodream.dream, "_settle_cursor", crash)
+    monkeypatch.setattr(nanodream.run.dream, "_settle_cursor", crash)
     with pytest.raises(KeyboardInterrupt):
         restore_commit(ws, shas["b"], replay=True)
     monkeypatch.undo()

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.commands.show import render_diff
-from nanodream.commitmsg import commit_kind, dream_message, parse_trailers
-from nanodream.history import Batch, HistoryEntry
-from nanodream.lock import workspace_lock
-from nanodream.prompt_override import builtin_prompt
+from nanodream.prompting.prompt_override import builtin_prompt
+from nanodream.run.history import Batch, HistoryEntry
+from nanodream.run.lock import workspace_lock
+from nanodream.versioning.commitmsg import commit_kind, dream_message, parse_trailers
 from tests.conftest import entry, git, snapshot, write_history
 from tests.memory_engine import build_history
 
@@ -276,7 +276,7 @@ def test_prompt_outside_a_workspace_is_a_clear_error(tmp_path):
 
 
 def test_show_prints_the_whole_summary_once(workspace):
-    from nanodream.gitstore import DREAM_IDENTITY, GitStore
+    from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 
     (workspace.root / "USER.md").write_text("# User\n\n- tidy\n")
     batch = Batch([HistoryEntry(1, "2026-10-01 10:00", "x")])

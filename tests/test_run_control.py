@@ -7,12 +7,12 @@ import json
 import pytest
 
 from nanodream.config import Settings
-from nanodream.dream import run_dream
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
-from nanodream.lock import workspace_lock
-from nanodream.records import read_records
-from nanodream.transcripts import list_transcripts
+from nanodream.run.dream import run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.lock import workspace_lock
+from nanodream.run.records import read_records
+from nanodream.run.transcripts import list_transcripts
+from nanodream.versioning.gitstore import GitStore
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.fakes import NoteEngine, noting_model, sessions
 

@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from nanodream import guards, injection, secret_scan
 from nanodream.config import ConfigError, load_settings
+from nanodream.safety import guards, injection, secret_scan
 
 # (line with {} for the credential, credential, rule). Built by concatenation so this file does not look
 # like a leak itself.

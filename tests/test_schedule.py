@@ -9,13 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from nanodream.config import Settings
-from nanodream.history import read_cursor
-from nanodream.hostbusy import busy_file
-from nanodream.lock import workspace_lock
-from nanodream.records import append_record, read_records
-from nanodream.schedule import Scheduler
-from nanodream.status import workspace_status
-from nanodream.timetable import (
+from nanodream.run.history import read_cursor
+from nanodream.run.lock import workspace_lock
+from nanodream.run.records import append_record, read_records
+from nanodream.scheduling.hostbusy import busy_file
+from nanodream.scheduling.scheduler import Scheduler
+from nanodream.scheduling.timetable import (
     Schedule,
     ScheduleError,
     next_scheduled,
@@ -23,6 +22,7 @@ from nanodream.timetable import (
     read_scheduler_state,
     scheduler_file,
 )
+from nanodream.status import workspace_status
 from tests.conftest import entry, git, snapshot, write_history
 from tests.fakes import FakeClock, NoteEngine
 

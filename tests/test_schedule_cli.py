@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.dream import run_dream
-from nanodream.records import read_records
-from nanodream.snippets import cron_as_oncalendar
-from nanodream.timetable import Schedule
+from nanodream.run.dream import run_dream
+from nanodream.run.records import read_records
+from nanodream.scheduling.snippets import cron_as_oncalendar
+from nanodream.scheduling.timetable import Schedule
 from tests.conftest import entry, snapshot, write_history
 from tests.fakes import NoteEngine
 from tests.test_hostbusy import write_claim

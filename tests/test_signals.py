@@ -6,17 +6,17 @@ import shutil
 from datetime import date
 from zoneinfo import ZoneInfo
 
-from nanodream.gitstore import GitStore
-from nanodream.history import Batch, HistoryEntry
-from nanodream.signals import (
+from nanodream.prompting.signals import (
     AgeRun,
     compute_signals,
     recurring_topics,
     section_ages,
     skill_signal,
 )
-from nanodream.staging import Staging
-from nanodream.tools import ToolLimits
+from nanodream.run.history import Batch, HistoryEntry
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolLimits
+from nanodream.versioning.gitstore import GitStore
 from tests.gitdates import commit_at
 
 TODAY = date(2026, 10, 15)

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 import nanodream.slash
 from nanodream.cli import app
-from nanodream.history import read_cursor
-from nanodream.lock import workspace_lock
-from nanodream.records import read_records
+from nanodream.run.history import read_cursor
+from nanodream.run.lock import workspace_lock
+from nanodream.run.records import read_records
 from nanodream.slash import handle, respond
 from tests.conftest import entry, git, snapshot
 from tests.memory_engine import LiteralEngine, append_history, build_history, dream

@@ -8,13 +8,13 @@ from datetime import date
 import pytest
 from typer.testing import CliRunner
 
-from nanodream import signals
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.dream import EXIT_FAILED, run_dream
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
-from nanodream.records import read_records
+from nanodream.prompting import signals
+from nanodream.run.dream import EXIT_FAILED, run_dream
+from nanodream.run.history import read_cursor
+from nanodream.run.records import read_records
+from nanodream.versioning.gitstore import GitStore
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.gitdates import commit_at
 from tests.scripted_server import call, final

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from nanodream.staging import Staging
-from nanodream.tools import SessionAborted, ToolBox, ToolLimits
+from nanodream.run.staging import Staging
+from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 
 SKILL = "---\nname: deploy\ndescription: Deploy the service\n---\n\n1. run deploy\n"
 

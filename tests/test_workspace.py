@@ -7,9 +7,9 @@ import subprocess
 import pytest
 
 from nanodream.config import ConfigError, load_settings
-from nanodream.dream import run_dream
-from nanodream.gitstore import GitStore
-from nanodream.history import read_cursor
+from nanodream.run.dream import run_dream
+from nanodream.run.history import read_cursor
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, llm_settings, write_history
 from tests.scripted_server import call, final

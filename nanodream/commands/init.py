@@ -16,7 +16,7 @@ def init(
     as_json: JsonOption = False,
 ) -> None:
     """Create a workspace (nanobot-compatible layout) with its own git repository."""
-    from nanodream.gitstore import GitStore
+    from nanodream.versioning.gitstore import GitStore
     from nanodream.workspace import Workspace, scaffold
 
     workspace = Workspace.at(directory)

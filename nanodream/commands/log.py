@@ -10,7 +10,7 @@ from rich.text import Text
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
 
 if TYPE_CHECKING:
-    from nanodream.review import CommitSummary
+    from nanodream.versioning.logview import CommitSummary
 
 KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "init": "dim", "other": "dim"}
 
@@ -22,8 +22,8 @@ def log(
     as_json: JsonOption = False,
 ) -> None:
     """List memory commits: what each dream changed, which history it consumed, and what it cost."""
-    from nanodream.commitmsg import COMMIT_KINDS
-    from nanodream.review import memory_log
+    from nanodream.versioning.commitmsg import COMMIT_KINDS
+    from nanodream.versioning.logview import memory_log
 
     ws = resolve_workspace(workspace, as_json=as_json)
     if kind is not None and kind not in COMMIT_KINDS:

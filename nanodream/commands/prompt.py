@@ -23,8 +23,8 @@ from nanodream.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from nanodream.prompt import RenderedRequest
-    from nanodream.prompt_override import PromptInfo
+    from nanodream.prompting.prompt import RenderedRequest
+    from nanodream.prompting.prompt_override import PromptInfo
     from nanodream.workspace import Workspace
 
 EXIT_REFUSED = 1
@@ -50,7 +50,7 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show the active prompt, where it comes from, and its text (or, --rendered, the next request)."""
-    from nanodream.prompt_override import prompt_info
+    from nanodream.prompting.prompt_override import prompt_info
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -72,7 +72,7 @@ def show(
 @prompt_app.command()
 def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there)."""
-    from nanodream.prompt_override import OVERRIDE, PromptError, init_override
+    from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -95,7 +95,7 @@ def reset(
     as_json: JsonOption = False,
 ) -> None:
     """Remove prompts/dream.md so the built-in prompt is used again."""
-    from nanodream.prompt_override import OVERRIDE, PromptError, reset_override
+    from nanodream.prompting.prompt_override import OVERRIDE, PromptError, reset_override
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -111,7 +111,7 @@ def reset(
 
 
 def _show_rendered(ws: Workspace, *, tidy: bool, as_json: bool) -> None:
-    from nanodream.prompt import NothingToSend, render_next_request
+    from nanodream.prompting.prompt import NothingToSend, render_next_request
 
     settings = resolve_settings(ws, as_json=as_json)
     try:
@@ -149,7 +149,7 @@ def render_request(request: RenderedRequest) -> None:
 
 def describe(info: PromptInfo) -> list[str]:
     """Where the active prompt comes from, and why an override is or is not in use."""
-    from nanodream.prompt_override import OVERRIDE
+    from nanodream.prompting.prompt_override import OVERRIDE
 
     lines = [f"active prompt: {info.source}" + (" (workspace override)" if info.source != "built-in" else ""),
              f"file:          {info.path} ({info.chars} chars, {info.lines} lines)"]

@@ -9,7 +9,7 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
 
 if TYPE_CHECKING:
-    from nanodream.restore import RestoreReport
+    from nanodream.versioning.restore import RestoreReport
 
 
 def restore(
@@ -24,7 +24,7 @@ def restore(
     as_json: JsonOption = False,
 ) -> None:
     """Undo what a dream changed, as a new commit. The next dream does not re-read that history unless --replay."""
-    from nanodream.restore import restore_commit
+    from nanodream.versioning.restore import restore_commit
 
     ws = resolve_workspace(workspace, as_json=as_json)
     report = restore_commit(ws, sha, before=before, replay=replay)

@@ -20,8 +20,8 @@ from nanodream.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from nanodream.dream import RunReport
-    from nanodream.hostbusy import HostBusy
+    from nanodream.run.dream import RunReport
+    from nanodream.scheduling.hostbusy import HostBusy
 
 TRIGGERS = ("manual", "cron", "slash")
 EXIT_INTERRUPTED = 130
@@ -46,8 +46,8 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result."""
-    from nanodream.dream import run_dream
-    from nanodream.shutdown import GracefulStop
+    from nanodream.run.dream import run_dream
+    from nanodream.scheduling.shutdown import GracefulStop
 
     ws = resolve_workspace(workspace, as_json=as_json)
     if trigger not in TRIGGERS:
@@ -59,7 +59,7 @@ def run(
                 report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger,
                                    tidy=tidy, should_stop=stop.reason)
             else:
-                from nanodream.schedule import run_when_idle
+                from nanodream.scheduling.scheduler import run_when_idle
 
                 report = run_when_idle(ws, settings, trigger=trigger, wait=host_wait, sleep=stop.sleep,
                                        stop=stop.reason, on_wait=_announce_wait, dry_run=dry_run,

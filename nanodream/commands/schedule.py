@@ -19,7 +19,7 @@ from nanodream.commands.common import (
 from nanodream.commands.run import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
-    from nanodream.schedule import Decision
+    from nanodream.scheduling.scheduler import Decision
 
 
 def schedule(
@@ -39,10 +39,10 @@ def schedule(
     as_json: Annotated[bool, typer.Option("--json", help="Log one JSON object per line.")] = False,
 ) -> None:
     """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM."""
-    from nanodream.schedule import Scheduler
-    from nanodream.shutdown import GracefulStop
-    from nanodream.snippets import crontab_snippet, systemd_snippet
-    from nanodream.timetable import Schedule, ScheduleError, parse_duration
+    from nanodream.scheduling.scheduler import Scheduler
+    from nanodream.scheduling.shutdown import GracefulStop
+    from nanodream.scheduling.snippets import crontab_snippet, systemd_snippet
+    from nanodream.scheduling.timetable import Schedule, ScheduleError, parse_duration
 
     ws = resolve_workspace(workspace, as_json=as_json)
     settings = resolve_settings(ws, {"model": model, "timezone": timezone}, as_json=as_json)

@@ -12,7 +12,7 @@ from nanodream.commands.log import commit_facts, file_stat
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from nanodream.review import CommitDetail
+    from nanodream.versioning.logview import CommitDetail
 
 
 def show(
@@ -22,8 +22,8 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show what one dream (or any memory commit) changed and why."""
-    from nanodream.gitstore import UnknownCommit
-    from nanodream.review import commit_detail
+    from nanodream.versioning.gitstore import UnknownCommit
+    from nanodream.versioning.logview import commit_detail
 
     ws = resolve_workspace(workspace, as_json=as_json)
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from nanodream.history import Batch
-from nanodream.tools import ToolBox
+from nanodream.run.history import Batch
+from nanodream.run.tools import ToolBox
 
 
 def describe_error(exc: BaseException) -> str:

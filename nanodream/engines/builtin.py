@@ -17,7 +17,6 @@ import yaml
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
 from nanodream.engines.ledger import Ledger
-from nanodream.engines.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
 from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
     MEMORY_FILE,
@@ -34,10 +33,11 @@ from nanodream.engines.routing import (
     tidy_sentence,
 )
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
-from nanodream.guards import injection_rules_hit, secret_rules_hit
-from nanodream.history import TAG_LINE, Batch, tagged_lines
-from nanodream.signals import today_in, zone
-from nanodream.tools import SessionAborted, ToolBox
+from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
+from nanodream.prompting.signals import today_in, zone
+from nanodream.run.history import TAG_LINE, Batch, tagged_lines
+from nanodream.run.tools import SessionAborted, ToolBox
+from nanodream.safety.guards import injection_rules_hit, secret_rules_hit
 from nanodream.workspace import CORE_FILES, STARTER_FILES
 
 _DATED = re.compile(r"^\((\d{4}-\d{2}-\d{2})\)\s*(.*)$")

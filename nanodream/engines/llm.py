@@ -9,7 +9,7 @@ from typing import Any
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
-from nanodream.tools import TOOL_SCHEMAS, SessionAborted, ToolBox
+from nanodream.run.tools import TOOL_SCHEMAS, SessionAborted, ToolBox
 
 
 def _import_litellm():

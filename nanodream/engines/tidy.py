@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from nanodream.engines.markdown import Bullet, MarkdownDoc
 from nanodream.engines.routing import OPEN_TASKS, SOUL_FILE, fact_key
+from nanodream.markdown import Bullet, MarkdownDoc
 
 # What may directly follow a bullet that is one line long: the next bullet or a heading. Anything else
 # (a sub-item, a continuation line, a code block) belongs to the bullet, and its one-line fact key would

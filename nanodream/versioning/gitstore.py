@@ -10,7 +10,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
-from nanodream.commitmsg import commit_kind, parse_trailers
+from nanodream.versioning.commitmsg import commit_kind, parse_trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
 

@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from nanodream.atomic import atomic_write
 from nanodream.config import Settings
-from nanodream.hostbusy import utc_now
-from nanodream.records import read_records
+from nanodream.run.records import read_records
+from nanodream.scheduling.hostbusy import utc_now
 from nanodream.workspace import Workspace
 
 _DURATION = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)

@@ -13,11 +13,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.dream import RunReport, new_run_id, record_run, run_dream
 from nanodream.engines import Engine, engine_for
-from nanodream.history import read_cursor, scan_backlog
-from nanodream.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
-from nanodream.timetable import (
+from nanodream.run.dream import RunReport, new_run_id, record_run, run_dream
+from nanodream.run.history import read_cursor, scan_backlog
+from nanodream.scheduling.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
+from nanodream.scheduling.timetable import (
     Schedule,
     clear_scheduler_state,
     format_duration,

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.gitstore import GitStore
-from nanodream.history import CHARS_PER_TOKEN, Batch, next_batch, read_cursor
-from nanodream.injection import reveal_hidden
-from nanodream.prompt_override import ActivePrompt, active_prompt
-from nanodream.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
-from nanodream.staging import Staging
-from nanodream.tools import ToolLimits
+from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
+from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
+from nanodream.run.history import CHARS_PER_TOKEN, Batch, next_batch, read_cursor
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolLimits
+from nanodream.safety.injection import reveal_hidden
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import CORE_FILES, Workspace
 
 _HISTORY_TAG = re.compile(r"</?\s*history\s*>", re.IGNORECASE)

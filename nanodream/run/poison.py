@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nanodream.history import Batch, HistoryEntry, next_batch
-from nanodream.quarantine import QuarantinedEntry, add_to_quarantine, preview
+from nanodream.run.history import Batch, HistoryEntry, next_batch
+from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, preview
 from nanodream.workspace import Workspace
 
 # Single entries failing in a row with no success in between look like an outage, not poison: stop there.

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from nanodream.gitstore import GitStore
-from nanodream.history import Batch, HistoryEntry, tagged_lines
+from nanodream.run.history import Batch, HistoryEntry, tagged_lines
+from nanodream.run.staging import Staging
+from nanodream.run.tools import NEAR_CAP_SHARE, ToolLimits
 from nanodream.skills import parse_skill
-from nanodream.staging import Staging
-from nanodream.tools import NEAR_CAP_SHARE, ToolLimits
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import CORE_FILES
 
 THIN_MIN_STEPS = 3  # a procedure with fewer steps than this is a stub

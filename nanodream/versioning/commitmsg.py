@@ -7,8 +7,8 @@ import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nanodream.history import Batch
-    from nanodream.staging import FileChange
+    from nanodream.run.history import Batch
+    from nanodream.run.staging import FileChange
 
 SUBJECT_LIMIT = 72
 _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritative):"

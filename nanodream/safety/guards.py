@@ -10,12 +10,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nanodream import injection, secret_scan
 from nanodream.config import Settings
-from nanodream.history import Batch, tagged_lines
+from nanodream.run.history import Batch, tagged_lines
+from nanodream.run.staging import FileChange, Staging
+from nanodream.run.tools import Refusal, ToolLimits
+from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill
-from nanodream.staging import FileChange, Staging
-from nanodream.tools import Refusal, ToolLimits
 from nanodream.workspace import CORE_FILES
 
 SOUL = "SOUL.md"

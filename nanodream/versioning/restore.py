@@ -12,13 +12,13 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from nanodream.commitmsg import manual_message, restore_message
-from nanodream.dream import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_journal, new_run_id, recover
-from nanodream.gitstore import GitStore, MemoryCommit, UnknownCommit
-from nanodream.history import read_cursor
-from nanodream.journal import Journal, JournalUnreadable
-from nanodream.lock import WorkspaceBusy, workspace_lock
-from nanodream.staging import FileChange
+from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_journal, new_run_id, recover
+from nanodream.run.history import read_cursor
+from nanodream.run.journal import Journal, JournalUnreadable
+from nanodream.run.lock import WorkspaceBusy, workspace_lock
+from nanodream.run.staging import FileChange
+from nanodream.versioning.commitmsg import manual_message, restore_message
+from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
 
 _CURSOR_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")

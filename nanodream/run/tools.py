@@ -7,9 +7,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nanodream import injection, secret_scan
+from nanodream.run.staging import Staging
+from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill, skill_summary
-from nanodream.staging import Staging
 from nanodream.workspace import SKILL_NAME, PathRefused, shown_value
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import shlex
 import sys
 from datetime import timedelta
 
-from nanodream.timetable import Schedule, ScheduleError, format_duration
+from nanodream.scheduling.timetable import Schedule, ScheduleError, format_duration
 from nanodream.workspace import Workspace
 
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")

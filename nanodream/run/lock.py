@@ -16,7 +16,7 @@ class WorkspaceBusy(RuntimeError):
 def workspace_lock(workspace: Workspace, wait_seconds: float = 0) -> Iterator[None]:
     """Hold the workspace lock, or raise WorkspaceBusy after `wait_seconds` (0: at once)."""
     # Imported here: filelock pulls in asyncio, ssl and sqlite3 (~40 ms) that only a run needs,
-    # and every CLI command imports this module through nanodream.dream (see bench/startup.py).
+    # and every CLI command imports this module through nanodream.run.dream (see bench/startup.py).
     from filelock import FileLock, Timeout
 
     workspace.state_dir.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from importlib import resources
 from typing import Any
 
 from nanodream.atomic import atomic_write, read_text
-from nanodream.gitstore import GitStore
+from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace
 
 OVERRIDE = "prompts/dream.md"

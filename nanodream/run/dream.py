@@ -9,21 +9,21 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from nanodream import guards
-from nanodream.commitmsg import dream_message, manual_message
 from nanodream.config import Settings
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error, engine_for
-from nanodream.gitstore import DREAM_IDENTITY, GitStore
-from nanodream.history import Batch, HistoryEntry, drop_skip_lines, iter_after, read_cursor, write_cursor
-from nanodream.journal import Journal, read_current, remove_stale_temp_files, write_files
-from nanodream.lock import WorkspaceBusy, workspace_lock
-from nanodream.poison import MAX_SUSPECTS, Isolation, failure_streak, next_clean_batch
-from nanodream.prompt import session_texts
-from nanodream.quarantine import QuarantineUnreadable, load_quarantine, quarantined_cursors, save_quarantine
-from nanodream.records import append_record, read_records
-from nanodream.staging import Staging
-from nanodream.tools import ToolBox, ToolLimits
-from nanodream.transcripts import save_transcript
+from nanodream.prompting.prompt import session_texts
+from nanodream.run.history import Batch, HistoryEntry, drop_skip_lines, iter_after, read_cursor, write_cursor
+from nanodream.run.journal import Journal, read_current, remove_stale_temp_files, write_files
+from nanodream.run.lock import WorkspaceBusy, workspace_lock
+from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak, next_clean_batch
+from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine, quarantined_cursors, save_quarantine
+from nanodream.run.records import append_record, read_records
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolBox, ToolLimits
+from nanodream.run.transcripts import save_transcript
+from nanodream.safety import guards
+from nanodream.versioning.commitmsg import dream_message, manual_message
+from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.workspace import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 75

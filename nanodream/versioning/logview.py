@@ -10,9 +10,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from nanodream.commitmsg import message_summary
-from nanodream.gitstore import GitStore, MemoryCommit, UnknownCommit
-from nanodream.history import HistoryEntry, iter_after
+from nanodream.run.history import HistoryEntry, iter_after
+from nanodream.versioning.commitmsg import message_summary
+from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.workspace import Workspace
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")

@@ -1,0 +1,1 @@
+"""Checks on what a session wrote: guards, the secret scanner and the injection tripwires."""

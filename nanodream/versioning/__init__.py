@@ -1,0 +1,1 @@
+"""The memory's own git history: the repository, commit messages, log/show and restore."""

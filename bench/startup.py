@@ -43,8 +43,10 @@ def example_workspace(root: Path) -> Path:
         "from nanodream.workspace import Workspace, scaffold\n"
         "from nanodream.versioning.gitstore import GitStore\n"
         "from nanodream.run.records import append_record\n"
+        "from nanodream.vocab import RunRecord\n"
         "ws = Workspace.at(sys.argv[1]); scaffold(ws.root, example=True); GitStore(ws).ensure_repo()\n"
-        "append_record(ws, {'id': 'bench', 'outcome': 'no-change', 'end': '2026-10-06T00:00:00+00:00'})\n"
+        "append_record(ws, RunRecord(id='bench', start='2026-10-06T00:00:00+00:00', trigger='manual',\n"
+        "                            outcome='no-change', end='2026-10-06T00:00:00+00:00'))\n"
     )
     subprocess.run([PYTHON, "-c", code, str(ws)], env=child_env(), check=True)
     return ws

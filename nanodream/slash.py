@@ -15,11 +15,13 @@ from typing import Any
 
 from nanodream.config import ConfigError, Settings, load_settings
 from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override, prompt_info
-from nanodream.run.dream import EXIT_FAILED, EXIT_OK, EXIT_USAGE, RunReport, run_dream
-from nanodream.run.journal import JournalUnreadable
+from nanodream.run.context import RunOptions
+from nanodream.run.dream import run_dream
+from nanodream.run.report import RunReport
 from nanodream.versioning.gitstore import UnknownCommit
 from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
 from nanodream.versioning.restore import RestoreReport, restore_commit
+from nanodream.vocab import ExitCode, Outcome
 from nanodream.workspace import Workspace
 
 LIST_LIMIT = 10
@@ -35,7 +37,7 @@ _SETTING_NAMES = {f.name for f in fields(Settings)}
 @dataclass(frozen=True)
 class SlashReply:
     markdown: str
-    exit_code: int = EXIT_OK
+    exit_code: int = ExitCode.OK
 
 
 class SlashError(Exception):
@@ -56,9 +58,9 @@ def respond(workspace_path: str | Path, text: str, **options: Any) -> SlashReply
     try:
         return _dispatch(Workspace.at(workspace_path), text, options)
     except SlashError as exc:
-        return SlashReply(str(exc), EXIT_USAGE)
+        return SlashReply(str(exc), ExitCode.USAGE)
     except Exception as exc:  # noqa: BLE001 - the host shows our reply to a person; a traceback helps nobody there
-        return SlashReply(f"**nanodream hit an unexpected error:** `{type(exc).__name__}: {exc}`", EXIT_FAILED)
+        return SlashReply(f"**nanodream hit an unexpected error:** `{type(exc).__name__}: {exc}`", ExitCode.FAILED)
 
 
 def _dispatch(workspace: Workspace, text: str, options: dict[str, Any]) -> SlashReply:
@@ -103,17 +105,14 @@ def _dream(workspace: Workspace, args: list[str], options: dict[str, Any]) -> Sl
     try:
         settings = load_settings(workspace, overrides)
     except ConfigError as exc:
-        return SlashReply(f"**Configuration problem:** {exc}", EXIT_USAGE)
+        return SlashReply(f"**Configuration problem:** {exc}", ExitCode.USAGE)
     extra = {"engine_factory": engine_factory} if engine_factory else {}
-    try:
-        report = run_dream(workspace, settings, trigger="slash", **extra)
-    except JournalUnreadable as exc:
-        return SlashReply(f"**Dream not started:** {exc}", EXIT_FAILED)
+    report = run_dream(workspace, settings, RunOptions(trigger="slash"), **extra)
     return SlashReply(render_run(report), report.exit_code)
 
 
 def render_run(report: RunReport) -> str:
-    if report.outcome == "busy":
+    if report.outcome == Outcome.BUSY:
         return f"**Busy:** {report.reason}. Try again when it has finished."
     lines = []
     if report.recovered:
@@ -122,18 +121,18 @@ def render_run(report: RunReport) -> str:
         lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
     for batch in report.batches:
         span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
-        if batch.outcome == "committed" and batch.commit:
+        if batch.outcome == Outcome.COMMITTED and batch.commit:
             first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
             lines.append(f"- `{batch.commit[:8]}` {span}: {first}")
             lines += [f"  - {change}" for change in batch.changes]
-        elif batch.outcome == "no-change":
+        elif batch.outcome == Outcome.NO_CHANGE:
             lines.append(f"- {span}: nothing worth keeping, no commit")
     spend = f"tokens in {report.tokens_in} / out {report.tokens_out}, cost " + (
         "unknown" if report.cost is None else f"${report.cost:.4f}")
-    if report.outcome == "failed":
+    if report.outcome == Outcome.FAILED:
         lines.append(f"**Dream failed:** {report.reason}. Nothing was changed for that batch and the history "
                      "cursor did not move.")
-    elif report.outcome == "nothing-to-do":
+    elif report.outcome == Outcome.NOTHING_TO_DO:
         lines.append("Nothing to dream about: the history backlog is empty.")
     else:
         head = "**Dream committed.**" if report.commits else "**Dream done; nothing changed.**"
@@ -235,9 +234,9 @@ def _restorable_list(workspace: Workspace) -> str:
 
 
 def render_restore(report: RestoreReport, ref: str) -> str:
-    if report.outcome == "busy":
+    if report.outcome == Outcome.BUSY:
         return f"**Busy:** {report.reason}. Try again when it has finished."
-    if report.outcome == "refused":
+    if report.outcome == Outcome.REFUSED:
         text = f"**Cannot restore `{ref}`:** {report.reason}."
         if report.conflicts:
             text += (f"\n\nNothing was changed. To set every memory file back to just before it instead "
@@ -245,7 +244,7 @@ def render_restore(report: RestoreReport, ref: str) -> str:
         elif report.hint:
             text += f"\n\nHint: {report.hint}."
         return text
-    if report.outcome == "nothing-to-do":
+    if report.outcome == Outcome.NOTHING_TO_DO:
         return f"Nothing to restore: {report.reason}."
     what = "Set memory back to before" if report.mode == "before" else "Undid"
     lines = [f"**{what} {report.target_kind} `{report.target[:8]}`** ({_inline(report.target_subject)}) "
@@ -268,7 +267,7 @@ def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]
         try:
             path = init_override(workspace)
         except PromptError as exc:
-            return SlashReply(f"**Prompt not copied:** {exc}", EXIT_FAILED)
+            return SlashReply(f"**Prompt not copied:** {exc}", ExitCode.FAILED)
         return SlashReply(f"Copied the built-in dream prompt to `{path}`. Edit it; the next dream uses it.")
     if args:
         raise _usage_error("/dream-prompt", f"Unknown argument `{' '.join(args)}`.")

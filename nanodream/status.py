@@ -12,6 +12,7 @@ from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import SUCCEEDED, Outcome
 from nanodream.workspace import Workspace
 
 
@@ -46,8 +47,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         sha = store.head_sha()
         subject = store.head_message().splitlines()[0] if sha else None
     records = read_records(workspace, limit=200)
-    successes = [r for r in records if r.get("outcome") in ("committed", "no-change", "nothing-to-do")]
-    failures = [r for r in records if r.get("outcome") == "failed"]
+    successes = [r.to_dict() for r in records if r.outcome in SUCCEEDED]
+    failures = [r.to_dict() for r in records if r.outcome == Outcome.FAILED]
     try:
         quarantine, quarantine_error = [vars(e) for e in load_quarantine(workspace)], ""
     except QuarantineUnreadable as exc:

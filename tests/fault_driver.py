@@ -15,6 +15,7 @@ from typing import Any
 
 import git
 
+import nanodream.run.batch
 import nanodream.run.dream
 import nanodream.run.journal
 from nanodream.run.journal import Journal
@@ -69,7 +70,7 @@ def _memory_file(path: Any, *rest: Any, **kwargs: Any) -> bool:
 
 POINTS: dict[str, Callable[[int], None]] = {
     # before the staged copy is even made
-    "before-staging": lambda n: kill_on_call(nanodream.run.dream, "Staging", n),
+    "before-staging": lambda n: kill_on_call(nanodream.run.batch, "Staging", n),
     # mid-session, right after the engine staged an edit through the tools
     "in-session": lambda n: kill_on_call(ToolBox, "call", n, after=True,
                                          only=lambda box, name, *rest, **kwargs: name == "write_file"),

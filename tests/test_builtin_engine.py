@@ -30,8 +30,9 @@ from nanodream.engines.routing import (
     tidy_sentence,
 )
 from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
-from nanodream.run.dream import RunReport, run_dream
+from nanodream.run.dream import run_dream
 from nanodream.run.history import Batch, HistoryEntry, read_cursor
+from nanodream.run.report import RunReport
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox, ToolLimits
 from nanodream.skills import parse_skill

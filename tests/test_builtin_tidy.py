@@ -11,9 +11,11 @@ from nanodream.config import Settings
 from nanodream.engines.builtin import BuiltinEngine
 from nanodream.engines.tidy import duplicate_bullets
 from nanodream.markdown import MarkdownDoc
-from nanodream.run.dream import RunReport, run_dream
+from nanodream.run.context import RunOptions
+from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
+from nanodream.run.report import RunReport
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, snapshot, write_history
@@ -102,7 +104,7 @@ def messy_workspace(ws: Workspace, memory: str = MEMORY, user: str = USER, soul:
 
 
 def tidy(ws: Workspace, day: date = TODAY, **settings: object) -> RunReport:
-    report = run_dream(ws, Settings(**settings), tidy=True, engine_factory=engine_on(day))
+    report = run_dream(ws, Settings(**settings), RunOptions(tidy=True), engine_factory=engine_on(day))
     assert report.outcome != "failed", report.reason
     return report
 
@@ -115,7 +117,7 @@ def dream_commits(ws: Workspace) -> list[str]:
     return [m for m in git(ws, "log", "--format=%B%x00").split("\0") if "Dream-Kind: dream" in m]
 
 
-# run_dream(..., tidy=True) ------------------------------------------------------------------------------------
+# run_dream(..., RunOptions(tidy=True)) ----------------------------------------------------------------------------
 
 
 def test_tidy_removes_duplicates_and_stale_tasks_and_leaves_every_other_byte(workspace) -> None:
@@ -139,7 +141,7 @@ def test_tidy_removes_duplicates_and_stale_tasks_and_leaves_every_other_byte(wor
     assert '- SOUL.md: 1 duplicate left alone: soul_policy = "tagged"' in message
     assert read_cursor(ws.cursor_file) == 2 and ws.history_file.read_bytes() == history
     assert GitStore(ws).cursor_mark() is None
-    assert read_records(ws)[-1]["tidy"] is True
+    assert read_records(ws)[-1].tidy is True
 
 
 def test_a_second_tidy_finds_nothing_more_and_commits_nothing(workspace) -> None:

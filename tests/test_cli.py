@@ -9,8 +9,8 @@ import sys
 from typer.testing import CliRunner
 
 from nanodream.cli import app
-from nanodream.run.dream import EXIT_BUSY
 from nanodream.run.lock import workspace_lock
+from nanodream.vocab import ExitCode
 from tests.conftest import entry, snapshot, write_history
 from tests.scripted_server import final
 
@@ -58,7 +58,7 @@ def test_busy_workspace_exits_with_the_busy_code(workspace):
     write_history(workspace, [entry(1, "[durable] x")])
     with workspace_lock(workspace):
         result = invoke("run", "-w", str(workspace.root), "--json")
-    assert result.exit_code == EXIT_BUSY
+    assert result.exit_code == ExitCode.BUSY
     assert json.loads(result.output)["outcome"] == "busy"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.versioning.gitstore import GitStore
@@ -59,7 +60,7 @@ def states(tmp_path_factory) -> list[dict[str, str | None]]:
     ws = fresh_workspace(tmp_path_factory.mktemp("reference") / "ws")
     found = [memory(ws)]
     for _ in FACTS:
-        report = run_dream(ws, SETTINGS, max_batches=1, engine_factory=AppendEngine)
+        report = run_dream(ws, SETTINGS, RunOptions(max_batches=1), engine_factory=AppendEngine)
         assert report.outcome == "committed", report.reason
         found.append(memory(ws))
     return found

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from nanodream.config import Settings
-from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, run_dream
+from nanodream.run.context import RunOptions
+from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
+from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.scripted_server import call, error, final, slow
 
@@ -69,7 +71,7 @@ def test_persistent_server_error_leaves_workspace_byte_identical(workspace, serv
     before = snapshot(workspace)
     server = serve([error(500)] * 5)
     report = run_dream(workspace, llm_settings(server, max_retries=2))
-    assert report.outcome == "failed" and report.exit_code == EXIT_FAILED
+    assert report.outcome == "failed" and report.exit_code == ExitCode.FAILED
     assert "after 3 attempt(s)" in report.reason
     assert len(server.requests) == 3
     assert snapshot(workspace) == before
@@ -175,7 +177,7 @@ def test_concurrent_run_gets_busy_and_touches_nothing(workspace, serve):
     server = serve([final("never")])
     with workspace_lock(workspace):
         report = run_dream(workspace, llm_settings(server))
-    assert report.outcome == "busy" and report.exit_code == EXIT_BUSY
+    assert report.outcome == "busy" and report.exit_code == ExitCode.BUSY
     assert server.requests == []
     assert snapshot(workspace) == before
 
@@ -207,7 +209,7 @@ def test_dry_run_shows_the_diff_and_changes_nothing(workspace, serve):
     before = snapshot(workspace)
     server = serve([call("edit_file", path="SOUL.md", old_text="## Rules\n", new_text="## Rules\n\n- Be brief.\n"),
                     final("Added a rule")])
-    report = run_dream(workspace, llm_settings(server), dry_run=True)
+    report = run_dream(workspace, llm_settings(server), RunOptions(dry_run=True))
     assert report.outcome == "dry-run"
     assert "+- Be brief." in report.batches[0].diff
     assert snapshot(workspace) == before

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from nanodream.run.dream import EXIT_FAILED, run_dream
+from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.scripted_server import call, final, raw, tool_calls
 
@@ -70,14 +71,14 @@ def delete_skill(name: str):
 
 
 def assert_refused(ws, report, before: dict[str, str], *needles: str) -> None:
-    assert report.outcome == "failed" and report.exit_code == EXIT_FAILED, report.reason
+    assert report.outcome == "failed" and report.exit_code == ExitCode.FAILED, report.reason
     for needle in needles:
         assert needle in report.reason, report.reason
     assert snapshot(ws) == before
     assert read_cursor(ws.cursor_file) == 0
     assert not ws.journal_file.exists()
     record = read_records(ws)[-1]
-    assert record["outcome"] == "failed" and record["reason"] == report.reason
+    assert record.outcome == "failed" and record.reason == report.reason
 
 
 def tool_results(server) -> list[str]:
@@ -355,7 +356,7 @@ def test_injection_policy_warn_commits_and_reports(ws, serve):
     report = run_dream(ws, llm_settings(server, injection_policy="warn"))
     assert report.outcome == "committed", report.reason
     assert any("override-instructions" in w for w in report.batches[0].warnings)
-    assert any("override-instructions" in w for w in read_records(ws)[-1]["warnings"])
+    assert any("override-instructions" in w for w in read_records(ws)[-1].warnings)
 
 
 def test_hidden_characters_in_history_reach_the_model_as_visible_marks(ws, serve):
@@ -401,7 +402,7 @@ def test_the_cli_shows_refusals_and_warnings_without_the_secret(ws, serve):
            "NANODREAM_MAX_RETRIES": "0"}
     runner = CliRunner()
     refused = runner.invoke(app, ["run", "-w", str(ws.root)], env=env)
-    assert refused.exit_code == EXIT_FAILED
+    assert refused.exit_code == ExitCode.FAILED
     assert "memory/MEMORY.md: secret — line 8: AWS Access Key" in " ".join(refused.output.split())
     assert AWS_KEY not in refused.output
 

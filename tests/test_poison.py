@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings
+from nanodream.run.context import RunOptions
 from nanodream.run.dream import retry_quarantined, run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
@@ -64,7 +65,7 @@ def test_a_poisoned_entry_is_quarantined_after_n_failures_and_the_queue_moves_on
     assert [q["cursor"] for q in info.quarantine] == [4]
     assert "history.jsonl" not in git(workspace, "ls-files")  # the entry itself stays where it was
     assert POISON in workspace.history_file.read_text()
-    assert read_records(workspace)[-1]["quarantined"] == [4]
+    assert read_records(workspace)[-1].quarantined == [4]
 
     assert run_dream(workspace, settings).outcome == "nothing-to-do"  # and it is never retried on its own
 
@@ -74,7 +75,7 @@ def test_a_batch_known_to_fail_goes_straight_to_its_halves(workspace, serve):
     server = serve([noting_model(poison=POISON)] * 40)
     settings = settings_for(server, split_after=2)
     assert run_dream(workspace, settings).outcome == "failed"
-    assert run_dream(workspace, settings, max_batches=1).outcome == "failed"  # split, then out of batches
+    assert run_dream(workspace, settings, RunOptions(max_batches=1)).outcome == "failed"  # split, then out of batches
     server.requests.clear()
 
     report = run_dream(workspace, settings)

@@ -93,7 +93,7 @@ def test_concurrent_runs_exactly_one_commits_and_the_others_exit_busy(workspace,
         if code == 75:
             assert "busy:" in err.finish() and "another dream is running" in err.text
     assert sessions(server.requests) == [[1, 2, 3, 4]]  # no entry reached the model twice
-    assert sorted(r["outcome"] for r in read_records(workspace)) == ["busy", "busy", "busy", "committed"]
+    assert sorted(r.outcome for r in read_records(workspace)) == ["busy", "busy", "busy", "committed"]
     assert re.findall(r"^Dream-Cursor: .*$", git(workspace, "log", "--format=%B"), re.MULTILINE) == [
         "Dream-Cursor: 1..4"]
     assert read_cursor(workspace.cursor_file) == 4
@@ -117,8 +117,8 @@ def test_sigterm_during_a_scheduled_run_finishes_the_batch_and_exits_cleanly(wor
     assert not workspace.journal_file.exists() and git(workspace, "status", "--porcelain") == ""
     assert "Dream-Cursor: 1..2" in git(workspace, "log", "-1", "--format=%B")
     record = read_records(workspace)[-1]
-    assert record["trigger"] == "schedule" and record["outcome"] == "committed"
-    assert record["reason"].startswith("stopped by SIGTERM")
+    assert record.trigger == "schedule" and record.outcome == "committed"
+    assert record.reason.startswith("stopped by SIGTERM")
     log = out.finish()
     assert "next run at" in log and "ran: #1..#2 (2 entries)" in log and "stopped by SIGTERM" in log
     assert not scheduler_file(workspace).exists()
@@ -141,7 +141,7 @@ def test_a_second_sigterm_abandons_the_batch_and_leaves_the_workspace_as_it_was(
     assert "abandoned" in err.finish()
     assert snapshot(workspace) == before
     [record] = read_records(workspace)
-    assert record["outcome"] == "failed" and record["reason"] == "abandoned on interrupt"
+    assert record.outcome == "failed" and record.reason == "abandoned on interrupt"
 
 
 HOLD_THE_LOCK = """

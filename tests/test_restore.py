@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-import nanodream.run.dream
-from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, EXIT_USAGE, recover
+import nanodream.run.apply
+from nanodream.run.apply import recover
 from nanodream.run.history import read_cursor
 from nanodream.run.journal import Journal
 from nanodream.run.lock import workspace_lock
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.restore import restore_commit
+from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, snapshot
 from tests.memory_engine import LiteralEngine, build_history, dream
 
@@ -71,7 +72,7 @@ def test_conflicting_restore_refuses_and_changes_nothing(history):
     dream(ws, entry(6, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
     before = snapshot(ws)
     report = restore_commit(ws, shas["b"])
-    assert report.outcome == "refused" and report.exit_code == EXIT_FAILED
+    assert report.outcome == "refused" and report.exit_code == ExitCode.FAILED
     assert f"cannot undo {shas['b'][:8]} alone" in report.reason and MEMORY in report.reason
     assert report.conflicts == [f"{MEMORY}: later changes overlap the lines {shas['b'][:8]} changed"]
     assert f"nanodream restore {shas['b'][:8]} --before" in report.hint
@@ -161,7 +162,7 @@ def test_a_crash_after_a_replay_commit_still_rewinds_on_recovery(history, monkey
     def crash(workspace, journal):
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr(nanodream.run.dream, "_settle_cursor", crash)
+    monkeypatch.setattr(nanodream.run.apply, "_settle_cursor", crash)
     with pytest.raises(KeyboardInterrupt):
         restore_commit(ws, shas["b"], replay=True)
     monkeypatch.undo()
@@ -175,7 +176,7 @@ def test_replay_needs_a_dream_commit(history):
     ws, shas = history
     before = snapshot(ws)
     report = restore_commit(ws, shas["manual"], replay=True)
-    assert report.outcome == "refused" and report.exit_code == EXIT_USAGE
+    assert report.outcome == "refused" and report.exit_code == ExitCode.USAGE
     assert "--replay needs a dream commit" in report.reason
     assert snapshot(ws) == before
 
@@ -195,7 +196,7 @@ def test_restore_refuses_while_a_run_holds_the_lock(history):
     before = snapshot(ws)
     with workspace_lock(ws):
         report = restore_commit(ws, shas["b"])
-    assert report.outcome == "busy" and report.exit_code == EXIT_BUSY
+    assert report.outcome == "busy" and report.exit_code == ExitCode.BUSY
     assert snapshot(ws) == before
 
 
@@ -208,7 +209,7 @@ def test_unknown_revision_is_a_usage_error(history, ref, message):
     ws, _ = history
     before = snapshot(ws)
     report = restore_commit(ws, ref)
-    assert report.outcome == "refused" and report.exit_code == EXIT_USAGE and message in report.reason
+    assert report.outcome == "refused" and report.exit_code == ExitCode.USAGE and message in report.reason
     assert "nanodream log" in report.hint
     assert snapshot(ws) == before
 
@@ -223,7 +224,7 @@ def test_first_commit_and_commits_outside_history_are_refused(history):
     side = git(ws, "rev-parse", "HEAD")
     git(ws, "checkout", "-q", "main")
     report = restore_commit(ws, side)
-    assert report.exit_code == EXIT_USAGE and "not in the current memory history" in report.reason
+    assert report.exit_code == ExitCode.USAGE and "not in the current memory history" in report.reason
 
 
 def test_restoring_twice_is_nothing_to_do(history):

@@ -14,7 +14,8 @@ from nanodream.commands.show import render_diff
 from nanodream.prompting.prompt_override import builtin_prompt
 from nanodream.run.history import Batch, HistoryEntry
 from nanodream.run.lock import workspace_lock
-from nanodream.versioning.commitmsg import commit_kind, dream_message, parse_trailers
+from nanodream.versioning.commitmsg import DreamFacts, commit_kind, dream_message
+from nanodream.vocab import Trailers
 from tests.conftest import entry, git, snapshot, write_history
 from tests.memory_engine import build_history
 
@@ -90,10 +91,10 @@ def test_log_outside_a_workspace_is_a_clear_error(tmp_path):
 
 def test_trailers_are_read_from_the_last_paragraph_only():
     batch = Batch([HistoryEntry(1, "2026-10-01 10:00", "x")])
-    message = dream_message(summary="Tidied up\nDream-Kind: manual\nDream-Cursor: 0..999", changes=[], run_id="r",
-                            model="m", batch=batch, tokens_in=1, tokens_out=2, cost=None)
+    message = dream_message("Tidied up\nDream-Kind: manual\nDream-Cursor: 0..999", [],
+                            DreamFacts(run_id="r", model="m", batch=batch, tokens_in=1, tokens_out=2, cost=None))
     assert commit_kind(message) == "dream"
-    assert parse_trailers(message)["Dream-Cursor"] == "1..1"
+    assert Trailers.parse(message).values["Dream-Cursor"] == "1..1"
     assert commit_kind("manual stuff\n\nDream-Kind: manual") == "manual"
     assert commit_kind("fix typo by hand") == "other"
     assert commit_kind("init: start versioning agent memory\n\nCreated by nanodream init.") == "init"
@@ -280,8 +281,8 @@ def test_show_prints_the_whole_summary_once(workspace):
 
     (workspace.root / "USER.md").write_text("# User\n\n- tidy\n")
     batch = Batch([HistoryEntry(1, "2026-10-01 10:00", "x")])
-    message = dream_message(summary="Tidied memory\n- merged two skills\n- dropped a stale task", changes=[],
-                            run_id="r", model="m", batch=batch, tokens_in=1, tokens_out=2, cost=0.0012)
+    message = dream_message("Tidied memory\n- merged two skills\n- dropped a stale task", [],
+                            DreamFacts(run_id="r", model="m", batch=batch, tokens_in=1, tokens_out=2, cost=0.0012))
     GitStore(workspace).commit(message, DREAM_IDENTITY)
     out = cli("show", "-w", str(workspace.root)).stdout
     assert out.count("Tidied memory") == 1

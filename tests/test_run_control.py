@@ -7,6 +7,7 @@ import json
 import pytest
 
 from nanodream.config import Settings
+from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
@@ -30,20 +31,20 @@ def fake(**overrides) -> Settings:
 
 def test_records_carry_trigger_outcome_reason_entries_tokens_cost_and_commits(workspace):
     eight_entries(workspace)
-    report = run_dream(workspace, fake(), trigger="cron", engine_factory=NoteEngine(cost=0.002))
+    report = run_dream(workspace, fake(), RunOptions(trigger="cron"), engine_factory=NoteEngine(cost=0.002))
     with workspace_lock(workspace):
-        run_dream(workspace, fake(), trigger="slash", engine_factory=NoteEngine())
+        run_dream(workspace, fake(), RunOptions(trigger="slash"), engine_factory=NoteEngine())
     run_dream(workspace, fake(), engine_factory=NoteEngine())
 
     done, busy, idle = read_records(workspace)
-    assert done["id"] == report.run_id and done["trigger"] == "cron" and done["outcome"] == "committed"
-    assert done["entries"] == 8 and done["consumed"] == [1, 8] and done["batches"] == 4
-    assert (done["tokens_in"], done["tokens_out"]) == (400, 80)
-    assert done["cost"] == pytest.approx(0.008)
-    assert done["commits"] == report.commits and done["commit"] == git(workspace, "rev-parse", "HEAD")
-    assert done["start"] <= done["end"] and done["failed_at"] is None
-    assert busy["trigger"] == "slash" and busy["outcome"] == "busy" and "another dream" in busy["reason"]
-    assert idle["outcome"] == "nothing-to-do" and idle["reason"] == "the backlog is empty"
+    assert done.id == report.run_id and done.trigger == "cron" and done.outcome == "committed"
+    assert done.entries == 8 and done.consumed == [1, 8] and done.batches == 4
+    assert (done.tokens_in, done.tokens_out) == (400, 80)
+    assert done.cost == pytest.approx(0.008)
+    assert done.commits == report.commits and done.commit == git(workspace, "rev-parse", "HEAD")
+    assert done.start <= done.end and done.failed_at is None
+    assert busy.trigger == "slash" and busy.outcome == "busy" and "another dream" in busy.reason
+    assert idle.outcome == "nothing-to-do" and idle.reason == "the backlog is empty"
 
 
 def test_a_failed_run_records_why_and_where(workspace):
@@ -51,8 +52,8 @@ def test_a_failed_run_records_why_and_where(workspace):
     engine = NoteEngine(fail_when=lambda request: "provider error: overloaded")
     run_dream(workspace, fake(), engine_factory=engine)
     [record] = read_records(workspace)
-    assert record["outcome"] == "failed" and record["reason"] == "provider error: overloaded"
-    assert record["failed_at"] == [1, 2] and record["entries"] == 0 and record["commit"] is None
+    assert record.outcome == "failed" and record.reason == "provider error: overloaded"
+    assert record.failed_at == [1, 2] and record.entries == 0 and record.commit is None
 
 
 @pytest.mark.parametrize("limit,reason", [
@@ -110,8 +111,8 @@ def test_an_interrupt_mid_apply_is_finished_from_the_journal_before_the_lock_is_
     assert "Dream-Cursor: 1..2" in git(workspace, "log", "-1", "--format=%B")
     assert read_cursor(workspace.cursor_file) == 2
     [record] = read_records(workspace)
-    assert record["outcome"] == "failed" and record["reason"] == "abandoned on interrupt"
-    assert record["recovered"].startswith("completed interrupted run")
+    assert record.outcome == "failed" and record.reason == "abandoned on interrupt"
+    assert record.recovered.startswith("completed interrupted run")
 
 
 def test_an_interrupt_mid_session_leaves_the_workspace_as_it_was(workspace):

@@ -23,6 +23,7 @@ from nanodream.scheduling.timetable import (
     scheduler_file,
 )
 from nanodream.status import workspace_status
+from nanodream.vocab import RunRecord
 from tests.conftest import entry, git, snapshot, write_history
 from tests.fakes import FakeClock, NoteEngine
 
@@ -40,7 +41,7 @@ def settings(**overrides) -> Settings:
 
 
 def past_run(ws, start: datetime, outcome: str = "committed") -> None:
-    append_record(ws, {"id": "earlier", "start": start.isoformat(), "outcome": outcome, "trigger": "cron"})
+    append_record(ws, RunRecord(id="earlier", start=start.isoformat(), outcome=outcome, trigger="cron"))
 
 
 def make_scheduler(ws, clock, plan, engine=None, **kwargs) -> tuple[Scheduler, list]:
@@ -148,8 +149,8 @@ def test_empty_backlog_never_starts_the_engine(workspace):
     scheduler, decisions = make_scheduler(workspace, clock, Schedule.every("1h"), engine=no_engine)
     scheduler.run(max_attempts=2)
     assert [d.message for d in decisions if d.kind != "next"] == ["nothing to do: the backlog is empty"] * 2
-    assert [r["outcome"] for r in read_records(workspace)] == ["nothing-to-do"] * 2
-    assert {r["trigger"] for r in read_records(workspace)} == {"schedule"}
+    assert [r.outcome for r in read_records(workspace)] == ["nothing-to-do"] * 2
+    assert {r.trigger for r in read_records(workspace)} == {"schedule"}
     assert git(workspace, "rev-parse", "HEAD") == head
     assert clock.now == T0 + timedelta(hours=1)
 
@@ -184,7 +185,7 @@ def test_gives_up_on_a_host_that_stays_busy_and_tries_the_next_slot(workspace):
     assert engine.batches == []
     assert snapshot(workspace) == before
     record = read_records(workspace)[-1]
-    assert record["outcome"] == "busy" and "host agent is serving a user turn" in record["reason"]
+    assert record.outcome == "busy" and "host agent is serving a user turn" in record.reason
 
 
 def test_stale_host_claims_do_not_hold_up_the_run(workspace):
@@ -223,7 +224,7 @@ def test_a_stop_during_a_run_finishes_the_batch_and_ends_the_scheduler(workspace
     assert "Dream-Cursor: 1..2" in git(workspace, "log", "-1", "--format=%B")
     assert decisions[-1].kind == "stopped"
     record = read_records(workspace)[-1]
-    assert record["outcome"] == "committed" and record["reason"] == "stopped by SIGTERM"
+    assert record.outcome == "committed" and record.reason == "stopped by SIGTERM"
     assert not scheduler_file(workspace).exists()
 
 
@@ -249,7 +250,7 @@ def test_a_run_that_blows_up_is_logged_and_the_scheduler_goes_on(workspace):
     assert scheduler.run(max_attempts=2) == 2
     failed = [d for d in decisions if d.kind == "failed"]
     assert len(failed) == 2 and "journal.json is unreadable" in failed[0].message
-    assert [r["outcome"] for r in read_records(workspace)] == ["failed", "failed"]
+    assert [r.outcome for r in read_records(workspace)] == ["failed", "failed"]
 
 
 # --- what status shows -------------------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_run_gives_way_to_a_busy_host_but_slash_runs_anyway(workspace):
 
     slash = invoke("run", "-w", str(workspace.root), "--trigger", "slash")
     assert slash.exit_code == 0, slash.output
-    assert [(r["trigger"], r["outcome"]) for r in read_records(workspace)] == [("cron", "busy"), ("slash", "no-change")]
+    assert [(r.trigger, r.outcome) for r in read_records(workspace)] == [("cron", "busy"), ("slash", "no-change")]
 
 
 def test_status_shows_last_success_last_failure_with_reason_quarantine_and_next_run(workspace):
@@ -134,7 +134,7 @@ def test_status_shows_last_success_last_failure_with_reason_quarantine_and_next_
     broken = NoteEngine(fail_when=lambda r: "provider error: overloaded [503]")
     assert run_dream(workspace, Settings(model="fake/m"), engine_factory=broken).outcome == "failed"
     workspace.config_file.write_text('schedule = "every 4h"\n')
-    last_start = read_records(workspace)[-1]["start"]
+    last_start = read_records(workspace)[-1].start
 
     result = invoke("status", "-w", str(workspace.root))
 

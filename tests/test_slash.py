@@ -43,7 +43,7 @@ def test_dream_runs_commits_and_says_how_to_undo(workspace):
     assert f"- `{head[:8]}` history #1..#1 (1 entries): Filed memory/MEMORY.md: Uses postgres 16" in reply.markdown
     assert "  - memory/MEMORY.md: modified (+1 -0)" in reply.markdown
     assert f"`/dream-restore {head[:8]}`" in reply.markdown
-    assert read_records(workspace)[-1]["trigger"] == "slash"
+    assert read_records(workspace)[-1].trigger == "slash"
 
 
 def test_dream_with_an_empty_backlog(workspace):

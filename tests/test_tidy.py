@@ -11,10 +11,12 @@ from typer.testing import CliRunner
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.prompting import signals
-from nanodream.run.dream import EXIT_FAILED, run_dream
+from nanodream.run.context import RunOptions
+from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.gitdates import commit_at
 from tests.scripted_server import call, final
@@ -53,7 +55,7 @@ def prune_script():
 
 def test_tidy_sees_ages_and_commits_through_the_dream_path_without_moving_the_cursor(messy, serve):
     server = serve(prune_script())
-    report = run_dream(messy, llm_settings(server), tidy=True)
+    report = run_dream(messy, llm_settings(server), RunOptions(tidy=True))
 
     assert report.outcome == "committed", report.reason
     assert (messy.root / "memory/MEMORY.md").read_text() == MEMORY_BEFORE
@@ -66,7 +68,7 @@ def test_tidy_sees_ages_and_commits_through_the_dream_path_without_moving_the_cu
     assert "Dream-Cursor:" not in message
     assert GitStore(messy).cursor_mark() is None  # a tidy never claims history
     assert not messy.journal_file.exists()
-    assert read_records(messy)[-1]["tidy"] is True
+    assert read_records(messy)[-1].tidy is True
 
     user = server.requests[0]["messages"][1]["content"]
     assert "# Tidy pass: no history batch" in user and "<history>" not in user
@@ -78,8 +80,8 @@ def test_tidy_sees_ages_and_commits_through_the_dream_path_without_moving_the_cu
 def test_tidy_that_deletes_most_of_a_file_is_refused_and_leaves_the_workspace_byte_identical(messy, serve):
     before = snapshot(messy)
     server = serve([call("write_file", path="memory/MEMORY.md", content="# Memory\n"), final("Pruned hard")])
-    report = run_dream(messy, llm_settings(server), tidy=True)
-    assert report.outcome == "failed" and report.exit_code == EXIT_FAILED
+    report = run_dream(messy, llm_settings(server), RunOptions(tidy=True))
+    assert report.outcome == "failed" and report.exit_code == ExitCode.FAILED
     assert "memory/MEMORY.md: mass deletion" in report.reason
     assert snapshot(messy) == before
     assert read_cursor(messy.cursor_file) == 2
@@ -88,7 +90,7 @@ def test_tidy_that_deletes_most_of_a_file_is_refused_and_leaves_the_workspace_by
 def test_tidy_with_nothing_to_change_makes_no_commit_and_keeps_the_cursor(messy, serve):
     head = git(messy, "rev-parse", "HEAD")
     server = serve([final("Memory is already tidy")])
-    report = run_dream(messy, llm_settings(server), tidy=True)
+    report = run_dream(messy, llm_settings(server), RunOptions(tidy=True))
     assert report.outcome == "no-change"
     assert git(messy, "rev-parse", "HEAD") == head
     assert read_cursor(messy.cursor_file) == 2
@@ -97,14 +99,14 @@ def test_tidy_with_nothing_to_change_makes_no_commit_and_keeps_the_cursor(messy,
 def test_tidy_commits_hand_edits_first_as_the_persons_own(messy, serve):
     user_md = messy.root / "USER.md"
     user_md.write_text(user_md.read_text() + "- Likes tea.\n")
-    report = run_dream(messy, llm_settings(serve(prune_script())), tidy=True)
+    report = run_dream(messy, llm_settings(serve(prune_script())), RunOptions(tidy=True))
     assert report.outcome == "committed" and report.manual_commit
     assert git(messy, "log", "-1", "--format=%s", "HEAD~1").startswith("manual: hand edits to USER.md")
 
 
 def test_tidy_dry_run_shows_the_diff_and_changes_nothing(messy, serve):
     before = snapshot(messy)
-    report = run_dream(messy, llm_settings(serve(prune_script())), tidy=True, dry_run=True)
+    report = run_dream(messy, llm_settings(serve(prune_script())), RunOptions(tidy=True, dry_run=True))
     assert report.outcome == "dry-run"
     assert "-- Task: migrate the invoices table" in report.batches[0].diff
     assert snapshot(messy) == before
@@ -127,6 +129,6 @@ def test_a_tidy_whose_engine_cannot_start_is_reported_in_one_line(workspace):
     def missing(settings):
         raise ModuleNotFoundError("No module named 'mcp'")
 
-    report = run_dream(workspace, Settings(model="openai/unused"), tidy=True, engine_factory=missing)
+    report = run_dream(workspace, Settings(model="openai/unused"), RunOptions(tidy=True), engine_factory=missing)
     assert report.outcome == "failed"
     assert report.reason == "cannot start engine 'openai/unused': ModuleNotFoundError: No module named 'mcp'"

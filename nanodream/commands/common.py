@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from nanodream.vocab import ExitCode
+
 if TYPE_CHECKING:
     from nanodream.config import Settings
     from nanodream.workspace import Workspace
-
-EXIT_USAGE = 2
 
 console = Console()
 err_console = Console(stderr=True)
@@ -31,7 +31,7 @@ ModelOption = Annotated[
 ]
 
 
-def fail(message: str, code: int = EXIT_USAGE, *, as_json: bool = False) -> NoReturn:
+def fail(message: str, code: int = ExitCode.USAGE, *, as_json: bool = False) -> NoReturn:
     """One clear line on stderr (or a JSON error object) and a meaningful exit code."""
     if as_json:
         emit_json({"error": message, "exit_code": code})

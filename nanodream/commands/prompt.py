@@ -21,13 +21,13 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
+from nanodream.vocab import ExitCode
 
 if TYPE_CHECKING:
     from nanodream.prompting.prompt import RenderedRequest
     from nanodream.prompting.prompt_override import PromptInfo
     from nanodream.workspace import Workspace
 
-EXIT_REFUSED = 1
 
 prompt_app = typer.Typer(help="Show, customise or reset the dream prompt.", no_args_is_help=False)
 
@@ -79,7 +79,7 @@ def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOpt
     try:
         path = init_override(ws)
     except PromptError as exc:
-        fail(str(exc), EXIT_REFUSED, as_json=as_json)
+        fail(str(exc), ExitCode.FAILED, as_json=as_json)
     if as_json:
         emit_json({"created": path, "source": OVERRIDE})
         return
@@ -102,7 +102,7 @@ def reset(
     try:
         removed = reset_override(ws, force=force)
     except PromptError as exc:
-        fail(str(exc), EXIT_REFUSED, as_json=as_json)
+        fail(str(exc), ExitCode.FAILED, as_json=as_json)
     if as_json:
         emit_json({"removed": removed, "source": "built-in"})
         return

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
+from nanodream.vocab import Outcome
 
 if TYPE_CHECKING:
     from nanodream.versioning.restore import RestoreReport
@@ -41,13 +42,13 @@ def render_restore(report: RestoreReport) -> None:
 
     if report.recovered:
         say(f"recovered: {report.recovered}")
-    if report.outcome in ("refused", "busy"):
-        label = "busy" if report.outcome == "busy" else "error"
+    if report.outcome in (Outcome.REFUSED, Outcome.BUSY):
+        label = "busy" if report.outcome == Outcome.BUSY else "error"
         err_console.print(f"[red]{label}:[/red] {report.reason}", highlight=False, soft_wrap=True)
         if report.hint:
             err_console.print(f"hint: {report.hint}", markup=False, highlight=False, soft_wrap=True)
         return
-    if report.outcome == "nothing-to-do":
+    if report.outcome == Outcome.NOTHING_TO_DO:
         say(f"nothing to restore: {report.reason}")
         return
     if report.manual_commit:

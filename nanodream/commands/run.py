@@ -18,13 +18,13 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
+from nanodream.vocab import ExitCode, Outcome
 
 if TYPE_CHECKING:
     from nanodream.run.dream import RunReport
     from nanodream.scheduling.hostbusy import HostBusy
 
 TRIGGERS = ("manual", "cron", "slash")
-EXIT_INTERRUPTED = 130
 
 
 def run(
@@ -46,6 +46,7 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result."""
+    from nanodream.run.context import RunOptions
     from nanodream.run.dream import run_dream
     from nanodream.scheduling.shutdown import GracefulStop
 
@@ -55,18 +56,17 @@ def run(
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
     with GracefulStop(on_first=_announce_stop) as stop:
         try:
+            options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy)
             if trigger == "slash":
-                report = run_dream(ws, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger,
-                                   tidy=tidy, should_stop=stop.reason)
+                report = run_dream(ws, settings, options, should_stop=stop.reason)
             else:
-                from nanodream.scheduling.scheduler import run_when_idle
+                from nanodream.scheduling.scheduler import HostWait, run_when_idle
 
-                report = run_when_idle(ws, settings, trigger=trigger, wait=host_wait, sleep=stop.sleep,
-                                       stop=stop.reason, on_wait=_announce_wait, dry_run=dry_run,
-                                       max_batches=max_batches, tidy=tidy)
+                waiting = HostWait(wait=host_wait, sleep=stop.sleep, stop=stop.reason, on_wait=_announce_wait)
+                report = run_when_idle(ws, settings, options, waiting)
         except KeyboardInterrupt:
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
-                 "the workspace is consistent and the rest waits for the next run", EXIT_INTERRUPTED,
+                 "the workspace is consistent and the rest waits for the next run", ExitCode.INTERRUPTED,
                  as_json=as_json)
     if as_json:
         emit_json(report.to_dict())
@@ -84,22 +84,22 @@ def render_report(report: RunReport) -> None:
         console.print(f"committed your hand edits first as {report.manual_commit[:8]}", highlight=False)
     for batch in report.batches:
         span = "tidy pass" if report.tidy else f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
-        if batch.outcome in ("split", "quarantined"):
-            label = "split into halves" if batch.outcome == "split" else "quarantined"
+        if batch.outcome in (Outcome.SPLIT, Outcome.QUARANTINED):
+            label = "split into halves" if batch.outcome == Outcome.SPLIT else "quarantined"
             console.print(f"[yellow]![/yellow] {span} → {label} after: {escape(batch.reason)}", highlight=False)
-        elif batch.outcome == "committed":
+        elif batch.outcome == Outcome.COMMITTED:
             console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
                           highlight=False)
-        elif batch.outcome == "no-change":
+        elif batch.outcome == Outcome.NO_CHANGE:
             result = "nothing to tidy" if report.tidy else "nothing worth keeping; cursor advanced"
             console.print(f"[green]✓[/green] {span} → {result}", highlight=False)
-        elif batch.outcome == "dry-run":
+        elif batch.outcome == Outcome.DRY_RUN:
             console.print(f"[cyan]dry run[/cyan] {span}: nothing was changed", highlight=False)
         for line in batch.changes:
             console.print(f"    {line}", highlight=False)
         for warning in batch.warnings:
             console.print(f"    [yellow]warning:[/yellow] {warning}", highlight=False)
-        if batch.summary and batch.outcome != "failed":
+        if batch.summary and batch.outcome != Outcome.FAILED:
             console.print(f"    [dim]{batch.summary.splitlines()[0]}[/dim]", highlight=False)
         if batch.diff:
             console.print(Syntax(batch.diff, "diff", theme="ansi_dark"))
@@ -108,12 +108,12 @@ def render_report(report: RunReport) -> None:
     cost = "unknown" if report.cost is None else f"${report.cost:.4f}"
     if report.tokens_in or report.tokens_out:
         console.print(f"tokens in {report.tokens_in} · out {report.tokens_out} · cost {cost}", highlight=False)
-    if report.outcome == "failed":
+    if report.outcome == Outcome.FAILED:
         err_console.print(f"[red]✗ dream failed:[/red] {report.reason} (workspace unchanged for this batch)",
                           highlight=False)
-    elif report.outcome == "busy":
+    elif report.outcome == Outcome.BUSY:
         err_console.print(f"[yellow]busy:[/yellow] {report.reason}", highlight=False)
-    elif report.outcome == "nothing-to-do":
+    elif report.outcome == Outcome.NOTHING_TO_DO:
         console.print("nothing to do: the backlog is empty")
     elif report.reason:
         console.print(report.reason, highlight=False)

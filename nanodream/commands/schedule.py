@@ -16,7 +16,7 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.commands.run import EXIT_INTERRUPTED
+from nanodream.vocab import ExitCode
 
 if TYPE_CHECKING:
     from nanodream.scheduling.scheduler import Decision
@@ -81,7 +81,7 @@ def schedule(
             scheduler.run()
         except KeyboardInterrupt:
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
-                 "the workspace is consistent", EXIT_INTERRUPTED, as_json=as_json)
+                 "the workspace is consistent", ExitCode.INTERRUPTED, as_json=as_json)
 
 
 def _announce_stop(name: str) -> None:

@@ -17,23 +17,24 @@ from typing import Any
 
 from nanodream.run.history import Batch, HistoryEntry, next_batch
 from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, preview
+from nanodream.vocab import Outcome, RunRecord
 from nanodream.workspace import Workspace
 
 # Single entries failing in a row with no success in between look like an outage, not poison: stop there.
 MAX_SUSPECTS = 3
 
 
-def failure_streak(records: Iterable[dict[str, Any]], first_cursor: int) -> int:
+def failure_streak(records: Iterable[RunRecord], first_cursor: int) -> int:
     """How many of the latest runs failed on a batch starting at `first_cursor`.
 
     Attempts turned away as busy and retries of quarantined entries say nothing about the queue: skipped.
     """
     streak = 0
     for record in reversed(list(records)):
-        if record.get("outcome") == "busy" or record.get("trigger") == "retry":
+        if record.outcome == Outcome.BUSY or record.trigger == "retry":
             continue
-        failed_at = record.get("failed_at")
-        if record.get("outcome") == "failed" and isinstance(failed_at, list) and failed_at[:1] == [first_cursor]:
+        failed_at = record.failed_at
+        if record.outcome == Outcome.FAILED and isinstance(failed_at, list) and failed_at[:1] == [first_cursor]:
             streak += 1
             continue
         break
@@ -91,7 +92,7 @@ class Isolation:
             for s in self.suspects
         ])
         for suspect in self.suspects:
-            suspect.outcome.outcome = "quarantined"
+            suspect.outcome.outcome = Outcome.QUARANTINED
         cursors = [s.entry.cursor for s in self.suspects]
         self.suspects.clear()
         return cursors

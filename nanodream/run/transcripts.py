@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,26 @@ def transcripts_dir(workspace: Workspace) -> Path:
     return workspace.state_dir / "transcripts"
 
 
-def save_transcript(workspace: Workspace, *, run_id: str, first_cursor: int, last_cursor: int, model: str,
-                    messages: list[dict[str, Any]], ended: str, keep: int) -> Path | None:
+@dataclass(frozen=True)
+class Transcript:
+    """One session's messages and where they came from: a run, a history range (0..0 for a tidy pass)."""
+
+    run_id: str
+    first_cursor: int
+    last_cursor: int
+    model: str
+    messages: list[dict[str, Any]]
+    ended: str  # "finished" or "failed: <reason>"
+
+
+def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> Path | None:
     """Write `<run-id>-<first cursor>.json`, then delete all but the newest `keep` (0 keeps none)."""
-    if keep <= 0 or not messages:
+    if keep <= 0 or not transcript.messages:
         return None
-    path = transcripts_dir(workspace) / f"{run_id}-{first_cursor}.json"
-    payload = {"run_id": run_id, "cursors": [first_cursor, last_cursor], "model": model, "ended": ended,
-               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}
+    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
+    payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
+               "model": transcript.model, "ended": transcript.ended,
+               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": transcript.messages}
     atomic_write(path, json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
     rotate(workspace, keep)
     return path

@@ -9,13 +9,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
-from nanodream.run.dream import RunReport, new_run_id, record_run, run_dream
+from nanodream.run.context import RunOptions, never_stop
+from nanodream.run.dream import record_run, run_dream
 from nanodream.run.history import read_cursor, scan_backlog
+from nanodream.run.report import RunReport
 from nanodream.scheduling.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
 from nanodream.scheduling.timetable import (
     Schedule,
@@ -24,6 +26,7 @@ from nanodream.scheduling.timetable import (
     last_attempt_start,
     write_scheduler_state,
 )
+from nanodream.vocab import CONSUMED, Outcome, new_run_id, utc_stamp
 from nanodream.workspace import Workspace
 
 # Wake at least this often while waiting, so a suspended laptop or a clock change is noticed.
@@ -33,39 +36,45 @@ MAX_NAP_SECONDS = 60.0
 # --- one run that gives way to the host agent ------------------------------------------------------------
 
 
-def run_when_idle(workspace: Workspace, settings: Settings, *, trigger: str, wait: float | None = None,
-                  clock: Callable[[], datetime] = utc_now, sleep: Callable[[float], object] = time.sleep,
-                  stop: Callable[[], str] = lambda: "", on_wait: Callable[[HostBusy], None] = lambda claim: None,
-                  dry_run: bool = False, max_batches: int | None = None, tidy: bool = False,
+@dataclass(frozen=True)
+class HostWait:
+    """How a run gives way to the host agent: how long to wait, and the clock, sleep and stop it waits with."""
+
+    wait: float | None = None  # seconds; None: the host_wait setting
+    clock: Callable[[], datetime] = utc_now
+    sleep: Callable[[float], object] = time.sleep
+    stop: Callable[[], str] = never_stop
+    on_wait: Callable[[HostBusy], None] = lambda claim: None
+
+
+def run_when_idle(workspace: Workspace, settings: Settings, options: RunOptions, waiting: HostWait = HostWait(), *,
                   engine_factory: Callable[[Settings], Engine] = engine_for) -> RunReport:
-    """Wait while the host agent serves a user turn (up to `wait`, default host_wait), then dream.
+    """Wait while the host agent serves a user turn (up to `waiting.wait`, default host_wait), then dream.
 
     Gives up as "busy" rather than queueing behind a long turn, and between batches ends the run early if
     the host starts another turn meanwhile or a stop is requested.
     """
-    started = clock()
-    limit = settings.host_wait if wait is None else wait
-    claim = wait_until_idle(workspace, limit=limit, poll=settings.host_poll, sleep=sleep, clock=clock,
-                            should_stop=stop, on_wait=on_wait)
+    started = waiting.clock()
+    limit = settings.host_wait if waiting.wait is None else waiting.wait
+    claim = wait_until_idle(workspace, limit=limit, poll=settings.host_poll, sleep=waiting.sleep,
+                            clock=waiting.clock, should_stop=waiting.stop, on_wait=waiting.on_wait)
     if claim is not None:
-        waited = format_duration(timedelta(seconds=limit))
-        reason = f"{claim.describe()}; shutting down" if stop() else f"{claim.describe()}; gave up after {waited}"
-        report = RunReport(run_id=new_run_id(), model=settings.model, trigger=trigger, outcome="busy", reason=reason,
-                           started=started.astimezone(UTC).isoformat(timespec="seconds"),
-                           finished=clock().astimezone(UTC).isoformat(timespec="seconds"))
-        if not dry_run:
+        given_up = f"gave up after {format_duration(timedelta(seconds=limit))}"
+        reason = f"{claim.describe()}; {'shutting down' if waiting.stop() else given_up}"
+        report = RunReport(run_id=new_run_id(), model=settings.model, trigger=options.trigger, outcome=Outcome.BUSY,
+                           reason=reason, started=utc_stamp(started), finished=utc_stamp(waiting.clock()))
+        if not options.dry_run:
             record_run(workspace, report)
         return report
 
     def pause() -> str:
-        reason = stop()
+        reason = waiting.stop()
         if reason:
             return reason
-        turn = read_host_busy(workspace, clock())
+        turn = read_host_busy(workspace, waiting.clock())
         return f"paused: {turn.describe()}; the rest waits for the next run" if turn else ""
 
-    return run_dream(workspace, settings, dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
-                     engine_factory=engine_factory, should_stop=pause)
+    return run_dream(workspace, settings, options, engine_factory=engine_factory, should_stop=pause)
 
 
 # --- the loop ------------------------------------------------------------------------------------------------
@@ -130,15 +139,16 @@ class Scheduler:
         try:
             backlog = scan_backlog(self.workspace.history_file, read_cursor(self.workspace.cursor_file))
             if backlog.pending == 0 and not self.workspace.journal_file.exists():
-                self._record(now, "nothing-to-do", "the backlog is empty")
+                self._record(now, Outcome.NOTHING_TO_DO, "the backlog is empty")
                 return Decision(now, "nothing-to-do", "nothing to do: the backlog is empty")
-            report = run_when_idle(
-                self.workspace, self.settings, trigger="schedule", max_batches=self.max_batches,
-                engine_factory=self.engine_factory, clock=self.clock, sleep=self.sleep, stop=self.stop,
-                on_wait=lambda claim: self.log(Decision(self.clock(), "waiting", f"waiting: {claim.describe()}")))
+            waiting = HostWait(clock=self.clock, sleep=self.sleep, stop=self.stop, on_wait=lambda claim: self.log(
+                Decision(self.clock(), "waiting", f"waiting: {claim.describe()}")))
+            report = run_when_idle(self.workspace, self.settings,
+                                   RunOptions(trigger="schedule", max_batches=self.max_batches), waiting,
+                                   engine_factory=self.engine_factory)
         except Exception as exc:  # the scheduler outlives one broken run; the next slot tries again
             reason = f"{type(exc).__name__}: {exc}"
-            self._record(now, "failed", reason)
+            self._record(now, Outcome.FAILED, reason)
             return Decision(self.clock(), "failed", f"failed: {reason}")
         return describe_report(self.clock(), report)
 
@@ -160,10 +170,9 @@ class Scheduler:
         return moment.astimezone(self.schedule.tz).isoformat(timespec="seconds")
 
     def _record(self, started: datetime, outcome: str, reason: str) -> None:
-        stamp = self.clock().astimezone(UTC).isoformat(timespec="seconds")
         record_run(self.workspace, RunReport(
             run_id=new_run_id(), model=self.settings.model, trigger="schedule", outcome=outcome, reason=reason,
-            started=started.astimezone(UTC).isoformat(timespec="seconds"), finished=stamp))
+            started=utc_stamp(started), finished=utc_stamp(self.clock())))
 
 
 def describe_report(at: datetime, report: RunReport) -> Decision:
@@ -171,7 +180,7 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
     data = {"run_id": report.run_id, "outcome": report.outcome, "entries": report.entries,
             "commits": report.commits, "tokens_in": report.tokens_in, "tokens_out": report.tokens_out,
             "cost": report.cost, "quarantined": report.quarantined}
-    if report.outcome in ("committed", "no-change"):
+    if report.outcome in CONSUMED:
         span = f"#{report.consumed[0]}..#{report.consumed[1]}" if report.consumed else "no entries"
         commits = ", ".join(sha[:8] for sha in report.commits) or "no commit (nothing worth keeping)"
         message = f"ran: {span} ({report.entries} entries) → {commits}"
@@ -180,8 +189,8 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
         if report.reason:
             message += f"; {report.reason}"
         return Decision(at, "ran", message, data)
-    if report.outcome == "busy":
+    if report.outcome == Outcome.BUSY:
         return Decision(at, "busy", f"busy: {report.reason}; trying again at the next slot", data)
-    if report.outcome == "nothing-to-do":
+    if report.outcome == Outcome.NOTHING_TO_DO:
         return Decision(at, "nothing-to-do", "nothing to do: the backlog is empty", data)
     return Decision(at, "failed", f"failed: {report.reason}", data)

@@ -21,6 +21,7 @@ from nanodream.atomic import atomic_write
 from nanodream.config import Settings
 from nanodream.run.records import read_records
 from nanodream.scheduling.hostbusy import utc_now
+from nanodream.vocab import Outcome
 from nanodream.workspace import Workspace
 
 _DURATION = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)
@@ -127,10 +128,10 @@ def format_duration(delta: timedelta | None) -> str:
 def last_attempt_start(workspace: Workspace) -> datetime | None:
     """When the newest run that was not turned away as busy began (any trigger: a manual run counts too)."""
     for record in reversed(read_records(workspace, limit=200)):
-        if record.get("outcome") == "busy":
+        if record.outcome == Outcome.BUSY:
             continue
         try:
-            moment = datetime.fromisoformat(str(record.get("start")))
+            moment = datetime.fromisoformat(str(record.start))
         except ValueError:
             continue
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from nanodream.vocab import (
+    TRAILER_PREFIX,
+    Trailer,
+    Trailers,
+    format_cost,
+    format_range,
+    format_tokens,
+    format_trailers,
+)
 
 if TYPE_CHECKING:
     from nanodream.run.history import Batch
@@ -13,21 +24,36 @@ if TYPE_CHECKING:
 SUBJECT_LIMIT = 72
 _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritative):"
 _CHANGES_HEAD = "Changes (from the diff):"
-_TRAILER_LIKE = re.compile(r"^(\s*)(Dream-[A-Za-z-]+:)", re.MULTILINE)
+_TRAILER_LIKE = re.compile(rf"^(\s*)({TRAILER_PREFIX}[A-Za-z-]+:)", re.MULTILINE)
+
+
+def change_line(change: FileChange) -> str:
+    """One file's change as people read it everywhere (commit body, run output, restore): kind and +/- lines."""
+    added, removed = change.line_counts()
+    return f"{change.path}: {change.kind} (+{added} -{removed})"
 
 
 def change_lines(changes: list[FileChange]) -> list[str]:
-    """One line per file, computed from the diff: kind and +/- line counts."""
-    lines = []
-    for change in changes:
-        added, removed = change.line_counts()
-        lines.append(f"- {change.path}: {change.kind} (+{added} -{removed})")
-    return lines
+    """The commit body's list of changes, computed from the diff."""
+    return [f"- {change_line(change)}" for change in changes]
 
 
-def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model: str, batch: Batch | None,
-                  tokens_in: int, tokens_out: int, cost: float | None) -> str:
-    """A batch of None is a tidy pass: it consumed no history, so it carries no cursor range."""
+@dataclass(frozen=True)
+class DreamFacts:
+    """What a dream commit says about its session besides the words: who, how much, which history."""
+
+    run_id: str
+    model: str
+    batch: Batch | None  # None: a tidy pass, which consumed no history and carries no cursor range
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = None
+
+
+def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
+                  extra: tuple[tuple[Trailer, object], ...] = ()) -> str:
+    """Subject from the summary, the summary, the diff's own change list, then trailers (and any `extra`)."""
+    batch = facts.batch
     summary = _TRAILER_LIKE.sub(r"\1> \2", summary.strip())
     first_line = summary.splitlines()[0].strip(" #*-") if summary else ""
     fallback = f"consolidate history {batch.first_cursor}..{batch.last_cursor}" if batch else "tidy memory"
@@ -38,14 +64,12 @@ def dream_message(*, summary: str, changes: list[FileChange], run_id: str, model
     if summary:
         body += [_SUMMARY_HEAD, summary, ""]
     body += [_CHANGES_HEAD, *change_lines(changes), ""]
-    body += [
-        "Dream-Kind: dream",
-        f"Dream-Run: {run_id}",
-        f"Dream-Model: {model}",
-        f"Dream-Cursor: {batch.first_cursor}..{batch.last_cursor}" if batch else "Dream-Tidy: yes",
-        f"Dream-Tokens: in={tokens_in} out={tokens_out}",
-        f"Dream-Cost: {'unknown' if cost is None else f'{cost:.6f}'}",
-    ]
+    span = (Trailer.CURSOR, format_range(batch.first_cursor, batch.last_cursor)) if batch else (Trailer.TIDY, "yes")
+    body += format_trailers([
+        (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), span,
+        (Trailer.TOKENS, format_tokens(facts.tokens_in, facts.tokens_out)), (Trailer.COST, format_cost(facts.cost)),
+        *extra,
+    ])
     return "\n".join(body)
 
 
@@ -57,32 +81,18 @@ def manual_message(paths: list[str]) -> str:
         "Found uncommitted before a dream run and committed as they were, so these edits stay",
         "the person's own and are never credited to the dream.",
         "",
-        "Dream-Kind: manual",
+        *format_trailers([(Trailer.KIND, "manual")]),
     ])
 
 
 # reading messages back ----------------------------------------------------------------------------
 
 COMMIT_KINDS = ("dream", "manual", "restore")
-_TRAILER = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
-
-
-def parse_trailers(message: str) -> dict[str, str]:
-    """`Dream-*` trailers of the message's last paragraph (a summary's look-alikes are quoted away on write)."""
-    paragraphs = [p for p in message.strip().split("\n\n") if p.strip()]
-    if len(paragraphs) < 2:
-        return {}
-    trailers: dict[str, str] = {}
-    for line in paragraphs[-1].splitlines():
-        match = _TRAILER.match(line)
-        if match:
-            trailers[match.group(1)] = match.group(2)
-    return trailers
 
 
 def commit_kind(message: str) -> str:
     """dream | manual | restore from the Dream-Kind trailer; init for the first commit; other for anything else."""
-    kind = parse_trailers(message).get("Dream-Kind", "")
+    kind = Trailers.parse(message).get(Trailer.KIND) or ""
     if kind in COMMIT_KINDS:
         return kind
     return "init" if message.startswith("init:") else "other"
@@ -95,7 +105,7 @@ def message_summary(message: str) -> str:
         summary = text.split(_SUMMARY_HEAD, 1)[1]
         return summary.split(_CHANGES_HEAD, 1)[0].strip()
     paragraphs = text.split("\n\n")[1:]
-    if paragraphs and parse_trailers(text):
+    if paragraphs and Trailers.parse(text).values:
         paragraphs = paragraphs[:-1]
     return "\n\n".join(p for p in paragraphs if not p.startswith(_CHANGES_HEAD)).strip()
 
@@ -121,7 +131,8 @@ def restore_message(*, target_sha: str, target_kind: str, target_subject: str, m
                 " The history cursor was left where it was, so the next dream does not re-read that batch.")
     lines = [subject, "", f"Undone: {target_sha} {quoted}".rstrip(), "", textwrap.fill(explain, 72), "",
              _CHANGES_HEAD, *change_lines(changes), "",
-             "Dream-Kind: restore", f"Dream-Restores: {target_sha}", f"Dream-Restore-Mode: {mode}"]
+             *format_trailers([(Trailer.KIND, "restore"), (Trailer.RESTORES, target_sha),
+                               (Trailer.RESTORE_MODE, mode)])]
     if cursor_reset is not None:
-        lines.append(f"Dream-Cursor-Reset: {cursor_reset}")
+        lines += format_trailers([(Trailer.CURSOR_RESET, cursor_reset)])
     return "\n".join(lines)

@@ -10,7 +10,8 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
-from nanodream.versioning.commitmsg import commit_kind, parse_trailers
+from nanodream.versioning.commitmsg import commit_kind
+from nanodream.vocab import Trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
 
@@ -30,8 +31,6 @@ else:
     git = _Gitpython()
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
-CURSOR_TRAILER = re.compile(r"^Dream-Cursor: (\d+)\.\.(\d+)\s*$", re.MULTILINE)
-RESET_TRAILER = re.compile(r"^Dream-Cursor-Reset: (\d+)\s*$", re.MULTILINE)
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
 UNCOMMITTED = "0" * 40
 
@@ -70,8 +69,8 @@ class MemoryCommit:
         return self.message.split("\n", 1)[0]
 
     @property
-    def trailers(self) -> dict[str, str]:
-        return parse_trailers(self.message)
+    def trailers(self) -> Trailers:
+        return Trailers.parse(self.message)
 
     @property
     def kind(self) -> str:
@@ -221,14 +220,7 @@ class GitStore:
         if not self.head_sha():
             return None
         body = self.repo.git.log("-1", "--format=%B", "-E", "--grep=^Dream-Cursor(-Reset)?: ")
-        if not body:
-            return None
-        body = body.strip().split("\n\n")[-1]  # trailers live in the last paragraph only
-        reset = RESET_TRAILER.search(body)
-        if reset:
-            return int(reset.group(1))
-        match = CURSOR_TRAILER.search(body)
-        return int(match.group(2)) if match else None
+        return Trailers.parse(body).cursor_mark if body else None
 
 
     # line history -----------------------------------------------------------------------------------

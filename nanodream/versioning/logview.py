@@ -6,17 +6,14 @@ the run; the history entries a dream consumed are looked up in history.jsonl by 
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.run.history import HistoryEntry, iter_after
 from nanodream.versioning.commitmsg import message_summary
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.vocab import Trailer
 from nanodream.workspace import Workspace
-
-_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
-_TOKENS = re.compile(r"^in=(\d+) out=(\d+)$")
 
 
 @dataclass
@@ -54,17 +51,15 @@ class CommitDetail(CommitSummary):
 
 def summarize(commit: MemoryCommit) -> CommitSummary:
     trailers = commit.trailers
-    span = _RANGE.match(trailers.get("Dream-Cursor", ""))
-    tokens = _TOKENS.match(trailers.get("Dream-Tokens", ""))
-    reset = trailers.get("Dream-Cursor-Reset", "")
+    span, tokens = trailers.cursor_range, trailers.tokens
     return CommitSummary(
         sha=commit.sha, short=commit.sha[:8], kind=commit.kind, time=commit.time, author=commit.author,
         subject=commit.subject,
         files=[{"path": f.path, "added": f.added, "removed": f.removed} for f in commit.files],
-        history={"first": int(span.group(1)), "last": int(span.group(2))} if span else None,
-        tokens={"in": int(tokens.group(1)), "out": int(tokens.group(2))} if tokens else None,
-        cost=_cost(trailers.get("Dream-Cost")), run=trailers.get("Dream-Run"), model=trailers.get("Dream-Model"),
-        restores=trailers.get("Dream-Restores"), cursor_reset=int(reset) if reset.isdigit() else None,
+        history={"first": span[0], "last": span[1]} if span else None,
+        tokens={"in": tokens[0], "out": tokens[1]} if tokens else None,
+        cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
+        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
     )
 
 
@@ -101,10 +96,3 @@ def consumed_entries(workspace: Workspace, first: int, last: int) -> list[Histor
         entries.append(entry)
     stream.close()
     return entries
-
-
-def _cost(raw: str | None) -> float | None:
-    try:
-        return float(raw) if raw is not None else None
-    except ValueError:  # "unknown": the provider did not report a price
-        return None

@@ -8,27 +8,25 @@ journal as a dream, so a crash mid-restore is finished by the next run.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from nanodream.run.dream import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_journal, new_run_id, recover
+from nanodream.run import apply
 from nanodream.run.history import read_cursor
-from nanodream.run.journal import Journal, JournalUnreadable
+from nanodream.run.journal import JournalUnreadable
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
 from nanodream.run.staging import FileChange
-from nanodream.versioning.commitmsg import manual_message, restore_message
+from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.vocab import ExitCode, Outcome, new_run_id
 from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
-
-_CURSOR_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 
 Plan = dict[str, tuple[bytes | None, bytes | None]]  # path → (on disk now, after the restore)
 
 
 @dataclass
 class RestoreReport:
-    outcome: str = "refused"  # restored | nothing-to-do | refused | busy
+    outcome: str = Outcome.REFUSED  # restored | nothing-to-do | refused | busy
     mode: str = "undo"
     replay: bool = False
     target: str = ""
@@ -43,7 +41,7 @@ class RestoreReport:
     recovered: str = ""
     reason: str = ""
     hint: str = ""
-    exit_code: int = EXIT_OK
+    exit_code: int = ExitCode.OK
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,7 +50,7 @@ class RestoreReport:
 class Refused(Exception):
     """Why a restore cannot go ahead, what to do instead, and the exit code that says so."""
 
-    def __init__(self, reason: str, hint: str = "", code: int = EXIT_FAILED) -> None:
+    def __init__(self, reason: str, hint: str = "", code: int = ExitCode.FAILED) -> None:
         super().__init__(reason)
         self.reason, self.hint, self.code = reason, hint, code
 
@@ -69,63 +67,61 @@ def restore_commit(workspace: Workspace, ref: str, *, before: bool = False, repl
     try:
         if not store.exists or not store.head_sha():
             raise Refused(f"{workspace.root} has no memory history yet", "run `nanodream init` or a first dream",
-                          EXIT_USAGE)
+                          ExitCode.USAGE)
         with workspace_lock(workspace):
             _restore_locked(workspace, store, ref, report)
     except WorkspaceBusy as exc:
-        report.outcome, report.reason, report.exit_code = "busy", str(exc), EXIT_BUSY
+        report.outcome, report.reason, report.exit_code = Outcome.BUSY, str(exc), ExitCode.BUSY
         report.hint = "wait for the running dream to finish, then restore again"
     except Refused as exc:
-        report.outcome, report.reason, report.hint, report.exit_code = "refused", exc.reason, exc.hint, exc.code
+        report.outcome, report.reason, report.hint = Outcome.REFUSED, exc.reason, exc.hint
+        report.exit_code = exc.code
     report.cursor_after = read_cursor(workspace.cursor_file)
     return report
 
 
 def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: RestoreReport) -> None:
     try:
-        report.recovered = recover(workspace, store)
+        report.recovered = apply.recover(workspace, store)
     except JournalUnreadable as exc:
         raise Refused(str(exc)) from None
     report.cursor_before = read_cursor(workspace.cursor_file)
     try:
         target = store.commit_info(store.resolve_commit(ref))
     except UnknownCommit as exc:
-        raise Refused(str(exc), "`nanodream log` lists the commits you can restore", EXIT_USAGE) from None
+        raise Refused(str(exc), "`nanodream log` lists the commits you can restore", ExitCode.USAGE) from None
     short = target.sha[:8]
     report.target, report.target_kind, report.target_subject = target.sha, target.kind, target.subject
     if not target.parents:
-        raise Refused(f"{short} is the first commit of the memory history; there is nothing before it", code=EXIT_USAGE)
+        raise Refused(f"{short} is the first commit of the memory history; there is nothing before it",
+                      code=ExitCode.USAGE)
     if len(target.parents) > 1:
-        raise Refused(f"{short} is a merge commit; restore one of the commits it merged instead", code=EXIT_USAGE)
+        raise Refused(f"{short} is a merge commit; restore one of the commits it merged instead", code=ExitCode.USAGE)
     cursor_reset = _replay_cursor(target) if report.replay else None
 
     plan = _before_plan(store, target) if report.mode == "before" else _undo_plan(store, target, report)
     changes = [FileChange(path, _text(path, old), _text(path, new)) for path, (old, new) in sorted(plan.items())]
     if not changes:
-        report.outcome = "nothing-to-do"
+        report.outcome = Outcome.NOTHING_TO_DO
         report.reason = f"the memory files already match; the changes of {short} are undone"
         return
 
-    dirty = store.dirty_paths()
-    if dirty:  # the person's own edits land first, in their own commit, exactly as before a dream
-        report.manual_commit = store.commit(manual_message(dirty), store.user_identity())
+    report.manual_commit = apply.commit_hand_edits(store)  # the person's own edits land first, as theirs
     message = restore_message(target_sha=target.sha, target_kind=target.kind, target_subject=target.subject,
                               mode=report.mode, changes=changes, cursor_reset=cursor_reset)
-    journal = Journal(run_id=f"restore-{new_run_id()}", message=message, cursor_end=report.cursor_before,
-                      before={c.path: c.before for c in changes}, after={c.path: c.after for c in changes},
-                      cursor_reset=cursor_reset)
-    report.commit = apply_journal(workspace, store, journal)
-    report.changes = [f"{c.path}: {c.kind} (+{c.line_counts()[0]} -{c.line_counts()[1]})" for c in changes]
-    report.outcome = "restored"
+    journal = apply.journal_for(f"restore-{new_run_id()}", message, changes, report.cursor_before, cursor_reset)
+    report.commit = apply.apply(workspace, store, journal)
+    report.changes = [change_line(c) for c in changes]
+    report.outcome = Outcome.RESTORED
 
 
 def _replay_cursor(target: MemoryCommit) -> int:
     """The cursor just before the batch `target` consumed, so the next run reads that batch again."""
-    match = _CURSOR_RANGE.match(target.trailers.get("Dream-Cursor", ""))
-    if target.kind != "dream" or not match:
+    span = target.trailers.cursor_range
+    if target.kind != "dream" or span is None:
         raise Refused(f"--replay needs a dream commit with a history range; {target.sha[:8]} is a {target.kind} "
-                      "commit", "restore it without --replay", EXIT_USAGE)
-    return int(match.group(1)) - 1
+                      "commit", "restore it without --replay", ExitCode.USAGE)
+    return span[0] - 1
 
 
 def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> Plan:

@@ -1,0 +1,110 @@
+"""One batch, end to end: a session over a staged copy, the guards, then the apply transaction.
+
+Every path that dreams — the backlog loop, a split half, a quarantine retry, a tidy pass — comes through
+`dream_batch`, so each honours the same limits, guards and transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
+from nanodream.prompting.prompt import session_texts
+from nanodream.run import apply
+from nanodream.run.context import RunContext
+from nanodream.run.history import Batch
+from nanodream.run.report import BatchOutcome
+from nanodream.run.staging import Staging
+from nanodream.run.tools import ToolBox
+from nanodream.run.transcripts import Transcript, save_transcript
+from nanodream.safety import guards
+from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
+from nanodream.vocab import Outcome, Trailer
+
+
+@dataclass(frozen=True)
+class BatchHooks:
+    """What a caller adds to the common path: a step right before the first write, extra commit trailers."""
+
+    before_apply: Callable[[], None] | None = None
+    trailers: tuple[tuple[Trailer, object], ...] = ()
+
+
+def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
+                hooks: BatchHooks = BatchHooks()) -> BatchOutcome:
+    """One session over one batch (None: a tidy pass, which consumes no history), checked and applied.
+
+    `engine` may be None only for a batch with nothing left to dream (every line was `[skip]`).
+    """
+    span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
+    outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
+    staging = Staging(ctx.workspace)
+    toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact")
+    if engine is not None and (batch is None or batch.has_content):
+        _session(ctx, engine, batch, toolbox, outcome)
+        if outcome.outcome == Outcome.FAILED:
+            return outcome
+    violations = guards.check(staging, batch, ctx.settings, toolbox.refusals)
+    outcome.warnings = [str(v) for v in violations if not v.blocking]
+    blocking = [v for v in violations if v.blocking]
+    if blocking:
+        return outcome.fail("guard refused the result: " + "; ".join(str(v) for v in blocking))
+    changes = staging.changes()
+    outcome.changes = [change_line(change) for change in changes]
+    if ctx.dry_run:
+        outcome.outcome = Outcome.DRY_RUN
+        outcome.diff = "".join(change.unified_diff() for change in changes)
+        return outcome
+    return _apply(ctx, batch, staging, outcome, hooks)
+
+
+def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: ToolBox,
+             outcome: BatchOutcome) -> None:
+    """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
+    prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch)
+    request = SessionRequest(prompt.text, message.text, batch or Batch([]))
+    try:
+        result = engine.run(request, toolbox)
+    except SessionError as exc:
+        outcome.fail(exc.reason)
+        outcome.tokens_in, outcome.tokens_out = exc.tokens_in, exc.tokens_out
+        _keep_transcript(ctx, batch, exc.transcript, f"failed: {exc.reason}")
+        return
+    except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
+        outcome.fail(f"engine error: {describe_error(exc)}")
+        return
+    outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
+    outcome.summary = result.summary
+    _keep_transcript(ctx, batch, result.transcript, "finished")
+
+
+def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: BatchOutcome,
+           hooks: BatchHooks) -> BatchOutcome:
+    changes = staging.changes()
+    moved = apply.changed_since_staged(ctx.workspace, staging, [c.path for c in changes])
+    if moved:
+        return outcome.fail(f"{', '.join(moved)} changed on disk during the session; nothing applied, so those "
+                            "edits are kept and the batch runs again next time")
+    if hooks.before_apply is not None:
+        hooks.before_apply()
+    if changes:
+        facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
+                           tokens_out=outcome.tokens_out, cost=outcome.cost)
+        message = dream_message(outcome.summary, changes, facts, hooks.trailers)
+        journal = apply.journal_for(ctx.run_id, message, changes, cursor_end=outcome.last_cursor)
+        outcome.commit = apply.apply(ctx.workspace, ctx.store, journal)
+        outcome.outcome = Outcome.COMMITTED
+    elif batch is not None:
+        apply.advance_cursor(ctx.workspace, batch.last_cursor)
+    return outcome
+
+
+def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:
+    if ctx.dry_run:
+        return
+    first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
+    transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
+                            messages=messages, ended=ended)
+    save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)

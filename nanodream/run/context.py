@@ -1,0 +1,76 @@
+"""Everything one run needs, built once: functions take this instead of ten loose arguments that drift."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from nanodream.config import Settings
+from nanodream.engines import Engine, describe_error, engine_for
+from nanodream.run.tools import ToolLimits
+from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import new_run_id
+from nanodream.workspace import Workspace
+
+
+def never_stop() -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How this run was asked for (flags, not settings)."""
+
+    dry_run: bool = False
+    max_batches: int | None = None  # None: the max_batches setting
+    trigger: str = "manual"  # manual | cron | slash | schedule | retry
+    tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
+
+
+class EngineUnavailable(RuntimeError):
+    """The engine could not be started (e.g. a provider package missing); the message is one line."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """The workspace, its settings and repository, the run's options, and how to get an engine.
+
+    `should_stop` is asked between batches: a non-empty answer is the reason to end after the batch that
+    just finished (a SIGTERM, the host agent starting a user turn).
+    """
+
+    workspace: Workspace
+    settings: Settings
+    options: RunOptions = RunOptions()
+    engine_factory: Callable[[Settings], Engine] = engine_for
+    should_stop: Callable[[], str] = never_stop
+    run_id: str = field(default_factory=new_run_id)
+    _engines: list[Engine] = field(default_factory=list, compare=False, repr=False)
+
+    @cached_property
+    def store(self) -> GitStore:
+        return GitStore(self.workspace)
+
+    @cached_property
+    def limits(self) -> ToolLimits:
+        return ToolLimits.from_settings(self.settings)
+
+    @property
+    def dry_run(self) -> bool:
+        return self.options.dry_run
+
+    @property
+    def batch_limit(self) -> int:
+        """A dry run shows one batch; a real run stops starting batches past max_batches."""
+        return 1 if self.dry_run else (self.options.max_batches or self.settings.max_batches)
+
+    def engine(self) -> Engine:
+        """The run's engine, started on first use (a run with nothing to dream never imports litellm)."""
+        if not self._engines:
+            try:
+                self._engines.append(self.engine_factory(self.settings))
+            except Exception as exc:
+                raise EngineUnavailable(
+                    f"cannot start engine {self.settings.model!r}: {describe_error(exc)}") from None
+        return self._engines[0]

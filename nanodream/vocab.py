@@ -1,0 +1,196 @@
+"""The words every layer shares: exit codes, outcomes, the run record, run ids and commit trailers.
+
+One spelling each, so the CLI, the slash commands, the scheduler and the records cannot drift apart.
+Imports nothing from nanodream: any module may use it, including on `status`'s fast path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
+from typing import Any
+
+
+class ExitCode(IntEnum):
+    """What a nanodream process exits with (documented in README's CLI section)."""
+
+    OK = 0
+    FAILED = 1  # the run or command failed; the workspace is as it was
+    USAGE = 2  # bad arguments, configuration or workspace
+    BUSY = 75  # another run holds the workspace (EX_TEMPFAIL): try again later
+    INTERRUPTED = 130  # a second Ctrl-C/SIGTERM abandoned the batch in progress
+
+
+class Outcome(StrEnum):
+    """How a run, a batch or a restore ended; the value is what records and JSON carry."""
+
+    COMMITTED = "committed"
+    NO_CHANGE = "no-change"  # the batch was consumed but nothing was worth keeping
+    NOTHING_TO_DO = "nothing-to-do"
+    DRY_RUN = "dry-run"
+    BUSY = "busy"
+    FAILED = "failed"
+    SPLIT = "split"  # a failing batch was split into halves to find a poisoned entry
+    QUARANTINED = "quarantined"
+    RESTORED = "restored"
+    REFUSED = "refused"
+
+
+# Batches that consumed their history (the cursor moved past them).
+CONSUMED = frozenset({Outcome.COMMITTED, Outcome.NO_CHANGE})
+# Runs that ended well, whether or not there was anything to do.
+SUCCEEDED = CONSUMED | {Outcome.NOTHING_TO_DO}
+
+
+def exit_code_for(outcome: str) -> ExitCode:
+    return {Outcome.BUSY: ExitCode.BUSY, Outcome.FAILED: ExitCode.FAILED}.get(outcome, ExitCode.OK)
+
+
+def new_run_id() -> str:
+    """Sortable by start time, unique across processes: `20261123T040102Z-3fa9c1`."""
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{os.urandom(3).hex()}"
+
+
+def utc_stamp(moment: datetime | None = None) -> str:
+    return (moment or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One line of .nanodream/runs.jsonl: an attempt as `status`, `log` and the scheduler read it back."""
+
+    id: str
+    start: str
+    trigger: str
+    outcome: str
+    end: str = ""
+    reason: str = ""
+    model: str = ""
+    entries: int = 0
+    consumed: list[int] | None = None  # [first, last] history cursor of the batches finished
+    batches: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = None
+    commit: str | None = None
+    commits: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    malformed_lines: int = 0
+    recovered: str = ""
+    quarantined: list[int] = field(default_factory=list)
+    failed_at: list[int] | None = None  # [first, last] cursor of the batch the run failed on
+    tidy: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord | None:
+        """A record read back from disk; None when it lacks what every record has (a foreign line)."""
+        known = {f.name for f in fields(cls)}
+        try:
+            return cls(**{key: value for key, value in data.items() if key in known})
+        except TypeError:
+            return None
+
+
+# commit trailers -----------------------------------------------------------------------------------------
+
+TRAILER_PREFIX = "Dream-"
+
+
+class Trailer(StrEnum):
+    """The machine-readable lines at the end of every nanodream commit message."""
+
+    KIND = "Dream-Kind"  # dream | manual | restore
+    RUN = "Dream-Run"
+    MODEL = "Dream-Model"
+    CURSOR = "Dream-Cursor"  # first..last history cursor a dream consumed
+    TIDY = "Dream-Tidy"
+    TOKENS = "Dream-Tokens"  # in=N out=M
+    COST = "Dream-Cost"  # dollars, or "unknown"
+    CURSOR_RESET = "Dream-Cursor-Reset"  # the cursor a commit sets instead of advancing it
+    QUARANTINE_RETRY = "Dream-Quarantine-Retry"
+    RESTORES = "Dream-Restores"
+    RESTORE_MODE = "Dream-Restore-Mode"
+
+
+_TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
+_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
+_TOKENS = re.compile(r"^in=(\d+) out=(\d+)$")
+
+
+def format_trailers(pairs: list[tuple[Trailer, object]]) -> list[str]:
+    return [f"{name}: {value}" for name, value in pairs]
+
+
+def format_range(first: int, last: int) -> str:
+    return f"{first}..{last}"
+
+
+def format_tokens(tokens_in: int, tokens_out: int) -> str:
+    return f"in={tokens_in} out={tokens_out}"
+
+
+def format_cost(cost: float | None) -> str:
+    return "unknown" if cost is None else f"{cost:.6f}"
+
+
+@dataclass(frozen=True)
+class Trailers:
+    """The `Dream-*` trailers of a message's last paragraph, with typed readings of the ones that carry numbers.
+
+    Summary lines that look like trailers are quoted away when the message is written, so only the real
+    trailer paragraph is read.
+    """
+
+    values: dict[str, str]
+
+    @classmethod
+    def parse(cls, message: str) -> Trailers:
+        paragraphs = [p for p in message.strip().split("\n\n") if p.strip()]
+        if len(paragraphs) < 2:
+            return cls({})
+        values: dict[str, str] = {}
+        for line in paragraphs[-1].splitlines():
+            match = _TRAILER_LINE.match(line)
+            if match:
+                values[match.group(1)] = match.group(2)
+        return cls(values)
+
+    def get(self, name: Trailer) -> str | None:
+        return self.values.get(name)
+
+    @property
+    def cursor_range(self) -> tuple[int, int] | None:
+        match = _RANGE.match(self.values.get(Trailer.CURSOR, ""))
+        return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def cursor_reset(self) -> int | None:
+        raw = self.values.get(Trailer.CURSOR_RESET, "")
+        return int(raw) if raw.isdigit() else None
+
+    @property
+    def tokens(self) -> tuple[int, int] | None:
+        match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
+        return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def cost(self) -> float | None:
+        try:
+            return float(self.values[Trailer.COST])
+        except (KeyError, ValueError):  # absent, or "unknown": the provider did not report a price
+            return None
+
+    @property
+    def cursor_mark(self) -> int | None:
+        """The cursor this commit leaves behind: its reset if it has one, else the end of its range."""
+        if self.cursor_reset is not None:
+            return self.cursor_reset
+        span = self.cursor_range
+        return span[1] if span else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from nanodream.cli import app
@@ -17,6 +18,7 @@ from nanodream.run.records import read_records
 from nanodream.status import workspace_status
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
 from tests.fakes import NoteEngine, noting_model, sessions
+from tests.scripted_server import call, final
 
 POISON = "MARKER-THAT-THE-PROVIDER-REJECTS"
 
@@ -187,3 +189,64 @@ def test_an_entry_quarantined_just_before_a_crash_is_not_dreamed_again(workspace
     assert engine.batches == [[5, 6]]
     assert report.outcome == "committed" and read_cursor(workspace.cursor_file) == 6
     assert [q.cursor for q in load_quarantine(workspace)] == [4]
+
+
+def quarantine_entry_four(workspace, serve) -> None:
+    six_entries(workspace)
+    server = serve([noting_model(poison=POISON)] * 40)
+    run_dream(workspace, settings_for(server, split_after=1))
+    assert [q.cursor for q in load_quarantine(workspace)] == [4]
+
+
+def test_a_retried_entry_honours_max_repeated_failures(workspace, serve):
+    quarantine_entry_four(workspace, serve)
+    before = snapshot(workspace)
+    stuck = call("edit_file", path="memory/MEMORY.md", old_text="no such line", new_text="- x")
+    looping = serve([stuck, stuck, final("Done")])
+
+    report = retry_quarantined(workspace, settings_for(looping, max_repeated_failures=2), 4)
+
+    assert report.outcome == "failed", report.reason
+    assert "the same failing edit_file call was repeated 2 times" in report.reason
+    assert snapshot(workspace) == before
+    [held] = load_quarantine(workspace)
+    assert held.retries == 1 and "repeated 2 times" in held.reason
+
+
+class InterruptingEngine:
+    """Stages an edit through the real tools, then the person presses Ctrl-C mid-session."""
+
+    name = "interrupting"
+
+    def __call__(self, settings):
+        return self
+
+    def run(self, request, toolbox):
+        toolbox.call("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
+                                   "new_text": "## Project\n- half-done\n"})
+        raise KeyboardInterrupt
+
+
+def test_an_interrupted_retry_leaves_the_workspace_byte_identical_and_is_recorded(workspace, serve):
+    quarantine_entry_four(workspace, serve)
+    before, held_before = snapshot(workspace), quarantine_file(workspace).read_bytes()
+
+    with pytest.raises(KeyboardInterrupt):
+        retry_quarantined(workspace, Settings(model="fake/m"), 4, engine_factory=InterruptingEngine())
+
+    assert snapshot(workspace) == before
+    assert quarantine_file(workspace).read_bytes() == held_before
+    record = read_records(workspace)[-1]
+    assert (record.trigger, record.outcome, record.reason) == ("retry", "failed", "abandoned on interrupt")
+
+
+def test_a_retry_that_meets_an_internal_error_fails_in_one_line(workspace, serve):
+    quarantine_entry_four(workspace, serve)
+    workspace.journal_file.write_text("{torn")
+    before = snapshot(workspace)
+
+    report = retry_quarantined(workspace, Settings(model="fake/m"), 4, engine_factory=NoteEngine())
+
+    assert report.outcome == "failed" and report.exit_code == 1
+    assert report.reason.startswith("internal error: JournalUnreadable:") and "\n" not in report.reason
+    assert snapshot(workspace) == before and [q.cursor for q in load_quarantine(workspace)] == [4]

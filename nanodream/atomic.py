@@ -1,22 +1,36 @@
-"""Crash-safe file writes: a reader sees the old bytes or the new ones, never a torn mix."""
+"""Crash-safe file writes that keep what they do not mean to change: the file's mode and its exact bytes.
+
+A reader sees the old bytes or the new ones, never a torn mix. Text is decoded with `surrogateescape`, so a
+byte that is not UTF-8 survives a read → write round trip unchanged instead of becoming U+FFFD.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
 
 def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write `data` to `path` through a fsynced temp file and an atomic rename."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    """Write `data` to `path` through a fsynced temp file and an atomic rename.
+
+    An existing file keeps its permission bits; a new one gets what the umask gives any new file (the temp
+    file's private 0600 must not leak into a memory file the host agent or a person reads).
+    """
+    payload = data.encode(ENCODING, ERRORS) if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
@@ -24,6 +38,15 @@ def atomic_write(path: Path, data: str | bytes) -> None:
             os.unlink(tmp_name)
         raise
     fsync_dir(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def fsync_dir(directory: Path) -> None:
@@ -39,6 +62,6 @@ def fsync_dir(directory: Path) -> None:
 
 
 def read_text(path: Path) -> str:
-    """Read a text file exactly as stored: no newline translation, so unchanged files stay byte-identical."""
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as handle:
+    """Read a text file exactly as stored: no newline translation, undecodable bytes kept as surrogates."""
+    with path.open("r", encoding=ENCODING, errors=ERRORS, newline="") as handle:
         return handle.read()

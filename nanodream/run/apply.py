@@ -60,7 +60,7 @@ def apply(workspace: Workspace, store: GitStore, journal: Journal) -> str | None
 def changed_since_staged(workspace: Workspace, staging: Staging, paths: list[str]) -> list[str]:
     """Files someone else (the host agent, a person) wrote while a session ran: applying would lose that."""
     current = read_current(workspace.root, paths)
-    return [path for path in paths if current[path] != staging.original.get(path)]
+    return [path for path in paths if current[path] != staging.on_disk.get(path)]
 
 
 def advance_cursor(workspace: Workspace, cursor: int) -> None:

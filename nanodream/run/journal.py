@@ -25,7 +25,8 @@ class Journal:
     cursor_reset: int | None = None  # a replaying restore sets the cursor back to this instead of advancing
 
     def save(self, workspace: Workspace) -> None:
-        atomic_write(workspace.journal_file, json.dumps(asdict(self), ensure_ascii=False))
+        # ASCII: a memory file's undecodable bytes travel as \udcXX escapes and come back unchanged.
+        atomic_write(workspace.journal_file, json.dumps(asdict(self)))
 
     @classmethod
     def load(cls, workspace: Workspace) -> Journal | None:

@@ -29,6 +29,7 @@ from bench._common import REPO, Row, cli, row  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.run.history import CHARS_PER_TOKEN, TAG_LINE, next_batch  # noqa: E402
+from nanodream.run.position import Position  # noqa: E402
 from nanodream.run.report import RunReport  # noqa: E402
 from nanodream.workspace import CORE_FILES, Workspace, scaffold  # noqa: E402
 from tests.scripted_server import ScriptedServer, call, final  # noqa: E402
@@ -178,7 +179,7 @@ def first_request_rows(counter: Counter, unit: str, tmp: Path) -> tuple[list[Row
     if headers:
         rows.append(row(BENCH, "    of which entry stamps [#cursor time] and day/session headings",
                         counter.count(headers), unit))
-    batch = next_batch(ws.history_file, 0, Settings().batch_tokens)
+    batch = next_batch(ws.history_file, Position(), Settings().batch_tokens)
     rows.append(row(BENCH, "    batch-budget estimate of the payload (entries + 12 each)",
                     batch.estimated_tokens if batch else 0, "tokens (est.)"))
     fixed = total - counter.count(history)

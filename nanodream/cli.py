@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from nanodream import __version__
-from nanodream.commands import init, log, prompt, quarantine, restore, run, schedule, show, slash, status
+from nanodream.commands import history, init, log, prompt, quarantine, restore, run, schedule, show, slash, status
 
 app = typer.Typer(
     name="nanodream",
@@ -15,7 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, prompt, slash, schedule, quarantine):
+for module in (init, run, status, log, show, restore, prompt, slash, schedule, quarantine, history):
     module.register(app)
 
 

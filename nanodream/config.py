@@ -40,6 +40,7 @@ class Settings:
     host_wait: float = 600.0  # seconds a scheduled run waits for a busy host agent before giving up
     host_poll: float = 5.0  # seconds between looks at the host's busy file
     split_after: int = 3  # consecutive failures on the same batch before it is split to find a poisoned entry
+    max_cursor_jump: int = 1000  # a cursor rising by more than this between two lines is reported as an anomaly
     keep_transcripts: int = 50  # session transcripts kept under .nanodream/transcripts (0: keep none)
     # guards (docs/guards.md)
     max_repeated_failures: int = 3
@@ -109,7 +110,7 @@ def _from_toml(path: Path) -> dict[str, Any]:
 
 
 def _validate(settings: Settings) -> None:
-    positive = ("timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens",
+    positive = ("timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens", "max_cursor_jump",
                 "max_tool_calls", "max_file_chars", "max_skill_chars")
     for name in positive:
         if getattr(settings, name) <= 0:

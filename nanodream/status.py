@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import active_prompt
-from nanodream.run.history import read_cursor, scan_backlog
+from nanodream.run.deadletters import load_dead_letters
+from nanodream.run.history import Survey, read_cursor, survey
+from nanodream.run.position import resume
 from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import SUCCEEDED, Outcome
+from nanodream.vocab import SUCCEEDED, Outcome, RunRecord
 from nanodream.workspace import Workspace
 
 
@@ -33,14 +36,24 @@ class Status:
     quarantine: list[dict[str, Any]]
     quarantine_error: str
     schedule: dict[str, Any] | None
+    position: dict[str, int]  # {"line", "offset", "cursor"}: how far history.jsonl has been consumed
+    notice: str  # how reading will resume when that had to be worked out (upgrade, rewritten file)
+    dead_letters: list[dict[str, Any]]  # unacknowledged malformed lines: {"line", "reason"}
+    anomalies: list[str]  # cursor anomalies waiting in the backlog and those the last run met
+    entry_outcomes: dict[str, Any]  # {"counts": {outcome: n}, "latest": [...]}: entries not consumed normally
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+# Entries not consumed normally that `status` lists (counts cover every recent record).
+LATEST_NOTABLE = 50
+
+
 def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     cursor = read_cursor(workspace.cursor_file)
-    backlog = scan_backlog(workspace.history_file, cursor)
+    resumed = resume(workspace)
+    backlog = survey(workspace.history_file, resumed.position, settings.max_cursor_jump)
     store = GitStore(workspace)
     sha = subject = None
     if store.exists:
@@ -53,11 +66,31 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         quarantine, quarantine_error = [vars(e) for e in load_quarantine(workspace)], ""
     except QuarantineUnreadable as exc:
         quarantine, quarantine_error = [], str(exc)
+    letters = _dead_letters(workspace, backlog)
     return Status(
         workspace=str(workspace.root), model=settings.model, cursor=cursor,
         pending_entries=backlog.pending, last_history_cursor=backlog.last_cursor,
-        malformed_lines=backlog.malformed, last_commit=sha, last_commit_subject=subject or "",
+        malformed_lines=len(letters), last_commit=sha, last_commit_subject=subject or "",
         prompt_source=active_prompt(workspace).source, interrupted_run=workspace.journal_file.exists(),
         last_success=successes[-1] if successes else None, last_failure=failures[-1] if failures else None,
         quarantine=quarantine, quarantine_error=quarantine_error, schedule=next_scheduled(workspace, settings),
+        position={"line": resumed.position.line, "offset": resumed.position.offset, "cursor": resumed.position.cursor},
+        notice=resumed.notice, dead_letters=letters,
+        anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
+        entry_outcomes=_entry_outcomes(records),
     )
+
+
+def _dead_letters(workspace: Workspace, backlog: Survey) -> list[dict[str, Any]]:
+    """Malformed lines nobody has acknowledged: those kept by earlier runs and those still in the backlog."""
+    held = {(letter.offset, letter.raw): letter for letter in load_dead_letters(workspace)}
+    found = {key: letter for key, letter in held.items() if not letter.acknowledged}
+    for letter in backlog.dead_letters:
+        if (letter.offset, letter.raw) not in held:
+            found[letter.offset, letter.raw] = letter
+    return [{"line": letter.line, "reason": letter.reason} for _, letter in sorted(found.items())]
+
+
+def _entry_outcomes(records: list[RunRecord]) -> dict[str, Any]:
+    notable = [item for record in records for item in record.notable]
+    return {"counts": dict(Counter(item["outcome"] for item in notable)), "latest": notable[-LATEST_NOTABLE:]}

@@ -81,9 +81,14 @@ class RunRecord:
     malformed_lines: int = 0
     recovered: str = ""
     quarantined: list[int] = field(default_factory=list)
-    failed_at: list[int] | None = None  # [first, last] cursor of the batch the run failed on
+    failed_at: list[int] | None = None  # [first, last] history line of the batch the run failed on
     tidy: bool = False
     warnings: list[str] = field(default_factory=list)
+    consumed_lines: list[int] | None = None  # [first, last] history line of the batches finished
+    notices: list[str] = field(default_factory=list)
+    anomalies: list[str] = field(default_factory=list)
+    dead_letters: list[str] = field(default_factory=list)
+    notable: list[dict[str, Any]] = field(default_factory=list)  # {line, cursor, outcome, detail}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,7 +114,10 @@ class Trailer(StrEnum):
     KIND = "Dream-Kind"  # dream | manual | restore
     RUN = "Dream-Run"
     MODEL = "Dream-Model"
-    CURSOR = "Dream-Cursor"  # first..last history cursor a dream consumed
+    CURSOR = "Dream-Cursor"  # first..last history cursor a dream consumed (the host's numbers)
+    LINES = "Dream-Lines"  # first..last line of history.jsonl it consumed
+    OFFSETS = "Dream-Offsets"  # the byte range [start..end) of history.jsonl it consumed
+    POSITION = "Dream-Position"  # the history position (bytes consumed) once this commit has landed
     TIDY = "Dream-Tidy"
     TOKENS = "Dream-Tokens"  # in=N out=M
     COST = "Dream-Cost"  # dollars, or "unknown"
@@ -130,6 +138,11 @@ def format_trailers(pairs: list[tuple[Trailer, object]]) -> list[str]:
 
 def format_range(first: int, last: int) -> str:
     return f"{first}..{last}"
+
+
+def _parse_range(value: str) -> tuple[int, int] | None:
+    match = _RANGE.match(value)
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def format_tokens(tokens_in: int, tokens_out: int) -> str:
@@ -167,8 +180,20 @@ class Trailers:
 
     @property
     def cursor_range(self) -> tuple[int, int] | None:
-        match = _RANGE.match(self.values.get(Trailer.CURSOR, ""))
-        return (int(match.group(1)), int(match.group(2))) if match else None
+        return _parse_range(self.values.get(Trailer.CURSOR, ""))
+
+    @property
+    def line_range(self) -> tuple[int, int] | None:
+        return _parse_range(self.values.get(Trailer.LINES, ""))
+
+    @property
+    def offset_range(self) -> tuple[int, int] | None:
+        return _parse_range(self.values.get(Trailer.OFFSETS, ""))
+
+    @property
+    def position(self) -> int | None:
+        raw = self.values.get(Trailer.POSITION, "")
+        return int(raw) if raw.isdigit() else None
 
     @property
     def cursor_reset(self) -> int | None:

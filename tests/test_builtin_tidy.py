@@ -140,7 +140,7 @@ def test_tidy_removes_duplicates_and_stale_tasks_and_leaves_every_other_byte(wor
     assert '- task pruned (older than 14 days): "Task: migrate the invoices table (in progress)."' in message
     assert '- SOUL.md: 1 duplicate left alone: soul_policy = "tagged"' in message
     assert read_cursor(ws.cursor_file) == 2 and ws.history_file.read_bytes() == history
-    assert GitStore(ws).cursor_mark() is None
+    assert GitStore(ws).progress_trailers() is None
     assert read_records(ws)[-1].tidy is True
 
 

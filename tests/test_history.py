@@ -8,17 +8,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanodream.run.history import (
+    DeadLetter,
     _decode_json,
     drop_skip_lines,
     iter_after,
     next_batch,
     parse_line,
     read_cursor,
-    scan_backlog,
+    read_from,
+    survey,
     tagged_lines,
     write_cursor,
 )
+from nanodream.run.position import Position
 from tests.conftest import entry, write_history
+
+
+def after(batch) -> Position:
+    return Position(batch.end_offset, batch.last_line, batch.last_cursor)
 
 
 def test_parse_line_accepts_nanobot_entries_and_rejects_wrong_types():
@@ -33,13 +40,26 @@ def test_parse_line_accepts_nanobot_entries_and_rejects_wrong_types():
         assert parse_line(bad) is None, bad
 
 
-def test_malformed_lines_are_skipped_and_counted_never_fatal(workspace):
+def test_malformed_lines_are_dead_letters_by_line_number_never_fatal(workspace):
     write_history(workspace, [entry(1, "[durable] a"), '{"cursor": 2, "timest', "", "[]", entry(3, "[durable] b")])
-    counter: dict[str, int] = {}
-    assert [e.cursor for e in iter_after(workspace.history_file, 0, counter)] == [1, 3]
-    assert counter["malformed"] == 2
-    batch = next_batch(workspace.history_file, 0, 10_000)
-    assert batch.malformed_lines == 2 and [e.cursor for e in batch.entries] == [1, 3]
+    items = list(read_from(workspace.history_file))
+    assert [(i.line, type(i).__name__) for i in items] == [
+        (1, "HistoryEntry"), (2, "DeadLetter"), (4, "DeadLetter"), (5, "HistoryEntry")]
+    assert [d.describe() for d in survey(workspace.history_file, Position(), 1000).dead_letters] == [
+        "history.jsonl line 2: not valid JSON", "history.jsonl line 4: not a JSON object"]
+    assert items[1] == DeadLetter(2, items[1].offset, '{"cursor": 2, "timest', "not valid JSON")
+    batch = next_batch(workspace.history_file, Position(), 10_000)
+    assert [(e.line, e.cursor) for e in batch.entries] == [(1, 1), (5, 3)]
+
+
+def test_an_unterminated_last_line_that_does_not_parse_yet_is_left_for_later(workspace):
+    write_history(workspace, [entry(1, "[durable] a")])
+    with workspace.history_file.open("a") as handle:
+        handle.write('{"cursor": 2, "timestamp": "2026-10-01 10:02", "cont')  # the host is mid-write
+    assert [type(i).__name__ for i in read_from(workspace.history_file)] == ["HistoryEntry"]
+    with workspace.history_file.open("a") as handle:
+        handle.write('ent": "[durable] b"}\n')
+    assert [i.cursor for i in read_from(workspace.history_file)] == [1, 2]
 
 
 def test_reading_after_the_cursor_matches_a_linear_scan_with_gaps_and_bad_lines(workspace):
@@ -57,7 +77,7 @@ def test_reading_after_the_cursor_matches_a_linear_scan_with_gaps_and_bad_lines(
 
 def test_skip_lines_are_dropped_before_the_model_and_counted(workspace):
     write_history(workspace, [entry(1, "[permanent] keep me\n[skip] hello there\n - [SKIP] bye")])
-    batch = next_batch(workspace.history_file, 0, 10_000)
+    batch = next_batch(workspace.history_file, Position(), 10_000)
     assert batch.entries[0].content == "[permanent] keep me"
     assert batch.skipped_lines == 2
     assert drop_skip_lines("[skip] only chatter") == ("", 1)
@@ -70,19 +90,19 @@ def test_tags_are_recognised_case_insensitively_and_untagged_text_is_kept():
 
 def test_batches_are_cut_by_tokens_and_an_oversized_entry_goes_alone(workspace):
     write_history(workspace, [entry(1, "a" * 40), entry(2, "b" * 4000), entry(3, "c" * 40), entry(4, "d" * 40)])
-    first = next_batch(workspace.history_file, 0, 100)
+    first = next_batch(workspace.history_file, Position(), 100)
     assert [e.cursor for e in first.entries] == [1] and first.more_after
-    second = next_batch(workspace.history_file, 1, 100)
+    second = next_batch(workspace.history_file, after(first), 100)
     assert [e.cursor for e in second.entries] == [2]  # larger than the budget, processed alone
-    third = next_batch(workspace.history_file, 2, 100)
+    third = next_batch(workspace.history_file, after(second), 100)
     assert [e.cursor for e in third.entries] == [3, 4] and not third.more_after
-    assert next_batch(workspace.history_file, 4, 100) is None
+    assert next_batch(workspace.history_file, after(third), 100) is None
 
 
 def test_missing_history_means_an_empty_backlog(workspace):
     workspace.history_file.unlink()
-    assert next_batch(workspace.history_file, 0, 100) is None
-    assert scan_backlog(workspace.history_file, 0).pending == 0
+    assert next_batch(workspace.history_file, Position(), 100) is None
+    assert survey(workspace.history_file, Position(), 1000).pending == 0
 
 
 def test_cursor_file_missing_or_unreadable_means_zero(workspace):
@@ -121,3 +141,48 @@ def test_line_decoding_accepts_exactly_what_json_loads_accepts(value, before, af
         except (ValueError, UnicodeDecodeError):
             got = ("error", None)
         assert got == expected, line
+
+
+def test_cursor_resets_repeats_and_jumps_are_read_in_file_order_and_reported(workspace):
+    write_history(workspace, [entry(8, "[durable] a"), entry(9, "[durable] b"), entry(1, "[durable] c"),
+                              entry(1, "[durable] d"), entry(5000, "[durable] e")])
+    found = survey(workspace.history_file, Position(), max_jump=1000)
+    assert found.pending == 5
+    assert [a.message for a in found.anomalies] == [
+        "history.jsonl line 3: cursor 1 goes back from 9 (the host's counter restarted?); read in file order, "
+        "nothing skipped",
+        "history.jsonl line 4: cursor 1 repeats the line before; read in file order, nothing skipped",
+        "history.jsonl line 5: cursor jumps from 1 to 5000; read in file order, nothing skipped",
+    ]
+    batch = next_batch(workspace.history_file, Position(), 10_000)
+    assert [e.content for e in batch.entries] == ["[durable] a", "[durable] b", "[durable] c", "[durable] d",
+                                                  "[durable] e"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(chunks=st.lists(st.lists(st.one_of(st.integers(min_value=1, max_value=40), st.none()), max_size=8),
+                       min_size=1, max_size=5),
+       budget=st.integers(min_value=1, max_value=60))
+def test_every_appended_line_is_consumed_exactly_once_or_reported(tmp_path_factory, chunks, budget):
+    """Whatever cursors the host writes (resets, repeats, jumps) and however it appends, nothing is skipped."""
+    path = tmp_path_factory.mktemp("history") / "history.jsonl"
+    path.touch()
+    position, consumed, reported = Position(), [], set()
+    entry_lines, bad_lines, line = [], [], 0
+    for chunk in chunks:
+        with path.open("a") as handle:
+            for cursor in chunk:
+                line += 1
+                if cursor is None:
+                    handle.write(f"not json {line}\n")
+                    bad_lines.append(line)
+                else:
+                    handle.write(json.dumps(entry(cursor, f"fact from line {line}")) + "\n")
+                    entry_lines.append(line)
+        reported |= {letter.line for letter in survey(path, position, 1000).dead_letters}
+        while (batch := next_batch(path, position, budget)) is not None:
+            consumed += [e.line for e in batch.entries]
+            assert all(e.content == f"fact from line {e.line}" for e in batch.entries)
+            position = after(batch)
+    assert consumed == entry_lines
+    assert reported == set(bad_lines)

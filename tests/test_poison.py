@@ -51,7 +51,7 @@ def test_a_poisoned_entry_is_quarantined_after_n_failures_and_the_queue_moves_on
 
     assert report.quarantined == [4]
     assert report.outcome == "committed"
-    assert "quarantined #4" in report.reason
+    assert "quarantined line 4" in report.reason
     assert sessions(server.requests) == [[1, 2, 3, 4, 5, 6], [1, 2, 3], [4, 5, 6], [4], [5, 6]]
     assert [b.outcome for b in report.batches] == ["split", "committed", "split", "quarantined", "committed"]
     assert read_cursor(workspace.cursor_file) == 6
@@ -105,7 +105,7 @@ def test_a_poisoned_last_entry_waits_for_a_later_success(workspace, serve):
     settings = settings_for(server, split_after=1)
     report = run_dream(workspace, settings)
     assert report.outcome == "failed" and report.quarantined == []
-    assert "entry #6 fails on its own" in report.reason and "once a later entry dreams" in report.reason
+    assert "the entry on line 6 (cursor 6) fails on its own" in report.reason and "once a later entry dreams" in report.reason
     assert read_cursor(workspace.cursor_file) == 5  # everything before it went through
 
     with workspace.history_file.open("a") as handle:
@@ -156,14 +156,14 @@ def test_quarantine_cli_lists_and_refuses_unknown_entries(workspace, serve):
     runner = CliRunner()
 
     listed = runner.invoke(app, ["quarantine", "list", "-w", str(workspace.root)])
-    assert listed.exit_code == 0 and "#4" in listed.output and POISON[:20] in listed.output
+    assert listed.exit_code == 0 and "line 4 (cursor 4)" in listed.output and POISON[:20] in listed.output
     as_json = runner.invoke(app, ["quarantine", "-w", str(workspace.root), "--json"])
     assert [item["cursor"] for item in json.loads(as_json.output)] == [4]
     status = runner.invoke(app, ["status", "-w", str(workspace.root)])
-    assert "quarantine 1 set aside: #4" in status.output
+    assert "quarantine 1 set aside: line 4" in status.output
 
     unknown = runner.invoke(app, ["quarantine", "retry", "3", "-w", str(workspace.root)])
-    assert unknown.exit_code == 2 and "entry #3 is not in quarantine (quarantined: #4)" in unknown.output
+    assert unknown.exit_code == 2 and "line 3 is not in quarantine (quarantined: line 4)" in unknown.output
 
 
 def test_an_unreadable_quarantine_file_fails_the_run_without_touching_anything(workspace, serve):

@@ -130,10 +130,10 @@ def test_tidy_preview_has_no_history_and_no_topics(workspace):
 
 
 def test_nothing_to_send_when_the_backlog_is_empty_or_only_skip_lines(workspace):
-    with pytest.raises(NothingToSend, match="backlog after cursor 0 is empty"):
+    with pytest.raises(NothingToSend, match="backlog after line 0 is empty"):
         render_next_request(workspace, Settings())
     write_history(workspace, [entry(1, "[skip] hi"), entry(2, "[skip] bye")])
-    with pytest.raises(NothingToSend, match=r"1\.\.2 hold only \[skip\] lines"):
+    with pytest.raises(NothingToSend, match=r"lines 1-2 \(cursors 1\.\.2\) hold only \[skip\] lines"):
         render_next_request(workspace, Settings())
 
 

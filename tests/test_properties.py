@@ -21,6 +21,7 @@ from nanodream.run.history import (
     offset_after,
     parse_line,
 )
+from nanodream.run.position import Position, from_cursor
 from nanodream.run.staging import Staging
 from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 from nanodream.workspace import CORE_FILES, PathRefused, Workspace, scaffold
@@ -120,13 +121,13 @@ def test_batches_cover_the_backlog_once_in_order_within_budget(lines, cursor, bu
     path = materialise(lines, trailing_newline=True)
     try:
         seen: list[HistoryEntry] = []
-        position = cursor
+        position = from_cursor(path, cursor)
         while (batch := next_batch(path, position, budget)) is not None:
             assert len(batch.entries) == 1 or batch.estimated_tokens <= budget
             assert sum(estimate_tokens(e) for e in batch.entries) == batch.estimated_tokens
             seen += batch.entries
-            position = batch.last_cursor
-            assert batch.more_after == (position < (expected[-1].cursor if expected else 0))
+            position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
+            assert batch.more_after == (len(seen) < len(expected))
         assert [e.cursor for e in seen] == [e.cursor for e in expected]
         assert [e.content for e in seen] == [drop_skip_lines(e.content)[0] for e in expected]
         assert all("[skip]" not in line.lower()[:8] for e in seen for line in e.content.splitlines())

@@ -145,7 +145,7 @@ def test_replay_rewinds_the_cursor_and_the_run_does_not_fast_forward_past_it(his
     assert report.outcome == "restored"
     assert report.cursor_before == 5 and report.cursor_after == 2
     assert "Dream-Cursor-Reset: 2" in git(ws, "log", "-1", "--format=%B")
-    assert GitStore(ws).cursor_mark() == 2
+    assert GitStore(ws).progress_trailers().cursor_mark == 2
 
     engine = LiteralEngine()
     rerun = dream(ws, engine=engine)

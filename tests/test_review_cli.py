@@ -50,8 +50,8 @@ def test_log_json_lists_kinds_ranges_spend_and_real_line_counts(history):
     manual = commits[2]
     assert manual["history"] is None and manual["tokens"] is None and manual["run"] is None
     assert manual["files"] == [{"path": "SOUL.md", "added": 1, "removed": 0}]
-    assert set(b) == {"sha", "short", "kind", "time", "author", "subject", "files", "history", "tokens", "cost",
-                      "run", "model", "restores", "cursor_reset"}
+    assert set(b) == {"sha", "short", "kind", "time", "author", "subject", "files", "history", "lines", "tokens",
+                      "cost", "run", "model", "restores", "cursor_reset"}
 
 
 def test_log_text_tells_dreams_hand_edits_and_restores_apart(history):
@@ -129,7 +129,9 @@ def test_show_json_shape(history):
     detail = json.loads(cli("show", shas["a"], "-w", str(ws.root), "--json").stdout)
     assert detail["summary"] == "Filed memory/MEMORY.md: Uses postgres 16; USER.md: Prefers tea"
     assert [e["cursor"] for e in detail["history_entries"]] == [1, 2]
-    assert set(detail["history_entries"][0]) == {"cursor", "timestamp", "content", "session_key"}
+    assert set(detail["history_entries"][0]) == {"cursor", "timestamp", "content", "session_key", "line", "offset",
+                                                 "end"}
+    assert [e["line"] for e in detail["history_entries"]] == [1, 2]
     assert "+- Prefers tea" in detail["diff"] and detail["message"].startswith("dream: ")
 
 
@@ -296,13 +298,15 @@ def test_run_and_status_json_keep_their_documented_fields(history):
     assert set(run) == {"run_id", "model", "trigger", "outcome", "reason", "exit_code", "entries", "tokens_in",
                         "tokens_out", "cost", "commits", "manual_commit", "recovered", "malformed_lines",
                         "skipped_lines", "started", "finished", "duration_s", "batches", "tidy", "consumed",
-                        "quarantined", "failed_at"}
+                        "quarantined", "failed_at", "consumed_lines", "notices", "anomalies", "dead_letters",
+                        "notable"}
     status = json.loads(cli("status", "-w", str(ws.root), "--json").stdout)
     assert set(status) == {"workspace", "model", "cursor", "pending_entries", "last_history_cursor",
                            "malformed_lines", "last_commit", "last_commit_subject", "prompt_source",
                            "interrupted_run", "last_success", "last_failure", "quarantine", "quarantine_error",
-                           "schedule"}
+                           "schedule", "position", "notice", "dead_letters", "anomalies", "entry_outcomes"}
     assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
                                            "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",
-                                           "commit", "quarantined", "failed_at", "warnings"}
+                                           "commit", "quarantined", "failed_at", "warnings", "consumed_lines",
+                                           "notices", "anomalies", "dead_letters", "notable"}

@@ -66,7 +66,7 @@ def test_tidy_sees_ages_and_commits_through_the_dream_path_without_moving_the_cu
     for trailer in ("Dream-Kind: dream", "Dream-Tidy: yes", f"Dream-Run: {report.run_id}", "Dream-Tokens: in=300"):
         assert trailer in message
     assert "Dream-Cursor:" not in message
-    assert GitStore(messy).cursor_mark() is None  # a tidy never claims history
+    assert GitStore(messy).progress_trailers() is None  # a tidy never claims history
     assert not messy.journal_file.exists()
     assert read_records(messy)[-1].tidy is True
 

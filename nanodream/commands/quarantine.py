@@ -30,7 +30,7 @@ def quarantine(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: J
 
 @app.command("list")
 def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """List quarantined entries: cursor, when, why, and the start of their text."""
+    """List quarantined entries: history line and cursor, when, why, and the start of their text."""
     from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
 
     ws = resolve_workspace(workspace, as_json=as_json)
@@ -46,15 +46,16 @@ def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False)
         return
     for e in entries:
         retried = f" · retried {e.retries}x" if e.retries else ""
-        console.print(f"#{e.cursor}  {e.timestamp}  quarantined {e.quarantined_at}{retried}", highlight=False)
+        console.print(f"{e.describe()}  {e.timestamp}  quarantined {e.quarantined_at}{retried}", highlight=False)
         console.print(f"    {escape(e.preview)}", highlight=False)
         console.print(f"    [dim]{escape(e.reason)}[/dim]", highlight=False)
-    console.print(f"retry one with: nanodream quarantine retry {entries[0].cursor}", highlight=False)
+    console.print(f"retry one with: nanodream quarantine retry {entries[0].line or entries[0].cursor}",
+                  highlight=False)
 
 
 @app.command("retry")
 def retry(
-    cursor: Annotated[int, typer.Argument(help="History cursor of the quarantined entry.")],
+    line: Annotated[int, typer.Argument(help="Line of history.jsonl holding the quarantined entry.")],
     workspace: WorkspaceOption = None,
     model: ModelOption = None,
     as_json: JsonOption = False,
@@ -66,14 +67,14 @@ def retry(
 
     ws = resolve_workspace(workspace, as_json=as_json)
     try:
-        held = {e.cursor for e in load_quarantine(ws)}
+        held = {e.line or e.cursor for e in load_quarantine(ws)}  # entries held before positions: by cursor
     except QuarantineUnreadable as exc:
         fail(str(exc), 1, as_json=as_json)
-    if cursor not in held:
-        shown = ", ".join(f"#{c}" for c in sorted(held)) or "none"
-        fail(f"entry #{cursor} is not in quarantine (quarantined: {shown})", as_json=as_json)
+    if line not in held:
+        shown = ", ".join(f"line {n}" for n in sorted(held)) or "none"
+        fail(f"line {line} is not in quarantine (quarantined: {shown})", as_json=as_json)
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
-    report = retry_quarantined(ws, settings, cursor)
+    report = retry_quarantined(ws, settings, line)
     if as_json:
         emit_json(report.to_dict())
     else:

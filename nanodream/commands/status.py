@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.markup import escape
 
@@ -14,6 +16,13 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 
+if TYPE_CHECKING:
+    from nanodream.status import Status
+
+
+# Dead letters and anomalies listed on a terminal; --json has them all.
+SHOWN = 5
+
 
 def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Show the backlog waiting for a dream and how the last runs went."""
@@ -24,15 +33,43 @@ def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> No
     if as_json:
         emit_json(info.to_dict())
         return
+    render_status(info)
+
+
+def render_status(info: Status) -> None:
     console.print(f"workspace  {info.workspace}", highlight=False)
     console.print(f"model      {info.model}", highlight=False)
     console.print(f"prompt     {info.prompt_source}", highlight=False)
-    console.print(f"cursor     {info.cursor} · backlog {info.pending_entries} entries "
-                  f"(up to #{info.last_history_cursor})", highlight=False)
-    if info.malformed_lines:
-        console.print(f"           {info.malformed_lines} malformed history line(s) will be skipped", highlight=False)
+    _render_backlog(info)
     commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
     console.print(f"commit     {commit}", highlight=False)
+    _render_runs(info)
+    _render_quarantine(info)
+    _render_schedule(info)
+    if info.interrupted_run:
+        console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
+
+
+def _render_backlog(info: Status) -> None:
+    position = info.position
+    console.print(f"cursor     {info.cursor} · read up to line {position['line']} · backlog {info.pending_entries} "
+                  f"entries (up to cursor {info.last_history_cursor})", highlight=False)
+    if info.notice:
+        console.print(f"           {info.notice}", markup=False, highlight=False)
+    for letter in info.dead_letters[:SHOWN]:
+        console.print(f"[yellow]malformed[/yellow]  history.jsonl line {letter['line']}: {escape(letter['reason'])}",
+                      highlight=False)
+    if info.dead_letters:
+        console.print("           see them: nanodream history · once seen: nanodream history ack LINE... (or --all)",
+                      highlight=False)
+    for anomaly in info.anomalies[:SHOWN]:
+        console.print(f"[yellow]anomaly[/yellow]    {escape(anomaly)}", highlight=False)
+    hidden = max(len(info.dead_letters) - SHOWN, 0) + max(len(info.anomalies) - SHOWN, 0)
+    if hidden:
+        console.print(f"           and {hidden} more (nanodream status --json)", highlight=False)
+
+
+def _render_runs(info: Status) -> None:
     if info.last_success:
         ok = info.last_success
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
@@ -41,24 +78,33 @@ def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> No
         bad = info.last_failure
         console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",
                       highlight=False)
+
+
+def _render_quarantine(info: Status) -> None:
     if info.quarantine:
-        shown = ", ".join(f"#{q['cursor']}" for q in info.quarantine)
+        shown = ", ".join(_held(q) for q in info.quarantine)
         console.print(f"[yellow]quarantine[/yellow] {len(info.quarantine)} set aside: {shown} "
                       "(see: nanodream quarantine)", highlight=False)
         latest = info.quarantine[-1]
-        console.print(f"           #{latest['cursor']}: {escape(latest['reason'])}", highlight=False)
+        console.print(f"           {_held(latest)}: {escape(latest['reason'])}", highlight=False)
     if info.quarantine_error:
         console.print(f"[red]quarantine[/red] {escape(info.quarantine_error)}", highlight=False)
-    if info.schedule:
-        plan = info.schedule
-        if plan.get("error"):
-            console.print(f"[red]schedule[/red]   {escape(plan['error'])}", highlight=False)
-        else:
-            catch_up = f", catching up the slot of {plan['catch_up']}" if plan.get("catch_up") else ""
-            console.print(f"schedule   {escape(plan['schedule'])}", highlight=False)
-            console.print(f"next run   {plan['next_run']}{catch_up} · {plan['source']}", highlight=False)
-    if info.interrupted_run:
-        console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
+
+
+def _held(entry: dict) -> str:
+    return f"line {entry['line']}" if entry.get("line") else f"cursor {entry['cursor']}"
+
+
+def _render_schedule(info: Status) -> None:
+    plan = info.schedule
+    if not plan:
+        return
+    if plan.get("error"):
+        console.print(f"[red]schedule[/red]   {escape(plan['error'])}", highlight=False)
+        return
+    catch_up = f", catching up the slot of {plan['catch_up']}" if plan.get("catch_up") else ""
+    console.print(f"schedule   {escape(plan['schedule'])}", highlight=False)
+    console.print(f"next run   {plan['next_run']}{catch_up} · {plan['source']}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

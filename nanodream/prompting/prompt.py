@@ -13,7 +13,9 @@ from typing import Any
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
 from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
-from nanodream.run.history import CHARS_PER_TOKEN, Batch, next_batch, read_cursor
+from nanodream.run.apply import committed_position
+from nanodream.run.history import CHARS_PER_TOKEN, Batch, next_batch
+from nanodream.run.position import resume
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
 from nanodream.safety.injection import reveal_hidden
@@ -241,15 +243,14 @@ def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool 
         notes.append("an interrupted run will be recovered first; the memory files may differ by then")
     batch = None
     if not tidy:
-        cursor = read_cursor(workspace.cursor_file)
-        mark = store.cursor_mark() if store.exists else None
-        cursor = max(cursor, mark or 0)  # the run fast-forwards to its last commit's range first
-        batch = next_batch(workspace.history_file, cursor, settings.batch_tokens)
+        # The run fast-forwards to its last commit's position first.
+        start = committed_position(workspace, store) or resume(workspace).position
+        batch = next_batch(workspace.history_file, start, settings.batch_tokens)
         if batch is None:
-            raise NothingToSend(f"the backlog after cursor {cursor} is empty; a run would not call a model "
+            raise NothingToSend(f"the backlog after line {start.line} is empty; a run would not call a model "
                                 "(preview a tidy pass with --tidy)")
         if not batch.has_content:
-            raise NothingToSend(f"entries {batch.first_cursor}..{batch.last_cursor} hold only [skip] lines; "
+            raise NothingToSend(f"{batch.describe()} hold only [skip] lines; "
                                 "a run would advance the cursor without calling a model")
     if store.exists and store.dirty_paths():
         notes.append("uncommitted hand edits are shown as changed today; a run commits them first")

@@ -8,10 +8,11 @@ them since). The commit is the source of truth for progress: a cursor left behin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from nanodream.run.history import read_cursor, write_cursor
 from nanodream.run.journal import Journal, read_current, remove_stale_temp_files, write_files
+from nanodream.run.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.run.staging import FileChange, Staging
 from nanodream.versioning.commitmsg import manual_message
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
@@ -39,12 +40,21 @@ def commit_hand_edits(store: GitStore) -> str | None:
     return store.commit(manual_message(dirty), store.user_identity()) if dirty else None
 
 
-def journal_for(run_id: str, message: str, changes: list[FileChange], cursor_end: int,
-                cursor_reset: int | None = None) -> Journal:
-    """The journal of a validated change; `cursor_end` 0 never moves the cursor, `cursor_reset` sets it back."""
-    return Journal(run_id=run_id, message=message, cursor_end=cursor_end,
-                   before={c.path: c.before for c in changes}, after={c.path: c.after for c in changes},
-                   cursor_reset=cursor_reset)
+@dataclass(frozen=True)
+class Progress:
+    """Where the history position goes once a commit has landed."""
+
+    position: Position | None = None  # None: the change consumed no history (a tidy pass, a plain restore)
+    reset: bool = False  # set it back (a replaying restore) instead of only moving it forward
+
+
+def journal_for(run_id: str, message: str, changes: list[FileChange], progress: Progress = Progress()) -> Journal:
+    """The journal of a validated change: every file's before and after, the message, the progress."""
+    position = progress.position
+    return Journal(run_id=run_id, message=message, before={c.path: c.before for c in changes},
+                   after={c.path: c.after for c in changes},
+                   position=asdict(position) if position is not None else None, position_reset=progress.reset,
+                   cursor_end=position.cursor if position is not None else 0)
 
 
 def apply(workspace: Workspace, store: GitStore, journal: Journal) -> str | None:
@@ -63,10 +73,10 @@ def changed_since_staged(workspace: Workspace, staging: Staging, paths: list[str
     return [path for path in paths if current[path] != staging.on_disk.get(path)]
 
 
-def advance_cursor(workspace: Workspace, cursor: int) -> None:
-    """Move the cursor forward to `cursor`; never back (only a replaying restore sets it back, via its journal)."""
-    if read_cursor(workspace.cursor_file) < cursor:
-        write_cursor(workspace.cursor_file, cursor)
+def advance(workspace: Workspace, position: Position) -> None:
+    """Move the history position forward to `position`; never back (only a replaying restore does, by journal)."""
+    if resume(workspace).position.offset < position.offset:
+        save_position(workspace, position)
 
 
 def recover(workspace: Workspace, store: GitStore) -> str:
@@ -78,11 +88,38 @@ def recover(workspace: Workspace, store: GitStore) -> str:
     journal = Journal.load(workspace)
     if journal is not None:
         notes.append(_recover_journal(workspace, store, journal))
-    mark = store.cursor_mark()
-    if mark is not None and read_cursor(workspace.cursor_file) < mark:
-        write_cursor(workspace.cursor_file, mark)
-        notes.append(f"cursor fast-forwarded to {mark} from the last dream commit")
+    note = _fast_forward(workspace, store)
+    if note:
+        notes.append(note)
     return "; ".join(notes)
+
+
+def committed_position(workspace: Workspace, store: GitStore) -> Position | None:
+    """The position the last progress commit claims, when it is ahead of the saved one (a crash in between)."""
+    trailers = store.progress_trailers() if store.exists else None
+    if trailers is None:
+        return None
+    current = resume(workspace).position
+    if trailers.position is not None:
+        ahead = current.offset < trailers.position
+        return position_at_offset(workspace.history_file, trailers.position) if ahead else None
+    mark = trailers.cursor_mark  # a commit from before positions: its cursor is all it says
+    return from_cursor(workspace.history_file, mark) if mark is not None and current.cursor < mark else None
+
+
+def _fast_forward(workspace: Workspace, store: GitStore) -> str:
+    """Progress left behind the last commit (a crash in between) catches up; it is never re-consumed."""
+    position = committed_position(workspace, store)
+    if position is not None:
+        save_position(workspace, position)
+        return f"cursor fast-forwarded to {position.cursor} (line {position.line}) from the last dream commit"
+    position, written = resume(workspace).position, read_cursor(workspace.cursor_file)
+    if position_file(workspace).exists() and written != position.cursor:
+        # nanobot reads .dream_cursor; the position is what nanodream goes by, so the two must agree.
+        write_cursor(workspace.cursor_file, position.cursor)
+        verb = "fast-forwarded" if written < position.cursor else "set back"
+        return f"cursor {verb} to {position.cursor} to match the history position (.dream_cursor said {written})"
+    return ""
 
 
 def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) -> str:
@@ -106,8 +143,14 @@ def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) ->
 
 
 def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
-    """After the commit: advance to the journal's range end, or set back a replaying restore's cursor."""
-    if journal.cursor_reset is not None:
+    """After the commit: advance the position, or set a replaying restore's back (old journals: the cursor)."""
+    if journal.position is not None:
+        target = Position(**journal.position)
+        if journal.position_reset:
+            save_position(workspace, target)
+        else:
+            advance(workspace, target)
+    elif journal.cursor_reset is not None:
         write_cursor(workspace.cursor_file, journal.cursor_reset)
-    else:
-        advance_cursor(workspace, journal.cursor_end)
+    elif read_cursor(workspace.cursor_file) < journal.cursor_end:
+        write_cursor(workspace.cursor_file, journal.cursor_end)

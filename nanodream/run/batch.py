@@ -15,6 +15,7 @@ from nanodream.prompting.prompt import session_texts
 from nanodream.run import apply
 from nanodream.run.context import RunContext
 from nanodream.run.history import Batch
+from nanodream.run.position import Position, position_at
 from nanodream.run.report import BatchOutcome
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox
@@ -30,6 +31,7 @@ class BatchHooks:
 
     before_apply: Callable[[], None] | None = None
     trailers: tuple[tuple[Trailer, object], ...] = ()
+    position: Position | None = None  # where progress stands after this batch, if not at its end (a retry)
 
 
 def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
@@ -40,6 +42,8 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     """
     span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
+    if batch is not None:
+        outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
     staging = Staging(ctx.workspace)
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact")
     if engine is not None and (batch is None or batch.has_content):
@@ -89,16 +93,25 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
                             "edits are kept and the batch runs again next time")
     if hooks.before_apply is not None:
         hooks.before_apply()
+    position = hooks.position or _end_of(ctx, batch)
     if changes:
         facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
-                           tokens_out=outcome.tokens_out, cost=outcome.cost)
+                           tokens_out=outcome.tokens_out, cost=outcome.cost,
+                           position=position.offset if position is not None else None)
         message = dream_message(outcome.summary, changes, facts, hooks.trailers)
-        journal = apply.journal_for(ctx.run_id, message, changes, cursor_end=outcome.last_cursor)
+        journal = apply.journal_for(ctx.run_id, message, changes, apply.Progress(position))
         outcome.commit = apply.apply(ctx.workspace, ctx.store, journal)
         outcome.outcome = Outcome.COMMITTED
-    elif batch is not None:
-        apply.advance_cursor(ctx.workspace, batch.last_cursor)
+    elif position is not None:
+        apply.advance(ctx.workspace, position)
     return outcome
+
+
+def _end_of(ctx: RunContext, batch: Batch | None) -> Position | None:
+    """The history position just past the batch (None for a tidy pass, which consumes no history)."""
+    if batch is None:
+        return None
+    return position_at(ctx.workspace.history_file, batch.end_offset, batch.last_line, batch.last_cursor)
 
 
 def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:

@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
 from nanodream.run import apply
 from nanodream.run.batch import BatchHooks, dream_batch
 from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
-from nanodream.run.history import Batch, HistoryEntry, drop_skip_lines, iter_after, read_cursor
+from nanodream.run.deadletters import remember
+from nanodream.run.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from, survey
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
-from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak, next_clean_batch
-from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine, quarantined_cursors, save_quarantine
+from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
+from nanodream.run.position import Position, resume, save_position
+from nanodream.run.quarantine import (
+    QuarantinedEntry,
+    QuarantineUnreadable,
+    load_quarantine,
+    quarantined_offsets,
+    save_quarantine,
+)
 from nanodream.run.records import append_record, read_records
-from nanodream.run.report import BatchOutcome, RunReport
+from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
 from nanodream.vocab import Outcome, Trailer, utc_stamp
 from nanodream.workspace import Workspace
 
@@ -40,15 +48,15 @@ def run_dream(workspace: Workspace, settings: Settings, options: RunOptions | No
     return attempt(ctx, _dream_backlog)
 
 
-def retry_quarantined(workspace: Workspace, settings: Settings, cursor: int, *,
+def retry_quarantined(workspace: Workspace, settings: Settings, line: int, *,
                       engine_factory: Callable[[Settings], Engine] = engine_for) -> RunReport:
-    """Dream one quarantined entry on its own; on success it leaves the quarantine, on failure it stays.
+    """Dream the quarantined entry of history line `line` on its own; on success it leaves the quarantine.
 
-    The workspace cursor is already past the entry, so the commit carries `Dream-Cursor-Reset` with the
-    current cursor: a later fast-forward from this commit must not move the cursor back to the entry.
+    Progress is already past the entry, so the commit carries the current position (and, for nanobot's
+    `.dream_cursor`, `Dream-Cursor-Reset`): a later fast-forward from this commit never moves progress back.
     """
     ctx = RunContext(workspace, settings, RunOptions(trigger="retry"), engine_factory=engine_factory)
-    return attempt(ctx, lambda ctx, report: _retry(ctx, report, cursor))
+    return attempt(ctx, lambda ctx, report: _retry(ctx, report, line))
 
 
 def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> RunReport:
@@ -112,12 +120,12 @@ class _Planned:
 
 @dataclass
 class _Backlog:
-    """Where the next batch comes from: the history after the cursor, or the halves of a failing batch."""
+    """Where the next batch comes from: the history after the position, or the halves of a failing batch."""
 
     ctx: RunContext
     report: RunReport
-    cursor: int
-    quarantined: set[int]
+    position: Position
+    held: set[int]  # offsets of quarantined entries, passed over
     past_runs: list = field(default_factory=list)
     isolation: Isolation = field(default_factory=Isolation)
 
@@ -134,19 +142,17 @@ class _Backlog:
                                           "the rest waits for the next run")
                 return None
             if not from_split:
-                self.report.malformed_lines += batch.malformed_lines
                 self.report.skipped_lines += batch.skipped_lines
             if self.isolation.suspects and not batch.has_content:
                 return None  # only a real session can show that the model works and the suspect is the problem
-            streak = failure_streak(self.past_runs, batch.first_cursor)
+            streak = failure_streak(self.past_runs, batch.first_line)
             if not self._failed_every_time(streak, batch):
                 return _Planned(batch, from_split, streak)
             self.isolation.split(batch)  # it failed every time lately: go straight to its halves
 
     def _next_from_history(self) -> Batch | None:
-        excluded = self.quarantined | set(self.report.quarantined) | self.isolation.excluded()
-        return next_clean_batch(self.ctx.workspace.history_file, self.cursor, self.ctx.settings.batch_tokens,
-                                excluded)
+        excluded = frozenset(self.held) | self.isolation.excluded()
+        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded)
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
@@ -156,18 +162,27 @@ class _Backlog:
         """Suspects are quarantined right before the next batch is applied: its success is the proof."""
         if not self.isolation.suspects:
             return BatchHooks()
-        return BatchHooks(before_apply=lambda: self.report.quarantined.extend(
-            self.isolation.confirm(self.ctx.workspace, self.report.run_id)))
+        return BatchHooks(before_apply=self._quarantine_suspects)
+
+    def _quarantine_suspects(self) -> None:
+        reasons = {s.entry.offset: s.reason for s in self.isolation.suspects}
+        for entry in self.isolation.confirm(self.ctx.workspace, self.report.run_id):
+            self.held.add(entry.offset)
+            self.report.quarantined.append(entry.line)
+            self.report.note_entry(entry.line, entry.cursor, Outcome.QUARANTINED, reasons[entry.offset])
 
     def settle(self, planned: _Planned, outcome: BatchOutcome) -> bool:
         """Move past a batch that succeeded, or split / suspect one that keeps failing; False ends the run."""
         batch = planned.batch
         if outcome.outcome != Outcome.FAILED:
-            self.cursor = batch.last_cursor
+            self.position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
+            for entry in batch.entries:
+                if not entry.content.strip():
+                    self.report.note_entry(entry.line, entry.cursor, "skipped", "only [skip] lines")
             return True
         poisoned = planned.from_split or self.isolation.suspects or planned.streak + 1 >= self.ctx.settings.split_after
         if self.ctx.dry_run or not poisoned:
-            self.report.fail(outcome.reason, at=(batch.first_cursor, batch.last_cursor))
+            self.report.fail(outcome.reason, at=(batch.first_line, batch.last_line))
             return False
         if len(batch.entries) > 1:
             outcome.outcome = Outcome.SPLIT
@@ -179,12 +194,11 @@ class _Backlog:
 
 def _drain(ctx: RunContext, report: RunReport) -> None:
     try:
-        quarantined = quarantined_cursors(ctx.workspace)
+        held = set(quarantined_offsets(ctx.workspace))
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
-    backlog = _Backlog(ctx, report, read_cursor(ctx.workspace.cursor_file), quarantined,
-                       read_records(ctx.workspace, limit=200))
+    backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
     while not _stop_requested(ctx, report):
         planned = backlog.take()
         if planned is None:
@@ -202,6 +216,28 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
     _conclude(report, backlog.isolation, ctx.dry_run)
 
 
+def _resume(ctx: RunContext, report: RunReport) -> Position:
+    """Where reading starts, with every dead letter and cursor anomaly after it reported (and dead letters kept)."""
+    resumed = resume(ctx.workspace)
+    if resumed.notice:
+        report.notices.append(resumed.notice)
+        if resumed.anomaly:
+            report.anomalies.append(resumed.notice)
+        if not ctx.dry_run:
+            save_position(ctx.workspace, resumed.position)  # repaired once, not re-derived every run
+    found = survey(ctx.workspace.history_file, resumed.position, ctx.settings.max_cursor_jump)
+    report.malformed_lines = len(found.dead_letters)
+    report.dead_letters = [letter.describe() for letter in found.dead_letters[:NOTABLE_LIMIT]]
+    report.anomalies += [anomaly.message for anomaly in found.anomalies[:NOTABLE_LIMIT]]
+    for letter in found.dead_letters:
+        report.note_entry(letter.line, None, "malformed", letter.reason)
+    for anomaly in found.anomalies:
+        report.note_entry(anomaly.line, anomaly.cursor, "anomaly", anomaly.message)
+    if found.dead_letters and not ctx.dry_run:
+        remember(ctx.workspace, found.dead_letters)
+    return resumed.position
+
+
 def _stop_requested(ctx: RunContext, report: RunReport) -> bool:
     stop = ctx.should_stop() if report.batches else ""
     if stop:
@@ -213,17 +249,17 @@ def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:
     """The run's outcome once its loop ended without a plain failure."""
     note = f" ({report.reason})" if report.reason else ""
     if isolation.suspects:
-        first = isolation.suspects[0].entry.cursor
+        first = isolation.suspects[0].entry.line
         report.fail(isolation.unresolved() + note, at=(first, first))
         return
     if report.batches and report.consumed is None and not dry_run:
         # Only failed halves: a limit or a stop cut the search short and nothing moved.
         first = report.batches[0]
         report.fail(f"{report.batches[-1].reason}; stopped while splitting the failing batch{note}",
-                    at=(first.first_cursor, first.last_cursor))
+                    at=(first.first_line, first.last_line))
         return
     if report.quarantined:
-        shown = ", ".join(f"#{c}" for c in report.quarantined)
+        shown = ", ".join(f"line {line}" for line in report.quarantined)
         quarantined = f"quarantined {shown}: failed on its own while later entries succeeded (nanodream quarantine)"
         report.reason = f"{quarantined}; {report.reason}" if report.reason else quarantined
     if report.batches:
@@ -245,23 +281,25 @@ def _budget_exhausted(report: RunReport, settings: Settings) -> str:
 # one quarantined entry ----------------------------------------------------------------------------------
 
 
-def _retry(ctx: RunContext, report: RunReport, cursor: int) -> None:
+def _retry(ctx: RunContext, report: RunReport, line: int) -> None:
     try:
         entries = load_quarantine(ctx.workspace)
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
-    held = next((e for e in entries if e.cursor == cursor), None)
-    entry = _find_entry(ctx.workspace, cursor) if held is not None else None
+    held = next((e for e in entries if e.line == line or (e.line == 0 and e.cursor == line)), None)
+    entry = _locate(ctx.workspace, held) if held is not None else None
     if held is None or entry is None:
-        report.fail(f"entry #{cursor} is not in quarantine" if held is None
-                    else f"entry #{cursor} is no longer in memory/history.jsonl")
+        report.fail(f"line {line} is not in quarantine" if held is None
+                    else f"the entry of {held.describe()} is no longer in memory/history.jsonl")
         return
     _prepare(ctx, report)
     content, _ = drop_skip_lines(entry.content)
-    batch = Batch([HistoryEntry(entry.cursor, entry.timestamp, content, entry.session_key)])
-    mark = max(read_cursor(ctx.workspace.cursor_file), cursor)
-    hooks = BatchHooks(trailers=((Trailer.QUARANTINE_RETRY, cursor), (Trailer.CURSOR_RESET, mark)))
+    batch = Batch([replace(entry, content=content)])
+    now = resume(ctx.workspace).position
+    mark = max(now.cursor, entry.cursor)
+    hooks = BatchHooks(trailers=((Trailer.QUARANTINE_RETRY, entry.line), (Trailer.CURSOR_RESET, mark)),
+                       position=now if now.offset >= entry.end else None)  # progress never moves back
     try:
         outcome = dream_batch(ctx, ctx.engine() if batch.has_content else None, batch, hooks)
     except EngineUnavailable as exc:
@@ -271,19 +309,20 @@ def _retry(ctx: RunContext, report: RunReport, cursor: int) -> None:
     if outcome.outcome == Outcome.FAILED:
         held.reason, held.retries = outcome.reason, held.retries + 1
         save_quarantine(ctx.workspace, entries)
-        report.fail(outcome.reason, at=(cursor, cursor))
+        report.fail(outcome.reason, at=(entry.line, entry.line))
         return
     # Only now, after the commit: a crash before this line re-dreams the entry, it never loses it.
-    save_quarantine(ctx.workspace, [e for e in entries if e.cursor != cursor])
+    save_quarantine(ctx.workspace, [e for e in entries if e is not held])
     report.outcome = Outcome.COMMITTED if outcome.commit else Outcome.NO_CHANGE
-    report.reason = f"entry #{cursor} left the quarantine"
+    report.reason = f"the entry of {entry.describe()} left the quarantine"
 
 
-def _find_entry(workspace: Workspace, cursor: int) -> HistoryEntry | None:
-    stream = iter_after(workspace.history_file, cursor - 1)
-    found = next(stream, None)
-    stream.close()
-    return found if found is not None and found.cursor == cursor else None
+def _locate(workspace: Workspace, held: QuarantinedEntry) -> HistoryEntry | None:
+    """The held entry in history.jsonl: at its offset, or (quarantined before positions) by its cursor."""
+    if held.offset >= 0:
+        return entry_at(workspace.history_file, held.offset, held.line)
+    return next((item for item in read_from(workspace.history_file)
+                 if isinstance(item, HistoryEntry) and item.cursor == held.cursor), None)
 
 
 def record_run(workspace: Workspace, report: RunReport) -> None:

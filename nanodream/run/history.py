@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nanodream.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from nanodream.run.position import Position
 
 TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
@@ -20,10 +24,31 @@ _JSON_WHITESPACE = " \t\n\r"
 
 @dataclass(frozen=True)
 class HistoryEntry:
+    """One history line. Its identity is its position (`offset`, shown as `line`); `cursor` is the host's number."""
+
     cursor: int
     timestamp: str
     content: str
     session_key: str | None = None
+    line: int = 0  # 1-based line number in history.jsonl (0: not read from the file)
+    offset: int = -1  # byte offset where the line starts
+    end: int = -1  # byte offset just past the line
+
+    def describe(self) -> str:
+        return f"line {self.line} (cursor {self.cursor})"
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A history line that is not a usable entry: kept by line and offset, never silently dropped."""
+
+    line: int
+    offset: int
+    raw: str  # the line as stored; undecodable bytes as surrogate escapes
+    reason: str  # "not valid JSON" | "<field> has the wrong type" ...
+
+    def describe(self) -> str:
+        return f"history.jsonl line {self.line}: {self.reason}"
 
 
 @dataclass
@@ -32,7 +57,6 @@ class Batch:
 
     entries: list[HistoryEntry]
     skipped_lines: int = 0
-    malformed_lines: int = 0
     more_after: bool = False
 
     @property
@@ -42,6 +66,28 @@ class Batch:
     @property
     def last_cursor(self) -> int:
         return self.entries[-1].cursor
+
+    @property
+    def first_line(self) -> int:
+        return self.entries[0].line
+
+    @property
+    def last_line(self) -> int:
+        return self.entries[-1].line
+
+    @property
+    def start_offset(self) -> int:
+        return self.entries[0].offset
+
+    @property
+    def end_offset(self) -> int:
+        return self.entries[-1].end
+
+    def describe(self) -> str:
+        """How people see the batch: lines first (the identity), cursors beside them."""
+        if self.first_line == self.last_line:
+            return self.entries[0].describe()
+        return f"lines {self.first_line}-{self.last_line} (cursors {self.first_cursor}..{self.last_cursor})"
 
     @property
     def has_content(self) -> bool:
@@ -56,31 +102,28 @@ class Batch:
         return sum(estimate_tokens(entry) for entry in self.entries)
 
 
-@dataclass
-class Backlog:
-    """What is waiting after the cursor, as counted by a full scan (for `status`)."""
-
-    pending: int = 0
-    malformed: int = 0
-    last_cursor: int = 0
-
-
 def parse_line(line: str | bytes) -> HistoryEntry | None:
     """One history line, or None when it is not a well-formed entry."""
+    parsed = classify_line(line)
+    return parsed if isinstance(parsed, HistoryEntry) else None
+
+
+def classify_line(line: str | bytes) -> HistoryEntry | str:
+    """One history line as an entry, or the reason it is not one (for the dead-letter list)."""
     try:
         data = _decode_json(line)
     except (ValueError, UnicodeDecodeError):
-        return None
+        return "not valid JSON"
     if not isinstance(data, dict):
-        return None
+        return "not a JSON object"
     cursor, timestamp, content = data.get("cursor"), data.get("timestamp"), data.get("content")
     session_key = data.get("session_key")
     if not isinstance(cursor, int) or isinstance(cursor, bool) or cursor < 1:
-        return None
+        return "cursor is not a whole number of 1 or more"
     if not isinstance(timestamp, str) or not isinstance(content, str):
-        return None
+        return "timestamp or content is not a string"
     if session_key is not None and not isinstance(session_key, str):
-        return None
+        return "session_key is not a string"
     return HistoryEntry(cursor, timestamp, content, session_key)
 
 
@@ -205,17 +248,55 @@ def iter_after(path: Path, cursor: int, counter: dict[str, int] | None = None) -
             yield entry
 
 
-def next_batch(path: Path, cursor: int, budget_tokens: int) -> Batch | None:
-    """The oldest entries after `cursor` that fit `budget_tokens`; an oversized entry goes alone."""
-    counter: dict[str, int] = {}
+def read_from(path: Path, offset: int = 0, line: int = 0) -> Iterator[HistoryEntry | DeadLetter]:
+    """Every line from byte `offset` on (numbered on from `line`), as entries or dead letters, in file order.
+
+    Blank lines are passed over. An unterminated last line that does not parse yet is a write in progress:
+    it is left for later, not declared dead.
+    """
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        handle.seek(offset)
+        end = offset
+        for raw in handle:
+            line += 1
+            start, end = end, end + len(raw)
+            if not raw.strip():
+                continue
+            parsed = classify_line(raw)
+            if isinstance(parsed, HistoryEntry):
+                yield replace(parsed, line=line, offset=start, end=end)
+            elif raw.endswith(b"\n"):
+                yield DeadLetter(line, start, raw.decode("utf-8", "surrogateescape").rstrip("\r\n"), parsed)
+
+
+def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
+    """The entry whose line starts at `offset` (a quarantined one, say), or None if it is not there any more."""
+    stream = read_from(path, offset, line - 1)
+    found = next(stream, None)
+    stream.close()
+    return found if isinstance(found, HistoryEntry) and found.offset == offset else None
+
+
+def next_batch(path: Path, start: Position, budget_tokens: int,
+               excluded: frozenset[int] = frozenset()) -> Batch | None:
+    """The oldest entries from `start` that fit `budget_tokens`; an oversized entry goes alone.
+
+    Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
+    quarantined ones, suspects of this run).
+    """
     entries: list[HistoryEntry] = []
-    skipped = 0
-    used = 0
+    skipped = used = 0
     more_after = False
-    stream = iter_after(path, cursor, counter)
-    for entry in stream:
-        content, dropped = drop_skip_lines(entry.content)
-        cleaned = HistoryEntry(entry.cursor, entry.timestamp, content, entry.session_key)
+    stream = read_from(path, start.offset, start.line)
+    for item in stream:
+        if isinstance(item, DeadLetter) or item.offset in excluded:
+            continue
+        content, dropped = drop_skip_lines(item.content)
+        cleaned = replace(item, content=content)
         cost = estimate_tokens(cleaned)
         if entries and used + cost > budget_tokens:
             more_after = True
@@ -224,17 +305,56 @@ def next_batch(path: Path, cursor: int, budget_tokens: int) -> Batch | None:
         skipped += dropped
         used += cost
     stream.close()
-    if not entries:
-        return None
-    return Batch(entries, skipped_lines=skipped, malformed_lines=counter["malformed"], more_after=more_after)
+    return Batch(entries, skipped_lines=skipped, more_after=more_after) if entries else None
 
 
-def scan_backlog(path: Path, cursor: int) -> Backlog:
-    """Count what waits after the cursor (streams the tail; used by `status`)."""
-    counter: dict[str, int] = {}
-    backlog = Backlog(last_cursor=cursor)
-    for entry in iter_after(path, cursor, counter):
-        backlog.pending += 1
-        backlog.last_cursor = entry.cursor
-    backlog.malformed = counter.get("malformed", 0)
-    return backlog
+# A dead letter keeps at most this much of its line: enough to recognise and repair it, not a 50 MB blob.
+RAW_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    line: int
+    cursor: int
+    message: str
+
+
+@dataclass
+class Survey:
+    """What waits after the position, as one pass over the backlog finds it (for a run and for `status`)."""
+
+    pending: int = 0
+    last_cursor: int = 0
+    dead_letters: list[DeadLetter] = field(default_factory=list)
+    anomalies: list[Anomaly] = field(default_factory=list)
+
+
+def survey(path: Path, start: Position, max_jump: int) -> Survey:
+    """Count pending entries and find every dead letter and cursor anomaly after `start` (streams the tail)."""
+    found = Survey(last_cursor=start.cursor)
+    previous = start.cursor
+    for item in read_from(path, start.offset, start.line):
+        if isinstance(item, DeadLetter):
+            found.dead_letters.append(replace(item, raw=item.raw[:RAW_LIMIT]))
+            continue
+        anomaly = cursor_anomaly(item, previous, max_jump)
+        if anomaly:
+            found.anomalies.append(Anomaly(item.line, item.cursor, anomaly))
+        found.pending += 1
+        found.last_cursor = previous = item.cursor
+    return found
+
+
+def cursor_anomaly(entry: HistoryEntry, previous: int, max_jump: int) -> str:
+    """One line for a person when the host's cursor numbering misbehaves ('' when it does not)."""
+    where = f"history.jsonl line {entry.line}"
+    if previous <= 0:
+        return ""
+    if entry.cursor < previous:
+        return (f"{where}: cursor {entry.cursor} goes back from {previous} (the host's counter restarted?); "
+                "read in file order, nothing skipped")
+    if entry.cursor == previous:
+        return f"{where}: cursor {entry.cursor} repeats the line before; read in file order, nothing skipped"
+    if entry.cursor - previous > max_jump:
+        return f"{where}: cursor jumps from {previous} to {entry.cursor}; read in file order, nothing skipped"
+    return ""

@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from nanodream.atomic import atomic_write, fsync_dir, read_text
 from nanodream.workspace import Workspace
@@ -19,10 +20,13 @@ class Journal:
 
     run_id: str
     message: str
-    cursor_end: int
     before: dict[str, str | None]
     after: dict[str, str | None]
-    cursor_reset: int | None = None  # a replaying restore sets the cursor back to this instead of advancing
+    position: dict[str, Any] | None = None  # the history position once the commit landed (None: no history)
+    position_reset: bool = False  # a replaying restore sets the position back instead of only advancing
+    # Journals written before positions existed carry cursors instead; they are still rolled forward.
+    cursor_end: int = 0
+    cursor_reset: int | None = None
 
     def save(self, workspace: Workspace) -> None:
         # ASCII: a memory file's undecodable bytes travel as \udcXX escapes and come back unchanged.

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from nanodream.run.history import Batch, HistoryEntry, next_batch
+from nanodream.run.history import Batch, HistoryEntry
 from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, preview
 from nanodream.vocab import Outcome, RunRecord
 from nanodream.workspace import Workspace
@@ -24,8 +23,8 @@ from nanodream.workspace import Workspace
 MAX_SUSPECTS = 3
 
 
-def failure_streak(records: Iterable[RunRecord], first_cursor: int) -> int:
-    """How many of the latest runs failed on a batch starting at `first_cursor`.
+def failure_streak(records: Iterable[RunRecord], first_line: int) -> int:
+    """How many of the latest runs failed on a batch starting at history line `first_line`.
 
     Attempts turned away as busy and retries of quarantined entries say nothing about the queue: skipped.
     """
@@ -34,24 +33,11 @@ def failure_streak(records: Iterable[RunRecord], first_cursor: int) -> int:
         if record.outcome == Outcome.BUSY or record.trigger == "retry":
             continue
         failed_at = record.failed_at
-        if record.outcome == Outcome.FAILED and isinstance(failed_at, list) and failed_at[:1] == [first_cursor]:
+        if record.outcome == Outcome.FAILED and isinstance(failed_at, list) and failed_at[:1] == [first_line]:
             streak += 1
             continue
         break
     return streak
-
-
-def next_clean_batch(path: Path, cursor: int, budget_tokens: int, excluded: set[int]) -> Batch | None:
-    """The next batch after `cursor` without the `excluded` (quarantined or suspect) entries."""
-    while True:
-        batch = next_batch(path, cursor, budget_tokens)
-        if batch is None:
-            return None
-        kept = [e for e in batch.entries if e.cursor not in excluded]
-        if kept:
-            return Batch(kept, skipped_lines=batch.skipped_lines, malformed_lines=batch.malformed_lines,
-                         more_after=batch.more_after)
-        cursor = batch.last_cursor
 
 
 @dataclass
@@ -72,8 +58,8 @@ class Isolation:
     def active(self) -> bool:
         return bool(self.queue or self.suspects)
 
-    def excluded(self) -> set[int]:
-        return {s.entry.cursor for s in self.suspects}
+    def excluded(self) -> frozenset[int]:
+        return frozenset(s.entry.offset for s in self.suspects)
 
     def split(self, batch: Batch) -> None:
         """Try the two halves of `batch` next, oldest first, ahead of anything else queued."""
@@ -83,26 +69,27 @@ class Isolation:
     def suspect(self, entry: HistoryEntry, reason: str, outcome: Any) -> None:
         self.suspects.append(Suspect(entry, reason, outcome))
 
-    def confirm(self, workspace: Workspace, run_id: str) -> list[int]:
+    def confirm(self, workspace: Workspace, run_id: str) -> list[HistoryEntry]:
         """A later entry just succeeded: quarantine the suspects (before the cursor moves past them)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         add_to_quarantine(workspace, [
             QuarantinedEntry(cursor=s.entry.cursor, timestamp=s.entry.timestamp, preview=preview(s.entry.content),
-                             reason=s.reason, quarantined_at=now, run_id=run_id)
+                             reason=s.reason, quarantined_at=now, run_id=run_id, line=s.entry.line,
+                             offset=s.entry.offset)
             for s in self.suspects
         ])
         for suspect in self.suspects:
             suspect.outcome.outcome = Outcome.QUARANTINED
-        cursors = [s.entry.cursor for s in self.suspects]
+        held = [s.entry for s in self.suspects]
         self.suspects.clear()
-        return cursors
+        return held
 
     def unresolved(self) -> str:
         """Why the run ends with suspects it could not confirm."""
-        shown = ", ".join(f"#{s.entry.cursor}" for s in self.suspects)
+        shown = ", ".join(s.entry.describe() for s in self.suspects)
         last = self.suspects[-1].reason
         if len(self.suspects) >= MAX_SUSPECTS:
-            return (f"entries {shown} each fail on their own and nothing after them succeeded; this looks like a "
-                    f"provider or configuration problem, so nothing was quarantined (last error: {last})")
-        return (f"entry {shown} fails on its own ({last}); it will be quarantined once a later entry dreams "
+            return (f"the entries on {shown} each fail on their own and nothing after them succeeded; this looks "
+                    f"like a provider or configuration problem, so nothing was quarantined (last error: {last})")
+        return (f"the entry on {shown} fails on its own ({last}); it will be quarantined once a later entry dreams "
                 "successfully")

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from nanodream.atomic import atomic_write
+from nanodream.run.history import HistoryEntry, read_from
 from nanodream.workspace import Workspace
 
 PREVIEW_CHARS = 80
@@ -26,6 +27,11 @@ class QuarantinedEntry:
     quarantined_at: str
     run_id: str
     retries: int = 0
+    line: int = 0  # its line in history.jsonl, the entry's identity with `offset` (0/-1: quarantined by cursor,
+    offset: int = -1  # before nanodream tracked positions)
+
+    def describe(self) -> str:
+        return f"line {self.line} (cursor {self.cursor})" if self.line else f"cursor {self.cursor}"
 
 
 def quarantine_file(workspace: Workspace) -> Path:
@@ -51,22 +57,33 @@ def load_quarantine(workspace: Workspace) -> list[QuarantinedEntry]:
         entries = [QuarantinedEntry(**{k: v for k, v in item.items() if k in known}) for item in data["entries"]]
     except (KeyError, TypeError):
         raise QuarantineUnreadable(f"{path} does not hold a list of quarantined entries") from None
-    return sorted(entries, key=lambda e: e.cursor)
+    return sorted(entries, key=_order)
+
+
+def _order(entry: QuarantinedEntry) -> tuple[int, int]:
+    return entry.offset, entry.cursor
 
 
 def save_quarantine(workspace: Workspace, entries: list[QuarantinedEntry]) -> None:
-    payload = {"entries": [asdict(e) for e in sorted(entries, key=lambda e: e.cursor)]}
+    payload = {"entries": [asdict(e) for e in sorted(entries, key=_order)]}
     atomic_write(quarantine_file(workspace), json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
 def add_to_quarantine(workspace: Workspace, new: list[QuarantinedEntry]) -> None:
-    """Add entries (replacing any earlier record of the same cursor)."""
-    cursors = {e.cursor for e in new}
-    save_quarantine(workspace, [e for e in load_quarantine(workspace) if e.cursor not in cursors] + new)
+    """Add entries (replacing any earlier record of the same line)."""
+    offsets = {e.offset for e in new}
+    save_quarantine(workspace, [e for e in load_quarantine(workspace) if e.offset not in offsets] + new)
 
 
-def quarantined_cursors(workspace: Workspace) -> set[int]:
-    return {e.cursor for e in load_quarantine(workspace)}
+def quarantined_offsets(workspace: Workspace) -> frozenset[int]:
+    """Where the held entries start in history.jsonl; one held by cursor only is found by its cursor."""
+    entries = load_quarantine(workspace)
+    offsets = {e.offset for e in entries if e.offset >= 0}
+    legacy = {e.cursor for e in entries if e.offset < 0}
+    if legacy:
+        offsets |= {entry.offset for entry in read_from(workspace.history_file)
+                    if isinstance(entry, HistoryEntry) and entry.cursor in legacy}
+    return frozenset(offsets)
 
 
 class QuarantineUnreadable(RuntimeError):

@@ -7,6 +7,9 @@ from typing import Any
 
 from nanodream.vocab import CONSUMED, ExitCode, Outcome, RunRecord, exit_code_for, utc_stamp
 
+# Entries listed per run record as not consumed normally; `status` shows the newest of these.
+NOTABLE_LIMIT = 200
+
 
 @dataclass
 class BatchOutcome:
@@ -25,6 +28,8 @@ class BatchOutcome:
     changes: list[str] = field(default_factory=list)
     diff: str = ""
     warnings: list[str] = field(default_factory=list)  # non-blocking guard findings, reported not enforced
+    first_line: int = 0  # the batch's lines in history.jsonl: its identity (cursors are the host's numbers)
+    last_line: int = 0
 
     def fail(self, reason: str) -> BatchOutcome:
         self.outcome, self.reason = Outcome.FAILED, reason
@@ -40,8 +45,12 @@ class RunReport:
     reason: str = ""
     batches: list[BatchOutcome] = field(default_factory=list)
     quarantined: list[int] = field(default_factory=list)
-    failed_at: list[int] | None = None  # [first, last] cursor of the batch the run failed on
+    failed_at: list[int] | None = None  # [first, last] history line of the batch the run failed on
     recovered: str = ""
+    notices: list[str] = field(default_factory=list)  # one line each: how reading resumed (upgrade, rewrite)
+    anomalies: list[str] = field(default_factory=list)  # cursor numbering gone wrong, with line numbers
+    dead_letters: list[str] = field(default_factory=list)  # lines that are not entries, with line numbers
+    notable: list[dict[str, Any]] = field(default_factory=list)  # entries not consumed normally, and why
     manual_commit: str | None = None
     malformed_lines: int = 0
     skipped_lines: int = 0
@@ -86,10 +95,22 @@ class RunReport:
         done = [b for b in self.batches if b.outcome in CONSUMED]
         return [done[0].first_cursor, done[-1].last_cursor] if done else None
 
+    @property
+    def consumed_lines(self) -> list[int] | None:
+        """[first, last] history line of the batches this run finished, or None."""
+        done = [b for b in self.batches if b.outcome in CONSUMED]
+        return [done[0].first_line, done[-1].last_line] if done else None
+
+    def note_entry(self, line: int, cursor: int | None, outcome: str, detail: str) -> None:
+        """An entry not consumed the ordinary way: skipped by tag, malformed, quarantined, or a cursor anomaly."""
+        if len(self.notable) < NOTABLE_LIMIT:
+            self.notable.append({"line": line, "cursor": cursor, "outcome": outcome, "detail": detail})
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.update(exit_code=int(self.exit_code), tokens_in=self.tokens_in, tokens_out=self.tokens_out,
-                    cost=self.cost, entries=self.entries, commits=self.commits, consumed=self.consumed)
+                    cost=self.cost, entries=self.entries, commits=self.commits, consumed=self.consumed,
+                    consumed_lines=self.consumed_lines)
         return data
 
     def to_record(self) -> RunRecord:
@@ -100,6 +121,7 @@ class RunReport:
             batches=len(self.batches), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
             commit=commits[-1] if commits else None, commits=commits, duration_s=self.duration_s,
             malformed_lines=self.malformed_lines, recovered=self.recovered, quarantined=self.quarantined,
-            failed_at=self.failed_at, tidy=self.tidy,
+            failed_at=self.failed_at, tidy=self.tidy, consumed_lines=self.consumed_lines, notices=self.notices,
+            anomalies=self.anomalies, dead_letters=self.dead_letters, notable=self.notable,
             warnings=[warning for batch in self.batches for warning in batch.warnings],
         )

@@ -16,7 +16,8 @@ from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
 from nanodream.run.context import RunOptions, never_stop
 from nanodream.run.dream import record_run, run_dream
-from nanodream.run.history import read_cursor, scan_backlog
+from nanodream.run.history import survey
+from nanodream.run.position import resume
 from nanodream.run.report import RunReport
 from nanodream.scheduling.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
 from nanodream.scheduling.timetable import (
@@ -137,7 +138,8 @@ class Scheduler:
         """One due run: skip an empty backlog, wait for a busy host, then dream; never raises a run's failure."""
         now = self.clock()
         try:
-            backlog = scan_backlog(self.workspace.history_file, read_cursor(self.workspace.cursor_file))
+            backlog = survey(self.workspace.history_file, resume(self.workspace).position,
+                             self.settings.max_cursor_jump)
             if backlog.pending == 0 and not self.workspace.journal_file.exists():
                 self._record(now, Outcome.NOTHING_TO_DO, "the backlog is empty")
                 return Decision(now, "nothing-to-do", "nothing to do: the backlog is empty")

@@ -19,6 +19,7 @@ from nanodream.vocab import (
 
 if TYPE_CHECKING:
     from nanodream.run.history import Batch
+    from nanodream.run.position import Position
     from nanodream.run.staging import FileChange
 
 SUBJECT_LIMIT = 72
@@ -48,6 +49,7 @@ class DreamFacts:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float | None = None
+    position: int | None = None  # the history position once this commit lands (None: tidy)
 
 
 def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
@@ -56,7 +58,7 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
     batch = facts.batch
     summary = _TRAILER_LIKE.sub(r"\1> \2", summary.strip())
     first_line = summary.splitlines()[0].strip(" #*-") if summary else ""
-    fallback = f"consolidate history {batch.first_cursor}..{batch.last_cursor}" if batch else "tidy memory"
+    fallback = f"consolidate history {batch.describe()}" if batch else "tidy memory"
     subject = first_line or fallback
     if len(subject) > SUBJECT_LIMIT - len("dream: "):
         subject = subject[: SUBJECT_LIMIT - len("dream: ") - 1].rstrip() + "…"
@@ -64,13 +66,26 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
     if summary:
         body += [_SUMMARY_HEAD, summary, ""]
     body += [_CHANGES_HEAD, *change_lines(changes), ""]
-    span = (Trailer.CURSOR, format_range(batch.first_cursor, batch.last_cursor)) if batch else (Trailer.TIDY, "yes")
     body += format_trailers([
-        (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), span,
+        (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), *_span(facts),
         (Trailer.TOKENS, format_tokens(facts.tokens_in, facts.tokens_out)), (Trailer.COST, format_cost(facts.cost)),
         *extra,
     ])
     return "\n".join(body)
+
+
+def _span(facts: DreamFacts) -> list[tuple[Trailer, object]]:
+    """Which history the commit consumed: cursors (the host's numbers), lines and byte offsets (the identity)."""
+    batch = facts.batch
+    if batch is None:
+        return [(Trailer.TIDY, "yes")]
+    span: list[tuple[Trailer, object]] = [(Trailer.CURSOR, format_range(batch.first_cursor, batch.last_cursor))]
+    if batch.start_offset >= 0:
+        span += [(Trailer.LINES, format_range(batch.first_line, batch.last_line)),
+                 (Trailer.OFFSETS, format_range(batch.start_offset, batch.end_offset))]
+    if facts.position is not None:
+        span.append((Trailer.POSITION, facts.position))
+    return span
 
 
 def manual_message(paths: list[str]) -> str:
@@ -111,7 +126,7 @@ def message_summary(message: str) -> str:
 
 
 def restore_message(*, target_sha: str, target_kind: str, target_subject: str, mode: str,
-                    changes: list[FileChange], cursor_reset: int | None) -> str:
+                    changes: list[FileChange], replay: Position | None) -> str:
     """A restore commit: what was undone and how, the real diff, and trailers naming the undone commit."""
     short = target_sha[:8]
     label = "dream" if target_kind == "dream" else f"{target_kind} commit"
@@ -126,13 +141,13 @@ def restore_message(*, target_sha: str, target_kind: str, target_subject: str, m
     topic = quoted.removeprefix(f"{target_kind}: ")  # "undo dream abc (dream: …)" would say it twice
     if topic and len(subject) + len(topic) + 3 <= SUBJECT_LIMIT:
         subject += f" ({topic})"
-    explain += (f" The history cursor was set back to {cursor_reset}, so that batch is consumed again."
-                if cursor_reset is not None else
-                " The history cursor was left where it was, so the next dream does not re-read that batch.")
+    explain += (f" The history position was set back to before line {replay.line + 1}, so that batch is "
+                "consumed again." if replay is not None else
+                " The history position was left where it was, so the next dream does not re-read that batch.")
     lines = [subject, "", f"Undone: {target_sha} {quoted}".rstrip(), "", textwrap.fill(explain, 72), "",
              _CHANGES_HEAD, *change_lines(changes), "",
              *format_trailers([(Trailer.KIND, "restore"), (Trailer.RESTORES, target_sha),
                                (Trailer.RESTORE_MODE, mode)])]
-    if cursor_reset is not None:
-        lines += format_trailers([(Trailer.CURSOR_RESET, cursor_reset)])
+    if replay is not None:
+        lines += format_trailers([(Trailer.CURSOR_RESET, replay.cursor), (Trailer.POSITION, replay.offset)])
     return "\n".join(lines)

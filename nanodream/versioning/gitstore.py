@@ -215,13 +215,12 @@ class GitStore:
 
     # progress marks ---------------------------------------------------------------------------------
 
-    def cursor_mark(self) -> int | None:
-        """The cursor implied by the newest commit carrying a cursor trailer (dream or replay-restore)."""
+    def progress_trailers(self) -> Trailers | None:
+        """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
         if not self.head_sha():
             return None
-        body = self.repo.git.log("-1", "--format=%B", "-E", "--grep=^Dream-Cursor(-Reset)?: ")
-        return Trailers.parse(body).cursor_mark if body else None
-
+        body = self.repo.git.log("-1", "--format=%B", "-E", "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
+        return Trailers.parse(body) if body else None
 
     # line history -----------------------------------------------------------------------------------
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from nanodream.run.history import HistoryEntry, iter_after
+from nanodream.run.history import HistoryEntry, iter_after, read_from
 from nanodream.versioning.commitmsg import message_summary
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
-from nanodream.vocab import Trailer
+from nanodream.vocab import Trailer, Trailers
 from nanodream.workspace import Workspace
 
 
@@ -28,6 +28,7 @@ class CommitSummary:
     subject: str
     files: list[dict[str, Any]]  # {"path", "added", "removed"} from the real diff; counts null when binary
     history: dict[str, int] | None  # {"first", "last"}: the history cursor range a dream consumed
+    lines: dict[str, int] | None  # {"first", "last"}: the lines of history.jsonl it consumed (newer dreams)
     tokens: dict[str, int] | None  # {"in", "out"}
     cost: float | None
     run: str | None
@@ -51,12 +52,13 @@ class CommitDetail(CommitSummary):
 
 def summarize(commit: MemoryCommit) -> CommitSummary:
     trailers = commit.trailers
-    span, tokens = trailers.cursor_range, trailers.tokens
+    span, tokens, lines = trailers.cursor_range, trailers.tokens, trailers.line_range
     return CommitSummary(
         sha=commit.sha, short=commit.sha[:8], kind=commit.kind, time=commit.time, author=commit.author,
         subject=commit.subject,
         files=[{"path": f.path, "added": f.added, "removed": f.removed} for f in commit.files],
         history={"first": span[0], "last": span[1]} if span else None,
+        lines={"first": lines[0], "last": lines[1]} if lines else None,
         tokens={"in": tokens[0], "out": tokens[1]} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
         restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
@@ -80,14 +82,35 @@ def commit_detail(workspace: Workspace, ref: str | None = None) -> CommitDetail:
         commit = store.commit_info(store.resolve_commit(ref))
     detail = CommitDetail(**asdict(summarize(commit)), message=commit.message,
                           summary=message_summary(commit.message), diff=store.commit_diff(commit.sha))
-    if detail.history:
-        entries = consumed_entries(workspace, detail.history["first"], detail.history["last"])
-        detail.history_entries = [asdict(e) for e in entries]
+    detail.history_entries = [asdict(e) for e in consumed_entries(workspace, commit.trailers)]
     return detail
 
 
-def consumed_entries(workspace: Workspace, first: int, last: int) -> list[HistoryEntry]:
-    """The entries of a dream's cursor range that are still in history.jsonl (it may have been compacted)."""
+def consumed_entries(workspace: Workspace, trailers: Trailers) -> list[HistoryEntry]:
+    """The entries a dream consumed that are still in history.jsonl: by byte range, or by cursor for old dreams."""
+    offsets, lines = trailers.offset_range, trailers.line_range
+    if offsets is not None and lines is not None:
+        return _by_offset(workspace, offsets, lines[0])
+    span = trailers.cursor_range
+    return _by_cursor(workspace, *span) if span is not None else []
+
+
+def _by_offset(workspace: Workspace, offsets: tuple[int, int], first_line: int) -> list[HistoryEntry]:
+    path = workspace.history_file
+    if not path.is_file() or path.stat().st_size < offsets[1]:
+        return []  # rewritten or rotated since: the bytes there are other entries now
+    entries = []
+    stream = read_from(path, offsets[0], first_line - 1)
+    for item in stream:
+        if item.offset >= offsets[1]:
+            break
+        if isinstance(item, HistoryEntry):
+            entries.append(item)
+    stream.close()
+    return entries
+
+
+def _by_cursor(workspace: Workspace, first: int, last: int) -> list[HistoryEntry]:
     entries = []
     stream = iter_after(workspace.history_file, first - 1)
     for entry in stream:

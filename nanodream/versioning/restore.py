@@ -15,6 +15,7 @@ from nanodream.run import apply
 from nanodream.run.history import read_cursor
 from nanodream.run.journal import JournalUnreadable
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
+from nanodream.run.position import Position, from_cursor, position_at_offset
 from nanodream.run.staging import FileChange
 from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
@@ -97,7 +98,7 @@ def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: Res
                       code=ExitCode.USAGE)
     if len(target.parents) > 1:
         raise Refused(f"{short} is a merge commit; restore one of the commits it merged instead", code=ExitCode.USAGE)
-    cursor_reset = _replay_cursor(target) if report.replay else None
+    replay = _replay_position(workspace, target) if report.replay else None
 
     plan = _before_plan(store, target) if report.mode == "before" else _undo_plan(store, target, report)
     changes = [FileChange(path, _text(path, old), _text(path, new)) for path, (old, new) in sorted(plan.items())]
@@ -108,20 +109,28 @@ def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: Res
 
     report.manual_commit = apply.commit_hand_edits(store)  # the person's own edits land first, as theirs
     message = restore_message(target_sha=target.sha, target_kind=target.kind, target_subject=target.subject,
-                              mode=report.mode, changes=changes, cursor_reset=cursor_reset)
-    journal = apply.journal_for(f"restore-{new_run_id()}", message, changes, report.cursor_before, cursor_reset)
+                              mode=report.mode, changes=changes, replay=replay)
+    progress = apply.Progress(replay, reset=True) if replay is not None else apply.Progress()
+    journal = apply.journal_for(f"restore-{new_run_id()}", message, changes, progress)
     report.commit = apply.apply(workspace, store, journal)
     report.changes = [change_line(c) for c in changes]
     report.outcome = Outcome.RESTORED
 
 
-def _replay_cursor(target: MemoryCommit) -> int:
-    """The cursor just before the batch `target` consumed, so the next run reads that batch again."""
-    span = target.trailers.cursor_range
+def _replay_position(workspace: Workspace, target: MemoryCommit) -> Position:
+    """The history position just before the batch `target` consumed, so the next run reads that batch again."""
+    trailers = target.trailers
+    span, offsets = trailers.cursor_range, trailers.offset_range
     if target.kind != "dream" or span is None:
         raise Refused(f"--replay needs a dream commit with a history range; {target.sha[:8]} is a {target.kind} "
                       "commit", "restore it without --replay", ExitCode.USAGE)
-    return span[0] - 1
+    if offsets is None:  # a dream from before positions: its cursor range is all there is
+        return from_cursor(workspace.history_file, span[0] - 1)
+    position = position_at_offset(workspace.history_file, offsets[0])
+    if position is None:
+        raise Refused(f"history.jsonl no longer holds the lines {target.sha[:8]} consumed (rewritten or rotated)",
+                      "restore it without --replay")
+    return position
 
 
 def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> Plan:

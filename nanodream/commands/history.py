@@ -1,0 +1,71 @@
+"""`nanodream history`: the lines of history.jsonl that are not entries, and acknowledging them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.vocab import ExitCode
+
+app = typer.Typer(help="Malformed history lines (dead letters): list them, acknowledge them once seen.")
+
+
+@app.callback(invoke_without_command=True)
+def history(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """List the malformed history lines nobody has acknowledged yet (same as `history list`)."""
+    if ctx.invoked_subcommand is None:
+        list_letters(workspace, as_json)
+
+
+@app.command("list")
+def list_letters(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """List unacknowledged malformed lines: line number, why, and the start of the line as stored."""
+    from nanodream.run.deadletters import pending_letters
+
+    ws = resolve_workspace(workspace, as_json=as_json)
+    letters = pending_letters(ws)
+    if as_json:
+        emit_json([{"line": d.line, "offset": d.offset, "reason": d.reason, "raw": d.raw} for d in letters])
+        return
+    if not letters:
+        console.print("no malformed history lines waiting")
+        return
+    for letter in letters:
+        console.print(f"history.jsonl line {letter.line}: {letter.reason}", markup=False, highlight=False)
+        console.print(f"    {letter.raw[:120]}", markup=False, highlight=False)
+    console.print("once fixed or seen: nanodream history ack LINE... (or --all)", markup=False, highlight=False)
+
+
+@app.command("ack")
+def ack(
+    lines: Annotated[list[int] | None, typer.Argument(help="Line numbers to acknowledge.", show_default=False)] = None,
+    all_lines: Annotated[bool, typer.Option("--all", help="Acknowledge every malformed line.")] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Acknowledge malformed lines: `status` stops listing them (they stay in nanodream's dead-letter list)."""
+    from nanodream.run.deadletters import acknowledge
+    from nanodream.run.lock import WorkspaceBusy, workspace_lock
+
+    ws = resolve_workspace(workspace, as_json=as_json)
+    if not lines and not all_lines:
+        fail("name the line numbers to acknowledge, or --all", as_json=as_json)
+    try:
+        with workspace_lock(ws):
+            done, missing = acknowledge(ws, None if all_lines else list(lines or ()))
+    except WorkspaceBusy as exc:
+        fail(str(exc), ExitCode.BUSY, as_json=as_json)
+    if as_json:
+        emit_json({"acknowledged": done, "not_found": missing})
+    else:
+        console.print(f"acknowledged: {', '.join(map(str, done)) or 'none'}", highlight=False)
+        if missing:
+            console.print(f"not malformed lines nanodream knows of: {', '.join(map(str, missing))}",
+                          highlight=False)
+    raise typer.Exit(ExitCode.USAGE if missing and not done else ExitCode.OK)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="history")

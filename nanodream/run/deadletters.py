@@ -1,0 +1,68 @@
+"""History lines that are not entries: kept by line, offset and raw text until a person acknowledges them.
+
+A malformed line is never fatal and never silently dropped: the run reports it, `status` lists it, and it
+stays here (`.nanodream/dead_letters.json`) until `nanodream history ack`. Writers hold the workspace lock.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from nanodream.atomic import atomic_write
+from nanodream.run.history import DeadLetter
+from nanodream.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class HeldLetter:
+    line: int
+    offset: int
+    raw: str
+    reason: str
+    acknowledged: bool = False
+
+
+def dead_letter_file(workspace: Workspace) -> Path:
+    return workspace.state_dir / "dead_letters.json"
+
+
+def load_dead_letters(workspace: Workspace) -> list[HeldLetter]:
+    """Every dead letter seen so far, by line; an unreadable file reads as empty (it is rebuilt by the next run)."""
+    try:
+        data = json.loads(dead_letter_file(workspace).read_text(encoding="utf-8"))
+        return [HeldLetter(**item) for item in data["letters"]]
+    except FileNotFoundError:
+        return []
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return []
+
+
+def _save(workspace: Workspace, letters: list[HeldLetter]) -> None:
+    payload = {"letters": [asdict(letter) for letter in sorted(letters, key=lambda letter: letter.offset)]}
+    atomic_write(dead_letter_file(workspace), json.dumps(payload, indent=1) + "\n")  # ASCII: raw bytes survive
+
+
+def remember(workspace: Workspace, found: list[DeadLetter]) -> None:
+    """Add newly found dead letters; one already held (same offset, same text) keeps its acknowledgement."""
+    held = {(letter.offset, letter.raw): letter for letter in load_dead_letters(workspace)}
+    new = [HeldLetter(d.line, d.offset, d.raw, d.reason) for d in found if (d.offset, d.raw) not in held]
+    if new:
+        _save(workspace, [*held.values(), *new])
+
+
+def acknowledge(workspace: Workspace, lines: list[int] | None) -> tuple[list[int], list[int]]:
+    """Mark the given lines (None: all) as seen by a person; returns (acknowledged, not found)."""
+    letters = load_dead_letters(workspace)
+    wanted = None if lines is None else set(lines)
+    done = sorted({letter.line for letter in letters if wanted is None or letter.line in wanted})
+    missing = sorted(set(lines or ()) - set(done))
+    if done:
+        _save(workspace, [HeldLetter(**{**asdict(letter), "acknowledged": True})
+                          if letter.line in done else letter for letter in letters])
+    return done, missing
+
+
+def pending_letters(workspace: Workspace) -> list[HeldLetter]:
+    return [letter for letter in load_dead_letters(workspace) if not letter.acknowledged]

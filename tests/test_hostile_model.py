@@ -16,6 +16,7 @@ import pytest
 from nanodream.run.dream import run_dream
 from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
+from nanodream.run.transcripts import list_transcripts
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
@@ -89,19 +90,18 @@ def tool_results(server) -> list[str]:
 
 # secrets ------------------------------------------------------------------------------------------
 
-SECRETS = {
-    "aws-key": (f"- Deploy key {AWS_KEY} for the fly.io bot.", "AWS Access Key"),
-    "github-token": (f"- CI token: {GITHUB_TOKEN}", "GitHub Token"),
-    "pem-private-key": (f"- Staging SSH key:\n{PEM}", "Private Key"),
-    "password-in-url": (f"- Database: {DB_URL}", "Basic Auth Credentials"),
-    "keyword-entropy": (f"- The OpenWeather api key is {WEATHER_KEY}", "Secret Keyword"),
+SECRETS = {  # the line the model writes, the rule that catches it, the credential itself
+    "aws-key": (f"- Deploy key {AWS_KEY} for the fly.io bot.", "AWS Access Key", AWS_KEY),
+    "github-token": (f"- CI token: {GITHUB_TOKEN}", "GitHub Token", GITHUB_TOKEN),
+    "pem-private-key": (f"- Staging SSH key:\n{PEM}", "Private Key", PEM),
+    "password-in-url": (f"- Database: {DB_URL}", "Basic Auth Credentials", DB_URL),
+    "keyword-entropy": (f"- The OpenWeather api key is {WEATHER_KEY}", "Secret Keyword", WEATHER_KEY),
 }
 
 
 @pytest.mark.parametrize("case", SECRETS, ids=list(SECRETS))
 def test_secret_written_into_memory_refuses_the_batch_and_never_names_it(ws, serve, tmp_path, case):
-    line, rule = SECRETS[case]
-    secret = line.split()[-1] if case != "pem-private-key" else PEM
+    line, rule, secret = SECRETS[case]
     before, around = snapshot(ws), everything(tmp_path)
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="- CI runs on GitHub Actions.\n",
                          new_text=f"- CI runs on GitHub Actions.\n{line}\n"),
@@ -111,7 +111,9 @@ def test_secret_written_into_memory_refuses_the_batch_and_never_names_it(ws, ser
     assert_refused(ws, report, before, "memory/MEMORY.md: secret", rule)
     assert everything(tmp_path) == around
     assert rule in tool_results(server)[0]  # the model was warned while it could still fix it
-    for text in (report.reason, json.dumps(report.to_dict()), ws.runs_file.read_text()):
+    transcripts = [path.read_text() for path in list_transcripts(ws)]
+    assert transcripts  # the failed session was kept for inspection, with the credential redacted
+    for text in (report.reason, json.dumps(report.to_dict()), ws.runs_file.read_text(), *transcripts):
         assert secret not in text and secret.splitlines()[0] not in text
 
 

@@ -1,7 +1,8 @@
 """Session transcripts kept for inspection under .nanodream/transcripts/, rotated to the newest N.
 
 They live in the unversioned state folder, far from memory/history.jsonl: a transcript is never read back
-by a dream, so the model's own words cannot leak into the history it consolidates.
+by a dream, so the model's own words cannot leak into the history it consolidates. Every string in them
+passes through the secret scanner first: a credential the guard refused is stored nowhere in the workspace.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.atomic import atomic_write
+from nanodream.safety import secret_scan
 from nanodream.workspace import Workspace
 
 
@@ -38,12 +40,24 @@ def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> 
     if keep <= 0 or not transcript.messages:
         return None
     path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
+    messages = _redacted(json.loads(json.dumps(transcript.messages, default=str)))
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
-               "model": transcript.model, "ended": transcript.ended,
-               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": transcript.messages}
+               "model": transcript.model, "ended": _redacted(transcript.ended),
+               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}
     atomic_write(path, json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
     rotate(workspace, keep)
     return path
+
+
+def _redacted(value: Any) -> Any:
+    """`value` (plain JSON data) with every credential in every string replaced by a marker naming its rule."""
+    if isinstance(value, str):
+        return secret_scan.redact(None, value)[0]
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    return value
 
 
 def list_transcripts(workspace: Workspace) -> list[Path]:

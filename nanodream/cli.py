@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 
 from nanodream import __version__
 from nanodream.commands import history, init, log, prompt, quarantine, restore, run, schedule, show, slash, status
+from nanodream.vocab import ExitCode
 
 app = typer.Typer(
     name="nanodream",
@@ -33,4 +37,19 @@ def _root(
 
 
 def main() -> None:
-    app()
+    """The console entry point: whatever goes wrong ends in one line on stderr and a documented exit code."""
+    try:
+        app()
+    except OSError as exc:  # the workspace or the disk, not nanodream: say which file and what
+        where = f" ({exc.filename})" if exc.filename else ""
+        _die(f"{exc.strerror or exc}{where}", ExitCode.FAILED)
+    except Exception as exc:  # a bug: one line for cron's mail, the traceback on request
+        if os.environ.get("NANODREAM_DEBUG"):
+            raise
+        _die(f"internal error: {type(exc).__name__}: {exc} (set NANODREAM_DEBUG=1 for the traceback)",
+             ExitCode.FAILED)
+
+
+def _die(message: str, code: int) -> None:
+    sys.stderr.write(f"error: {' '.join(message.split())}\n")
+    raise SystemExit(code)

@@ -100,12 +100,31 @@ class Workspace:
     def runs_file(self) -> Path:
         return self.state_dir / "runs.jsonl"
 
+    @property
+    def missing(self) -> bool:
+        """No workspace here yet (as opposed to a broken one): `init` is the way forward."""
+        return not self.root.exists() or (self.root.is_dir() and not any(
+            (self.root / marker).exists() for marker in ("SOUL.md", "USER.md", "memory")))
+
     def problem(self) -> str | None:
         """Why this directory is not an agent workspace, or None when it is one."""
         if not self.root.is_dir():
-            return f"no workspace at {self.root}"
+            return f"{self.root} is a file, not a workspace directory" if self.root.exists() else (
+                f"no workspace at {self.root}")
         if not any((self.root / marker).exists() for marker in ("SOUL.md", "USER.md", "memory")):
             return f"{self.root} is not an agent workspace (no SOUL.md, USER.md or memory/)"
+        return self._misplaced()
+
+    def _misplaced(self) -> str | None:
+        """A file where a folder belongs or the other way round, or a link where git needs a plain folder."""
+        for rel in ("memory", "skills"):
+            if (self.root / rel).is_symlink():
+                return f"{self.root / rel} is a symlink; nanodream versions plain folders inside the workspace only"
+        expected = [(self.root / rel, True) for rel in CORE_FILES]
+        expected += [(self.history_file, True), (self.lock_file, True), (self.state_dir, False)]
+        for path, is_file in expected:
+            if path.exists() and path.is_file() != is_file:
+                return f"{path} is not a {'file' if is_file else 'directory'}; move it away"
         return None
 
     def memory_paths(self) -> list[str]:
@@ -180,6 +199,8 @@ def _is_plain_file(root: Path, rel: str) -> bool:
 def scaffold(root: Path, *, example: bool = False) -> list[str]:
     """Create the workspace layout without overwriting anything; return the paths created."""
     created: list[str] = []
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"{root} is a file, not a directory; choose another path for the workspace")
     root.mkdir(parents=True, exist_ok=True)
     sources: dict[str, bytes] = {rel: text.encode() for rel, text in STARTER_FILES.items()}
     sources[".gitignore"] = GITIGNORE.encode()

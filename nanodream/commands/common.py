@@ -51,7 +51,8 @@ def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: 
     workspace = Workspace.at(raw)
     problem = workspace.problem() if must_exist else None
     if problem:
-        fail(f"{problem}; create one with: nanodream init {raw}", as_json=as_json)
+        hint = f"; create one with: nanodream init {raw}" if workspace.missing else ""
+        fail(f"{problem}{hint}", as_json=as_json)
     return workspace
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, console, emit_json
+from nanodream.commands.common import JsonOption, console, emit_json, fail
 
 
 def init(
@@ -20,7 +20,10 @@ def init(
     from nanodream.workspace import Workspace, scaffold
 
     workspace = Workspace.at(directory)
-    created = scaffold(workspace.root, example=example)
+    try:
+        created = scaffold(workspace.root, example=example)
+    except NotADirectoryError as exc:
+        fail(str(exc), as_json=as_json)
     store = GitStore(workspace)
     new_repo = store.ensure_repo()
     if not new_repo and store.dirty_paths():

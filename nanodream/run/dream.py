@@ -66,7 +66,7 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
     clock = time.monotonic()
     interrupted = False
     try:
-        with workspace_lock(ctx.workspace):
+        with workspace_lock(ctx.workspace, read_only=ctx.dry_run):
             try:
                 body(ctx, report)
             except KeyboardInterrupt:

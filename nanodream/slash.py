@@ -18,6 +18,7 @@ from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_over
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.report import RunReport
+from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.versioning.gitstore import UnknownCommit
 from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
 from nanodream.versioning.restore import RestoreReport, restore_commit
@@ -112,8 +113,8 @@ def _dream(workspace: Workspace, args: list[str], options: dict[str, Any]) -> Sl
 
 
 def render_run(report: RunReport) -> str:
-    if report.outcome == Outcome.BUSY:
-        return f"**Busy:** {report.reason}. Try again when it has finished."
+    if report.outcome in (Outcome.BUSY, Outcome.BLOCKED):
+        return _not_started(report)
     lines = []
     if report.recovered:
         lines.append(f"_Recovered first:_ {report.recovered}")
@@ -233,6 +234,12 @@ def _restorable_list(workspace: Workspace) -> str:
             "- `/dream-log <sha>` shows a dream in full first.")
 
 
+def _not_started(report: RunReport) -> str:
+    if report.outcome == Outcome.BUSY:
+        return f"**Busy:** {report.reason}. Try again when it has finished."
+    return f"**Dream not started:** {report.reason}. Nothing was changed."
+
+
 def render_restore(report: RestoreReport, ref: str) -> str:
     if report.outcome == Outcome.BUSY:
         return f"**Busy:** {report.reason}. Try again when it has finished."
@@ -268,6 +275,8 @@ def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]
             path = init_override(workspace)
         except PromptError as exc:
             return SlashReply(f"**Prompt not copied:** {exc}", ExitCode.FAILED)
+        except NeedsPerson as exc:
+            return SlashReply(f"**Prompt not copied:** {exc}", ExitCode.NEEDS_PERSON)
         return SlashReply(f"Copied the built-in dream prompt to `{path}`. Edit it; the next dream uses it.")
     if args:
         raise _usage_error("/dream-prompt", f"Unknown argument `{' '.join(args)}`.")

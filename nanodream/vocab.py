@@ -21,6 +21,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # the run or command failed; the workspace is as it was
     USAGE = 2  # bad arguments, configuration or workspace
     BUSY = 75  # another run holds the workspace (EX_TEMPFAIL): try again later
+    NEEDS_PERSON = 78  # git is mid-merge/rebase, HEAD is detached, a conflict or a credential: retrying won't help
     INTERRUPTED = 130  # a second Ctrl-C/SIGTERM abandoned the batch in progress
 
 
@@ -32,6 +33,7 @@ class Outcome(StrEnum):
     NOTHING_TO_DO = "nothing-to-do"
     DRY_RUN = "dry-run"
     BUSY = "busy"
+    BLOCKED = "blocked"  # nothing was written: the workspace needs a person first (see ExitCode.NEEDS_PERSON)
     FAILED = "failed"
     SPLIT = "split"  # a failing batch was split into halves to find a poisoned entry
     QUARANTINED = "quarantined"
@@ -46,7 +48,8 @@ SUCCEEDED = CONSUMED | {Outcome.NOTHING_TO_DO}
 
 
 def exit_code_for(outcome: str) -> ExitCode:
-    return {Outcome.BUSY: ExitCode.BUSY, Outcome.FAILED: ExitCode.FAILED}.get(outcome, ExitCode.OK)
+    codes = {Outcome.BUSY: ExitCode.BUSY, Outcome.FAILED: ExitCode.FAILED, Outcome.BLOCKED: ExitCode.NEEDS_PERSON}
+    return codes.get(outcome, ExitCode.OK)
 
 
 def new_run_id() -> str:

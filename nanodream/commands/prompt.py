@@ -73,6 +73,7 @@ def show(
 def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there)."""
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override
+    from nanodream.versioning.gitstate import NeedsPerson
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -80,6 +81,8 @@ def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOpt
         path = init_override(ws)
     except PromptError as exc:
         fail(str(exc), ExitCode.FAILED, as_json=as_json)
+    except NeedsPerson as exc:
+        fail(str(exc), ExitCode.NEEDS_PERSON, as_json=as_json)
     if as_json:
         emit_json({"created": path, "source": OVERRIDE})
         return
@@ -96,6 +99,7 @@ def reset(
 ) -> None:
     """Remove prompts/dream.md so the built-in prompt is used again."""
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, reset_override
+    from nanodream.versioning.gitstate import NeedsPerson
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -103,6 +107,8 @@ def reset(
         removed = reset_override(ws, force=force)
     except PromptError as exc:
         fail(str(exc), ExitCode.FAILED, as_json=as_json)
+    except NeedsPerson as exc:
+        fail(str(exc), ExitCode.NEEDS_PERSON, as_json=as_json)
     if as_json:
         emit_json({"removed": removed, "source": "built-in"})
         return

@@ -113,6 +113,8 @@ def render_report(report: RunReport) -> None:
                           highlight=False)
     elif report.outcome == Outcome.BUSY:
         err_console.print(f"[yellow]busy:[/yellow] {report.reason}", highlight=False)
+    elif report.outcome == Outcome.BLOCKED:
+        err_console.print(f"[red]blocked:[/red] {escape(report.reason)}", highlight=False, soft_wrap=True)
     elif report.outcome == Outcome.NOTHING_TO_DO:
         console.print("nothing to do: the backlog is empty")
     elif report.reason:

@@ -13,6 +13,7 @@ from importlib import resources
 from typing import Any
 
 from nanodream.atomic import atomic_write, read_text
+from nanodream.versioning.gitstate import check_writable
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace
 
@@ -83,6 +84,7 @@ def override_state(workspace: Workspace) -> str:
 
 def init_override(workspace: Workspace) -> str:
     """Copy the built-in prompt to prompts/dream.md for editing; refuse to replace any text already there."""
+    check_writable(workspace)
     state = override_state(workspace)
     if state == "active":
         raise PromptError(f"{OVERRIDE} already has content and is the active prompt; edit it, or "
@@ -104,6 +106,7 @@ def reset_override(workspace: Workspace, *, force: bool = False) -> bool:
     state = override_state(workspace)
     if state == "absent":
         return False
+    check_writable(workspace)
     if state == "not-a-file":
         raise PromptError(f"{OVERRIDE} is not a file; remove it by hand")
     if state != "symlink" and not force:

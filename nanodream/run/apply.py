@@ -15,6 +15,7 @@ from nanodream.run.journal import Journal, read_current, remove_stale_temp_files
 from nanodream.run.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.run.staging import FileChange, Staging
 from nanodream.versioning.commitmsg import manual_message
+from nanodream.versioning.gitstate import check_hand_edits, check_writable
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.workspace import Workspace
 
@@ -28,16 +29,23 @@ class Prepared:
 
 
 def prepare(workspace: Workspace, store: GitStore) -> Prepared:
-    """Finish an interrupted apply and commit the person's hand edits before anything of ours touches the files."""
+    """Finish an interrupted apply and commit the person's hand edits before anything of ours touches the files.
+
+    Raises NeedsPerson, before anything is written, when git is mid-operation or a hand edit holds a secret.
+    """
+    check_writable(workspace)
     store.ensure_repo()
     recovered = recover(workspace, store)
-    return Prepared(recovered, commit_hand_edits(store))
+    return Prepared(recovered, commit_hand_edits(workspace, store))
 
 
-def commit_hand_edits(store: GitStore) -> str | None:
+def commit_hand_edits(workspace: Workspace, store: GitStore) -> str | None:
     """Commit edits a person made to memory files since the last commit, as theirs, never credited to a dream."""
     dirty = store.dirty_paths()
-    return store.commit(manual_message(dirty), store.user_identity()) if dirty else None
+    if not dirty:
+        return None
+    check_hand_edits(workspace, store, dirty)
+    return store.commit(manual_message(dirty), store.user_identity())
 
 
 @dataclass(frozen=True)

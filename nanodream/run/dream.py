@@ -30,6 +30,7 @@ from nanodream.run.quarantine import (
 )
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
+from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.vocab import Outcome, Trailer, utc_stamp
 from nanodream.workspace import Workspace
 
@@ -69,6 +70,8 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
         with workspace_lock(ctx.workspace, read_only=ctx.dry_run):
             try:
                 body(ctx, report)
+            except NeedsPerson as exc:
+                report.outcome, report.reason = Outcome.BLOCKED, str(exc)
             except KeyboardInterrupt:
                 interrupted = True
                 report.fail("abandoned on interrupt")

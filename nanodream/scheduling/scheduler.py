@@ -86,7 +86,7 @@ class Decision:
     """One line of the scheduler's log: what it decided and why."""
 
     at: datetime
-    kind: str  # next | waiting | ran | nothing-to-do | busy | failed | stopped
+    kind: str  # next | waiting | ran | nothing-to-do | busy | blocked | failed | stopped
     message: str
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -193,6 +193,8 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
         return Decision(at, "ran", message, data)
     if report.outcome == Outcome.BUSY:
         return Decision(at, "busy", f"busy: {report.reason}; trying again at the next slot", data)
+    if report.outcome == Outcome.BLOCKED:
+        return Decision(at, "blocked", f"blocked until a person acts: {report.reason}", data)
     if report.outcome == Outcome.NOTHING_TO_DO:
         return Decision(at, "nothing-to-do", "nothing to do: the backlog is empty", data)
     return Decision(at, "failed", f"failed: {report.reason}", data)

@@ -18,6 +18,7 @@ from nanodream.run.lock import WorkspaceBusy, workspace_lock
 from nanodream.run.position import Position, from_cursor, position_at_offset
 from nanodream.run.staging import FileChange
 from nanodream.versioning.commitmsg import change_line, restore_message
+from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.vocab import ExitCode, Outcome, new_run_id
 from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
@@ -83,7 +84,10 @@ def restore_commit(workspace: Workspace, ref: str, *, before: bool = False, repl
 
 def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: RestoreReport) -> None:
     try:
+        check_writable(workspace)
         report.recovered = apply.recover(workspace, store)
+    except NeedsPerson as exc:
+        raise Refused(exc.reason, exc.hint, ExitCode.NEEDS_PERSON) from None
     except JournalUnreadable as exc:
         raise Refused(str(exc)) from None
     report.cursor_before = read_cursor(workspace.cursor_file)
@@ -107,7 +111,10 @@ def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: Res
         report.reason = f"the memory files already match; the changes of {short} are undone"
         return
 
-    report.manual_commit = apply.commit_hand_edits(store)  # the person's own edits land first, as theirs
+    try:  # the person's own edits land first, as theirs
+        report.manual_commit = apply.commit_hand_edits(workspace, store)
+    except NeedsPerson as exc:
+        raise Refused(exc.reason, exc.hint, ExitCode.NEEDS_PERSON) from None
     message = restore_message(target_sha=target.sha, target_kind=target.kind, target_subject=target.subject,
                               mode=report.mode, changes=changes, replay=replay)
     progress = apply.Progress(replay, reset=True) if replay is not None else apply.Progress()

@@ -66,8 +66,8 @@ def measure_in_child(path: Path, cursor: int, repeats: int, full_scan: bool) -> 
 
 def child() -> None:
     """In a fresh process: time and peak memory of reading the next batch and surveying the backlog."""
-    from nanodream.run.history import next_batch, survey
-    from nanodream.run.position import Position, fingerprint, from_cursor
+    from nanodream.backlog.history import next_batch, survey
+    from nanodream.backlog.position import Position, fingerprint, from_cursor
 
     path, cursor, repeats, full_scan = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
     result: dict[str, float | int] = {}

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench._common import Row, cli, row  # noqa: E402
+from nanodream.backlog.history import HistoryEntry, estimate_tokens  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
-from nanodream.run.history import HistoryEntry, estimate_tokens  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
 from tests.scripted_server import ScriptedServer, call, final  # noqa: E402

@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench._common import REPO, Row, cli, row  # noqa: E402
+from nanodream.backlog.history import CHARS_PER_TOKEN, TAG_LINE, next_batch  # noqa: E402
+from nanodream.backlog.position import Position  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
-from nanodream.run.history import CHARS_PER_TOKEN, TAG_LINE, next_batch  # noqa: E402
-from nanodream.run.position import Position  # noqa: E402
 from nanodream.run.report import RunReport  # noqa: E402
 from nanodream.workspace import CORE_FILES, Workspace, scaffold  # noqa: E402
 from tests.scripted_server import ScriptedServer, call, final  # noqa: E402

@@ -6,12 +6,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from nanodream.backlog.deadletters import load_dead_letters
+from nanodream.backlog.history import Survey, read_cursor, survey
+from nanodream.backlog.position import resume
+from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import active_prompt
-from nanodream.run.deadletters import load_dead_letters
-from nanodream.run.history import Survey, read_cursor, survey
-from nanodream.run.position import resume
-from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitstore import GitStore

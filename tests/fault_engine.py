@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from nanodream.backlog.history import tagged_lines
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
-from nanodream.run.history import tagged_lines
 from nanodream.run.tools import ToolBox
 
 FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 
+from nanodream.backlog.history import tagged_lines
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
-from nanodream.run.history import tagged_lines
 from nanodream.run.tools import ToolBox
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from nanodream.backlog.history import Batch, HistoryEntry, read_cursor
 from nanodream.config import Settings, load_settings
 from nanodream.engines.base import SessionRequest
 from nanodream.engines.builtin import BuiltinEngine, entry_day, shrink_budget, split_dated, strip_tags
@@ -31,7 +32,6 @@ from nanodream.engines.routing import (
 )
 from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
 from nanodream.run.dream import run_dream
-from nanodream.run.history import Batch, HistoryEntry, read_cursor
 from nanodream.run.report import RunReport
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox, ToolLimits

@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 
 from typer.testing import CliRunner
 
+from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.engines.builtin import BuiltinEngine
@@ -13,7 +14,6 @@ from nanodream.engines.tidy import duplicate_bullets
 from nanodream.markdown import MarkdownDoc
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.run.report import RunReport
 from nanodream.versioning.gitstore import GitStore

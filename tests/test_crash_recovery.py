@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, write_history

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
 from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, llm_settings, snapshot, write_history

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.config import Settings
 from nanodream.prompting.prompt import compose_user_message
 from nanodream.prompting.signals import compute_signals
-from nanodream.run.history import Batch, HistoryEntry
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox, ToolLimits
 from nanodream.safety import guards

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanodream.run.history import (
+from nanodream.backlog.history import (
     DeadLetter,
     _decode_json,
     drop_skip_lines,
@@ -20,7 +20,7 @@ from nanodream.run.history import (
     tagged_lines,
     write_cursor,
 )
-from nanodream.run.position import Position
+from nanodream.backlog.position import Position
 from tests.conftest import entry, write_history
 
 

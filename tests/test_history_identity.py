@@ -7,11 +7,11 @@ import json
 
 from typer.testing import CliRunner
 
+from nanodream.backlog.history import read_cursor
+from nanodream.backlog.position import position_file
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
-from nanodream.run.position import position_file
 from nanodream.status import workspace_status
 from tests.conftest import entry, write_history
 from tests.fakes import NoteEngine

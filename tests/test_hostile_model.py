@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.run.transcripts import list_transcripts
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore

@@ -8,12 +8,12 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from nanodream.backlog.history import read_cursor
+from nanodream.backlog.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import retry_quarantined, run_dream
-from nanodream.run.history import read_cursor
-from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, load_quarantine, quarantine_file
 from nanodream.run.records import read_records
 from nanodream.status import workspace_status
 from tests.conftest import entry, git, llm_settings, snapshot, write_history
@@ -105,7 +105,8 @@ def test_a_poisoned_last_entry_waits_for_a_later_success(workspace, serve):
     settings = settings_for(server, split_after=1)
     report = run_dream(workspace, settings)
     assert report.outcome == "failed" and report.quarantined == []
-    assert "the entry on line 6 (cursor 6) fails on its own" in report.reason and "once a later entry dreams" in report.reason
+    assert "the entry on line 6 (cursor 6) fails on its own" in report.reason
+    assert "once a later entry dreams" in report.reason
     assert read_cursor(workspace.cursor_file) == 5  # everything before it went through
 
     with workspace.history_file.open("a") as handle:

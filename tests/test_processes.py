@@ -11,9 +11,9 @@ import threading
 import time
 from pathlib import Path
 
+from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import scheduler_file
 from tests.conftest import entry, git, snapshot, write_history

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from nanodream.run.history import (
+from nanodream.backlog.history import (
     HistoryEntry,
     drop_skip_lines,
     estimate_tokens,
@@ -21,7 +21,7 @@ from nanodream.run.history import (
     offset_after,
     parse_line,
 )
-from nanodream.run.position import Position, from_cursor
+from nanodream.backlog.position import Position, from_cursor
 from nanodream.run.staging import Staging
 from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 from nanodream.workspace import CORE_FILES, PathRefused, Workspace, scaffold

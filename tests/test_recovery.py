@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.journal import Journal
 from nanodream.versioning.gitstore import GitStore
 from tests.conftest import entry, git, llm_settings, write_history

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import nanodream.run.apply
+from nanodream.backlog.history import read_cursor
 from nanodream.run.apply import recover
-from nanodream.run.history import read_cursor
 from nanodream.run.journal import Journal
 from nanodream.run.lock import workspace_lock
 from nanodream.versioning.gitstore import GitStore

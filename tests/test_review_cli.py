@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.cli import app
 from nanodream.commands.show import render_diff
 from nanodream.prompting.prompt_override import builtin_prompt
-from nanodream.run.history import Batch, HistoryEntry
 from nanodream.run.lock import workspace_lock
 from nanodream.versioning.commitmsg import DreamFacts, commit_kind, dream_message
 from nanodream.vocab import Trailers

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
 from nanodream.run.records import read_records
 from nanodream.run.transcripts import list_transcripts

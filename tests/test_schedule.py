@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
-from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
 from nanodream.run.records import append_record, read_records
 from nanodream.scheduling.hostbusy import busy_file

@@ -6,6 +6,7 @@ import shutil
 from datetime import date
 from zoneinfo import ZoneInfo
 
+from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.prompting.signals import (
     AgeRun,
     compute_signals,
@@ -13,7 +14,6 @@ from nanodream.prompting.signals import (
     section_ages,
     skill_signal,
 )
-from nanodream.run.history import Batch, HistoryEntry
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
 from nanodream.versioning.gitstore import GitStore

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 import nanodream.slash
+from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
-from nanodream.run.history import read_cursor
 from nanodream.run.lock import workspace_lock
 from nanodream.run.records import read_records
 from nanodream.slash import handle, respond

@@ -8,12 +8,12 @@ from datetime import date
 import pytest
 from typer.testing import CliRunner
 
+from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.prompting import signals
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.run.records import read_records
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
+from nanodream.backlog.history import read_cursor
 from nanodream.config import ConfigError, load_settings
 from nanodream.run.dream import run_dream
-from nanodream.run.history import read_cursor
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, llm_settings, write_history

@@ -22,7 +22,7 @@ def history(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: Json
 @app.command("list")
 def list_letters(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """List unacknowledged malformed lines: line number, why, and the start of the line as stored."""
-    from nanodream.run.deadletters import pending_letters
+    from nanodream.backlog.deadletters import pending_letters
 
     ws = resolve_workspace(workspace, as_json=as_json)
     letters = pending_letters(ws)
@@ -46,7 +46,7 @@ def ack(
     as_json: JsonOption = False,
 ) -> None:
     """Acknowledge malformed lines: `status` stops listing them (they stay in nanodream's dead-letter list)."""
-    from nanodream.run.deadletters import acknowledge
+    from nanodream.backlog.deadletters import acknowledge
     from nanodream.run.lock import WorkspaceBusy, workspace_lock
 
     ws = resolve_workspace(workspace, as_json=as_json)

@@ -31,7 +31,7 @@ def quarantine(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: J
 @app.command("list")
 def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """List quarantined entries: history line and cursor, when, why, and the start of their text."""
-    from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
+    from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
 
     ws = resolve_workspace(workspace, as_json=as_json)
     try:
@@ -61,9 +61,9 @@ def retry(
     as_json: JsonOption = False,
 ) -> None:
     """Dream one quarantined entry on its own; it leaves the quarantine only if that succeeds."""
+    from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
     from nanodream.commands.run import render_report
     from nanodream.run.dream import retry_quarantined
-    from nanodream.run.quarantine import QuarantineUnreadable, load_quarantine
 
     ws = resolve_workspace(workspace, as_json=as_json)
     try:

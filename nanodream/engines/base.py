@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from nanodream.run.history import Batch
+from nanodream.backlog.history import Batch
 from nanodream.run.tools import ToolBox
 
 

@@ -10,12 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from nanodream.backlog.history import CHARS_PER_TOKEN, Batch, next_batch
+from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
 from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
 from nanodream.run.apply import committed_position
-from nanodream.run.history import CHARS_PER_TOKEN, Batch, next_batch
-from nanodream.run.position import resume
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
 from nanodream.safety.injection import reveal_hidden

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from nanodream.run.history import Batch, HistoryEntry, tagged_lines
+from nanodream.backlog.history import Batch, HistoryEntry, tagged_lines
 from nanodream.run.staging import Staging
 from nanodream.run.tools import NEAR_CAP_SHARE, ToolLimits
 from nanodream.skills import parse_skill

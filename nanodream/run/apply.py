@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from nanodream.run.history import read_cursor, write_cursor
+from nanodream.backlog.history import read_cursor, write_cursor
+from nanodream.backlog.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.run.journal import Journal, read_current, remove_stale_temp_files, write_files
-from nanodream.run.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.run.staging import FileChange, Staging
 from nanodream.versioning.commitmsg import manual_message
 from nanodream.versioning.gitstate import check_hand_edits, check_writable

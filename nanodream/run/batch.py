@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from nanodream.backlog.history import Batch
+from nanodream.backlog.position import Position, position_at
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
 from nanodream.run import apply
 from nanodream.run.context import RunContext
-from nanodream.run.history import Batch
-from nanodream.run.position import Position, position_at
 from nanodream.run.report import BatchOutcome
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox

@@ -11,23 +11,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from nanodream.config import Settings
-from nanodream.engines import Engine, describe_error, engine_for
-from nanodream.run import apply
-from nanodream.run.batch import BatchHooks, dream_batch
-from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
-from nanodream.run.deadletters import remember
-from nanodream.run.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from, survey
-from nanodream.run.lock import WorkspaceBusy, workspace_lock
-from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
-from nanodream.run.position import Position, resume, save_position
-from nanodream.run.quarantine import (
+from nanodream.backlog.deadletters import remember
+from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from, survey
+from nanodream.backlog.position import Position, resume, save_position
+from nanodream.backlog.quarantine import (
     QuarantinedEntry,
     QuarantineUnreadable,
     load_quarantine,
     quarantined_offsets,
     save_quarantine,
 )
+from nanodream.config import Settings
+from nanodream.engines import Engine, describe_error, engine_for
+from nanodream.run import apply
+from nanodream.run.batch import BatchHooks, dream_batch
+from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
+from nanodream.run.lock import WorkspaceBusy, workspace_lock
+from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
 from nanodream.versioning.gitstate import NeedsPerson

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from nanodream.run.history import Batch, HistoryEntry
-from nanodream.run.quarantine import QuarantinedEntry, add_to_quarantine, preview
+from nanodream.backlog.history import Batch, HistoryEntry
+from nanodream.backlog.quarantine import QuarantinedEntry, add_to_quarantine, preview
 from nanodream.vocab import Outcome, RunRecord
 from nanodream.workspace import Workspace
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.config import Settings
-from nanodream.run.history import Batch, tagged_lines
 from nanodream.run.staging import FileChange, Staging
 from nanodream.run.tools import Refusal, ToolLimits
 from nanodream.safety import injection, secret_scan

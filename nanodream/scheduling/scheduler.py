@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from nanodream.backlog.history import survey
+from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
 from nanodream.run.context import RunOptions, never_stop
 from nanodream.run.dream import record_run, run_dream
-from nanodream.run.history import survey
-from nanodream.run.position import resume
 from nanodream.run.report import RunReport
 from nanodream.scheduling.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
 from nanodream.scheduling.timetable import (

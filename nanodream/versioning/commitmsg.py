@@ -18,8 +18,8 @@ from nanodream.vocab import (
 )
 
 if TYPE_CHECKING:
-    from nanodream.run.history import Batch
-    from nanodream.run.position import Position
+    from nanodream.backlog.history import Batch
+    from nanodream.backlog.position import Position
     from nanodream.run.staging import FileChange
 
 SUBJECT_LIMIT = 72

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from nanodream.run.history import HistoryEntry, iter_after, read_from
+from nanodream.backlog.history import HistoryEntry, iter_after, read_from
 from nanodream.versioning.commitmsg import message_summary
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.vocab import Trailer, Trailers

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from nanodream.backlog.history import read_cursor
+from nanodream.backlog.position import Position, from_cursor, position_at_offset
 from nanodream.run import apply
-from nanodream.run.history import read_cursor
 from nanodream.run.journal import JournalUnreadable
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
-from nanodream.run.position import Position, from_cursor, position_at_offset
 from nanodream.run.staging import FileChange
 from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstate import NeedsPerson, check_writable

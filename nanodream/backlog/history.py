@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from nanodream.atomic import atomic_write
 
 if TYPE_CHECKING:
-    from nanodream.run.position import Position
+    from nanodream.backlog.position import Position
 
 TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from nanodream.atomic import atomic_write
-from nanodream.run.history import DeadLetter
+from nanodream.backlog.history import DeadLetter
 from nanodream.workspace import Workspace
 
 

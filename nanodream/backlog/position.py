@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from nanodream.atomic import atomic_write
-from nanodream.run.history import parse_line, read_cursor, write_cursor
+from nanodream.backlog.history import parse_line, read_cursor, write_cursor
 from nanodream.workspace import Workspace
 
 # The fingerprint hashes the file's first and last SAMPLE bytes before the position: O(1) whatever the

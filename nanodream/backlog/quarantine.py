@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from nanodream.atomic import atomic_write
-from nanodream.run.history import HistoryEntry, read_from
+from nanodream.backlog.history import HistoryEntry, read_from
 from nanodream.workspace import Workspace
 
 PREVIEW_CHARS = 80

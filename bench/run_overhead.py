@@ -104,8 +104,9 @@ def session_script(batches: int) -> list:
 
 def timed_run(batches: int, skills: int) -> dict[str, float]:
     """One full run in a fresh workspace; wall time, model-call time and git time in seconds."""
-    import git
     import litellm
+
+    from nanodream.versioning import gitstore
 
     with tempfile.TemporaryDirectory(prefix="nanodream-run-") as tmp:
         ws = make_workspace(Path(tmp) / "ws", batches, skills)
@@ -113,8 +114,7 @@ def timed_run(batches: int, skills: int) -> dict[str, float]:
             settings = Settings(model="openai/bench-model", api_base=server.url, api_key="bench", max_retries=0,
                                 timeout=30.0, batch_tokens=BATCH_TOKENS, max_batches=batches)
             model, gits = Stopwatch(), Stopwatch()
-            with model.wrapping(litellm, "completion"), gits.wrapping(git.cmd.Git, "execute"), \
-                    gits.wrapping(GitStore, "_read"):
+            with model.wrapping(litellm, "completion"), gits.wrapping(gitstore, "run_git"):
                 start = time.perf_counter()
                 report = run_dream(ws, settings)
                 wall = time.perf_counter() - start

@@ -13,11 +13,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import git
-
 import nanodream.run.batch
 import nanodream.run.dream
 import nanodream.run.journal
+import nanodream.versioning.gitstore
 from nanodream.run.journal import Journal
 from nanodream.run.tools import ToolBox
 from nanodream.versioning.gitstore import GitStore
@@ -51,15 +50,6 @@ def kill_on_call(owner: Any, attribute: str, nth: int, *, after: bool = False,
     setattr(owner, attribute, wrapper)
 
 
-def _kill_on_git_command(command: str, nth: int) -> None:
-    """gitpython resolves `repo.git.<command>` dynamically; a class attribute of that name takes precedence."""
-    def run(self: git.cmd.Git, *args: Any, **kwargs: Any) -> Any:
-        return self._call_process(command, *args, **kwargs)
-
-    setattr(git.cmd.Git, command, run)
-    kill_on_call(git.cmd.Git, command, nth)
-
-
 def _target_is(*names: str) -> Callable[..., bool]:
     return lambda source, destination, *rest, **kwargs: str(destination).endswith(names)
 
@@ -84,8 +74,9 @@ POINTS: dict[str, Callable[[int], None]] = {
     "mid-file-write": lambda n: kill_on_call(os, "replace", n, only=_target_is(*MEMORY_FILES)),
     # every file applied, no commit yet
     "before-commit": lambda n: kill_on_call(GitStore, "commit", n),
-    # `git add` has staged the files in the index, `git commit` never ran
-    "after-git-add": lambda n: _kill_on_git_command("commit", n),
+    # the commit object exists (index built, tree and commit written), the branch was not moved to it
+    "before-ref-update": lambda n: kill_on_call(nanodream.versioning.gitstore, "run_git", n,
+                                                only=lambda root, *args, **kwargs: args[:1] == ("update-ref",)),
     # the commit landed, the cursor was not written
     "after-commit": lambda n: kill_on_call(GitStore, "commit", n, after=True),
     # the cursor's temp file is written but not renamed

@@ -38,6 +38,7 @@ from nanodream.run.tools import ToolBox, ToolLimits
 from nanodream.skills import parse_skill
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import STARTER_FILES, Workspace, scaffold
+from tests.conftest import git
 
 TAG_TEXT = re.compile(r"\[(?:permanent|durable|ephemeral|correction|skip)\]", re.IGNORECASE)
 
@@ -72,7 +73,7 @@ class Drained:
         return "\n".join(data.decode("utf-8") for data in self.memory_files().values())
 
     def dream_commits(self) -> int:
-        log = GitStore(self.workspace).repo.git.log("--format=%B%x00")
+        log = git(self.workspace, "log", "--format=%B%x00")
         return sum(1 for message in log.split("\0") if "Dream-Kind: dream" in message)
 
 

@@ -94,7 +94,7 @@ def assert_recovers(ws: Workspace, states: list[dict[str, str | None]]) -> None:
 CASES = [
     ("before-staging", 1), ("in-session", 2), ("before-journal", 1), ("journal-torn", 1),
     ("between-files", 1), ("between-files", 3), ("mid-file-write", 2), ("mid-file-write", 4),
-    ("before-commit", 1), ("after-git-add", 1), ("after-commit", 1), ("cursor-torn", 1),
+    ("before-commit", 1), ("before-ref-update", 1), ("after-commit", 1), ("cursor-torn", 1),
     ("before-journal-clear", 1), ("before-record", 1),
     ("between-files", 6), ("before-commit", 2), ("after-commit", 3),  # later batches, earlier ones committed
 ]

@@ -1,34 +1,20 @@
-"""Every git concern of a workspace: its own repository, commits of memory files, and progress marks."""
+"""Every git concern of a workspace: its own repository, commits of memory files, and progress marks.
+
+All git runs through `gitrunner.run_git` (one function, one scrubbed environment). Commits are built in a
+temporary index, so a person's staging area is never touched and only memory paths are ever committed.
+"""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import TYPE_CHECKING, Any
 
 from nanodream.versioning.commitmsg import commit_kind
+from nanodream.versioning.gitrunner import GitError, run_git
 from nanodream.vocab import Trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
-
-
-class _Gitpython:
-    """gitpython, imported on first use: ~60 ms (and a `git version` run) that `status` and `--help`
-    never need (bench/startup.py). `git.Repo`, `git.GitCommandError` and friends work as usual."""
-
-    def __getattr__(self, name: str) -> Any:
-        import git as module
-
-        return getattr(module, name)
-
-
-if TYPE_CHECKING:
-    import git
-else:
-    git = _Gitpython()
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
@@ -39,9 +25,6 @@ UNCOMMITTED = "0" * 40
 _RECORD = "\x1e\x1enanodream-record:"
 _FIELD = "\x1f"
 _LOG_FORMAT = f"{_RECORD}%H{_FIELD}%P{_FIELD}%aI{_FIELD}%an{_FIELD}%B{_FIELD}"
-# Variables that would send a git command to another repository (set by git hooks and other tooling).
-REDIRECTING_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-                         "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
 
 
 @dataclass(frozen=True)
@@ -82,11 +65,24 @@ class UnknownCommit(ValueError):
 
 
 class GitStore:
-    """The workspace's own repository, driven through the git binary with a pinned environment."""
+    """The workspace's own repository, driven through the git binary with a scrubbed environment."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
-        self._repo: git.Repo | None = None
+
+    # running git ----------------------------------------------------------------------------------
+
+    def _git(self, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> str:
+        """Output of a git command as text, without its final newline; GitError when it fails."""
+        out = run_git(self.workspace.root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
+        return out[:-1] if out.endswith("\n") else out
+
+    def _read(self, *args: str) -> str | None:
+        """Output of a read-only git command, or None when it fails (no repository, no such revision)."""
+        try:
+            return self._git(*args)
+        except GitError:
+            return None
 
     # repository -----------------------------------------------------------------------------------
 
@@ -94,43 +90,11 @@ class GitStore:
     def exists(self) -> bool:
         return (self.workspace.root / ".git").exists()
 
-    @property
-    def repo(self) -> git.Repo:
-        if self._repo is None:
-            self._repo = git.Repo(self.workspace.root)
-            self._pin_environment(self._repo)
-        return self._repo
-
-    def _pin_environment(self, repo: git.Repo) -> None:
-        """Point every git call at this workspace, whatever GIT_* variables the caller left around.
-
-        Started from a git hook or another repository's tooling, GIT_DIR, GIT_INDEX_FILE and friends
-        would redirect commands to the wrong repository; gitpython can only add variables, so each
-        redirecting one is set to this workspace's own value.
-        """
-        git_dir = repo.git_dir
-        common_dir = repo.common_dir
-        pinned = {
-            "GIT_DIR": git_dir,
-            "GIT_WORK_TREE": str(self.workspace.root),
-            "GIT_INDEX_FILE": f"{git_dir}/index",
-            "GIT_OBJECT_DIRECTORY": f"{common_dir}/objects",
-            "GIT_COMMON_DIR": common_dir,
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
-            "GIT_NAMESPACE": "",
-            "GIT_TERMINAL_PROMPT": "0",
-        }
-        repo.git.update_environment(**pinned)
-
     def ensure_repo(self) -> bool:
         """Create the repository with a first commit of the memory files; True when it was created."""
         if self.exists:
             return False
-        root = self.workspace.root
-        git.Repo.init(root, initial_branch="main",
-                      env={"GIT_DIR": str(root / ".git"), "GIT_WORK_TREE": str(root),
-                           "GIT_INDEX_FILE": str(root / ".git" / "index"), "GIT_COMMON_DIR": str(root / ".git"),
-                           "GIT_OBJECT_DIRECTORY": str(root / ".git" / "objects")})
+        run_git(self.workspace.root, "init", "-q", "--initial-branch=main", str(self.workspace.root))
         self.commit("init: start versioning agent memory\n\nCreated by nanodream init.", DREAM_IDENTITY)
         return True
 
@@ -138,7 +102,7 @@ class GitStore:
 
     def _pathspecs(self) -> list[str]:
         """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing)."""
-        tracked = set(self.repo.git.ls_files("-z").split("\0")) if self.head_sha() else set()
+        tracked = set(self._git("ls-files", "-z").split("\0")) if self.head_sha() else set()
         specs = []
         for pattern in TRACKED_PATTERNS:
             on_disk = (self.workspace.root / pattern).exists()
@@ -152,20 +116,9 @@ class GitStore:
         specs = self._pathspecs()
         if not specs:
             return []
-        out = self.repo.git.status("--porcelain", "-z", "--untracked-files=all", "--ignored=no", "--", *specs)
-        paths = []
-        entries = out.split("\0")
-        index = 0
-        while index < len(entries):
-            entry = entries[index]
-            index += 1
-            if not entry:
-                continue
-            status, path = entry[:2], entry[3:]
-            if "R" in status or "C" in status:
-                index += 1  # the rename source follows as its own field
-            paths.append(path)
-        forced = self.repo.git.ls_files("-z", "--others", "--ignored", "--exclude-standard", "--", *specs)
+        out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--ignored=no", "--", *specs)
+        paths = _status_paths(out)
+        forced = self._git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *specs)
         paths += [p for p in forced.split("\0") if p]
         return sorted(set(paths))
 
@@ -175,43 +128,57 @@ class GitStore:
     def head_message(self) -> str:
         return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
 
-    def _read(self, *args: str) -> str | None:
-        """Output of a read-only git command (None when it fails), run without gitpython.
-
-        `status` only reads HEAD; going through the git binary directly keeps gitpython's import off its
-        path (bench/startup.py). The environment is pinned to this workspace like `repo`'s.
-        """
-        root = self.workspace.root
-        env = {k: v for k, v in os.environ.items() if k not in REDIRECTING_VARIABLES}
-        env.update(GIT_DIR=str(root / ".git"), GIT_WORK_TREE=str(root), GIT_TERMINAL_PROMPT="0")
-        done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
-                              encoding="utf-8", errors="replace", check=False)
-        if done.returncode != 0:
-            return None
-        return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout  # as gitpython returns it
-
     # writing --------------------------------------------------------------------------------------
 
     def commit(self, message: str, author: tuple[str, str]) -> str | None:
-        """Stage every memory file and commit; None when there is nothing to commit."""
-        specs = self._pathspecs()
-        if specs:
-            self.repo.git.add("-A", "-f", "--", *specs)
-        if self.head_sha() and not self.repo.git.diff("--cached", "--name-only"):
+        """Commit every memory file as it is on disk; None when there is nothing to commit.
+
+        The commit is built in a temporary index from HEAD plus the memory paths, so nothing else — not the
+        person's staged files, not `history.jsonl` — can reach it, and their staging area stays as it was.
+        """
+        parent = self.head_sha()
+        with TemporaryDirectory(prefix="nanodream-index-") as tmp:
+            index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if parent:
+                self._git("read-tree", parent, env=index)
+            specs = self._pathspecs()
+            if specs:
+                self._git("add", "-A", "-f", "--", *specs, env=index)
+            tree = self._git("write-tree", env=index)
+        if parent and tree == self._git("rev-parse", f"{parent}^{{tree}}"):
             return None
+        sha = self._commit_tree(tree, parent, message, author)
+        self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", "HEAD", sha, parent or "")
+        self._sync_index(parent, sha)
+        return sha
+
+    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str]) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
-        self.repo.git.commit("--no-verify", "--no-gpg-sign", "--allow-empty", "-q", "--cleanup=whitespace",
-                             "-m", message, env=identity)
-        return self.head_sha()
+        cleaned = self._git("stripspace", stdin=message.encode("utf-8", "surrogateescape"))  # as commit does
+        parents = ["-p", parent] if parent else []
+        return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
+                         stdin=(cleaned + "\n").encode("utf-8", "surrogateescape"))
+
+    def _sync_index(self, old: str | None, new: str) -> None:
+        """Point the person's index entries of the committed files at the new commit (other entries untouched).
+
+        Best effort: if another git process holds the index, the commit stands and `git status` shows those
+        files as staged reversals until the person's next `git reset`.
+        """
+        if old:
+            changed = [p for p in self._git("diff", "--name-only", "-z", "--no-renames", old, new).split("\0") if p]
+        else:
+            changed = [p for p in self._git("ls-tree", "-r", "-z", "--name-only", new).split("\0") if p]
+        if changed:
+            run_git(self.workspace.root, "reset", "-q", new, "--", *changed, check=False)
 
     def user_identity(self) -> tuple[str, str]:
         """The person's configured git identity, for commits of their own hand edits."""
-        reader = self.repo.config_reader()
-        name = reader.get_value("user", "name", default="") or "workspace owner"
-        email = reader.get_value("user", "email", default="") or "owner@localhost"
-        return str(name), str(email)
+        name = self._read("config", "--get", "user.name") or "workspace owner"
+        email = self._read("config", "--get", "user.email") or "owner@localhost"
+        return name, email
 
     # progress marks ---------------------------------------------------------------------------------
 
@@ -219,7 +186,7 @@ class GitStore:
         """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
         if not self.head_sha():
             return None
-        body = self.repo.git.log("-1", "--format=%B", "-E", "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
+        body = self._git("log", "-1", "--format=%B", "-E", "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
         return Trailers.parse(body) if body else None
 
     # line history -----------------------------------------------------------------------------------
@@ -232,12 +199,8 @@ class GitStore:
         """
         if not self.exists or not self.head_sha():
             return None
-        try:
-            out = self.repo.git.blame("--line-porcelain", "--", path)
-        except git.GitCommandError:
-            return None
-        return parse_line_porcelain(out)
-
+        out = self._read("blame", "--line-porcelain", "--", path)
+        return None if out is None else parse_line_porcelain(out)
 
     def last_change_times(self, prefix: str) -> dict[str, int]:
         """Committer time (epoch seconds) of the newest commit touching each file under `prefix`.
@@ -246,7 +209,7 @@ class GitStore:
         """
         if not self.exists or not self.head_sha():
             return {}
-        out = self.repo.git.log("--format=@%ct", "--name-only", "--no-renames", "HEAD", "--", prefix)
+        out = self._git("log", "--format=@%ct", "--name-only", "--no-renames", "HEAD", "--", prefix)
         times: dict[str, int] = {}
         when = 0
         for line in out.splitlines():
@@ -272,7 +235,7 @@ class GitStore:
             args.append(f"--max-count={limit}")
         if kind is not None:
             args += ["-E", f"--grep=^Dream-Kind: {re.escape(kind)}[[:space:]]*$"]
-        commits = _parse_log(self.repo.git.log(*args, rev, "--"))
+        commits = _parse_log(self._git("log", *args, rev, "--"))
         return [c for c in commits if kind is None or c.kind == kind]
 
     def resolve_commit(self, ref: str) -> str:
@@ -281,37 +244,34 @@ class GitStore:
             raise UnknownCommit("this workspace has no memory commits yet")
         if not ref or ref.startswith("-"):
             raise UnknownCommit(f"{ref!r} is not a commit")
-        try:
-            sha = self.repo.git.rev_parse("--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
-        except git.GitCommandError:
-            raise UnknownCommit(f"no commit {ref!r} in this workspace's memory history") from None
-        try:
-            self.repo.git.merge_base("--is-ancestor", sha, "HEAD")
-        except git.GitCommandError:
-            raise UnknownCommit(f"{ref} is not in the current memory history (HEAD does not contain it)") from None
+        sha = self._read("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+        if sha is None:
+            raise UnknownCommit(f"no commit {ref!r} in this workspace's memory history")
+        if self._read("merge-base", "--is-ancestor", sha, "HEAD") is None:
+            raise UnknownCommit(f"{ref} is not in the current memory history (HEAD does not contain it)")
         return sha
 
     def commit_info(self, sha: str) -> MemoryCommit:
-        return _parse_log(self.repo.git.log("-1", "-z", "--numstat", "--no-renames",
-                                            f"--format={_LOG_FORMAT}", sha, "--"))[0]
+        return _parse_log(self._git("log", "-1", "-z", "--numstat", "--no-renames", f"--format={_LOG_FORMAT}",
+                                    sha, "--"))[0]
 
     def commit_diff(self, sha: str) -> str:
         """The commit's patch against its first parent (against nothing for the first commit)."""
-        return self.repo.git.show("--format=", "--patch", "--no-renames", "--no-color", "--no-ext-diff", sha, "--",
-                                  strip_newline_in_stdout=False)
+        out = run_git(self.workspace.root, "show", "--format=", "--patch", "--no-renames", "--no-color",
+                      "--no-ext-diff", sha, "--").stdout
+        return out.decode("utf-8", "surrogateescape")
 
     def tree_paths(self, rev: str) -> dict[str, str]:
         """Every file path at `rev` with its blob id."""
-        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", rev)
         paths = {}
-        for record in out.split("\0"):
+        for record in self._git("ls-tree", "-r", "-z", "--full-tree", rev).split("\0"):
             if record:
                 meta, path = record.split("\t", 1)
                 paths[path] = meta.split()[2]
         return paths
 
     def blob(self, blob_id: str) -> bytes:
-        return self.repo.git.cat_file("blob", blob_id, stdout_as_string=False, strip_newline_in_stdout=False)
+        return run_git(self.workspace.root, "cat-file", "blob", blob_id).stdout
 
     def three_way_merge(self, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
         """Merge the change base→theirs into ours with `git merge-file`; None when they conflict."""
@@ -320,14 +280,29 @@ class GitStore:
             for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
                 (Path(tmp) / name).write_bytes(data)
                 names.append(str(Path(tmp) / name))
-            status, merged, stderr = self.repo.git.merge_file(
-                "-p", "-q", *names, with_extended_output=True, with_exceptions=False, stdout_as_string=False,
-                strip_newline_in_stdout=False)
-        if status == 0:
-            return merged
-        if 0 < status < 128:
+            done = run_git(self.workspace.root, "merge-file", "-p", "-q", *names, check=False)
+        if done.returncode == 0:
+            return done.stdout
+        if 0 < done.returncode < 128:
             return None
-        raise git.GitCommandError(["git", "merge-file"], status, stderr)
+        raise GitError(("merge-file",), done.returncode, done.stderr)
+
+
+def _status_paths(porcelain: str) -> list[str]:
+    """Paths from `git status --porcelain -z` (a rename's source, which follows as its own field, skipped)."""
+    paths = []
+    entries = porcelain.split("\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if not entry:
+            continue
+        status, path = entry[:2], entry[3:]
+        if "R" in status or "C" in status:
+            index += 1
+        paths.append(path)
+    return paths
 
 
 def _parse_log(output: str) -> list[MemoryCommit]:

@@ -370,7 +370,7 @@ def test_a_file_over_its_cap_fails_the_batch_and_changes_nothing(tmp_path: Path)
 
 def run_engine(ws: Workspace, content: str) -> tuple[Staging, ToolBox, str]:
     staging = Staging(ws)
-    toolbox = ToolBox(staging, ToolLimits())
+    toolbox = ToolBox(staging, ToolLimits.from_settings(Settings()))
     batch = Batch([HistoryEntry(1, "2026-10-01 10:00", content)])
     result = BuiltinEngine(Settings()).run(SessionRequest("", "", batch), toolbox)
     return staging, toolbox, result.summary

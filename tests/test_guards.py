@@ -77,14 +77,14 @@ def test_soul_changes_need_the_evidence_the_policy_asks_for(staged, contents, po
 
 
 def test_a_reaching_out_read_is_reported_but_does_not_void_the_session(staged):
-    box = ToolBox(staged, ToolLimits())
+    box = ToolBox(staged, ToolLimits.from_settings(Settings()))
     assert box.call("read_file", json.dumps({"path": "../../etc/passwd"})).startswith("Error:")
     found = guards.check(staged, batch("[durable] x"), Settings(), box.refusals)
     assert [(v.rule, v.blocking) for v in found] == [("reached outside memory", False)]
 
 
 def test_near_cap_files_are_flagged_to_the_model_before_they_overflow(staged):
-    limits = ToolLimits(max_file_chars=400)
+    limits = ToolLimits.from_settings(Settings(max_file_chars=400))
     box = ToolBox(staged, limits)
     user = staged.read("USER.md")
     result = box.call("write_file", json.dumps({"path": "USER.md", "content": user + "- likes tea\n" * 22}))
@@ -95,7 +95,7 @@ def test_near_cap_files_are_flagged_to_the_model_before_they_overflow(staged):
 
 
 def test_redaction_happens_before_the_shape_and_size_checks(staged):
-    box = ToolBox(staged, ToolLimits(max_skill_chars=200), redact_secrets=True)
+    box = ToolBox(staged, ToolLimits.from_settings(Settings(max_skill_chars=200)), redact_secrets=True)
     token = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
     for name, description in (("ci", f"CI with token {token}"), ("cd", token)):  # the marker keeps YAML valid
         skill = f"---\nname: {name}\ndescription: {description}\n---\n\n1. push\n"

@@ -22,6 +22,7 @@ from nanodream.backlog.history import (
     parse_line,
 )
 from nanodream.backlog.position import Position, from_cursor
+from nanodream.config import Settings
 from nanodream.run.staging import Staging
 from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 from nanodream.workspace import CORE_FILES, PathRefused, Workspace, scaffold
@@ -145,7 +146,8 @@ def _workspace() -> Workspace:
 
 
 WS = _workspace()
-BIG = ToolLimits(max_tool_calls=10_000, max_file_chars=100_000, max_skill_chars=100_000, max_repeated_failures=10_000)
+BIG = ToolLimits.from_settings(Settings(max_tool_calls=10_000, max_file_chars=100_000, max_skill_chars=100_000,
+                                        max_repeated_failures=10_000))
 WRITERS = ("write_file", "edit_file", "delete_skill")
 
 
@@ -223,7 +225,7 @@ arguments = st.one_of(
 @PROPERTY
 @given(st.lists(st.tuples(tool_names, arguments), min_size=1, max_size=6))
 def test_any_tool_call_is_answered_and_staging_stays_inside_the_allowlist(calls):
-    box = ToolBox(Staging(WS), ToolLimits(max_tool_calls=10_000, max_repeated_failures=10_000))
+    box = ToolBox(Staging(WS), ToolLimits.from_settings(Settings(max_tool_calls=10_000, max_repeated_failures=10_000)))
     for name, raw in calls:
         before = dict(box.staging.current)
         try:

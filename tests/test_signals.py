@@ -7,6 +7,7 @@ from datetime import date
 from zoneinfo import ZoneInfo
 
 from nanodream.backlog.history import Batch, HistoryEntry
+from nanodream.config import Settings
 from nanodream.prompting.signals import (
     AgeRun,
     compute_signals,
@@ -20,7 +21,7 @@ from nanodream.versioning.gitstore import GitStore
 from tests.gitdates import commit_at
 
 TODAY = date(2026, 10, 15)
-LIMITS = ToolLimits(max_file_chars=1000, max_skill_chars=500)
+LIMITS = ToolLimits.from_settings(Settings(max_file_chars=1000, max_skill_chars=500))
 
 MEMORY_V1 = """# Project memory
 

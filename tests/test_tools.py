@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from nanodream.config import Settings
 from nanodream.run.staging import Staging
 from nanodream.run.tools import SessionAborted, ToolBox, ToolLimits
 
@@ -15,7 +16,8 @@ SKILL = "---\nname: deploy\ndescription: Deploy the service\n---\n\n1. run deplo
 
 @pytest.fixture
 def box(workspace):
-    return ToolBox(Staging(workspace), ToolLimits(max_tool_calls=100, max_file_chars=500, max_skill_chars=300))
+    limits = ToolLimits.from_settings(Settings(max_tool_calls=100, max_file_chars=500, max_skill_chars=300))
+    return ToolBox(Staging(workspace), limits)
 
 
 def run(box, tool, **args):
@@ -90,7 +92,7 @@ def test_repeating_the_same_failing_call_aborts_the_session(box):
 
 
 def test_tool_call_cap(workspace):
-    box = ToolBox(Staging(workspace), ToolLimits(max_tool_calls=2))
+    box = ToolBox(Staging(workspace), ToolLimits.from_settings(Settings(max_tool_calls=2)))
     run(box, "list_skills")
     run(box, "list_skills")
     with pytest.raises(SessionAborted, match="cap of 2"):

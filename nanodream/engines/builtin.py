@@ -7,7 +7,6 @@ summaries alone. A model run should do better; this is the baseline it must beat
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -36,6 +35,7 @@ from nanodream.engines.routing import (
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
 from nanodream.prompting.signals import today_in, zone
+from nanodream.run.registry import ToolResult
 from nanodream.run.tools import SessionAborted, ToolBox
 from nanodream.safety.guards import injection_rules_hit, secret_rules_hit
 from nanodream.workspace import CORE_FILES, STARTER_FILES
@@ -138,10 +138,7 @@ class MemoryFiles:
             self._original[path] = self._read(path)
             # A missing or empty core file has no structure to respect: start from the scaffold's template.
             self.docs[path] = MarkdownDoc(self._original[path] or STARTER_FILES[path])
-        listing = self._call("list_skills")
-        self._skill_names = set() if listing == "No skills yet." else {
-            line.split(" — ", 1)[0] for line in listing.splitlines()
-        }
+        self._skill_names = set(self._call("list_skills").value)
         self._skills: dict[str, str | None] = {}
 
     def skill(self, path: str) -> str | None:
@@ -165,25 +162,29 @@ class MemoryFiles:
         pending.update({path: text for path, text in sorted(self._skills.items()) if text is not None})
         for path, text in pending.items():
             if text != self._original.get(path):
-                result = self._call("write_file", path=path, content=text)
-                if result.startswith("Error:"):
-                    raise SessionError(f"builtin engine could not save {path}: {result[len('Error: '):]}")
+                self._call("write_file", path=path, content=text)
 
     def _read(self, path: str) -> str | None:
-        result = self._call("read_file", path=path)
-        if result == f"({path} is empty)":
-            return ""
-        if result.startswith("Error:"):
-            if "does not exist" in result:
-                return None
-            raise SessionError(f"builtin engine could not read {path}: {result[len('Error: '):]}")
-        return result
+        result = self._invoke("read_file", path=path)
+        if result.error == "not-found":
+            return None
+        return self._checked("read_file", path, result).value
 
-    def _call(self, name: str, **arguments: str) -> str:
+    def _call(self, name: str, **arguments: str) -> ToolResult:
+        return self._checked(name, arguments.get("path", name), self._invoke(name, **arguments))
+
+    def _invoke(self, name: str, **arguments: str) -> ToolResult:
         try:
-            return self._toolbox.call(name, json.dumps(arguments, sort_keys=True))
+            return self._toolbox.invoke(name, **arguments)
         except SessionAborted as exc:
             raise SessionError(f"builtin engine stopped: {exc}") from None
+
+    @staticmethod
+    def _checked(name: str, what: str, result: ToolResult) -> ToolResult:
+        if not result.ok:
+            verb = {"read_file": "read", "write_file": "save"}.get(name, f"run {name} on")
+            raise SessionError(f"builtin engine could not {verb} {what}: {result.text.removeprefix('Error: ')}")
+        return result
 
 
 class Consolidator:

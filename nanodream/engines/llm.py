@@ -9,7 +9,7 @@ from typing import Any
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
-from nanodream.run.tools import TOOL_SCHEMAS, SessionAborted, ToolBox
+from nanodream.run.tools import SessionAborted, ToolBox
 
 
 def _import_litellm():
@@ -40,7 +40,7 @@ class LLMEngine:
         ]
         result = SessionResult(summary="", transcript=messages)
         while True:
-            response = self._complete(messages, result)
+            response = self._complete(messages, result, toolbox.schemas())
             message = response.choices[0].message
             tool_calls = list(message.tool_calls or [])
             if not tool_calls:
@@ -63,7 +63,7 @@ class LLMEngine:
                     raise self._failure(str(exc), result) from None
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
 
-    def _complete(self, messages: list[dict[str, Any]], result: SessionResult):
+    def _complete(self, messages: list[dict[str, Any]], result: SessionResult, tools: list[dict[str, Any]]):
         """One completion, retried with exponential backoff on timeouts, 429 and 5xx."""
         attempt = 0
         while True:
@@ -71,7 +71,7 @@ class LLMEngine:
                 response = self.litellm.completion(
                     model=self.settings.model,
                     messages=messages,
-                    tools=TOOL_SCHEMAS,
+                    tools=tools,
                     api_base=self.settings.api_base,
                     api_key=self.settings.api_key,
                     timeout=self.settings.timeout,

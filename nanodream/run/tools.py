@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nanodream.run.registry import NotFound, Registry, ToolError, ToolResult
 from nanodream.run.staging import Staging
 from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill, skill_summary
@@ -15,37 +16,11 @@ from nanodream.workspace import SKILL_NAME, PathRefused, shown_value
 if TYPE_CHECKING:
     from nanodream.config import Settings
 
-WRITE_TOOLS = frozenset({"write_file", "edit_file", "delete_skill"})
 # Content past its cap by this factor is not a file that needs pruning but a runaway write.
 RUNAWAY_FACTOR = 2
 NEAR_CAP_SHARE = 0.85
 
-_PATH = {"type": "string", "description": "SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md"}
-
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "read_file", "description": "Read the current (staged) content of one memory file.",
-        "parameters": {"type": "object", "properties": {"path": _PATH}, "required": ["path"]}}},
-    {"type": "function", "function": {
-        "name": "list_skills", "description": "List existing skills: name, description and size.",
-        "parameters": {"type": "object", "properties": {}}}},
-    {"type": "function", "function": {
-        "name": "edit_file",
-        "description": "Replace exactly one occurrence of old_text with new_text in a memory file. "
-                       "Use an empty new_text to delete. old_text must match once; add context if not.",
-        "parameters": {"type": "object", "properties": {
-            "path": _PATH, "old_text": {"type": "string"}, "new_text": {"type": "string"}},
-            "required": ["path", "old_text", "new_text"]}}},
-    {"type": "function", "function": {
-        "name": "write_file",
-        "description": "Create a new skill or rewrite a memory file whole. A SKILL.md needs front matter "
-                       "with name (= folder) and description.",
-        "parameters": {"type": "object", "properties": {"path": _PATH, "content": {"type": "string"}},
-                       "required": ["path", "content"]}}},
-    {"type": "function", "function": {
-        "name": "delete_skill", "description": "Delete a skill that has been merged into another one.",
-        "parameters": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}},
-]
+TOOLS = Registry()  # the five tools below; a test or a plugin extends a copy
 
 
 class SessionAborted(RuntimeError):
@@ -54,10 +29,12 @@ class SessionAborted(RuntimeError):
 
 @dataclass(frozen=True)
 class ToolLimits:
-    max_tool_calls: int = 40
-    max_file_chars: int = 24_000
-    max_skill_chars: int = 12_000
-    max_repeated_failures: int = 3
+    """The bounds of one session's tool use, taken from the settings (their defaults live there, once)."""
+
+    max_tool_calls: int
+    max_file_chars: int
+    max_skill_chars: int
+    max_repeated_failures: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ToolLimits:
@@ -68,12 +45,10 @@ class ToolLimits:
         return self.max_skill_chars if path.startswith("skills/") else self.max_file_chars
 
 
-class ToolError(Exception):
-    """A tool call the model can correct; the message says how."""
-
-
 class Refused(ToolError):
     """An attempt no correction makes acceptable (e.g. a runaway write): the session's result is void."""
+
+    kind = "refused"
 
 
 @dataclass(frozen=True)
@@ -89,38 +64,54 @@ class Refusal:
 
 
 class ToolBox:
-    """Dispatches tool calls by name to handlers over a Staging; counts and bounds them."""
+    """Dispatches tool calls by name to a registry's handlers over a Staging; counts and bounds them."""
 
-    def __init__(self, staging: Staging, limits: ToolLimits, *, redact_secrets: bool = False) -> None:
+    def __init__(self, staging: Staging, limits: ToolLimits, *, redact_secrets: bool = False,
+                 registry: Registry = TOOLS) -> None:
         self.staging = staging
         self.limits = limits
         self.redact_secrets = redact_secrets
+        self.registry = registry
         self.calls = 0
         self.failures = 0
         self.refusals: list[Refusal] = []
         self._failed_calls: Counter[tuple[str, str]] = Counter()
 
+    def schemas(self) -> list[dict[str, Any]]:
+        """What the model is told it may call."""
+        return self.registry.schemas()
+
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> str:
-        """Run one tool call and return its result text; raise SessionAborted when the session must end."""
+        """A model's tool call (arguments as it sent them) → the text it reads; SessionAborted ends the session."""
+        return self._run(name, raw_arguments).text
+
+    def invoke(self, name: str, **arguments: str) -> ToolResult:
+        """An in-process engine's call: same limits and checks as the model's, with a typed result."""
+        return self._run(name, arguments)
+
+    def _run(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolResult:
         self.calls += 1
         if self.calls > self.limits.max_tool_calls:
             raise SessionAborted(f"tool-call cap of {self.limits.max_tool_calls} reached")
+        tool = self.registry.get(name)
         try:
             arguments = _decode_arguments(raw_arguments)
-            if not isinstance(name, str) or name not in _HANDLERS:
-                raise ToolError(f"unknown tool {shown_value(name)}; use one of {', '.join(_HANDLERS)}")
-            handler, parameters = _HANDLERS[name]
-            return handler(self, **_only(arguments, parameters))
+            if tool is None:
+                names = ", ".join(t.name for t in self.registry)
+                raise ToolError(f"unknown tool {shown_value(name)}; use one of {names}")
+            return tool.handler(self, **_only(arguments, tuple(p.name for p in tool.parameters)))
         except (ToolError, PathRefused) as exc:
             message = f"Error: {exc}"
-            if isinstance(exc, Refused) or (isinstance(exc, PathRefused) and exc.reaches_out):
-                blocking = isinstance(exc, Refused) or name in WRITE_TOOLS
+            reaches_out = isinstance(exc, PathRefused) and exc.reaches_out
+            if isinstance(exc, Refused) or reaches_out:
+                blocking = isinstance(exc, Refused) or (tool is not None and tool.writes)
                 self.refusals.append(Refusal(name, str(exc), blocking))
                 if blocking:
                     message += (" This attempt voids the session: none of its edits will be applied. "
                                 "Stop now and answer with a short summary.")
             self._note_failure(name, raw_arguments, str(exc))
-            return message
+            kind = "refused" if reaches_out else getattr(exc, "kind", "invalid")
+            return ToolResult(message, error=kind)
 
     def _note_failure(self, name: str, raw_arguments: Any, error: str) -> None:
         """The loop guard: the same failing call (same tool, same arguments) N times ends the session."""
@@ -131,66 +122,13 @@ class ToolBox:
         if repeats >= self.limits.max_repeated_failures:
             raise SessionAborted(f"the same failing {name} call was repeated {repeats} times ({error[:200]})")
 
-    # handlers -------------------------------------------------------------------------------------
-
-    def read_file(self, path: str) -> str:
-        path = self._checked(path)
-        content = self.staging.read(path)
-        if content is None:
-            raise ToolError(f"{path} does not exist; create it with write_file")
-        return content if content else f"({path} is empty)"
-
-    def list_skills(self) -> str:
-        paths = self.staging.skill_paths()
-        if not paths:
-            return "No skills yet."
-        return "\n".join(skill_summary(p, self.staging.read(p) or "") for p in paths)
-
-    def edit_file(self, path: str, old_text: str, new_text: str) -> str:
-        path = self._checked(path)
-        content = self.staging.read(path)
-        if content is None:
-            raise ToolError(f"{path} does not exist; create it with write_file")
-        if not isinstance(old_text, str) or not isinstance(new_text, str):
-            raise ToolError("old_text and new_text must be strings")
-        if not old_text:
-            raise ToolError("old_text is empty; give the exact text to replace")
-        count = _occurrences(content, old_text)
-        if count == 0:
-            raise ToolError(f"old_text not found in {path} (0 matches); read_file it and copy the text exactly")
-        if count > 1:
-            raise ToolError(f"old_text matches {count} times in {path}; include more surrounding text")
-        updated = content.replace(old_text, new_text, 1)
-        stored = self._store(path, updated)
-        return f"OK: edited {path} ({len(content)} -> {len(stored.content)} chars){stored.notes}"
-
-    def write_file(self, path: str, content: str) -> str:
-        path = self._checked(path)
-        if not isinstance(content, str):
-            raise ToolError("content must be a string")
-        existed = self.staging.read(path) is not None
-        stored = self._store(path, content)
-        return f"OK: {'rewrote' if existed else 'created'} {path} ({len(stored.content)} chars){stored.notes}"
-
-    def delete_skill(self, name: str) -> str:
-        if not isinstance(name, str):
-            raise ToolError("name must be a skill folder name: lowercase letters, digits and '-'")
-        path = self._checked(f"skills/{name}/SKILL.md")  # "../x" reaches out like any other path
-        if not SKILL_NAME.match(name):
-            raise ToolError("name must be a skill folder name: lowercase letters, digits and '-'")
-        if self.staging.read(path) is None:
-            raise ToolError(f"skill {name!r} does not exist; list_skills shows the existing ones")
-        self.staging.delete(path)
-        return f"OK: deleted skill {name}"
-
-    # helpers --------------------------------------------------------------------------------------
-
-    def _checked(self, path: Any) -> str:
+    def checked(self, path: Any) -> str:
+        """`path` if a tool may touch it, else PathRefused (or ToolError for a non-string)."""
         if not isinstance(path, str):
             raise ToolError("path must be a string")
         return self.staging.workspace.check_memory_path(path)
 
-    def _store(self, path: str, content: str) -> _Stored:
+    def store(self, path: str, content: str) -> _Stored:
         """Check and stage new content; return it (maybe redacted) with notes the model should read.
 
         The runaway check comes first so a huge write is never scanned; caps and SKILL.md shape are checked
@@ -229,6 +167,87 @@ class ToolBox:
             notes.append(f"{path} is at {len(content)}/{cap} chars: merge and prune before adding more.")
         self.staging.write(path, content)
         return _Stored(content, "".join(f"\n{note}" for note in notes))
+
+
+# the tools ---------------------------------------------------------------------------------------------
+
+
+@TOOLS.tool()
+def read_file(box: ToolBox, path: str) -> ToolResult:
+    """Read the current (staged) content of one memory file.
+
+    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
+    """
+    path = box.checked(path)
+    content = box.staging.read(path)
+    if content is None:
+        raise NotFound(f"{path} does not exist; create it with write_file")
+    return ToolResult(content if content else f"({path} is empty)", content)
+
+
+@TOOLS.tool()
+def list_skills(box: ToolBox) -> ToolResult:
+    """List existing skills: name, description and size."""
+    paths = box.staging.skill_paths()
+    names = tuple(path.split("/")[1] for path in paths)
+    if not paths:
+        return ToolResult("No skills yet.", names)
+    return ToolResult("\n".join(skill_summary(p, box.staging.read(p) or "") for p in paths), names)
+
+
+@TOOLS.tool(writes=True)
+def edit_file(box: ToolBox, path: str, old_text: str, new_text: str) -> ToolResult:
+    """Replace exactly one occurrence of old_text with new_text in a memory file. Use an empty new_text to
+    delete. old_text must match once; add context if not.
+
+    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
+    """
+    path = box.checked(path)
+    content = box.staging.read(path)
+    if content is None:
+        raise NotFound(f"{path} does not exist; create it with write_file")
+    if not isinstance(old_text, str) or not isinstance(new_text, str):
+        raise ToolError("old_text and new_text must be strings")
+    if not old_text:
+        raise ToolError("old_text is empty; give the exact text to replace")
+    count = _occurrences(content, old_text)
+    if count == 0:
+        raise ToolError(f"old_text not found in {path} (0 matches); read_file it and copy the text exactly")
+    if count > 1:
+        raise ToolError(f"old_text matches {count} times in {path}; include more surrounding text")
+    stored = box.store(path, content.replace(old_text, new_text, 1))
+    return ToolResult(f"OK: edited {path} ({len(content)} -> {len(stored.content)} chars){stored.notes}",
+                      stored.content)
+
+
+@TOOLS.tool(writes=True)
+def write_file(box: ToolBox, path: str, content: str) -> ToolResult:
+    """Create a new skill or rewrite a memory file whole. A SKILL.md needs front matter with name (= folder)
+    and description.
+
+    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
+    """
+    path = box.checked(path)
+    if not isinstance(content, str):
+        raise ToolError("content must be a string")
+    existed = box.staging.read(path) is not None
+    stored = box.store(path, content)
+    verb = "rewrote" if existed else "created"
+    return ToolResult(f"OK: {verb} {path} ({len(stored.content)} chars){stored.notes}", stored.content)
+
+
+@TOOLS.tool(writes=True)
+def delete_skill(box: ToolBox, name: str) -> ToolResult:
+    """Delete a skill that has been merged into another one."""
+    if not isinstance(name, str):
+        raise ToolError("name must be a skill folder name: lowercase letters, digits and '-'")
+    path = box.checked(f"skills/{name}/SKILL.md")  # "../x" reaches out like any other path
+    if not SKILL_NAME.match(name):
+        raise ToolError("name must be a skill folder name: lowercase letters, digits and '-'")
+    if box.staging.read(path) is None:
+        raise NotFound(f"skill {name!r} does not exist; list_skills shows the existing ones")
+    box.staging.delete(path)
+    return ToolResult(f"OK: deleted skill {name}", name)
 
 
 @dataclass(frozen=True)
@@ -286,10 +305,6 @@ def _only(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {n: arguments[n] for n in names}
 
 
-_HANDLERS = {
-    "read_file": (ToolBox.read_file, ("path",)),
-    "list_skills": (ToolBox.list_skills, ()),
-    "edit_file": (ToolBox.edit_file, ("path", "old_text", "new_text")),
-    "write_file": (ToolBox.write_file, ("path", "content")),
-    "delete_skill": (ToolBox.delete_skill, ("name",)),
-}
+
+if __name__ == "__main__":  # regenerate docs/tools.md
+    print(TOOLS.markdown())

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from nanodream.workspace import Workspace
 
@@ -21,7 +24,8 @@ class Settings:
 
     model: str = "builtin"
     api_base: str | None = None
-    api_key: str | None = None
+    api_key: str | None = None  # from NANODREAM_API_KEY or a flag only: never from nanodream.toml (it is committed)
+    api_key_env: str | None = None  # the name of the environment variable that holds the key
     timeout: float = 120.0
     max_retries: int = 3
     retry_backoff: float = 2.0
@@ -52,6 +56,12 @@ class Settings:
     def offline(self) -> bool:
         return self.model == "builtin"
 
+    def provider_key(self) -> str | None:
+        """The API key for the provider: `api_key`, else the variable `api_key_env` names (else litellm's own)."""
+        if self.api_key:
+            return self.api_key
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
+
 
 _FIELDS = {f.name: f for f in fields(Settings)}
 
@@ -67,7 +77,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
                 raise ValueError
             return int(value)
         if kind.startswith("float"):
-            if isinstance(value, bool):
+            if isinstance(value, bool) or not math.isfinite(float(value)):
                 raise ValueError
             return float(value)
         if not isinstance(value, str):
@@ -103,30 +113,48 @@ def _from_toml(path: Path) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
     table = data.get("nanodream", data)
+    if "api_key" in table:
+        raise ConfigError(f"{path.name}: api_key is not allowed here (this file is committed to the memory's git "
+                          "history); put the key in an environment variable and name it: api_key_env = \"MY_KEY\" "
+                          "(NANODREAM_API_KEY and the provider's usual variable work too)")
     unknown = sorted(set(table) - set(_FIELDS))
     if unknown:
         raise ConfigError(f"{path.name}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_FIELDS)}")
     return {name: _coerce(name, value, path.name) for name, value in table.items()}
 
 
+def zone(name: str) -> ZoneInfo:
+    """The IANA time zone `name`; ValueError with advice when there is no such zone."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r}; use an IANA name like UTC or Europe/Berlin") from None
+
+
+# setting → (holds for a valid value, what it must be)
+_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    **{name: (lambda v: v > 0, "greater than 0") for name in (
+        "timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens", "max_cursor_jump",
+        "max_tool_calls", "max_file_chars", "max_skill_chars", "host_poll")},
+    **{name: (lambda v: v >= 0, "0 or more") for name in (
+        "max_retries", "retry_backoff", "host_wait", "keep_transcripts")},
+    **{name: (lambda v: v >= 1, "at least 1") for name in ("split_after", "max_repeated_failures")},
+    "max_cost": (lambda v: v is None or v >= 0, "0 or more (or unset)"),
+    "max_shrink_ratio": (lambda v: 0 < v <= 1, "in (0, 1]"),
+    "model": (lambda v: bool(v.strip()), "a litellm model string or builtin, not empty"),
+    "api_key_env": (lambda v: v is None or v.isidentifier(), "the name of an environment variable"),
+}
+
+
 def _validate(settings: Settings) -> None:
-    positive = ("timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens", "max_cursor_jump",
-                "max_tool_calls", "max_file_chars", "max_skill_chars")
-    for name in positive:
-        if getattr(settings, name) <= 0:
-            raise ConfigError(f"{name} must be greater than 0, got {getattr(settings, name)}")
-    if settings.max_retries < 0 or settings.retry_backoff < 0:
-        raise ConfigError("max_retries and retry_backoff must not be negative")
-    if settings.host_wait < 0 or settings.keep_transcripts < 0:
-        raise ConfigError("host_wait and keep_transcripts must not be negative")
-    if settings.host_poll <= 0 or settings.split_after < 1:
-        raise ConfigError("host_poll must be greater than 0 and split_after at least 1")
-    if not 0 < settings.max_shrink_ratio <= 1:
-        raise ConfigError(f"max_shrink_ratio must be in (0, 1], got {settings.max_shrink_ratio}")
-    if not settings.model.strip():
-        raise ConfigError("model must not be empty")
-    if settings.max_repeated_failures < 1:
-        raise ConfigError(f"max_repeated_failures must be at least 1, got {settings.max_repeated_failures}")
+    try:
+        zone(settings.timezone)
+    except ValueError as exc:
+        raise ConfigError(f"timezone: {exc}") from None
+    for name, (valid, requirement) in _RULES.items():
+        value = getattr(settings, name)
+        if not valid(value):
+            raise ConfigError(f"{name} must be {requirement}, got {value!r}")
     for name, allowed in POLICY_CHOICES.items():
         if getattr(settings, name) not in allowed:
             raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {getattr(settings, name)!r}")

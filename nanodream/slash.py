@@ -17,7 +17,7 @@ from nanodream.config import ConfigError, Settings, load_settings
 from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override, prompt_info
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.report import RunReport
+from nanodream.run.report import BatchOutcome, RunReport
 from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.versioning.gitstore import UnknownCommit
 from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
@@ -121,13 +121,7 @@ def render_run(report: RunReport) -> str:
     if report.manual_commit:
         lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
     for batch in report.batches:
-        span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
-        if batch.outcome == Outcome.COMMITTED and batch.commit:
-            first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
-            lines.append(f"- `{batch.commit[:8]}` {span}: {first}")
-            lines += [f"  - {change}" for change in batch.changes]
-        elif batch.outcome == Outcome.NO_CHANGE:
-            lines.append(f"- {span}: nothing worth keeping, no commit")
+        lines += _batch_lines(batch)
     spend = f"tokens in {report.tokens_in} / out {report.tokens_out}, cost " + (
         "unknown" if report.cost is None else f"${report.cost:.4f}")
     if report.outcome == Outcome.FAILED:
@@ -232,6 +226,16 @@ def _restorable_list(workspace: Workspace) -> str:
             "- `--replay` also lets the next dream read that history again (by default it does not, "
             "so a rejected change is not re-added).\n"
             "- `/dream-log <sha>` shows a dream in full first.")
+
+
+def _batch_lines(batch: BatchOutcome) -> list[str]:
+    span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
+    if batch.outcome == Outcome.COMMITTED and batch.commit:
+        first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
+        return [f"- `{batch.commit[:8]}` {span}: {first}", *(f"  - {change}" for change in batch.changes)]
+    if batch.outcome == Outcome.NO_CHANGE:
+        return [f"- {span}: nothing worth keeping, no commit"]
+    return []
 
 
 def _not_started(report: RunReport) -> str:

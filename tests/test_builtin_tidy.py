@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 
 from typer.testing import CliRunner
 
@@ -272,5 +272,4 @@ def test_default_today_is_the_date_in_the_configured_time_zone() -> None:
     # UTC+14 and UTC-12 are always on different calendar days, so an engine ignoring the zone fails one of them.
     east = BuiltinEngine(Settings(timezone="Pacific/Kiritimati")).today()
     west = BuiltinEngine(Settings(timezone="Etc/GMT+12")).today()
-    assert east > west
-    assert BuiltinEngine(Settings(timezone="Not/AZone")).today() == datetime.now(UTC).date()  # unknown: UTC
+    assert east > west  # an unknown zone never gets here: loading the settings refuses it (test_workspace.py)

@@ -84,12 +84,12 @@ def test_a_reaching_out_read_is_reported_but_does_not_void_the_session(staged):
 
 
 def test_near_cap_files_are_flagged_to_the_model_before_they_overflow(staged):
-    limits = ToolLimits.from_settings(Settings(max_file_chars=400))
-    box = ToolBox(staged, limits)
+    settings = Settings(max_file_chars=400)
+    box = ToolBox(staged, ToolLimits.from_settings(settings))
     user = staged.read("USER.md")
     result = box.call("write_file", json.dumps({"path": "USER.md", "content": user + "- likes tea\n" * 22}))
     assert result.startswith("OK") and "merge and prune before adding more" in result
-    signals = compute_signals(staged, limits, batch("[durable] x"), GitStore(staged.workspace))
+    signals = compute_signals(staged, batch("[durable] x"), GitStore(staged.workspace), settings)
     message = compose_user_message(staged, batch("[durable] x"), signals).text
     assert "## USER.md (" in message and "near cap: merge and prune first" in message
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from nanodream.scheduling.hostbusy import busy_file, host_turn, read_host_busy, wait_until_idle
+from nanodream.scheduling.hostbusy import HostWait, busy_file, host_turn, read_host_busy, wait_until_idle
 from nanodream.scheduling.shutdown import GracefulStop
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
@@ -78,8 +78,8 @@ def test_host_turn_holds_the_claim_for_the_turn_and_always_lets_go(workspace):
 def test_waiting_for_the_host_stops_early_on_shutdown(workspace):
     write_claim(workspace, expires=(datetime.now(UTC) + timedelta(minutes=5)).isoformat())
     naps: list[float] = []
-    claim = wait_until_idle(workspace, limit=600, poll=5, sleep=naps.append,
-                            should_stop=lambda: "stopping" if naps else "")
+    waiting = HostWait(sleep=naps.append, stop=lambda: "stopping" if naps else "")
+    claim = wait_until_idle(workspace, waiting, limit=600, poll=5)
     assert claim is not None and naps == [5]
 
 

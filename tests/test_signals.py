@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 from datetime import date
-from zoneinfo import ZoneInfo
 
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.config import Settings
@@ -16,12 +15,11 @@ from nanodream.prompting.signals import (
     skill_signal,
 )
 from nanodream.run.staging import Staging
-from nanodream.run.tools import ToolLimits
 from nanodream.versioning.gitstore import GitStore
 from tests.gitdates import commit_at
 
 TODAY = date(2026, 10, 15)
-LIMITS = ToolLimits.from_settings(Settings(max_file_chars=1000, max_skill_chars=500))
+CAPS = dict(max_file_chars=1000, max_skill_chars=500)
 
 MEMORY_V1 = """# Project memory
 
@@ -45,8 +43,8 @@ MEMORY_V2 = """# Project memory
 """
 
 
-def signals_for(ws, **kwargs):
-    return compute_signals(Staging(ws), LIMITS, None, GitStore(ws), today=TODAY, **kwargs)
+def signals_for(ws, **settings):
+    return compute_signals(Staging(ws), None, GitStore(ws), Settings(**CAPS, **settings), today=TODAY)
 
 
 def test_line_ages_come_from_the_commit_that_last_changed_each_line(workspace):
@@ -82,7 +80,7 @@ def test_line_dates_follow_the_configured_time_zone(workspace):
     commit_at(workspace, "2026-09-01T23:30:00Z")  # already 2 September in Stockholm
 
     in_utc = signals_for(workspace).ages["USER.md"]
-    in_stockholm = signals_for(workspace, tz=ZoneInfo("Europe/Stockholm")).ages["USER.md"]
+    in_stockholm = signals_for(workspace, timezone="Europe/Stockholm").ages["USER.md"]
     assert in_utc[0].runs[0].changed == date(2026, 9, 1)
     assert in_stockholm[0].runs[0].changed == date(2026, 9, 2)
 
@@ -239,6 +237,6 @@ def test_subjects_with_more_sessions_come_first_and_lists_are_bounded():
 
 def test_signals_carry_topics_only_when_there_is_a_batch(workspace):
     batch = Batch([entry(1, "docker compose pull", "a"), entry(2, "docker compose pull", "b")])
-    with_batch = compute_signals(Staging(workspace), LIMITS, batch, GitStore(workspace), today=TODAY)
+    with_batch = compute_signals(Staging(workspace), batch, GitStore(workspace), Settings(**CAPS), today=TODAY)
     assert with_batch.topics and with_batch.topics[0].terms[0] == "docker compose"
     assert signals_for(workspace).topics == ()

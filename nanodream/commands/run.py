@@ -21,7 +21,7 @@ from nanodream.commands.common import (
 from nanodream.vocab import ExitCode, Outcome
 
 if TYPE_CHECKING:
-    from nanodream.run.dream import RunReport
+    from nanodream.run.report import BatchOutcome, RunReport
     from nanodream.scheduling.hostbusy import HostBusy
 
 TRIGGERS = ("manual", "cron", "slash")
@@ -60,7 +60,8 @@ def run(
             if trigger == "slash":
                 report = run_dream(ws, settings, options, should_stop=stop.reason)
             else:
-                from nanodream.scheduling.scheduler import HostWait, run_when_idle
+                from nanodream.scheduling.hostbusy import HostWait
+                from nanodream.scheduling.scheduler import run_when_idle
 
                 waiting = HostWait(wait=host_wait, sleep=stop.sleep, stop=stop.reason, on_wait=_announce_wait)
                 report = run_when_idle(ws, settings, options, waiting)
@@ -76,49 +77,80 @@ def run(
 
 
 def render_report(report: RunReport) -> None:
-    from rich.syntax import Syntax
+    """A run for a person: what happened before, each batch, what the history held, the spend, the ending."""
+    _render_preamble(report)
+    for batch in report.batches:
+        _render_batch(batch, report.tidy)
+    _render_history_findings(report)
+    if report.tokens_in or report.tokens_out:
+        cost = "unknown" if report.cost is None else f"${report.cost:.4f}"
+        console.print(f"tokens in {report.tokens_in} · out {report.tokens_out} · cost {cost}", highlight=False)
+    _render_ending(report)
 
+
+def _render_preamble(report: RunReport) -> None:
     if report.recovered:
-        console.print(f"[yellow]recovered:[/yellow] {report.recovered}", highlight=False)
+        console.print(f"[yellow]recovered:[/yellow] {escape(report.recovered)}", highlight=False)
+    for notice in report.notices:
+        console.print(f"[yellow]notice:[/yellow] {escape(notice)}", highlight=False)
     if report.manual_commit:
         console.print(f"committed your hand edits first as {report.manual_commit[:8]}", highlight=False)
-    for batch in report.batches:
-        span = "tidy pass" if report.tidy else f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
-        if batch.outcome in (Outcome.SPLIT, Outcome.QUARANTINED):
-            label = "split into halves" if batch.outcome == Outcome.SPLIT else "quarantined"
-            console.print(f"[yellow]![/yellow] {span} → {label} after: {escape(batch.reason)}", highlight=False)
-        elif batch.outcome == Outcome.COMMITTED:
-            console.print(f"[green]✓[/green] {span} → commit {batch.commit[:8] if batch.commit else '?'}",
-                          highlight=False)
-        elif batch.outcome == Outcome.NO_CHANGE:
-            result = "nothing to tidy" if report.tidy else "nothing worth keeping; cursor advanced"
-            console.print(f"[green]✓[/green] {span} → {result}", highlight=False)
-        elif batch.outcome == Outcome.DRY_RUN:
-            console.print(f"[cyan]dry run[/cyan] {span}: nothing was changed", highlight=False)
-        for line in batch.changes:
-            console.print(f"    {line}", highlight=False)
-        for warning in batch.warnings:
-            console.print(f"    [yellow]warning:[/yellow] {warning}", highlight=False)
-        if batch.summary and batch.outcome != Outcome.FAILED:
-            console.print(f"    [dim]{batch.summary.splitlines()[0]}[/dim]", highlight=False)
-        if batch.diff:
-            console.print(Syntax(batch.diff, "diff", theme="ansi_dark"))
-    if report.malformed_lines:
-        console.print(f"skipped {report.malformed_lines} malformed history line(s)", highlight=False)
-    cost = "unknown" if report.cost is None else f"${report.cost:.4f}"
-    if report.tokens_in or report.tokens_out:
-        console.print(f"tokens in {report.tokens_in} · out {report.tokens_out} · cost {cost}", highlight=False)
+
+
+# batch outcome → (marker, what became of it); {commit} and {reason} are filled in
+_BATCH_LINES = {
+    Outcome.SPLIT: ("[yellow]![/yellow]", "split into halves after: {reason}"),
+    Outcome.QUARANTINED: ("[yellow]![/yellow]", "quarantined after: {reason}"),
+    Outcome.COMMITTED: ("[green]✓[/green]", "commit {commit}"),
+    Outcome.NO_CHANGE: ("[green]✓[/green]", "nothing worth keeping; cursor advanced"),
+    Outcome.DRY_RUN: ("[cyan]dry run[/cyan]", "nothing was changed"),
+}
+
+
+def _render_batch(batch: BatchOutcome, tidy: bool) -> None:
+    from rich.syntax import Syntax
+
+    span = "tidy pass" if tidy else (f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries, "
+                                     f"lines {batch.first_line}-{batch.last_line})")
+    if batch.outcome in _BATCH_LINES:
+        marker, result = _BATCH_LINES[batch.outcome]
+        if tidy and batch.outcome == Outcome.NO_CHANGE:
+            result = "nothing to tidy"
+        shown = result.format(commit=(batch.commit or "?")[:8], reason=escape(batch.reason))
+        console.print(f"{marker} {span} → {shown}", highlight=False)
+    for line in batch.changes:
+        console.print(f"    {line}", markup=False, highlight=False)
+    for warning in batch.warnings:
+        console.print(f"    [yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+    if batch.summary and batch.outcome != Outcome.FAILED:
+        console.print(f"    {batch.summary.splitlines()[0]}", markup=False, highlight=False, style="dim")
+    if batch.diff:
+        console.print(Syntax(batch.diff, "diff", theme="ansi_dark"))
+
+
+def _render_history_findings(report: RunReport) -> None:
+    for line in report.dead_letters:
+        console.print(f"[yellow]malformed:[/yellow] {escape(line)} (kept; nanodream history ack)", highlight=False)
+    if report.malformed_lines > len(report.dead_letters):
+        console.print(f"and {report.malformed_lines - len(report.dead_letters)} more malformed history line(s)",
+                      highlight=False)
+    for line in report.anomalies:
+        console.print(f"[yellow]anomaly:[/yellow] {escape(line)}", highlight=False)
+
+
+def _render_ending(report: RunReport) -> None:
+    reason = escape(report.reason)
     if report.outcome == Outcome.FAILED:
-        err_console.print(f"[red]✗ dream failed:[/red] {report.reason} (workspace unchanged for this batch)",
+        err_console.print(f"[red]✗ dream failed:[/red] {reason} (workspace unchanged for this batch)",
                           highlight=False)
     elif report.outcome == Outcome.BUSY:
-        err_console.print(f"[yellow]busy:[/yellow] {report.reason}", highlight=False)
+        err_console.print(f"[yellow]busy:[/yellow] {reason}", highlight=False)
     elif report.outcome == Outcome.BLOCKED:
-        err_console.print(f"[red]blocked:[/red] {escape(report.reason)}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]blocked:[/red] {reason}", highlight=False, soft_wrap=True)
     elif report.outcome == Outcome.NOTHING_TO_DO:
         console.print("nothing to do: the backlog is empty")
     elif report.reason:
-        console.print(report.reason, highlight=False)
+        console.print(report.reason, markup=False, highlight=False)
 
 
 def _announce_stop(name: str) -> None:

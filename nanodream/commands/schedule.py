@@ -19,7 +19,9 @@ from nanodream.commands.common import (
 from nanodream.vocab import ExitCode
 
 if TYPE_CHECKING:
+    from nanodream.config import Settings
     from nanodream.scheduling.scheduler import Decision
+    from nanodream.scheduling.timetable import Schedule
 
 
 def schedule(
@@ -42,7 +44,7 @@ def schedule(
     from nanodream.scheduling.scheduler import Scheduler
     from nanodream.scheduling.shutdown import GracefulStop
     from nanodream.scheduling.snippets import crontab_snippet, systemd_snippet
-    from nanodream.scheduling.timetable import Schedule, ScheduleError, parse_duration
+    from nanodream.scheduling.timetable import ScheduleError, parse_duration
 
     ws = resolve_workspace(workspace, as_json=as_json)
     settings = resolve_settings(ws, {"model": model, "timezone": timezone}, as_json=as_json)
@@ -51,22 +53,17 @@ def schedule(
     if print_crontab and print_systemd:
         fail("pass --print-crontab or --print-systemd, not both", as_json=as_json)
     try:
-        if cron:
-            plan = Schedule.from_cron(cron, settings.timezone)
-        elif every:
-            plan = Schedule.every(every, settings.timezone)
-        elif settings.schedule:
-            plan = Schedule.parse(settings.schedule, settings.timezone)
-        else:
-            fail('no schedule: pass --cron "0 */4 * * *" or --every 4h, or set schedule in nanodream.toml',
-                 as_json=as_json)
+        plan = _plan(cron, every, settings)
         delay = parse_duration(initial_delay) if initial_delay else timedelta(0)
-        if print_crontab or print_systemd:
+        if plan is not None and (print_crontab or print_systemd):
             extra = (["--model", model] if model else []) + (["--max-batches", str(max_batches)] if max_batches else [])
             typer.echo((crontab_snippet if print_crontab else systemd_snippet)(ws, plan, extra), nl=False)
             return
     except ScheduleError as exc:
         fail(str(exc), as_json=as_json)
+    if plan is None:
+        fail('no schedule: pass --cron "0 */4 * * *" or --every 4h, or set schedule in nanodream.toml',
+             as_json=as_json)
 
     def log(decision: Decision) -> None:
         if as_json:
@@ -82,6 +79,17 @@ def schedule(
         except KeyboardInterrupt:
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
                  "the workspace is consistent", ExitCode.INTERRUPTED, as_json=as_json)
+
+
+def _plan(cron: str | None, every: str | None, settings: Settings) -> Schedule | None:
+    """The schedule the flags ask for, else the workspace's `schedule` setting, else None."""
+    from nanodream.scheduling.timetable import Schedule
+
+    if cron:
+        return Schedule.from_cron(cron, settings.timezone)
+    if every:
+        return Schedule.every(every, settings.timezone)
+    return Schedule.parse(settings.schedule, settings.timezone) if settings.schedule else None
 
 
 def _announce_stop(name: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -37,9 +38,24 @@ def show(
 
 
 def render_detail(out: Console, detail: CommitDetail) -> None:
+    """`git show` for people: the facts, the session's words, the real changes, the history, the diff."""
+
     def line(text: str = "") -> None:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
 
+    _render_head(out, detail, line)
+    line()
+    line("Changes (from the diff):")
+    for stat in detail.files:
+        line(f"  {file_stat(stat)}")
+    if detail.history:
+        line()
+        _render_history(detail, line)
+    line()
+    render_diff(out, detail.diff)
+
+
+def _render_head(out: Console, detail: CommitDetail, line: Callable[..., None]) -> None:
     out.print(f"[bold]commit {detail.sha}[/bold] ({detail.kind})", highlight=False)
     line(f"Date:   {detail.time}")
     line(f"Author: {detail.author}")
@@ -57,24 +73,20 @@ def render_detail(out: Console, detail: CommitDetail) -> None:
         line()
         for text in summary:
             line(f"    {text}".rstrip())
-    line()
-    line("Changes (from the diff):")
-    for stat in detail.files:
-        line(f"  {file_stat(stat)}")
-    if detail.history:
-        first, last = detail.history["first"], detail.history["last"]
-        line()
-        if detail.history_entries:
-            line(f"History consumed (#{first}..#{last}, {len(detail.history_entries)} entries still in history.jsonl):")
-            for entry in detail.history_entries:
-                session = f" {entry['session_key']}" if entry["session_key"] else ""
-                line(f"  [#{entry['cursor']} {entry['timestamp']}{session}]")
-                for text in entry["content"].splitlines():
-                    line(f"    {text}")
-        else:
-            line(f"History consumed: #{first}..#{last} (no longer in history.jsonl)")
-    line()
-    render_diff(out, detail.diff)
+
+
+def _render_history(detail: CommitDetail, line: Callable[..., None]) -> None:
+    first, last = detail.history["first"], detail.history["last"]
+    if not detail.history_entries:
+        line(f"History consumed: #{first}..#{last} (no longer in history.jsonl)")
+        return
+    line(f"History consumed (#{first}..#{last}, {len(detail.history_entries)} entries still in history.jsonl):")
+    for entry in detail.history_entries:
+        session = f" {entry['session_key']}" if entry["session_key"] else ""
+        where = f"line {entry['line']}, " if entry.get("line") else ""
+        line(f"  [{where}#{entry['cursor']} {entry['timestamp']}{session}]")
+        for text in entry["content"].splitlines():
+            line(f"    {text}")
 
 
 def render_diff(out: Console, diff: str) -> None:

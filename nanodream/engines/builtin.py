@@ -14,7 +14,7 @@ from datetime import date, timedelta
 import yaml
 
 from nanodream.backlog.history import TAG_LINE, Batch, tagged_lines
-from nanodream.config import Settings
+from nanodream.config import Settings, zone
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult
 from nanodream.engines.ledger import Ledger
 from nanodream.engines.routing import (
@@ -34,7 +34,7 @@ from nanodream.engines.routing import (
 )
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
-from nanodream.prompting.signals import today_in, zone
+from nanodream.prompting.signals import today_in
 from nanodream.run.registry import ToolResult
 from nanodream.run.tools import SessionAborted, ToolBox
 from nanodream.safety.guards import injection_rules_hit, secret_rules_hit

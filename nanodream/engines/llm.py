@@ -73,7 +73,7 @@ class LLMEngine:
                     messages=messages,
                     tools=tools,
                     api_base=self.settings.api_base,
-                    api_key=self.settings.api_key,
+                    api_key=self.settings.provider_key(),
                     timeout=self.settings.timeout,
                     num_retries=0,
                     max_retries=0,

@@ -14,10 +14,9 @@ from nanodream.backlog.history import CHARS_PER_TOKEN, Batch, next_batch
 from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
-from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals, zone
+from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals
 from nanodream.run.apply import committed_position
 from nanodream.run.staging import Staging
-from nanodream.run.tools import ToolLimits
 from nanodream.safety.injection import reveal_hidden
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import CORE_FILES, Workspace
@@ -188,8 +187,7 @@ def render_tidy_notice() -> str:
 def session_texts(workspace: Workspace, settings: Settings, staging: Staging, store: GitStore,
                   batch: Batch | None) -> tuple[ActivePrompt, UserMessage]:
     """The system prompt and user message of one session: the same function for a run and for a preview."""
-    signals = compute_signals(staging, ToolLimits.from_settings(settings), batch, store, tz=zone(settings.timezone),
-                              stale_after_days=settings.ephemeral_max_age_days)
+    signals = compute_signals(staging, batch, store, settings)
     return active_prompt(workspace), compose_user_message(staging, batch, signals)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import date, datetime, tzinfo
 
 from nanodream.backlog.history import Batch, HistoryEntry, tagged_lines
+from nanodream.config import Settings, zone
 from nanodream.run.staging import Staging
 from nanodream.run.tools import NEAR_CAP_SHARE, ToolLimits
 from nanodream.skills import parse_skill
@@ -96,26 +96,20 @@ class Signals:
         return max((self.today - day).days, 0)
 
 
-def zone(name: str) -> tzinfo:
-    """The configured time zone; an unknown name falls back to UTC (ages are then off by at most a day)."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return UTC
-
-
 def today_in(tz: tzinfo) -> date:
     return datetime.now(tz).date()
 
 
-def compute_signals(staging: Staging, limits: ToolLimits, batch: Batch | None, store: GitStore, *,
-                    tz: tzinfo = UTC, today: date | None = None, stale_after_days: int = 14) -> Signals:
+def compute_signals(staging: Staging, batch: Batch | None, store: GitStore, settings: Settings, *,
+                    today: date | None = None) -> Signals:
     """Every signal for the staged files and the batch, no model: one `git blame` per core file and one
     `git log` for all skills (a blame per skill made 1,000 skills cost 5 s a batch).
 
     Lines git does not know (no repository yet, or not committed) count as changed today: the run
     commits them before its session, and an unknown age must never look old enough to prune.
     """
+    limits, tz = ToolLimits.from_settings(settings), zone(settings.timezone)
+    stale_after_days = settings.ephemeral_max_age_days
     today = today or today_in(tz)
     contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
     core = [p for p in CORE_FILES if p in contents]

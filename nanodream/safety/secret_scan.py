@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
@@ -121,39 +121,47 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
     """
     if not line.strip():
         return ()
-    found: list[tuple[str, str]] = []
+    found = _Findings(line)
+    specific, generic = _plugins()
+    found.detectors(specific)
+    for rule, pattern in _PROVIDER_KEYS.items():
+        found.matches(rule, pattern, _random_looking)
+    found.matches(PRIVATE_KEY_RULE, _PEM_PRIVATE_KEY, lambda value: True)
+    found.detectors(generic)
+    found.matches("Secret Keyword", _KEYWORD_TOKEN, _random_looking, group=1)
+    found.matches("Password", _PROSE_PASSWORD, _password_like, group=1)
+    return tuple(found.found)
 
-    def add(rule: str, value: str) -> None:
-        value = _whole_token(line, value)
+
+class _Findings:
+    """What one line holds, each credential once, under the first (most specific) rule that found it."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.found: list[tuple[str, str]] = []
+
+    def add(self, rule: str, value: str) -> None:
+        value = _whole_token(self.line, value)
         if "redacted" in value.lower():  # our own marker, left by an earlier redaction
             return
-        if not any(value in seen or seen in value for _, seen in found):
-            found.append((rule, value))
+        if not any(value in seen or seen in value for _, seen in self.found):
+            self.found.append((rule, value))
 
-    specific, generic = _plugins()
-
-    def run(plugins: list[tuple[Any, dict[str, Any]]]) -> None:
+    def detectors(self, plugins: list[tuple[Any, dict[str, Any]]]) -> None:
         for plugin, options in plugins:
-            for value in plugin.analyze_string(line, **options):
-                if _credible(plugin, value, line):
-                    add(plugin.secret_type, value)
+            for value in plugin.analyze_string(self.line, **options):
+                if _credible(plugin, value, self.line):
+                    self.add(plugin.secret_type, value)
 
-    run(specific)
-    for rule, pattern in _PROVIDER_KEYS.items():
-        for match in pattern.finditer(line):
-            if _random_looking(match.group(0)):
-                add(rule, match.group(0))
-    for match in _PEM_PRIVATE_KEY.finditer(line):
-        add(PRIVATE_KEY_RULE, match.group(0))
-    run(generic)
-    for match in _KEYWORD_TOKEN.finditer(line):
-        if _random_looking(match.group(1)):
-            add("Secret Keyword", match.group(1))
-    for match in _PROSE_PASSWORD.finditer(line):
-        value = match.group(1)
-        if re.search(r"[A-Za-z]", value) and re.search(r"[\d\W_]", value) and not _is_reference(value):
-            add("Password", value)
-    return tuple(found)
+    def matches(self, rule: str, pattern: re.Pattern[str], accept: Callable[[str], bool], group: int = 0) -> None:
+        for match in pattern.finditer(self.line):
+            if accept(match.group(group)):
+                self.add(rule, match.group(group))
+
+
+def _password_like(value: str) -> bool:
+    """A stated password has a letter and a digit or symbol, and is not a reference like $DB_PASSWORD."""
+    return bool(re.search(r"[A-Za-z]", value) and re.search(r"[\d\W_]", value)) and not _is_reference(value)
 
 
 def _whole_token(line: str, value: str) -> str:

@@ -94,21 +94,33 @@ def _alive(pid: int, host: object) -> bool:
     return True
 
 
-def wait_until_idle(workspace: Workspace, *, limit: float, poll: float,
-                    sleep: Callable[[float], object] = time.sleep, clock: Callable[[], datetime] = utc_now,
-                    should_stop: Callable[[], str] = lambda: "",
-                    on_wait: Callable[[HostBusy], None] = lambda busy: None) -> HostBusy | None:
+def _no_stop() -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class HostWait:
+    """How a run gives way to the host agent: how long to wait, and the clock, sleep and stop it waits with."""
+
+    wait: float | None = None  # seconds; None: the host_wait setting
+    clock: Callable[[], datetime] = utc_now
+    sleep: Callable[[float], object] = time.sleep
+    stop: Callable[[], str] = _no_stop  # a reason to give up now, or ''
+    on_wait: Callable[[HostBusy], None] = lambda claim: None
+
+
+def wait_until_idle(workspace: Workspace, waiting: HostWait, *, limit: float, poll: float) -> HostBusy | None:
     """Poll every `poll` seconds for up to `limit` seconds; None once the host is idle, else its last claim."""
-    deadline = clock() + timedelta(seconds=limit)
-    busy = read_host_busy(workspace, clock())
+    deadline = waiting.clock() + timedelta(seconds=limit)
+    busy = read_host_busy(workspace, waiting.clock())
     if busy is not None:
-        on_wait(busy)
+        waiting.on_wait(busy)
     while busy is not None:
-        left = (deadline - clock()).total_seconds()
-        if left <= 0 or should_stop():
+        left = (deadline - waiting.clock()).total_seconds()
+        if left <= 0 or waiting.stop():
             return busy
-        sleep(min(poll, left))
-        busy = read_host_busy(workspace, clock())
+        waiting.sleep(min(poll, left))
+        busy = read_host_busy(workspace, waiting.clock())
     return None
 
 

@@ -16,10 +16,10 @@ from nanodream.backlog.history import survey
 from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
-from nanodream.run.context import RunOptions, never_stop
+from nanodream.run.context import RunOptions
 from nanodream.run.dream import record_run, run_dream
 from nanodream.run.report import RunReport
-from nanodream.scheduling.hostbusy import HostBusy, read_host_busy, utc_now, wait_until_idle
+from nanodream.scheduling.hostbusy import HostWait, read_host_busy, utc_now, wait_until_idle
 from nanodream.scheduling.timetable import (
     Schedule,
     clear_scheduler_state,
@@ -37,28 +37,17 @@ MAX_NAP_SECONDS = 60.0
 # --- one run that gives way to the host agent ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HostWait:
-    """How a run gives way to the host agent: how long to wait, and the clock, sleep and stop it waits with."""
-
-    wait: float | None = None  # seconds; None: the host_wait setting
-    clock: Callable[[], datetime] = utc_now
-    sleep: Callable[[float], object] = time.sleep
-    stop: Callable[[], str] = never_stop
-    on_wait: Callable[[HostBusy], None] = lambda claim: None
-
-
-def run_when_idle(workspace: Workspace, settings: Settings, options: RunOptions, waiting: HostWait = HostWait(), *,
+def run_when_idle(workspace: Workspace, settings: Settings, options: RunOptions, waiting: HostWait | None = None, *,
                   engine_factory: Callable[[Settings], Engine] = engine_for) -> RunReport:
     """Wait while the host agent serves a user turn (up to `waiting.wait`, default host_wait), then dream.
 
     Gives up as "busy" rather than queueing behind a long turn, and between batches ends the run early if
     the host starts another turn meanwhile or a stop is requested.
     """
+    waiting = waiting or HostWait()
     started = waiting.clock()
     limit = settings.host_wait if waiting.wait is None else waiting.wait
-    claim = wait_until_idle(workspace, limit=limit, poll=settings.host_poll, sleep=waiting.sleep,
-                            clock=waiting.clock, should_stop=waiting.stop, on_wait=waiting.on_wait)
+    claim = wait_until_idle(workspace, waiting, limit=limit, poll=settings.host_poll)
     if claim is not None:
         given_up = f"gave up after {format_duration(timedelta(seconds=limit))}"
         reason = f"{claim.describe()}; {'shutting down' if waiting.stop() else given_up}"

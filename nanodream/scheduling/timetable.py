@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from nanodream.atomic import atomic_write
-from nanodream.config import Settings
+from nanodream.config import Settings, zone
 from nanodream.run.records import read_records
 from nanodream.scheduling.hostbusy import utc_now
 from nanodream.vocab import Outcome
@@ -42,11 +42,11 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=sum(int(n) * _UNIT_SECONDS[u.lower()] for n, u in parts))
 
 
-def zone(name: str) -> ZoneInfo:
+def _zone(name: str) -> ZoneInfo:
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ScheduleError(f"unknown time zone {name!r}; use an IANA name like UTC or Europe/Berlin") from None
+        return zone(name)
+    except ValueError as exc:
+        raise ScheduleError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -72,14 +72,14 @@ class Schedule:
         expression = " ".join(expression.split())
         if not croniter.is_valid(expression):
             raise ScheduleError(f"{expression!r} is not a cron expression; e.g. \"0 */4 * * *\" (every 4 hours)")
-        return cls(zone(timezone), cron=expression)
+        return cls(_zone(timezone), cron=expression)
 
     @classmethod
     def every(cls, duration: str, timezone: str = "UTC") -> Schedule:
         interval = parse_duration(duration)
         if interval < timedelta(minutes=1):
             raise ScheduleError(f"an interval of {duration!r} is too short; use at least 1m")
-        return cls(zone(timezone), interval=interval)
+        return cls(_zone(timezone), interval=interval)
 
     def describe(self) -> str:
         what = f'cron "{self.cron}"' if self.cron else f"every {format_duration(self.interval)}"

@@ -19,9 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import cli, row  # noqa: E402
+from nanodream.backlog.history import estimate_tokens  # noqa: E402
 from nanodream.config import load_settings  # noqa: E402
 from nanodream.prompting import signals  # noqa: E402
-from nanodream.prompting.prompt import RenderedRequest, estimate_tokens, render_next_request  # noqa: E402
+from nanodream.prompting.prompt import RenderedRequest, render_next_request  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
 

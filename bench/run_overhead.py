@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench._common import Row, cli, row  # noqa: E402
-from nanodream.backlog.history import HistoryEntry, estimate_tokens  # noqa: E402
+from nanodream.backlog.history import HistoryEntry, entry_tokens  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
@@ -82,7 +82,7 @@ def make_workspace(root: Path, batches: int, skills: int) -> Workspace:
             f"---\nname: {name}\ndescription: Procedure number {i} for the ledgerline project\n---\n\n"
             f"1. Run `make step-{i}`\n2. Check the output\n", encoding="utf-8")
     GitStore(ws).ensure_repo()
-    per_batch = BATCH_TOKENS // estimate_tokens(HistoryEntry(1, "", CONTENT.replace("[skip] User said thanks.\n", "")))
+    per_batch = BATCH_TOKENS // entry_tokens(HistoryEntry(1, "", CONTENT.replace("[skip] User said thanks.\n", "")))
     lines = [json.dumps({"cursor": c, "timestamp": "2026-10-05 10:00", "content": CONTENT, "session_key": "cli:direct"})
              for c in range(1, per_batch * batches + 1)]
     ws.history_file.write_text("\n".join(lines) + "\n", encoding="utf-8")

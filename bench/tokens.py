@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench._common import REPO, Row, cli, row  # noqa: E402
-from nanodream.backlog.history import CHARS_PER_TOKEN, TAG_LINE, next_batch  # noqa: E402
+from nanodream.backlog.history import TAG_LINE, estimate_tokens, next_batch  # noqa: E402
 from nanodream.backlog.position import Position  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
@@ -62,7 +62,7 @@ class Counter:
 
     @staticmethod
     def estimate(text: str) -> int:
-        return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+        return estimate_tokens(text)
 
     def count(self, text: str) -> int:
         return self._litellm.token_counter(model=MODEL, text=text) if self._litellm else self.estimate(text)

@@ -1,14 +1,47 @@
-"""A small line-based model of a memory file: `##` sections holding `- fact` bullets, kept tidy."""
+"""The one place that knows markdown structure: headings, bullets, numbered steps, code fences, sections.
+
+Memory files are edited line by line so every untouched byte stays as it was; a line-based model (rather
+than a parsed tree that is rendered back) is what keeps those edits exact.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^[-*+]\s+(.*\S)\s*$")
 _NUMBERED = re.compile(r"^(\d+)[.)]\s+(.*\S)\s*$")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+\S")  # a bullet or a numbered step, at any indentation
+_ITEM_START = re.compile(r"^(?:[-*+]\s|#{1,6}\s)")  # a new top-level bullet or a heading
+
+
+def with_fences(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line with whether it is code: a fence line itself, or anything between two fence lines."""
+    in_fence = False
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            yield line, True
+        else:
+            yield line, in_fence
+
+
+def is_heading(line: str) -> bool:
+    """`#` to `######`, a space, then some title."""
+    match = _HEADING.match(line)
+    return bool(match and match.group(2))
+
+
+def is_list_item(line: str) -> bool:
+    return bool(_LIST_ITEM.match(line))
+
+
+def starts_item(line: str) -> bool:
+    """A line that begins a new top-level bullet or a heading (so it belongs to nothing above it)."""
+    return bool(_ITEM_START.match(line))
 
 
 @dataclass(frozen=True)
@@ -83,12 +116,8 @@ class MarkdownDoc:
 
     def _outline(self):
         """(index, line, (level, title) or None) for every line outside code fences."""
-        in_fence = False
-        for index, line in enumerate(self.lines):
-            if _FENCE.match(line):
-                in_fence = not in_fence
-                continue
-            if in_fence:
+        for index, (line, code) in enumerate(with_fences(self.lines)):
+            if code:
                 continue
             match = _HEADING.match(line)
             yield index, line, ((len(match.group(1)), match.group(2)) if match else None)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from nanodream.backlog.history import (
     HistoryEntry,
     drop_skip_lines,
-    estimate_tokens,
+    entry_tokens,
     iter_after,
     next_batch,
     offset_after,
@@ -125,7 +125,7 @@ def test_batches_cover_the_backlog_once_in_order_within_budget(lines, cursor, bu
         position = from_cursor(path, cursor)
         while (batch := next_batch(path, position, budget)) is not None:
             assert len(batch.entries) == 1 or batch.estimated_tokens <= budget
-            assert sum(estimate_tokens(e) for e in batch.entries) == batch.estimated_tokens
+            assert sum(entry_tokens(e) for e in batch.entries) == batch.estimated_tokens
             seen += batch.entries
             position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
             assert batch.more_after == (len(seen) < len(expected))

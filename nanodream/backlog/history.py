@@ -99,7 +99,7 @@ class Batch:
 
     @property
     def estimated_tokens(self) -> int:
-        return sum(estimate_tokens(entry) for entry in self.entries)
+        return sum(entry_tokens(entry) for entry in self.entries)
 
 
 def parse_line(line: str | bytes) -> HistoryEntry | None:
@@ -171,9 +171,14 @@ def drop_skip_lines(content: str) -> tuple[str, int]:
     return "\n".join(kept).strip("\n"), dropped
 
 
-def estimate_tokens(entry: HistoryEntry) -> int:
-    """A provider-independent estimate, good enough to size batches without a tokenizer download."""
-    return ENTRY_OVERHEAD_TOKENS + (len(entry.content) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+def estimate_tokens(text: str) -> int:
+    """The chars/4 estimate nanodream budgets with: no tokenizer download, no provider call."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def entry_tokens(entry: HistoryEntry) -> int:
+    """An entry's share of a batch budget: its text, plus the stamp and framing it is shown with."""
+    return ENTRY_OVERHEAD_TOKENS + estimate_tokens(entry.content)
 
 
 def read_cursor(path: Path) -> int:
@@ -297,7 +302,7 @@ def next_batch(path: Path, start: Position, budget_tokens: int,
             continue
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
-        cost = estimate_tokens(cleaned)
+        cost = entry_tokens(cleaned)
         if entries and used + cost > budget_tokens:
             more_after = True
             break

@@ -9,16 +9,14 @@ what is over that limit goes in a later tidy.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from nanodream.engines.routing import OPEN_TASKS, SOUL_FILE, fact_key
-from nanodream.markdown import Bullet, MarkdownDoc
+from nanodream.markdown import Bullet, MarkdownDoc, starts_item
 
 # What may directly follow a bullet that is one line long: the next bullet or a heading. Anything else
 # (a sub-item, a continuation line, a code block) belongs to the bullet, and its one-line fact key would
 # not tell the whole of what it says.
-_NEXT_ITEM = re.compile(r"^(?:[-*+]\s|#{1,6}\s)")
 
 
 @dataclass(frozen=True)
@@ -102,7 +100,7 @@ def _stands_alone(doc: MarkdownDoc, bullet: Bullet) -> bool:
     """True when nothing below the bullet's line belongs to it, not even an indented paragraph after a gap."""
     rest = doc.lines[bullet.index + 1:]
     if rest and rest[0].strip():
-        return bool(_NEXT_ITEM.match(rest[0]))
+        return starts_item(rest[0])
     following = next((line for line in rest if line.strip()), None)
     return following is None or not following[0].isspace()
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from nanodream.backlog.history import CHARS_PER_TOKEN, Batch, next_batch
+from nanodream.backlog.history import Batch, estimate_tokens, next_batch
 from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
@@ -25,11 +25,6 @@ _HISTORY_TAG = re.compile(r"</?\s*history\s*>", re.IGNORECASE)
 _MAX_TERMS_SHOWN = 4
 _MAX_CURSORS_SHOWN = 8
 _MAX_HEADING_CHARS = 40
-
-
-def estimate_tokens(text: str) -> int:
-    """The chars/4 estimate nanodream budgets with; no tokenizer download, no provider call."""
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
 # the user message ---------------------------------------------------------------------------------------

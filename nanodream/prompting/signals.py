@@ -15,6 +15,7 @@ from datetime import date, datetime, tzinfo
 
 from nanodream.backlog.history import Batch, HistoryEntry, tagged_lines
 from nanodream.config import Settings, zone
+from nanodream.markdown import is_heading, is_list_item, with_fences
 from nanodream.run.staging import Staging
 from nanodream.run.tools import NEAR_CAP_SHARE, ToolLimits
 from nanodream.skills import parse_skill
@@ -26,9 +27,6 @@ THIN_MIN_CHARS = 200  # or a body shorter than this
 MAX_SUBJECTS = 12
 MAX_WORDS = 10
 
-_HEADING = re.compile(r"^#{1,6}\s+\S")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_STEP = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+\S")
 
 
 @dataclass(frozen=True)
@@ -153,11 +151,9 @@ def git_lines(text: str) -> list[str]:
 def section_ages(text: str, days: list[date]) -> tuple[SectionAges, ...]:
     """Group lines by markdown section, then into runs of the same day; blank lines never split a run."""
     sections: list[tuple[str, list[AgeRun]]] = []
-    in_fence = False
-    for number, (line, day) in enumerate(zip(git_lines(text), days, strict=True), start=1):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        if not in_fence and _HEADING.match(line):
+    lines = with_fences(git_lines(text))
+    for number, ((line, code), day) in enumerate(zip(lines, days, strict=True), start=1):
+        if not code and is_heading(line):
             sections.append((line.strip(), []))
         elif not sections:
             sections.append(("", []))
@@ -182,12 +178,7 @@ def skill_signal(path: str, text: str, cap: int, changed: date | None) -> SkillS
         name, description, body = path.split("/")[1], None, ""
     else:
         name, description, body = info.name, info.description, info.body
-    steps, in_fence = 0, False
-    for line in body.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and _STEP.match(line):
-            steps += 1
+    steps = sum(1 for line, code in with_fences(body.splitlines()) if not code and is_list_item(line))
     return SkillSignal(name, description, FileSize(path, len(text), cap), steps, len(body.strip()), changed)
 
 

@@ -49,9 +49,15 @@ def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> 
     return path
 
 
+# A transcript keeps this much of any one string: enough to inspect a session, not a 10 MB runaway write.
+STRING_LIMIT = 64 * 1024
+
+
 def _redacted(value: Any) -> Any:
     """`value` (plain JSON data) with every credential in every string replaced by a marker naming its rule."""
     if isinstance(value, str):
+        if len(value) > STRING_LIMIT:
+            value = value[:STRING_LIMIT] + f" … [{len(value) - STRING_LIMIT} more characters not kept]"
         return secret_scan.redact(None, value)[0]
     if isinstance(value, list):
         return [_redacted(item) for item in value]

@@ -41,6 +41,15 @@ class Outcome(StrEnum):
     REFUSED = "refused"
 
 
+class EntryOutcome(StrEnum):
+    """Why a history entry was not consumed the ordinary way (run records' `notable`, `status`)."""
+
+    SKIPPED = "skipped"  # only [skip] lines
+    MALFORMED = "malformed"  # not an entry at all: kept as a dead letter
+    QUARANTINED = "quarantined"
+    ANOMALY = "anomaly"  # its cursor went back, repeated or jumped; read in file order all the same
+
+
 # Batches that consumed their history (the cursor moved past them).
 CONSUMED = frozenset({Outcome.COMMITTED, Outcome.NO_CHANGE})
 # Runs that ended well, whether or not there was anything to do.

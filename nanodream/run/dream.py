@@ -31,7 +31,7 @@ from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
 from nanodream.versioning.gitstate import NeedsPerson
-from nanodream.vocab import Outcome, Trailer, utc_stamp
+from nanodream.vocab import EntryOutcome, Outcome, Trailer, utc_stamp
 from nanodream.workspace import Workspace
 
 
@@ -172,7 +172,7 @@ class _Backlog:
         for entry in self.isolation.confirm(self.ctx.workspace, self.report.run_id):
             self.held.add(entry.offset)
             self.report.quarantined.append(entry.line)
-            self.report.note_entry(entry.line, entry.cursor, Outcome.QUARANTINED, reasons[entry.offset])
+            self.report.note_entry(entry.line, entry.cursor, EntryOutcome.QUARANTINED, reasons[entry.offset])
 
     def settle(self, planned: _Planned, outcome: BatchOutcome) -> bool:
         """Move past a batch that succeeded, or split / suspect one that keeps failing; False ends the run."""
@@ -181,7 +181,7 @@ class _Backlog:
             self.position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
             for entry in batch.entries:
                 if not entry.content.strip():
-                    self.report.note_entry(entry.line, entry.cursor, "skipped", "only [skip] lines")
+                    self.report.note_entry(entry.line, entry.cursor, EntryOutcome.SKIPPED, "only [skip] lines")
             return True
         poisoned = planned.from_split or self.isolation.suspects or planned.streak + 1 >= self.ctx.settings.split_after
         if self.ctx.dry_run or not poisoned:
@@ -233,9 +233,9 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
     report.dead_letters = [letter.describe() for letter in found.dead_letters[:NOTABLE_LIMIT]]
     report.anomalies += [anomaly.message for anomaly in found.anomalies[:NOTABLE_LIMIT]]
     for letter in found.dead_letters:
-        report.note_entry(letter.line, None, "malformed", letter.reason)
+        report.note_entry(letter.line, None, EntryOutcome.MALFORMED, letter.reason)
     for anomaly in found.anomalies:
-        report.note_entry(anomaly.line, anomaly.cursor, "anomaly", anomaly.message)
+        report.note_entry(anomaly.line, anomaly.cursor, EntryOutcome.ANOMALY, anomaly.message)
     if found.dead_letters and not ctx.dry_run:
         remember(ctx.workspace, found.dead_letters)
     return resumed.position

@@ -131,7 +131,7 @@ class Scheduler:
                              self.settings.max_cursor_jump)
             if backlog.pending == 0 and not self.workspace.journal_file.exists():
                 self._record(now, Outcome.NOTHING_TO_DO, "the backlog is empty")
-                return Decision(now, "nothing-to-do", "nothing to do: the backlog is empty")
+                return Decision(now, Outcome.NOTHING_TO_DO, "nothing to do: the backlog is empty")
             waiting = HostWait(clock=self.clock, sleep=self.sleep, stop=self.stop, on_wait=lambda claim: self.log(
                 Decision(self.clock(), "waiting", f"waiting: {claim.describe()}")))
             report = run_when_idle(self.workspace, self.settings,
@@ -140,7 +140,7 @@ class Scheduler:
         except Exception as exc:  # the scheduler outlives one broken run; the next slot tries again
             reason = f"{type(exc).__name__}: {exc}"
             self._record(now, Outcome.FAILED, reason)
-            return Decision(self.clock(), "failed", f"failed: {reason}")
+            return Decision(self.clock(), Outcome.FAILED, f"failed: {reason}")
         return describe_report(self.clock(), report)
 
     def _wait_until(self, due: datetime) -> bool:
@@ -181,9 +181,9 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
             message += f"; {report.reason}"
         return Decision(at, "ran", message, data)
     if report.outcome == Outcome.BUSY:
-        return Decision(at, "busy", f"busy: {report.reason}; trying again at the next slot", data)
+        return Decision(at, Outcome.BUSY, f"busy: {report.reason}; trying again at the next slot", data)
     if report.outcome == Outcome.BLOCKED:
-        return Decision(at, "blocked", f"blocked until a person acts: {report.reason}", data)
+        return Decision(at, Outcome.BLOCKED, f"blocked until a person acts: {report.reason}", data)
     if report.outcome == Outcome.NOTHING_TO_DO:
-        return Decision(at, "nothing-to-do", "nothing to do: the backlog is empty", data)
-    return Decision(at, "failed", f"failed: {report.reason}", data)
+        return Decision(at, Outcome.NOTHING_TO_DO, "nothing to do: the backlog is empty", data)
+    return Decision(at, Outcome.FAILED, f"failed: {report.reason}", data)

@@ -97,3 +97,12 @@ def test_bad_configuration_is_a_clear_error(workspace, toml, message):
 def test_bad_environment_value_names_the_variable(workspace):
     with pytest.raises(ConfigError, match="NANODREAM_TIMEOUT"):
         load_settings(workspace, environ={"NANODREAM_TIMEOUT": "soon"})
+
+
+def test_the_provider_key_comes_from_the_variable_api_key_env_names(workspace, monkeypatch):
+    workspace.config_file.write_text('model = "openai/x"\napi_key_env = "MY_PROVIDER_KEY"\n')
+    monkeypatch.setenv("MY_PROVIDER_KEY", "sk-from-the-environment")
+    settings = load_settings(workspace, environ={})
+    assert settings.api_key is None and settings.provider_key() == "sk-from-the-environment"
+    from_env = load_settings(workspace, environ={"NANODREAM_API_KEY": "sk-direct"})
+    assert from_env.provider_key() == "sk-direct"  # NANODREAM_API_KEY keeps working and wins

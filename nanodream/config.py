@@ -38,6 +38,7 @@ class Settings:
     max_file_chars: int = 24_000
     max_skill_chars: int = 12_000
     max_shrink_ratio: float = 0.5
+    pressure_ratio: float = 0.9  # memory/MEMORY.md over its cap is archived down to this share of the cap
     ephemeral_max_age_days: int = 14
     timezone: str = "UTC"
     schedule: str | None = None
@@ -141,6 +142,7 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{name: (lambda v: v >= 1, "at least 1") for name in ("split_after", "max_repeated_failures")},
     "max_cost": (lambda v: v is None or v >= 0, "0 or more (or unset)"),
     "max_shrink_ratio": (lambda v: 0 < v <= 1, "in (0, 1]"),
+    "pressure_ratio": (lambda v: 0 < v <= 1, "in (0, 1]"),
     "model": (lambda v: bool(v.strip()), "a litellm model string or builtin, not empty"),
     "api_key_env": (lambda v: v is None or v.isidentifier(), "the name of an environment variable"),
 }

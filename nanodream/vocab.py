@@ -50,6 +50,9 @@ class EntryOutcome(StrEnum):
     ANOMALY = "anomaly"  # its cursor went back, repeated or jumped; read in file order all the same
 
 
+# The reason's first word when a batch failed because a file is full and nothing may move: not a poisoned entry.
+CAPACITY = "capacity"
+
 # Batches that consumed their history (the cursor moved past them).
 CONSUMED = frozenset({Outcome.COMMITTED, Outcome.NO_CHANGE})
 # Runs that ended well, whether or not there was anything to do.

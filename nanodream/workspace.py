@@ -18,7 +18,11 @@ PROTECTED_PATHS = ("nanodream.toml", "memory/history.jsonl")
 PROTECTED_DIRS = ("prompts",)
 
 # Tracked by the workspace's git repository; everything else (history, cursor, state) is ignored.
-TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/", "prompts/", "nanodream.toml", ".gitignore")
+TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/", "skills/", "prompts/",
+                    "nanodream.toml", ".gitignore")
+# Facts still true but no longer hot, moved out of memory/MEMORY.md under pressure: tracked, never loaded by default.
+ARCHIVE_DIR = "memory/archive"
+ARCHIVE_RULE = "!/memory/archive/"
 
 GITIGNORE = """\
 # nanodream versions only the agent's memory files; everything else stays out of git.
@@ -30,6 +34,7 @@ GITIGNORE = """\
 !/memory/
 /memory/*
 !/memory/MEMORY.md
+!/memory/archive/
 !/skills/
 !/prompts/
 """

@@ -16,6 +16,7 @@ from nanodream.engines import Engine, SessionError, SessionRequest, describe_err
 from nanodream.prompting.prompt import session_texts
 from nanodream.run import apply
 from nanodream.run.context import RunContext
+from nanodream.run.pressure import relieve
 from nanodream.run.report import BatchOutcome
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolBox
@@ -50,7 +51,11 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome == Outcome.FAILED:
             return outcome
-    violations = guards.check(staging, batch, ctx.settings, toolbox.refusals)
+    relief = relieve(staging, ctx.store, ctx.settings)
+    if relief.problems:
+        outcome.capacity = True
+        return outcome.fail(relief.failure)
+    violations = guards.check(staging, batch, ctx.settings, toolbox.refusals, archived=relief.moved)
     outcome.warnings = [str(v) for v in violations if not v.blocking]
     blocking = [v for v in violations if v.blocking]
     if blocking:

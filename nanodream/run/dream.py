@@ -184,7 +184,7 @@ class _Backlog:
                     self.report.note_entry(entry.line, entry.cursor, EntryOutcome.SKIPPED, "only [skip] lines")
             return True
         poisoned = planned.from_split or self.isolation.suspects or planned.streak + 1 >= self.ctx.settings.split_after
-        if self.ctx.dry_run or not poisoned:
+        if self.ctx.dry_run or outcome.capacity or not poisoned:  # a full file is no poisoned entry
             self.report.fail(outcome.reason, at=(batch.first_line, batch.last_line))
             return False
         if len(batch.entries) > 1:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.atomic import atomic_write, fsync_dir, read_text
-from nanodream.workspace import Workspace
+from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 
 @dataclass
@@ -82,7 +82,8 @@ def read_current(root: Path, paths: list[str]) -> dict[str, str | None]:
 
 # Temp names atomic_write gives the files nanodream writes: `.<name>.<8 random chars>.tmp`.
 _STALE_TEMP = re.compile(
-    r"\.(?:SOUL\.md|USER\.md|MEMORY\.md|SKILL\.md|\.dream_cursor|journal\.json)\.[a-z0-9_]{8}\.tmp"
+    r"\.(?:SOUL\.md|USER\.md|MEMORY\.md|SKILL\.md|\d{4}-\d{2}\.md|\.dream_cursor|journal\.json|position\.json)"
+    r"\.[a-z0-9_]{8}\.tmp"
 )
 
 
@@ -93,7 +94,7 @@ def remove_stale_temp_files(workspace: Workspace) -> list[str]:
     next commit would version it for good.
     """
     root = workspace.root
-    folders = [root, root / "memory", workspace.state_dir]
+    folders = [root, root / "memory", root / ARCHIVE_DIR, workspace.state_dir]
     skills = root / "skills"
     if skills.is_dir() and not skills.is_symlink():
         folders += [child for child in skills.iterdir() if child.is_dir() and not child.is_symlink()]

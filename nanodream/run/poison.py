@@ -16,7 +16,7 @@ from typing import Any
 
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.quarantine import QuarantinedEntry, add_to_quarantine, preview
-from nanodream.vocab import Outcome, RunRecord
+from nanodream.vocab import CAPACITY, Outcome, RunRecord
 from nanodream.workspace import Workspace
 
 # Single entries failing in a row with no success in between look like an outage, not poison: stop there.
@@ -32,6 +32,8 @@ def failure_streak(records: Iterable[RunRecord], first_line: int) -> int:
     for record in reversed(list(records)):
         if record.outcome == Outcome.BUSY or record.trigger == "retry":
             continue
+        if record.reason.startswith(CAPACITY):  # a full file says nothing about the entries
+            break
         failed_at = record.failed_at
         if record.outcome == Outcome.FAILED and isinstance(failed_at, list) and failed_at[:1] == [first_line]:
             streak += 1

@@ -30,6 +30,7 @@ class BatchOutcome:
     warnings: list[str] = field(default_factory=list)  # non-blocking guard findings, reported not enforced
     first_line: int = 0  # the batch's lines in history.jsonl: its identity (cursors are the host's numbers)
     last_line: int = 0
+    capacity: bool = False  # failed because a file is full and nothing may move: never split or quarantined
 
     def fail(self, reason: str) -> BatchOutcome:
         self.outcome, self.reason = Outcome.FAILED, reason

@@ -118,6 +118,15 @@ class Staging:
         self.on_disk.setdefault(path, None)
         self.original.setdefault(path, None)
 
+    def include(self, path: str) -> str | None:
+        """Stage a file the session does not see (an archive month), so a step after the session can extend it."""
+        if path not in self.on_disk:
+            target = self.workspace.root / path
+            raw = read_text(target) if target.is_file() and not target.is_symlink() else None
+            self.on_disk[path] = raw
+            self.original[path] = self.current[path] = None if raw is None else plain_newlines(raw)
+        return self.current[path]
+
     def existing_paths(self) -> list[str]:
         return [path for path, content in self.current.items() if content is not None]
 

@@ -16,7 +16,7 @@ from nanodream.run.staging import FileChange, Staging
 from nanodream.run.tools import Refusal, ToolLimits
 from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill
-from nanodream.workspace import CORE_FILES
+from nanodream.workspace import ARCHIVE_DIR, CORE_FILES
 
 SOUL = "SOUL.md"
 # Tags an upstream summariser gives to facts it judged lasting; raw, untagged text is where pasted pages land.
@@ -35,11 +35,13 @@ class Violation:
 
 
 def check(staging: Staging, batch: Batch | None, settings: Settings,
-          refusals: Iterable[Refusal] = ()) -> list[Violation]:
+          refusals: Iterable[Refusal] = (), archived: Iterable[str] = ()) -> list[Violation]:
     """Every rule over every changed file, plus what the session tried and was refused.
 
-    Non-blocking violations are warnings to report; any blocking one means nothing may be applied.
+    Non-blocking violations are warnings to report; any blocking one means nothing may be applied. Lines the
+    pressure step moved to the archive (`archived`) are not deletions.
     """
+    moved = {line.strip() for line in archived}
     limits = ToolLimits.from_settings(settings)
     violations = [Violation("session", "reached outside memory", str(refusal), refusal.blocking)
                   for refusal in refusals]
@@ -50,7 +52,7 @@ def check(staging: Staging, batch: Batch | None, settings: Settings,
             violations += _check_deletion(change, changes, justified)
         else:
             violations += _check_content(change, limits, settings)
-            violations += _check_shrink(change, settings.max_shrink_ratio, justified)
+            violations += _check_shrink(change, settings.max_shrink_ratio, justified, moved)
             if change.path == SOUL:
                 violations += _check_soul(batch, settings.soul_policy)
     return violations
@@ -70,7 +72,7 @@ def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -
     assert change.after is not None
     found: list[Violation] = []
     cap = limits.cap_for(change.path)
-    if len(change.after) > cap:
+    if len(change.after) > cap and not change.path.startswith(f"{ARCHIVE_DIR}/"):  # the archive has no cap
         found.append(Violation(change.path, "size cap", f"{len(change.after)} chars > cap {cap}"))
     if change.path.startswith("skills/"):
         try:
@@ -85,11 +87,11 @@ def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -
     return found
 
 
-def _check_shrink(change: FileChange, max_ratio: float, justified: bool) -> list[Violation]:
+def _check_shrink(change: FileChange, max_ratio: float, justified: bool, moved: set[str]) -> list[Violation]:
     if not change.before or justified:
         return []
     before_lines = [line.strip() for line in change.before.splitlines() if line.strip()]
-    kept = {line.strip() for line in (change.after or "").splitlines()}
+    kept = {line.strip() for line in (change.after or "").splitlines()} | moved
     lost = sum(1 for line in before_lines if line not in kept)
     if before_lines and lost / len(before_lines) > max_ratio:
         return [Violation(change.path, "mass deletion",

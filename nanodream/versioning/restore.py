@@ -21,7 +21,7 @@ from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.vocab import ExitCode, Outcome, new_run_id
-from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
+from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, TRACKED_PATTERNS, Workspace
 
 Plan = dict[str, tuple[bytes | None, bytes | None]]  # path → (on disk now, after the restore)
 
@@ -185,7 +185,7 @@ def _before_plan(store: GitStore, target: MemoryCommit) -> Plan:
 
 def _is_memory_path(path: str) -> bool:
     """What `--before` resets: the memory itself, not the prompt override or the configuration."""
-    return path in CORE_FILES or path.startswith("skills/")
+    return path in CORE_FILES or path.startswith(("skills/", f"{ARCHIVE_DIR}/"))
 
 
 def _on_disk(store: GitStore, path: str) -> bytes | None:

@@ -1,0 +1,91 @@
+"""A full memory file never fails a batch: the coldest lines of memory/MEMORY.md move to the archive."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from nanodream.backlog.quarantine import load_quarantine
+from nanodream.config import Settings
+from nanodream.engines import SessionResult
+from nanodream.run.dream import run_dream
+from tests.conftest import entry, git, snapshot, write_history
+from tests.gitdates import commit_at
+
+MEMORY = "memory/MEMORY.md"
+
+
+def archive_path() -> str:
+    return f"memory/archive/{datetime.now(UTC):%Y-%m}.md"
+
+
+class Appender:
+    """A model double that only ever adds: one bullet per entry to the file it is told, never pruning."""
+
+    name = "appender"
+
+    def __init__(self, path: str = MEMORY) -> None:
+        self.path = path
+
+    def __call__(self, settings):
+        return self
+
+    def run(self, request, toolbox):
+        text = toolbox.invoke("read_file", path=self.path).value
+        added = "".join(f"- {e.content.split('] ', 1)[-1]}\n" for e in request.batch.entries)
+        result = toolbox.invoke("write_file", path=self.path, content=text + added)
+        assert result.ok, result.text
+        return SessionResult(summary=f"appended {len(request.batch.entries)} facts")
+
+
+def settings(**overrides) -> Settings:
+    return Settings(**{"model": "fake/appender", "max_file_chars": 1200, "batch_tokens": 200, **overrides})
+
+
+def facts(first: int, count: int) -> list[dict]:
+    return [entry(i, f"[durable] Fact number {i:03d} about the project, padded to a realistic length.")
+            for i in range(first, first + count)]
+
+
+def test_the_coldest_lines_move_to_the_archive_and_the_batch_commits(workspace):
+    memory = workspace.root / MEMORY
+    old = [f"- Old fact {i:02d}, written long ago and never touched since then." for i in range(12)]
+    memory.write_text("# Memory\n\n## Project\n" + "\n".join(old) + "\n- Keep me forever <!-- keep -->\n")
+    commit_at(workspace, "2026-01-05T12:00:00Z")
+    write_history(workspace, facts(1, 8))
+
+    report = run_dream(workspace, settings(batch_tokens=10_000), engine_factory=Appender())
+
+    assert report.outcome == "committed", report.reason
+    text = memory.read_text()
+    assert len(text) <= 0.9 * 1200
+    assert "Keep me forever <!-- keep -->" in text  # pinned lines never leave
+    assert all(f"Fact number {i:03d}" in text for i in range(1, 9))  # the newest facts stay active
+    archive = (workspace.root / archive_path()).read_text()
+    moved = [line for line in old if line not in text]
+    assert moved and moved == old[: len(moved)]  # oldest first
+    assert all(line in archive for line in moved) and "## Project (archived" in archive
+    assert archive_path() in git(workspace, "show", "--name-only", "--format=", "HEAD")  # tracked, committed
+    assert f"- {archive_path()}: added" in git(workspace, "log", "-1", "--format=%B")  # the summary says so
+
+
+def test_an_append_only_model_never_stalls_at_the_cap(workspace):
+    write_history(workspace, facts(1, 60))
+    report = run_dream(workspace, settings(max_batches=100), engine_factory=Appender())
+    assert report.outcome == "committed" and report.entries == 60, report.reason
+    assert len((workspace.root / MEMORY).read_text()) <= 1200
+    everything = (workspace.root / MEMORY).read_text() + (workspace.root / archive_path()).read_text()
+    assert all(everything.count(f"Fact number {i:03d} ") == 1 for i in range(1, 61))  # each fact once
+    assert load_quarantine(workspace) == []
+
+
+def test_a_full_file_that_may_not_be_archived_fails_once_and_quarantines_nothing(workspace):
+    write_history(workspace, facts(1, 40))
+    first = run_dream(workspace, settings(split_after=1), engine_factory=Appender("USER.md"))
+    assert first.outcome == "failed" and first.reason.startswith("capacity: USER.md is "), first.reason
+    assert "never archived automatically" in first.reason and first.batches[-1].capacity
+    before = snapshot(workspace)
+    for _ in range(3):  # split_after=1 would split and quarantine a poisoned batch; a full file is not one
+        again = run_dream(workspace, settings(split_after=1), engine_factory=Appender("USER.md"))
+        assert again.outcome == "failed" and again.reason.startswith("capacity: USER.md is ")
+        assert len(again.batches) == 1 and again.quarantined == []
+    assert snapshot(workspace) == before and load_quarantine(workspace) == []

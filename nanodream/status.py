@@ -16,7 +16,7 @@ from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import SUCCEEDED, Outcome, RunRecord
-from nanodream.workspace import Workspace
+from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 
 @dataclass
@@ -41,6 +41,8 @@ class Status:
     dead_letters: list[dict[str, Any]]  # unacknowledged malformed lines: {"line", "reason"}
     anomalies: list[str]  # cursor anomalies waiting in the backlog and those the last run met
     entry_outcomes: dict[str, Any]  # {"counts": {outcome: n}, "latest": [...]}: entries not consumed normally
+    fill: dict[str, dict[str, int]]  # active file → {"chars", "cap"}: how close each is to its cap
+    archive: dict[str, int]  # {"files", "chars"} of memory/archive/: what moved out under pressure
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,8 +79,23 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         position={"line": resumed.position.line, "offset": resumed.position.offset, "cursor": resumed.position.cursor},
         notice=resumed.notice, dead_letters=letters,
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
-        entry_outcomes=_entry_outcomes(records),
+        entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
     )
+
+
+def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:
+    """Sizes against caps, from the files' byte sizes (cheap; a multi-byte character counts more than once)."""
+    sizes = {}
+    for path in workspace.memory_paths():
+        cap = settings.max_skill_chars if path.startswith("skills/") else settings.max_file_chars
+        sizes[path] = {"chars": (workspace.root / path).stat().st_size, "cap": cap}
+    return sizes
+
+
+def _archive(workspace: Workspace) -> dict[str, int]:
+    folder = workspace.root / ARCHIVE_DIR
+    files = sorted(folder.glob("*.md")) if folder.is_dir() and not folder.is_symlink() else []
+    return {"files": len(files), "chars": sum(path.stat().st_size for path in files)}
 
 
 def _dead_letters(workspace: Workspace, backlog: Survey) -> list[dict[str, Any]]:

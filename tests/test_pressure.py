@@ -8,6 +8,7 @@ from nanodream.backlog.quarantine import load_quarantine
 from nanodream.config import Settings
 from nanodream.engines import SessionResult
 from nanodream.run.dream import run_dream
+from nanodream.status import workspace_status
 from tests.conftest import entry, git, snapshot, write_history
 from tests.gitdates import commit_at
 
@@ -66,6 +67,9 @@ def test_the_coldest_lines_move_to_the_archive_and_the_batch_commits(workspace):
     assert all(line in archive for line in moved) and "## Project (archived" in archive
     assert archive_path() in git(workspace, "show", "--name-only", "--format=", "HEAD")  # tracked, committed
     assert f"- {archive_path()}: added" in git(workspace, "log", "-1", "--format=%B")  # the summary says so
+    status = workspace_status(workspace, settings())
+    assert status.fill[MEMORY] == {"chars": len(text.encode()), "cap": 1200}
+    assert status.archive == {"files": 1, "chars": len(archive.encode())}
 
 
 def test_an_append_only_model_never_stalls_at_the_cap(workspace):
@@ -89,3 +93,17 @@ def test_a_full_file_that_may_not_be_archived_fails_once_and_quarantines_nothing
         assert again.outcome == "failed" and again.reason.startswith("capacity: USER.md is ")
         assert len(again.batches) == 1 and again.quarantined == []
     assert snapshot(workspace) == before and load_quarantine(workspace) == []
+
+
+def test_an_older_workspace_gets_the_archive_tracked_in_a_labelled_commit(workspace):
+    gitignore = workspace.root / ".gitignore"
+    gitignore.write_text(gitignore.read_text().replace("!/memory/archive/\n", ""))  # as nanodream used to write it
+    commit_at(workspace, "2026-01-05T12:00:00Z")
+    write_history(workspace, facts(1, 1))
+    report = run_dream(workspace, settings(), engine_factory=Appender())
+    assert report.notices[0].startswith("updated .gitignore to track memory/archive/ (commit ")
+    assert "!/memory/archive/\n" in gitignore.read_text()
+    subjects = git(workspace, "log", "--format=%s", "-3").splitlines()
+    assert subjects[1] == "chore: track memory/archive/ in the memory repository"
+    again = run_dream(workspace, settings(), engine_factory=Appender())
+    assert again.notices == []  # once

@@ -304,7 +304,8 @@ def test_run_and_status_json_keep_their_documented_fields(history):
     assert set(status) == {"workspace", "model", "cursor", "pending_entries", "last_history_cursor",
                            "malformed_lines", "last_commit", "last_commit_subject", "prompt_source",
                            "interrupted_run", "last_success", "last_failure", "quarantine", "quarantine_error",
-                           "schedule", "position", "notice", "dead_letters", "anomalies", "entry_outcomes"}
+                           "schedule", "position", "notice", "dead_letters", "anomalies", "entry_outcomes", "fill",
+                           "archive"}
     assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
                                            "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",

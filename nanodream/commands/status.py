@@ -43,6 +43,7 @@ def render_status(info: Status) -> None:
     _render_backlog(info)
     commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
     console.print(f"commit     {commit}", highlight=False)
+    _render_fill(info)
     _render_runs(info)
     _render_quarantine(info)
     _render_schedule(info)
@@ -67,6 +68,14 @@ def _render_backlog(info: Status) -> None:
     hidden = max(len(info.dead_letters) - SHOWN, 0) + max(len(info.anomalies) - SHOWN, 0)
     if hidden:
         console.print(f"           and {hidden} more (nanodream status --json)", highlight=False)
+
+
+def _render_fill(info: Status) -> None:
+    core = [f"{path} {size['chars'] * 100 // size['cap']}%" for path, size in info.fill.items()
+            if not path.startswith("skills/")]
+    archive = info.archive
+    moved = f" · archive {archive['files']} file(s), {archive['chars']:,} bytes" if archive["files"] else ""
+    console.print(f"fill       {' · '.join(core)} of their caps{moved}", highlight=False)
 
 
 def _render_runs(info: Status) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import read_cursor, write_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.run.journal import Journal, read_current, remove_stale_temp_files, write_files
@@ -17,7 +18,7 @@ from nanodream.run.staging import FileChange, Staging
 from nanodream.versioning.commitmsg import manual_message
 from nanodream.versioning.gitstate import check_hand_edits, check_writable
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
-from nanodream.workspace import Workspace
+from nanodream.workspace import ARCHIVE_RULE, Workspace
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Prepared:
 
     recovered: str = ""
     manual_commit: str | None = None
+    upgraded: str = ""  # one line when the tracked set grew and .gitignore was updated in its own commit
 
 
 def prepare(workspace: Workspace, store: GitStore) -> Prepared:
@@ -36,7 +38,22 @@ def prepare(workspace: Workspace, store: GitStore) -> Prepared:
     check_writable(workspace)
     store.ensure_repo()
     recovered = recover(workspace, store)
-    return Prepared(recovered, commit_hand_edits(workspace, store))
+    manual = commit_hand_edits(workspace, store)
+    return Prepared(recovered, manual, track_archive(workspace, store))
+
+
+def track_archive(workspace: Workspace, store: GitStore) -> str:
+    """A workspace made before the archive existed gets its .gitignore allowlist extended, in a labelled commit."""
+    path = workspace.root / ".gitignore"
+    text = read_text(path) if path.is_file() and not path.is_symlink() else ""
+    anchor = "!/memory/MEMORY.md\n"
+    if ARCHIVE_RULE in text or anchor not in text:  # already there, or not nanodream's allowlist: leave it
+        return ""
+    atomic_write(path, text.replace(anchor, anchor + ARCHIVE_RULE + "\n", 1))
+    sha = store.commit("chore: track memory/archive/ in the memory repository\n\nnanodream now moves facts that "
+                       "are still true but no longer hot out of memory/MEMORY.md into memory/archive/; this\n"
+                       "commit only adds that folder to the .gitignore allowlist.", DREAM_IDENTITY)
+    return f"updated .gitignore to track memory/archive/ (commit {sha[:8]})" if sha else ""
 
 
 def commit_hand_edits(workspace: Workspace, store: GitStore) -> str | None:

@@ -94,6 +94,8 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
 def _prepare(ctx: RunContext, report: RunReport) -> None:
     prepared = apply.prepare(ctx.workspace, ctx.store)
     report.recovered, report.manual_commit = prepared.recovered, prepared.manual_commit
+    if prepared.upgraded:
+        report.notices.append(prepared.upgraded)
 
 
 def _dream_backlog(ctx: RunContext, report: RunReport) -> None:

@@ -23,6 +23,7 @@ TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/",
 # Facts still true but no longer hot, moved out of memory/MEMORY.md under pressure: tracked, never loaded by default.
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_RULE = "!/memory/archive/"
+ARCHIVE_PATH = re.compile(r"^memory/archive/\d{4}-\d{2}\.md\Z")
 
 GITIGNORE = """\
 # nanodream versions only the agent's memory files; everything else stays out of git.
@@ -147,8 +148,10 @@ class Workspace:
                     paths.append(rel)
         return paths
 
-    def check_memory_path(self, path: str) -> str:
+    def check_memory_path(self, path: str, *, archive: bool = False) -> str:
         """Return `path` if the dream may read or write it, else raise PathRefused saying why.
+
+        With `archive`, a month of the archive (`memory/archive/YYYY-MM.md`) passes too (for reading).
 
         Only exact, plain spellings pass: anything that would need normalising, decoding or following a
         link to mean a memory file is refused, and flagged as reaching out of the memory files.
@@ -169,7 +172,7 @@ class Workspace:
             raise PathRefused(f"{shown} is nanodream's or git's own file; the dream may only touch memory files",
                               reaches_out=True)
         skill = SKILL_PATH.fullmatch(path)
-        if path not in CORE_FILES and not skill:
+        if path not in CORE_FILES and not skill and not (archive and ARCHIVE_PATH.fullmatch(path)):
             raise PathRefused(
                 f"{shown} is outside the memory files; allowed: SOUL.md, USER.md, memory/MEMORY.md, "
                 "skills/<name>/SKILL.md"

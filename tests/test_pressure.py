@@ -107,3 +107,20 @@ def test_an_older_workspace_gets_the_archive_tracked_in_a_labelled_commit(worksp
     assert subjects[1] == "chore: track memory/archive/ in the memory repository"
     again = run_dream(workspace, settings(), engine_factory=Appender())
     assert again.notices == []  # once
+
+
+def test_the_model_can_move_lines_to_the_archive_and_read_it_back(workspace):
+    from nanodream.run.staging import Staging
+    from nanodream.run.tools import ToolBox, ToolLimits
+
+    memory = workspace.root / MEMORY
+    memory.write_text("# Memory\n\n## Project\n- Uses PostgreSQL 16.\n- The 2025 migration is done.\n")
+    box = ToolBox(Staging(workspace), ToolLimits.from_settings(settings()))
+    moved = box.call("archive_lines", {"path": MEMORY, "text": "- The 2025 migration is done."})
+    assert moved == f"OK: moved 1 line(s) from {MEMORY} to {archive_path()}"
+    assert box.invoke("read_file", path=MEMORY).value == "# Memory\n\n## Project\n- Uses PostgreSQL 16.\n"
+    assert "- The 2025 migration is done." in box.invoke("read_file", path=archive_path()).value
+    assert "not a whole line" in box.call("archive_lines", {"path": MEMORY, "text": "- Uses Postgre"})
+    assert "only memory/MEMORY.md is archived" in box.call("archive_lines", {"path": "USER.md", "text": "x"})
+    rewrite = box.invoke("write_file", path=archive_path(), content="x")  # the archive is read, never rewritten
+    assert rewrite.error == "invalid" and "outside the memory files" in rewrite.text

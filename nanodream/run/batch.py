@@ -55,7 +55,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     if relief.problems:
         outcome.capacity = True
         return outcome.fail(relief.failure)
-    violations = guards.check(staging, batch, ctx.settings, toolbox.refusals, archived=relief.moved)
+    violations = guards.check(staging, batch, ctx.settings, toolbox.refusals)
     outcome.warnings = [str(v) for v in violations if not v.blocking]
     blocking = [v for v in violations if v.blocking]
     if blocking:

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 
-from nanodream.config import Settings, zone
-from nanodream.markdown import is_heading, with_fences
+from nanodream.config import Settings
+from nanodream.markdown import with_fences
+from nanodream.run import archive
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import CAPACITY
-from nanodream.workspace import ARCHIVE_DIR, CORE_FILES
+from nanodream.workspace import CORE_FILES
 
 MEMORY = "memory/MEMORY.md"
 PIN = "<!-- keep -->"
@@ -29,9 +30,8 @@ PIN = "<!-- keep -->"
 
 @dataclass
 class Relief:
-    """What the pressure step did: lines moved to the archive, and files it could not bring under their cap."""
+    """Files the pressure step could not bring under their cap (what it moved shows in the staged archive)."""
 
-    moved: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -49,8 +49,8 @@ def relieve(staging: Staging, store: GitStore, settings: Settings, today: date |
             continue
         text = _without_repeats(text)
         if path == MEMORY and len(text) > cap:
-            when = today or datetime.now(zone(settings.timezone)).date()
-            text = _archive_coldest(staging, store, text, int(settings.pressure_ratio * cap), relief, when)
+            when = today or archive.today()
+            text = _archive_coldest(staging, store, text, int(settings.pressure_ratio * cap), when)
         if text != staging.read(path):
             staging.write(path, text)
         if len(text) > cap:
@@ -75,17 +75,12 @@ def _without_repeats(text: str) -> str:
     return "\n".join(kept)
 
 
-def _archive_coldest(staging: Staging, store: GitStore, text: str, target: int, relief: Relief,
-                     today: date) -> str:
+def _archive_coldest(staging: Staging, store: GitStore, text: str, target: int, today: date) -> str:
     lines = text.split("\n")
     ages = _line_times(staging, store, MEMORY)
-    section, sections, candidates = "", [], []
-    for index, (line, code) in enumerate(with_fences(lines)):
-        if not code and is_heading(line):
-            section = line.lstrip("#").strip()
-        sections.append(section)
-        if not code and line.startswith("- ") and PIN not in line:
-            candidates.append(index)
+    titles = archive.sections(lines)
+    candidates = [index for index, (line, code) in enumerate(with_fences(lines))
+                  if not code and line.startswith("- ") and PIN not in line]
     candidates.sort(key=lambda index: (ages.get(lines[index], time.time()), index))
     size, moving = len(text), set()
     for index in candidates:
@@ -95,8 +90,7 @@ def _archive_coldest(staging: Staging, store: GitStore, text: str, target: int, 
         size -= len(lines[index]) + 1
     if not moving:
         return text
-    _append_to_archive(staging, today, [(sections[i], lines[i]) for i in sorted(moving)])
-    relief.moved += [lines[i] for i in sorted(moving)]
+    archive.append(staging, today, [(titles[i], lines[i]) for i in sorted(moving)])
     return "\n".join(line for index, line in enumerate(lines) if index not in moving)
 
 
@@ -109,16 +103,3 @@ def _line_times(staging: Staging, store: GitStore, path: str) -> dict[str, float
         if when is not None:
             found.setdefault(line, when)
     return found
-
-
-def _append_to_archive(staging: Staging, today: date, moved: list[tuple[str, str]]) -> None:
-    path = f"{ARCHIVE_DIR}/{today:%Y-%m}.md"
-    archive = staging.include(path) or (
-        f"# Archive {today:%Y-%m}\n\nFacts still true but no longer hot, moved out of {MEMORY} by nanodream "
-        "to keep it under its cap. Not loaded by default; searchable, and in git.\n")
-    blocks: dict[str, list[str]] = {}
-    for section, line in moved:
-        blocks.setdefault(section or "Memory", []).append(line)
-    for section, lines in blocks.items():
-        archive = archive.rstrip("\n") + f"\n\n## {section} (archived {today.isoformat()})\n" + "\n".join(lines) + "\n"
-    staging.write(path, archive)

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nanodream.run import archive
 from nanodream.run.registry import NotFound, Registry, ToolError, ToolResult
 from nanodream.run.staging import Staging
 from nanodream.safety import injection, secret_scan
@@ -122,11 +123,11 @@ class ToolBox:
         if repeats >= self.limits.max_repeated_failures:
             raise SessionAborted(f"the same failing {name} call was repeated {repeats} times ({error[:200]})")
 
-    def checked(self, path: Any) -> str:
+    def checked(self, path: Any, *, archive: bool = False) -> str:
         """`path` if a tool may touch it, else PathRefused (or ToolError for a non-string)."""
         if not isinstance(path, str):
             raise ToolError("path must be a string")
-        return self.staging.workspace.check_memory_path(path)
+        return self.staging.workspace.check_memory_path(path, archive=archive)
 
     def store(self, path: str, content: str) -> _Stored:
         """Check and stage new content; return it (maybe redacted) with notes the model should read.
@@ -178,8 +179,8 @@ def read_file(box: ToolBox, path: str) -> ToolResult:
 
     path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
     """
-    path = box.checked(path)
-    content = box.staging.read(path)
+    path = box.checked(path, archive=True)
+    content = box.staging.include(path) if path.startswith("memory/archive/") else box.staging.read(path)
     if content is None:
         raise NotFound(f"{path} does not exist; create it with write_file")
     return ToolResult(content if content else f"({path} is empty)", content)
@@ -248,6 +249,30 @@ def delete_skill(box: ToolBox, name: str) -> ToolResult:
         raise NotFound(f"skill {name!r} does not exist; list_skills shows the existing ones")
     box.staging.delete(path)
     return ToolResult(f"OK: deleted skill {name}", name)
+
+
+@TOOLS.tool(writes=True)
+def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
+    """Move lines that are still true but not needed in every prompt from memory/MEMORY.md to the archive
+    (memory/archive/YYYY-MM.md: kept in git, never loaded by default). text is one or more exact whole lines.
+
+    path: memory/MEMORY.md
+    """
+    path = box.checked(path)
+    if path != archive.SOURCE:
+        raise ToolError(f"only {archive.SOURCE} is archived; rules, preferences and skills stay active")
+    if not isinstance(text, str) or not text.strip():
+        raise ToolError("text must be one or more exact lines of the file")
+    lines = (box.staging.read(path) or "").split("\n")
+    titles = archive.sections(lines)
+    moving = []
+    for line in (line for line in text.split("\n") if line.strip()):
+        if line not in lines or lines.index(line) in moving:
+            raise ToolError(f"{line[:80]!r} is not a whole line of {path}; read_file it and copy lines exactly")
+        moving.append(lines.index(line))
+    target = archive.append(box.staging, archive.today(), [(titles[i], lines[i]) for i in moving])
+    box.staging.write(path, "\n".join(line for i, line in enumerate(lines) if i not in moving))
+    return ToolResult(f"OK: moved {len(moving)} line(s) from {path} to {target}", target)
 
 
 @dataclass(frozen=True)

@@ -35,18 +35,19 @@ class Violation:
 
 
 def check(staging: Staging, batch: Batch | None, settings: Settings,
-          refusals: Iterable[Refusal] = (), archived: Iterable[str] = ()) -> list[Violation]:
+          refusals: Iterable[Refusal] = ()) -> list[Violation]:
     """Every rule over every changed file, plus what the session tried and was refused.
 
-    Non-blocking violations are warnings to report; any blocking one means nothing may be applied. Lines the
-    pressure step moved to the archive (`archived`) are not deletions.
+    Non-blocking violations are warnings to report; any blocking one means nothing may be applied. Lines that
+    moved to the archive are not deletions.
     """
-    moved = {line.strip() for line in archived}
     limits = ToolLimits.from_settings(settings)
     violations = [Violation("session", "reached outside memory", str(refusal), refusal.blocking)
                   for refusal in refusals]
     changes = staging.changes()
     justified = batch is not None and batch.has_correction
+    moved = {line.strip() for change in changes if change.path.startswith(f"{ARCHIVE_DIR}/")
+             for line in _added_lines(change)}
     for change in changes:
         if change.after is None:
             violations += _check_deletion(change, changes, justified)
@@ -85,6 +86,10 @@ def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -
         found.append(Violation(change.path, "injected instruction", f"{flag}; memory holds facts, not commands",
                                blocking=settings.injection_policy == "refuse"))
     return found
+
+
+def _added_lines(change: FileChange) -> set[str]:
+    return set((change.after or "").splitlines()) - set((change.before or "").splitlines())
 
 
 def _check_shrink(change: FileChange, max_ratio: float, justified: bool, moved: set[str]) -> list[Violation]:

@@ -1,0 +1,50 @@
+"""The archive tier: `memory/archive/YYYY-MM.md`, facts still true but no longer hot.
+
+Tracked in git and never loaded by default. Lines arrive here from memory/MEMORY.md — moved by the model's
+`archive_lines` tool or by the pressure step after a session — under the heading of the section they left.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from nanodream.markdown import is_heading, with_fences
+from nanodream.run.staging import Staging
+from nanodream.workspace import ARCHIVE_DIR
+
+SOURCE = "memory/MEMORY.md"
+
+
+def today() -> date:
+    """The archiving month is the UTC one, whoever archives (the model's tool or the pressure step)."""
+    return datetime.now(UTC).date()
+
+
+def archive_file(day: date) -> str:
+    """The archive file of the month `day` falls in (by month of archiving)."""
+    return f"{ARCHIVE_DIR}/{day:%Y-%m}.md"
+
+
+def sections(lines: list[str]) -> list[str]:
+    """For each line, the title of the heading it sits under ('' before the first heading)."""
+    found, current = [], ""
+    for line, code in with_fences(lines):
+        if not code and is_heading(line):
+            current = line.lstrip("#").strip()
+        found.append(current)
+    return found
+
+
+def append(staging: Staging, day: date, moved: list[tuple[str, str]]) -> str:
+    """Add (section, line) pairs to the month's archive file in the staged copy; returns its path."""
+    path = archive_file(day)
+    text = staging.include(path) or (
+        f"# Archive {day:%Y-%m}\n\nFacts still true but no longer hot, moved out of {SOURCE} to keep it "
+        "under its cap. Not loaded by default; searchable, and in git.\n")
+    blocks: dict[str, list[str]] = {}
+    for section, line in moved:
+        blocks.setdefault(section or "Memory", []).append(line)
+    for section, lines in blocks.items():
+        text = text.rstrip("\n") + f"\n\n## {section} (archived {day.isoformat()})\n" + "\n".join(lines) + "\n"
+    staging.write(path, text)
+    return path

@@ -124,3 +124,25 @@ def test_the_model_can_move_lines_to_the_archive_and_read_it_back(workspace):
     assert "only memory/MEMORY.md is archived" in box.call("archive_lines", {"path": "USER.md", "text": "x"})
     rewrite = box.invoke("write_file", path=archive_path(), content="x")  # the archive is read, never rewritten
     assert rewrite.error == "invalid" and "outside the memory files" in rewrite.text
+
+
+def test_entries_once_quarantined_for_a_full_file_are_released_and_dreamed(workspace):
+    from nanodream.backlog.history import read_from
+    from nanodream.backlog.quarantine import QuarantinedEntry, add_to_quarantine
+    from tests.fakes import NoteEngine
+
+    write_history(workspace, facts(1, 3))
+    assert run_dream(workspace, settings(), engine_factory=NoteEngine()).outcome == "committed"
+    second = list(read_from(workspace.history_file))[1]
+    add_to_quarantine(workspace, [QuarantinedEntry(
+        cursor=2, timestamp=second.timestamp, preview="Fact number 002", quarantined_at="2026-10-01T00:00:00+00:00",
+        reason="tool error: memory/MEMORY.md would be 27542 chars, over its cap of 24000; merge and prune instead "
+               "of adding", run_id="older", line=2, offset=second.offset)])
+
+    engine = NoteEngine()
+    report = run_dream(workspace, settings(), engine_factory=engine)
+
+    assert engine.batches == [[2]] and load_quarantine(workspace) == []
+    assert report.notices == ["released line 2 (cursor 2) from quarantine: it was held for a full file, not a "
+                              "poisoned entry, and is now dreamed"]
+    assert "Dream-Quarantine-Retry: 2" in git(workspace, "log", "-1", "--format=%B")

@@ -203,6 +203,9 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
+    if not ctx.dry_run:
+        _release_capacity_holds(ctx, report)
+        held = set(quarantined_offsets(ctx.workspace))
     backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
     while not _stop_requested(ctx, report):
         planned = backlog.take()
@@ -299,14 +302,8 @@ def _retry(ctx: RunContext, report: RunReport, line: int) -> None:
                     else f"the entry of {held.describe()} is no longer in memory/history.jsonl")
         return
     _prepare(ctx, report)
-    content, _ = drop_skip_lines(entry.content)
-    batch = Batch([replace(entry, content=content)])
-    now = resume(ctx.workspace).position
-    mark = max(now.cursor, entry.cursor)
-    hooks = BatchHooks(trailers=((Trailer.QUARANTINE_RETRY, entry.line), (Trailer.CURSOR_RESET, mark)),
-                       position=now if now.offset >= entry.end else None)  # progress never moves back
     try:
-        outcome = dream_batch(ctx, ctx.engine() if batch.has_content else None, batch, hooks)
+        outcome = _redream(ctx, entry)
     except EngineUnavailable as exc:
         report.fail(str(exc))
         return
@@ -320,6 +317,32 @@ def _retry(ctx: RunContext, report: RunReport, line: int) -> None:
     save_quarantine(ctx.workspace, [e for e in entries if e is not held])
     report.outcome = Outcome.COMMITTED if outcome.commit else Outcome.NO_CHANGE
     report.reason = f"the entry of {entry.describe()} left the quarantine"
+
+
+def _redream(ctx: RunContext, entry: HistoryEntry) -> BatchOutcome:
+    """Dream one entry behind the position on its own; its commit never moves progress back."""
+    content, _ = drop_skip_lines(entry.content)
+    batch = Batch([replace(entry, content=content)])
+    now = resume(ctx.workspace).position
+    mark = max(now.cursor, entry.cursor)
+    hooks = BatchHooks(trailers=((Trailer.QUARANTINE_RETRY, entry.line), (Trailer.CURSOR_RESET, mark)),
+                       position=now if now.offset >= entry.end else None)
+    return dream_batch(ctx, ctx.engine() if batch.has_content else None, batch, hooks)
+
+
+def _release_capacity_holds(ctx: RunContext, report: RunReport) -> None:
+    """Entries an older nanodream quarantined because a file was full were never poison: dream them again."""
+    entries = load_quarantine(ctx.workspace)
+    for held in [e for e in entries if "over its cap" in e.reason]:
+        entry = _locate(ctx.workspace, held)
+        outcome = _redream(ctx, entry) if entry is not None else None
+        if outcome is None or outcome.outcome == Outcome.FAILED:
+            continue  # still held, with its old reason; `nanodream quarantine` shows it
+        report.batches.append(outcome)
+        entries.remove(held)
+        save_quarantine(ctx.workspace, entries)
+        report.notices.append(f"released {held.describe()} from quarantine: it was held for a full file, "
+                              "not a poisoned entry, and is now dreamed")
 
 
 def _locate(workspace: Workspace, held: QuarantinedEntry) -> HistoryEntry | None:

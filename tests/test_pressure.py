@@ -146,3 +146,29 @@ def test_entries_once_quarantined_for_a_full_file_are_released_and_dreamed(works
     assert report.notices == ["released line 2 (cursor 2) from quarantine: it was held for a full file, not a "
                               "poisoned entry, and is now dreamed"]
     assert "Dream-Quarantine-Retry: 2" in git(workspace, "log", "-1", "--format=%B")
+
+
+def test_a_long_busy_history_drains_through_the_builtin_engine_without_a_stall(workspace):
+    """Months of a busy agent in miniature: 400 services whose ports change, under a 3,000-char cap."""
+    import json
+    import random
+
+    rnd, ports, lines = random.Random(7), {}, []
+    for cursor in range(1, 601):
+        service = f"service-{rnd.randrange(120):03d}"
+        tag = "correction" if service in ports and rnd.random() < 0.3 else "durable"
+        ports[service] = rnd.randint(2000, 9999)
+        lines.append(json.dumps(entry(cursor, f"[{tag}] The {service} listens on port {ports[service]}.",
+                                      day=1 + cursor // 20 % 28)))
+    workspace.history_file.write_text("\n".join(lines) + "\n")
+
+    report = run_dream(workspace, Settings(max_file_chars=3000, batch_tokens=800, max_batches=1000))
+
+    assert report.outcome == "committed" and report.entries == 600, report.reason
+    assert all(batch.outcome == "committed" for batch in report.batches) and load_quarantine(workspace) == []
+    memory = (workspace.root / MEMORY).read_text()
+    assert len(memory) <= 3000
+    everything = memory + (workspace.root / archive_path()).read_text()
+    recent = {json.loads(line)["content"].split()[2] for line in lines[-10:]}
+    assert all(f"The {service} listens on port {ports[service]}" in memory for service in recent)  # active
+    assert all(f"The {service} listens on port {port}" in everything for service, port in ports.items())

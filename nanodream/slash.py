@@ -22,7 +22,7 @@ from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.versioning.gitstore import UnknownCommit
 from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
 from nanodream.versioning.restore import RestoreReport, restore_commit
-from nanodream.vocab import ExitCode, Outcome
+from nanodream.vocab import ExitCode, Outcome, count_entries
 from nanodream.workspace import Workspace
 
 LIST_LIMIT = 10
@@ -131,7 +131,7 @@ def render_run(report: RunReport) -> str:
         lines.append("Nothing to dream about: the history backlog is empty.")
     else:
         head = "**Dream committed.**" if report.commits else "**Dream done; nothing changed.**"
-        lines.insert(0, f"{head} {report.entries} history entries consumed; {spend}.")
+        lines.insert(0, f"{head} {count_entries(report.entries)} of history consumed; {spend}.")
         if report.reason:
             lines.append(report.reason)
     if report.commits:
@@ -229,7 +229,7 @@ def _restorable_list(workspace: Workspace) -> str:
 
 
 def _batch_lines(batch: BatchOutcome) -> list[str]:
-    span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries)"
+    span = f"history #{batch.first_cursor}..#{batch.last_cursor} ({count_entries(batch.entries)})"
     if batch.outcome == Outcome.COMMITTED and batch.commit:
         first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
         return [f"- `{batch.commit[:8]}` {span}: {first}", *(f"  - {change}" for change in batch.changes)]

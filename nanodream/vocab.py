@@ -64,6 +64,11 @@ def exit_code_for(outcome: str) -> ExitCode:
     return codes.get(outcome, ExitCode.OK)
 
 
+def count_entries(count: int) -> str:
+    """'1 entry', '2 entries': how every message counts history entries."""
+    return f"{count} {'entry' if count == 1 else 'entries'}"
+
+
 def new_run_id() -> str:
     """Sortable by start time, unique across processes: `20261123T040102Z-3fa9c1`."""
     return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{os.urandom(3).hex()}"

@@ -52,6 +52,8 @@ def test_failed_run_exits_non_zero_with_one_clear_line(workspace, serve):
     assert result.exit_code == 1
     assert "dream failed: provider error: AuthenticationError" in result.output
     assert snapshot(workspace) == before
+    [failure] = [line for line in result.output.splitlines() if "dream failed" in line]
+    assert failure.endswith("(workspace unchanged for this batch)") and len(failure) > 80  # one line, not wrapped
 
 
 def test_busy_workspace_exits_with_the_busy_code(workspace):

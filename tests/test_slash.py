@@ -39,8 +39,8 @@ def test_dream_runs_commits_and_says_how_to_undo(workspace):
     reply = respond(workspace.root, "/dream", **literal())
     head = git(workspace, "rev-parse", "HEAD")
     assert reply.exit_code == 0
-    assert reply.markdown.startswith("**Dream committed.** 1 history entries consumed; tokens in 100 / out 10")
-    assert f"- `{head[:8]}` history #1..#1 (1 entries): Filed memory/MEMORY.md: Uses postgres 16" in reply.markdown
+    assert reply.markdown.startswith("**Dream committed.** 1 entry of history consumed; tokens in 100 / out 10")
+    assert f"- `{head[:8]}` history #1..#1 (1 entry): Filed memory/MEMORY.md: Uses postgres 16" in reply.markdown
     assert "  - memory/MEMORY.md: modified (+1 -0)" in reply.markdown
     assert f"`/dream-restore {head[:8]}`" in reply.markdown
     assert read_records(workspace)[-1].trigger == "slash"

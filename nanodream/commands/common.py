@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from nanodream.config import Settings
     from nanodream.workspace import Workspace
 
-console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: a long line stays one line (cron mail, pipes, logs); a terminal still wraps it visually.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 WorkspaceOption = Annotated[
     Path | None,

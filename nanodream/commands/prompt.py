@@ -21,7 +21,7 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.vocab import ExitCode
+from nanodream.vocab import ExitCode, count_entries
 
 if TYPE_CHECKING:
     from nanodream.prompting.prompt import RenderedRequest
@@ -138,7 +138,7 @@ def render_request(request: RenderedRequest) -> None:
     """The two messages verbatim between rule lines, then what they cost."""
     batch = request.batch
     what = "tidy pass" if batch is None else (
-        f"entries {batch.first_cursor}..{batch.last_cursor} ({len(batch.entries)} entries)")
+        f"entries {batch.first_cursor}..{batch.last_cursor} ({count_entries(len(batch.entries))})")
     console.rule(f"system · {request.prompt_source} prompt", style="dim")
     typer.echo(request.system.rstrip("\n"))
     console.rule(f"user · {what}", style="dim")

@@ -18,7 +18,7 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
-from nanodream.vocab import ExitCode, Outcome
+from nanodream.vocab import ExitCode, Outcome, count_entries
 
 if TYPE_CHECKING:
     from nanodream.run.report import BatchOutcome, RunReport
@@ -110,7 +110,7 @@ _BATCH_LINES = {
 def _render_batch(batch: BatchOutcome, tidy: bool) -> None:
     from rich.syntax import Syntax
 
-    span = "tidy pass" if tidy else (f"#{batch.first_cursor}..#{batch.last_cursor} ({batch.entries} entries, "
+    span = "tidy pass" if tidy else (f"#{batch.first_cursor}..#{batch.last_cursor} ({count_entries(batch.entries)}, "
                                      f"lines {batch.first_line}-{batch.last_line})")
     if batch.outcome in _BATCH_LINES:
         marker, result = _BATCH_LINES[batch.outcome]

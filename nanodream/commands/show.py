@@ -9,6 +9,7 @@ import typer
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
 from nanodream.commands.log import commit_facts, file_stat
+from nanodream.vocab import count_entries
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -80,7 +81,7 @@ def _render_history(detail: CommitDetail, line: Callable[..., None]) -> None:
     if not detail.history_entries:
         line(f"History consumed: #{first}..#{last} (no longer in history.jsonl)")
         return
-    line(f"History consumed (#{first}..#{last}, {len(detail.history_entries)} entries still in history.jsonl):")
+    line(f"History consumed (#{first}..#{last}, {count_entries(len(detail.history_entries))} still in history.jsonl):")
     for entry in detail.history_entries:
         session = f" {entry['session_key']}" if entry["session_key"] else ""
         where = f"line {entry['line']}, " if entry.get("line") else ""

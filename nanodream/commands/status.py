@@ -15,6 +15,7 @@ from nanodream.commands.common import (
     resolve_settings,
     resolve_workspace,
 )
+from nanodream.vocab import count_entries
 
 if TYPE_CHECKING:
     from nanodream.status import Status
@@ -82,7 +83,7 @@ def _render_runs(info: Status) -> None:
     if info.last_success:
         ok = info.last_success
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
-                      f"{ok.get('entries', 0)} entries)", highlight=False)
+                      f"{count_entries(ok.get('entries', 0))})", highlight=False)
     if info.last_failure:
         bad = info.last_failure
         console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",

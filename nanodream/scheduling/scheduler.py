@@ -27,7 +27,7 @@ from nanodream.scheduling.timetable import (
     last_attempt_start,
     write_scheduler_state,
 )
-from nanodream.vocab import CONSUMED, Outcome, new_run_id, utc_stamp
+from nanodream.vocab import CONSUMED, Outcome, count_entries, new_run_id, utc_stamp
 from nanodream.workspace import Workspace
 
 # Wake at least this often while waiting, so a suspended laptop or a clock change is noticed.
@@ -174,7 +174,7 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
     if report.outcome in CONSUMED:
         span = f"#{report.consumed[0]}..#{report.consumed[1]}" if report.consumed else "no entries"
         commits = ", ".join(sha[:8] for sha in report.commits) or "no commit (nothing worth keeping)"
-        message = f"ran: {span} ({report.entries} entries) → {commits}"
+        message = f"ran: {span} ({count_entries(report.entries)}) → {commits}"
         if report.tokens_in or report.tokens_out:
             message += f"; tokens in {report.tokens_in} out {report.tokens_out}"
         if report.reason:

@@ -57,9 +57,18 @@ class MarkdownDoc:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
         self.changed = False
+        self._bullets: dict[str | None, list[Bullet]] = {}  # parsed outlines until the next edit
 
     def bullets(self, section: str | None = None) -> list[Bullet]:
-        """Top-level bullets outside code fences, each with the `##` section it sits in."""
+        """Top-level bullets outside code fences, each with the `##` section it sits in.
+
+        Parsed once per edit: an engine asks for them once per fact it files, over files of hundreds of lines.
+        """
+        if section not in self._bullets:
+            self._bullets[section] = self._parse_bullets(section)
+        return list(self._bullets[section])
+
+    def _parse_bullets(self, section: str | None) -> list[Bullet]:
         found: list[Bullet] = []
         current: str | None = None
         for index, line, heading in self._outline():
@@ -84,16 +93,20 @@ class MarkdownDoc:
             start, end = span
             last = max((i for i in range(start, end) if self.lines[i].strip()), default=start)
             self.lines.insert(last + 1, f"- {text}")
-        self.changed = True
+        self._edited()
 
     def replace_bullet(self, index: int, text: str) -> None:
         """Rewrite one bullet's text in place, keeping its marker and position."""
         self.lines[index] = self.lines[index][:2] + text
-        self.changed = True
+        self._edited()
 
     def remove_line(self, index: int) -> None:
         del self.lines[index]
+        self._edited()
+
+    def _edited(self) -> None:
         self.changed = True
+        self._bullets.clear()
 
     def render(self) -> str:
         """The file as tidy markdown: one blank line between blocks, a blank line before each heading."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from nanodream.workspace import SKILL_NAME
 
@@ -59,11 +60,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(_POSSESSIVE.sub("", text).lower())
 
 
+@lru_cache(maxsize=16384)  # the same bullets are compared with every fact of a batch
 def fact_key(text: str) -> tuple[str, ...]:
     """Same key ⇔ same fact up to case, punctuation, whitespace and word order."""
     return tuple(sorted(set(words(text))))
 
 
+@lru_cache(maxsize=16384)
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning, for similarity and coverage."""
     return frozenset(w for w in words(text) if w not in STOPWORDS)

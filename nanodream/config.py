@@ -38,7 +38,8 @@ class Settings:
     max_file_chars: int = 24_000
     max_skill_chars: int = 12_000
     max_shrink_ratio: float = 0.5
-    pressure_ratio: float = 0.9  # memory/MEMORY.md over its cap is archived down to this share of the cap
+    pressure_ratio: float = 0.9  # past this share of its cap a file is consolidated (MEMORY.md archived) down to it
+    archive_after_days: int = 90  # MEMORY.md lines untouched this long move to the archive; 0 = never by age
     ephemeral_max_age_days: int = 14
     timezone: str = "UTC"
     schedule: str | None = None
@@ -138,7 +139,7 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
         "timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens", "max_cursor_jump",
         "max_tool_calls", "max_file_chars", "max_skill_chars", "host_poll")},
     **{name: (lambda v: v >= 0, "0 or more") for name in (
-        "max_retries", "retry_backoff", "host_wait", "keep_transcripts")},
+        "max_retries", "retry_backoff", "host_wait", "keep_transcripts", "archive_after_days")},
     **{name: (lambda v: v >= 1, "at least 1") for name in ("split_after", "max_repeated_failures")},
     "max_cost": (lambda v: v is None or v >= 0, "0 or more (or unset)"),
     "max_shrink_ratio": (lambda v: 0 < v <= 1, "in (0, 1]"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from nanodream.backlog.quarantine import load_quarantine
@@ -172,3 +173,72 @@ def test_a_long_busy_history_drains_through_the_builtin_engine_without_a_stall(w
     recent = {json.loads(line)["content"].split()[2] for line in lines[-10:]}
     assert all(f"The {service} listens on port {ports[service]}" in memory for service in recent)  # active
     assert all(f"The {service} listens on port {port}" in everything for service, port in ports.items())
+
+
+def memory_with_old_lines(workspace, when: str = "2026-01-05T12:00:00Z") -> list[str]:
+    old = ["- The staging database is called atlas.", "- Invoices are archived after seven years.",
+           "- The mobile app ships every second Tuesday. <!-- keep -->"]
+    (workspace.root / MEMORY).write_text("# Memory\n\n## Project\n" + "\n".join(old) + "\n")
+    commit_at(workspace, when)
+    return old
+
+
+def test_lines_untouched_for_archive_after_days_move_even_without_pressure(workspace):
+    old = memory_with_old_lines(workspace)  # months ago, and the file is far below its cap
+    write_history(workspace, facts(1, 1))
+    report = run_dream(workspace, settings(max_file_chars=24_000), engine_factory=Appender())
+    assert report.outcome == "committed", report.reason
+    memory, archive = (workspace.root / MEMORY).read_text(), (workspace.root / archive_path()).read_text()
+    assert old[0] not in memory and old[1] not in memory and old[0] in archive and old[1] in archive
+    assert old[2] in memory  # pinned
+    assert "Fact number 001" in memory  # written now
+
+
+def test_archive_after_days_zero_archives_nothing_by_age(workspace):
+    old = memory_with_old_lines(workspace)
+    write_history(workspace, facts(1, 1))
+    run_dream(workspace, settings(max_file_chars=24_000, archive_after_days=0), engine_factory=Appender())
+    assert all(line in (workspace.root / MEMORY).read_text() for line in old)
+    assert not (workspace.root / "memory/archive").exists()
+
+
+def test_a_fact_history_restates_stays_active_in_this_run_and_the_next(workspace):
+    old = memory_with_old_lines(workspace)
+    write_history(workspace, [entry(1, "[durable] The staging database is called atlas.")])
+    run_dream(workspace, Settings(archive_after_days=90))  # builtin: a repeat, so the file is unchanged
+    memory = (workspace.root / MEMORY).read_text()
+    assert old[0] in memory and old[1] not in memory  # confirmed today; the other one aged out
+    confirmed = json.loads((workspace.state_dir / "confirmed.json").read_text())
+    assert list(confirmed) == ["- the staging database is called atlas."]
+
+    write_history(workspace, [entry(1, "[durable] The staging database is called atlas."),
+                              entry(2, "[durable] Releases are cut on Mondays.")])
+    run_dream(workspace, Settings(archive_after_days=90))  # blame still says January; the record says today
+    assert old[0] in (workspace.root / MEMORY).read_text()
+
+
+def test_a_correction_whose_old_fact_is_archived_leaves_a_neighbour_alone(workspace):
+    (workspace.root / MEMORY).write_text("# Memory\n\n## Project\n- The svc-17 service runs on host elm.\n")
+    folder = workspace.root / "memory/archive"
+    folder.mkdir()
+    (folder / "2026-03.md").write_text("# Archive 2026-03\n\n## Project (archived 2026-03-01)\n"
+                                       "- The svc-42 service runs on host oak.\n")
+    write_history(workspace, [entry(1, "[correction] The svc-42 service runs on host fir.")])
+    report = run_dream(workspace, Settings())
+    assert report.outcome == "committed", report.reason
+    memory = (workspace.root / MEMORY).read_text()
+    assert "- The svc-17 service runs on host elm." in memory  # shares words, but is about another service
+    assert "- The svc-42 service runs on host fir." in memory
+
+
+def test_list_archive_names_each_month_with_its_size(workspace):
+    from nanodream.run.staging import Staging
+    from nanodream.run.tools import ToolBox, ToolLimits
+
+    box = ToolBox(Staging(workspace), ToolLimits.from_settings(settings()))
+    assert box.call("list_archive", {}) == "The archive is empty."
+    folder = workspace.root / "memory/archive"
+    folder.mkdir()
+    (folder / "2026-03.md").write_text("# Archive\n\n- a\n")
+    (folder / "notes.md").write_text("not a month\n")
+    assert box.call("list_archive", {}) == "memory/archive/2026-03.md (3 lines)"

@@ -140,6 +140,14 @@ class MemoryFiles:
             self.docs[path] = MarkdownDoc(self._original[path] or STARTER_FILES[path])
         self._skill_names = set(self._call("list_skills").value)
         self._skills: dict[str, str | None] = {}
+        self._archived: list[str] | None = None
+
+    def archived(self) -> list[str]:
+        """The archive's bullets (read once, only when a correction needs them), oldest month first."""
+        if self._archived is None:
+            months = self._call("list_archive").value
+            self._archived = [b.text for path in months for b in MarkdownDoc(self._read(path) or "").bullets()]
+        return self._archived
 
     def skill(self, path: str) -> str | None:
         """Current text of a skill (read once through the tools), None when it does not exist."""
@@ -242,7 +250,11 @@ class Consolidator:
             self.ledger.note_added(route.path)
 
     def _correction(self, text: str) -> None:
-        """Replace the most similar bullet in place; with nothing similar enough, file it as a new fact."""
+        """Replace the most similar bullet in place; with nothing similar enough, file it as a new fact.
+
+        When the closest fact is archived, the correction is about it, not about an active neighbour that
+        merely shares words: it is filed as a new active fact and the neighbour is left alone.
+        """
         if self._present(text):
             self.ledger.duplicates += 1
             return
@@ -250,6 +262,10 @@ class Consolidator:
         ordered = [target] + [path for path in CORE_FILES if path != target]
         scored = [(similarity(text, b.text), path, b) for path in ordered for b in self._fact_bullets(path)]
         best = max(scored, key=lambda item: item[0], default=None)  # max keeps the first of equal scores
+        if best is not None and best[0] >= CORRECTION_THRESHOLD and target == MEMORY_FILE:
+            archived = max((similarity(text, line) for line in self.files.archived()), default=0.0)
+            if archived > best[0]:
+                best = None
         if best is None or best[0] < CORRECTION_THRESHOLD:
             self.ledger.corrections_as_new.append(text)
             self._fact(text)

@@ -14,7 +14,7 @@ from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
-from nanodream.run import apply
+from nanodream.run import apply, archive, confirmations
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
 from nanodream.run.report import BatchOutcome
@@ -51,7 +51,8 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome == Outcome.FAILED:
             return outcome
-    relief = relieve(staging, ctx.store, ctx.settings)
+    mentioned = [entry.content for entry in batch.entries] if batch else ()
+    relief = relieve(staging, ctx.store, ctx.settings, mentioned=mentioned)
     if relief.problems:
         outcome.capacity = True
         return outcome.fail(relief.failure)
@@ -66,7 +67,11 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         outcome.outcome = Outcome.DRY_RUN
         outcome.diff = "".join(change.unified_diff() for change in changes)
         return outcome
-    return _apply(ctx, batch, staging, outcome, hooks)
+    outcome = _apply(ctx, batch, staging, outcome, hooks)
+    if outcome.outcome != Outcome.FAILED:
+        confirmations.record(ctx.workspace, relief.confirmed, archive.today(),
+                             present=(staging.read(archive.SOURCE) or "").split("\n"))
+    return outcome
 
 
 def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: ToolBox,

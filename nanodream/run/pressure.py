@@ -1,23 +1,27 @@
 """After the session, no active file stays over its cap: a full file is consolidated, never a failed batch.
 
 A session may leave a file over its cap (a write over twice the cap is still refused as a runaway). Then,
-before the guards: repeated bullets are merged, and memory/MEMORY.md's coldest bullets — least recently
-written or confirmed, by the date git blames them on — move to `memory/archive/YYYY-MM.md` until the file
-is back under `pressure_ratio` of its cap. The archive is tracked in git and never loaded by default, so
-those facts stay findable without costing every prompt. SOUL.md, USER.md and skills (rules and
-preferences) are never archived automatically, and a line holding `<!-- keep -->` never leaves. Only when
-nothing may move does the batch fail, once, as a capacity problem (it is never split or quarantined).
+before the guards, any active file past `pressure_ratio` of its cap has its repeated bullets merged, and
+memory/MEMORY.md's coldest bullets — least recently written (the date git blames them on) or confirmed
+(restated in history: see confirmations.py) — move to `memory/archive/YYYY-MM.md` until the file is back
+under `pressure_ratio` of its cap. Lines untouched for `archive_after_days` move there even without
+pressure. The archive is tracked in git and never loaded by default, so those facts stay findable without
+costing every prompt. SOUL.md, USER.md and skills (rules and preferences) are never archived
+automatically, and a line holding `<!-- keep -->` never leaves. Only when nothing may move does the batch
+fail, once, as a capacity problem (it is never split or quarantined).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 
 from nanodream.config import Settings
+from nanodream.engines.routing import content_words
 from nanodream.markdown import with_fences
-from nanodream.run import archive
+from nanodream.run import archive, confirmations
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
 from nanodream.versioning.gitstore import GitStore
@@ -33,25 +37,33 @@ class Relief:
     """Files the pressure step could not bring under their cap (what it moved shows in the staged archive)."""
 
     problems: list[str] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)  # lines of memory/MEMORY.md the batch restated
 
     @property
     def failure(self) -> str:
         return f"{CAPACITY}: " + "; ".join(self.problems) if self.problems else ""
 
 
-def relieve(staging: Staging, store: GitStore, settings: Settings, today: date | None = None) -> Relief:
-    """Bring every active file under its cap (see the module docstring); report what could not be."""
+def relieve(staging: Staging, store: GitStore, settings: Settings, today: date | None = None,
+            mentioned: Sequence[str] = ()) -> Relief:
+    """Bring every active file under its cap (see the module docstring); report what could not be.
+
+    `mentioned` is the batch's history text: a line it restates was just confirmed, so it is hot however
+    old its git blame date.
+    """
     relief = Relief()
     limits = ToolLimits.from_settings(settings)
+    when = today or archive.today()
     for path in [p for p in staging.existing_paths() if p in CORE_FILES or p.startswith("skills/")]:
-        text, cap = staging.read(path) or "", limits.cap_for(path)
-        if len(text) <= cap:
-            continue
-        text = _without_repeats(text)
-        if path == MEMORY and len(text) > cap:
-            when = today or archive.today()
-            text = _archive_coldest(staging, store, text, int(settings.pressure_ratio * cap), when)
-        if text != staging.read(path):
+        before = staging.read(path) or ""
+        cap = limits.cap_for(path)
+        target = int(settings.pressure_ratio * cap)
+        text = _without_repeats(before) if len(before) > target else before
+        if path == MEMORY:
+            relief.confirmed = _restated(text.split("\n"), mentioned)
+            plan = Plan(target, when, settings.archive_after_days, relief.confirmed)
+            text = _archive_cold(staging, store, text, plan)
+        if text != before:
             staging.write(path, text)
         if len(text) > cap:
             why = ("every line left is pinned" if path == MEMORY else
@@ -59,6 +71,20 @@ def relieve(staging: Staging, store: GitStore, settings: Settings, today: date |
             relief.problems.append(f"{path} is {len(text)} chars, over its cap of {cap}, and {why}; merge and "
                                    "prune it, or raise its cap")
     return relief
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What may leave memory/MEMORY.md: down to `target` chars, and lines untouched for `stale_days`."""
+
+    target: int
+    today: date
+    stale_days: int  # 0: never archive by age alone
+    confirmed: list[str]  # restated by this batch: hot whatever their age
+
+    @property
+    def stale_before(self) -> float:
+        return _epoch(self.today - timedelta(days=self.stale_days)) if self.stale_days else float("-inf")
 
 
 def _without_repeats(text: str) -> str:
@@ -75,27 +101,57 @@ def _without_repeats(text: str) -> str:
     return "\n".join(kept)
 
 
-def _archive_coldest(staging: Staging, store: GitStore, text: str, target: int, today: date) -> str:
+def _archive_cold(staging: Staging, store: GitStore, text: str, plan: Plan) -> str:
+    """Move stale lines, then the coldest ones while the file is over the plan's target, to the archive."""
     lines = text.split("\n")
+    now = time.time()
     ages = _line_times(staging, store, MEMORY)
-    titles = archive.sections(lines)
+    hot = {confirmations.line_key(line) for line in plan.confirmed}
+    restated = {key: _epoch(day) for key, day in confirmations.load(staging.workspace).items()}
     candidates = [index for index, (line, code) in enumerate(with_fences(lines))
                   if not code and line.startswith("- ") and PIN not in line]
-    candidates.sort(key=lambda index: (ages.get(lines[index], time.time()), index))
+    age = {}
+    for index in candidates:
+        key = confirmations.line_key(lines[index])
+        age[index] = now if key in hot else max(ages.get(lines[index], now), restated.get(key, 0.0))
+    candidates.sort(key=lambda index: (age[index], index))
     size, moving = len(text), set()
     for index in candidates:
-        if size <= target:
+        if size <= plan.target and age[index] >= plan.stale_before:
             break
         moving.add(index)
         size -= len(lines[index]) + 1
     if not moving:
         return text
-    archive.append(staging, today, [(titles[i], lines[i]) for i in sorted(moving)])
+    titles = archive.sections(lines)
+    archive.append(staging, plan.today, [(titles[i], lines[i]) for i in sorted(moving)])
     return "\n".join(line for index, line in enumerate(lines) if index not in moving)
 
 
+def _epoch(day: date) -> float:
+    return datetime.combine(day, datetime.min.time(), UTC).timestamp()
+
+
+def _restated(lines: list[str], mentioned: Sequence[str]) -> list[str]:
+    """Bullets whose every meaningful word appears in one history entry of the batch."""
+    if not mentioned:
+        return []
+    entries = [content_words(text) for text in mentioned]
+    by_word: dict[str, list[int]] = {}
+    for number, words in enumerate(entries):
+        for word in words:
+            by_word.setdefault(word, []).append(number)
+    found = []
+    for line in lines:
+        words = content_words(line[2:]) if line.startswith("- ") else frozenset()
+        rarest = min((by_word.get(word, []) for word in words), key=len, default=[])
+        if any(words <= entries[number] for number in rarest):
+            found.append(line)
+    return found
+
+
 def _line_times(staging: Staging, store: GitStore, path: str) -> dict[str, float]:
-    """When each line on disk was last written or confirmed (git blame); a line only staged is 'now'."""
+    """When each line on disk was last written (git blame); a line only staged is 'now'."""
     on_disk = staging.original.get(path) or ""
     times = store.line_times(path) or []
     found: dict[str, float] = {}

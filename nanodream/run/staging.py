@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from nanodream.atomic import read_text
-from nanodream.workspace import Workspace
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, Workspace
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,13 @@ class Staging:
 
     def existing_paths(self) -> list[str]:
         return [path for path, content in self.current.items() if content is not None]
+
+    def archive_paths(self) -> list[str]:
+        """The archive's month files, on disk or staged by this session, oldest month first."""
+        folder = self.workspace.root / ARCHIVE_DIR
+        on_disk = {f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md") if p.is_file() and not p.is_symlink()}
+        staged = {p for p in self.existing_paths() if p.startswith(f"{ARCHIVE_DIR}/")}
+        return sorted(p for p in on_disk | staged if ARCHIVE_PATH.fullmatch(p))
 
     def skill_paths(self) -> list[str]:
         return sorted(p for p in self.existing_paths() if p.startswith("skills/"))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 RUNAWAY_FACTOR = 2
 NEAR_CAP_SHARE = 0.85
 
-TOOLS = Registry()  # the five tools below; a test or a plugin extends a copy
+TOOLS = Registry()  # the tools below; a test or a plugin extends a copy
 
 
 class SessionAborted(RuntimeError):
@@ -273,6 +273,17 @@ def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
     target = archive.append(box.staging, archive.today(), [(titles[i], lines[i]) for i in moving])
     box.staging.write(path, "\n".join(line for i, line in enumerate(lines) if i not in moving))
     return ToolResult(f"OK: moved {len(moving)} line(s) from {path} to {target}", target)
+
+
+@TOOLS.tool()
+def list_archive(box: ToolBox) -> ToolResult:
+    """List the archive's month files (facts moved out of memory/MEMORY.md) with their line counts; read one
+    with read_file before filing a fact that may correct or repeat an archived one."""
+    paths = tuple(box.staging.archive_paths())
+    if not paths:
+        return ToolResult("The archive is empty.", paths)
+    counts = [len((box.staging.include(p) or "").splitlines()) for p in paths]
+    return ToolResult("\n".join(f"{p} ({n} lines)" for p, n in zip(paths, counts, strict=True)), paths)
 
 
 @dataclass(frozen=True)

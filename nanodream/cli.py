@@ -8,7 +8,20 @@ import sys
 import typer
 
 from nanodream import __version__
-from nanodream.commands import history, init, log, prompt, quarantine, restore, run, schedule, show, slash, status
+from nanodream.commands import (
+    history,
+    init,
+    log,
+    pin,
+    prompt,
+    quarantine,
+    restore,
+    run,
+    schedule,
+    show,
+    slash,
+    status,
+)
 from nanodream.vocab import ExitCode
 
 app = typer.Typer(
@@ -19,7 +32,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, prompt, slash, schedule, quarantine, history):
+for module in (init, run, status, log, show, restore, pin, prompt, slash, schedule, quarantine, history):
     module.register(app)
 
 

@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from nanodream.config import Settings
 from nanodream.engines.routing import content_words
 from nanodream.markdown import with_fences
+from nanodream.pinning import PIN
 from nanodream.run import archive, confirmations
 from nanodream.run.staging import Staging
 from nanodream.run.tools import ToolLimits
@@ -29,7 +30,6 @@ from nanodream.vocab import CAPACITY
 from nanodream.workspace import CORE_FILES
 
 MEMORY = "memory/MEMORY.md"
-PIN = "<!-- keep -->"
 
 
 @dataclass

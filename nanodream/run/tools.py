@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nanodream.pinning import PIN, is_pinned, lost_pins
 from nanodream.run import archive
 from nanodream.run.registry import NotFound, Registry, ToolError, ToolResult
 from nanodream.run.staging import Staging
@@ -129,6 +130,16 @@ class ToolBox:
             raise ToolError("path must be a string")
         return self.staging.workspace.check_memory_path(path, archive=archive)
 
+    def _refuse_outright(self, path: str, content: str, cap: int) -> None:
+        """A runaway write voids the session; dropping a line a person pinned is refused before any scan."""
+        if len(content) > RUNAWAY_FACTOR * cap:
+            raise Refused(f"{path} would be {len(content)} chars, more than {RUNAWAY_FACTOR}x its cap of {cap}; "
+                          "memory is consolidated, not dumped")
+        dropped = lost_pins(self.staging.read(path), content)
+        if dropped:
+            raise ToolError(f"{dropped[0][:80]!r} is pinned by a person ({PIN}); keep pinned lines exactly as they "
+                            "are")
+
     def store(self, path: str, content: str) -> _Stored:
         """Check and stage new content; return it (maybe redacted) with notes the model should read.
 
@@ -136,9 +147,7 @@ class ToolBox:
         on what would really be staged, after redaction.
         """
         cap = self.limits.cap_for(path)
-        if len(content) > RUNAWAY_FACTOR * cap:
-            raise Refused(f"{path} would be {len(content)} chars, more than {RUNAWAY_FACTOR}x its cap of {cap}; "
-                          "memory is consolidated, not dumped")
+        self._refuse_outright(path, content, cap)
         notes: list[str] = []
         original = self.staging.original.get(path)
         if self.redact_secrets:
@@ -269,6 +278,8 @@ def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
     for line in (line for line in text.split("\n") if line.strip()):
         if line not in lines or lines.index(line) in moving:
             raise ToolError(f"{line[:80]!r} is not a whole line of {path}; read_file it and copy lines exactly")
+        if is_pinned(line):
+            raise ToolError(f"{line[:80]!r} is pinned by a person ({PIN}); pinned lines stay active")
         moving.append(lines.index(line))
     target = archive.append(box.staging, archive.today(), [(titles[i], lines[i]) for i in moving])
     box.staging.write(path, "\n".join(line for i, line in enumerate(lines) if i not in moving))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.config import Settings
+from nanodream.pinning import PIN, lost_pins
 from nanodream.run.staging import FileChange, Staging
 from nanodream.run.tools import Refusal, ToolLimits
 from nanodream.safety import injection, secret_scan
@@ -54,6 +55,7 @@ def check(staging: Staging, batch: Batch | None, settings: Settings,
         else:
             violations += _check_content(change, limits, settings)
             violations += _check_shrink(change, settings.max_shrink_ratio, justified, moved)
+            violations += _check_pins(change)
             if change.path == SOUL:
                 violations += _check_soul(batch, settings.soul_policy)
     return violations
@@ -103,6 +105,15 @@ def _check_shrink(change: FileChange, max_ratio: float, justified: bool, moved: 
                           f"{lost} of {len(before_lines)} lines removed (> {max_ratio:.0%}) "
                           "without a [correction] in the batch")]
     return []
+
+
+def _check_pins(change: FileChange) -> list[Violation]:
+    """A line a person pinned stays verbatim in its file; only the person unpins it."""
+    dropped = lost_pins(change.before, change.after)
+    if not dropped:
+        return []
+    return [Violation(change.path, "pinned line removed", f"{len(dropped)} line(s) marked {PIN} changed or gone, "
+                      f"first: {dropped[0][:80]!r}")]
 
 
 def _check_deletion(change: FileChange, changes: list[FileChange], justified: bool) -> list[Violation]:

@@ -242,3 +242,24 @@ def test_list_archive_names_each_month_with_its_size(workspace):
     (folder / "2026-03.md").write_text("# Archive\n\n- a\n")
     (folder / "notes.md").write_text("not a month\n")
     assert box.call("list_archive", {}) == "memory/archive/2026-03.md (3 lines)"
+
+
+def test_pressure_merges_repeats_and_facts_another_line_says_all_of(workspace):
+    from nanodream.run.pressure import relieve
+    from nanodream.run.staging import Staging
+    from nanodream.versioning.gitstore import GitStore
+
+    filler = "".join(f"- Enjoys hiking trail number {i:02d} in the Alps.\n" for i in range(8))
+    text = ("# User\n\n## Preferences\n- Prefers tabs.\n- Prefers tabs over spaces in Go code.\n"
+            "- Coffee, black, no sugar.\n- coffee   BLACK, no sugar!\n- Likes Go. <!-- keep -->\n"
+            "- Likes Go and Rust.\n\n## Identity\n- Prefers tabs.\n- Likes Go and Rust and Zig.\n" + filler)
+    staging = Staging(workspace)
+    staging.write("USER.md", text)
+    relief = relieve(staging, GitStore(workspace), settings(max_file_chars=len(text)))
+    merged = staging.read("USER.md")
+    assert relief.problems == []
+    assert "- Prefers tabs.\n- Prefers tabs over spaces" not in merged  # said all of by the next line
+    assert "- Prefers tabs over spaces in Go code." in merged and merged.count("offee") == 1
+    assert "- Likes Go. <!-- keep -->" in merged and "- Likes Go and Rust." in merged  # pinned stays
+    # a repeat anywhere in the file goes; saying more is only compared within a section
+    assert merged.endswith("## Identity\n- Likes Go and Rust and Zig.\n" + filler)

@@ -1,8 +1,8 @@
 """After the session, no active file stays over its cap: a full file is consolidated, never a failed batch.
 
 A session may leave a file over its cap (a write over twice the cap is still refused as a runaway). Then,
-before the guards, any active file past `pressure_ratio` of its cap has its repeated bullets merged, and
-memory/MEMORY.md's coldest bullets — least recently written (the date git blames them on) or confirmed
+before the guards, any active file past `pressure_ratio` of its cap is consolidated (repeated bullets, and
+bullets another bullet of their section says all of, go), and memory/MEMORY.md's coldest bullets — least recently written (the date git blames them on) or confirmed
 (restated in history: see confirmations.py) — move to `memory/archive/YYYY-MM.md` until the file is back
 under `pressure_ratio` of its cap. Lines untouched for `archive_after_days` move there even without
 pressure. The archive is tracked in git and never loaded by default, so those facts stay findable without
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from nanodream.config import Settings
-from nanodream.engines.routing import content_words
+from nanodream.engines.routing import content_words, covers
 from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
 from nanodream.run import archive, confirmations
@@ -58,7 +58,7 @@ def relieve(staging: Staging, store: GitStore, settings: Settings, today: date |
         before = staging.read(path) or ""
         cap = limits.cap_for(path)
         target = int(settings.pressure_ratio * cap)
-        text = _without_repeats(before) if len(before) > target else before
+        text = _merged(before) if len(before) > target else before
         if path == MEMORY:
             relief.confirmed = _restated(text.split("\n"), mentioned)
             plan = Plan(target, when, settings.archive_after_days, relief.confirmed)
@@ -87,18 +87,38 @@ class Plan:
         return _epoch(self.today - timedelta(days=self.stale_days)) if self.stale_days else float("-inf")
 
 
-def _without_repeats(text: str) -> str:
-    """The text with every repeated bullet (same words, case and spacing aside) kept once, first place wins."""
+def _merged(text: str) -> str:
+    """The text with repeated bullets kept once and each bullet that another of its section says all of dropped.
+
+    "- Uses Go." goes when "- Uses Go 1.23 for the API." is in the same section; of two bullets with the same
+    words the first stays. Pinned bullets are never dropped (they may cover others).
+    """
+    lines = text.split("\n")
+    titles = archive.sections(lines)
+    bullets = [index for index, (line, code) in enumerate(with_fences(lines)) if not code and line.startswith("- ")]
+    drop: set[int] = set()
     seen: set[str] = set()
-    kept = []
-    for line, code in with_fences(text.split("\n")):
-        key = " ".join(line.lower().split())
-        if not code and line.startswith("- ") and PIN not in line:
-            if key in seen:
-                continue
-            seen.add(key)
-        kept.append(line)
-    return "\n".join(kept)
+    for index in bullets:
+        key = " ".join(lines[index].lower().split())
+        if key in seen and PIN not in lines[index]:
+            drop.add(index)
+        seen.add(key)
+    for index in bullets:
+        if index in drop or PIN in lines[index]:
+            continue
+        if any(_says_all(lines[other], lines[index], earlier=other < index) for other in bullets
+               if other != index and other not in drop and titles[other] == titles[index]):
+            drop.add(index)
+    return "\n".join(line for index, line in enumerate(lines) if index not in drop)
+
+
+def _says_all(broad: str, narrow: str, *, earlier: bool) -> bool:
+    broad, narrow = broad[2:].replace(PIN, ""), narrow[2:]
+    if not content_words(narrow):
+        return False
+    if content_words(broad) == content_words(narrow):
+        return earlier  # the same fact in other words: the first one stays
+    return covers(broad, narrow)
 
 
 def _archive_cold(staging: Staging, store: GitStore, text: str, plan: Plan) -> str:

@@ -2,13 +2,14 @@
 
 A session may leave a file over its cap (a write over twice the cap is still refused as a runaway). Then,
 before the guards, any active file past `pressure_ratio` of its cap is consolidated (repeated bullets, and
-bullets another bullet of their section says all of, go), and memory/MEMORY.md's coldest bullets — least recently written (the date git blames them on) or confirmed
-(restated in history: see confirmations.py) — move to `memory/archive/YYYY-MM.md` until the file is back
-under `pressure_ratio` of its cap. Lines untouched for `archive_after_days` move there even without
-pressure. The archive is tracked in git and never loaded by default, so those facts stay findable without
-costing every prompt. SOUL.md, USER.md and skills (rules and preferences) are never archived
-automatically, and a line holding `<!-- keep -->` never leaves. Only when nothing may move does the batch
-fail, once, as a capacity problem (it is never split or quarantined).
+bullets another bullet of their section says all of, go), and memory/MEMORY.md's coldest bullets — least
+recently written (the date git blames them on) or confirmed (restated in history: see confirmations.py) —
+move to `memory/archive/YYYY-MM.md` until the file is back under `pressure_ratio` of its cap. Lines
+untouched for `archive_after_days` move there even without pressure. The archive is tracked in git and
+never loaded by default, so those facts stay findable without costing every prompt. SOUL.md, USER.md and
+skills (rules and preferences) are never archived automatically, and a line holding `<!-- keep -->` never
+leaves. Only when nothing may move does the batch fail, once, as a capacity problem (it is never split or
+quarantined).
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ from nanodream.vocab import ExitCode
 
 app = typer.Typer(
     name="nanodream",
-    help="Give an AI agent a sleep: consolidate its history backlog into versioned markdown memory.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -46,7 +45,14 @@ def _version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
-    """Give an AI agent a sleep: consolidate its history backlog into versioned markdown memory."""
+    """Give an AI agent a sleep: consolidate its history backlog into versioned markdown memory.
+
+    \b
+    Examples:
+      nanodream init /tmp/demo --example && nanodream run -w /tmp/demo
+      nanodream status -w ~/agent
+      nanodream COMMAND --help
+    """
 
 
 def main() -> None:

@@ -23,7 +23,8 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 WorkspaceOption = Annotated[
     Path | None,
-    typer.Option("--workspace", "-w", help="Workspace directory [default: $NANODREAM_WORKSPACE or .]",
+    typer.Option("--workspace", "-w",
+                 help="Workspace directory (default: $NANODREAM_WORKSPACE, else the current directory).",
                  show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]

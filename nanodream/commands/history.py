@@ -9,19 +9,30 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
 from nanodream.vocab import ExitCode
 
-app = typer.Typer(help="Malformed history lines (dead letters): list them, acknowledge them once seen.")
+app = typer.Typer()
 
 
 @app.callback(invoke_without_command=True)
 def history(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """List the malformed history lines nobody has acknowledged yet (same as `history list`)."""
+    """Malformed history lines (dead letters): list them (same as `history list`), acknowledge them once seen.
+
+    \b
+    Examples:
+      nanodream history
+      nanodream history ack 17 18   # seen; stop listing them
+    """
     if ctx.invoked_subcommand is None:
         list_letters(workspace, as_json)
 
 
 @app.command("list")
 def list_letters(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """List unacknowledged malformed lines: line number, why, and the start of the line as stored."""
+    """List unacknowledged malformed lines: line number, why, and the start of the line as stored.
+
+    \b
+    Examples:
+      nanodream history list --json
+    """
     from nanodream.backlog.deadletters import pending_letters
 
     ws = resolve_workspace(workspace, as_json=as_json)
@@ -45,7 +56,13 @@ def ack(
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Acknowledge malformed lines: `status` stops listing them (they stay in nanodream's dead-letter list)."""
+    """Acknowledge malformed lines: `status` stops listing them (they stay in nanodream's dead-letter list).
+
+    \b
+    Examples:
+      nanodream history ack 17 18
+      nanodream history ack --all
+    """
     from nanodream.backlog.deadletters import acknowledge
     from nanodream.run.lock import WorkspaceBusy, workspace_lock
 

@@ -15,7 +15,13 @@ def init(
     example: Annotated[bool, typer.Option("--example", help="Fill it with the example agent workspace.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Create a workspace (nanobot-compatible layout) with its own git repository."""
+    """Create a workspace (nanobot-compatible layout) with its own git repository.
+
+    \b
+    Examples:
+      nanodream init ~/agent               # scaffold, or add git to an existing nanobot workspace
+      nanodream init /tmp/demo --example   # a workspace with example memory and history
+    """
     from nanodream.versioning.gitstore import GitStore
     from nanodream.workspace import Workspace, scaffold
 

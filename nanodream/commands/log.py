@@ -21,7 +21,13 @@ def log(
     kind: Annotated[str | None, typer.Option("--kind", help="Only dream, manual or restore commits.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List memory commits: what each dream changed, which history it consumed, and what it cost."""
+    """List memory commits: what each dream changed, which history it consumed, and what it cost.
+
+    \b
+    Examples:
+      nanodream log -n 5                  # the newest five
+      nanodream log --kind dream --json
+    """
     from nanodream.versioning.commitmsg import COMMIT_KINDS
     from nanodream.versioning.logview import memory_log
 

@@ -18,10 +18,13 @@ def pin(
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Pin a memory line: it is never archived or dropped by a dream. Adds a visible <!-- keep --> marker,
-    as one commit.
+    """Pin a memory line: it is never archived or dropped by a dream (a visible <!-- keep -->, one commit).
 
-    Example: nanodream pin "deploys go through staging first"
+    \b
+    Examples:
+      nanodream pin "deploys go through staging first"
+      nanodream pin "concise" --file USER.md
+      nanodream pin "staging first" --remove
     """
     from nanodream.pinning import PinError
     from nanodream.pinning import pin as pin_line

@@ -29,12 +29,18 @@ if TYPE_CHECKING:
     from nanodream.workspace import Workspace
 
 
-prompt_app = typer.Typer(help="Show, customise or reset the dream prompt.", no_args_is_help=False)
+prompt_app = typer.Typer(no_args_is_help=False)
 
 
 @prompt_app.callback(invoke_without_command=True)
 def prompt(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """Show which dream prompt is active and where it comes from (`show`), or start/drop an override."""
+    """Show, customise or reset the dream prompt: which is active and where it comes from (`show`).
+
+    \b
+    Examples:
+      nanodream prompt
+      nanodream prompt show --rendered   # exactly what the next session would send
+    """
     if ctx.invoked_subcommand is None:
         show(ctx, workspace=workspace, rendered=False, tidy=False, as_json=as_json)
 
@@ -49,7 +55,12 @@ def show(
     tidy: Annotated[bool, typer.Option("--tidy", help="With --rendered: preview a tidy pass instead.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Show the active prompt, where it comes from, and its text (or, --rendered, the next request)."""
+    """Show the active prompt, where it comes from, and its text (or, --rendered, the next request).
+
+    \b
+    Examples:
+      nanodream prompt show --rendered --json
+    """
     from nanodream.prompting.prompt_override import prompt_info
 
     ws_option, as_json = _inherited(ctx, workspace, as_json)
@@ -71,7 +82,12 @@ def show(
 
 @prompt_app.command()
 def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there)."""
+    """Copy the built-in prompt to prompts/dream.md to customise it (never overwrites text already there).
+
+    \b
+    Examples:
+      nanodream prompt init -w ~/agent   # then edit prompts/dream.md
+    """
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override
     from nanodream.versioning.gitstate import NeedsPerson
 
@@ -97,7 +113,12 @@ def reset(
     force: Annotated[bool, typer.Option("--force", help="Delete it even if its edits are not committed.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Remove prompts/dream.md so the built-in prompt is used again."""
+    """Remove prompts/dream.md so the built-in prompt is used again.
+
+    \b
+    Examples:
+      nanodream prompt reset -w ~/agent
+    """
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, reset_override
     from nanodream.versioning.gitstate import NeedsPerson
 

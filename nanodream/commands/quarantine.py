@@ -18,19 +18,30 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 
-app = typer.Typer(help="History entries set aside because they fail even on their own; retry them here.")
+app = typer.Typer()
 
 
 @app.callback(invoke_without_command=True)
 def quarantine(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """List quarantined entries (same as `quarantine list`)."""
+    """History entries set aside because they fail even on their own: list them (`quarantine list`), retry.
+
+    \b
+    Examples:
+      nanodream quarantine
+      nanodream quarantine retry 812   # dream history line 812 on its own
+    """
     if ctx.invoked_subcommand is None:
         list_entries(workspace, as_json)
 
 
 @app.command("list")
 def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """List quarantined entries: history line and cursor, when, why, and the start of their text."""
+    """List quarantined entries: history line and cursor, when, why, and the start of their text.
+
+    \b
+    Examples:
+      nanodream quarantine list --json
+    """
     from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
 
     ws = resolve_workspace(workspace, as_json=as_json)
@@ -60,7 +71,12 @@ def retry(
     model: ModelOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Dream one quarantined entry on its own; it leaves the quarantine only if that succeeds."""
+    """Dream one quarantined entry on its own; it leaves the quarantine only if that succeeds.
+
+    \b
+    Examples:
+      nanodream quarantine retry 812
+    """
     from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
     from nanodream.commands.run import render_report
     from nanodream.run.dream import retry_quarantined

@@ -24,7 +24,13 @@ def restore(
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Undo what a dream changed, as a new commit. The next dream does not re-read that history unless --replay."""
+    """Undo what a dream changed, as a new commit. The next dream does not re-read that history unless --replay.
+
+    \b
+    Examples:
+      nanodream restore 3f2a9c1e            # undo that dream's changes
+      nanodream restore 3f2a9c1e --replay   # undo it and dream that history again
+    """
     from nanodream.versioning.restore import restore_commit
 
     ws = resolve_workspace(workspace, as_json=as_json)

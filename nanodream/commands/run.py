@@ -42,10 +42,17 @@ def run(
                           "slash (the host agent's own /dream) does not wait for the host's busy file.")] = "manual",
     host_wait: Annotated[float | None, typer.Option(
         "--host-wait", min=0, help="Seconds to wait while the host agent is busy before exiting 75 "
-                                   "[default: host_wait setting].", show_default=False)] = None,
+                                   "(default: the host_wait setting).", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run a dream: fold the history backlog into the memory files and commit the result."""
+    """Run a dream: fold the history backlog into the memory files and commit the result.
+
+    \b
+    Examples:
+      nanodream run -w ~/agent --dry-run      # the diff the next batch would make
+      nanodream run -w ~/agent -m builtin     # offline, no API key
+      nanodream run --tidy --json             # merge and prune memory as it is
+    """
     from nanodream.run.context import RunOptions
     from nanodream.run.dream import run_dream
     from nanodream.scheduling.shutdown import GracefulStop

@@ -31,7 +31,7 @@ def schedule(
     initial_delay: Annotated[str | None, typer.Option(
         "--initial-delay", help="Never run sooner than this after start-up, e.g. 5m.")] = None,
     timezone: Annotated[str | None, typer.Option(
-        "--timezone", help="IANA time zone for cron times [default: timezone setting, UTC].",
+        "--timezone", help="IANA time zone for cron times (default: the timezone setting, UTC).",
         show_default=False)] = None,
     model: ModelOption = None,
     max_batches: Annotated[int | None, typer.Option("--max-batches", min=1, help="Stop each run after N batches.")]
@@ -40,7 +40,13 @@ def schedule(
     print_systemd: Annotated[bool, typer.Option("--print-systemd", help="Print systemd units and exit.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Log one JSON object per line.")] = False,
 ) -> None:
-    """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM."""
+    """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM.
+
+    \b
+    Examples:
+      nanodream schedule --every 4h                           # in the foreground
+      nanodream schedule --cron "0 3 * * *" --print-crontab   # a line for crontab -e
+    """
     from nanodream.scheduling.scheduler import Scheduler
     from nanodream.scheduling.shutdown import GracefulStop
     from nanodream.scheduling.snippets import crontab_snippet, systemd_snippet

@@ -18,12 +18,18 @@ if TYPE_CHECKING:
 
 
 def show(
-    sha: Annotated[str | None, typer.Argument(help="Commit to show [default: the latest dream].",
+    sha: Annotated[str | None, typer.Argument(help="Commit to show (default: the latest dream).",
                                               show_default=False)] = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show what one dream (or any memory commit) changed and why."""
+    """Show what one dream (or any memory commit) changed and why.
+
+    \b
+    Examples:
+      nanodream show            # the latest dream
+      nanodream show 3f2a9c1e
+    """
     from nanodream.versioning.gitstore import UnknownCommit
     from nanodream.versioning.logview import commit_detail
 

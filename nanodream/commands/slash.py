@@ -15,7 +15,13 @@ def slash(
     workspace: WorkspaceOption = None,
     model: ModelOption = None,
 ) -> None:
-    """Answer /dream, /dream-log, /dream-restore or /dream-prompt with markdown (for host agents)."""
+    """Answer /dream, /dream-log, /dream-restore or /dream-prompt with markdown (for host agents).
+
+    \b
+    Examples:
+      nanodream slash "/dream-log"
+      nanodream slash "/dream-restore 3f2a9c1e" -w ~/agent
+    """
     from nanodream.slash import respond
 
     ws = resolve_workspace(workspace, must_exist=False)  # a missing workspace is answered in markdown too

@@ -26,7 +26,13 @@ SHOWN = 5
 
 
 def status(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
-    """Show the backlog waiting for a dream and how the last runs went."""
+    """Show the backlog waiting for a dream and how the last runs went.
+
+    \b
+    Examples:
+      nanodream status -w ~/agent
+      nanodream status --json       # for scripts and host agents
+    """
     from nanodream.status import workspace_status
 
     ws = resolve_workspace(workspace, as_json=as_json)

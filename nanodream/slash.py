@@ -39,6 +39,12 @@ _SETTING_NAMES = {f.name for f in fields(Settings)}
 class SlashReply:
     markdown: str
     exit_code: int = ExitCode.OK
+    result: Any = None  # the structured answer behind the markdown (`slash --json`), None for an error
+
+    def to_dict(self, text: str) -> dict[str, Any]:
+        words = text.split()
+        return {"command": words[0].lower() if words else "", "exit_code": int(self.exit_code),
+                "markdown": self.markdown, "result": self.result}
 
 
 class SlashError(Exception):
@@ -109,7 +115,7 @@ def _dream(workspace: Workspace, args: list[str], options: dict[str, Any]) -> Sl
         return SlashReply(f"**Configuration problem:** {exc}", ExitCode.USAGE)
     extra = {"engine_factory": engine_factory} if engine_factory else {}
     report = run_dream(workspace, settings, RunOptions(trigger="slash"), **extra)
-    return SlashReply(render_run(report), report.exit_code)
+    return SlashReply(render_run(report), report.exit_code, report.to_dict())
 
 
 def render_run(report: RunReport) -> str:
@@ -149,15 +155,16 @@ def _dream_log(workspace: Workspace, args: list[str], options: dict[str, Any]) -
     if not args:
         commits = memory_log(workspace, LIST_LIMIT)
         if not commits:
-            return SlashReply("No memory commits yet. Run `/dream` to consolidate the history backlog.")
+            return SlashReply("No memory commits yet. Run `/dream` to consolidate the history backlog.", result=[])
         body = "\n".join(_commit_item(c) for c in commits)
         return SlashReply(f"**Recent memory commits** (newest first)\n\n{body}\n\n"
-                          "Details of one: `/dream-log <sha>` · undo a dream: `/dream-restore <sha>`")
+                          "Details of one: `/dream-log <sha>` · undo a dream: `/dream-restore <sha>`",
+                          result=[c.to_dict() for c in commits])
     try:
         detail = commit_detail(workspace, args[0])
     except UnknownCommit as exc:
         raise SlashError(f"**{exc}.** `/dream-log` lists recent commits.") from None
-    return SlashReply(render_detail(detail))
+    return SlashReply(render_detail(detail), result=detail.to_dict())
 
 
 def _commit_item(commit: CommitSummary) -> str:
@@ -210,13 +217,13 @@ def _dream_restore(workspace: Workspace, args: list[str], options: dict[str, Any
         problem = f"Unknown option `{unknown[0]}`." if unknown else "Give one commit sha, then any options."
         raise _usage_error("/dream-restore", problem)
     if not shas:
-        return SlashReply(_restorable_list(workspace))
+        dreams = memory_log(workspace, LIST_LIMIT, kind="dream")
+        return SlashReply(_restorable_list(dreams), result=[c.to_dict() for c in dreams])
     report = restore_commit(workspace, shas[0], before="--before" in flags, replay="--replay" in flags)
-    return SlashReply(render_restore(report, shas[0]), report.exit_code)
+    return SlashReply(render_restore(report, shas[0]), report.exit_code, report.to_dict())
 
 
-def _restorable_list(workspace: Workspace) -> str:
-    dreams = memory_log(workspace, LIST_LIMIT, kind="dream")
+def _restorable_list(dreams: list[CommitSummary]) -> str:
     if not dreams:
         return "No dream commits to undo yet."
     body = "\n".join(_commit_item(c) for c in dreams)
@@ -281,7 +288,8 @@ def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]
             return SlashReply(f"**Prompt not copied:** {exc}", ExitCode.FAILED)
         except NeedsPerson as exc:
             return SlashReply(f"**Prompt not copied:** {exc}", ExitCode.NEEDS_PERSON)
-        return SlashReply(f"Copied the built-in dream prompt to `{path}`. Edit it; the next dream uses it.")
+        return SlashReply(f"Copied the built-in dream prompt to `{path}`. Edit it; the next dream uses it.",
+                          result={"copied_to": str(path)})
     if args:
         raise _usage_error("/dream-prompt", f"Unknown argument `{' '.join(args)}`.")
     info = prompt_info(workspace)
@@ -294,7 +302,7 @@ def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]
         "active": "It is identical to the built-in prompt." if info.override_identical_to_builtin
         else "It differs from the built-in prompt (`nanodream prompt reset` goes back).",
     }
-    return SlashReply(f"{text}\n\n{notes[info.override_state]}")
+    return SlashReply(f"{text}\n\n{notes[info.override_state]}", result=info.to_dict())
 
 
 # helpers --------------------------------------------------------------------------------------------

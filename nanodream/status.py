@@ -43,6 +43,7 @@ class Status:
     entry_outcomes: dict[str, Any]  # {"counts": {outcome: n}, "latest": [...]}: entries not consumed normally
     fill: dict[str, dict[str, int]]  # active file → {"chars", "cap"}: how close each is to its cap
     archive: dict[str, int]  # {"files", "chars"} of memory/archive/: what moved out under pressure
+    last_dream: dict[str, Any] | None  # the newest dream commit, in `log --json`'s shape
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +81,16 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         notice=resumed.notice, dead_letters=letters,
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
+        last_dream=_last_dream(workspace, store) if sha else None,
     )
+
+
+def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:
+    """What the newest dream changed (one `git log`): the last run's outcome alone says "nothing-to-do"."""
+    from nanodream.versioning.logview import summarize
+
+    dreams = store.memory_commits(1, kind="dream")
+    return summarize(dreams[0]).to_dict() if dreams else None
 
 
 def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:

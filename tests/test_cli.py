@@ -88,6 +88,20 @@ def test_status_reports_backlog_and_cursor(workspace):
     assert data["model"] == "builtin" and data["prompt_source"] == "built-in"
 
 
+def test_status_shows_the_last_dream_not_only_the_last_run(workspace):
+    assert json.loads(invoke("status", "-w", str(workspace.root), "--json").output)["last_dream"] is None
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    invoke("run", "-w", str(workspace.root))
+    invoke("run", "-w", str(workspace.root))  # nothing to do: the last run says so, the last dream stays
+    data = json.loads(invoke("status", "-w", str(workspace.root), "--json").output)
+    dream = data["last_dream"]
+    assert dream["sha"] == data["last_commit"] and dream["kind"] == "dream"
+    assert dream["files"] == [{"path": "memory/MEMORY.md", "added": 1, "removed": 0}]
+    assert data["last_success"]["outcome"] == "nothing-to-do"
+    text = invoke("status", "-w", str(workspace.root)).output
+    assert f"dream      {dream['short']} " in text and "memory/MEMORY.md +1 -0" in text
+
+
 def test_workspace_defaults_to_the_environment_variable(workspace):
     result = invoke("status", "--json", env={"NANODREAM_WORKSPACE": str(workspace.root)})
     assert json.loads(result.output)["workspace"] == str(workspace.root)

@@ -292,20 +292,11 @@ def test_show_prints_the_whole_summary_once(workspace):
     assert "cost $0.0012" in out
 
 
-def test_run_and_status_json_keep_their_documented_fields(history):
+def test_status_json_carries_the_last_run_record(history):
+    """Top-level keys are checked against docs/json.md in test_json.py; this is the run record inside."""
     ws, _ = history
-    run = json.loads(cli("run", "-w", str(ws.root), "--json").stdout)  # empty backlog: no engine needed
-    assert set(run) == {"run_id", "model", "trigger", "outcome", "reason", "exit_code", "entries", "tokens_in",
-                        "tokens_out", "cost", "commits", "manual_commit", "recovered", "malformed_lines",
-                        "skipped_lines", "started", "finished", "duration_s", "batches", "tidy", "consumed",
-                        "quarantined", "failed_at", "consumed_lines", "notices", "anomalies", "dead_letters",
-                        "notable"}
+    cli("run", "-w", str(ws.root), "--json")  # empty backlog: no engine needed
     status = json.loads(cli("status", "-w", str(ws.root), "--json").stdout)
-    assert set(status) == {"workspace", "model", "cursor", "pending_entries", "last_history_cursor",
-                           "malformed_lines", "last_commit", "last_commit_subject", "prompt_source",
-                           "interrupted_run", "last_success", "last_failure", "quarantine", "quarantine_error",
-                           "schedule", "position", "notice", "dead_letters", "anomalies", "entry_outcomes", "fill",
-                           "archive"}
     assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
                                            "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",

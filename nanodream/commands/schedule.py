@@ -11,6 +11,7 @@ import typer
 from nanodream.commands.common import (
     ModelOption,
     WorkspaceOption,
+    emit_json,
     err_console,
     fail,
     resolve_settings,
@@ -38,7 +39,8 @@ def schedule(
     = None,
     print_crontab: Annotated[bool, typer.Option("--print-crontab", help="Print a crontab line and exit.")] = False,
     print_systemd: Annotated[bool, typer.Option("--print-systemd", help="Print systemd units and exit.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Log one JSON object per line.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Log one JSON object per line (with --print-*: one object holding the snippet).")] = False,
 ) -> None:
     """Run dreams on a schedule (default: `schedule` in nanodream.toml) until stopped with Ctrl-C or SIGTERM.
 
@@ -63,7 +65,13 @@ def schedule(
         delay = parse_duration(initial_delay) if initial_delay else timedelta(0)
         if plan is not None and (print_crontab or print_systemd):
             extra = (["--model", model] if model else []) + (["--max-batches", str(max_batches)] if max_batches else [])
-            typer.echo((crontab_snippet if print_crontab else systemd_snippet)(ws, plan, extra), nl=False)
+            text = (crontab_snippet if print_crontab else systemd_snippet)(ws, plan, extra)
+            if as_json:
+                emit_json({"kind": "crontab" if print_crontab else "systemd", "schedule": plan.describe(),
+                           "cron": plan.cron, "interval_seconds": plan.interval.total_seconds() if plan.interval
+                           else None, "timezone": str(plan.tz), "text": text})
+            else:
+                typer.echo(text, nl=False)
             return
     except ScheduleError as exc:
         fail(str(exc), as_json=as_json)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nanodream.commands.common import ModelOption, WorkspaceOption, resolve_workspace
+from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, emit_json, resolve_workspace
 
 
 def slash(
@@ -14,6 +14,7 @@ def slash(
                                         show_default=False)],
     workspace: WorkspaceOption = None,
     model: ModelOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Answer /dream, /dream-log, /dream-restore or /dream-prompt with markdown (for host agents).
 
@@ -21,12 +22,16 @@ def slash(
     Examples:
       nanodream slash "/dream-log"
       nanodream slash "/dream-restore 3f2a9c1e" -w ~/agent
+      nanodream slash "/dream" --json                 # the markdown plus the run's result
     """
     from nanodream.slash import respond
 
     ws = resolve_workspace(workspace, must_exist=False)  # a missing workspace is answered in markdown too
     reply = respond(ws.root, text, **({"model": model} if model else {}))
-    typer.echo(reply.markdown)
+    if as_json:
+        emit_json(reply.to_dict(text))
+    else:
+        typer.echo(reply.markdown)
     raise typer.Exit(reply.exit_code)
 
 

@@ -49,7 +49,8 @@ def render_status(info: Status) -> None:
     console.print(f"prompt     {info.prompt_source}", highlight=False)
     _render_backlog(info)
     commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
-    console.print(f"commit     {commit}", highlight=False)
+    console.print(f"commit     {commit}", markup=False, highlight=False)
+    _render_last_dream(info)
     _render_fill(info)
     _render_runs(info)
     _render_quarantine(info)
@@ -75,6 +76,17 @@ def _render_backlog(info: Status) -> None:
     hidden = max(len(info.dead_letters) - SHOWN, 0) + max(len(info.anomalies) - SHOWN, 0)
     if hidden:
         console.print(f"           and {hidden} more (nanodream status --json)", highlight=False)
+
+
+def _render_last_dream(info: Status) -> None:
+    dream = info.last_dream
+    if dream is None:
+        console.print("dream      (none yet)", highlight=False)
+        return
+    files = ", ".join(f"{f['path']} +{f['added']} -{f['removed']}" for f in dream["files"]) or "no file changes"
+    console.print(f"dream      {dream['short']} {dream['time'][:16].replace('T', ' ')} {dream['subject']}",
+                  markup=False, highlight=False)
+    console.print(f"           {files}", markup=False, highlight=False)
 
 
 def _render_fill(info: Status) -> None:

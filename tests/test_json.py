@@ -1,0 +1,101 @@
+"""Every --json output parses and has exactly the keys docs/json.md lists for it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nanodream.cli import app
+from nanodream.versioning.gitstore import GitStore
+from nanodream.workspace import Workspace, scaffold
+from tests.conftest import entry, write_history
+
+runner = CliRunner()
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "json.md").read_text(encoding="utf-8")
+
+
+def documented(label: str) -> set[str]:
+    """The keys of the one line of the page starting with `label` (e.g. "Keys of a batch:")."""
+    return set(re.findall(r"`(\w+)`", DOC.split(f"\n{label}", 1)[1].split("\n", 1)[0]))
+
+
+def section_keys(heading: str, label: str = "Keys:") -> set[str]:
+    """The keys listed on the first line starting with `label` in the section whose heading starts `heading`."""
+    section = DOC.split(f"### `{heading}", 1)[1].split("\n### ", 1)[0]
+    line = next(line for line in section.splitlines() if line.startswith(label))
+    return set(re.findall(r"`(\w+)`", line.removeprefix(label)))
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory) -> Workspace:
+    """One dreamed workspace (with a malformed line and a pinned fact) that every command can answer about."""
+    workspace = Workspace.at(tmp_path_factory.mktemp("json") / "ws")
+    scaffold(workspace.root)
+    GitStore(workspace).ensure_repo()
+    write_history(workspace, [entry(1, "[durable] The API is written in Go."), "{broken",
+                              entry(2, "[permanent] User prefers concise answers.")])
+    assert cli("run", "-w", str(workspace.root)).exit_code == 0
+    return workspace
+
+
+def cli(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def as_json(ws: Workspace, *args: str):
+    result = cli(*args, "-w", str(ws.root), "--json")
+    return json.loads(result.stdout)
+
+
+def keys(data) -> set[str]:
+    return set(data[0] if isinstance(data, list) else data)
+
+
+@pytest.mark.parametrize(("heading", "args"), [
+    ("run --json", ("run",)),
+    ("status --json", ("status",)),
+    ("log --json", ("log",)),
+    ("show --json", ("show",)),
+    ("prompt --json", ("prompt",)),
+    ("history --json", ("history",)),
+    ("slash TEXT --json", ("slash", "/dream-log")),
+])
+def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
+    assert keys(as_json(ws, *args)) == section_keys(heading)
+
+
+def test_nested_and_other_shapes_match_the_doc(ws, tmp_path):
+    report = as_json(ws, "run", "--tidy")
+    assert keys(report["batches"]) == documented("Keys of a batch:")
+    assert keys(as_json(ws, "log")["commits"]) == documented("Keys of a commit:")
+    assert keys(as_json(ws, "history", "ack", "--all")) == section_keys("history --json", "Keys of `history ack`:")
+    assert keys(as_json(ws, "pin", "concise answers")) == section_keys("pin --json")
+    assert keys(as_json(ws, "schedule", "--every", "4h", "--print-crontab")) == section_keys("schedule --json")
+    init = json.loads(cli("init", str(tmp_path / "new"), "--json").stdout)
+    assert keys(init) == section_keys("init --json")
+    assert keys(as_json(ws, "prompt", "init")) == section_keys("prompt --json", "Keys of `prompt init`:")
+    assert keys(as_json(ws, "prompt", "reset")) == section_keys("prompt --json", "Keys of `prompt reset`:")
+    write_history(ws, [entry(1, "a"), "{broken", entry(2, "b"), entry(3, "[durable] The DB is Postgres.")])
+    rendered = as_json(ws, "prompt", "show", "--rendered")
+    assert keys(rendered) == section_keys("prompt --json", "Keys of `prompt show --rendered`:")
+    restore = as_json(ws, "restore", as_json(ws, "log")["commits"][0]["sha"])
+    assert keys(restore) == section_keys("restore --json")
+
+
+def test_quarantine_lists_entries_with_the_documented_keys(ws):
+    from nanodream.backlog.quarantine import QuarantinedEntry, save_quarantine
+
+    save_quarantine(ws, [QuarantinedEntry(cursor=3, timestamp="2026-10-01 10:00", preview="x", reason="boom",
+                                          quarantined_at="2026-10-02T00:00:00+00:00", run_id="r", line=4,
+                                          offset=80)])
+    assert keys(as_json(ws, "quarantine")) == section_keys("quarantine --json")
+
+
+def test_an_error_is_a_json_object_with_the_exit_code(tmp_path):
+    result = cli("status", "-w", str(tmp_path / "nowhere"), "--json")
+    assert json.loads(result.stdout) == {"error": json.loads(result.stdout)["error"], "exit_code": result.exit_code}
+    assert result.exit_code == 2

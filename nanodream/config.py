@@ -30,6 +30,7 @@ class Settings:
     max_retries: int = 3
     retry_backoff: float = 2.0
     batch_tokens: int = 8000
+    lookback_tokens: int = 1500  # budget of already-consumed history shown with `run --lookback DAYS`
     max_batches: int = 20
     max_run_tokens: int = 400_000
     max_session_tokens: int = 150_000
@@ -136,8 +137,8 @@ def zone(name: str) -> ZoneInfo:
 # setting → (holds for a valid value, what it must be)
 _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{name: (lambda v: v > 0, "greater than 0") for name in (
-        "timeout", "batch_tokens", "max_batches", "max_run_tokens", "max_session_tokens", "max_cursor_jump",
-        "max_tool_calls", "max_file_chars", "max_skill_chars", "host_poll")},
+        "timeout", "batch_tokens", "lookback_tokens", "max_batches", "max_run_tokens", "max_session_tokens",
+        "max_cursor_jump", "max_tool_calls", "max_file_chars", "max_skill_chars", "host_poll")},
     **{name: (lambda v: v >= 0, "0 or more") for name in (
         "max_retries", "retry_backoff", "host_wait", "keep_transcripts", "archive_after_days")},
     **{name: (lambda v: v >= 1, "at least 1") for name in ("split_after", "max_repeated_failures")},

@@ -46,6 +46,19 @@ def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
+def write_result(path: Path, data: Any) -> None:
+    """`-o FILE`: the same object `--json` prints, as JSON, or YAML when FILE ends in .yaml/.yml; atomically."""
+    from nanodream.atomic import atomic_write
+
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        text = yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False, allow_unicode=True)
+    else:
+        text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
+    atomic_write(path, text)
+
+
 def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: bool = False) -> Workspace:
     from nanodream.workspace import Workspace
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,6 +18,7 @@ from nanodream.commands.common import (
     fail,
     resolve_settings,
     resolve_workspace,
+    write_result,
 )
 from nanodream.vocab import ExitCode, Outcome, count_entries
 
@@ -43,15 +45,26 @@ def run(
     host_wait: Annotated[float | None, typer.Option(
         "--host-wait", min=0, help="Seconds to wait while the host agent is busy before exiting 75 "
                                    "(default: the host_wait setting).", show_default=False)] = None,
+    allow_empty: Annotated[bool, typer.Option(
+        "--allow-empty", help="With an empty backlog, run the maintenance pass (--tidy) instead of nothing.")] = False,
+    lookback: Annotated[int | None, typer.Option(
+        "--lookback", min=1, metavar="DAYS", show_default=False,
+        help="Show the session already-consumed history of the last DAYS as read-only context "
+             "(within lookback_tokens; never consumed again).")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", metavar="FILE", show_default=False, dir_okay=False,
+        help="Also write the result (what --json prints) to FILE: JSON, or YAML for .yaml/.yml.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result.
 
     \b
     Examples:
-      nanodream run -w ~/agent --dry-run      # the diff the next batch would make
-      nanodream run -w ~/agent -m builtin     # offline, no API key
-      nanodream run --tidy --json             # merge and prune memory as it is
+      nanodream run -w ~/agent --dry-run     # the diff the next batch would make
+      nanodream run -w ~/agent -m builtin    # offline, no API key
+      nanodream run --tidy --json            # merge and prune memory as it is
+      nanodream run --allow-empty -o r.yaml  # nightly: tidy when idle
+      nanodream run --lookback 3             # last 3 days as context
     """
     from nanodream.run.context import RunOptions
     from nanodream.run.dream import run_dream
@@ -60,10 +73,13 @@ def run(
     ws = resolve_workspace(workspace, as_json=as_json)
     if trigger not in TRIGGERS:
         fail(f"--trigger must be one of {', '.join(TRIGGERS)}, got {trigger!r}", as_json=as_json)
+    if lookback and tidy:
+        fail("--lookback shows history next to a batch; a --tidy pass has none", as_json=as_json)
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
     with GracefulStop(on_first=_announce_stop) as stop:
         try:
-            options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy)
+            options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
+                                 allow_empty=allow_empty, lookback_days=lookback or 0)
             if trigger == "slash":
                 report = run_dream(ws, settings, options, should_stop=stop.reason)
             else:
@@ -76,6 +92,12 @@ def run(
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
                  "the workspace is consistent and the rest waits for the next run", ExitCode.INTERRUPTED,
                  as_json=as_json)
+    if output is not None:
+        try:
+            write_result(output, report.to_dict())
+        except OSError as exc:
+            fail(f"could not write {output}: {exc.strerror or exc} (the run ended {report.outcome})",
+                 ExitCode.FAILED, as_json=as_json)
     if as_json:
         emit_json(report.to_dict())
     else:

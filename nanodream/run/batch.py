@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from nanodream.backlog.history import Batch
+from nanodream.backlog.history import Batch, HistoryEntry
+from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.position import Position, position_at
+from nanodream.backlog.quarantine import QuarantineUnreadable, quarantined_offsets
+from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
 from nanodream.run import apply, archive, confirmations
@@ -77,7 +81,8 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
 def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: ToolBox,
              outcome: BatchOutcome) -> None:
     """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
-    prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch)
+    context = _lookback(ctx, batch)
+    prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch, context)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]))
     try:
         result = engine.run(request, toolbox)
@@ -115,6 +120,19 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
     elif position is not None:
         apply.advance(ctx.workspace, position)
     return outcome
+
+
+def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
+    """Already-consumed entries of the last `lookback_days` before the batch (none unless asked for)."""
+    days = ctx.options.lookback_days
+    if not days or batch is None or not batch.entries:
+        return []
+    try:
+        held = quarantined_offsets(ctx.workspace)
+    except QuarantineUnreadable:
+        held = frozenset()
+    since = datetime.now(zone(ctx.settings.timezone)) - timedelta(days=days)
+    return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
 
 
 def _end_of(ctx: RunContext, batch: Batch | None) -> Position | None:

@@ -106,6 +106,9 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
             _tidy(ctx, report)
         else:
             _drain(ctx, report)
+            if ctx.options.allow_empty and report.outcome == Outcome.NOTHING_TO_DO:
+                report.tidy = True  # the maintenance pass stands in for the empty backlog
+                _tidy(ctx, report)
     except EngineUnavailable as exc:
         report.fail(str(exc))
 

@@ -24,7 +24,7 @@ BENCH = "backlog"
 TAIL = 500  # entries after the cursor: "near the end", more than one default batch
 BATCH_TOKENS = 8000  # the default Settings.batch_tokens
 SMOKE = {"sizes": (200, 400), "repeats": 1}  # tests/test_bench_smoke.py
-EXAMPLE_HISTORY = REPO / "nanodream" / "workspace_example" / "memory" / "history.jsonl"
+EXAMPLE_HISTORY = REPO / "workspace-example" / "memory" / "history.jsonl"
 
 
 def history_file(lines: int) -> Path:

@@ -38,7 +38,7 @@ BENCH = "tokens"
 MODEL = "openai/gpt-4o-mini"  # only names the tokenizer; the scripted server answers every request
 SMOKE = {"drain_entries": 100}  # tests/test_bench_smoke.py
 ENTRY_HEADER = re.compile(r"^(?:\[#\d+ [^\]]*\]|== .* ==)$")
-EXAMPLE_HISTORY = REPO / "nanodream" / "workspace_example" / "memory" / "history.jsonl"
+EXAMPLE_HISTORY = REPO / "workspace-example" / "memory" / "history.jsonl"
 
 
 class Counter:

@@ -214,7 +214,7 @@ def test_skills_exist_with_valid_front_matter_and_steps_once(example: Drained) -
         "On the VPS run `docker compose pull && docker compose up -d`",
     ]
     assert example.read("skills/weekly-report/SKILL.md") == (
-        Path(__file__).parents[1] / "nanodream/workspace_example/skills/weekly-report/SKILL.md"
+        Path(__file__).parents[1] / "workspace-example/skills/weekly-report/SKILL.md"
     ).read_text(encoding="utf-8")
 
 

@@ -38,7 +38,7 @@ def test_run_json_reports_outcome_tokens_and_commits(workspace, serve):
     env = {"NANODREAM_MODEL": "openai/m", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k"}
     result = invoke("run", "-w", str(workspace.root), "--json", env=env)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)  # the per-batch progress line goes to stderr
     assert data["outcome"] == "no-change" and data["entries"] == 1 and data["tokens_in"] == 100
     assert data["batches"][0]["first_cursor"] == 1 and data["commits"] == []
 

@@ -329,6 +329,7 @@ class Survey:
     """What waits after the position, as one pass over the backlog finds it (for a run and for `status`)."""
 
     pending: int = 0
+    tokens: int = 0  # estimated tokens of the pending entries (how many batches the backlog is, roughly)
     last_cursor: int = 0
     dead_letters: list[DeadLetter] = field(default_factory=list)
     anomalies: list[Anomaly] = field(default_factory=list)
@@ -346,6 +347,7 @@ def survey(path: Path, start: Position, max_jump: int) -> Survey:
         if anomaly:
             found.anomalies.append(Anomaly(item.line, item.cursor, anomaly))
         found.pending += 1
+        found.tokens += entry_tokens(item)
         found.last_cursor = previous = item.cursor
     return found
 

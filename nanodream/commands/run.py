@@ -66,6 +66,7 @@ def run(
       nanodream run --allow-empty -o r.yaml  # nightly: tidy when idle
       nanodream run --lookback 3             # last 3 days as context
     """
+    from nanodream.commands.progress import run_progress
     from nanodream.run.context import RunOptions
     from nanodream.run.dream import run_dream
     from nanodream.scheduling.shutdown import GracefulStop
@@ -76,10 +77,10 @@ def run(
     if lookback and tidy:
         fail("--lookback shows history next to a batch; a --tidy pass has none", as_json=as_json)
     settings = resolve_settings(ws, {"model": model}, as_json=as_json)
-    with GracefulStop(on_first=_announce_stop) as stop:
+    with GracefulStop(on_first=_announce_stop) as stop, run_progress(err_console) as observer:
         try:
             options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
-                                 allow_empty=allow_empty, lookback_days=lookback or 0)
+                                 allow_empty=allow_empty, lookback_days=lookback or 0, observer=observer)
             if trigger == "slash":
                 report = run_dream(ws, settings, options, should_stop=stop.reason)
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +33,7 @@ class SessionRequest:
     system_prompt: str
     user_message: str
     batch: Batch
+    activity: Callable[[str], None] = field(default=lambda text: None, compare=False)  # what it is doing now
 
 
 @dataclass

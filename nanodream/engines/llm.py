@@ -39,8 +39,11 @@ class LLMEngine:
             {"role": "user", "content": request.user_message},
         ]
         result = SessionResult(summary="", transcript=messages)
+        requests = 0
         while True:
-            response = self._complete(messages, result, toolbox.schemas())
+            requests += 1
+            request.activity(f"waiting for the model (request {requests})")
+            response = self._complete(messages, result, toolbox.schemas(), request.activity)
             message = response.choices[0].message
             tool_calls = list(message.tool_calls or [])
             if not tool_calls:
@@ -63,7 +66,8 @@ class LLMEngine:
                     raise self._failure(str(exc), result) from None
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
 
-    def _complete(self, messages: list[dict[str, Any]], result: SessionResult, tools: list[dict[str, Any]]):
+    def _complete(self, messages: list[dict[str, Any]], result: SessionResult, tools: list[dict[str, Any]],
+                  activity: Callable[[str], None]):
         """One completion, retried with exponential backoff on timeouts, 429 and 5xx."""
         attempt = 0
         while True:
@@ -83,7 +87,10 @@ class LLMEngine:
                     raise self._failure(
                         f"provider error after {attempt + 1} attempt(s): {describe_error(exc)}", result
                     ) from None
-                self.sleep(self.settings.retry_backoff * (2**attempt))
+                delay = self.settings.retry_backoff * (2**attempt)
+                activity(f"{type(exc).__name__} from the provider; retry {attempt + 1} of "
+                         f"{self.settings.max_retries} in {delay:.0f}s")
+                self.sleep(delay)
                 attempt += 1
                 continue
             except Exception as exc:  # any other provider failure is final for this batch

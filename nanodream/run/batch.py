@@ -50,7 +50,9 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
     staging = Staging(ctx.workspace)
-    toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact")
+    observer = ctx.options.observer
+    toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
+                      on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
     if engine is not None and (batch is None or batch.has_content):
         _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome == Outcome.FAILED:
@@ -83,7 +85,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
     context = _lookback(ctx, batch)
     prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch, context)
-    request = SessionRequest(prompt.text, message.text, batch or Batch([]))
+    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity)
     try:
         result = engine.run(request, toolbox)
     except SessionError as exc:

@@ -8,6 +8,7 @@ from functools import cached_property
 
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
+from nanodream.run.progress import SILENT, RunObserver
 from nanodream.run.tools import ToolLimits
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import new_run_id
@@ -28,6 +29,7 @@ class RunOptions:
     tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
     allow_empty: bool = False  # with an empty backlog, run the tidy pass instead of doing nothing
     lookback_days: int = 0  # show already-consumed history of the last N days as context (0: none)
+    observer: RunObserver = field(default=SILENT, compare=False)  # who watches (the CLI's progress display)
 
 
 class EngineUnavailable(RuntimeError):

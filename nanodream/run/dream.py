@@ -114,7 +114,9 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
 
 
 def _tidy(ctx: RunContext, report: RunReport) -> None:
+    ctx.options.observer.batch_started(None)
     outcome = dream_batch(ctx, ctx.engine(), None)
+    ctx.options.observer.batch_finished(outcome)
     report.batches.append(outcome)
     report.outcome, report.reason = outcome.outcome, outcome.reason
 
@@ -210,12 +212,16 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
         _release_capacity_holds(ctx, report)
         held = set(quarantined_offsets(ctx.workspace))
     backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
+    observer = ctx.options.observer
     while not _stop_requested(ctx, report):
+        observer.activity("reading the next batch of history")
         planned = backlog.take()
         if planned is None:
             break
         engine = ctx.engine() if planned.batch.has_content else None
+        observer.batch_started(planned.batch)
         outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
+        observer.batch_finished(outcome)
         report.batches.append(outcome)
         if not backlog.settle(planned, outcome):
             if report.outcome == Outcome.FAILED:
@@ -237,6 +243,7 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
         if not ctx.dry_run:
             save_position(ctx.workspace, resumed.position)  # repaired once, not re-derived every run
     found = survey(ctx.workspace.history_file, resumed.position, ctx.settings.max_cursor_jump)
+    ctx.options.observer.backlog(found.pending, found.tokens, ctx.settings.batch_tokens)
     report.malformed_lines = len(found.dead_letters)
     report.dead_letters = [letter.describe() for letter in found.dead_letters[:NOTABLE_LIMIT]]
     report.anomalies += [anomaly.message for anomaly in found.anomalies[:NOTABLE_LIMIT]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,8 +70,9 @@ class ToolBox:
     """Dispatches tool calls by name to a registry's handlers over a Staging; counts and bounds them."""
 
     def __init__(self, staging: Staging, limits: ToolLimits, *, redact_secrets: bool = False,
-                 registry: Registry = TOOLS) -> None:
+                 registry: Registry = TOOLS, on_call: Callable[[int, str], None] | None = None) -> None:
         self.staging = staging
+        self.on_call = on_call  # told (call number, tool name) as each call starts: progress for a person
         self.limits = limits
         self.redact_secrets = redact_secrets
         self.registry = registry
@@ -95,6 +97,8 @@ class ToolBox:
         self.calls += 1
         if self.calls > self.limits.max_tool_calls:
             raise SessionAborted(f"tool-call cap of {self.limits.max_tool_calls} reached")
+        if self.on_call is not None:
+            self.on_call(self.calls, str(name))
         tool = self.registry.get(name)
         try:
             arguments = _decode_arguments(raw_arguments)

@@ -1,16 +1,21 @@
-"""Recall's host API over real files: inflected questions, skills, the archive, the cache."""
+"""`nanodream recall` and its host API over real files: inflected questions, skills, the archive, the cache."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
 import pytest
+from typer.testing import CliRunner
 
 import nanodream
+from nanodream.cli import app
 from nanodream.retrieval import cache
 from nanodream.retrieval.api import INSTALL_HINT, RecallUnavailable
 from nanodream.workspace import ARCHIVE_INTRO, Workspace, scaffold
+
+runner = CliRunner()
 
 MEMORY = """\
 # Memory
@@ -151,10 +156,36 @@ def test_recaller_returns_each_memory_once_per_conversation(memory):
     assert nanodream.Recaller(str(memory.root)).new_hits(question, k=2) == all_hits[:2]  # a new conversation
 
 
-def test_a_missing_extra_says_how_to_install_it(memory, monkeypatch):
+def test_json_lists_hits_with_their_fields_and_no_match_is_an_empty_list(memory):
+    result = runner.invoke(app, ["recall", "where are we deploying?", "-w", str(memory.root), "--json", "-k", "2"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output)
+    assert 1 <= len(hits) <= 2
+    assert all(set(h) == {"text", "file", "line", "heading", "score"} for h in hits)
+    assert hits[0] == nanodream.recall(memory, "where are we deploying?", k=1)[0].to_dict()
+    assert isinstance(hits[0]["line"], int) and isinstance(hits[0]["score"], float)
+    none = runner.invoke(app, ["recall", "quantum entanglement", "-w", str(memory.root), "--json"])
+    assert none.exit_code == 0 and json.loads(none.output) == []
+
+
+def test_plain_output_shows_memory_text_verbatim(memory):
+    with (memory.root / "memory/MEMORY.md").open("a", encoding="utf-8") as f:
+        f.write("- Status colours use [bold red]rich markup[/] in the dashboard.\n")
+    result = runner.invoke(app, ["recall", "dashboard colours", "-w", str(memory.root)])
+    assert result.exit_code == 0, result.output
+    assert "Status colours use [bold red]rich markup[/] in the dashboard." in result.output
+    assert "memory/MEMORY.md:" in result.output
+    nothing = runner.invoke(app, ["recall", "quantum entanglement", "-w", str(memory.root)])
+    assert nothing.exit_code == 0 and "no memory matches" in nothing.output
+
+
+def test_a_missing_extra_is_one_line_with_the_install_command_and_exit_2(memory, monkeypatch):
     for module in ("nanodream.retrieval.cache", "nanodream.retrieval.index"):
         monkeypatch.delitem(sys.modules, module, raising=False)
     monkeypatch.setitem(sys.modules, "bm25s", None)  # what an environment without the extra looks like
+    result = runner.invoke(app, ["recall", "deploys", "-w", str(memory.root)])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {INSTALL_HINT}"
     assert INSTALL_HINT == "recall needs the recall extra: pip install 'nanodream[recall]'"
     with pytest.raises(RecallUnavailable, match="pip install 'nanodream\\[recall\\]'"):
         nanodream.recall(memory, "deploys")
@@ -174,6 +205,12 @@ def test_the_index_is_reused_while_files_are_unchanged_and_rebuilt_when_one_chan
     write_skill(memory, "coffee", "Order the team's coffee.", "1. Ask who wants milk.")
     assert nanodream.recall(memory, "order coffee")[0].file == "skills/coffee/SKILL.md"
     assert len(builds) == 3
+
+
+def test_the_package_root_keeps_recall_a_function_after_the_command_ran(memory):
+    runner.invoke(app, ["recall", "deploys", "-w", str(memory.root)])
+    assert callable(nanodream.recall) and not isinstance(nanodream.recall, type(sys))
+    assert nanodream.recall.__module__ == "nanodream.retrieval.api"
 
 
 def test_a_second_query_over_unchanged_files_is_fast(tmp_path):

@@ -207,6 +207,33 @@ def test_the_index_is_reused_while_files_are_unchanged_and_rebuilt_when_one_chan
     assert len(builds) == 3
 
 
+def test_a_fresh_process_loads_the_saved_index_instead_of_building(memory, monkeypatch):
+    before = nanodream.recall(memory, "where are we deploying?", k=3)
+    saved = list(cache.cache_dir(memory).iterdir())
+    assert len(saved) == 1 and not saved[0].name.startswith(".")
+    monkeypatch.setattr(cache, "_MEMORY", {})  # as a new process starts
+    monkeypatch.setattr(cache.Index, "build", lambda documents: pytest.fail("rebuilt although saved"))
+    assert nanodream.recall(memory, "where are we deploying?", k=3) == before
+
+
+def test_a_changed_file_replaces_the_saved_index_and_a_damaged_one_is_rebuilt(memory, monkeypatch):
+    nanodream.recall(memory, "deploys")
+    [old] = cache.cache_dir(memory).iterdir()
+    (memory.root / "SOUL.md").write_text(SOUL + "- Answer in the user's language.\n", encoding="utf-8")
+    nanodream.recall(memory, "deploys")
+    [new] = cache.cache_dir(memory).iterdir()
+    assert new.name != old.name  # the stale index is gone, not accumulating
+    (new / "documents.json").write_text("[[1, 2]]", encoding="utf-8")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert nanodream.recall(memory, "which language should answers use?")[0].text == "Answer in the user's language."
+
+
+def test_a_read_only_state_folder_still_answers(memory, monkeypatch):
+    monkeypatch.setattr(cache, "cache_dir", lambda ws: ws.root / "SOUL.md" / "cannot-be-a-folder")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert nanodream.recall(memory, "staging cluster", k=1)[0].heading == "Project > Infrastructure"
+
+
 def test_the_package_root_keeps_recall_a_function_after_the_command_ran(memory):
     runner.invoke(app, ["recall", "deploys", "-w", str(memory.root)])
     assert callable(nanodream.recall) and not isinstance(nanodream.recall, type(sys))

@@ -1,10 +1,13 @@
-"""BM25 over the documents with bm25s (the `recall` extra).
+"""BM25 over the documents with bm25s (the `recall` extra), and the index's form on disk.
 
 Questions and memories rarely share a word's exact form, so both go through the same Snowball stemmer and
 English stop-word list: "how are we deploying?" becomes `deploy`, which a line saying "deploys" also holds.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -14,6 +17,7 @@ from nanodream.retrieval.documents import Document
 
 STOPWORDS = "en_plus"  # NLTK's list: drops the question words (what, how, which, we, our) the short list keeps
 _STEMMER = Stemmer.Stemmer("english")
+_DOCUMENTS = "documents.json"
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
@@ -44,3 +48,24 @@ class Index:
         matching = np.flatnonzero(scores > 0)
         best = matching[np.argsort(-scores[matching], kind="stable")][:k]
         return [(self.documents[i], float(scores[i])) for i in best]
+
+    def save(self, folder: Path) -> None:
+        """Write the index into the empty `folder`: bm25s's own files (JSON and .npy) and the documents as JSON."""
+        if self._bm25 is not None:
+            self._bm25.save(str(folder), show_progress=False)
+        rows = [[d.text, d.file, d.line, d.heading] for d in self.documents]
+        (folder / _DOCUMENTS).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> Index:
+        """Read what `save` wrote (ValueError, KeyError or OSError when it cannot be trusted).
+
+        No pickle is involved, so a tampered folder can only fail to load. `indexed` is not kept: the index
+        holds its terms.
+        """
+        rows = json.loads((folder / _DOCUMENTS).read_text(encoding="utf-8"))
+        documents = [Document(text, file, line, heading, "") for text, file, line, heading in rows]
+        bm25 = bm25s.BM25.load(str(folder), allow_pickle=False) if documents else None
+        if bm25 is not None and bm25.scores["num_docs"] != len(documents):
+            raise ValueError(f"{folder} holds {bm25.scores['num_docs']} scored documents for {len(documents)} texts")
+        return cls(documents, bm25)

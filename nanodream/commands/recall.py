@@ -16,7 +16,7 @@ def recall(
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Search memory, skills and the archive (BM25, any inflection of a word matches).
+    """Search memory lines, skills and the archive for a question (BM25, stemmed: "deploying" finds "deploys").
 
     Example: nanodream recall "how do we deploy?" --json
     """

@@ -97,6 +97,8 @@ def test_results_are_best_first_and_at_most_k(memory):
     assert len(hits) == 2
     assert hits[0].score >= hits[1].score
     assert "staging" in hits[0].text  # shares three terms, the backups line one
+    assert nanodream.recall(memory, "staging production deploys backups", k=0) == []
+    assert nanodream.recall(memory, "staging production deploys backups", k=-1) == []
 
 
 def test_skills_rank_by_their_description_over_a_body_that_mentions_the_words(workspace):

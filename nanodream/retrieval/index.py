@@ -46,7 +46,7 @@ class Index:
             return []
         scores = self._bm25.get_scores(terms)
         matching = np.flatnonzero(scores > 0)
-        best = matching[np.argsort(-scores[matching], kind="stable")][:k]
+        best = matching[np.argsort(-scores[matching], kind="stable")][:max(k, 0)]  # a negative k would count back
         return [(self.documents[i], float(scores[i])) for i in best]
 
     def save(self, folder: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -13,7 +12,7 @@ import nanodream
 from nanodream.cli import app
 from nanodream.retrieval import cache
 from nanodream.retrieval.api import INSTALL_HINT, RecallUnavailable
-from nanodream.workspace import ARCHIVE_INTRO, Workspace, scaffold
+from nanodream.workspace import ARCHIVE_INTRO, Workspace
 
 runner = CliRunner()
 
@@ -240,16 +239,3 @@ def test_the_package_root_keeps_recall_a_function_after_the_command_ran(memory):
     runner.invoke(app, ["recall", "deploys", "-w", str(memory.root)])
     assert callable(nanodream.recall) and not isinstance(nanodream.recall, type(sys))
     assert nanodream.recall.__module__ == "nanodream.retrieval.api"
-
-
-def test_a_second_query_over_unchanged_files_is_fast(tmp_path):
-    """Not a benchmark (bench/recall.py is): a guard against rebuilding per query, with a wide margin."""
-    ws = Workspace.at(tmp_path / "big")
-    scaffold(ws.root)
-    lines = [f"- Service svc{n} runs on host{n % 97} in rack{n % 13} since week {n % 52}." for n in range(3000)]
-    (ws.root / "memory/MEMORY.md").write_text("# Memory\n\n## Services\n" + "\n".join(lines) + "\n")
-    nanodream.recall(ws, "svc1 host1")
-    start = time.perf_counter()
-    for n in range(10):
-        assert nanodream.recall(ws, f"which host runs svc{n}?", k=1)[0].text.startswith(f"Service svc{n} ")
-    assert (time.perf_counter() - start) / 10 < 0.05

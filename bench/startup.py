@@ -14,25 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Row, child_env, cli, process_medians, row  # noqa: E402
+from bench._common import Row, bytecode_env, child_env, cli, process_medians, row  # noqa: E402
 
 BENCH = "startup"
 TARGET_OVER_FLOOR = 0.15
 PYTHON = sys.executable
 NANODREAM = (PYTHON, "-m", "nanodream")
 SMOKE = {"repeats": 1}  # tests/test_bench_smoke.py: the quickest run that still exercises every path
-
-
-def bytecode_env(cache: Path) -> dict[str, str]:
-    """child_env with bytecode written to and read from `cache`, as a pip-installed nanodream runs.
-
-    Without it, a shell with PYTHONDONTWRITEBYTECODE=1 recompiles every nanodream module in every process
-    (+10–60 ms here); the warm-up round fills the cache.
-    """
-    env = child_env()
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(cache)
-    return env
 
 
 def example_workspace(root: Path) -> Path:

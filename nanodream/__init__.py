@@ -7,6 +7,7 @@ nothing of the run machinery until a host actually calls it:
     workspace = nanodream.Workspace.at("~/agent")
     report = nanodream.run_dream(workspace, nanodream.load_settings(workspace))
     markdown = nanodream.slash_command(workspace.root, "/dream-log")
+    hits = nanodream.recall(workspace, "how do we deploy?", k=5)   # needs the `recall` extra
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ _PUBLIC = {
     "Workspace": ("nanodream.workspace", "Workspace"),
     "Settings": ("nanodream.config", "Settings"),
     "load_settings": ("nanodream.config", "load_settings"),
+    "recall": ("nanodream.retrieval.api", "recall"),
+    "Recaller": ("nanodream.retrieval.api", "Recaller"),
+    "Hit": ("nanodream.retrieval.api", "Hit"),
+    "RecallUnavailable": ("nanodream.retrieval.api", "RecallUnavailable"),
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -15,6 +15,7 @@ from nanodream.commands import (
     pin,
     prompt,
     quarantine,
+    recall,
     restore,
     run,
     schedule,
@@ -31,7 +32,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, pin, prompt, slash, schedule, quarantine, history):
+for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history):
     module.register(app)
 
 

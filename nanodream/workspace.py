@@ -24,6 +24,9 @@ TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/",
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_RULE = "!/memory/archive/"
 ARCHIVE_PATH = re.compile(r"^memory/archive/\d{4}-\d{2}\.md\Z")
+# The line under an archive month's title; here, not in run/archive.py, because recall skips it as boilerplate.
+ARCHIVE_INTRO = ("Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it under its cap. "
+                 "Not loaded by default; searchable, and in git.")
 
 GITIGNORE = """\
 # nanodream versions only the agent's memory files; everything else stays out of git.

@@ -11,7 +11,7 @@ from tests.conftest import entry, write_history
 
 def test_importing_the_package_loads_no_run_machinery():
     code = ("import sys, nanodream\n"
-            "print(' '.join(m for m in ('nanodream.run.dream', 'nanodream.slash', 'litellm', 'git') "
+            "print(' '.join(m for m in ('nanodream.run.dream', 'nanodream.slash', 'litellm', 'git', 'bm25s') "
             "if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == []

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 
 from nanodream.markdown import is_heading, with_fences
 from nanodream.run.staging import Staging
-from nanodream.workspace import ARCHIVE_DIR
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_INTRO
 
 SOURCE = "memory/MEMORY.md"
 
@@ -38,9 +38,7 @@ def sections(lines: list[str]) -> list[str]:
 def append(staging: Staging, day: date, moved: list[tuple[str, str]]) -> str:
     """Add (section, line) pairs to the month's archive file in the staged copy; returns its path."""
     path = archive_file(day)
-    text = staging.include(path) or (
-        f"# Archive {day:%Y-%m}\n\nFacts still true but no longer hot, moved out of {SOURCE} to keep it "
-        "under its cap. Not loaded by default; searchable, and in git.\n")
+    text = staging.include(path) or f"# Archive {day:%Y-%m}\n\n{ARCHIVE_INTRO}\n"
     blocks: dict[str, list[str]] = {}
     for section, line in moved:
         blocks.setdefault(section or "Memory", []).append(line)

@@ -1,0 +1,46 @@
+"""`nanodream recall QUERY`: the memory lines and skills that best match a question, for a host or a person."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.vocab import ExitCode
+
+
+def recall(
+    query: Annotated[str, typer.Argument(help="The question, in your own words.", show_default=False)],
+    k: Annotated[int, typer.Option("-k", min=1, help="How many hits at most.")] = 5,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search memory lines, skills and the archive for a question (BM25, stemmed: "deploying" finds "deploys").
+
+    \b
+    Examples:
+      nanodream recall "how do we deploy?"
+      nanodream recall "user's time zone" -k 3 --json
+    """
+    from nanodream.retrieval.api import RecallUnavailable
+    from nanodream.retrieval.api import recall as search
+
+    ws = resolve_workspace(workspace, as_json=as_json)
+    try:
+        hits = search(ws, query, k)
+    except RecallUnavailable as exc:
+        fail(str(exc), ExitCode.USAGE, as_json=as_json)
+    if as_json:
+        emit_json([hit.to_dict() for hit in hits])
+        return
+    if not hits:
+        console.print("no memory matches", highlight=False)
+    for hit in hits:
+        where = " · ".join(part for part in (f"{hit.file}:{hit.line}", hit.heading) if part)
+        console.print(f"{hit.score:5.2f}  {where}", markup=False, highlight=False)
+        console.print(f"       {hit.text}", markup=False, highlight=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.command()(recall)

@@ -1,0 +1,83 @@
+"""The host's side of recall: `recall()` for one question, `Recaller` for a conversation that should not
+see the same memory twice."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from nanodream.workspace import Workspace
+
+INSTALL_HINT = "recall needs the recall extra: pip install 'nanodream[recall]'"
+EXTRA_MODULES = ("bm25s", "Stemmer", "numpy", "scipy")  # the extra's packages and what they pull in
+
+
+class RecallUnavailable(RuntimeError):
+    """bm25s or PyStemmer is not installed; the message says how to install them."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One memory that matches: its text, where it lives (`line` is 1-based), its heading path, its BM25 score.
+
+    For a skill, `text` is its description, `heading` its name and `line` 1.
+    """
+
+    text: str
+    file: str
+    line: int
+    heading: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def recall(workspace: Workspace | str | Path, query: str, k: int = 5) -> list[Hit]:
+    """The `k` memories that best match `query`, best first; [] when none shares a word with it."""
+    index = _index_module().index_for(_workspace(workspace))
+    return [Hit(doc.text, doc.file, doc.line, doc.heading, score) for doc, score in index.search(query, k)]
+
+
+class Recaller:
+    """Recall for one conversation: each memory is returned once, since the host already holds what it injected.
+
+    Memories are told apart by their words (case and spacing aside), so a line that moved to the archive or
+    to another line number since is still known.
+    """
+
+    def __init__(self, workspace: Workspace | str | Path) -> None:
+        self.workspace = _workspace(workspace)
+        self._seen: set[str] = set()
+
+    def new_hits(self, query: str, k: int = 5) -> list[Hit]:
+        """Up to `k` best matches of `query` not returned by this Recaller before."""
+        fresh: list[Hit] = []
+        for hit in recall(self.workspace, query, k + len(self._seen)):  # at most len(_seen) are known
+            if len(fresh) == k:
+                break
+            if _key(hit) not in self._seen:
+                self._seen.add(_key(hit))
+                fresh.append(hit)
+        return fresh
+
+
+def _key(hit: Hit) -> str:
+    return " ".join(hit.text.split()).casefold()
+
+
+def _workspace(workspace: Workspace | str | Path) -> Workspace:
+    return workspace if isinstance(workspace, Workspace) else Workspace.at(workspace)
+
+
+def _index_module() -> ModuleType:
+    """nanodream.retrieval.cache, or RecallUnavailable when the extra it imports (bm25s, PyStemmer) is missing."""
+    try:
+        return import_module("nanodream.retrieval.cache")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
+            raise
+        raise RecallUnavailable(INSTALL_HINT) from exc

@@ -63,6 +63,7 @@ def keys(data) -> set[str]:
     ("prompt --json", ("prompt",)),
     ("history --json", ("history",)),
     ("slash TEXT --json", ("slash", "/dream-log")),
+    ("recall QUERY --json", ("recall", "which language is the API written in")),
 ])
 def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
     assert keys(as_json(ws, *args)) == section_keys(heading)

@@ -12,7 +12,7 @@ from nanodream.cli import app
 from nanodream.run.lock import workspace_lock
 from nanodream.vocab import ExitCode
 from tests.conftest import entry, snapshot, write_history
-from tests.scripted_server import final
+from tests.scripted_server import error, final
 
 runner = CliRunner()
 
@@ -54,6 +54,18 @@ def test_failed_run_exits_non_zero_with_one_clear_line(workspace, serve):
     assert snapshot(workspace) == before
     [failure] = [line for line in result.output.splitlines() if "dream failed" in line]
     assert failure.endswith("(workspace unchanged for this batch)") and len(failure) > 80  # one line, not wrapped
+
+
+def test_a_retried_provider_error_is_said_once_literally(workspace, serve):
+    write_history(workspace, [entry(1, "[durable] The API uses OAuth2.")])
+    server = serve([error(500, "the [correction] shard is down")] * 4)
+    env = {"NANODREAM_MODEL": "openai/m", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k",
+           "NANODREAM_RETRY_BACKOFF": "0"}
+    result = invoke("run", "-w", str(workspace.root), env=env)
+    assert result.exit_code == 1 and len(server.requests) == 4  # retried, then failed
+    assert result.stderr.count("the [correction] shard is down") == 1  # once, tags printed as they are
+    assert "provider error after 4 attempt(s): InternalServerError: the [correction] shard is down" in result.stderr
+    assert result.stderr.count("InternalServerError") == 1
 
 
 def test_busy_workspace_exits_with_the_busy_code(workspace):

@@ -66,7 +66,8 @@ class BatchLines(_Tally):
         span = (f"#{outcome.first_cursor}..#{outcome.last_cursor} ({count_entries(outcome.entries)})"
                 if outcome.entries else "tidy pass")
         commit = f" {outcome.commit[:8]}" if outcome.commit else ""
-        reason = f": {outcome.reason}" if outcome.reason else ""
+        # a failed batch ends the run, whose last line gives the reason: said once, not twice
+        reason = f": {outcome.reason}" if outcome.reason and outcome.outcome != "failed" else ""
         self.out.print(f"{self.batch_label()}: {span} {outcome.outcome}{commit}{reason} · {self.spend()} · "
                        f"{time.monotonic() - self.started:.1f}s", markup=False, highlight=False, soft_wrap=True)
 

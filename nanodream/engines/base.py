@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -11,9 +12,18 @@ from nanodream.run.tools import ToolBox
 
 
 def describe_error(exc: BaseException) -> str:
-    """An exception as one short line for a person: its type and the first line of its message."""
+    """An exception as one short line for a person: its type once and the first line of its message.
+
+    litellm wraps a provider's words in its own names ("litellm.InternalServerError: InternalServerError:
+    OpenAIException - upstream is down"); those wrappers are dropped.
+    """
+    name = type(exc).__name__
     lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+    if not lines:
+        return name
+    wrappers = re.compile(rf"^(?:litellm\.\w+:\s*|{re.escape(name)}:\s*|\w+Exception\s+-\s+)+")
+    message = wrappers.sub("", lines[0]).strip() or lines[0]
+    return f"{name}: {message[:300]}"
 
 
 class SessionError(RuntimeError):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from nanodream.commands.common import JsonOption, console, emit_json, fail
 
@@ -38,12 +39,12 @@ def init(
     if as_json:
         emit_json({"workspace": str(workspace.root), "created": created, "git_repository_created": new_repo})
         return
-    console.print(f"Workspace ready at [bold]{workspace.root}[/bold]", highlight=False)
+    console.print(f"Workspace ready at [bold]{escape(str(workspace.root))}[/bold]", highlight=False)
     for rel in created:
-        console.print(f"  created {rel}", highlight=False)
+        console.print(f"  created {rel}", markup=False, highlight=False)
     if not created:
         console.print("  (everything was already there; nothing overwritten)")
-    console.print(f"Next: nanodream run -w {directory}", highlight=False)
+    console.print(f"Next: nanodream run -w {directory}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
 from nanodream.vocab import Outcome
@@ -50,7 +51,7 @@ def render_restore(report: RestoreReport) -> None:
         say(f"recovered: {report.recovered}")
     if report.outcome in (Outcome.REFUSED, Outcome.BUSY):
         label = "busy" if report.outcome == Outcome.BUSY else "error"
-        err_console.print(f"[red]{label}:[/red] {report.reason}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]{label}:[/red] {escape(report.reason)}", highlight=False, soft_wrap=True)
         if report.hint:
             err_console.print(f"hint: {report.hint}", markup=False, highlight=False, soft_wrap=True)
         return

@@ -24,7 +24,7 @@ class RunOptions:
 
     dry_run: bool = False
     max_batches: int | None = None  # None: the max_batches setting
-    trigger: str = "manual"  # manual | cron | slash | schedule | retry
+    trigger: str = "manual"  # manual | cron | slash | schedule | retry | fleet
     tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
 
 

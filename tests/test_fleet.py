@@ -28,11 +28,13 @@ from typer.testing import CliRunner
 from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import ConfigError, Settings
+from nanodream.fleet import sweep
 from nanodream.fleet.config import FleetConfig, job_settings, load_fleet_config
 from nanodream.fleet.discovery import ID_FILE, find_workspaces, read_workspace_id, workspace_id
 from nanodream.fleet.due import judge
-from nanodream.fleet.locks import WorkspaceLock, holder, lock_key
+from nanodream.fleet.locks import QUEUED_TTL, WorkspaceLock, holder, lock_key, queued_key
 from nanodream.fleet.quotas import Usage, within_budget
+from nanodream.fleet.sweep import GRACE
 from nanodream.run.records import append_record, read_records
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import RunRecord, utc_stamp
@@ -159,7 +161,8 @@ def job_results(redis: Redis) -> dict[str, dict]:
 # enqueue ------------------------------------------------------------------------------------------------------
 
 
-def test_enqueue_twice_gives_one_job_per_workspace(tmp_path, redis_url, redis):
+def test_enqueue_twice_gives_one_job_per_workspace(tmp_path, redis_url, redis, monkeypatch):
+    monkeypatch.setattr(sweep, "CHUNK", 4)  # Redis work in pipelines of 4: chunk edges are crossed
     agents = tmp_path / "agents"
     made = make_workspaces(agents, 4) + make_workspaces(agents / "team" / "more", 2, first=4)
     (made[0].root / "inner" / "memory").mkdir(parents=True)  # a workspace's subdirectories are not searched
@@ -183,12 +186,18 @@ def test_enqueue_twice_gives_one_job_per_workspace(tmp_path, redis_url, redis):
     assert Queue("nanodream", connection=redis).count == 7
 
 
-def test_a_marker_whose_job_vanished_is_taken_over(tmp_path, redis_url, redis):
+def test_a_marker_whose_job_is_gone_or_over_is_taken_over(tmp_path, redis_url, redis):
     [ws] = make_workspaces(tmp_path / "agents", 1)
     config = fleet_config(tmp_path)
     assert enqueue(redis_url, config, ws.root)["enqueued"] == [str(ws.root)]
     [job_id] = Queue("nanodream", connection=redis).job_ids
     Job.fetch(job_id, connection=redis).delete()  # e.g. lost between dequeue and lock, or removed by hand
+    assert enqueue(redis_url, config, ws.root)["queued"] == 1  # young: another sweep may be enqueueing it
+    marker = queued_key(workspace_id(ws))
+    redis.expire(marker, QUEUED_TTL - GRACE)  # as old as GRACE
+    assert enqueue(redis_url, config, ws.root)["enqueued"] == [str(ws.root)]
+    [job_id] = Queue("nanodream", connection=redis).job_ids
+    Job.fetch(job_id, connection=redis).set_status("failed")  # over, yet its marker stayed: taken over at once
     assert enqueue(redis_url, config, ws.root)["enqueued"] == [str(ws.root)]
 
 
@@ -310,9 +319,9 @@ def test_quotas_hold_workspaces_back_at_enqueue_and_in_the_job(tmp_path, redis_u
     _record(fresh, now, batches=0, outcome="busy")  # never reached the model
     _record(unknown_cost, now, cost=None)  # an unknown cost counts as 0
 
-    sweep = enqueue(redis_url, config, tmp_path / "agents")
-    assert sorted(sweep["enqueued"]) == sorted([str(fresh.root), str(unknown_cost.root)])
-    held = {q["workspace"]: q["reason"] for q in sweep["over_quota"]}
+    swept = enqueue(redis_url, config, tmp_path / "agents")
+    assert sorted(swept["enqueued"]) == sorted([str(fresh.root), str(unknown_cost.root)])
+    held = {q["workspace"]: q["reason"] for q in swept["over_quota"]}
     assert held == {str(used_runs.root): "quota: 2 of 2 dreams today (UTC) used",
                     str(used_money.root): "quota: $0.6000 of $0.5000 spent today (UTC)"}
 

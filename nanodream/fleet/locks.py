@@ -19,6 +19,7 @@ import os
 import socket
 import threading
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -32,11 +33,11 @@ PREFIX = "nanodream:fleet"
 QUEUED_TTL = 7 * 86_400  # a marker whose job vanished without trace cannot hold a workspace for longer
 
 _RESERVE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return {'running', redis.call('GET', KEYS[1])} end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'running', redis.call('GET', KEYS[1]), 0} end
 local current = redis.call('GET', KEYS[2])
-if current and current ~= ARGV[3] then return {'queued', current} end
+if current and current ~= ARGV[3] then return {'queued', current, ARGV[2] - redis.call('TTL', KEYS[2])} end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
-return {'reserved', ARGV[1]}
+return {'reserved', ARGV[1], 0}
 """
 _CLAIM = """
 local got = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
@@ -62,12 +63,23 @@ def queued_key(workspace_id: str) -> str:
     return f"{PREFIX}:queued:{workspace_id}"
 
 
-def reserve(connection: Redis, workspace_id: str, job_id: str, replacing: str = "") -> tuple[str, str]:
-    """('reserved', job_id) when the workspace was free and is now marked for `job_id`; else ('running',
-    lock holder) or ('queued', the waiting job's id). `replacing`: a marker known to be stale is taken over."""
-    state, value = connection.eval(_RESERVE, 2, lock_key(workspace_id), queued_key(workspace_id),
-                                   job_id, QUEUED_TTL, replacing)
-    return _text(state), _text(value)
+@dataclass(frozen=True)
+class Reservation:
+    """What `reserve` found: 'reserved' (marked for the new job), 'running' (`value`: the lock's holder) or
+    'queued' (`value`: the waiting job's id; `age`: seconds since that marker was set)."""
+
+    state: str
+    value: str
+    age: int = 0
+
+
+def reserve(connection: Redis, requests: list[tuple[str, str, str]]) -> list[Reservation]:
+    """For each (workspace id, new job id, stale marker or ''), in one pipeline: mark the workspace for the new
+    job if it has neither a marker nor a lock. A marker equal to the stale one given is taken over."""
+    with connection.pipeline(transaction=False) as pipe:
+        for workspace_id, job_id, replacing in requests:
+            pipe.eval(_RESERVE, 2, lock_key(workspace_id), queued_key(workspace_id), job_id, QUEUED_TTL, replacing)
+        return [Reservation(_text(state), _text(value), int(age)) for state, value, age in pipe.execute()]
 
 
 def holder(connection: Redis, workspace_id: str) -> dict[str, Any] | None:

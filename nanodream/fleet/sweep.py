@@ -3,6 +3,7 @@
 A workspace gets no second job while one waits for it (its queue marker) or runs (its lock, kept fresh by
 the job's heartbeat); see locks.py. A marker whose job is no longer waiting or running — lost between
 being dequeued and taking the lock, or removed from RQ by hand — is taken over, so nothing stays stuck.
+Judging is per workspace (files only); the Redis work for CHUNK due workspaces goes out as a few pipelines.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from nanodream.fleet.config import FleetConfig
 from nanodream.fleet.discovery import find_workspaces, workspace_id
 from nanodream.fleet.due import judge
-from nanodream.fleet.locks import reserve
+from nanodream.fleet.locks import Reservation, reserve
 from nanodream.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -25,6 +26,12 @@ if TYPE_CHECKING:
 
 JOB_FUNCTION = "nanodream.fleet.jobs.dream_workspace"  # by name: the enqueuer never imports the run machinery
 LIVE = frozenset({"queued", "started", "deferred", "scheduled"})
+# Workspaces judged before their Redis work goes out as a few pipelines: a managed Redis a millisecond away
+# then costs a few round trips per CHUNK workspaces, not several per workspace.
+CHUNK = 500
+# A marker's job may not be in RQ yet while the sweep that set it is still judging its chunk; one missing
+# for longer than this was lost.
+GRACE = 60
 
 
 @dataclass
@@ -50,6 +57,7 @@ class SweepReport:
 def sweep(roots: Iterable[Path], config: FleetConfig, queue: Queue, now: datetime) -> SweepReport:
     """Enqueue every due workspace under `roots` that has no job yet."""
     report = SweepReport()
+    due: list[Workspace] = []
     for root in find_workspaces(roots):
         report.found += 1
         workspace = Workspace(root)
@@ -59,35 +67,47 @@ def sweep(roots: Iterable[Path], config: FleetConfig, queue: Queue, now: datetim
         elif not verdict.due:
             report.not_due += 1
         else:
-            state = enqueue_workspace(queue, workspace, config)
-            if state == "enqueued":
-                report.enqueued.append(str(root))
-            else:
-                setattr(report, state, getattr(report, state) + 1)
+            due.append(workspace)
+        if len(due) == CHUNK:
+            enqueue_due(queue, due, config, report)
+            due = []
+    enqueue_due(queue, due, config, report)
     return report
 
 
-def enqueue_workspace(queue: Queue, workspace: Workspace, config: FleetConfig) -> str:
-    """'enqueued', or 'queued' / 'running' when the workspace already has a job."""
-    identity = workspace_id(workspace)
-    job_id = f"dream-{identity}-{uuid.uuid4().hex[:8]}"
-    state, holder = reserve(queue.connection, identity, job_id)
-    if state == "queued" and not _waiting_or_running(queue, holder):
-        state, holder = reserve(queue.connection, identity, job_id, replacing=holder)
-    if state != "reserved":
-        return state
-    # Should this fail, the marker names a job RQ never heard of, and the next sweep takes it over.
-    queue.enqueue(JOB_FUNCTION, str(workspace.root), identity, job_id=job_id, description=f"dream {workspace.root}",
-                  job_timeout=config.job_timeout, result_ttl=config.keep_finished, failure_ttl=config.keep_failed,
-                  meta={"workspace": str(workspace.root), "workspace_id": identity})
-    return "enqueued"
+def enqueue_due(queue: Queue, workspaces: list[Workspace], config: FleetConfig, report: SweepReport) -> None:
+    """Mark and enqueue the due workspaces that have no job yet, in a few pipelines for all of them."""
+    if not workspaces:
+        return
+    ids = [workspace_id(workspace) for workspace in workspaces]
+    job_ids = [f"dream-{identity}-{uuid.uuid4().hex[:8]}" for identity in ids]
+    states = reserve(queue.connection, [(identity, job_id, "") for identity, job_id in zip(ids, job_ids, strict=True)])
+    stale = _stale_markers(queue, states)
+    retaken = reserve(queue.connection, [(ids[k], job_ids[k], states[k].value) for k in stale])
+    for k, state in zip(stale, retaken, strict=True):
+        states[k] = state
+    chosen = [k for k, state in enumerate(states) if state.state == "reserved"]
+    jobs = [queue.prepare_data(JOB_FUNCTION, (str(workspaces[k].root), ids[k]), job_id=job_ids[k],
+                               timeout=config.job_timeout, result_ttl=config.keep_finished,
+                               failure_ttl=config.keep_failed, description=f"dream {workspaces[k].root}",
+                               meta={"workspace": str(workspaces[k].root), "workspace_id": ids[k]}) for k in chosen]
+    # Should this fail, the markers name jobs RQ never heard of: a sweep takes them over after GRACE.
+    with queue.connection.pipeline() as pipe:
+        queue.enqueue_many(jobs, pipeline=pipe)
+        pipe.execute()
+    for workspace, state in zip(workspaces, states, strict=True):
+        if state.state == "reserved":
+            report.enqueued.append(str(workspace.root))
+        else:
+            setattr(report, state.state, getattr(report, state.state) + 1)
 
 
-def _waiting_or_running(queue: Queue, job_id: str) -> bool:
-    from rq.exceptions import NoSuchJobError
+def _stale_markers(queue: Queue, states: list[Reservation]) -> list[int]:
+    """Indexes of markers whose job is over, or missing for longer than another sweep takes to enqueue it
+    (lost between dequeue and lock, or deleted by hand)."""
     from rq.job import Job
 
-    try:
-        return Job.fetch(job_id, connection=queue.connection).get_status(refresh=False) in LIVE
-    except NoSuchJobError:
-        return False
+    marked = [k for k, state in enumerate(states) if state.state == "queued"]
+    jobs = Job.fetch_many([states[k].value for k in marked], connection=queue.connection)
+    return [k for k, job in zip(marked, jobs, strict=True)
+            if (states[k].age >= GRACE if job is None else job.get_status(refresh=False) not in LIVE)]

@@ -264,9 +264,11 @@ def test_a_worker_killed_mid_dream_leaves_a_workspace_the_next_sweep_finishes(tm
 
 
 def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path, redis_url, redis):
-    ok, blocked, busy, gone, stranger = make_workspaces(tmp_path / "agents", 5)
+    ok, blocked, busy, gone, stranger, elsewhere = make_workspaces(tmp_path / "agents", 6)
     config = fleet_config(tmp_path)
     enqueue(redis_url, config, tmp_path / "agents")
+    other_machine = json.dumps({"job": "j-2", "host": "machine-2", "pid": 7})
+    redis.set(lock_key(workspace_id(elsewhere)), other_machine, px=60_000)  # taken after it was enqueued
     git(blocked, "checkout", "-q", "--detach")  # blocked until a person acts (exit 78)
     shutil.rmtree(gone.root)
     (stranger.state_dir / ID_FILE).write_text("0" * 32 + "\n")  # another workspace now lives at this path
@@ -280,7 +282,7 @@ def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path,
         lock_holder.wait(TIMEOUT)
 
     status = fleet_status(redis_url)
-    assert (status["queued"], status["finished"], status["failed"]) == (0, 2, 3)
+    assert (status["queued"], status["finished"], status["failed"]) == (0, 3, 3)
     reasons = {f["workspace"]: f["reason"] for f in status["failures"]}
     assert reasons[str(blocked.root)].startswith("blocked: detached HEAD")
     assert "no longer exists" in reasons[str(gone.root)]
@@ -291,11 +293,15 @@ def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path,
     assert results[str(ok.root)]["outcome"] == "committed"
     assert results[str(busy.root)]["outcome"] == "busy"
     assert "another dream is running" in results[str(busy.root)]["reason"]
+    assert results[str(elsewhere.root)] == {
+        "workspace": str(elsewhere.root), "outcome": "busy",
+        "reason": "job j-2 on machine-2 (pid 7) is dreaming this workspace; a later sweep picks it up"}
 
     text = runner.invoke(app, ["fleet", "status", "--redis", redis_url])
-    assert "0 queued · 0 started · 2 finished · 3 failed" in text.output and "detached HEAD" in text.output
+    assert "0 queued · 0 started · 3 finished · 3 failed" in text.output and "detached HEAD" in text.output
     again = enqueue(redis_url, config, tmp_path / "agents")  # no RQ retry: the next sweep finds them due
     assert sorted(again["enqueued"]) == sorted([str(blocked.root), str(busy.root), str(stranger.root)])
+    assert again["running"] == 1  # the other machine's lock: nothing added while it is fresh
 
 
 # quotas -------------------------------------------------------------------------------------------------------

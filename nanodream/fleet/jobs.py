@@ -52,12 +52,14 @@ def dream_workspace(path: str, identity: str) -> dict[str, Any]:
 
     job = get_current_job()
     config = _worker_config or load_fleet_config(_env_path("NANODREAM_FLEET_CONFIG"))
+    workspace = Workspace.at(config.local_path(path))
     lock = WorkspaceLock(job.connection, identity, ttl=config.lock_ttl, heartbeat=config.heartbeat)
     try:
         if not lock.claim(job.id):
             running = describe_holder(holder(job.connection, identity))
-            return _result(path, Outcome.BUSY, f"{running} is dreaming this workspace; a later sweep picks it up")
-        return _dream(job, config, Workspace.at(config.local_path(path)), identity, lock)
+            return _result(str(workspace.root), Outcome.BUSY,
+                           f"{running} is dreaming this workspace; a later sweep picks it up")
+        return _dream(job, config, workspace, identity, lock)
     finally:
         lock.release()
 

@@ -364,6 +364,15 @@ def test_a_redis_that_is_down_is_one_line_and_exit_69(command):
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+def test_a_redis_that_refuses_the_password_says_so(redis_url, redis):
+    redis.execute_command("ACL", "SETUSER", "fleet", "on", ">the-password", "~*", "&*", "+@all")
+    url = redis_url.replace("redis://", "redis://fleet:not-the-password@")
+    result = runner.invoke(app, ["fleet", "status", "--redis", url])
+    assert result.exit_code == 69
+    assert "Redis at redis://fleet:***@127.0.0.1" in result.output and "refused" in result.output
+    assert "not-the-password" not in result.output
+
+
 # the tenant's nanodream.toml ----------------------------------------------------------------------------------
 
 

@@ -10,7 +10,6 @@ from redis.exceptions import RedisError
 if TYPE_CHECKING:
     from redis import Redis
 
-DEFAULT_URL = "redis://127.0.0.1:6379/0"
 CONNECT_TIMEOUT = 5.0
 COMMAND_TIMEOUT = 30.0  # a Redis that accepts connections but never answers does not hang cron for ever
 
@@ -37,9 +36,13 @@ def connect(url: str) -> Redis:
 
 
 def unavailable(url: str, exc: Exception) -> RedisUnavailable:
-    """The one-line error for a Redis failure at `url`."""
+    """The one-line error for a Redis failure at `url`: unreachable, or reached and refusing a command."""
+    from redis.exceptions import AuthenticationError, ConnectionError, TimeoutError
+
     detail = " ".join(str(exc).split()) or type(exc).__name__
-    return RedisUnavailable(f"cannot reach Redis at {redact(url)}: {detail}")
+    if isinstance(exc, ConnectionError | TimeoutError) and not isinstance(exc, AuthenticationError):
+        return RedisUnavailable(f"cannot reach Redis at {redact(url)}: {detail}")
+    return RedisUnavailable(f"Redis at {redact(url)} refused: {detail}")
 
 
 def redact(url: str) -> str:

@@ -9,6 +9,7 @@ import typer
 
 from nanodream import __version__
 from nanodream.commands import (
+    fleet,
     history,
     init,
     log,
@@ -32,7 +33,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history):
+for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
+               fleet):
     module.register(app)
 
 

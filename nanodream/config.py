@@ -69,7 +69,7 @@ class Settings:
 _FIELDS = {f.name: f for f in fields(Settings)}
 
 
-def _coerce(name: str, value: Any, source: str) -> Any:
+def coerce_setting(name: str, value: Any, source: str) -> Any:
     """Convert a raw TOML or environment value to the field's type, with a message naming the source."""
     kind = str(_FIELDS[name].type)
     if value is None or (isinstance(value, str) and value == "" and "None" in kind):
@@ -94,36 +94,46 @@ def load_settings(workspace: Workspace, overrides: dict[str, Any] | None = None,
                   environ: dict[str, str] | None = None) -> Settings:
     """Merge the three sources; unknown keys and wrong types are errors, not silent defaults."""
     values: dict[str, Any] = {}
-    values.update(_from_toml(workspace.config_file))
+    values.update(read_settings_file(workspace.config_file))
     env = os.environ if environ is None else environ
     for name in _FIELDS:
         raw = env.get(f"NANODREAM_{name.upper()}")
         if raw is not None:
-            values[name] = _coerce(name, raw, f"NANODREAM_{name.upper()}")
+            values[name] = coerce_setting(name, raw, f"NANODREAM_{name.upper()}")
     for name, value in (overrides or {}).items():
         if value is not None:
-            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+            values[name] = coerce_setting(name, value, f"--{name.replace('_', '-')}")
+    return build_settings(values)
+
+
+def build_settings(values: dict[str, Any]) -> Settings:
+    """Settings from already coerced values, checked against the rules (the fleet layers its own sources)."""
     settings = Settings(**values)
     _validate(settings)
     return settings
 
 
-def _from_toml(path: Path) -> dict[str, Any]:
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """The settings a workspace's nanodream.toml sets ({} without one); bad TOML, unknown keys and api_key refused."""
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
-    table = data.get("nanodream", data)
+    return settings_table(data.get("nanodream", data), path.name)
+
+
+def settings_table(table: dict[str, Any], source: str) -> dict[str, Any]:
+    """Coerce a table of settings read from a file; `source` names the file (and table) in messages."""
     if "api_key" in table:
-        raise ConfigError(f"{path.name}: api_key is not allowed here (this file is committed to the memory's git "
+        raise ConfigError(f"{source}: api_key is not allowed here (this file is committed to the memory's git "
                           "history); put the key in an environment variable and name it: api_key_env = \"MY_KEY\" "
                           "(NANODREAM_API_KEY and the provider's usual variable work too)")
     unknown = sorted(set(table) - set(_FIELDS))
     if unknown:
-        raise ConfigError(f"{path.name}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_FIELDS)}")
-    return {name: _coerce(name, value, path.name) for name, value in table.items()}
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_FIELDS)}")
+    return {name: coerce_setting(name, value, source) for name, value in table.items()}
 
 
 def zone(name: str) -> ZoneInfo:

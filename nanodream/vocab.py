@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     OK = 0
     FAILED = 1  # the run or command failed; the workspace is as it was
     USAGE = 2  # bad arguments, configuration or workspace
+    UNAVAILABLE = 69  # a service nanodream needs is down: Redis, for the fleet commands (EX_UNAVAILABLE)
     BUSY = 75  # another run holds the workspace (EX_TEMPFAIL): try again later
     NEEDS_PERSON = 78  # git is mid-merge/rebase, HEAD is detached, a conflict or a credential: retrying won't help
     INTERRUPTED = 130  # a second Ctrl-C/SIGTERM abandoned the batch in progress

@@ -57,6 +57,7 @@ class ScriptedServer:
     script: list[Step | Callable[[dict[str, Any]], Step]]
     usage: tuple[int, int] = (100, 20)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)  # each request's Authorization header ('' if none)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -66,6 +67,7 @@ class ScriptedServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server API
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                server.authorizations.append(self.headers.get("Authorization", ""))
                 step = server._next(body)
                 if step.get("delay"):
                     time.sleep(step["delay"])

@@ -25,7 +25,7 @@ class RunOptions:
 
     dry_run: bool = False
     max_batches: int | None = None  # None: the max_batches setting
-    trigger: str = "manual"  # manual | cron | slash | schedule | retry
+    trigger: str = "manual"  # manual | cron | slash | schedule | retry | fleet
     tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
     allow_empty: bool = False  # with an empty backlog, run the tidy pass instead of doing nothing
     lookback_days: int = 0  # show already-consumed history of the last N days as context (0: none)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections import deque
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
 from nanodream.vocab import RunRecord
 from nanodream.workspace import Workspace
+
+_BLOCK = 64 * 1024
 
 
 def append_record(workspace: Workspace, record: RunRecord) -> None:
@@ -23,18 +27,66 @@ def append_record(workspace: Workspace, record: RunRecord) -> None:
 
 def read_records(workspace: Workspace, limit: int = 50) -> list[RunRecord]:
     """The newest `limit` records, oldest first; unreadable or foreign lines are skipped."""
-    try:
-        with workspace.runs_file.open("r", encoding="utf-8", errors="replace") as handle:
-            tail = deque(handle, maxlen=limit)
-    except FileNotFoundError:
-        return []
     records = []
-    for line in tail:
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        record = RunRecord.from_dict(value) if isinstance(value, dict) else None
+    for line in _lines_from_end(workspace.runs_file):
+        if len(records) >= limit:
+            break
+        record = _parse(line)
         if record is not None:
             records.append(record)
-    return records
+    return records[::-1]
+
+
+def records_since(workspace: Workspace, moment: datetime) -> list[RunRecord]:
+    """Every record that started at or after `moment` (timezone-aware), oldest first.
+
+    Reads from the end of the file and stops at the first older record: the fleet asks this of every
+    workspace on every sweep, and a years-old runs.jsonl must cost what today's lines cost.
+    """
+    records = []
+    for line in _lines_from_end(workspace.runs_file):
+        record = _parse(line)
+        if record is None:
+            continue
+        started = _started(record)
+        if started is None:
+            continue
+        if started < moment:
+            break
+        records.append(record)
+    return records[::-1]
+
+
+def _started(record: RunRecord) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(record.start))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _parse(line: bytes) -> RunRecord | None:
+    try:
+        value = json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return RunRecord.from_dict(value) if isinstance(value, dict) else None
+
+
+def _lines_from_end(path: Path) -> Iterator[bytes]:
+    """The file's non-empty lines, newest first, read backwards in blocks (a torn last line included)."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        end = handle.seek(0, os.SEEK_END)
+        rest = b""
+        while end > 0:
+            start = max(0, end - _BLOCK)
+            handle.seek(start)
+            chunk = handle.read(end - start) + rest
+            end = start
+            lines = chunk.split(b"\n")
+            rest = lines.pop(0) if start > 0 else b""  # may continue in the block before
+            yield from (line for line in reversed(lines) if line.strip())

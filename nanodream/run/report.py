@@ -41,7 +41,7 @@ class BatchOutcome:
 class RunReport:
     run_id: str
     model: str
-    trigger: str  # manual | cron | slash | schedule | retry
+    trigger: str  # manual | cron | slash | schedule | retry | fleet
     outcome: str = Outcome.NOTHING_TO_DO  # committed | no-change | nothing-to-do | busy | failed | dry-run
     reason: str = ""
     batches: list[BatchOutcome] = field(default_factory=list)

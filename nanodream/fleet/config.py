@@ -1,0 +1,143 @@
+"""The fleet config file: what every job uses, the quotas, and which workspace keys a tenant may set.
+
+A workspace's nanodream.toml belongs to its tenant. In a fleet job the worker's own settings come from this
+file, and of the workspace's file only the keys in `workspace_keys` apply: by default none that choose the
+model, its endpoint, the variable a key is read from, or what a run may spend. Otherwise a tenant could point
+a worker at its own `api_base` (or name another variable in `api_key_env`) and collect the worker's keys.
+The worker's NANODREAM_* environment variables are not read in fleet jobs either: this file is the one
+place an operator looks.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from nanodream.config import ConfigError, Settings, build_settings, read_settings_file, settings_table
+from nanodream.workspace import Workspace
+
+# Keys a workspace may set in fleet jobs unless the fleet config says otherwise: how its memory is kept and
+# when it dreams. Spelled out, so a setting added to nanodream later is not open to tenants by accident.
+DEFAULT_WORKSPACE_KEYS = (
+    "schedule", "timezone", "max_file_chars", "max_skill_chars", "pressure_ratio", "archive_after_days",
+    "max_shrink_ratio", "ephemeral_max_age_days", "split_after", "keep_transcripts", "max_cursor_jump",
+    "max_repeated_failures", "secret_policy", "injection_policy", "soul_policy",
+)
+DAY = 86_400
+
+
+@dataclass(frozen=True)
+class FleetConfig:
+    """One fleet config file, parsed and checked; `settings` holds nanodream settings every job uses."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    workspace_keys: tuple[str, ...] = DEFAULT_WORKSPACE_KEYS
+    max_runs_per_day: int | None = None  # dreams that reached the model, per workspace and UTC day
+    max_cost_per_day: float | None = None  # dollars per workspace and UTC day; an unknown cost counts as 0
+    lock_ttl: float = 60.0  # seconds a workspace's Redis lock outlives its last heartbeat
+    heartbeat: float = 15.0  # seconds between refreshes of that lock
+    job_timeout: int = 3600  # seconds before RQ stops a job (a dream longer than this is cut off)
+    keep_finished: int = DAY  # seconds RQ keeps a finished job (counted by `fleet status`)
+    keep_failed: int = 7 * DAY  # seconds RQ keeps a failed job and its reason
+    paths: dict[str, str] = field(default_factory=dict)  # path prefix as enqueued → prefix on this machine
+
+    def local_path(self, path: str) -> Path:
+        """Where a workspace enqueued as `path` lives on this machine (shared storage mounted elsewhere)."""
+        for prefix in sorted(self.paths, key=len, reverse=True):
+            if path == prefix or path.startswith(prefix.rstrip("/") + "/"):
+                return Path(self.paths[prefix] + path[len(prefix.rstrip("/")):])
+        return Path(path)
+
+
+_FLEET_KEYS = frozenset(f.name for f in fields(FleetConfig)) - {"settings", "paths"}
+
+# fleet key → (holds for a valid value, what it must be)
+_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "max_runs_per_day": (lambda v: v is None or (_is_int(v) and v >= 0), "a whole number, 0 or more"),
+    "max_cost_per_day": (lambda v: v is None or (_is_number(v) and v >= 0), "a number, 0 or more"),
+    "lock_ttl": (lambda v: _is_number(v) and v >= 1, "a number of seconds, at least 1"),
+    "heartbeat": (lambda v: _is_number(v) and v > 0, "a number of seconds greater than 0"),
+    "job_timeout": (lambda v: _is_int(v) and v >= 1, "a whole number of seconds, at least 1"),
+    "keep_finished": (lambda v: _is_int(v) and v >= 0, "a whole number of seconds, 0 or more"),
+    "keep_failed": (lambda v: _is_int(v) and v >= 1, "a whole number of seconds, at least 1"),
+    "workspace_keys": (lambda v: isinstance(v, list) and all(isinstance(k, str) for k in v), "a list of names"),
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def load_fleet_config(path: Path | None) -> FleetConfig:
+    """The config at `path`, or the defaults without one; ConfigError names the file, table and key."""
+    if path is None:
+        return FleetConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"fleet config {path} does not exist") from None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"fleet config {path}: cannot be read ({exc})") from None
+    unknown = sorted(set(data) - {"settings", "fleet", "paths"})
+    if unknown:
+        raise ConfigError(f"{path.name}: unknown table(s) {', '.join(unknown)}; known: settings, fleet, paths")
+    return FleetConfig(settings=_settings(data.get("settings", {}), path.name), paths=_paths(data, path.name),
+                       **_fleet_values(data.get("fleet", {}), path.name))
+
+
+def _settings(table: dict[str, Any], name: str) -> dict[str, Any]:
+    if "api_key" in table:
+        raise ConfigError(f"{name} [settings]: api_key is not allowed in a file; name the environment variable "
+                          "that holds it: api_key_env = \"PROVIDER_KEY\"")
+    values = settings_table(table, f"{name} [settings]")
+    build_settings(values)  # the same rules as any run, reported now rather than in every job
+    return values
+
+
+def _fleet_values(table: dict[str, Any], name: str) -> dict[str, Any]:
+    unknown = sorted(set(table) - _FLEET_KEYS)
+    if unknown:
+        raise ConfigError(f"{name} [fleet]: unknown key(s) {', '.join(unknown)}; known: "
+                          f"{', '.join(sorted(_FLEET_KEYS))}")
+    for key, value in table.items():
+        valid, requirement = _RULES[key]
+        if not valid(value):
+            raise ConfigError(f"{name} [fleet]: {key} must be {requirement}, got {value!r}")
+    values = dict(table)
+    if "workspace_keys" in values:
+        values["workspace_keys"] = _workspace_keys(values["workspace_keys"], name)
+    if values.get("heartbeat", FleetConfig.heartbeat) * 2 > values.get("lock_ttl", FleetConfig.lock_ttl):
+        raise ConfigError(f"{name} [fleet]: heartbeat must be at most half of lock_ttl, so one late beat "
+                          "does not lose the lock")
+    return values
+
+
+def _workspace_keys(keys: list[str], name: str) -> tuple[str, ...]:
+    known = {f.name for f in fields(Settings)} - {"api_key"}
+    unknown = sorted(set(keys) - known)
+    if unknown:
+        raise ConfigError(f"{name} [fleet]: workspace_keys names unknown setting(s) {', '.join(unknown)}")
+    return tuple(keys)
+
+
+def _paths(data: dict[str, Any], name: str) -> dict[str, str]:
+    table = data.get("paths", {})
+    if not all(isinstance(k, str) and k.startswith("/") and isinstance(v, str) and v.startswith("/")
+               for k, v in table.items()):
+        raise ConfigError(f"{name} [paths]: each entry maps an absolute path prefix to one: \"/srv/a\" = \"/mnt/a\"")
+    return dict(table)
+
+
+def job_settings(workspace: Workspace, config: FleetConfig) -> tuple[Settings, list[str]]:
+    """The settings a fleet job runs with, and the workspace's keys it ignored (not in `workspace_keys`)."""
+    own = read_settings_file(workspace.config_file)
+    ignored = sorted(key for key in own if key not in config.workspace_keys)
+    values = {**config.settings, **{key: value for key, value in own.items() if key in config.workspace_keys}}
+    return build_settings(values), ignored

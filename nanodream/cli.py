@@ -20,6 +20,7 @@ from nanodream.commands import (
     restore,
     run,
     schedule,
+    serve,
     show,
     slash,
     status,
@@ -34,7 +35,7 @@ app = typer.Typer(
 )
 
 for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
-               fleet):
+               fleet, serve):
     module.register(app)
 
 

@@ -1,0 +1,45 @@
+"""`nanodream serve`: the memory's history as a local page (needs the serve extra)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import WorkspaceOption, console, fail, resolve_workspace
+from nanodream.vocab import ExitCode
+
+
+def serve(
+    workspace: WorkspaceOption = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8765,
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to bind. Anything but 127.0.0.1/localhost requires the printed access token.",
+    )] = "127.0.0.1",
+) -> None:
+    """Serve the memory's history as a page: timeline, each dream's diff and history, restore, status.
+
+    \b
+    Examples:
+      nanodream serve -w ~/agent                 # then open http://127.0.0.1:8765/
+      nanodream serve --port 9000
+    """
+    import secrets
+
+    try:
+        import uvicorn
+
+        from nanodream.serve.app import build_app
+        from nanodream.serve.guard import LOCAL_HOSTS, Guard
+    except ImportError:
+        fail("serve needs the serve extra: pip install 'nanodream[serve]'", ExitCode.USAGE)
+    ws = resolve_workspace(workspace)
+    token = None if host in LOCAL_HOSTS else secrets.token_urlsafe(18)
+    guard = Guard(host=host, port=port, token=token)
+    address = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
+    console.print(f"serving {ws.root} at {address} (Ctrl-C stops)", markup=False, highlight=False)
+    uvicorn.run(build_app(ws, guard), host=host, port=port, log_level="warning")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)

@@ -1,0 +1,102 @@
+"""The page's routes: the timeline, one commit, restoring a dream. Every request passes the Guard first."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from nanodream.config import ConfigError, load_settings
+from nanodream.serve.guard import Guard
+from nanodream.status import workspace_status
+from nanodream.versioning.gitstore import UnknownCommit
+from nanodream.versioning.logview import commit_detail, memory_log
+from nanodream.versioning.restore import restore_commit
+from nanodream.workspace import Workspace
+
+SHA = re.compile(r"[0-9a-f]{4,40}")
+KINDS = ("dream", "manual", "restore")
+TIMELINE_LIMIT = 500
+
+
+def build_app(workspace: Workspace, guard: Guard) -> Starlette:
+    pages = Pages(workspace, guard)
+    return Starlette(routes=[
+        Route("/", pages.timeline),
+        Route("/commit/{sha}", pages.commit),
+        Route("/commit/{sha}/restore", pages.restore, methods=["POST"]),
+    ])
+
+
+class Pages:
+    def __init__(self, workspace: Workspace, guard: Guard) -> None:
+        self.workspace = workspace
+        self.guard = guard
+        templates = Path(__file__).with_name("templates")
+        self.env = Environment(loader=FileSystemLoader(templates), autoescape=select_autoescape(["html"]))
+
+    async def timeline(self, request: Request) -> Response:
+        refused = self.guard.refusal(request)
+        if refused:
+            return refused
+        kind = request.query_params.get("kind") if request.query_params.get("kind") in KINDS else None
+        path = request.query_params.get("file") or ""
+        commits = memory_log(self.workspace, TIMELINE_LIMIT, kind)
+        files = sorted({f["path"] for c in commits for f in c.files})
+        shown = [c for c in commits if not path or any(f["path"] == path for f in c.files)]
+        return self._page(request, "timeline.html", commits=shown, kind=kind, file=path, files=files,
+                          kinds=KINDS, status=self._status(), note=request.query_params.get("note", ""))
+
+    async def commit(self, request: Request) -> Response:
+        refused = self.guard.refusal(request)
+        if refused:
+            return refused
+        sha = request.path_params["sha"]
+        if not SHA.fullmatch(sha):
+            return PlainTextResponse("not a commit", 404)
+        try:
+            detail = commit_detail(self.workspace, sha)
+        except UnknownCommit as exc:
+            return PlainTextResponse(str(exc), 404)
+        return self._page(request, "commit.html", c=detail, diff=diff_lines(detail.diff))
+
+    async def restore(self, request: Request) -> Response:
+        form = await request.form()
+        refused = self.guard.refusal(request, str(form.get("csrf", "")))
+        if refused:
+            return refused
+        sha = request.path_params["sha"]
+        if not SHA.fullmatch(sha):
+            return PlainTextResponse("not a commit", 404)
+        report = restore_commit(self.workspace, sha, before=form.get("before") == "yes")
+        note = (f"restored {sha[:8]} in commit {(report.commit or '')[:8]}" if report.commit
+                else f"not restored: {report.reason}" + (f" ({report.hint})" if report.hint else ""))
+        return RedirectResponse(f"/?note={quote(note)}", status_code=303)
+
+    def _status(self) -> dict[str, Any]:
+        try:
+            return workspace_status(self.workspace, load_settings(self.workspace)).to_dict()
+        except ConfigError as exc:
+            return {"error": str(exc)}
+
+    def _page(self, request: Request, template: str, **values: Any) -> Response:
+        session = self.guard.session(request)
+        html = self.env.get_template(template).render(csrf=self.guard.csrf_token(session),
+                                                      workspace=str(self.workspace.root), **values)
+        return self.guard.remember(request, HTMLResponse(html), session)
+
+
+def diff_lines(diff: str) -> list[tuple[str, str]]:
+    """(css class, line) for a unified diff, so additions and removals read at a glance."""
+    def kind(line: str) -> str:
+        if line.startswith(("+++", "---", "diff ", "index ")):
+            return "meta"
+        return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
+    return [(kind(line), line) for line in diff.splitlines()]

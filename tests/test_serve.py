@@ -1,0 +1,151 @@
+"""`nanodream serve` for real: uvicorn on a free port, driven by Debian's headless Chromium through selenium.
+
+The browser tests need the chromium and chromium-driver packages (`.ci/run` installs them); without them
+they fail rather than skip. Screenshots of each page go to $SCREENSHOT_DIR (default: the test's
+temporary directory), to be looked at.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from nanodream.config import Settings
+from nanodream.run.dream import run_dream
+from nanodream.serve.app import build_app
+from nanodream.serve.guard import Guard
+from tests.conftest import entry, git, snapshot, write_history
+from tests.redis_server import free_port
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+class PageServer:
+    """The app under a real uvicorn server in a thread, as `nanodream serve` runs it."""
+
+    def __init__(self, workspace, host: str = "127.0.0.1", token: str | None = None) -> None:
+        self.port = free_port()
+        self.guard = Guard(host=host, port=self.port, token=token)
+        config = uvicorn.Config(build_app(workspace, self.guard), host="127.0.0.1", port=self.port,
+                                log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> PageServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the page server did not start"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def dreamed(workspace):
+    """A workspace with two dreams (the second appends to the same section as the first)."""
+    write_history(workspace, [entry(1, "[durable] The API is written in Go."),
+                              entry(2, "[permanent] User prefers concise answers.")])
+    run_dream(workspace, Settings())
+    with workspace.history_file.open("a") as handle:
+        handle.write('{"cursor": 3, "timestamp": "2026-10-02 09:00", "content": "[durable] Deploys run on Fridays."}\n')
+    run_dream(workspace, Settings())
+    return workspace
+
+
+@pytest.fixture
+def server(dreamed) -> Iterator[PageServer]:
+    with PageServer(dreamed) as running:
+        yield running
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(DRIVER).exists(), "install Debian's chromium and chromium-driver"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.implicitly_wait(5)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_open_a_dream_restore_it_and_see_the_restore_on_the_timeline(server, dreamed, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + "/")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#timeline tr.commit")
+    assert [r.find_element(By.CSS_SELECTOR, ".kind").text for r in rows] == ["dream", "dream", "init"]
+    browser.save_screenshot(str(shots / "timeline.png"))
+    rows[0].find_element(By.CSS_SELECTOR, "a").click()
+    assert "Deploys run on Fridays." in browser.find_element(By.CSS_SELECTOR, "pre.diff").text
+    assert "#3" in browser.page_source  # the history it consumed
+    browser.save_screenshot(str(shots / "dream.png"))
+    browser.find_element(By.ID, "restore-button").click()
+    assert "restored" in browser.find_element(By.ID, "note").text
+    kinds = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#timeline tr.commit .kind")]
+    assert kinds[0] == "restore" and len(kinds) == 4
+    browser.save_screenshot(str(shots / "after-restore.png"))
+    assert "Deploys run on Fridays." not in (dreamed.root / "memory/MEMORY.md").read_text()
+    assert "written in Go" in (dreamed.root / "memory/MEMORY.md").read_text()  # the earlier dream stays
+
+
+def test_a_cross_site_post_is_refused_and_changes_nothing(server, dreamed):
+    head = git(dreamed, "rev-parse", "HEAD")
+    before = snapshot(dreamed)
+    page = httpx.get(server.url + f"/commit/{head}")
+    session = page.cookies["nanodream_session"]
+    token = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    cookies = {"nanodream_session": session}
+    evil = httpx.post(server.url + f"/commit/{head}/restore", data={"csrf": token}, cookies=cookies,
+                      headers={"Origin": "http://evil.example"})
+    assert evil.status_code == 403
+    forged = httpx.post(server.url + f"/commit/{head}/restore", data={"csrf": "guess"}, cookies=cookies,
+                        headers={"Origin": server.url})
+    assert forged.status_code == 403
+    assert snapshot(dreamed) == before
+    fine = httpx.post(server.url + f"/commit/{head}/restore", data={"csrf": token}, cookies=cookies,
+                      headers={"Origin": server.url})
+    assert fine.status_code == 303 and snapshot(dreamed) != before
+
+
+def test_only_its_own_host_names_are_answered_and_no_path_leaves_the_workspace(server):
+    assert httpx.get(server.url + "/").status_code == 200
+    assert httpx.get(server.url + "/", headers={"Host": f"localhost:{server.port}"}).status_code == 200
+    assert httpx.get(server.url + "/", headers={"Host": "attacker.example"}).status_code == 400  # DNS rebinding
+    for path in ("/commit/..%2F..%2Fetc%2Fpasswd", "/commit/HEAD", "/../../etc/passwd", "/static/x"):
+        assert httpx.get(server.url + path).status_code == 404, path
+
+
+def test_off_localhost_every_request_needs_the_token(dreamed):
+    with PageServer(dreamed, host="0.0.0.0", token="s3cret") as running:
+        assert httpx.get(running.url + "/").status_code == 401
+        first = httpx.get(running.url + "/?token=s3cret")
+        assert first.status_code == 200
+        assert httpx.get(running.url + "/", cookies={"nanodream_token": "s3cret"}).status_code == 200

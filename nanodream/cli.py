@@ -8,6 +8,7 @@ import sys
 import typer
 
 from nanodream import __version__
+from nanodream.commands import eval as evaluate
 from nanodream.commands import (
     history,
     init,
@@ -32,7 +33,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history):
+for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
+               evaluate):
     module.register(app)
 
 

@@ -1,0 +1,59 @@
+"""How an evaluation reads: a table per run, and the difference between two runs on the same corpus."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from nanodream.evaluation.runner import EvalReport
+
+
+def score_table(report: EvalReport) -> Table:
+    """One row per scenario: score, passed/total, what failed (first ones), and the metrics."""
+    table = Table(title=f"nanodream eval · {report.model} · score {report.score:.3f}", title_justify="left")
+    for column, justify in (("scenario", "left"), ("score", "right"), ("checks", "right"), ("failed", "left"),
+                            ("tokens", "right"), ("cost", "right"), ("s", "right"), ("+bytes", "right")):
+        table.add_column(column, justify=justify, overflow="fold", no_wrap=column == "scenario")
+    for result in report.scenarios:
+        failed = [c.label for c in result.checks if not c.passed]
+        shown = "; ".join(failed[:2]) + (f" (+{len(failed) - 2})" if len(failed) > 2 else "")
+        metrics = result.metrics
+        tokens = metrics["tokens_in"] + metrics["tokens_out"]
+        cost = "" if metrics["cost"] is None else f"{metrics['cost']:.4f}"
+        passed = f"{sum(c.passed for c in result.checks)}/{len(result.checks)}"
+        table.add_row(result.name, f"{result.score:.2f}", passed, shown, str(tokens), cost,
+                      f"{metrics['seconds']:.2f}", str(metrics["bytes_grown"]))
+    return table
+
+
+def compare(base: EvalReport, other: EvalReport) -> dict[str, Any]:
+    """Per scenario, the score difference (other − base) and each check whose verdict differs."""
+    theirs = {s.name: s for s in other.scenarios}
+    scenarios = []
+    for mine in base.scenarios:
+        counterpart = theirs.get(mine.name)
+        if counterpart is None:
+            continue
+        verdicts = {c.label: c.passed for c in counterpart.checks}
+        changed = [{"check": c.label, "base": c.passed, "other": verdicts[c.label]}
+                   for c in mine.checks if c.label in verdicts and verdicts[c.label] != c.passed]
+        scenarios.append({"name": mine.name, "base": round(mine.score, 4), "other": round(counterpart.score, 4),
+                          "delta": round(counterpart.score - mine.score, 4), "changed": changed})
+    return {"base": base.to_dict(), "other": other.to_dict(), "delta": round(other.score - base.score, 4),
+            "scenarios": scenarios}
+
+
+def difference_table(diff: dict[str, Any]) -> Table:
+    """The scenarios whose score moved, with the checks that flipped; unchanged scenarios are left out."""
+    base, other = diff["base"], diff["other"]
+    table = Table(title=f"{base['model']} {base['score']:.3f} → {other['model']} {other['score']:.3f} "
+                        f"(Δ {diff['delta']:+.3f})", title_justify="left")
+    for column in ("scenario", "base", "other", "Δ", "checks that flipped"):
+        table.add_column(column, overflow="fold")
+    for row in diff["scenarios"]:
+        if not row["changed"] and not row["delta"]:
+            continue
+        flips = "; ".join(f"{'✓' if c['other'] else '✗'} {c['check']}" for c in row["changed"])
+        table.add_row(row["name"], f"{row['base']:.2f}", f"{row['other']:.2f}", f"{row['delta']:+.2f}", flips)
+    return table

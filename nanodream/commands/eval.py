@@ -45,7 +45,7 @@ def eval_command(
       nanodream eval --prompt my-dream.md --min-score 0.9
     """
     from nanodream.config import ConfigError
-    from nanodream.evaluation.report import compare, difference_table, score_table
+    from nanodream.evaluation.report import compare
     from nanodream.evaluation.runner import EvalConfig, run_corpus
     from nanodream.evaluation.scenario import ScenarioError, discover, shipped_corpus
 
@@ -70,7 +70,7 @@ def eval_command(
     if as_json:
         emit_json(data)
     else:
-        _print(base, diff, score_table, difference_table)
+        _print(base, diff)
     if min_score is not None and base.score < min_score:
         if not as_json:
             console.print(f"score {base.score:.3f} is below --min-score {min_score}", highlight=False)
@@ -81,8 +81,12 @@ def _overrides(model: str | None) -> dict[str, Any]:
     return {"model": model} if model else {}
 
 
-def _print(base: Any, diff: dict[str, Any] | None, score_table: Any, difference_table: Any) -> None:
+def _print(base: Any, diff: dict[str, Any] | None) -> None:
+    from nanodream.evaluation.report import difference_table, failures, score_table
+
     console.print(score_table(base))
+    for line in failures(base):
+        console.print(line, markup=False, highlight=False)
     if base.stopped:
         console.print(f"stopped: {base.stopped}", highlight=False, markup=False)
     if diff is not None:

@@ -10,21 +10,24 @@ from nanodream.evaluation.runner import EvalReport
 
 
 def score_table(report: EvalReport) -> Table:
-    """One row per scenario: score, passed/total, what failed (first ones), and the metrics."""
+    """One row per scenario: score, passed/total and the metrics; failed checks are listed by `failures`."""
     table = Table(title=f"nanodream eval · {report.model} · score {report.score:.3f}", title_justify="left")
-    for column, justify in (("scenario", "left"), ("score", "right"), ("checks", "right"), ("failed", "left"),
-                            ("tokens", "right"), ("cost", "right"), ("s", "right"), ("+bytes", "right")):
-        table.add_column(column, justify=justify, overflow="fold", no_wrap=column == "scenario")
+    table.add_column("scenario", no_wrap=True)
+    for column in ("score", "checks", "tokens", "cost", "s", "+bytes"):
+        table.add_column(column, justify="right", no_wrap=True)
     for result in report.scenarios:
-        failed = [c.label for c in result.checks if not c.passed]
-        shown = "; ".join(failed[:2]) + (f" (+{len(failed) - 2})" if len(failed) > 2 else "")
         metrics = result.metrics
-        tokens = metrics["tokens_in"] + metrics["tokens_out"]
         cost = "" if metrics["cost"] is None else f"{metrics['cost']:.4f}"
         passed = f"{sum(c.passed for c in result.checks)}/{len(result.checks)}"
-        table.add_row(result.name, f"{result.score:.2f}", passed, shown, str(tokens), cost,
-                      f"{metrics['seconds']:.2f}", str(metrics["bytes_grown"]))
+        table.add_row(result.name, f"{result.score:.2f}", passed, str(metrics["tokens_in"] + metrics["tokens_out"]),
+                      cost, f"{metrics['seconds']:.2f}", str(metrics["bytes_grown"]))
     return table
+
+
+def failures(report: EvalReport) -> list[str]:
+    """One line per failed check, with what was found instead: what a person reads to improve a prompt."""
+    return [f"✗ {result.name}: {check.label} ({check.detail})"
+            for result in report.scenarios for check in result.checks if not check.passed]
 
 
 def compare(base: EvalReport, other: EvalReport) -> dict[str, Any]:

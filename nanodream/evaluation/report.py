@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from nanodream.evaluation.runner import EvalReport
@@ -11,10 +12,11 @@ from nanodream.evaluation.runner import EvalReport
 
 def score_table(report: EvalReport) -> Table:
     """One row per scenario: score, passed/total and the metrics; failed checks are listed by `failures`."""
-    table = Table(title=f"nanodream eval · {report.model} · score {report.score:.3f}", title_justify="left")
-    table.add_column("scenario", no_wrap=True)
+    table = Table(title=f"nanodream eval · {report.model} · score {report.score:.3f}", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("scenario", overflow="fold")
     for column in ("score", "checks", "tokens", "cost", "s", "+bytes"):
-        table.add_column(column, justify="right", no_wrap=True)
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column) + 1)
     for result in report.scenarios:
         metrics = result.metrics
         cost = "" if metrics["cost"] is None else f"{metrics['cost']:.4f}"

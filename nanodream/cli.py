@@ -21,6 +21,7 @@ from nanodream.commands import (
     run,
     schedule,
     show,
+    simulate,
     slash,
     status,
 )
@@ -34,7 +35,7 @@ app = typer.Typer(
 )
 
 for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
-               evaluate):
+               evaluate, simulate):
     module.register(app)
 
 

@@ -415,7 +415,9 @@ class Consolidator:
         earlier = [(p, b) for p in CORE_FILES for b in self._fact_bullets(p)
                    if (told := parse_untitled_procedure(b.text)) is not None and told.name == procedure.name]
         sessions = self.told.setdefault(procedure.name, set())
-        if self.files.skill(path) is None and not earlier and not sessions - {session}:
+        # A bullet this batch filed is this batch's telling, counted in `sessions`; one already on disk is older.
+        told_before = any(bullet.text in (self.files.original(where) or "") for where, bullet in earlier)
+        if self.files.skill(path) is None and not told_before and not sessions - {session}:
             sessions.add(session)
             self._fact(text)
             return

@@ -156,7 +156,11 @@ def instructs_agent(text: str) -> bool:
     rest = _CONDITION.sub("", text.strip(), count=1)
     if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest):
         return True
-    first, *after = words(rest)[:2] or [""]
+    tokens = rest.split(maxsplit=1)
+    if not tokens:
+        return False
+    first = tokens[0].lower().strip(".,:;!?`'\"")  # whole token: "check-ins" is a noun, "double-check" a verb
+    after = words(tokens[1])[:1] if len(tokens) > 1 else []
     return first in _IMPERATIVE and not (after and after[0] in _NOT_A_VERB_AFTER)
 
 

@@ -55,6 +55,7 @@ class World:
     replaced: set[str] = field(default_factory=set)  # values that were true once and must be gone
     told: dict[str, int] = field(default_factory=dict)  # procedure goal → sessions it was told in
     open_tasks: list[str] = field(default_factory=list)
+    opened_on: dict[str, date] = field(default_factory=dict)
     closed_tasks: list[str] = field(default_factory=list)
     hostile: list[str] = field(default_factory=list)
     counter: int = 0
@@ -133,7 +134,7 @@ def _event(world: World, day: date, session: str, user_facts: int) -> None:
     elif roll < 0.20:
         line = _procedure(world)
     elif roll < 0.45:
-        line = _task(world)
+        line = _task(world, day)
     elif roll < 0.50:
         line = _hostile(world)
     elif roll < 0.75:
@@ -167,7 +168,7 @@ def _procedure(world: World) -> str:
     return f"[durable] To {goal}: " + " ".join(f"{n}) {step}" for n, step in enumerate(steps, start=1))
 
 
-def _task(world: World) -> str:
+def _task(world: World, day: date) -> str:
     rnd = world.rnd
     if world.open_tasks and rnd.random() < 0.5:
         subject = world.open_tasks.pop(rnd.randrange(len(world.open_tasks)))
@@ -178,6 +179,7 @@ def _task(world: World) -> str:
         return f"[ephemeral] Wrapped up the alert {alert} investigation on the {service} service."
     subject = f"investigate alert {world.counter} on the {rnd.choice(SERVICES)} service"
     world.open_tasks.append(subject)
+    world.opened_on[subject] = day
     return f"[ephemeral] Task: {subject} (in progress)"
 
 
@@ -196,30 +198,37 @@ def expectations(world: World, seed: int) -> str:
     """The ground truth as expect.toml: current values present where they belong, replaced ones gone."""
     lines = [f'name = "simulated-seed-{seed}"',
              f'description = "Simulated by `nanodream simulate --seed {seed}`: {len(world.entries)} entries."']
-
-    def check(kind: str, **fields: str) -> None:
+    for kind, fields in [*_fact_checks(world), *_task_checks(world)]:
         lines.append(f"\n[[{kind}]]")
         lines.extend(f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in fields.items())
+    return "\n".join(lines) + "\n"
 
-    for slot in sorted(world.truth):
-        file, value = world.truth[slot]
-        check("present", text=value, file=file)
-    for value in sorted(world.replaced - {v for _, v in world.truth.values()}):
-        check("absent", text=value)
-    for rule in RULES:
-        check("present", text=rule.rstrip("."), file="SOUL.md")
+
+Checks = list[tuple[str, dict[str, str]]]
+
+
+def _fact_checks(world: World) -> Checks:
+    checks: Checks = [("present", {"text": value, "file": file}) for file, value in
+                      (world.truth[slot] for slot in sorted(world.truth))]
+    current = {value for _, value in world.truth.values()}
+    checks += [("absent", {"text": value}) for value in sorted(world.replaced - current)]
+    checks += [("present", {"text": rule.rstrip("."), "file": "SOUL.md"}) for rule in RULES]
     for goal, told in sorted(world.told.items()):
         if told >= 2:
-            name = "-".join(w for w in goal.replace("API", "api").split() if w not in ("the", "a")).lower()
-            check("skill", name=name)
-            check("absent", text=PROCEDURES[goal][1], file="memory/MEMORY.md")
-    for subject in sorted(world.closed_tasks):
-        check("absent", text=f"Task: {subject}", file="memory/MEMORY.md")
-    for marker in sorted(world.hostile):
-        check("absent", text=marker)
-    check("absent", text="weekend plans")
-    check("once", text="lives in", file="USER.md")
-    return "\n".join(lines) + "\n"
+            name = "-".join(w for w in goal.lower().split() if w not in ("the", "a"))
+            checks += [("skill", {"name": name}), ("absent", {"text": PROCEDURES[goal][1], "file": "memory/MEMORY.md"})]
+    checks += [("absent", {"text": marker}) for marker in sorted(world.hostile)]
+    checks += [("absent", {"text": "weekend plans"}), ("once", {"text": "lives in", "file": "USER.md"})]
+    return checks
+
+
+def _task_checks(world: World) -> Checks:
+    """Closed tasks gone; open ones younger than the default 14-day task lifetime still there."""
+    last_day = date.fromisoformat(world.entries[-1]["timestamp"][:10])
+    fresh = [s for s in sorted(world.open_tasks) if (last_day - world.opened_on[s]).days < 14]
+    return ([("present", {"text": f"Task: {subject}", "file": "memory/MEMORY.md"}) for subject in fresh]
+            + [("absent", {"text": f"Task: {subject}", "file": "memory/MEMORY.md"})
+               for subject in sorted(world.closed_tasks)])
 
 
 def write_scenario(directory: Path, seed: int, days: int = 60, user_facts: int = 5) -> int:

@@ -21,6 +21,7 @@ from nanodream.evaluation.scenario import Check, ScenarioError, discover, load_s
 from nanodream.evaluation.simulate import simulate, write_scenario
 from nanodream.prompting.signals import session_of
 from nanodream.run.tools import ToolBox
+from tests.scripted_server import call, final
 
 runner = CliRunner()
 
@@ -188,3 +189,19 @@ def test_builtin_scores_at_least_095_on_simulated_seeds(tmp_path, seed):
     weak = run_corpus(discover([tmp_path / "sim"]), EvalConfig(engine_factory=OneFactPerSession))
     assert report.score >= 0.95, failures(report)
     assert weak.score < report.score - 0.2
+
+
+def test_a_model_is_evaluated_through_the_same_tools_and_its_tokens_and_prompt_are_used(corpus, serve, tmp_path):
+    """The model path end to end against the local scripted server (never a real provider)."""
+    user = "# User\n\n## Identity\n\n- The user's time zone is America/Chicago.\n"
+    server = serve([call("write_file", path="USER.md", content=user), final("moved the time zone")])
+    prompt = tmp_path / "mine.md"
+    prompt.write_text("You are the dream. Keep memory tidy. {{memory}}\n", encoding="utf-8")
+    env = {"NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k", "NANODREAM_MAX_RETRIES": "0"}
+    result = runner.invoke(app, ["eval", str(corpus / "tz"), "-m", "openai/scripted", "--prompt", str(prompt),
+                                 "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["model"] == "openai/scripted" and data["score"] == 1.0
+    assert data["scenarios"][0]["metrics"]["tokens_in"] == 200  # two scripted turns of 100 prompt tokens
+    assert "Keep memory tidy" in json.dumps(server.requests[0])

@@ -31,6 +31,7 @@ from tests.test_builtin_engine import bare_workspace
     ("The mobile team uses Crashlytics for crash reports.", "The mobile team uses Embrace for crash reports."),
     ("The queue worker runs on host oak12.", "The queue worker is now hosted on pine77."),
     ("The data team's manager is Ada.", "The data team's manager is Grace."),
+    ("The user's favourite editors are Helix and Zed.", "The user's favourite editor is Neovim."),
 ])
 def test_a_single_valued_relation_is_one_slot_whatever_its_value(old, new):
     assert same_slot(old, new)
@@ -40,6 +41,7 @@ def test_a_single_valued_relation_is_one_slot_whatever_its_value(old, new):
     ("The team uses Grafana for dashboards.", "The team uses PagerDuty for paging."),  # another purpose
     ("The user lives in Oslo.", "The user's sister lives in Bergen."),  # another subject
     ("The user prefers tea.", "The user prefers dark mode."),  # preferences are many, not a slot
+    ("The backup job runs on Sundays.", "The backup job runs on host ash3."),  # when, not where
 ])
 def test_different_subjects_attributes_and_multi_valued_relations_are_not_one_slot(a, b):
     assert not same_slot(a, b)

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.engines.routing import STOPWORDS, words
+from nanodream.prompting.signals import topic_key
 
 # Words that date a statement without changing what it is about.
 _TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "since", "recently", "anymore"})
 MAX_SUBJECT_WORDS = 5
+# "runs on Sundays" says when, not where: a schedule is not the value of the "runs on" slot.
+_WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
+                   r"|saturdays?|sundays?|\d{1,2}:\d{2}|schedule|demand|request)\b", re.IGNORECASE)
 
 _RELATION_PATTERNS = (
     ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
@@ -51,8 +55,11 @@ def slot_of(text: str) -> Slot | None:
         subject = _key_words(match.group("subject"))
         groups = match.groupdict()
         qualifier = _key_words(groups.get("qualifier") or "")
+        value = match.group("value").strip()
+        if relation == "runs on" and _WHEN.match(value):
+            return None
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
-            return Slot(subject, relation, qualifier, match.group("value").strip())
+            return Slot(subject, relation, qualifier, value)
     return None
 
 
@@ -64,4 +71,5 @@ def same_slot(a: str, b: str) -> bool:
 
 
 def _key_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)
+    """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute."""
+    return frozenset(topic_key(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)

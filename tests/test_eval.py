@@ -152,6 +152,8 @@ def test_against_prints_the_difference_per_scenario_and_check(corpus):
     assert {"check": "absent 'Europe/Berlin'", "base": True, "other": False} in tz["changed"]
     result = runner.invoke(app, ["eval", str(corpus), "--against-model", "builtin", "--json"])
     assert json.loads(result.stdout)["against"]["delta"] == 0
+    text = runner.invoke(app, ["eval", str(corpus), "--against-model", "builtin"], terminal_width=160).output
+    assert "builtin 0.833 → builtin 0.833 (Δ +0.000)" in text and text.count("merge") == 3  # table, failure, diff
 
 
 def test_max_cost_stops_before_the_next_scenario(corpus):

@@ -50,15 +50,15 @@ def compare(base: EvalReport, other: EvalReport) -> dict[str, Any]:
 
 
 def difference_table(diff: dict[str, Any]) -> Table:
-    """The scenarios whose score moved, with the checks that flipped; unchanged scenarios are left out."""
+    """Every scenario with both scores and their difference, and the checks that flipped (✓ now passes)."""
     base, other = diff["base"], diff["other"]
     table = Table(title=f"{base['model']} {base['score']:.3f} → {other['model']} {other['score']:.3f} "
-                        f"(Δ {diff['delta']:+.3f})", title_justify="left")
-    for column in ("scenario", "base", "other", "Δ", "checks that flipped"):
-        table.add_column(column, overflow="fold")
+                        f"(Δ {diff['delta']:+.3f})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("scenario", overflow="fold")
+    for column in ("base", "other", "Δ"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("checks that flipped", overflow="fold")
     for row in diff["scenarios"]:
-        if not row["changed"] and not row["delta"]:
-            continue
         flips = "; ".join(f"{'✓' if c['other'] else '✗'} {c['check']}" for c in row["changed"])
         table.add_row(row["name"], f"{row['base']:.2f}", f"{row['other']:.2f}", f"{row['delta']:+.2f}", flips)
     return table

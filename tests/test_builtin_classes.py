@@ -107,6 +107,13 @@ def test_a_completion_line_closes_the_open_task_it_is_about_and_only_that_one(tm
     assert "task resolved" in "\n".join(b.summary for r in drained.reports for b in r.batches)
 
 
+def test_a_completion_naming_another_identifier_leaves_a_similar_task_open(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[ephemeral] Task: investigate alert 1427 on the billing service",
+                                        "[ephemeral] Wrapped up the alert 1398 investigation on the billing service."],
+                             days=[1, 2])
+    assert "Task: investigate alert 1427" in drained.read(MEMORY_FILE)
+
+
 def test_an_ephemeral_completion_with_no_matching_task_opens_nothing(tmp_path: Path):
     drained = bare_workspace(tmp_path, ["[ephemeral] The quarterly audit is done."])
     assert "quarterly audit" not in drained.read(MEMORY_FILE)

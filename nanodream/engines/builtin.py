@@ -384,13 +384,15 @@ class Consolidator:
         """Close the open task(s) a completion line is about: those whose subject it repeats the most of.
 
         "Finished the Postgres 16 upgrade on staging" closes "Task: upgrade Postgres to 16 on staging" although
-        it never says "Task done:". Word forms are folded ("invoices" = "invoice"), order does not matter.
+        it never says "Task done:". Word forms are folded ("invoices" = "invoice"), order does not matter, and
+        every word of the task holding a digit must be repeated, so "alert 1398" never closes "alert 1427".
         """
         said = _stems(text)
         scored = []
         for bullet in self._open_tasks():
             subject = _stems(_task_subject(bullet)) - {"task"}
-            if len(subject) >= 2:
+            # An identifier ("alert 1427", "PR 88", "v3.2") names one task among similar ones: it must be said.
+            if len(subject) >= 2 and {w for w in subject if any(c.isdigit() for c in w)} <= said:
                 scored.append((len(subject & said) / len(subject), bullet))
         best = max((share for share, _ in scored), default=0.0)
         if best < TASK_MATCH_SHARE:

@@ -218,7 +218,9 @@ def _fact_checks(world: World) -> Checks:
             name = "-".join(w for w in goal.lower().split() if w not in ("the", "a"))
             checks += [("skill", {"name": name}), ("absent", {"text": PROCEDURES[goal][1], "file": "memory/MEMORY.md"})]
     checks += [("absent", {"text": marker}) for marker in sorted(world.hostile)]
-    checks += [("absent", {"text": "weekend plans"}), ("once", {"text": "lives in", "file": "USER.md"})]
+    checks.append(("absent", {"text": "weekend plans"}))
+    if "city" in world.truth:  # a move replaces the old city: one "lives in" line, never two
+        checks.append(("once", {"text": "lives in", "file": "USER.md"}))
     return checks
 
 

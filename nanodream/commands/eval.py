@@ -7,7 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from nanodream.commands.common import JsonOption, ModelOption, console, emit_json, fail, write_result
+from nanodream.commands.common import (
+    JsonOption,
+    ModelOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    write_result,
+)
 from nanodream.vocab import ExitCode
 
 PathsArgument = Annotated[list[Path] | None, typer.Argument(
@@ -54,12 +62,12 @@ def eval_command(
             fail(f"prompt file not found: {path}", as_json=as_json)
     try:
         scenarios = discover(list(corpus or [shipped_corpus()]))
-        base = run_corpus(scenarios, EvalConfig(_overrides(model), prompt, max_cost))
+        base = run_corpus(scenarios, EvalConfig(_overrides(model), prompt, max_cost), _progress)
         other = None
         if against_model is not None or against_prompt is not None:
             spent = None if max_cost is None else max(max_cost - base.cost, 0.0)
             other = run_corpus(scenarios, EvalConfig(_overrides(against_model or model), against_prompt or prompt,
-                                                     spent))
+                                                     spent), _progress)
     except (ScenarioError, ConfigError) as exc:
         fail(str(exc), as_json=as_json)
     diff = compare(base, other) if other is not None else None
@@ -75,6 +83,12 @@ def eval_command(
         if not as_json:
             console.print(f"score {base.score:.3f} is below --min-score {min_score}", highlight=False)
         raise typer.Exit(ExitCode.FAILED)
+
+
+def _progress(result: Any) -> None:
+    """A paid run takes minutes: on a terminal, say each scenario's score as it finishes (stderr, not the result)."""
+    if err_console.is_terminal:
+        err_console.print(f"{result.score:.2f}  {result.name}", markup=False, highlight=False)
 
 
 def _overrides(model: str | None) -> dict[str, Any]:

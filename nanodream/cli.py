@@ -8,6 +8,7 @@ import sys
 import typer
 
 from nanodream import __version__
+from nanodream.commands import eval as evaluate
 from nanodream.commands import (
     fleet,
     history,
@@ -22,6 +23,7 @@ from nanodream.commands import (
     schedule,
     serve,
     show,
+    simulate,
     slash,
     status,
 )
@@ -35,7 +37,7 @@ app = typer.Typer(
 )
 
 for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
-               fleet, serve):
+               fleet, serve, evaluate, simulate):
     module.register(app)
 
 

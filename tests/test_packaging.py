@@ -6,6 +6,7 @@ setuptools from the package index, as any install does).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = {"prompts": "nanodream/prompts", "workspace-example": "nanodream/workspace_example"}
+SHIPPED = {"prompts": "nanodream/prompts", "workspace-example": "nanodream/workspace_example",
+           "eval": "nanodream/eval_corpus"}
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -72,3 +74,15 @@ def test_init_example_works_from_the_installed_wheel(wheel, tmp_path):
     shown = subprocess.run([sys.executable, "-m", "nanodream", "prompt", "-w", str(tmp_path / "ws"), "--json"],
                            env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert str(target) in shown and "You are the dream" in shown  # the built-in prompt, from the wheel
+
+
+def test_eval_runs_the_shipped_corpus_from_the_installed_wheel(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    done = subprocess.run([sys.executable, "-m", "nanodream", "eval", "--json"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    names = {s["name"] for s in json.loads(done.stdout)["scenarios"]}
+    assert names == {p.name for p in (REPO / "eval").iterdir() if (p / "expect.toml").is_file()}

@@ -23,24 +23,32 @@ from nanodream.engines.routing import (
     OPEN_TASKS,
     SOUL_FILE,
     Procedure,
+    content_words,
     covers,
     fact_key,
     parse_procedure,
     parse_task,
+    parse_untitled_procedure,
     route_fact,
     similarity,
     task_key,
     tidy_sentence,
 )
+from nanodream.engines.slots import same_slot
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
-from nanodream.prompting.signals import today_in
+from nanodream.prompting.signals import session_of, today_in, topic_key
 from nanodream.run.registry import ToolResult
 from nanodream.run.tools import SessionAborted, ToolBox
 from nanodream.safety.guards import injection_rules_hit, secret_rules_hit
 from nanodream.workspace import CORE_FILES, STARTER_FILES
 
 _DATED = re.compile(r"^\((\d{4}-\d{2}-\d{2})\)\s*(.*)$")
+# A line saying work is finished; it closes the open task whose subject it repeats (see `_resolve_by_subject`).
+_COMPLETION = re.compile(r"\b(?:done|finished|completed?|resolved|shipped|merged|closed|fixed|wrapped\s+up)\b",
+                         re.IGNORECASE)
+# Share of an open task's meaningful words a completion line must repeat to close it.
+TASK_MATCH_SHARE = 0.6
 
 
 class BuiltinEngine:
@@ -58,11 +66,12 @@ class BuiltinEngine:
         if not request.batch.entries:  # only `run --tidy` sends no entries: a history batch always has some
             return self._tidy(files)
         ledger = Ledger(skipped_lines=request.batch.skipped_lines)
-        consolidator = Consolidator(files, ledger)
+        shrink_ratio = None if request.batch.has_correction else self.settings.max_shrink_ratio
+        consolidator = Consolidator(files, ledger, shrink_ratio)
         for entry in request.batch.entries:
             day = entry_day(entry.timestamp)
             for tag, text in tagged_lines(entry.content):
-                consolidator.take(tag, text, day)
+                consolidator.take(tag, text, day, session_of(entry))
         newest = newest_day(request.batch)
         if newest is not None:
             budget = None if request.batch.has_correction else shrink_budget(
@@ -198,11 +207,14 @@ class MemoryFiles:
 class Consolidator:
     """Applies the routing and retention rules to one fact line at a time, in history order."""
 
-    def __init__(self, files: MemoryFiles, ledger: Ledger) -> None:
+    def __init__(self, files: MemoryFiles, ledger: Ledger, shrink_ratio: float | None = None) -> None:
         self.files = files
         self.ledger = ledger
+        # None: the batch holds a [correction], so replacing lines is justified; else the mass-deletion ratio.
+        self.shrink_ratio = shrink_ratio
+        self.told: dict[str, set[str]] = {}  # untitled procedure name → sessions of this batch that told it
 
-    def take(self, tag: str | None, text: str, day: date | None) -> None:
+    def take(self, tag: str | None, text: str, day: date | None, session: str = "") -> None:
         """Route one line by its tag and shape; the ledger records what happened to it."""
         text = strip_tags(text)
         if not text or tag == "skip":
@@ -216,13 +228,23 @@ class Consolidator:
         if injection_rules_hit(text):
             self.ledger.withheld_injection += 1
             return
+        self._file(tag, text, day, session)
+
+    def _file(self, tag: str, text: str, day: date | None, session: str) -> None:
+        """A tagged line that passed the safety rules: a task, its end, a procedure, a correction or a fact."""
         task = parse_task(text)
-        if task is not None or tag == "ephemeral":
+        if task is None and _COMPLETION.search(text) and (self._resolve_by_subject(text) or tag == "ephemeral"):
+            if tag == "ephemeral":  # it only reported the end of a task: nothing left to keep
+                return
+        elif task is not None or tag == "ephemeral":
             self._task(text, day)
             return
         procedure = parse_procedure(text)
+        untitled = parse_untitled_procedure(text) if procedure is None else None
         if procedure is not None:
             self._procedure(procedure)
+        elif untitled is not None:
+            self._recurring(untitled, tidy_sentence(text), session)
         elif tag == "correction":
             self._correction(tidy_sentence(text))
         else:
@@ -234,6 +256,8 @@ class Consolidator:
         """Add a fact to its routed section unless it is already there, or refine a bullet it extends."""
         if self._present(text):
             self.ledger.duplicates += 1
+            return
+        if self._replace_slot(text, justified=False):
             return
         route = route_fact(text)
         doc = self.files.docs[route.path]
@@ -258,6 +282,8 @@ class Consolidator:
         if self._present(text):
             self.ledger.duplicates += 1
             return
+        if self._replace_slot(text, justified=True):
+            return
         target = route_fact(text).path
         ordered = [target] + [path for path in CORE_FILES if path != target]
         scored = [(similarity(text, b.text), path, b) for path in ordered for b in self._fact_bullets(path)]
@@ -273,6 +299,32 @@ class Consolidator:
         _, path, bullet = best
         self.files.docs[path].replace_bullet(bullet.index, text)
         self.ledger.note_corrected(path, bullet.text, text)
+
+    def _replace_slot(self, text: str, *, justified: bool) -> bool:
+        """Replace the bullet filling the same slot (same subject and attribute, any value) in place.
+
+        A [correction] says outright that something changed; a plain fact restating a slot with a new value
+        means the same, but must not get its batch refused by the mass-deletion guard, so it replaces only
+        while the file's shrink budget allows (else it is added and a later batch or a person merges it).
+        """
+        target = route_fact(text).path
+        ordered = [target] + [path for path in CORE_FILES if path != target]
+        for path in ordered:
+            bullet = next((b for b in self._fact_bullets(path) if same_slot(text, b.text)), None)
+            if bullet is None:
+                continue
+            if not justified and not self._may_lose_line(path):
+                return False
+            self.files.docs[path].replace_bullet(bullet.index, text)
+            self.ledger.note_corrected(path, bullet.text, text)
+            return True
+        return False
+
+    def _may_lose_line(self, path: str) -> bool:
+        if self.shrink_ratio is None:
+            return True
+        budget = shrink_budget(self.files.original(path), self.files.docs[path].render(), self.shrink_ratio)
+        return budget is None or budget > 0
 
     def _present(self, text: str) -> bool:
         key = fact_key(text)
@@ -328,10 +380,56 @@ class Consolidator:
             self.files.docs[MEMORY_FILE].remove_line(index)
         self.ledger.tasks_pruned += [body for _, _, body in sorted(chosen, key=lambda item: item[1])]
 
+    def _resolve_by_subject(self, text: str) -> bool:
+        """Close the open task(s) a completion line is about: those whose subject it repeats the most of.
+
+        "Finished the Postgres 16 upgrade on staging" closes "Task: upgrade Postgres to 16 on staging" although
+        it never says "Task done:". Word forms are folded ("invoices" = "invoice"), order does not matter, and
+        every word of the task holding a digit must be repeated, so "alert 1398" never closes "alert 1427".
+        """
+        said = _stems(text)
+        scored = []
+        for bullet in self._open_tasks():
+            subject = _stems(_task_subject(bullet)) - {"task"}
+            # An identifier ("alert 1427", "PR 88", "v3.2") names one task among similar ones: it must be said.
+            if len(subject) >= 2 and {w for w in subject if any(c.isdigit() for c in w)} <= said:
+                scored.append((len(subject & said) / len(subject), bullet))
+        best = max((share for share, _ in scored), default=0.0)
+        if best < TASK_MATCH_SHARE:
+            return False
+        closed = [bullet for share, bullet in scored if share == best]
+        for bullet in reversed(closed):
+            self.files.docs[MEMORY_FILE].remove_line(bullet.index)
+        self.ledger.tasks_resolved += [tidy_sentence(split_dated(b.text)[1]) for b in closed]
+        return True
+
     def _open_tasks(self) -> list[Bullet]:
         return self.files.docs[MEMORY_FILE].bullets(OPEN_TASKS)
 
     # skills ---------------------------------------------------------------------------------------
+
+    def _recurring(self, procedure: Procedure, text: str, session: str) -> None:
+        """A procedure told without a name becomes a skill once it recurs: told in two sessions of the batch,
+        or told again after an earlier batch filed it as a fact (whose bullet then moves into the skill).
+        A skill of that name already there just gets the new steps. Told once, it is an ordinary fact.
+        """
+        path = f"skills/{procedure.name}/SKILL.md"
+        earlier = [(p, b) for p in CORE_FILES for b in self._fact_bullets(p)
+                   if (told := parse_untitled_procedure(b.text)) is not None and told.name == procedure.name]
+        sessions = self.told.setdefault(procedure.name, set())
+        # A bullet this batch filed is this batch's telling, counted in `sessions`; one already on disk is older.
+        told_before = any(bullet.text in (self.files.original(where) or "") for where, bullet in earlier)
+        if self.files.skill(path) is None and not told_before and not sessions - {session}:
+            sessions.add(session)
+            self._fact(text)
+            return
+        steps: list[str] = []
+        for _, bullet in earlier:
+            steps += parse_untitled_procedure(bullet.text).steps  # type: ignore[union-attr]  # filtered above
+        merged = Procedure(procedure.name, tuple(dict.fromkeys([*steps, *procedure.steps])))
+        for where, bullet in sorted(earlier, key=lambda item: item[1].index, reverse=True):
+            self.files.docs[where].remove_line(bullet.index)
+        self._procedure(merged)
 
     def _procedure(self, procedure: Procedure) -> None:
         """Create the skill, or merge new steps into the existing one; never a second copy of a step."""
@@ -375,6 +473,17 @@ def split_dated(text: str) -> tuple[date | None, str]:
         return date.fromisoformat(match.group(1)), match.group(2)
     except ValueError:
         return None, text
+
+
+def _task_subject(bullet: Bullet) -> str:
+    """An open task's subject without its date, "Task:" prefix or trailing (status)."""
+    body = split_dated(bullet.text)[1]
+    task = parse_task(body)
+    return task.key if task is not None else task_key(body)
+
+
+def _stems(text: str) -> set[str]:
+    return {topic_key(word) for word in content_words(text)}
 
 
 def _task_bullet_key(bullet: Bullet) -> str:

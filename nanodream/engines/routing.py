@@ -120,8 +120,8 @@ _SCHEDULE = re.compile(
     re.IGNORECASE,
 )
 _TOOL_USE = re.compile(
-    r"`|\b(?:run|runs|running|command|commands|tool|tools|search|searching|grep|rg|test|tests|shell"
-    r"|terminal|scripts?)\b",
+    r"`|\b(?:run|runs|running|command|commands|tool|tools|search|searching|grep|rg|ripgrep|test|tests|shell"
+    r"|terminal|scripts?|cli|browser|git|gh|pytest|linter|formatter)\b",
     re.IGNORECASE,
 )
 _DECISION = re.compile(r"^(?:we\s+)?(?:decided|decision|agreed)\b|\bdecided\s+to\b", re.IGNORECASE)
@@ -132,9 +132,45 @@ _INFRASTRUCTURE = re.compile(
 )
 
 
+# Base-form verbs that open an instruction to the agent ("Ask before deleting…"). Words that as often open a
+# noun phrase ("Test coverage is…", "Build times…", "Release notes…") are left out on purpose.
+_IMPERATIVE = frozenset({
+    "ask", "answer", "reply", "respond", "use", "prefer", "run", "keep", "cite", "write", "avoid", "confirm",
+    "explain", "include", "mention", "show", "summarise", "summarize", "search", "read", "check", "verify",
+    "wait", "format", "remind", "follow", "stop", "treat", "quote", "refer", "call", "try", "be", "put", "add",
+    "default", "stick", "double-check", "greet", "address", "reference", "say", "tell", "suggest", "offer",
+})
+_NOT_A_VERB_AFTER = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "can", "s"})
+_CONDITION = re.compile(r"^(?:when|whenever|if|before|after|unless|once|while)\b[^,]*,\s*", re.IGNORECASE)
+_TO_AGENT = re.compile(
+    r"^(?:(?:the\s+)?(?:agent|assistant)\b|you\s+(?:must|should|shall|need|have\s+to|may)\b"
+    r"|(?:answers?|replies|responses|summaries|commit\s+messages)\s+(?:must|should|need|have\s+to)\b)",
+    re.IGNORECASE,
+)
+
+
+def instructs_agent(text: str) -> bool:
+    """True when the sentence tells the agent how to behave: "Always …", "Agent should …", "You must …",
+    an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
+    """
+    rest = _CONDITION.sub("", text.strip(), count=1)
+    if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest):
+        return True
+    tokens = rest.split(maxsplit=1)
+    if not tokens:
+        return False
+    first = tokens[0].lower().strip(".,:;!?`'\"")  # whole token: "check-ins" is a noun, "double-check" a verb
+    after = words(tokens[1])[:1] if len(tokens) > 1 else []
+    return first in _IMPERATIVE and not (after and after[0] in _NOT_A_VERB_AFTER)
+
+
 def route_fact(text: str) -> Route:
-    """Which file and `##` section a plain fact belongs in; project memory is the default."""
-    if _ABOUT_USER.match(text):
+    """Which file and `##` section a plain fact belongs in; project memory is the default.
+
+    Who the sentence is about decides first (the user → USER.md), then whether it instructs the agent
+    (→ SOUL.md: its tool strategy when it names tools or commands, its rules otherwise).
+    """
+    if _ABOUT_USER.match(text) and not _TO_AGENT.match(text):
         if _PREFERENCE.search(text):
             return Route(USER_FILE, "Preferences")
         if _IDENTITY.search(text):
@@ -142,7 +178,7 @@ def route_fact(text: str) -> Route:
         if _SCHEDULE.search(text):
             return Route(USER_FILE, "Schedule")
         return Route(USER_FILE, "Preferences")
-    if _FOR_AGENT.match(text):
+    if instructs_agent(text):
         return Route(SOUL_FILE, "Tool use" if _TOOL_USE.search(text) else "Rules")
     if _DECISION.search(text):
         return Route(MEMORY_FILE, "Decisions")
@@ -174,6 +210,25 @@ def parse_procedure(text: str) -> Procedure | None:
     if name is None or not steps:
         return None
     return Procedure(name, steps)
+
+
+_UNTITLED = re.compile(r"^(?:how\s+to|steps\s+to|to)\s+([^:]{3,80}?)\s*:\s*(1[.)]\s+.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def parse_untitled_procedure(text: str) -> Procedure | None:
+    """`To <goal>: 1) … 2) …` → a procedure named after its goal's meaningful words ("rotate-api-keys").
+
+    Unlike `Procedure <name>:`, nobody asked for a skill here: the engine makes one only when the same goal
+    is told in two sessions (see the builtin engine's recurrence rule).
+    """
+    match = _UNTITLED.match(text.strip())
+    if not match:
+        return None
+    name = skill_slug("-".join(w for w in words(match.group(1)) if w not in STOPWORDS))
+    steps = tuple(tidy_step(part) for part in _STEP_NUMBER.split(match.group(2)) if tidy_step(part.rstrip(".")))
+    if name is None or len(steps) < 2:
+        return None
+    return Procedure(name, tuple(step.rstrip(".") for step in steps))
 
 
 def tidy_step(text: str) -> str:

@@ -1,0 +1,48 @@
+"""`nanodream simulate --seed N -o DIR`: write a long-horizon eval scenario generated from a seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, console, emit_json, fail
+
+
+def simulate(
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Directory to write the scenario into.",
+                                         show_default=False)],
+    days: Annotated[int, typer.Option("--days", help="Simulated days (4 entries a day, plus the opening).")] = 60,
+    user_facts: Annotated[int, typer.Option(
+        "--user-facts", help="How many of the user's changing facts to track (1 to 5).")] = 5,
+    as_json: JsonOption = False,
+) -> None:
+    """Simulate weeks of an agent's history with the ground truth of what memory should say at the end.
+
+    A persona and a project whose facts change (moves, job changes, tool switches), corrections, procedures
+    retold across sessions, tasks opened and closed, [skip] chatter and hostile lines. Score any engine on
+    it with `nanodream eval DIR`.
+
+    \b
+    Examples:
+      nanodream simulate --seed 7 -o /tmp/sim7 && nanodream eval /tmp/sim7
+      nanodream simulate --seed 1 --days 365 --user-facts 3 -o /tmp/year
+    """
+    from nanodream.evaluation.simulate import write_scenario
+
+    if days < 1 or not 1 <= user_facts <= 5:
+        fail("--days must be at least 1 and --user-facts between 1 and 5", as_json=as_json)
+    if output.exists() and any(output.iterdir()) and not (output / "expect.toml").is_file():
+        fail(f"{output} is not empty and is not a scenario; choose an empty directory", as_json=as_json)
+    count = write_scenario(output, seed, days, user_facts)
+    if as_json:
+        emit_json({"path": str(output.resolve()), "seed": seed, "days": days, "entries": count})
+        return
+    console.print(f"wrote {count} history entries and their ground truth to {output}", markup=False,
+                  highlight=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.command()(simulate)

@@ -1,0 +1,75 @@
+"""Single-valued facts as slots: (subject, attribute) → value, so a new value replaces the old one.
+
+"The user's timezone is Europe/Berlin" and "The user's time zone is America/Chicago now" share almost no
+meaningful words, yet one must replace the other: both fill the slot (user, time zone). Word overlap cannot
+see that; a slot can. Only relations that hold one value at a time are slots ("lives in", "works at",
+"uses X for Y", "runs on", "X's Y is"); "prefers" or "likes" are not, a person has many preferences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from nanodream.engines.routing import STOPWORDS, words
+from nanodream.prompting.signals import topic_key
+
+# Words that date a statement without changing what it is about.
+_TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "since", "recently", "anymore"})
+MAX_SUBJECT_WORDS = 5
+# "runs on Sundays" says when, not where: a schedule is not the value of the "runs on" slot.
+_WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
+                   r"|saturdays?|sundays?|\d{1,2}:\d{2}|schedule|demand|request)\b", re.IGNORECASE)
+
+_RELATION_PATTERNS = (
+    ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
+    ("lives in", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?lives|is\s+(?:now\s+)?(?:living|based))\s+in\s+(?P<value>.+)$"),
+    ("lives in", r"^(?P<subject>.+?)\s+(?:has\s+)?moved\s+to\s+(?P<value>.+)$"),
+    ("works at", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?works|is\s+(?:now\s+)?working)\s+(?:at|for)\s+(?P<value>.+)$"),
+    ("works as", r"^(?P<subject>.+?)\s+(?:now\s+)?works\s+as\s+(?P<value>.+)$"),
+    ("runs on", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:runs|is\s+(?:now\s+)?(?:running|hosted|deployed))\s+on\s+"
+                r"(?P<value>.+)$"),
+    ("uses for", r"^(?P<subject>.+?)\s+(?:now\s+)?uses\s+(?P<value>.+?)\s+for\s+(?P<qualifier>.+)$"),
+    ("has", r"^(?P<subject>.+?)['’]s\s+(?P<qualifier>[\w\s/-]+?)\s+(?:is|are)\s+(?P<value>.+)$"),
+)
+_RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
+
+
+@dataclass(frozen=True)
+class Slot:
+    subject: frozenset[str]
+    relation: str
+    qualifier: frozenset[str]
+    value: str
+
+
+@lru_cache(maxsize=16384)  # every bullet is asked once per fact of a batch
+def slot_of(text: str) -> Slot | None:
+    """The slot a sentence fills, or None when it states no single-valued relation we know."""
+    sentence = text.strip().rstrip(".!")
+    for relation, pattern in _RELATIONS:
+        match = pattern.match(sentence)
+        if match is None:
+            continue
+        subject = _key_words(match.group("subject"))
+        groups = match.groupdict()
+        qualifier = _key_words(groups.get("qualifier") or "")
+        value = match.group("value").strip()
+        if relation == "runs on" and _WHEN.match(value):
+            return None
+        if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
+            return Slot(subject, relation, qualifier, value)
+    return None
+
+
+def same_slot(a: str, b: str) -> bool:
+    """Both sentences fill the same slot (with any values): the later one replaces the earlier."""
+    left, right = slot_of(a), slot_of(b)
+    return left is not None and right is not None and (left.subject, left.relation, left.qualifier) == (
+        right.subject, right.relation, right.qualifier)
+
+
+def _key_words(text: str) -> frozenset[str]:
+    """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute."""
+    return frozenset(topic_key(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)

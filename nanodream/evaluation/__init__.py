@@ -1,0 +1,1 @@
+"""Measuring a consolidator: scenarios with ground truth, checks, a runner and reports (`nanodream eval`)."""

@@ -1,0 +1,113 @@
+"""Scoring the memory a run left behind against a scenario's checks: each check passes or fails.
+
+Text is matched case-insensitively with runs of whitespace folded, so a check states a fact, not a layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from nanodream.evaluation.scenario import Check, Scenario
+from nanodream.workspace import CORE_FILES
+
+ARCHIVE_DIR = "memory/archive"
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The memory files of a workspace: active ones (core files and skills) and the archive, by relative path."""
+
+    active: dict[str, str]
+    archive: dict[str, str]
+
+    @classmethod
+    def read(cls, root: Path) -> Memory:
+        active = {path: _read(root / path) for path in CORE_FILES if (root / path).is_file()}
+        active.update({p.relative_to(root).as_posix(): _read(p) for p in sorted(root.glob("skills/*/SKILL.md"))})
+        archive = {p.relative_to(root).as_posix(): _read(p) for p in sorted((root / ARCHIVE_DIR).glob("*.md"))}
+        return cls(active, archive)
+
+    @property
+    def size(self) -> int:
+        """Bytes of every memory file, archive included: what `max_growth_bytes` measures."""
+        return sum(len(text.encode()) for text in (*self.active.values(), *self.archive.values()))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kind: str
+    label: str
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "check": self.label, "passed": self.passed, "detail": self.detail}
+
+
+def score_checks(scenario: Scenario, before: Memory, after: Memory) -> list[CheckResult]:
+    """Every check of the scenario, in file order, then the growth limit when it has one."""
+    results = [evaluate(check, after) for check in scenario.checks]
+    if scenario.max_growth_bytes is not None:
+        grown = after.size - before.size
+        results.append(CheckResult("max_growth_bytes", f"max_growth_bytes {scenario.max_growth_bytes}",
+                                   grown <= scenario.max_growth_bytes, f"grew {grown} bytes"))
+    return results
+
+
+def evaluate(check: Check, memory: Memory) -> CheckResult:
+    if check.kind == "skill":
+        return _skill(check, memory)
+    needle = fold(check.text)
+    if check.kind == "present":
+        places = _places(check.file, memory, with_archive=True)
+        found = [path for path, text in places.items() if needle in fold(text)]
+        passed, detail = bool(found), (f"found in {', '.join(found)}" if found else "not found")
+    elif check.kind == "absent":
+        places = _places(check.file, memory, with_archive=True)
+        found = [path for path, text in places.items() if needle in fold(text)]
+        passed, detail = not found, (f"found in {', '.join(found)}" if found else "absent")
+    else:  # once: duplicates are about what the agent reads, so the archive does not count
+        count = sum(fold(text).count(needle) for text in _places(check.file, memory, with_archive=False).values())
+        passed, detail = count == 1, f"appears {count} time(s)"
+    return CheckResult(check.kind, check.label, passed, detail)
+
+
+def fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _places(file: str | None, memory: Memory, *, with_archive: bool) -> dict[str, str]:
+    """One named active file, or all memory (the archive too when asked)."""
+    if file is not None:
+        return {file: memory.active[file]} if file in memory.active else {}
+    return {**memory.active, **(memory.archive if with_archive else {})}
+
+
+def _skill(check: Check, memory: Memory) -> CheckResult:
+    path = f"skills/{check.name}/SKILL.md"
+    text = memory.active.get(path)
+    if text is None:
+        skills = sorted(p.split("/")[1] for p in memory.active if p.startswith("skills/"))
+        return CheckResult("skill", check.label, False, f"no such skill (skills: {', '.join(skills) or 'none'})")
+    description = _description(text)
+    if check.description_contains and fold(check.description_contains) not in fold(description):
+        return CheckResult("skill", check.label, False, f"description is {description!r}")
+    return CheckResult("skill", check.label, True, "exists")
+
+
+def _description(text: str) -> str:
+    """The `description` of a SKILL.md's front matter, '' when it has none or it does not parse."""
+    if not text.startswith("---"):
+        return ""
+    try:
+        front = yaml.safe_load(text.split("---", 2)[1])
+    except (yaml.YAMLError, IndexError):
+        return ""
+    return str(front.get("description", "")) if isinstance(front, dict) else ""
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")

@@ -1,0 +1,117 @@
+"""Run scenarios in throwaway workspaces and score them; the corpus itself is only ever read."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nanodream.config import Settings, load_settings
+from nanodream.engines import Engine, engine_for
+from nanodream.evaluation.checks import CheckResult, Memory, score_checks
+from nanodream.evaluation.scenario import Scenario
+from nanodream.run.context import RunOptions
+from nanodream.run.dream import run_dream
+from nanodream.versioning.gitstore import GitStore
+from nanodream.workspace import Workspace, scaffold
+
+# A scenario's backlog is drained in one run however long it is: the per-run batch limit is a production brake.
+EVAL_MAX_BATCHES = 100_000
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to evaluate with: settings overrides (model, …), an optional prompt file, a spending cap."""
+
+    overrides: dict[str, Any] = field(default_factory=dict)
+    prompt: Path | None = None
+    max_cost: float | None = None
+    engine_factory: Callable[[Settings], Engine] = engine_for
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    checks: list[CheckResult]
+    metrics: dict[str, Any]
+
+    @property
+    def score(self) -> float:
+        """Passed checks over all checks (1.0 for a scenario with no checks, which loading refuses)."""
+        return sum(c.passed for c in self.checks) / len(self.checks) if self.checks else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "score": round(self.score, 4), "checks": [c.to_dict() for c in self.checks],
+                "metrics": self.metrics}
+
+
+@dataclass
+class EvalReport:
+    model: str
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    stopped: str = ""  # why the run ended before the last scenario (the cost cap), '' when it did not
+
+    @property
+    def score(self) -> float:
+        """Mean of the scenario scores: a scenario with many checks weighs no more than a small one."""
+        return sum(s.score for s in self.scenarios) / len(self.scenarios) if self.scenarios else 0.0
+
+    @property
+    def cost(self) -> float:
+        return sum(s.metrics.get("cost") or 0.0 for s in self.scenarios)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": round(self.score, 4), "model": self.model, "stopped": self.stopped,
+                "cost": round(self.cost, 6), "scenarios": [s.to_dict() for s in self.scenarios]}
+
+
+def run_corpus(scenarios: list[Scenario], config: EvalConfig,
+               on_result: Callable[[ScenarioResult], None] = lambda result: None) -> EvalReport:
+    """Every scenario in order; with `max_cost`, stop before the next scenario once the spend reaches it."""
+    report = EvalReport(model=str(config.overrides.get("model") or "configured"))
+    for scenario in scenarios:
+        if config.max_cost is not None and report.cost >= config.max_cost:
+            report.stopped = f"--max-cost {config.max_cost} reached after {len(report.scenarios)} scenario(s)"
+            break
+        remaining = None if config.max_cost is None else config.max_cost - report.cost
+        result, model = run_scenario(scenario, config, remaining)
+        report.model = model
+        report.scenarios.append(result)
+        on_result(result)
+    return report
+
+
+def run_scenario(scenario: Scenario, config: EvalConfig, max_cost: float | None = None) -> tuple[ScenarioResult, str]:
+    """Copy the scenario into a temporary workspace, dream its whole history, score what memory says."""
+    with tempfile.TemporaryDirectory(prefix=f"nanodream-eval-{scenario.name[:40]}-") as tmp:
+        ws = Workspace.at(Path(tmp) / "ws")
+        prepare_workspace(scenario, ws, config.prompt)
+        overrides = {**scenario.settings, **config.overrides, "max_batches": EVAL_MAX_BATCHES}
+        if max_cost is not None:
+            overrides["max_cost"] = max_cost
+        settings = load_settings(ws, overrides)
+        before = Memory.read(ws.root)
+        clock = time.monotonic()
+        run = run_dream(ws, settings, RunOptions(trigger="eval"), engine_factory=config.engine_factory)
+        seconds = time.monotonic() - clock
+        after = Memory.read(ws.root)
+        metrics = {"outcome": run.outcome, "reason": run.reason, "batches": len(run.batches),
+                   "entries": run.entries, "tokens_in": run.tokens_in, "tokens_out": run.tokens_out,
+                   "cost": run.cost, "seconds": round(seconds, 3), "bytes_grown": after.size - before.size}
+        return ScenarioResult(scenario.name, score_checks(scenario, before, after), metrics), settings.model
+
+
+def prepare_workspace(scenario: Scenario, ws: Workspace, prompt: Path | None) -> None:
+    """The scenario's files over a fresh scaffold, its history, the prompt under test, and the first commit."""
+    if scenario.files.is_dir():
+        shutil.copytree(scenario.files, ws.root, symlinks=False)
+    scaffold(ws.root)  # fills in only what the scenario did not provide
+    shutil.copyfile(scenario.history, ws.history_file)
+    if prompt is not None:
+        ws.prompt_override.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(prompt, ws.prompt_override)
+    GitStore(ws).ensure_repo()

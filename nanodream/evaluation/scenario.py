@@ -1,0 +1,127 @@
+"""A scenario is a directory: optional `files/`, `history.jsonl`, and `expect.toml` with the ground truth.
+
+The format is documented in docs/eval.md. Loading validates it fully, so a typo in a corpus is an error
+that names the file and the check, not a silently passing scenario.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+CHECK_KINDS = ("present", "absent", "once", "skill")
+EXPECT_FILE = "expect.toml"
+HISTORY_FILE = "history.jsonl"
+
+
+class ScenarioError(ValueError):
+    """A scenario or corpus that cannot be used; the message names the path."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One piece of ground truth; `text`/`file` for present/absent/once, `name`/`description_contains` for skill."""
+
+    kind: str
+    text: str = ""
+    file: str | None = None
+    name: str = ""
+    description_contains: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How the check reads in a table and in a diff: stable, so two runs' checks line up."""
+        if self.kind == "skill":
+            extra = f" ({self.description_contains})" if self.description_contains else ""
+            return f"skill {self.name}{extra}"
+        where = f" in {self.file}" if self.file else ""
+        return f"{self.kind} {self.text!r}{where}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    root: Path
+    checks: tuple[Check, ...]
+    description: str = ""
+    max_growth_bytes: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def history(self) -> Path:
+        return self.root / HISTORY_FILE
+
+    @property
+    def files(self) -> Path:
+        return self.root / "files"
+
+
+def shipped_corpus() -> Path:
+    """The corpus inside the package (nanodream/eval_corpus links to the top-level eval/ in a checkout)."""
+    return Path(str(resources.files("nanodream") / "eval_corpus"))
+
+
+def discover(paths: list[Path]) -> list[Scenario]:
+    """Each path is one scenario directory or a directory of them (sorted by name); order is kept."""
+    scenarios: list[Scenario] = []
+    for path in paths:
+        if (path / EXPECT_FILE).is_file():
+            scenarios.append(load_scenario(path))
+            continue
+        if not path.is_dir():
+            raise ScenarioError(f"{path}: not a scenario directory or a directory of scenarios")
+        found = sorted(child for child in path.iterdir() if (child / EXPECT_FILE).is_file())
+        if not found:
+            raise ScenarioError(f"{path}: holds no scenario (a directory with {EXPECT_FILE})")
+        scenarios += [load_scenario(child) for child in found]
+    names = [s.name for s in scenarios]
+    if len(set(names)) != len(names):
+        shared = sorted({name for name in names if names.count(name) > 1})
+        raise ScenarioError(f"two scenarios share a name: {', '.join(shared)}")
+    return scenarios
+
+
+def load_scenario(root: Path) -> Scenario:
+    """Read and validate one scenario directory."""
+    expect = root / EXPECT_FILE
+    try:
+        data = tomllib.loads(expect.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{expect}: not valid TOML ({exc})") from None
+    if not (root / HISTORY_FILE).is_file():
+        raise ScenarioError(f"{root}: {HISTORY_FILE} is missing")
+    unknown = set(data) - {*CHECK_KINDS, "name", "description", "max_growth_bytes", "settings"}
+    if unknown:
+        raise ScenarioError(f"{expect}: unknown key(s) {', '.join(sorted(unknown))}")
+    checks = tuple(_check(kind, item, expect) for kind in CHECK_KINDS for item in _tables(data, kind, expect))
+    growth = data.get("max_growth_bytes")
+    if growth is not None and (not isinstance(growth, int) or isinstance(growth, bool) or growth < 0):
+        raise ScenarioError(f"{expect}: max_growth_bytes must be a non-negative integer")
+    if not checks and growth is None:
+        raise ScenarioError(f"{expect}: no checks")
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise ScenarioError(f"{expect}: [settings] must be a table")
+    return Scenario(name=str(data.get("name") or root.name), root=root, checks=checks,
+                    description=str(data.get("description", "")), max_growth_bytes=growth, settings=settings)
+
+
+def _tables(data: dict[str, Any], kind: str, expect: Path) -> list[dict[str, Any]]:
+    items = data.get(kind, [])
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise ScenarioError(f"{expect}: {kind} must be an array of tables ([[{kind}]])")
+    return items
+
+
+def _check(kind: str, item: dict[str, Any], expect: Path) -> Check:
+    allowed = {"name", "description_contains"} if kind == "skill" else {"text", "file"}
+    unknown = set(item) - allowed
+    required = "name" if kind == "skill" else "text"
+    if unknown or not isinstance(item.get(required), str) or not item[required].strip():
+        raise ScenarioError(f"{expect}: [[{kind}]] needs a non-empty `{required}` and only {sorted(allowed)}")
+    if kind == "skill":
+        return Check(kind, name=item["name"], description_contains=item.get("description_contains"))
+    return Check(kind, text=item["text"], file=item.get("file"))

@@ -57,6 +57,13 @@ def test_the_wheel_holds_both_folders_byte_identical(wheel):
             assert shipped == expected
 
 
+def test_the_wheel_holds_the_page_templates(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    shipped = {name.rsplit("/", 1)[1] for name in names if name.startswith("nanodream/serve/templates/")}
+    assert shipped == {p.name for p in (REPO / "nanodream/serve/templates").glob("*.html")} != set()
+
+
 def test_init_example_works_from_the_installed_wheel(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

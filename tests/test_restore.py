@@ -58,13 +58,12 @@ def test_undo_merges_around_a_later_edit_of_the_same_file(history):
     assert "Fridays" not in read(ws, MEMORY) and "- Uses postgres 16\n" in read(ws, MEMORY)
 
 
-def test_a_hand_edit_next_to_the_undone_line_counts_as_a_conflict(history):
+def test_a_hand_edit_next_to_the_undone_line_is_kept(history):
     ws, shas = history
     (ws.root / MEMORY).write_text(read(ws, MEMORY) + "- hand: staging is eu-west\n")
-    before = snapshot(ws)
     report = restore_commit(ws, shas["b"])
-    assert report.outcome == "refused" and report.conflicts  # git's rule: adjacent edits overlap
-    assert snapshot(ws) == before
+    assert report.outcome == "restored", report.reason  # adjacent is not the same line
+    assert read(ws, MEMORY).endswith("- Uses postgres 16\n- hand: staging is eu-west\n")
 
 
 def test_conflicting_restore_refuses_and_changes_nothing(history):
@@ -74,7 +73,7 @@ def test_conflicting_restore_refuses_and_changes_nothing(history):
     report = restore_commit(ws, shas["b"])
     assert report.outcome == "refused" and report.exit_code == ExitCode.FAILED
     assert f"cannot undo {shas['b'][:8]} alone" in report.reason and MEMORY in report.reason
-    assert report.conflicts == [f"{MEMORY}: later changes overlap the lines {shas['b'][:8]} changed"]
+    assert report.conflicts == [f"{MEMORY}: '- Deploys on Fridays' was edited since"]
     assert f"nanodream restore {shas['b'][:8]} --before" in report.hint
     assert snapshot(ws) == before
     assert git(ws, "status", "--porcelain") == ""
@@ -284,3 +283,61 @@ def test_files_outside_the_memory_are_left_to_git(workspace):
     report = restore_commit(workspace, "HEAD")
     assert report.outcome == "refused" and "notes.txt is not a file nanodream versions" in report.reason
     assert snapshot(workspace) == before
+
+
+def test_a_middle_dream_whose_section_later_dreams_appended_to_is_undone_alone(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(2, "[durable] memory/MEMORY.md: Deploys on Fridays"),
+          entry(3, "[durable] memory/MEMORY.md: Staging is eu-west"))
+    middle = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Uses redis"))
+    dream(ws, entry(5, "[durable] memory/MEMORY.md: On-call is Ana"))
+
+    report = restore_commit(ws, middle)
+
+    assert report.outcome == "restored", report.reason
+    assert read(ws, MEMORY).endswith("## Project\n- Uses postgres 16\n- Uses redis\n- On-call is Ana\n")
+    assert report.changes == [f"{MEMORY}: modified (+0 -2)"]
+
+
+def test_undoing_a_correction_swaps_the_old_line_back_in_place(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Deploys on Fridays"),
+          entry(2, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(3, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
+    fix = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Uses redis"))
+
+    assert restore_commit(ws, fix).outcome == "restored"
+    assert read(ws, MEMORY).endswith("- Deploys on Fridays\n- Uses postgres 16\n- Uses redis\n")
+
+
+def test_a_removed_line_comes_back_after_its_old_neighbour(workspace):
+    ws = workspace
+    dream(ws, *(entry(n, f"[durable] memory/MEMORY.md: Fact {n}") for n in (1, 2, 3)))
+    memory = ws.root / MEMORY
+    memory.write_text(read(ws, MEMORY).replace("- Fact 2\n", ""))
+    git(ws, "commit", "-qam", "manual: drop fact 2\n\nDream-Kind: manual")
+    removal = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Fact 4"))
+
+    assert restore_commit(ws, removal).outcome == "restored"
+    assert read(ws, MEMORY).endswith("- Fact 1\n- Fact 2\n- Fact 3\n- Fact 4\n")
+    assert restore_commit(ws, removal).outcome == "nothing-to-do"
+
+
+def test_a_true_overlap_names_the_line_and_changes_nothing(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(2, "[durable] memory/MEMORY.md: Deploys on Fridays"))
+    middle = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(3, "[durable] memory/MEMORY.md: Uses redis"))
+    dream(ws, entry(4, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Fridays at 9"))
+    (ws.root / USER).write_text(read(ws, USER) + "- hand: likes rain\n")
+    before = snapshot(ws)
+
+    report = restore_commit(ws, middle)
+
+    assert report.outcome == "refused" and "'- Deploys on Fridays' was edited since" in report.reason
+    assert snapshot(ws) == before and not ws.journal_file.exists()

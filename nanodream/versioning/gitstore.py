@@ -273,20 +273,6 @@ class GitStore:
     def blob(self, blob_id: str) -> bytes:
         return run_git(self.workspace.root, "cat-file", "blob", blob_id).stdout
 
-    def three_way_merge(self, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
-        """Merge the change base→theirs into ours with `git merge-file`; None when they conflict."""
-        with TemporaryDirectory(prefix="nanodream-merge-") as tmp:
-            names = []
-            for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-                (Path(tmp) / name).write_bytes(data)
-                names.append(str(Path(tmp) / name))
-            done = run_git(self.workspace.root, "merge-file", "-p", "-q", *names, check=False)
-        if done.returncode == 0:
-            return done.stdout
-        if 0 < done.returncode < 128:
-            return None
-        raise GitError(("merge-file",), done.returncode, done.stderr)
-
 
 def _status_paths(porcelain: str) -> list[str]:
     """Paths from `git status --porcelain -z` (a rename's source, which follows as its own field, skipped)."""

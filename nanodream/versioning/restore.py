@@ -1,8 +1,8 @@
 """Undo a memory commit as a new commit: history is never rewritten and a person's edits are never lost.
 
-The undo is a real revert, computed file by file with git's three-way merge (base: the commit's
-version, theirs: its parent's, ours: what is on disk now) entirely before anything is written, so a
-conflict is refused with the workspace untouched. The result is applied through the same write-ahead
+The undo takes the commit's own lines out of today's files one by one (see linerevert.py), entirely
+before anything is written, so a conflict — a later change to the very same lines — is refused with the
+workspace untouched. The result is applied through the same write-ahead
 journal as a dream, so a crash mid-restore is finished by the next run.
 """
 
@@ -20,6 +20,7 @@ from nanodream.run.staging import FileChange
 from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.versioning.linerevert import revert_lines
 from nanodream.vocab import ExitCode, Outcome, new_run_id
 from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, TRACKED_PATTERNS, Workspace
 
@@ -156,10 +157,11 @@ def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> 
             report.conflicts.append(f"{path}: {'deleted' if ours is None else 'changed'} by a later commit")
             continue
         else:
-            result = store.three_way_merge(ours, base, theirs)
-            if result is None:
-                report.conflicts.append(f"{path}: later changes overlap the lines {target.sha[:8]} changed")
+            undone = revert_lines(ours, base, theirs)
+            if undone.result is None:
+                report.conflicts.append(f"{path}: " + "; ".join(undone.conflicts))
                 continue
+            result = undone.result
         if result != ours:
             plan[path] = (ours, result)
     if report.conflicts:

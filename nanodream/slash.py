@@ -270,6 +270,9 @@ def render_restore(report: RestoreReport, ref: str) -> str:
     if report.manual_commit:
         lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
     lines += [f"- {change}" for change in report.changes]
+    if report.rejected:
+        lines.append("\nRecorded as rejected in `memory/rejected.md` (no later dream adds them again): "
+                     + "; ".join(_inline(fact) for fact in report.rejected))
     if report.replay:
         lines.append(f"\nHistory cursor set back to {report.cursor_after}: the next dream reads that history again.")
     else:

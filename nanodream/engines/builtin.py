@@ -35,6 +35,7 @@ from nanodream.engines.routing import (
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
 from nanodream.prompting.signals import today_in
+from nanodream.rejected import fact_key as rejected_key
 from nanodream.run.registry import ToolResult
 from nanodream.run.tools import SessionAborted, ToolBox
 from nanodream.safety.guards import injection_rules_hit, secret_rules_hit
@@ -58,7 +59,7 @@ class BuiltinEngine:
         if not request.batch.entries:  # only `run --tidy` sends no entries: a history batch always has some
             return self._tidy(files)
         ledger = Ledger(skipped_lines=request.batch.skipped_lines)
-        consolidator = Consolidator(files, ledger)
+        consolidator = Consolidator(files, ledger, request.rejected)
         for entry in request.batch.entries:
             day = entry_day(entry.timestamp)
             for tag, text in tagged_lines(entry.content):
@@ -198,9 +199,10 @@ class MemoryFiles:
 class Consolidator:
     """Applies the routing and retention rules to one fact line at a time, in history order."""
 
-    def __init__(self, files: MemoryFiles, ledger: Ledger) -> None:
+    def __init__(self, files: MemoryFiles, ledger: Ledger, rejected: frozenset[frozenset[str]] = frozenset()) -> None:
         self.files = files
         self.ledger = ledger
+        self.rejected = rejected  # the whole ledger's keys: a rejected fact is never filed, corrected in or refined to
 
     def take(self, tag: str | None, text: str, day: date | None) -> None:
         """Route one line by its tag and shape; the ledger records what happened to it."""
@@ -232,6 +234,8 @@ class Consolidator:
 
     def _fact(self, text: str) -> None:
         """Add a fact to its routed section unless it is already there, or refine a bullet it extends."""
+        if self._rejected(text):
+            return
         if self._present(text):
             self.ledger.duplicates += 1
             return
@@ -255,6 +259,8 @@ class Consolidator:
         When the closest fact is archived, the correction is about it, not about an active neighbour that
         merely shares words: it is filed as a new active fact and the neighbour is left alone.
         """
+        if self._rejected(text):
+            return
         if self._present(text):
             self.ledger.duplicates += 1
             return
@@ -273,6 +279,13 @@ class Consolidator:
         _, path, bullet = best
         self.files.docs[path].replace_bullet(bullet.index, text)
         self.ledger.note_corrected(path, bullet.text, text)
+
+    def _rejected(self, text: str) -> bool:
+        """A fact a person rejected (memory/rejected.md) is never filed again, whatever history repeats it."""
+        if rejected_key(text) in self.rejected:
+            self.ledger.rejected += 1
+            return True
+        return False
 
     def _present(self, text: str) -> bool:
         key = fact_key(text)

@@ -33,6 +33,7 @@ class Ledger:
     tasks_pruned: list[str] = field(default_factory=list)
     tasks_kept_stale: int = 0
     duplicates: int = 0
+    rejected: int = 0
     withheld: int = 0
     withheld_injection: int = 0
     untagged: int = 0
@@ -90,6 +91,7 @@ class Ledger:
                          "would trip the mass-deletion guard")
         counts = [
             (self.duplicates, _count(self.duplicates, "duplicate") + " skipped (already in memory)"),
+            (self.rejected, _count(self.rejected, "fact") + " skipped: a person rejected it (memory/rejected.md)"),
             (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),
             (self.withheld_injection,
              _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),

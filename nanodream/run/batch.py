@@ -18,6 +18,7 @@ from nanodream.backlog.quarantine import QuarantineUnreadable, quarantined_offse
 from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
+from nanodream.rejected import drop_rejected, read_ledger, rejected_keys
 from nanodream.run import apply, archive, confirmations
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
@@ -57,13 +58,14 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome == Outcome.FAILED:
             return outcome
+    left_out = [f"left out a rejected fact: {line}" for line in drop_rejected(staging, _rejected(ctx))]
     mentioned = [entry.content for entry in batch.entries] if batch else ()
     relief = relieve(staging, ctx.store, ctx.settings, mentioned=mentioned)
     if relief.problems:
         outcome.capacity = True
         return outcome.fail(relief.failure)
     violations = guards.check(staging, batch, ctx.settings, toolbox.refusals)
-    outcome.warnings = [str(v) for v in violations if not v.blocking]
+    outcome.warnings = [str(v) for v in violations if not v.blocking] + left_out
     blocking = [v for v in violations if v.blocking]
     if blocking:
         return outcome.fail("guard refused the result: " + "; ".join(str(v) for v in blocking))
@@ -85,7 +87,8 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
     context = _lookback(ctx, batch)
     prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch, context)
-    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity)
+    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
+                             rejected=_rejected(ctx))
     try:
         result = engine.run(request, toolbox)
     except SessionError as exc:
@@ -122,6 +125,11 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
     elif position is not None:
         apply.advance(ctx.workspace, position)
     return outcome
+
+
+def _rejected(ctx: RunContext) -> frozenset[frozenset[str]]:
+    """The whole ledger's keys: the builtin engine and the final filter honour all of it, not the excerpt."""
+    return rejected_keys(read_ledger(ctx.workspace))
 
 
 def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:

@@ -22,6 +22,7 @@ from nanodream.commands import (
     show,
     slash,
     status,
+    why,
 )
 from nanodream.vocab import ExitCode
 
@@ -32,7 +33,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history):
+for module in (init, run, status, log, show, restore, why, pin, recall, prompt, slash, schedule, quarantine,
+               history):
     module.register(app)
 
 

@@ -64,6 +64,7 @@ def keys(data) -> set[str]:
     ("history --json", ("history",)),
     ("slash TEXT --json", ("slash", "/dream-log")),
     ("recall QUERY --json", ("recall", "which language is the API written in")),
+    ("why TEXT|FILE:LINE --json", ("why", "written in Go")),
 ])
 def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
     assert keys(as_json(ws, *args)) == section_keys(heading)

@@ -30,14 +30,17 @@ class Prepared:
     upgraded: str = ""  # one line when the tracked set grew and .gitignore was updated in its own commit
 
 
-def prepare(workspace: Workspace, store: GitStore) -> Prepared:
+def prepare(workspace: Workspace, store: GitStore, *, branch: bool = True) -> Prepared:
     """Finish an interrupted apply and commit the person's hand edits before anything of ours touches the files.
 
     Raises NeedsPerson, before anything is written, when git is mid-operation or a hand edit holds a secret.
+    `branch=False` (a run whose every change waits for review) leaves the checked-out branch alone.
     """
     check_writable(workspace)
     store.ensure_repo()
     recovered = recover(workspace, store)
+    if not branch:
+        return Prepared(recovered)
     manual = commit_hand_edits(workspace, store)
     upgraded = [note for note in (track_archive(workspace, store), track_rejected(workspace, store)) if note]
     return Prepared(recovered, manual, "; ".join(upgraded))

@@ -23,10 +23,11 @@ from nanodream.run import apply, archive, confirmations
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
 from nanodream.run.report import BatchOutcome
-from nanodream.run.staging import Staging
+from nanodream.run.staging import FileChange, Staging
 from nanodream.run.tools import ToolBox
 from nanodream.run.transcripts import Transcript, save_transcript
 from nanodream.safety import guards
+from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
 from nanodream.vocab import Outcome, Trailer
 
@@ -50,7 +51,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
-    staging = Staging(ctx.workspace)
+    staging = Staging(ctx.workspace, _pending_overlay(ctx))
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
@@ -104,9 +105,27 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     _keep_transcript(ctx, batch, result.transcript, "finished")
 
 
+_SOUL = "SOUL.md"  # what `review = "soul"` holds back
+
+
+def _pending_overlay(ctx: RunContext) -> dict[str, str | None]:
+    """A review run sees memory as its pending proposals would leave it, so it does not propose them twice."""
+    if ctx.review == "off" or ctx.dry_run:
+        return {}
+    return pending.pending_view(ctx.store, None if ctx.review == "all" else _SOUL)
+
+
+def _waiting(ctx: RunContext, changes: list[FileChange]) -> list[FileChange]:
+    """The changes that wait for review instead of reaching the files."""
+    if ctx.review == "all":
+        return changes
+    return [c for c in changes if c.path == _SOUL] if ctx.review == "soul" else []
+
+
 def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: BatchOutcome,
            hooks: BatchHooks) -> BatchOutcome:
-    changes = staging.changes()
+    waiting = _waiting(ctx, staging.changes())
+    changes = [c for c in staging.changes() if c not in waiting]
     moved = apply.changed_since_staged(ctx.workspace, staging, [c.path for c in changes])
     if moved:
         return outcome.fail(f"{', '.join(moved)} changed on disk during the session; nothing applied, so those "
@@ -114,10 +133,15 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
     if hooks.before_apply is not None:
         hooks.before_apply()
     position = hooks.position or _end_of(ctx, batch)
+    facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
+                       tokens_out=outcome.tokens_out, cost=outcome.cost,
+                       position=position.offset if position is not None else None)
+    if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
+        files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
+        outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,
+                                                                            hooks.trailers))
+        outcome.outcome = Outcome.COMMITTED
     if changes:
-        facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
-                           tokens_out=outcome.tokens_out, cost=outcome.cost,
-                           position=position.offset if position is not None else None)
         message = dream_message(outcome.summary, changes, facts, hooks.trailers)
         journal = apply.journal_for(ctx.run_id, message, changes, apply.Progress(position))
         outcome.commit = apply.apply(ctx.workspace, ctx.store, journal)

@@ -92,7 +92,7 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
 
 
 def _prepare(ctx: RunContext, report: RunReport) -> None:
-    prepared = apply.prepare(ctx.workspace, ctx.store)
+    prepared = apply.prepare(ctx.workspace, ctx.store, branch=ctx.review != "all" or ctx.dry_run)
     report.recovered, report.manual_commit = prepared.recovered, prepared.manual_commit
     if prepared.upgraded:
         report.notices.append(prepared.upgraded)

@@ -152,12 +152,60 @@ class GitStore:
         self._sync_index(parent, sha)
         return sha
 
-    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str]) -> str:
+    def commit_on_ref(self, ref: str, parent: str, files: dict[str, bytes | None], message: str,
+                      extra_parent: str | None = None) -> str:
+        """A commit of `parent`'s tree with `files` replaced (None: removed), put on `ref`.
+
+        Built in a temporary index from object ids only: HEAD, the person's index and the files on disk are
+        never touched (the review lane keeps its proposals this way). `extra_parent` keeps a commit reachable.
+        """
+        with TemporaryDirectory(prefix="nanodream-index-") as tmp:
+            index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self._git("read-tree", parent, env=index)
+            for path, data in sorted(files.items()):
+                if data is None:
+                    self._git("update-index", "--force-remove", "--", path, env=index)
+                else:
+                    blob = self._git("hash-object", "-w", "--stdin", stdin=data)
+                    self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
+            tree = self._git("write-tree", env=index)
+        sha = self._commit_tree(tree, parent, message, DREAM_IDENTITY, extra_parent)
+        self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", ref, sha)
+        return sha
+
+    def ref_sha(self, ref: str) -> str | None:
+        return self._read("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") or None
+
+    def set_ref(self, ref: str, sha: str | None) -> None:
+        """Point `ref` at `sha`, or delete it."""
+        if sha is None:
+            self._read("update-ref", "-d", ref)
+        else:
+            self._git("update-ref", ref, sha)
+
+    def chain(self, ref: str) -> list[str]:
+        """The commits of `ref` not on HEAD, oldest first, following first parents only."""
+        if self.ref_sha(ref) is None:
+            return []
+        out = self._git("rev-list", "--reverse", "--first-parent", ref, "^HEAD")
+        return out.split() if out else []
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """The bytes of `path` in `rev`, or None when it has no such file."""
+        done = run_git(self.workspace.root, "cat-file", "blob", f"{rev}:{path}", check=False)
+        return done.stdout if done.returncode == 0 else None
+
+    def changed_paths(self, old: str, new: str) -> list[str]:
+        out = self._git("diff", "--name-only", "-z", "--no-renames", old, new, "--")
+        return [p for p in out.split("\0") if p]
+
+    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str],
+                     extra_parent: str | None = None) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         cleaned = self._git("stripspace", stdin=message.encode("utf-8", "surrogateescape"))  # as commit does
-        parents = ["-p", parent] if parent else []
+        parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=(cleaned + "\n").encode("utf-8", "surrogateescape"))
 

@@ -17,6 +17,7 @@ from nanodream.commands import (
     quarantine,
     recall,
     restore,
+    review,
     run,
     schedule,
     show,
@@ -33,7 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, why, pin, recall, prompt, slash, schedule, quarantine,
+for module in (init, run, status, log, show, restore, review, why, pin, recall, prompt, slash, schedule, quarantine,
                history):
     module.register(app)
 

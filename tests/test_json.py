@@ -88,6 +88,17 @@ def test_nested_and_other_shapes_match_the_doc(ws, tmp_path):
     assert keys(restore) == section_keys("restore --json")
 
 
+def test_review_shapes_match_the_doc(ws):
+    write_history(ws, [entry(1, "a"), "{broken", entry(2, "b"), entry(3, "[durable] The DB is Postgres."),
+                       entry(4, "[durable] Deploys go through staging.")])
+    assert cli("run", "--review", "-w", str(ws.root)).exit_code == 0
+    listed = as_json(ws, "review")
+    assert keys(listed) == section_keys("review --json", "Keys of a proposal:")
+    accepted = as_json(ws, "review", "accept", "--all")
+    assert accepted["outcome"] == "accepted"
+    assert keys(accepted) == section_keys("review --json", "Keys of `review accept`:")
+
+
 def test_quarantine_lists_entries_with_the_documented_keys(ws):
     from nanodream.backlog.quarantine import QuarantinedEntry, save_quarantine
 

@@ -184,3 +184,21 @@ def test_review_soul_holds_back_only_soul_changes(workspace):
     assert "- Uses redis" in read(ws, MEMORY) and "Answer briefly" not in read(ws, SOUL)
     [proposal] = proposals(GitStore(ws))
     assert [f["path"] for f in proposal.files] == [SOUL]
+
+
+def test_slash_commands_list_accept_and_reject(lane):
+    from nanodream.slash import respond
+
+    ws = lane
+    first, middle, last = proposals(GitStore(ws))
+    listed = respond(ws.root, "/dream-accept")
+    assert listed.exit_code == 0 and f"`{first.id}`" in listed.markdown and "/dream-accept all" in listed.markdown
+    assert proposals(GitStore(ws))[0].sha == first.sha  # listing changed nothing
+    review = respond(ws.root, "/dream-review").markdown
+    assert "```diff" in review and "+- Uses redis" in review
+    rejected = respond(ws.root, f"/dream-reject {first.id} not true")
+    assert rejected.exit_code == 0 and "Rejected" in rejected.markdown and "Uses redis" in rejected.markdown
+    accepted = respond(ws.root, "/dream-accept all")
+    assert accepted.exit_code == 0 and "0 proposal(s) still pending" in accepted.markdown
+    assert "- On-call is Ana" in read(ws, MEMORY) and "not true" in read(ws, REJECTED)
+    assert respond(ws.root, "/dream-accept nope").exit_code == 2

@@ -9,6 +9,7 @@ import typer
 
 from nanodream import __version__
 from nanodream.commands import (
+    forget,
     history,
     init,
     log,
@@ -34,8 +35,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, review, why, pin, recall, prompt, slash, schedule, quarantine,
-               history):
+for module in (init, run, status, log, show, restore, review, why, forget, pin, recall, prompt, slash, schedule,
+               quarantine, history):
     module.register(app)
 
 

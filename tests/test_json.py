@@ -65,6 +65,7 @@ def keys(data) -> set[str]:
     ("slash TEXT --json", ("slash", "/dream-log")),
     ("recall QUERY --json", ("recall", "which language is the API written in")),
     ("why TEXT|FILE:LINE --json", ("why", "written in Go")),
+    ("forget --json", ("forget", "--session", "cli:direct", "--dry-run")),
 ])
 def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
     assert keys(as_json(ws, *args)) == section_keys(heading)

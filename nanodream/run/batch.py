@@ -14,7 +14,7 @@ from typing import Any
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.position import Position, position_at
-from nanodream.backlog.quarantine import QuarantineUnreadable, quarantined_offsets
+from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
@@ -162,7 +162,7 @@ def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
     if not days or batch is None or not batch.entries:
         return []
     try:
-        held = quarantined_offsets(ctx.workspace)
+        held = held_offsets(ctx.workspace)
     except QuarantineUnreadable:
         held = frozenset()
     since = datetime.now(zone(ctx.settings.timezone)) - timedelta(days=days)

@@ -17,8 +17,8 @@ from nanodream.backlog.position import Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
     QuarantineUnreadable,
+    held_offsets,
     load_quarantine,
-    quarantined_offsets,
     save_quarantine,
 )
 from nanodream.config import Settings
@@ -204,13 +204,13 @@ class _Backlog:
 
 def _drain(ctx: RunContext, report: RunReport) -> None:
     try:
-        held = set(quarantined_offsets(ctx.workspace))
+        held = set(held_offsets(ctx.workspace))
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
     if not ctx.dry_run:
         _release_capacity_holds(ctx, report)
-        held = set(quarantined_offsets(ctx.workspace))
+        held = set(held_offsets(ctx.workspace))
     backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
     observer = ctx.options.observer
     while not _stop_requested(ctx, report):

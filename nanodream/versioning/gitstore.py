@@ -356,6 +356,16 @@ def _parse_log(output: str) -> list[MemoryCommit]:
     return commits
 
 
+def parse_blame_shas(out: str) -> list[str | None]:
+    """The commit of each line from `git blame --line-porcelain` (None: not committed yet)."""
+    shas: list[str | None] = []
+    for line in out.splitlines():
+        match = BLAME_HEADER.match(line)
+        if match:
+            shas.append(None if match.group(1) == UNCOMMITTED else match.group(1))
+    return shas
+
+
 def parse_line_porcelain(out: str) -> list[int | None]:
     """Per final line, the committer time of the commit blamed for it (None for uncommitted lines)."""
     times: list[int | None] = []

@@ -33,6 +33,7 @@ from nanodream.engines.routing import (
     tidy_sentence,
 )
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
+from nanodream.hypotheses import evidence, without_marker
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
 from nanodream.prompting.signals import today_in
 from nanodream.rejected import fact_key as rejected_key
@@ -234,7 +235,7 @@ class Consolidator:
 
     def _fact(self, text: str) -> None:
         """Add a fact to its routed section unless it is already there, or refine a bullet it extends."""
-        if self._rejected(text):
+        if self._rejected(text) or self._promoted(text):
             return
         if self._present(text):
             self.ledger.duplicates += 1
@@ -285,6 +286,17 @@ class Consolidator:
         if rejected_key(text) in self.rejected:
             self.ledger.rejected += 1
             return True
+        return False
+
+    def _promoted(self, text: str) -> bool:
+        """A stated fact confirms a hypothesis line: the marker goes, the line stays where it is."""
+        key = fact_key(text)
+        for path in CORE_FILES:
+            for bullet in self._fact_bullets(path):
+                if evidence(bullet.text) is not None and fact_key(without_marker(bullet.text)) == key:
+                    self.files.docs[path].replace_bullet(bullet.index, without_marker(bullet.text))
+                    self.ledger.promoted += 1
+                    return True
         return False
 
     def _present(self, text: str) -> bool:

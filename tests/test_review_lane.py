@@ -8,6 +8,7 @@ from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
+from nanodream.status import workspace_status
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.pending import PENDING_REF, proposals
 from nanodream.versioning.reviewlane import Selection, accept, reject
@@ -202,3 +203,17 @@ def test_slash_commands_list_accept_and_reject(lane):
     assert accepted.exit_code == 0 and "0 proposal(s) still pending" in accepted.markdown
     assert "- On-call is Ana" in read(ws, MEMORY) and "not true" in read(ws, REJECTED)
     assert respond(ws.root, "/dream-accept nope").exit_code == 2
+
+
+def test_a_review_run_lays_the_chain_again_on_a_branch_that_moved(lane):
+    ws = lane
+    user = ws.root / USER
+    user.write_text(user.read_text() + "- hand: likes rain\n")
+    git(ws, "commit", "-qam", "manual: hand edit\n\nDream-Kind: manual")
+    report = review_dream(ws, entry(5, "[permanent] USER.md: Has a cat"))
+    assert "laid again" in report.notices[0]
+    chain = proposals(GitStore(ws))
+    assert len(chain) == 4 and all(p.state == "pending" for p in chain)
+    assert "- hand: likes rain" in git(ws, "show", f"{chain[-1].sha}:{USER}")
+    assert git(ws, "merge-base", "HEAD", PENDING_REF) == git(ws, "rev-parse", "HEAD")
+    assert workspace_status(ws, Settings()).proposals == {"pending": 4, "conflicted": 0}

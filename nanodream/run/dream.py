@@ -30,6 +30,7 @@ from nanodream.run.lock import WorkspaceBusy, workspace_lock
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
+from nanodream.versioning import pending
 from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.vocab import EntryOutcome, Outcome, Trailer, utc_stamp
 from nanodream.workspace import Workspace
@@ -94,6 +95,8 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
 def _prepare(ctx: RunContext, report: RunReport) -> None:
     prepared = apply.prepare(ctx.workspace, ctx.store, branch=ctx.review != "all" or ctx.dry_run)
     report.recovered, report.manual_commit = prepared.recovered, prepared.manual_commit
+    if ctx.review != "off" and not ctx.dry_run and pending.restack(ctx.store):
+        report.notices.append("pending proposals laid again on the branch's newest commit (see nanodream review)")
     if prepared.upgraded:
         report.notices.append(prepared.upgraded)
 

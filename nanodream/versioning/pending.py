@@ -126,6 +126,15 @@ def rebuild(store: GitStore, keep: list[tuple[Proposal, Change]]) -> None:
             base = store.commit_on_ref(PENDING_REF, base, files, message)
 
 
+def restack(store: GitStore) -> bool:
+    """Lay the chain again on HEAD when the branch moved since it was built (hand edits, accepted proposals)."""
+    chain = proposals(store)
+    if not chain or store.commit_info(chain[0].sha).parents[0] == store.head_sha():
+        return False
+    rebuild(store, [(p, change_of(store, p)) for p in chain])
+    return True
+
+
 def _proposal(store: GitStore, commit: MemoryCommit) -> Proposal:
     reason = _trailer(commit.message, CONFLICT)
     source = commit.parents[1] if reason and len(commit.parents) > 1 else commit.sha

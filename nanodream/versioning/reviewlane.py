@@ -186,9 +186,14 @@ def _added(old: bytes | None, new: bytes | None) -> list[str]:
 
 
 def _on_disk(store: GitStore, path: str) -> bytes | None:
-    target = store.workspace.root / path
-    if target.is_symlink() or (target.exists() and not target.is_file()):
-        raise _Refused(f"{path} is not a plain file; move it away and try again")
+    """The file's bytes now, or None; refuse to write through a symlink anywhere on its way."""
+    root = store.workspace.root
+    parts = path.split("/")
+    if any(root.joinpath(*parts[:depth]).is_symlink() for depth in range(1, len(parts) + 1)):
+        raise _Refused(f"{path} goes through a symlink; nanodream only writes plain files inside the workspace")
+    target = root / path
+    if target.exists() and not target.is_file():
+        raise _Refused(f"{path} is not a file; move it away and try again")
     return target.read_bytes() if target.exists() else None
 
 

@@ -217,3 +217,12 @@ def test_a_review_run_lays_the_chain_again_on_a_branch_that_moved(lane):
     assert "- hand: likes rain" in git(ws, "show", f"{chain[-1].sha}:{USER}")
     assert git(ws, "merge-base", "HEAD", PENDING_REF) == git(ws, "rev-parse", "HEAD")
     assert workspace_status(ws, Settings()).proposals == {"pending": 4, "conflicted": 0}
+
+
+def test_a_file_the_proposal_does_not_change_is_a_usage_error(lane):
+    ws = lane
+    first = proposals(GitStore(ws))[0]
+    before = snapshot(ws)
+    report = accept(ws, Selection(ref=first.id, path=USER))
+    assert report.exit_code == 2 and f"does not change {USER}" in report.reason
+    assert snapshot(ws) == before and len(proposals(GitStore(ws))) == 3

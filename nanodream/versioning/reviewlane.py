@@ -95,13 +95,17 @@ def _locked(workspace: Workspace, report: ReviewReport, body: Callable[[GitStore
 def _chosen(store: GitStore, selection: Selection) -> list[pending.Proposal]:
     chain = pending.proposals(store)
     if selection.everything:
-        return chain
+        return [p for p in chain if selection.path is None or any(f["path"] == selection.path for f in p.files)]
     if not selection.ref:
         raise _Refused("give a proposal id, or --all", "`nanodream review` lists them", ExitCode.USAGE)
     try:
-        return [pending.find(store, selection.ref)]
+        chosen = [pending.find(store, selection.ref)]
     except UnknownCommit as exc:
         raise _Refused(str(exc), code=ExitCode.USAGE) from None
+    if selection.path and not any(f["path"] == selection.path for f in chosen[0].files):
+        raise _Refused(f"proposal {chosen[0].id} does not change {selection.path}",
+                       "`nanodream review` shows the files of each proposal", ExitCode.USAGE)
+    return chosen
 
 
 def _accept(store: GitStore, selection: Selection, report: ReviewReport) -> None:

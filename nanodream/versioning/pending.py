@@ -50,10 +50,12 @@ def proposals(store: GitStore) -> list[Proposal]:
 def find(store: GitStore, ref: str) -> Proposal:
     """The proposal whose short sha or run id is `ref`; UnknownCommit when none is."""
     ref = ref.strip()
-    for proposal in proposals(store):
-        if ref and (proposal.sha.startswith(ref) or proposal.run_id == ref):
-            return proposal
-    raise UnknownCommit(f"no pending proposal {ref!r}; `nanodream review` lists them")
+    found = [p for p in proposals(store) if ref and (p.sha.startswith(ref.lower()) or p.run_id == ref)]
+    if len(found) > 1:
+        raise UnknownCommit(f"{ref!r} names {len(found)} proposals; give more of the id")
+    if not found:
+        raise UnknownCommit(f"no pending proposal {ref!r}; `nanodream review` lists them")
+    return found[0]
 
 
 def tip(store: GitStore) -> str | None:

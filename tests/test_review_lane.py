@@ -226,3 +226,25 @@ def test_a_file_the_proposal_does_not_change_is_a_usage_error(lane):
     report = accept(ws, Selection(ref=first.id, path=USER))
     assert report.exit_code == 2 and f"does not change {USER}" in report.reason
     assert snapshot(ws) == before and len(proposals(GitStore(ws))) == 3
+
+
+def test_the_cli_runs_lists_accepts_and_rejects(workspace):
+    from typer.testing import CliRunner
+
+    from nanodream.cli import app
+
+    ws, cli = workspace, CliRunner()
+    append_history(ws, entry(1, "[durable] The API is written in Go."), entry(2, "[permanent] User prefers tea."))
+    run = cli.invoke(app, ["run", "--review", "-w", str(ws.root)])
+    assert run.exit_code == 0 and "waits for `nanodream review`" in run.stdout
+    assert git(ws, "log", "-1", "--format=%s").startswith("init")  # nothing on the branch
+    listed = cli.invoke(app, ["review", "-w", str(ws.root)])
+    [proposal] = proposals(GitStore(ws))
+    assert listed.exit_code == 0 and proposal.id in listed.stdout and "+- The API is written in Go." in listed.stdout
+    rejected = cli.invoke(app, ["review", "-w", str(ws.root), "reject", proposal.id, "--file", USER])
+    assert rejected.exit_code == 0 and "recorded as rejected" in rejected.stdout
+    assert "1 proposal(s) still pending" in rejected.stdout
+    accepted = cli.invoke(app, ["review", "accept", "--all", "-w", str(ws.root)])
+    assert accepted.exit_code == 0 and "✓ accepted" in accepted.stdout
+    assert "written in Go" in read(ws, MEMORY) and "tea" not in read(ws, USER)
+    assert cli.invoke(app, ["review", "accept", "nope", "-w", str(ws.root)]).exit_code == 2

@@ -85,3 +85,18 @@ def test_nothing_to_forget_is_exit_1_and_changes_nothing(workspace):
     report = forget(ws, Target(session="nobody"))
     assert report.exit_code == 1 and "nothing to forget" in report.reason and snapshot(ws) == before
     assert runner.invoke(app, ["forget", "-w", str(ws.root)]).exit_code == 2
+
+
+def test_a_fact_moved_to_the_archive_is_forgotten_there_too(workspace):
+    ws = workspace
+    history(ws)
+    memory, archive = ws.root / MEMORY, ws.root / "memory" / "archive" / "2026-10.md"
+    archive.parent.mkdir()
+    user = ws.root / USER
+    archive.write_text("# Archive 2026-10\n\n## Preferences\n- Has a sister in Oslo\n")
+    user.write_text(user.read_text().replace("- Has a sister in Oslo\n", ""))
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "dream: archive cold lines\n\nDream-Kind: dream")
+    report = forget(ws, Target(session="private"))
+    assert any(r.startswith("memory/archive/2026-10.md:4: ") for r in report.removed)
+    assert "Oslo" not in archive.read_text() and memory.exists()

@@ -27,7 +27,7 @@ from nanodream.versioning.gitstore import GitStore, parse_blame_shas
 from nanodream.versioning.logview import consumed_entries
 from nanodream.versioning.provenance import rank
 from nanodream.vocab import ExitCode, Outcome, new_run_id
-from nanodream.workspace import CORE_FILES, REJECTED_FILE, Workspace
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, Workspace
 
 NOT_ERASED = [
     "git history: earlier commits still hold the removed lines (history is never rewritten)",
@@ -108,7 +108,7 @@ def _attribute(store: GitStore, offsets: set[int], report: ForgetReport) -> tupl
     drop: dict[str, set[int]] = {}
     runs: set[str] = set()
     cache: dict[str, list[HistoryEntry]] = {}
-    for path in CORE_FILES:
+    for path in _memory_files(store.workspace):
         file = store.workspace.root / path
         if not file.is_file() or file.is_symlink():
             continue
@@ -128,6 +128,13 @@ def _attribute(store: GitStore, offsets: set[int], report: ForgetReport) -> tupl
             else:
                 report.review.append(shown)
     return drop, runs
+
+
+def _memory_files(workspace: Workspace) -> list[str]:
+    """The core files and the archive's months: every place a fact a session taught may sit now."""
+    folder = workspace.root / ARCHIVE_DIR
+    months = sorted(f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md")) if folder.is_dir() else []
+    return [*CORE_FILES, *(m for m in months if ARCHIVE_PATH.fullmatch(m))]
 
 
 def _consumed(store: GitStore, sha: str, cache: dict[str, list[HistoryEntry]], runs: set[str],

@@ -11,6 +11,7 @@ from nanodream.run.dream import run_dream
 from nanodream.status import workspace_status
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.pending import PENDING_REF, proposals
+from nanodream.versioning.restore import restore_commit
 from nanodream.versioning.reviewlane import Selection, accept, reject
 from tests.conftest import entry, git, snapshot
 from tests.memory_engine import LiteralEngine, append_history, dream, dream_settings
@@ -248,3 +249,16 @@ def test_the_cli_runs_lists_accepts_and_rejects(workspace):
     assert accepted.exit_code == 0 and "✓ accepted" in accepted.stdout
     assert "written in Go" in read(ws, MEMORY) and "tea" not in read(ws, USER)
     assert cli.invoke(app, ["review", "accept", "nope", "-w", str(ws.root)]).exit_code == 2
+
+
+def test_an_accepted_proposal_never_undoes_a_later_replay(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    first = git(ws, "rev-parse", "HEAD")
+    review_dream(ws, entry(2, "[durable] memory/MEMORY.md: Uses redis"))
+    assert restore_commit(ws, first, replay=True).cursor_after == 0
+    accept(ws, Selection(everything=True))
+    assert "Dream-Accepted: " in git(ws, "log", "-1", "--format=%B")
+    engine = LiteralEngine()
+    rerun = dream(ws, engine=engine)
+    assert "fast-forward" not in rerun.recovered and engine.batches == [(1, 2)]  # the replay stands

@@ -13,12 +13,13 @@ from tempfile import TemporaryDirectory
 
 from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitrunner import GitError, run_git
-from nanodream.vocab import Trailers
+from nanodream.vocab import Trailer, Trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
 UNCOMMITTED = "0" * 40
+PROGRESS_LOOKBACK = 200  # commits with progress trailers searched past accepted proposals (beyond: none found)
 
 
 # One record per commit in `git log` output: a separator no commit message will contain, then fields.
@@ -234,8 +235,14 @@ class GitStore:
         """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
         if not self.head_sha():
             return None
-        body = self._git("log", "-1", "--format=%B", "-E", "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
-        return Trailers.parse(body) if body else None
+        # An accepted review proposal carries its dream's trailers but moved nothing when it landed: skip it.
+        out = self._git("log", "-z", "-n", str(PROGRESS_LOOKBACK), "--format=%B", "-E",
+                        "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
+        for body in filter(None, out.split("\0")):
+            trailers = Trailers.parse(body)
+            if Trailer.ACCEPTED not in trailers.values:
+                return trailers
+        return None
 
     # line history -----------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from nanodream.versioning.linerevert import revert_lines
 from nanodream.vocab import Trailer
 
 PENDING_REF = "refs/nanodream/pending"
-CONFLICT = "Dream-Conflict"
+CONFLICT = Trailer.CONFLICT
 
 
 @dataclass
@@ -155,3 +155,11 @@ def _trailer(message: str, name: str) -> str:
 
 def without_conflict(message: str) -> str:
     return "\n".join(line for line in message.split("\n") if not line.startswith(f"{CONFLICT}: "))
+
+
+def accepted_message(proposal: Proposal, message: str) -> str:
+    """The proposal's message as it lands on the branch: marked accepted, so it never counts as progress.
+
+    The history position moved when the proposal was made; a later replay must not be undone by it.
+    """
+    return without_conflict(message).rstrip("\n") + f"\n{Trailer.ACCEPTED}: {proposal.sha}\n"

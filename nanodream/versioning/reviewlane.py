@@ -131,7 +131,7 @@ def _accept(store: GitStore, selection: Selection, report: ReviewReport) -> None
     for proposal, changes in planned:
         report.ids.append(proposal.id)
         if changes:
-            message = pending.without_conflict(store.commit_info(proposal.sha).message)
+            message = pending.accepted_message(proposal, store.commit_info(proposal.sha).message)
             sha = apply.apply(store.workspace, store, apply.journal_for(f"accept-{new_run_id()}", message, changes))
             report.commits += [sha] if sha else []
     _rebuild(store, chosen, selection.path)

@@ -108,6 +108,8 @@ def test_accept_one_file_keeps_the_rest_of_that_proposal_pending(workspace):
     [proposal] = proposals(GitStore(ws))
     assert accept(ws, Selection(ref=proposal.id, path=USER)).outcome == "accepted"
     assert "- Likes jazz" in read(ws, USER) and "redis" not in read(ws, MEMORY)
+    message = git(ws, "log", "-1", "--format=%B")
+    assert "Changes (from the diff):\n- USER.md: modified (+1 -0)\n\n" in message, message  # what landed
     [rest] = proposals(GitStore(ws))
     assert [f["path"] for f in rest.files] == [MEMORY]
 

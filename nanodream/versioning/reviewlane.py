@@ -21,6 +21,7 @@ from nanodream.run.journal import JournalUnreadable
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
 from nanodream.run.staging import FileChange
 from nanodream.versioning import pending
+from nanodream.versioning.commitmsg import with_change_list
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore, UnknownCommit
 from nanodream.vocab import ExitCode, Outcome, new_run_id
@@ -131,7 +132,8 @@ def _accept(store: GitStore, selection: Selection, report: ReviewReport) -> None
     for proposal, changes in planned:
         report.ids.append(proposal.id)
         if changes:
-            message = pending.accepted_message(proposal, store.commit_info(proposal.sha).message)
+            message = with_change_list(pending.accepted_message(proposal, store.commit_info(proposal.sha).message),
+                                       changes)
             sha = apply.apply(store.workspace, store, apply.journal_for(f"accept-{new_run_id()}", message, changes))
             report.commits += [sha] if sha else []
     _rebuild(store, chosen, selection.path)

@@ -264,3 +264,14 @@ def test_an_accepted_proposal_never_undoes_a_later_replay(workspace):
     engine = LiteralEngine()
     rerun = dream(ws, engine=engine)
     assert "fast-forward" not in rerun.recovered and engine.batches == [(1, 2)]  # the replay stands
+
+
+def test_a_review_dry_run_previews_against_the_pending_proposals_and_changes_nothing(lane):
+    ws = lane
+    append_history(ws, entry(5, "[durable] memory/MEMORY.md: Ships weekly"))
+    before, chain = snapshot(ws), git(ws, "rev-parse", PENDING_REF)
+    engine = LiteralEngine()
+    report = run_dream(ws, dream_settings(), RunOptions(review=True, dry_run=True), engine_factory=lambda s: engine)
+    diff = report.batches[0].diff
+    assert report.outcome == "dry-run" and "+- Ships weekly" in diff and " - On-call is Ana" in diff
+    assert snapshot(ws) == before and git(ws, "rev-parse", PENDING_REF) == chain

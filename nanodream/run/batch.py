@@ -109,8 +109,8 @@ _SOUL = "SOUL.md"  # what `review = "soul"` holds back
 
 
 def _pending_overlay(ctx: RunContext) -> dict[str, str | None]:
-    """A review run sees memory as its pending proposals would leave it, so it does not propose them twice."""
-    if ctx.review == "off" or ctx.dry_run:
+    """A review run (and its dry run) sees memory as the pending proposals would leave it: nothing twice."""
+    if ctx.review == "off":
         return {}
     return pending.pending_view(ctx.store, None if ctx.review == "all" else _SOUL)
 

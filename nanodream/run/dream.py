@@ -93,9 +93,9 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
 
 
 def _prepare(ctx: RunContext, report: RunReport) -> None:
-    prepared = apply.prepare(ctx.workspace, ctx.store, branch=ctx.review != "all" or ctx.dry_run)
+    prepared = apply.prepare(ctx.workspace, ctx.store, branch=ctx.review != "all")
     report.recovered, report.manual_commit = prepared.recovered, prepared.manual_commit
-    if ctx.review != "off" and not ctx.dry_run and pending.restack(ctx.store):
+    if ctx.review != "off" and pending.restack(ctx.store):
         report.notices.append("pending proposals laid again on the branch's newest commit (see nanodream review)")
     if prepared.upgraded:
         report.notices.append(prepared.upgraded)

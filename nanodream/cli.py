@@ -11,6 +11,7 @@ from nanodream import __version__
 from nanodream.commands import eval as evaluate
 from nanodream.commands import (
     fleet,
+    forget,
     history,
     init,
     log,
@@ -19,6 +20,7 @@ from nanodream.commands import (
     quarantine,
     recall,
     restore,
+    review,
     run,
     schedule,
     serve,
@@ -26,6 +28,7 @@ from nanodream.commands import (
     simulate,
     slash,
     status,
+    why,
 )
 from nanodream.vocab import ExitCode
 
@@ -36,8 +39,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, run, status, log, show, restore, pin, recall, prompt, slash, schedule, quarantine, history,
-               fleet, serve, evaluate, simulate):
+for module in (init, run, status, log, show, restore, review, why, forget, pin, recall, prompt, slash, schedule,
+               quarantine, history, fleet, serve, evaluate, simulate):
     module.register(app)
 
 

@@ -54,6 +54,7 @@ class Settings:
     secret_policy: str = "refuse"
     injection_policy: str = "refuse"
     soul_policy: str = "tagged"
+    review: str = "off"  # off | all (`review = true`) | soul: changes wait on refs/nanodream/pending (docs/review.md)
 
     @property
     def offline(self) -> bool:
@@ -83,6 +84,8 @@ def coerce_setting(name: str, value: Any, source: str) -> Any:
             if isinstance(value, bool) or not math.isfinite(float(value)):
                 raise ValueError
             return float(value)
+        if name == "review" and isinstance(value, bool | str):  # `review = true` means every change waits
+            value = _REVIEW_WORDS.get(str(value).lower(), value)
         if not isinstance(value, str):
             raise ValueError
         return value
@@ -178,4 +181,6 @@ POLICY_CHOICES = {
     "secret_policy": ("refuse", "redact"),
     "injection_policy": ("refuse", "warn"),
     "soul_policy": ("open", "tagged", "locked"),
+    "review": ("off", "all", "soul"),
 }
+_REVIEW_WORDS = {"true": "all", "false": "off"}

@@ -1,4 +1,4 @@
-"""Slash commands for host agents: `/dream`, `/dream-log`, `/dream-restore`, `/dream-prompt` → markdown.
+"""Slash commands for host agents (`/dream`, `/dream-log`, `/dream-restore`, `/dream-review`, …) → markdown.
 
 A host shows whatever comes back to a person in a chat, so every outcome — including a typo, a bad
 sha, a busy workspace or an unexpected error — is a short markdown message, never a traceback.
@@ -19,9 +19,11 @@ from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.report import BatchOutcome, RunReport
 from nanodream.versioning.gitstate import NeedsPerson
-from nanodream.versioning.gitstore import UnknownCommit
+from nanodream.versioning.gitstore import GitStore, UnknownCommit
 from nanodream.versioning.logview import CommitDetail, CommitSummary, commit_detail, memory_log
+from nanodream.versioning.pending import Proposal, proposals
 from nanodream.versioning.restore import RestoreReport, restore_commit
+from nanodream.versioning.reviewlane import ReviewReport, Selection, accept, reject
 from nanodream.vocab import ExitCode, Outcome, count_entries
 from nanodream.workspace import Workspace
 
@@ -31,6 +33,9 @@ USAGE = {
     "/dream-log": "`/dream-log [sha]` — recent memory commits, or one commit in full",
     "/dream-restore": "`/dream-restore [sha] [--before] [--replay]` — undo a dream (no sha: list what can be undone)",
     "/dream-prompt": "`/dream-prompt [init]` — which dream prompt is active; `init` copies it for editing",
+    "/dream-review": "`/dream-review` — the proposals review runs left pending, with their diffs",
+    "/dream-accept": "`/dream-accept [id|all]` — apply a pending proposal (no id: list them); `all` for every one",
+    "/dream-reject": "`/dream-reject [id|all] [reason]` — drop a proposal, recording its facts as rejected",
 }
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -80,6 +85,7 @@ def _dispatch(workspace: Workspace, text: str, options: dict[str, Any]) -> Slash
     command, args = words[0].lower(), words[1:]
     handlers: dict[str, Callable[[Workspace, list[str], dict[str, Any]], SlashReply]] = {
         "/dream": _dream, "/dream-log": _dream_log, "/dream-restore": _dream_restore, "/dream-prompt": _dream_prompt,
+        "/dream-review": _dream_review, "/dream-accept": _dream_accept, "/dream-reject": _dream_reject,
     }
     if command not in handlers:
         raise SlashError(f"**Unknown command** `{command}`.\n\n{help_text()}")
@@ -240,6 +246,8 @@ def _batch_lines(batch: BatchOutcome) -> list[str]:
     if batch.outcome == Outcome.COMMITTED and batch.commit:
         first = batch.summary.splitlines()[0].strip() if batch.summary.strip() else "(no summary)"
         return [f"- `{batch.commit[:8]}` {span}: {first}", *(f"  - {change}" for change in batch.changes)]
+    if batch.outcome == Outcome.COMMITTED and batch.proposal:
+        return [f"- {span}: proposal `{batch.proposal[:8]}` waits for review (`/dream-review`)"]
     if batch.outcome == Outcome.NO_CHANGE:
         return [f"- {span}: nothing worth keeping, no commit"]
     return []
@@ -270,10 +278,78 @@ def render_restore(report: RestoreReport, ref: str) -> str:
     if report.manual_commit:
         lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
     lines += [f"- {change}" for change in report.changes]
+    if report.rejected:
+        lines.append("\nRecorded as rejected in `memory/rejected.md` (no later dream adds them again): "
+                     + "; ".join(_inline(fact) for fact in report.rejected))
     if report.replay:
         lines.append(f"\nHistory cursor set back to {report.cursor_after}: the next dream reads that history again.")
     else:
         lines.append(f"\nHistory cursor left at {report.cursor_after}: the next dream will not re-add it.")
+    return "\n".join(lines)
+
+
+# /dream-review, /dream-accept, /dream-reject ----------------------------------------------------------
+
+
+def _dream_review(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    if args:
+        raise _usage_error("/dream-review", "`/dream-review` takes no arguments; accept with `/dream-accept <id>`.")
+    store = GitStore(workspace)
+    chain = proposals(store) if store.exists else []
+    parts = [_proposal_list(chain)]
+    for proposal in chain:
+        parts.append(f"```diff\n{store.commit_diff(proposal.source).rstrip()}\n```")
+    return SlashReply("\n\n".join(parts), result=[p.to_dict() for p in chain])
+
+
+def _dream_accept(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    return _decide(workspace, "/dream-accept", args)
+
+
+def _dream_reject(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
+    return _decide(workspace, "/dream-reject", args)
+
+
+def _decide(workspace: Workspace, command: str, args: list[str]) -> SlashReply:
+    """Accept or reject one proposal, or `all`; without an id, list what is pending with hints."""
+    if not args:
+        store = GitStore(workspace)
+        chain = proposals(store) if store.exists else []
+        return SlashReply(_proposal_list(chain), result=[p.to_dict() for p in chain])
+    if command == "/dream-accept" and len(args) > 1:
+        raise _usage_error(command, "Give one proposal id, or `all`.")
+    selection = Selection(None if args[0] == "all" else args[0], everything=args[0] == "all")
+    if command == "/dream-accept":
+        report = accept(workspace, selection)
+    else:
+        report = reject(workspace, selection, " ".join(args[1:]))
+    return SlashReply(_render_decision(report), report.exit_code, report.to_dict())
+
+
+def _proposal_list(chain: list[Proposal]) -> str:
+    if not chain:
+        return "No proposals are pending."
+    lines = [f"- `{p.id}` {p.time[:16].replace('T', ' ')} {_inline(p.summary)}"
+             + (f" — **conflicted:** {_inline(p.reason)}" if p.state == "conflicted" else "")
+             + "".join(f"\n  - {f['path']} +{f['added']} -{f['removed']}" for f in p.files) for p in chain]
+    return ("**Pending proposals** (oldest first)\n\n" + "\n".join(lines) + "\n\n"
+            "- `/dream-accept <id>` applies one to memory as a commit; `/dream-accept all` applies every one.\n"
+            "- `/dream-reject <id> [reason]` drops one and keeps its facts out of later dreams.\n"
+            "- `/dream-review` shows the diffs.")
+
+
+def _render_decision(report: ReviewReport) -> str:
+    if report.exit_code:
+        hint = f"\n\nHint: {report.hint}." if report.hint else ""
+        return f"**Cannot {report.action}:** {_inline(report.reason)}. Nothing was changed.{hint}"
+    if not report.ids:
+        return f"Nothing to {report.action}: {report.reason}."
+    verb = "Accepted" if report.action == "accept" else "Rejected"
+    lines = [f"**{verb}** {', '.join(f'`{i}`' for i in report.ids)}"
+             + (f" in commit(s) {', '.join(f'`{c[:8]}`' for c in report.commits)}." if report.commits else ".")]
+    if report.rejected:
+        lines.append("Recorded as rejected: " + "; ".join(_inline(f) for f in report.rejected))
+    lines.append(f"{len(report.pending)} proposal(s) still pending.")
     return "\n".join(lines)
 
 

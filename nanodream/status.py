@@ -44,6 +44,7 @@ class Status:
     fill: dict[str, dict[str, int]]  # active file → {"chars", "cap"}: how close each is to its cap
     archive: dict[str, int]  # {"files", "chars"} of memory/archive/: what moved out under pressure
     last_dream: dict[str, Any] | None  # the newest dream commit, in `log --json`'s shape
+    proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,8 +82,16 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         notice=resumed.notice, dead_letters=letters,
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
-        last_dream=_last_dream(workspace, store) if sha else None,
+        last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
+        {"pending": 0, "conflicted": 0},
     )
+
+
+def _proposals(store: GitStore) -> dict[str, int]:
+    from nanodream.versioning.pending import proposals
+
+    states = [p.state for p in proposals(store)]
+    return {"pending": states.count("pending"), "conflicted": states.count("conflicted")}
 
 
 def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:

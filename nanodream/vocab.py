@@ -146,6 +146,8 @@ class Trailer(StrEnum):
     QUARANTINE_RETRY = "Dream-Quarantine-Retry"
     RESTORES = "Dream-Restores"
     RESTORE_MODE = "Dream-Restore-Mode"
+    ACCEPTED = "Dream-Accepted"  # a review proposal landed on the branch: its history was consumed when proposed
+    CONFLICT = "Dream-Conflict"  # a pending proposal that no longer applies, and why
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")

@@ -18,13 +18,16 @@ PROTECTED_PATHS = ("nanodream.toml", "memory/history.jsonl")
 PROTECTED_DIRS = ("prompts",)
 
 # Tracked by the workspace's git repository; everything else (history, cursor, state) is ignored.
-TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/", "skills/", "prompts/",
-                    "nanodream.toml", ".gitignore")
+TRACKED_PATTERNS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/archive/", "memory/rejected.md", "skills/",
+                    "prompts/", "nanodream.toml", ".gitignore")
 # Facts still true but no longer hot, moved out of memory/MEMORY.md under pressure: tracked, never loaded by default.
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_RULE = "!/memory/archive/"
 ARCHIVE_PATH = re.compile(r"^memory/archive/\d{4}-\d{2}\.md\Z")
 # The line under an archive month's title; here, not in run/archive.py, because recall skips it as boilerplate.
+# Facts a person undid or rejected (see rejected.py): tracked, written by restore, never by the dream's tools.
+REJECTED_FILE = "memory/rejected.md"
+REJECTED_RULE = "!/memory/rejected.md"
 ARCHIVE_INTRO = ("Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it under its cap. "
                  "Not loaded by default; searchable, and in git.")
 
@@ -39,6 +42,7 @@ GITIGNORE = """\
 /memory/*
 !/memory/MEMORY.md
 !/memory/archive/
+!/memory/rejected.md
 !/skills/
 !/prompts/
 """

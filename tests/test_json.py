@@ -64,6 +64,8 @@ def keys(data) -> set[str]:
     ("history --json", ("history",)),
     ("slash TEXT --json", ("slash", "/dream-log")),
     ("recall QUERY --json", ("recall", "which language is the API written in")),
+    ("why TEXT|FILE:LINE --json", ("why", "written in Go")),
+    ("forget --json", ("forget", "--session", "cli:direct", "--dry-run")),
 ])
 def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
     assert keys(as_json(ws, *args)) == section_keys(heading)
@@ -90,6 +92,17 @@ def test_nested_and_other_shapes_match_the_doc(ws, tmp_path):
     assert keys(rendered) == section_keys("prompt --json", "Keys of `prompt show --rendered`:")
     restore = as_json(ws, "restore", as_json(ws, "log")["commits"][0]["sha"])
     assert keys(restore) == section_keys("restore --json")
+
+
+def test_review_shapes_match_the_doc(ws):
+    write_history(ws, [entry(1, "a"), "{broken", entry(2, "b"), entry(3, "[durable] The DB is Postgres."),
+                       entry(4, "[durable] Deploys go through staging.")])
+    assert cli("run", "--review", "-w", str(ws.root)).exit_code == 0
+    listed = as_json(ws, "review")
+    assert keys(listed) == section_keys("review --json", "Keys of a proposal:")
+    accepted = as_json(ws, "review", "accept", "--all")
+    assert accepted["outcome"] == "accepted"
+    assert keys(accepted) == section_keys("review --json", "Keys of `review accept`:")
 
 
 def test_quarantine_lists_entries_with_the_documented_keys(ws):

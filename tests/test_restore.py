@@ -15,7 +15,7 @@ from nanodream.vocab import ExitCode
 from tests.conftest import entry, git, snapshot
 from tests.memory_engine import LiteralEngine, build_history, dream
 
-MEMORY, USER, SOUL = "memory/MEMORY.md", "USER.md", "SOUL.md"
+MEMORY, USER, SOUL, REJECTED = "memory/MEMORY.md", "USER.md", "SOUL.md", "memory/rejected.md"
 
 
 def read(ws, path: str) -> str:
@@ -37,7 +37,8 @@ def test_undoing_a_middle_dream_keeps_earlier_and_later_changes(history):
     assert "- Uses postgres 16" in read(ws, MEMORY)  # earlier dream a
     assert "- Lives in Lyon" in read(ws, USER)  # later dream c
     assert "Hand rule" in read(ws, SOUL)  # the hand edit in between
-    assert report.changes == [f"{MEMORY}: modified (+0 -1)"]
+    assert report.changes == [f"{MEMORY}: modified (+0 -1)", f"{REJECTED}: added (+5 -0)"]
+    assert report.rejected == ["Deploys on Fridays"]
     # a new commit on top; nothing rewritten
     assert git(ws, "rev-parse", "HEAD~1") == old_head
     message = git(ws, "log", "-1", "--format=%B")
@@ -58,13 +59,12 @@ def test_undo_merges_around_a_later_edit_of_the_same_file(history):
     assert "Fridays" not in read(ws, MEMORY) and "- Uses postgres 16\n" in read(ws, MEMORY)
 
 
-def test_a_hand_edit_next_to_the_undone_line_counts_as_a_conflict(history):
+def test_a_hand_edit_next_to_the_undone_line_is_kept(history):
     ws, shas = history
     (ws.root / MEMORY).write_text(read(ws, MEMORY) + "- hand: staging is eu-west\n")
-    before = snapshot(ws)
     report = restore_commit(ws, shas["b"])
-    assert report.outcome == "refused" and report.conflicts  # git's rule: adjacent edits overlap
-    assert snapshot(ws) == before
+    assert report.outcome == "restored", report.reason  # adjacent is not the same line
+    assert read(ws, MEMORY).endswith("- Uses postgres 16\n- hand: staging is eu-west\n")
 
 
 def test_conflicting_restore_refuses_and_changes_nothing(history):
@@ -74,7 +74,7 @@ def test_conflicting_restore_refuses_and_changes_nothing(history):
     report = restore_commit(ws, shas["b"])
     assert report.outcome == "refused" and report.exit_code == ExitCode.FAILED
     assert f"cannot undo {shas['b'][:8]} alone" in report.reason and MEMORY in report.reason
-    assert report.conflicts == [f"{MEMORY}: later changes overlap the lines {shas['b'][:8]} changed"]
+    assert report.conflicts == [f"{MEMORY}: '- Deploys on Fridays' was edited since"]
     assert f"nanodream restore {shas['b'][:8]} --before" in report.hint
     assert snapshot(ws) == before
     assert git(ws, "status", "--porcelain") == ""
@@ -188,7 +188,8 @@ def test_hand_edits_are_committed_first_then_the_restore(history):
     assert report.outcome == "restored" and report.manual_commit
     assert git(ws, "log", "-1", "--format=%s", "HEAD~1").startswith("manual: hand edits to USER.md")
     assert "- hand: likes rain" in read(ws, USER) and "Fridays" not in read(ws, MEMORY)
-    assert git(ws, "show", "--format=", "--stat", "HEAD").count("|") == 1  # the restore holds only its own change
+    stat = git(ws, "show", "--format=", "--stat", "HEAD")
+    assert stat.count("|") == 2 and USER not in stat  # the restore holds only its own change and the ledger
 
 
 def test_restore_refuses_while_a_run_holds_the_lock(history):
@@ -284,3 +285,140 @@ def test_files_outside_the_memory_are_left_to_git(workspace):
     report = restore_commit(workspace, "HEAD")
     assert report.outcome == "refused" and "notes.txt is not a file nanodream versions" in report.reason
     assert snapshot(workspace) == before
+
+
+def test_a_middle_dream_whose_section_later_dreams_appended_to_is_undone_alone(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(2, "[durable] memory/MEMORY.md: Deploys on Fridays"),
+          entry(3, "[durable] memory/MEMORY.md: Staging is eu-west"))
+    middle = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Uses redis"))
+    dream(ws, entry(5, "[durable] memory/MEMORY.md: On-call is Ana"))
+
+    report = restore_commit(ws, middle)
+
+    assert report.outcome == "restored", report.reason
+    assert read(ws, MEMORY).endswith("## Project\n- Uses postgres 16\n- Uses redis\n- On-call is Ana\n")
+    assert report.changes == [f"{MEMORY}: modified (+0 -2)", f"{REJECTED}: added (+6 -0)"]
+
+
+def test_undoing_a_correction_swaps_the_old_line_back_in_place(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Deploys on Fridays"),
+          entry(2, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(3, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Mondays"))
+    fix = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Uses redis"))
+
+    assert restore_commit(ws, fix).outcome == "restored"
+    assert read(ws, MEMORY).endswith("- Deploys on Fridays\n- Uses postgres 16\n- Uses redis\n")
+
+
+def test_a_removed_line_comes_back_after_its_old_neighbour(workspace):
+    ws = workspace
+    dream(ws, *(entry(n, f"[durable] memory/MEMORY.md: Fact {n}") for n in (1, 2, 3)))
+    memory = ws.root / MEMORY
+    memory.write_text(read(ws, MEMORY).replace("- Fact 2\n", ""))
+    git(ws, "commit", "-qam", "manual: drop fact 2\n\nDream-Kind: manual")
+    removal = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(4, "[durable] memory/MEMORY.md: Fact 4"))
+
+    assert restore_commit(ws, removal).outcome == "restored"
+    assert read(ws, MEMORY).endswith("- Fact 1\n- Fact 2\n- Fact 3\n- Fact 4\n")
+    assert restore_commit(ws, removal).outcome == "nothing-to-do"
+
+
+def test_a_true_overlap_names_the_line_and_changes_nothing(workspace):
+    ws = workspace
+    dream(ws, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    dream(ws, entry(2, "[durable] memory/MEMORY.md: Deploys on Fridays"))
+    middle = git(ws, "rev-parse", "HEAD")
+    dream(ws, entry(3, "[durable] memory/MEMORY.md: Uses redis"))
+    dream(ws, entry(4, "[correction] memory/MEMORY.md: Deploys on Fridays => Deploys on Fridays at 9"))
+    (ws.root / USER).write_text(read(ws, USER) + "- hand: likes rain\n")
+    before = snapshot(ws)
+
+    report = restore_commit(ws, middle)
+
+    assert report.outcome == "refused" and "'- Deploys on Fridays' was edited since" in report.reason
+    assert snapshot(ws) == before and not ws.journal_file.exists()
+
+
+def test_a_plain_undo_of_a_dream_records_its_facts_and_no_later_run_readds_them(history):
+    ws, shas = history
+    report = restore_commit(ws, shas["c"])
+    assert report.rejected == ["Lives in Lyon"]
+    ledger = read(ws, REJECTED)
+    assert ledger.startswith("# Rejected facts\n")
+    assert f"- Lives in Lyon <!-- {USER} · restore of {shas['c'][:8]}" in ledger
+    assert git(ws, "status", "--porcelain") == ""  # tracked, committed with the restore
+
+    engine = LiteralEngine()
+    dream(ws, entry(6, "[permanent] USER.md: lives in lyon"), entry(7, "[permanent] USER.md: Likes jazz"),
+          engine=engine)
+    assert engine.batches == [(6, 7)] and "- Likes jazz" in read(ws, USER)
+    assert "lyon" not in read(ws, USER).lower()  # other history repeating it does not bring it back
+
+
+@pytest.mark.parametrize("how", ["replay", "before", "manual", "restore"])
+def test_replay_before_and_undoing_a_non_dream_record_nothing(history, how):
+    ws, shas = history
+    if how == "restore":
+        restore_commit(ws, shas["c"])
+        assert (ws.root / REJECTED).exists()
+        report = restore_commit(ws, "HEAD")  # undoing the undo also takes the facts off the ledger
+        assert report.rejected == [] and not (ws.root / REJECTED).exists() and "- Lives in Lyon" in read(ws, USER)
+        return
+    ref = shas["manual"] if how == "manual" else shas["b"]
+    report = restore_commit(ws, ref, replay=how == "replay", before=how == "before")
+    assert report.outcome == "restored" and report.rejected == []
+    assert not (ws.root / REJECTED).exists()
+
+
+def test_the_prompt_shows_only_the_relevant_rejected_facts_within_a_bound(history):
+    from nanodream.prompting.prompt import render_next_request
+    from tests.memory_engine import append_history, dream_settings
+
+    ws, shas = history
+    restore_commit(ws, shas["c"])
+    ledger = ws.root / REJECTED
+    ledger.write_text(read(ws, REJECTED) + "".join(f"- Lives in city number {n}\n" for n in range(40)))
+    append_history(ws, entry(6, "[permanent] USER.md: Lives in Lyon, near the river"))
+    rendered = render_next_request(ws, dream_settings())
+    part = rendered.message.parts()["rejected"]
+    assert "do not add them again" in part and "- Lives in Lyon" in part
+    assert part.count("\n- ") <= 8 and len(part) < 1200
+
+    append_history(ws, entry(7, "[permanent] USER.md: Prefers coffee"))
+    (ws.root / REJECTED).write_text("# Rejected facts\n\n- Deploys on Fridays\n")
+    ws.history_file.write_text(ws.history_file.read_text().splitlines(keepends=True)[-1])
+    assert "rejected" not in render_next_request(ws, dream_settings()).message.parts()
+
+
+def test_the_builtin_engine_never_files_a_rejected_fact(workspace):
+    from nanodream.config import Settings
+    from nanodream.run.dream import run_dream
+    from tests.memory_engine import append_history
+
+    (workspace.root / REJECTED).write_text("# Rejected facts\n\n- User prefers tea. <!-- USER.md · test -->\n")
+    append_history(workspace, entry(1, "[permanent] user prefers TEA"), entry(2, "[permanent] User prefers dark mode"))
+    report = run_dream(workspace, Settings(model="builtin"))
+    assert report.outcome == "committed", report.reason
+    user = read(workspace, USER)
+    assert "dark mode" in user and "tea" not in user.lower()
+    assert "1 fact skipped: a person rejected it" in git(workspace, "log", "-1", "--format=%B")
+
+
+def test_an_older_workspace_gets_the_ledger_tracked_in_a_labelled_commit(workspace):
+    gitignore = workspace.root / ".gitignore"
+    gitignore.write_text(gitignore.read_text().replace("!/memory/rejected.md\n", ""))  # as nanodream used to write it
+    git(workspace, "commit", "-qam", "older template")
+    report = dream(workspace, entry(1, "[durable] memory/MEMORY.md: Uses postgres 16"))
+    assert report.notices[0].startswith("updated .gitignore to track memory/rejected.md (commit ")
+    assert "!/memory/rejected.md\n" in gitignore.read_text()
+    assert git(workspace, "log", "--format=%s", "-2").splitlines()[1] == (
+        "chore: track memory/rejected.md in the memory repository")
+    restore_commit(workspace, "HEAD")
+    assert git(workspace, "ls-files", REJECTED) == REJECTED
+    assert dream(workspace).notices == []  # once

@@ -172,8 +172,8 @@ def test_restore_cli_json_shape_and_exit_codes(history):
     assert report["outcome"] == "restored" and report["target"] == shas["b"] and report["mode"] == "undo"
     assert report["commit"] == git(ws, "rev-parse", "HEAD") and report["cursor_after"] == 5
     assert set(report) == {"outcome", "mode", "replay", "target", "target_kind", "target_subject", "commit",
-                           "manual_commit", "changes", "conflicts", "cursor_before", "cursor_after", "recovered",
-                           "reason", "hint", "exit_code"}
+                           "manual_commit", "changes", "conflicts", "rejected", "cursor_before", "cursor_after",
+                           "recovered", "reason", "hint", "exit_code"}
 
 
 def test_restore_cli_conflict_message_offers_before(history):

@@ -75,6 +75,16 @@ def add_to_quarantine(workspace: Workspace, new: list[QuarantinedEntry]) -> None
     save_quarantine(workspace, [e for e in load_quarantine(workspace) if e.offset not in offsets] + new)
 
 
+def held_offsets(workspace: Workspace) -> frozenset[int]:
+    """Every entry a run must pass over: quarantined ones and those a person asked to forget."""
+    from nanodream.backlog.forgotten import ForgottenUnreadable, forgotten_offsets
+
+    try:
+        return quarantined_offsets(workspace) | forgotten_offsets(workspace)
+    except ForgottenUnreadable as exc:
+        raise QuarantineUnreadable(str(exc)) from None
+
+
 def quarantined_offsets(workspace: Workspace) -> frozenset[int]:
     """Where the held entries start in history.jsonl; one held by cursor only is found by its cursor."""
     entries = load_quarantine(workspace)

@@ -65,6 +65,9 @@ def render_restore(report: RestoreReport) -> None:
     say(f"✓ {what} {report.target_kind} {report.target[:8]} ({report.target_subject}) → commit {commit}")
     for change in report.changes:
         say(f"    {change}")
+    if report.rejected:
+        say(f"recorded {len(report.rejected)} fact(s) as rejected in memory/rejected.md; no later dream adds "
+            "them again (delete a line there to allow it)")
     if report.replay:
         say(f"cursor set back from {report.cursor_before} to {report.cursor_after}: the next dream consumes "
             "that history again")

@@ -54,6 +54,9 @@ def run(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", metavar="FILE", show_default=False, dir_okay=False,
         help="Also write the result (what --json prints) to FILE: JSON, or YAML for .yaml/.yml.")] = None,
+    review: Annotated[bool, typer.Option(
+        "--review", help="Propose the changes on refs/nanodream/pending for `nanodream review` instead of "
+                         "writing the files (as the setting review = true).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result.
@@ -65,6 +68,7 @@ def run(
       nanodream run --tidy --json            # merge and prune memory as it is
       nanodream run --allow-empty -o r.yaml  # nightly: tidy when idle
       nanodream run --lookback 3             # last 3 days as context
+      nanodream run --review                 # propose; accept with `nanodream review accept`
     """
     from nanodream.commands.progress import run_progress
     from nanodream.run.context import RunOptions
@@ -80,7 +84,8 @@ def run(
     with GracefulStop(on_first=_announce_stop) as stop, run_progress(err_console) as observer:
         try:
             options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
-                                 allow_empty=allow_empty, lookback_days=lookback or 0, observer=observer)
+                                 allow_empty=allow_empty, lookback_days=lookback or 0, observer=observer,
+                                 review=review)
             if trigger == "slash":
                 report = run_dream(ws, settings, options, should_stop=stop.reason)
             else:
@@ -147,6 +152,9 @@ def _render_batch(batch: BatchOutcome, tidy: bool) -> None:
         if tidy and batch.outcome == Outcome.NO_CHANGE:
             result = "nothing to tidy"
         shown = result.format(commit=(batch.commit or "?")[:8], reason=escape(batch.reason))
+        if batch.proposal:
+            waits = f"proposal {batch.proposal[:8]} waits for `nanodream review`"
+            shown = f"{shown}; {waits}" if batch.commit else waits
         console.print(f"{marker} {span} → {shown}", highlight=False)
     for line in batch.changes:
         console.print(f"    {line}", markup=False, highlight=False)

@@ -51,6 +51,10 @@ def render_status(info: Status) -> None:
     commit = f"{info.last_commit[:8]} {info.last_commit_subject}" if info.last_commit else "(no commits yet)"
     console.print(f"commit     {commit}", markup=False, highlight=False)
     _render_last_dream(info)
+    waiting = info.proposals
+    if waiting["pending"] or waiting["conflicted"]:
+        console.print(f"review     {waiting['pending']} proposal(s) pending, {waiting['conflicted']} conflicted "
+                      "(nanodream review)", highlight=False)
     _render_fill(info)
     _render_runs(info)
     _render_quarantine(info)

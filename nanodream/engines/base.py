@@ -44,6 +44,7 @@ class SessionRequest:
     user_message: str
     batch: Batch
     activity: Callable[[str], None] = field(default=lambda text: None, compare=False)  # what it is doing now
+    rejected: frozenset[frozenset[str]] = frozenset()  # keys of memory/rejected.md's facts (rejected.fact_key)
 
 
 @dataclass

@@ -36,8 +36,10 @@ from nanodream.engines.routing import (
 )
 from nanodream.engines.slots import same_slot
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
+from nanodream.hypotheses import evidence, without_marker
 from nanodream.markdown import Bullet, MarkdownDoc, append_steps, numbered_steps
 from nanodream.prompting.signals import session_of, today_in, topic_key
+from nanodream.rejected import fact_key as rejected_key
 from nanodream.run.registry import ToolResult
 from nanodream.run.tools import SessionAborted, ToolBox
 from nanodream.safety.guards import injection_rules_hit, secret_rules_hit
@@ -67,7 +69,7 @@ class BuiltinEngine:
             return self._tidy(files)
         ledger = Ledger(skipped_lines=request.batch.skipped_lines)
         shrink_ratio = None if request.batch.has_correction else self.settings.max_shrink_ratio
-        consolidator = Consolidator(files, ledger, shrink_ratio)
+        consolidator = Consolidator(files, ledger, shrink_ratio, request.rejected)
         for entry in request.batch.entries:
             day = entry_day(entry.timestamp)
             for tag, text in tagged_lines(entry.content):
@@ -207,11 +209,13 @@ class MemoryFiles:
 class Consolidator:
     """Applies the routing and retention rules to one fact line at a time, in history order."""
 
-    def __init__(self, files: MemoryFiles, ledger: Ledger, shrink_ratio: float | None = None) -> None:
+    def __init__(self, files: MemoryFiles, ledger: Ledger, shrink_ratio: float | None = None,
+                 rejected: frozenset[frozenset[str]] = frozenset()) -> None:
         self.files = files
         self.ledger = ledger
         # None: the batch holds a [correction], so replacing lines is justified; else the mass-deletion ratio.
         self.shrink_ratio = shrink_ratio
+        self.rejected = rejected  # the whole ledger's keys: a rejected fact is never filed, corrected in or refined to
         self.told: dict[str, set[str]] = {}  # untitled procedure name → sessions of this batch that told it
 
     def take(self, tag: str | None, text: str, day: date | None, session: str = "") -> None:
@@ -254,6 +258,8 @@ class Consolidator:
 
     def _fact(self, text: str) -> None:
         """Add a fact to its routed section unless it is already there, or refine a bullet it extends."""
+        if self._rejected(text) or self._promoted(text):
+            return
         if self._present(text):
             self.ledger.duplicates += 1
             return
@@ -279,6 +285,8 @@ class Consolidator:
         When the closest fact is archived, the correction is about it, not about an active neighbour that
         merely shares words: it is filed as a new active fact and the neighbour is left alone.
         """
+        if self._rejected(text):
+            return
         if self._present(text):
             self.ledger.duplicates += 1
             return
@@ -325,6 +333,24 @@ class Consolidator:
             return True
         budget = shrink_budget(self.files.original(path), self.files.docs[path].render(), self.shrink_ratio)
         return budget is None or budget > 0
+
+    def _rejected(self, text: str) -> bool:
+        """A fact a person rejected (memory/rejected.md) is never filed again, whatever history repeats it."""
+        if rejected_key(text) in self.rejected:
+            self.ledger.rejected += 1
+            return True
+        return False
+
+    def _promoted(self, text: str) -> bool:
+        """A stated fact confirms a hypothesis line: the marker goes, the line stays where it is."""
+        key = fact_key(text)
+        for path in CORE_FILES:
+            for bullet in self._fact_bullets(path):
+                if evidence(bullet.text) is not None and fact_key(without_marker(bullet.text)) == key:
+                    self.files.docs[path].replace_bullet(bullet.index, without_marker(bullet.text))
+                    self.ledger.promoted += 1
+                    return True
+        return False
 
     def _present(self, text: str) -> bool:
         key = fact_key(text)

@@ -33,6 +33,8 @@ class Ledger:
     tasks_pruned: list[str] = field(default_factory=list)
     tasks_kept_stale: int = 0
     duplicates: int = 0
+    rejected: int = 0
+    promoted: int = 0  # hypothesis lines a stated fact confirmed (marker removed)
     withheld: int = 0
     withheld_injection: int = 0
     untagged: int = 0
@@ -90,6 +92,8 @@ class Ledger:
                          "would trip the mass-deletion guard")
         counts = [
             (self.duplicates, _count(self.duplicates, "duplicate") + " skipped (already in memory)"),
+            (self.promoted, _count(self.promoted, "hypothesis line") + " confirmed by a stated fact (marker removed)"),
+            (self.rejected, _count(self.rejected, "fact") + " skipped: a person rejected it (memory/rejected.md)"),
             (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),
             (self.withheld_injection,
              _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),

@@ -16,6 +16,7 @@ from nanodream.backlog.position import resume
 from nanodream.config import Settings
 from nanodream.prompting.prompt_override import ActivePrompt, active_prompt
 from nanodream.prompting.signals import SectionAges, Signals, SkillSignal, Topic, compute_signals
+from nanodream.rejected import read_ledger, relevant, render_excerpt
 from nanodream.run.apply import committed_position
 from nanodream.run.staging import Staging
 from nanodream.safety.injection import reveal_hidden
@@ -40,11 +41,12 @@ class UserMessage:
     signals: str
     payload: str  # the history batch, or the notice of a tidy pass
     context: str = ""  # already-consumed history shown read-only (`run --lookback`); "" when not asked for
+    rejected: str = ""  # the rejected facts relevant to the batch ("do not re-add"); "" when none are
 
     def parts(self) -> dict[str, str]:
-        parts = {"memory": self.memory, "skills": self.skills, "signals": self.signals, "context": self.context,
-                 "history": self.payload}
-        return {name: text for name, text in parts.items() if text or name != "context"}
+        parts = {"memory": self.memory, "skills": self.skills, "signals": self.signals, "rejected": self.rejected,
+                 "context": self.context, "history": self.payload}
+        return {name: text for name, text in parts.items() if text or name not in ("context", "rejected")}
 
     @property
     def text(self) -> str:
@@ -53,8 +55,14 @@ class UserMessage:
 
 def compose_user_message(staging: Staging, batch: Batch | None, signals: Signals,
                          context: Sequence[HistoryEntry] = ()) -> UserMessage:
-    """A batch of None means a tidy pass: no history, only the memory and its signals."""
+    """A batch of None means a tidy pass: no history, only the memory and its signals.
+
+    Only the rejected facts that share words with the batch are shown, at most a fixed few, so the
+    message's fixed size does not grow with the ledger; the run filters the whole ledger afterwards.
+    """
+    rejected = relevant(read_ledger(staging.workspace), [e.content for e in batch.entries]) if batch else []
     return UserMessage(
+        rejected=render_excerpt(rejected),
         memory=render_memory(staging, signals),
         skills=render_skills(signals),
         signals=render_signals(signals, tidy=batch is None),

@@ -18,7 +18,7 @@ from nanodream.run.staging import FileChange, Staging
 from nanodream.versioning.commitmsg import manual_message
 from nanodream.versioning.gitstate import check_hand_edits, check_writable
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
-from nanodream.workspace import ARCHIVE_RULE, Workspace
+from nanodream.workspace import ARCHIVE_RULE, REJECTED_RULE, Workspace
 
 
 @dataclass(frozen=True)
@@ -30,30 +30,45 @@ class Prepared:
     upgraded: str = ""  # one line when the tracked set grew and .gitignore was updated in its own commit
 
 
-def prepare(workspace: Workspace, store: GitStore) -> Prepared:
+def prepare(workspace: Workspace, store: GitStore, *, branch: bool = True) -> Prepared:
     """Finish an interrupted apply and commit the person's hand edits before anything of ours touches the files.
 
     Raises NeedsPerson, before anything is written, when git is mid-operation or a hand edit holds a secret.
+    `branch=False` (a run whose every change waits for review) leaves the checked-out branch alone.
     """
     check_writable(workspace)
     store.ensure_repo()
     recovered = recover(workspace, store)
+    if not branch:
+        return Prepared(recovered)
     manual = commit_hand_edits(workspace, store)
-    return Prepared(recovered, manual, track_archive(workspace, store))
+    upgraded = [note for note in (track_archive(workspace, store), track_rejected(workspace, store)) if note]
+    return Prepared(recovered, manual, "; ".join(upgraded))
 
 
 def track_archive(workspace: Workspace, store: GitStore) -> str:
     """A workspace made before the archive existed gets its .gitignore allowlist extended, in a labelled commit."""
+    return _allow(workspace, store, ARCHIVE_RULE, "memory/archive/",
+                  "nanodream now moves facts that are still true but no longer hot out of memory/MEMORY.md into "
+                  "memory/archive/; this\ncommit only adds that folder to the .gitignore allowlist.")
+
+
+def track_rejected(workspace: Workspace, store: GitStore) -> str:
+    """A workspace made before the rejected-facts ledger gets it on its .gitignore allowlist, in a labelled commit."""
+    return _allow(workspace, store, REJECTED_RULE, "memory/rejected.md",
+                  "nanodream now records the facts a person undid in memory/rejected.md, so no later dream adds\n"
+                  "them again; this commit only adds that file to the .gitignore allowlist.")
+
+
+def _allow(workspace: Workspace, store: GitStore, rule: str, what: str, why: str) -> str:
     path = workspace.root / ".gitignore"
     text = read_text(path) if path.is_file() and not path.is_symlink() else ""
     anchor = "!/memory/MEMORY.md\n"
-    if ARCHIVE_RULE in text or anchor not in text:  # already there, or not nanodream's allowlist: leave it
+    if rule in text or anchor not in text:  # already there, or not nanodream's allowlist: leave it
         return ""
-    atomic_write(path, text.replace(anchor, anchor + ARCHIVE_RULE + "\n", 1))
-    sha = store.commit("chore: track memory/archive/ in the memory repository\n\nnanodream now moves facts that "
-                       "are still true but no longer hot out of memory/MEMORY.md into memory/archive/; this\n"
-                       "commit only adds that folder to the .gitignore allowlist.", DREAM_IDENTITY)
-    return f"updated .gitignore to track memory/archive/ (commit {sha[:8]})" if sha else ""
+    atomic_write(path, text.replace(anchor, anchor + rule + "\n", 1))
+    sha = store.commit(f"chore: track {what} in the memory repository\n\n{why}", DREAM_IDENTITY)
+    return f"updated .gitignore to track {what} (commit {sha[:8]})" if sha else ""
 
 
 def commit_hand_edits(workspace: Workspace, store: GitStore) -> str | None:

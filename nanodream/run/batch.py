@@ -14,18 +14,20 @@ from typing import Any
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.position import Position, position_at
-from nanodream.backlog.quarantine import QuarantineUnreadable, quarantined_offsets
+from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.prompting.prompt import session_texts
+from nanodream.rejected import drop_rejected, read_ledger, rejected_keys
 from nanodream.run import apply, archive, confirmations
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
 from nanodream.run.report import BatchOutcome
-from nanodream.run.staging import Staging
+from nanodream.run.staging import FileChange, Staging
 from nanodream.run.tools import ToolBox
 from nanodream.run.transcripts import Transcript, save_transcript
 from nanodream.safety import guards
+from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
 from nanodream.vocab import Outcome, Trailer
 
@@ -49,7 +51,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
-    staging = Staging(ctx.workspace)
+    staging = Staging(ctx.workspace, _pending_overlay(ctx))
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
@@ -57,13 +59,14 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome == Outcome.FAILED:
             return outcome
+    left_out = [f"left out a rejected fact: {line}" for line in drop_rejected(staging, _rejected(ctx))]
     mentioned = [entry.content for entry in batch.entries] if batch else ()
     relief = relieve(staging, ctx.store, ctx.settings, mentioned=mentioned)
     if relief.problems:
         outcome.capacity = True
         return outcome.fail(relief.failure)
     violations = guards.check(staging, batch, ctx.settings, toolbox.refusals)
-    outcome.warnings = [str(v) for v in violations if not v.blocking]
+    outcome.warnings = [str(v) for v in violations if not v.blocking] + left_out
     blocking = [v for v in violations if v.blocking]
     if blocking:
         return outcome.fail("guard refused the result: " + "; ".join(str(v) for v in blocking))
@@ -85,7 +88,8 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
     context = _lookback(ctx, batch)
     prompt, message = session_texts(ctx.workspace, ctx.settings, toolbox.staging, ctx.store, batch, context)
-    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity)
+    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
+                             rejected=_rejected(ctx))
     try:
         result = engine.run(request, toolbox)
     except SessionError as exc:
@@ -101,9 +105,27 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     _keep_transcript(ctx, batch, result.transcript, "finished")
 
 
+_SOUL = "SOUL.md"  # what `review = "soul"` holds back
+
+
+def _pending_overlay(ctx: RunContext) -> dict[str, str | None]:
+    """A review run (and its dry run) sees memory as the pending proposals would leave it: nothing twice."""
+    if ctx.review == "off":
+        return {}
+    return pending.pending_view(ctx.store, None if ctx.review == "all" else _SOUL)
+
+
+def _waiting(ctx: RunContext, changes: list[FileChange]) -> list[FileChange]:
+    """The changes that wait for review instead of reaching the files."""
+    if ctx.review == "all":
+        return changes
+    return [c for c in changes if c.path == _SOUL] if ctx.review == "soul" else []
+
+
 def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: BatchOutcome,
            hooks: BatchHooks) -> BatchOutcome:
-    changes = staging.changes()
+    waiting = _waiting(ctx, staging.changes())
+    changes = [c for c in staging.changes() if c not in waiting]
     moved = apply.changed_since_staged(ctx.workspace, staging, [c.path for c in changes])
     if moved:
         return outcome.fail(f"{', '.join(moved)} changed on disk during the session; nothing applied, so those "
@@ -111,10 +133,15 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
     if hooks.before_apply is not None:
         hooks.before_apply()
     position = hooks.position or _end_of(ctx, batch)
+    facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
+                       tokens_out=outcome.tokens_out, cost=outcome.cost,
+                       position=position.offset if position is not None else None)
+    if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
+        files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
+        outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,
+                                                                            hooks.trailers))
+        outcome.outcome = Outcome.COMMITTED
     if changes:
-        facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
-                           tokens_out=outcome.tokens_out, cost=outcome.cost,
-                           position=position.offset if position is not None else None)
         message = dream_message(outcome.summary, changes, facts, hooks.trailers)
         journal = apply.journal_for(ctx.run_id, message, changes, apply.Progress(position))
         outcome.commit = apply.apply(ctx.workspace, ctx.store, journal)
@@ -124,13 +151,18 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
     return outcome
 
 
+def _rejected(ctx: RunContext) -> frozenset[frozenset[str]]:
+    """The whole ledger's keys: the builtin engine and the final filter honour all of it, not the excerpt."""
+    return rejected_keys(read_ledger(ctx.workspace))
+
+
 def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
     """Already-consumed entries of the last `lookback_days` before the batch (none unless asked for)."""
     days = ctx.options.lookback_days
     if not days or batch is None or not batch.entries:
         return []
     try:
-        held = quarantined_offsets(ctx.workspace)
+        held = held_offsets(ctx.workspace)
     except QuarantineUnreadable:
         held = frozenset()
     since = datetime.now(zone(ctx.settings.timezone)) - timedelta(days=days)

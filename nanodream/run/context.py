@@ -29,6 +29,7 @@ class RunOptions:
     tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
     allow_empty: bool = False  # with an empty backlog, run the tidy pass instead of doing nothing
     lookback_days: int = 0  # show already-consumed history of the last N days as context (0: none)
+    review: bool = False  # every change waits on refs/nanodream/pending for review (as the setting review = true)
     observer: RunObserver = field(default=SILENT, compare=False)  # who watches (the CLI's progress display)
 
 
@@ -63,6 +64,11 @@ class RunContext:
     @property
     def dry_run(self) -> bool:
         return self.options.dry_run
+
+    @property
+    def review(self) -> str:
+        """What waits for review: off | all | soul (`--review` means all, whatever the setting says)."""
+        return "all" if self.options.review else self.settings.review
 
     @property
     def batch_limit(self) -> int:

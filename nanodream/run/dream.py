@@ -17,8 +17,8 @@ from nanodream.backlog.position import Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
     QuarantineUnreadable,
+    held_offsets,
     load_quarantine,
-    quarantined_offsets,
     save_quarantine,
 )
 from nanodream.config import Settings
@@ -30,6 +30,7 @@ from nanodream.run.lock import WorkspaceBusy, workspace_lock
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
+from nanodream.versioning import pending
 from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.vocab import EntryOutcome, Outcome, Trailer, utc_stamp
 from nanodream.workspace import Workspace
@@ -92,8 +93,10 @@ def attempt(ctx: RunContext, body: Callable[[RunContext, RunReport], None]) -> R
 
 
 def _prepare(ctx: RunContext, report: RunReport) -> None:
-    prepared = apply.prepare(ctx.workspace, ctx.store)
+    prepared = apply.prepare(ctx.workspace, ctx.store, branch=ctx.review != "all")
     report.recovered, report.manual_commit = prepared.recovered, prepared.manual_commit
+    if ctx.review != "off" and pending.restack(ctx.store):
+        report.notices.append("pending proposals laid again on the branch's newest commit (see nanodream review)")
     if prepared.upgraded:
         report.notices.append(prepared.upgraded)
 
@@ -204,13 +207,13 @@ class _Backlog:
 
 def _drain(ctx: RunContext, report: RunReport) -> None:
     try:
-        held = set(quarantined_offsets(ctx.workspace))
+        held = set(held_offsets(ctx.workspace))
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
     if not ctx.dry_run:
         _release_capacity_holds(ctx, report)
-        held = set(quarantined_offsets(ctx.workspace))
+        held = set(held_offsets(ctx.workspace))
     backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
     observer = ctx.options.observer
     while not _stop_requested(ctx, report):

@@ -31,6 +31,7 @@ class BatchOutcome:
     first_line: int = 0  # the batch's lines in history.jsonl: its identity (cursors are the host's numbers)
     last_line: int = 0
     capacity: bool = False  # failed because a file is full and nothing may move: never split or quarantined
+    proposal: str | None = None  # review lane: the commit on refs/nanodream/pending holding what waits for review
 
     def fail(self, reason: str) -> BatchOutcome:
         self.outcome, self.reason = Outcome.FAILED, reason

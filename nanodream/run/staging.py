@@ -94,11 +94,13 @@ class Staging:
     LF views the tools and guards work on.
     """
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, overlay: dict[str, str | None] | None = None) -> None:
+        """`overlay`: files as the review lane's pending proposals would leave them, read instead of the disk."""
         self.workspace = workspace
         self.on_disk: dict[str, str | None] = {}
         for path in workspace.memory_paths():
             self.on_disk[path] = read_text(workspace.root / path)
+        self.on_disk.update(overlay or {})
         self.original: dict[str, str | None] = {
             path: None if raw is None else plain_newlines(raw) for path, raw in self.on_disk.items()}
         self.current: dict[str, str | None] = dict(self.original)

@@ -74,6 +74,17 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
     return "\n".join(body)
 
 
+def with_change_list(message: str, changes: list[FileChange]) -> str:
+    """`message` with its change list recomputed from `changes`: what actually landed (an accepted proposal
+    merged onto hand edits, or only one file of it), so the list stays "from the diff"."""
+    lines = message.split("\n")
+    if _CHANGES_HEAD not in lines:
+        return message
+    start = len(lines) - 1 - lines[::-1].index(_CHANGES_HEAD)
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return "\n".join([*lines[: start + 1], *change_lines(changes), *lines[end:]])
+
+
 def _span(facts: DreamFacts) -> list[tuple[Trailer, object]]:
     """Which history the commit consumed: cursors (the host's numbers), lines and byte offsets (the identity)."""
     batch = facts.batch

@@ -13,12 +13,13 @@ from tempfile import TemporaryDirectory
 
 from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitrunner import GitError, run_git
-from nanodream.vocab import Trailers
+from nanodream.vocab import Trailer, Trailers
 from nanodream.workspace import TRACKED_PATTERNS, Workspace
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
 UNCOMMITTED = "0" * 40
+PROGRESS_LOOKBACK = 200  # commits with progress trailers searched past accepted proposals (beyond: none found)
 
 
 # One record per commit in `git log` output: a separator no commit message will contain, then fields.
@@ -152,12 +153,60 @@ class GitStore:
         self._sync_index(parent, sha)
         return sha
 
-    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str]) -> str:
+    def commit_on_ref(self, ref: str, parent: str, files: dict[str, bytes | None], message: str,
+                      extra_parent: str | None = None) -> str:
+        """A commit of `parent`'s tree with `files` replaced (None: removed), put on `ref`.
+
+        Built in a temporary index from object ids only: HEAD, the person's index and the files on disk are
+        never touched (the review lane keeps its proposals this way). `extra_parent` keeps a commit reachable.
+        """
+        with TemporaryDirectory(prefix="nanodream-index-") as tmp:
+            index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self._git("read-tree", parent, env=index)
+            for path, data in sorted(files.items()):
+                if data is None:
+                    self._git("update-index", "--force-remove", "--", path, env=index)
+                else:
+                    blob = self._git("hash-object", "-w", "--stdin", stdin=data)
+                    self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
+            tree = self._git("write-tree", env=index)
+        sha = self._commit_tree(tree, parent, message, DREAM_IDENTITY, extra_parent)
+        self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", ref, sha)
+        return sha
+
+    def ref_sha(self, ref: str) -> str | None:
+        return self._read("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") or None
+
+    def set_ref(self, ref: str, sha: str | None) -> None:
+        """Point `ref` at `sha`, or delete it."""
+        if sha is None:
+            self._read("update-ref", "-d", ref)
+        else:
+            self._git("update-ref", ref, sha)
+
+    def chain(self, ref: str) -> list[str]:
+        """The commits of `ref` not on HEAD, oldest first, following first parents only."""
+        if self.ref_sha(ref) is None:
+            return []
+        out = self._git("rev-list", "--reverse", "--first-parent", ref, "^HEAD")
+        return out.split() if out else []
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """The bytes of `path` in `rev`, or None when it has no such file."""
+        done = run_git(self.workspace.root, "cat-file", "blob", f"{rev}:{path}", check=False)
+        return done.stdout if done.returncode == 0 else None
+
+    def changed_paths(self, old: str, new: str) -> list[str]:
+        out = self._git("diff", "--name-only", "-z", "--no-renames", old, new, "--")
+        return [p for p in out.split("\0") if p]
+
+    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str],
+                     extra_parent: str | None = None) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         cleaned = self._git("stripspace", stdin=message.encode("utf-8", "surrogateescape"))  # as commit does
-        parents = ["-p", parent] if parent else []
+        parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=(cleaned + "\n").encode("utf-8", "surrogateescape"))
 
@@ -186,8 +235,14 @@ class GitStore:
         """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
         if not self.head_sha():
             return None
-        body = self._git("log", "-1", "--format=%B", "-E", "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
-        return Trailers.parse(body) if body else None
+        # An accepted review proposal carries its dream's trailers but moved nothing when it landed: skip it.
+        out = self._git("log", "-z", "-n", str(PROGRESS_LOOKBACK), "--format=%B", "-E",
+                        "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
+        for body in filter(None, out.split("\0")):
+            trailers = Trailers.parse(body)
+            if Trailer.ACCEPTED not in trailers.values:
+                return trailers
+        return None
 
     # line history -----------------------------------------------------------------------------------
 
@@ -273,20 +328,6 @@ class GitStore:
     def blob(self, blob_id: str) -> bytes:
         return run_git(self.workspace.root, "cat-file", "blob", blob_id).stdout
 
-    def three_way_merge(self, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
-        """Merge the change base→theirs into ours with `git merge-file`; None when they conflict."""
-        with TemporaryDirectory(prefix="nanodream-merge-") as tmp:
-            names = []
-            for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-                (Path(tmp) / name).write_bytes(data)
-                names.append(str(Path(tmp) / name))
-            done = run_git(self.workspace.root, "merge-file", "-p", "-q", *names, check=False)
-        if done.returncode == 0:
-            return done.stdout
-        if 0 < done.returncode < 128:
-            return None
-        raise GitError(("merge-file",), done.returncode, done.stderr)
-
 
 def _status_paths(porcelain: str) -> list[str]:
     """Paths from `git status --porcelain -z` (a rename's source, which follows as its own field, skipped)."""
@@ -320,6 +361,16 @@ def _parse_log(output: str) -> list[MemoryCommit]:
             files.append(FileStat(path, None if added == "-" else int(added), None if removed == "-" else int(removed)))
         commits.append(MemoryCommit(sha, tuple(parents.split()), time, author, message.strip("\n"), tuple(files)))
     return commits
+
+
+def parse_blame_shas(out: str) -> list[str | None]:
+    """The commit of each line from `git blame --line-porcelain` (None: not committed yet)."""
+    shas: list[str | None] = []
+    for line in out.splitlines():
+        match = BLAME_HEADER.match(line)
+        if match:
+            shas.append(None if match.group(1) == UNCOMMITTED else match.group(1))
+    return shas
 
 
 def parse_line_porcelain(out: str) -> list[int | None]:

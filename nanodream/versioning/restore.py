@@ -1,18 +1,21 @@
 """Undo a memory commit as a new commit: history is never rewritten and a person's edits are never lost.
 
-The undo is a real revert, computed file by file with git's three-way merge (base: the commit's
-version, theirs: its parent's, ours: what is on disk now) entirely before anything is written, so a
-conflict is refused with the workspace untouched. The result is applied through the same write-ahead
+The undo takes the commit's own lines out of today's files one by one (see linerevert.py), entirely
+before anything is written, so a conflict — a later change to the very same lines — is refused with the
+workspace untouched. The result is applied through the same write-ahead
 journal as a dream, so a crash mid-restore is finished by the next run.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Any
 
 from nanodream.backlog.history import read_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset
+from nanodream.rejected import with_rejected
 from nanodream.run import apply
 from nanodream.run.journal import JournalUnreadable
 from nanodream.run.lock import WorkspaceBusy, workspace_lock
@@ -20,8 +23,9 @@ from nanodream.run.staging import FileChange
 from nanodream.versioning.commitmsg import change_line, restore_message
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.versioning.linerevert import revert_lines
 from nanodream.vocab import ExitCode, Outcome, new_run_id
-from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, TRACKED_PATTERNS, Workspace
+from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, REJECTED_FILE, TRACKED_PATTERNS, Workspace
 
 Plan = dict[str, tuple[bytes | None, bytes | None]]  # path → (on disk now, after the restore)
 
@@ -38,6 +42,7 @@ class RestoreReport:
     manual_commit: str | None = None
     changes: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # facts recorded in memory/rejected.md
     cursor_before: int = 0
     cursor_after: int = 0
     recovered: str = ""
@@ -105,6 +110,8 @@ def _restore_locked(workspace: Workspace, store: GitStore, ref: str, report: Res
     replay = _replay_position(workspace, target) if report.replay else None
 
     plan = _before_plan(store, target) if report.mode == "before" else _undo_plan(store, target, report)
+    if report.mode == "undo" and not report.replay and target.kind == "dream":
+        _record_rejected(store, target, plan, report)
     changes = [FileChange(path, _text(path, old), _text(path, new)) for path, (old, new) in sorted(plan.items())]
     if not changes:
         report.outcome = Outcome.NOTHING_TO_DO
@@ -156,10 +163,11 @@ def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> 
             report.conflicts.append(f"{path}: {'deleted' if ours is None else 'changed'} by a later commit")
             continue
         else:
-            result = store.three_way_merge(ours, base, theirs)
-            if result is None:
-                report.conflicts.append(f"{path}: later changes overlap the lines {target.sha[:8]} changed")
+            undone = revert_lines(ours, base, theirs)
+            if undone.result is None:
+                report.conflicts.append(f"{path}: " + "; ".join(undone.conflicts))
                 continue
+            result = undone.result
         if result != ours:
             plan[path] = (ours, result)
     if report.conflicts:
@@ -168,6 +176,27 @@ def _undo_plan(store: GitStore, target: MemoryCommit, report: RestoreReport) -> 
                       f"`nanodream restore {short} --before` sets every memory file back to just before {short} "
                       "(undoing later changes to them too)")
     return plan
+
+
+def _record_rejected(store: GitStore, target: MemoryCommit, plan: Plan, report: RestoreReport) -> None:
+    """A plain undo of a dream rejects the facts it takes out: the ledger joins the plan, in the same commit.
+
+    Only the core files' lines count: a skill's steps and front matter are not facts to keep out.
+    """
+    taken = []
+    for path, (old, new) in sorted(plan.items()):
+        if path in CORE_FILES:
+            kept = Counter((new or b"").splitlines())
+            for line in (old or b"").splitlines():
+                if kept[line] > 0:
+                    kept[line] -= 1
+                else:
+                    taken.append((path, line.decode("utf-8", "replace")))
+    current = _on_disk(store, REJECTED_FILE)
+    note = f"restore of {target.sha[:8]}, {date.today().isoformat()}"
+    ledger, report.rejected = with_rejected(current.decode("utf-8", "replace") if current else None, taken, note)
+    if ledger is not None:
+        plan[REJECTED_FILE] = (current, ledger.encode("utf-8"))
 
 
 def _before_plan(store: GitStore, target: MemoryCommit) -> Plan:

@@ -1,0 +1,69 @@
+"""`nanodream forget --session KEY | --entry LINE`: take out what those history entries taught, for good."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.vocab import ExitCode
+
+
+def forget(
+    session: Annotated[str | None, typer.Option("--session", help="Every history entry of this session key.",
+                                                show_default=False)] = None,
+    entry: Annotated[int | None, typer.Option("--entry", min=1, metavar="LINE", show_default=False,
+                                              help="The history entry on this line of history.jsonl.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go and what needs you; change nothing.")
+                       ] = False,
+    purge_transcripts: Annotated[bool, typer.Option(
+        "--purge-transcripts", help="Also delete the session transcripts of the runs that consumed those entries.",
+    )] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove the memory lines only those entries taught (one commit, recorded as rejected) and never read
+    the entries again. Lines that also draw on other entries are listed for you to edit.
+
+    \b
+    Examples:
+      nanodream forget --session telegram:4242 --dry-run
+      nanodream forget --entry 118
+      nanodream forget --session cli:direct --purge-transcripts
+    """
+    from nanodream.versioning.forget import Target
+    from nanodream.versioning.forget import forget as forget_entries
+
+    if (session is None) == (entry is None):
+        fail("give exactly one of --session KEY or --entry LINE", as_json=as_json)
+    ws = resolve_workspace(workspace, as_json=as_json)
+    report = forget_entries(ws, Target(session, entry), dry_run=dry_run, purge_transcripts=purge_transcripts)
+    if as_json:
+        emit_json(report.to_dict())
+        raise typer.Exit(report.exit_code)
+    if report.exit_code:
+        fail(report.reason, report.exit_code)
+
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    verb = "would remove" if dry_run else "removed"
+    say(f"{len(report.entries)} history entr{'y' if len(report.entries) == 1 else 'ies'} "
+        f"{'would be' if dry_run else 'are now'} forgotten: never consumed again, even by --replay")
+    say(f"{verb} {len(report.removed)} line(s) taught only by them"
+        + (f" → commit {report.commit[:8]} (recorded in memory/rejected.md)" if report.commit else ""))
+    for line in report.removed:
+        say(f"    {line}")
+    if report.review:
+        say(f"{len(report.review)} line(s) also draw on other entries; edit them yourself:")
+        for line in report.review:
+            say(f"    {line}")
+    for path in report.transcripts:
+        say(f"deleted transcript {path}")
+    say("not erased: " + "; ".join(report.not_erased))
+    raise typer.Exit(ExitCode.OK)
+
+
+def register(root: typer.Typer) -> None:
+    root.command()(forget)

@@ -1,0 +1,132 @@
+"""`nanodream review`: the pending proposals of review runs; `accept` and `reject` them.
+
+A sub-app: a bare `nanodream review` lists the proposals with their diffs; `accept ID|--all [--file PATH]`
+lands them on the branch as commits, `reject ID|--all [--file PATH] [--reason TEXT]` drops them and
+records their facts as rejected. Options given before the subcommand apply to it as well.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
+
+if TYPE_CHECKING:
+    from nanodream.versioning.reviewlane import ReviewReport
+
+review_app = typer.Typer(no_args_is_help=False)
+
+IdArgument = Annotated[str | None, typer.Argument(help="A proposal's id (short sha) or run id.", show_default=False)]
+AllOption = Annotated[bool, typer.Option("--all", help="Every pending proposal, oldest first.")]
+FileOption = Annotated[str | None, typer.Option(
+    "--file", "-f", help="Only this file of the proposal(s), e.g. USER.md.", show_default=False)]
+
+
+@review_app.callback(invoke_without_command=True)
+def review(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """List the proposals that review runs (`run --review`, `review = true`) left pending, with their diffs.
+
+    \b
+    Examples:
+      nanodream review
+      nanodream review accept 3f2a9c1e
+      nanodream review reject --all --reason "not about me"
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from nanodream.versioning.gitstore import GitStore
+    from nanodream.versioning.pending import proposals
+
+    ws = resolve_workspace(workspace, as_json=as_json)
+    store = GitStore(ws)
+    chain = proposals(store) if store.exists else []
+    if as_json:
+        emit_json([p.to_dict() for p in chain])
+        return
+    if not chain:
+        _say("no proposals are pending")
+        return
+    for proposal in chain:
+        state = f"CONFLICTED ({proposal.reason})" if proposal.state == "conflicted" else "pending"
+        _say(f"{proposal.id}  {proposal.time[:16].replace('T', ' ')}  {state}  {proposal.summary}")
+        for item in proposal.files:
+            _say(f"    {item['path']} +{item['added']} -{item['removed']}")
+        _say(store.commit_diff(proposal.source).rstrip("\n"))
+    _say("accept: nanodream review accept ID|--all [--file PATH] · reject: nanodream review reject ID|--all")
+
+
+@review_app.command()
+def accept(ctx: typer.Context, proposal: IdArgument = None, everything: AllOption = False, file: FileOption = None,
+           workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """Apply pending proposals to the branch as commits (hand edits made meanwhile are kept).
+
+    \b
+    Examples:
+      nanodream review accept 3f2a9c1e
+      nanodream review accept --all
+      nanodream review accept 3f2a9c1e --file USER.md
+    """
+    from nanodream.versioning.reviewlane import Selection
+    from nanodream.versioning.reviewlane import accept as accept_proposals
+
+    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws = resolve_workspace(ws_option, as_json=as_json)
+    _finish(accept_proposals(ws, Selection(proposal, everything, file)), as_json)
+
+
+@review_app.command()
+def reject(ctx: typer.Context, proposal: IdArgument = None, everything: AllOption = False, file: FileOption = None,
+           reason: Annotated[str, typer.Option("--reason", help="Why, kept in memory/rejected.md.")] = "",
+           workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
+    """Drop pending proposals and record their facts as rejected, so no later run proposes them again.
+
+    \b
+    Examples:
+      nanodream review reject 3f2a9c1e --reason "a joke, not a fact"
+      nanodream review reject --all --file SOUL.md
+    """
+    from nanodream.versioning.reviewlane import Selection
+    from nanodream.versioning.reviewlane import reject as reject_proposals
+
+    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws = resolve_workspace(ws_option, as_json=as_json)
+    _finish(reject_proposals(ws, Selection(proposal, everything, file), reason), as_json)
+
+
+def _finish(report: ReviewReport, as_json: bool) -> None:
+    if as_json:
+        emit_json(report.to_dict())
+        raise typer.Exit(report.exit_code)
+    if report.exit_code:
+        err_console.print(f"{report.outcome}: {report.reason}", markup=False, highlight=False, soft_wrap=True)
+        if report.hint:
+            err_console.print(f"hint: {report.hint}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(report.exit_code)
+    if report.manual_commit:
+        _say(f"committed your hand edits first as {report.manual_commit[:8]}")
+    if report.ids:
+        commits = ", ".join(c[:8] for c in report.commits) or "no commit"
+        _say(f"✓ {report.outcome} {', '.join(report.ids)} → {commits}")
+    else:
+        _say(report.reason)
+    if report.rejected:
+        _say("recorded as rejected in memory/rejected.md: " + "; ".join(report.rejected))
+    _say(f"{len(report.pending)} proposal(s) still pending"
+         + (f", {sum(p['state'] == 'conflicted' for p in report.pending)} conflicted" if report.pending else ""))
+
+
+def _inherited(ctx: typer.Context, workspace: Path | None, as_json: bool) -> tuple[Path | None, bool]:
+    """Options given to `nanodream review` itself count for its subcommand too."""
+    parent = ctx.parent.params if ctx.parent is not None and ctx.parent.command.name == "review" else {}
+    return workspace or parent.get("workspace"), as_json or bool(parent.get("as_json"))
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(review_app, name="review")

@@ -1,0 +1,188 @@
+"""`nanodream forget`: take out what one session (or one entry) taught the memory, and never read it again.
+
+Each memory line is traced to the dream that wrote it (one `git blame` per file) and, through that
+dream's consumed entries, to the entries that mention it. A line that only those entries support is
+removed in one new commit and recorded as rejected; a line that also draws on other entries is listed for
+the person, never silently kept or dropped. The entries are marked in nanodream's own state
+(.nanodream/forgotten.json) so no run consumes them again, even after `restore --replay`. What forget does
+not erase is said plainly: git history (never rewritten) and history.jsonl (the host's file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from nanodream.backlog.forgotten import mark_forgotten
+from nanodream.backlog.history import HistoryEntry, read_from
+from nanodream.rejected import fact_text, with_rejected
+from nanodream.run import apply
+from nanodream.run.lock import WorkspaceBusy, workspace_lock
+from nanodream.run.staging import FileChange
+from nanodream.run.transcripts import list_transcripts
+from nanodream.versioning.gitrunner import run_git
+from nanodream.versioning.gitstate import NeedsPerson, check_writable
+from nanodream.versioning.gitstore import GitStore, parse_blame_shas
+from nanodream.versioning.logview import consumed_entries
+from nanodream.versioning.provenance import rank
+from nanodream.vocab import ExitCode, Outcome, new_run_id
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, Workspace
+
+NOT_ERASED = [
+    "git history: earlier commits still hold the removed lines (history is never rewritten)",
+    "memory/history.jsonl: the host's file is never touched; the entries stay there, marked as never to read",
+]
+
+
+@dataclass
+class ForgetReport:
+    """What `forget` did or, with --dry-run, would do (docs/json.md)."""
+
+    outcome: str = Outcome.REFUSED  # forgotten | dry-run | refused | busy
+    entries: list[int] = field(default_factory=list)  # history lines marked as never to be consumed
+    removed: list[str] = field(default_factory=list)  # "path:line: text", supported only by those entries
+    review: list[str] = field(default_factory=list)  # lines that also draw on other entries: edit by hand
+    commit: str | None = None
+    manual_commit: str | None = None
+    transcripts: list[str] = field(default_factory=list)  # deleted with --purge-transcripts
+    not_erased: list[str] = field(default_factory=lambda: list(NOT_ERASED))
+    reason: str = ""
+    exit_code: int = ExitCode.OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Target:
+    session: str | None = None
+    line: int | None = None
+
+
+def forget(workspace: Workspace, target: Target, *, dry_run: bool = False,
+           purge_transcripts: bool = False) -> ForgetReport:
+    report = ForgetReport()
+    store = GitStore(workspace)
+    try:
+        with workspace_lock(workspace):
+            check_writable(workspace)
+            apply.recover(workspace, store)
+            _forget_locked(store, target, dry_run, purge_transcripts, report)
+    except WorkspaceBusy as exc:
+        report.outcome, report.reason, report.exit_code = Outcome.BUSY, str(exc), ExitCode.BUSY
+    except NeedsPerson as exc:
+        report.reason, report.exit_code = exc.reason, ExitCode.NEEDS_PERSON
+    return report
+
+
+def _forget_locked(store: GitStore, target: Target, dry_run: bool, purge: bool, report: ForgetReport) -> None:
+    workspace = store.workspace
+    chosen = [e for e in _entries(workspace)
+              if (e.session_key == target.session if target.session is not None else e.line == target.line)]
+    if not chosen:
+        what = f"session {target.session!r}" if target.session is not None else f"line {target.line}"
+        report.reason, report.exit_code = f"no history entry belongs to {what}; nothing to forget", ExitCode.FAILED
+        return
+    report.entries = [e.line for e in chosen]
+    offsets = {e.offset for e in chosen}
+    drop, runs = _attribute(store, offsets, report)
+    if dry_run:
+        report.outcome = Outcome.DRY_RUN
+        return
+    changes = _changes(workspace, drop, target)
+    if changes:
+        report.manual_commit = apply.commit_hand_edits(workspace, store)
+        message = (f"forget: {len(report.removed)} line(s) taught only by {_describe(target)}\n\n"
+                   "Removed at the person's request (nanodream forget) and recorded in memory/rejected.md.\n"
+                   "Earlier commits still hold these lines: git history is never rewritten.\n")
+        report.commit = apply.apply(workspace, store, apply.journal_for(f"forget-{new_run_id()}", message, changes))
+    mark_forgotten(workspace, chosen)
+    if purge:
+        report.transcripts = _purge(workspace, runs)
+    report.outcome = "forgotten"
+
+
+def _attribute(store: GitStore, offsets: set[int], report: ForgetReport) -> tuple[dict[str, set[int]], set[str]]:
+    """Lines to drop per file (0-based), and the runs that consumed the entries; fills the report's lists."""
+    drop: dict[str, set[int]] = {}
+    runs: set[str] = set()
+    cache: dict[str, list[HistoryEntry]] = {}
+    for path in _memory_files(store.workspace):
+        file = store.workspace.root / path
+        if not file.is_file() or file.is_symlink():
+            continue
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        for index, sha in enumerate(_blame_file(store, path)):
+            fact = fact_text(lines[index]) if index < len(lines) else ""
+            consumed = _consumed(store, sha, cache, runs, offsets) if fact and sha else []
+            if not any(e.offset in offsets for e in consumed):
+                continue
+            support = rank(consumed, fact) or consumed
+            shown = f"{path}:{index + 1}: {lines[index].strip()}"
+            if not any(e.offset in offsets for e in support):
+                continue  # the same dream, but other entries taught this line
+            if all(e.offset in offsets for e in support):
+                drop.setdefault(path, set()).add(index)
+                report.removed.append(shown)
+            else:
+                report.review.append(shown)
+    return drop, runs
+
+
+def _memory_files(workspace: Workspace) -> list[str]:
+    """The core files and the archive's months: every place a fact a session taught may sit now."""
+    folder = workspace.root / ARCHIVE_DIR
+    months = sorted(f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md")) if folder.is_dir() else []
+    return [*CORE_FILES, *(m for m in months if ARCHIVE_PATH.fullmatch(m))]
+
+
+def _consumed(store: GitStore, sha: str, cache: dict[str, list[HistoryEntry]], runs: set[str],
+              offsets: set[int]) -> list[HistoryEntry]:
+    if sha not in cache:
+        commit = store.commit_info(sha)
+        cache[sha] = consumed_entries(store.workspace, commit.trailers) if commit.kind == "dream" else []
+        run = commit.trailers.values.get("Dream-Run")
+        if run and any(e.offset in offsets for e in cache[sha]):
+            runs.add(run)
+    return cache[sha]
+
+
+def _changes(workspace: Workspace, drop: dict[str, set[int]], target: Target) -> list[FileChange]:
+    changes, taken = [], []
+    for path, indexes in sorted(drop.items()):
+        before = (workspace.root / path).read_text(encoding="utf-8")
+        lines = before.splitlines(keepends=True)
+        taken += [(path, lines[i]) for i in sorted(indexes)]
+        changes.append(FileChange(path, before, "".join(text for i, text in enumerate(lines) if i not in indexes)))
+    if taken:
+        file = workspace.root / REJECTED_FILE
+        current = file.read_text(encoding="utf-8") if file.is_file() else None
+        ledger, _ = with_rejected(current, taken, f"forgotten ({_describe(target)}), {date.today().isoformat()}")
+        if ledger is not None:
+            changes.append(FileChange(REJECTED_FILE, current, ledger))
+    return changes
+
+
+def _blame_file(store: GitStore, path: str) -> list[str | None]:
+    done = run_git(store.workspace.root, "blame", "--line-porcelain", "-M8", "-C8", "--", path, check=False)
+    return parse_blame_shas(done.stdout.decode("utf-8", "replace")) if done.returncode == 0 else []
+
+
+def _entries(workspace: Workspace) -> list[HistoryEntry]:
+    if not workspace.history_file.is_file():
+        return []
+    return [item for item in read_from(workspace.history_file) if isinstance(item, HistoryEntry)]
+
+
+def _describe(target: Target) -> str:
+    return f"session {target.session}" if target.session is not None else f"history line {target.line}"
+
+
+def _purge(workspace: Workspace, runs: set[str]) -> list[str]:
+    gone = []
+    for path in list_transcripts(workspace):
+        if any(path.name.startswith(f"{run}-") for run in runs):
+            path.unlink()
+            gone.append(path.name)
+    return gone

@@ -1,0 +1,128 @@
+"""`nanodream why`: which commit wrote a memory line, and for a dream, the history entries behind it.
+
+One `git blame` of one line (`-M -C`: a line moved within its file, or into the archive by the same
+commit, is still credited to the commit that first wrote it), one `git log -1` and one read of the
+dream's byte range of history.jsonl: the answer costs the same on a long history as on a short one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from nanodream.backlog.history import HistoryEntry
+from nanodream.pinning import find_lines
+from nanodream.rejected import fact_text
+from nanodream.versioning.gitrunner import run_git
+from nanodream.versioning.gitstore import GitStore
+from nanodream.versioning.logview import consumed_entries
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, REJECTED_FILE, PathRefused, Workspace
+
+_WORD = re.compile(r"[a-z0-9]+")
+_UNCOMMITTED = "0" * 40
+MIN_SHARE = 0.5  # an entry "mentions" a line when it holds at least half of the line's meaningful words
+
+
+class NotFound(Exception):
+    """Nothing in memory matches; the message says so calmly."""
+
+
+@dataclass
+class WhyReport:
+    """The stable JSON shape of `why --json` (docs/json.md)."""
+
+    commit: str | None  # None: the line is a hand edit not committed yet
+    kind: str  # dream | manual | restore | init | other | uncommitted
+    time: str | None
+    file: str
+    line: int
+    text: str
+    subject: str = ""
+    entries: list[dict[str, Any]] = field(default_factory=list)  # line, cursor, session_key, timestamp, text
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def why(workspace: Workspace, query: str) -> WhyReport:
+    """Answer for `FILE:LINE` when FILE is an existing memory file, else for the memory line holding `query`."""
+    path, number, text = _locate(workspace, query)
+    store = GitStore(workspace)
+    sha = _blame(workspace, path, number) if store.exists and store.head_sha() else None
+    if sha is None:
+        return WhyReport(None, "uncommitted", None, path, number, text)
+    commit = store.commit_info(sha)
+    report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject)
+    if commit.kind == "dream":
+        entries = consumed_entries(workspace, commit.trailers)
+        report.entries = [_entry(e) for e in rank(entries, fact_text(text) or text)]
+    return report
+
+
+def rank(entries: list[HistoryEntry], fact: str) -> list[HistoryEntry]:
+    """The entries that mention `fact`: whole-text matches first, then by the share of its words they hold."""
+    needle = " ".join(fact.lower().split())
+    words = {w for w in _WORD.findall(needle) if len(w) > 2} or set(_WORD.findall(needle))
+    scored = []
+    for entry in entries:
+        content = " ".join(entry.content.lower().split())
+        exact = needle in content
+        share = len(words & set(_WORD.findall(content))) / len(words) if words else 0.0
+        if exact or share >= MIN_SHARE:
+            scored.append((not exact, -share, entry.line, entry))
+    return [item[-1] for item in sorted(scored, key=lambda item: item[:3])]
+
+
+def _entry(entry: HistoryEntry) -> dict[str, Any]:
+    return {"line": entry.line, "cursor": entry.cursor, "session_key": entry.session_key,
+            "timestamp": entry.timestamp, "text": entry.content}
+
+
+def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:
+    """(path, 1-based line, text) of the line asked about; NotFound when there is none."""
+    head, sep, tail = query.rpartition(":")
+    if sep and tail.strip().isdigit() and _is_memory_file(workspace, head):
+        lines = (workspace.root / head).read_text(encoding="utf-8", errors="replace").splitlines()
+        number = int(tail)
+        if not 1 <= number <= len(lines):
+            raise NotFound(f"{head} has {len(lines)} lines; there is no line {number}")
+        return head, number, lines[number - 1]
+    if not " ".join(query.split()):
+        raise NotFound("give some text of a memory line, or FILE:LINE")
+    matches = find_lines(workspace, query) + _archive_matches(workspace, query)
+    matches += find_lines(workspace, query, REJECTED_FILE) if (workspace.root / REJECTED_FILE).is_file() else []
+    if not matches:
+        raise NotFound(f"no memory line holds {query!r}; nothing to explain")
+    wanted = " ".join(query.lower().split())
+    best = next((m for m in matches if " ".join(fact_text(m.text).lower().split()) == wanted), matches[0])
+    return best.path, best.line, best.text
+
+
+def _is_memory_file(workspace: Workspace, path: str) -> bool:
+    if path == REJECTED_FILE:
+        return (workspace.root / path).is_file() and not (workspace.root / path).is_symlink()
+    try:
+        workspace.check_memory_path(path, archive=True)
+    except PathRefused:
+        return False
+    return (workspace.root / path).is_file()
+
+
+def _archive_matches(workspace: Workspace, query: str) -> list:
+    folder = workspace.root / ARCHIVE_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    months = sorted(f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md"))
+    return [m for path in months if ARCHIVE_PATH.fullmatch(path) for m in find_lines(workspace, query, path)]
+
+
+def _blame(workspace: Workspace, path: str, number: int) -> str | None:
+    """The commit that wrote line `number` of the working file, following moves; None while uncommitted."""
+    # -M/-C at 8 characters: git's defaults (20/40) miss a short fact moved to the archive.
+    done = run_git(workspace.root, "blame", "--porcelain", "-M8", "-C8", "-L", f"{number},{number}", "--", path,
+                   check=False)
+    if done.returncode != 0 or not done.stdout:
+        return None  # a file git has never tracked: all of it is a hand edit not committed yet
+    sha = done.stdout.split(b" ", 1)[0].decode()
+    return None if sha == _UNCOMMITTED else sha

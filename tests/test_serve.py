@@ -129,6 +129,9 @@ def test_a_cross_site_post_is_refused_and_changes_nothing(server, dreamed):
     forged = httpx.post(server.url + f"/commit/{head}/restore", data={"csrf": "guess"}, cookies=cookies,
                         headers={"Origin": server.url})
     assert forged.status_code == 403
+    proposal = httpx.post(server.url + "/proposal/abcdef12/accept", data={"csrf": token}, cookies=cookies,
+                          headers={"Origin": "http://evil.example"})
+    assert proposal.status_code == 403
     assert snapshot(dreamed) == before
     fine = httpx.post(server.url + f"/commit/{head}/restore", data={"csrf": token}, cookies=cookies,
                       headers={"Origin": server.url})
@@ -149,3 +152,31 @@ def test_off_localhost_every_request_needs_the_token(dreamed):
         first = httpx.get(running.url + "/?token=s3cret")
         assert first.status_code == 200
         assert httpx.get(running.url + "/", cookies={"nanodream_token": "s3cret"}).status_code == 200
+
+
+def test_accept_a_pending_proposal_and_ask_why_a_line_is_there(server, dreamed, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    from nanodream.run.context import RunOptions
+
+    with dreamed.history_file.open("a") as handle:
+        handle.write('{"cursor": 4, "timestamp": "2026-10-03 09:00", "content": "[durable] Backups run nightly."}\n')
+    run_dream(dreamed, Settings(), RunOptions(review=True))  # a proposal, not a change of the files
+    assert "Backups run nightly." not in (dreamed.root / "memory/MEMORY.md").read_text()
+
+    browser.get(server.url + "/")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#proposals tr.proposal")) == 1
+    browser.save_screenshot(str(shots / "proposals.png"))
+    browser.find_element(By.CSS_SELECTOR, "#proposals button.accept").click()
+    assert "accepted" in browser.find_element(By.ID, "note").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#proposals")
+    assert "Backups run nightly." in (dreamed.root / "memory/MEMORY.md").read_text()
+
+    box = browser.find_element(By.ID, "why-box")
+    box.send_keys("Deploys run on Fridays")
+    box.submit()
+    answer = browser.find_element(By.ID, "why-answer").text
+    assert "memory/MEMORY.md" in answer and "dream" in answer and "[durable] Deploys run on Fridays." in answer
+    browser.save_screenshot(str(shots / "why.png"))
+    browser.get(server.url + "/why?q=nothing+like+this+anywhere")
+    assert browser.find_element(By.ID, "why-problem").text

@@ -1,4 +1,4 @@
-"""The page's routes: the timeline, one commit, restoring a dream. Every request passes the Guard first."""
+"""The page's routes: the timeline, one commit, restore, proposals to accept or reject, why. Guarded first."""
 
 from __future__ import annotations
 
@@ -16,9 +16,13 @@ from starlette.routing import Route
 from nanodream.config import ConfigError, load_settings
 from nanodream.serve.guard import Guard
 from nanodream.status import workspace_status
-from nanodream.versioning.gitstore import UnknownCommit
+from nanodream.versioning.gitstore import GitStore, UnknownCommit
 from nanodream.versioning.logview import commit_detail, memory_log
+from nanodream.versioning.pending import proposals
+from nanodream.versioning.provenance import NotFound as WhyNotFound
+from nanodream.versioning.provenance import why as explain
 from nanodream.versioning.restore import restore_commit
+from nanodream.versioning.reviewlane import Selection, accept, reject
 from nanodream.workspace import Workspace
 
 SHA = re.compile(r"[0-9a-f]{4,40}")
@@ -32,6 +36,8 @@ def build_app(workspace: Workspace, guard: Guard) -> Starlette:
         Route("/", pages.timeline),
         Route("/commit/{sha}", pages.commit),
         Route("/commit/{sha}/restore", pages.restore, methods=["POST"]),
+        Route("/proposal/{sha}/{action}", pages.decide, methods=["POST"]),
+        Route("/why", pages.why),
     ])
 
 
@@ -52,7 +58,37 @@ class Pages:
         files = sorted({f["path"] for c in commits for f in c.files})
         shown = [c for c in commits if not path or any(f["path"] == path for f in c.files)]
         return self._page(request, "timeline.html", commits=shown, kind=kind, file=path, files=files,
-                          kinds=KINDS, status=self._status(), note=request.query_params.get("note", ""))
+                          kinds=KINDS, status=self._status(), note=request.query_params.get("note", ""),
+                          proposals=[p.to_dict() | {"sha": p.sha} for p in proposals(GitStore(self.workspace))])
+
+    async def why(self, request: Request) -> Response:
+        """Which commit wrote a memory line, and for a dream the history entries behind it."""
+        refused = self.guard.refusal(request)
+        if refused:
+            return refused
+        query = request.query_params.get("q", "").strip()
+        answer, problem = None, ""
+        if query:
+            try:
+                answer = explain(self.workspace, query).to_dict()
+            except WhyNotFound as exc:
+                problem = str(exc)
+        return self._page(request, "why.html", query=query, answer=answer, problem=problem)
+
+    async def decide(self, request: Request) -> Response:
+        """Accept or reject one pending proposal of the review lane."""
+        form = await request.form()
+        refused = self.guard.refusal(request, str(form.get("csrf", "")))
+        if refused:
+            return refused
+        sha, action = request.path_params["sha"], request.path_params["action"]
+        if not SHA.fullmatch(sha) or action not in ("accept", "reject"):
+            return PlainTextResponse("no such action", 404)
+        chosen = Selection(ref=sha)
+        report = accept(self.workspace, chosen) if action == "accept" else reject(self.workspace, chosen)
+        done = report.outcome in ("accepted", "rejected")
+        note = f"{report.outcome} {sha[:8]}" if done else f"not {action}ed: {report.reason}"
+        return RedirectResponse(f"/?note={quote(note)}", status_code=303)
 
     async def commit(self, request: Request) -> Response:
         refused = self.guard.refusal(request)

@@ -42,6 +42,17 @@ def fail(message: str, code: int = ExitCode.USAGE, *, as_json: bool = False) -> 
     raise typer.Exit(code)
 
 
+def say(text: str) -> None:
+    """One line of output printed as it is: memory, history and model words are never rich markup."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def inherited(ctx: typer.Context, workspace: Path | None, as_json: bool) -> tuple[Path | None, bool]:
+    """Options given to a command group itself (`nanodream prompt -w WS init`) count for its subcommand too."""
+    parent = ctx.parent.params if ctx.parent is not None else {}
+    return workspace or parent.get("workspace"), as_json or bool(parent.get("as_json"))
+
+
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 

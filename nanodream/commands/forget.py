@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.commands.common import JsonOption, WorkspaceOption, emit_json, fail, resolve_workspace, say
 from nanodream.vocab import ExitCode
 
 
@@ -44,9 +44,6 @@ def forget(
         raise typer.Exit(report.exit_code)
     if report.exit_code:
         fail(report.reason, report.exit_code)
-
-    def say(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     verb = "would remove" if dry_run else "removed"
     say(f"{len(report.entries)} history entr{'y' if len(report.entries) == 1 else 'ies'} "

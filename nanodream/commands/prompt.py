@@ -7,7 +7,6 @@ well. Never calls a model and never imports litellm: a preview must be instant a
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -18,8 +17,10 @@ from nanodream.commands.common import (
     console,
     emit_json,
     fail,
+    inherited,
     resolve_settings,
     resolve_workspace,
+    say,
 )
 from nanodream.vocab import ExitCode, count_entries
 
@@ -63,7 +64,7 @@ def show(
     """
     from nanodream.prompting.prompt_override import prompt_info
 
-    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     if tidy and not rendered:
         fail("--tidy only applies with --rendered", as_json=as_json)
@@ -75,9 +76,9 @@ def show(
         emit_json(info.to_dict())
         return
     for text in describe(info):
-        _say(text)
+        say(text)
     console.rule(style="dim")
-    _say(info.text.rstrip("\n"))
+    say(info.text.rstrip("\n"))
 
 
 @prompt_app.command()
@@ -91,7 +92,7 @@ def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOpt
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, init_override
     from nanodream.versioning.gitstate import NeedsPerson
 
-    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     try:
         path = init_override(ws)
@@ -102,8 +103,8 @@ def init(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonOpt
     if as_json:
         emit_json({"created": path, "source": OVERRIDE})
         return
-    _say(f"created {path} from the built-in prompt; edit it and the next dream uses it")
-    _say("(the next dream run commits it to the memory history with your edits)")
+    say(f"created {path} from the built-in prompt; edit it and the next dream uses it")
+    say("(the next dream run commits it to the memory history with your edits)")
 
 
 @prompt_app.command()
@@ -122,7 +123,7 @@ def reset(
     from nanodream.prompting.prompt_override import OVERRIDE, PromptError, reset_override
     from nanodream.versioning.gitstate import NeedsPerson
 
-    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     try:
         removed = reset_override(ws, force=force)
@@ -133,7 +134,7 @@ def reset(
     if as_json:
         emit_json({"removed": removed, "source": "built-in"})
         return
-    _say(f"removed {OVERRIDE}; the built-in prompt is active" if removed
+    say(f"removed {OVERRIDE}; the built-in prompt is active" if removed
          else f"no {OVERRIDE} here; the built-in prompt is already active")
 
 
@@ -147,7 +148,7 @@ def _show_rendered(ws: Workspace, *, tidy: bool, as_json: bool) -> None:
         if as_json:
             emit_json({"nothing_to_send": str(exc)})
         else:
-            _say(f"nothing to send: {exc}")
+            say(f"nothing to send: {exc}")
         return
     if as_json:
         emit_json(request.to_dict())
@@ -168,10 +169,10 @@ def render_request(request: RenderedRequest) -> None:
     parts = request.token_breakdown()
     fixed = parts["system"] + parts["memory"] + parts["skills"]
     payload = "tidy notice" if batch is None else "history"
-    _say(f"~{request.estimated_tokens} tokens (chars/4): fixed {fixed} = system {parts['system']} + memory "
+    say(f"~{request.estimated_tokens} tokens (chars/4): fixed {fixed} = system {parts['system']} + memory "
          f"{parts['memory']} + skills {parts['skills']} · signals {parts['signals']} · {payload} {parts['history']}")
     for note in request.notes:
-        _say(f"note: {note}")
+        say(f"note: {note}")
 
 
 def describe(info: PromptInfo) -> list[str]:
@@ -190,16 +191,6 @@ def describe(info: PromptInfo) -> list[str]:
     }
     lines.append(notes[info.override_state])
     return lines
-
-
-def _inherited(ctx: typer.Context, workspace: Path | None, as_json: bool) -> tuple[Path | None, bool]:
-    """Options given to `nanodream prompt` itself count for its subcommand too."""
-    parent = ctx.parent.params if ctx.parent is not None and ctx.parent.command.name == "prompt" else {}
-    return workspace or parent.get("workspace"), as_json or bool(parent.get("as_json"))
-
-
-def _say(text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

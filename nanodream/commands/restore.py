@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
+from nanodream.commands.common import (
+    JsonOption,
+    WorkspaceOption,
+    emit_json,
+    err_console,
+    resolve_workspace,
+    say,
+)
 from nanodream.vocab import Outcome
 
 if TYPE_CHECKING:
@@ -44,9 +51,6 @@ def restore(
 
 
 def render_restore(report: RestoreReport) -> None:
-    def say(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
-
     if report.recovered:
         say(f"recovered: {report.recovered}")
     if report.outcome in (Outcome.REFUSED, Outcome.BUSY):

@@ -7,12 +7,19 @@ records their facts as rejected. Options given before the subcommand apply to it
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, err_console, resolve_workspace
+from nanodream.commands.common import (
+    JsonOption,
+    WorkspaceOption,
+    emit_json,
+    err_console,
+    inherited,
+    resolve_workspace,
+    say,
+)
 
 if TYPE_CHECKING:
     from nanodream.versioning.reviewlane import ReviewReport
@@ -47,15 +54,15 @@ def review(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonO
         emit_json([p.to_dict() for p in chain])
         return
     if not chain:
-        _say("no proposals are pending")
+        say("no proposals are pending")
         return
     for proposal in chain:
         state = f"CONFLICTED ({proposal.reason})" if proposal.state == "conflicted" else "pending"
-        _say(f"{proposal.id}  {proposal.time[:16].replace('T', ' ')}  {state}  {proposal.summary}")
+        say(f"{proposal.id}  {proposal.time[:16].replace('T', ' ')}  {state}  {proposal.summary}")
         for item in proposal.files:
-            _say(f"    {item['path']} +{item['added']} -{item['removed']}")
-        _say(store.commit_diff(proposal.source).rstrip("\n"))
-    _say("accept: nanodream review accept ID|--all [--file PATH] · reject: nanodream review reject ID|--all")
+            say(f"    {item['path']} +{item['added']} -{item['removed']}")
+        say(store.commit_diff(proposal.source).rstrip("\n"))
+    say("accept: nanodream review accept ID|--all [--file PATH] · reject: nanodream review reject ID|--all")
 
 
 @review_app.command()
@@ -72,7 +79,7 @@ def accept(ctx: typer.Context, proposal: IdArgument = None, everything: AllOptio
     from nanodream.versioning.reviewlane import Selection
     from nanodream.versioning.reviewlane import accept as accept_proposals
 
-    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     _finish(accept_proposals(ws, Selection(proposal, everything, file)), as_json)
 
@@ -91,7 +98,7 @@ def reject(ctx: typer.Context, proposal: IdArgument = None, everything: AllOptio
     from nanodream.versioning.reviewlane import Selection
     from nanodream.versioning.reviewlane import reject as reject_proposals
 
-    ws_option, as_json = _inherited(ctx, workspace, as_json)
+    ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
     _finish(reject_proposals(ws, Selection(proposal, everything, file), reason), as_json)
 
@@ -106,26 +113,16 @@ def _finish(report: ReviewReport, as_json: bool) -> None:
             err_console.print(f"hint: {report.hint}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(report.exit_code)
     if report.manual_commit:
-        _say(f"committed your hand edits first as {report.manual_commit[:8]}")
+        say(f"committed your hand edits first as {report.manual_commit[:8]}")
     if report.ids:
         commits = ", ".join(c[:8] for c in report.commits) or "no commit"
-        _say(f"✓ {report.outcome} {', '.join(report.ids)} → {commits}")
+        say(f"✓ {report.outcome} {', '.join(report.ids)} → {commits}")
     else:
-        _say(report.reason)
+        say(report.reason)
     if report.rejected:
-        _say("recorded as rejected in memory/rejected.md: " + "; ".join(report.rejected))
-    _say(f"{len(report.pending)} proposal(s) still pending"
+        say("recorded as rejected in memory/rejected.md: " + "; ".join(report.rejected))
+    say(f"{len(report.pending)} proposal(s) still pending"
          + (f", {sum(p['state'] == 'conflicted' for p in report.pending)} conflicted" if report.pending else ""))
-
-
-def _inherited(ctx: typer.Context, workspace: Path | None, as_json: bool) -> tuple[Path | None, bool]:
-    """Options given to `nanodream review` itself count for its subcommand too."""
-    parent = ctx.parent.params if ctx.parent is not None and ctx.parent.command.name == "review" else {}
-    return workspace or parent.get("workspace"), as_json or bool(parent.get("as_json"))
-
-
-def _say(text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace
+from nanodream.commands.common import JsonOption, WorkspaceOption, console, emit_json, fail, resolve_workspace, say
 from nanodream.vocab import ExitCode
 
 
@@ -39,9 +39,6 @@ def why(
     if as_json:
         emit_json(report.to_dict())
         return
-
-    def say(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     say(f"{report.file}:{report.line}: {report.text.strip()}")
     if report.commit is None:

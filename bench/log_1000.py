@@ -65,17 +65,22 @@ def fast_import_stream(commits: int, start_time: int) -> bytes:
     return bytes(out)
 
 
-def build(root: Path, commits: int) -> tuple[Workspace, float]:
-    clock = time.perf_counter()
+def import_commits(root: Path, stream: bytes) -> Workspace:
+    """A fresh workspace at `root` whose main branch gets the commits of a fast-import `stream`, checked out."""
     workspace = Workspace.at(root)
     scaffold(workspace.root)
     GitStore(workspace).ensure_repo()
-    stream = fast_import_stream(commits, start_time=1_790_000_000)
     git = ["git", "-C", str(workspace.root)]
     subprocess.run([*git, "fast-import", "--quiet"], input=stream, check=True, env=CLEAN_GIT_ENV)
     subprocess.run([*git, "reset", "-q", "--hard", "main"], check=True, env=CLEAN_GIT_ENV)
-    count = subprocess.run([*git, "rev-list", "--count", "HEAD"], check=True, capture_output=True, text=True,
-                           env=CLEAN_GIT_ENV).stdout.strip()
+    return workspace
+
+
+def build(root: Path, commits: int) -> tuple[Workspace, float]:
+    clock = time.perf_counter()
+    workspace = import_commits(root, fast_import_stream(commits, start_time=1_790_000_000))
+    count = subprocess.run(["git", "-C", str(workspace.root), "rev-list", "--count", "HEAD"], check=True,
+                           capture_output=True, text=True, env=CLEAN_GIT_ENV).stdout.strip()
     assert int(count) == commits + 1, count
     return workspace, time.perf_counter() - clock
 

@@ -24,10 +24,9 @@ sys.path.insert(0, str(ROOT))
 from typer.testing import CliRunner  # noqa: E402
 
 from bench._common import cli, median_seconds, row  # noqa: E402
-from bench.log_1000 import CLEAN_GIT_ENV, as_process, in_process  # noqa: E402
+from bench.log_1000 import CLEAN_GIT_ENV, as_process, import_commits, in_process  # noqa: E402
 from nanodream.cli import app  # noqa: E402
-from nanodream.versioning.gitstore import GitStore  # noqa: E402
-from nanodream.workspace import Workspace, scaffold  # noqa: E402
+from nanodream.workspace import Workspace  # noqa: E402
 
 TARGET_S = 1.0
 
@@ -56,11 +55,7 @@ def message(i: int, offsets: list[int]) -> str:
 
 def build(root: Path, commits: int) -> tuple[Workspace, float]:
     clock = time.perf_counter()
-    workspace = Workspace.at(root)
-    scaffold(workspace.root)
-    GitStore(workspace).ensure_repo()
     data, offsets = history(commits)
-    workspace.history_file.write_bytes(data)
     out = bytearray()
     facts = ""
     for i in range(1, commits + 1):
@@ -71,9 +66,8 @@ def build(root: Path, commits: int) -> tuple[Workspace, float]:
         out += b"data %d\n%s\n" % (len(text), text)
         out += b"from refs/heads/main^0\n" if i == 1 else b""
         out += b"M 100644 inline memory/MEMORY.md\ndata %d\n%s\n" % (len(memory), memory)
-    git = ["git", "-C", str(workspace.root)]
-    subprocess.run([*git, "fast-import", "--quiet"], input=bytes(out), check=True, env=CLEAN_GIT_ENV)
-    subprocess.run([*git, "reset", "-q", "--hard", "main"], check=True, env=CLEAN_GIT_ENV)
+    workspace = import_commits(root, bytes(out))
+    workspace.history_file.write_bytes(data)
     return workspace, time.perf_counter() - clock
 
 

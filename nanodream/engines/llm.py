@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
 from nanodream.engines.credentials import api_key_for
+from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import read_calls
 from nanodream.toolbox.tools import SessionAborted, ToolBox
 from nanodream.vocab import count
@@ -74,34 +76,50 @@ class LLMEngine:
 
     def _converse(self, conversation: Conversation, result: SessionResult, request: SessionRequest,
                   toolbox: ToolBox) -> SessionResult:
-        """Ask, run the calls of the answer, and ask again until an answer holds no call: the summary."""
+        """Ask, run the calls of the answer, and ask again until the session has its summary.
+
+        The summary is an answer without calls, or one that comes with the calls: `finish(summary)`, or text
+        beside calls that only write. A response whose calls all succeed with a summary known ends the session
+        without another request; a failed call, or a read the model asked for, is answered and it goes on.
+        """
+        summary = ""  # the summary given so far in this conversation; the next answer's summary replaces it
         while True:
             result.requests += 1
             request.activity(f"waiting for the model (request {result.requests})")
             message = self.complete(conversation, result, request.activity).choices[0].message
             content = content_text(message.content)
-            native = list(message.tool_calls or [])
-            if native:
-                conversation.called(content, [self._run(c.id, c.function.name, c.function.arguments, toolbox, result)
-                                              for c in native])
-                continue
-            written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
-            if not written:
-                result.summary = content.strip()
+            turn = self._turn(message, content, toolbox, result, len(conversation.messages))
+            if not turn.ran:
+                result.summary = content.strip() or summary
                 conversation.answered(content)
                 return result
-            turn = len(conversation.messages)  # makes the ids of this turn's calls unique in the session
-            conversation.wrote(content, prose, [
-                self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
-                for n, call in enumerate(written, start=1)])
+            if turn.written:
+                conversation.wrote(content, turn.prose, turn.calls)
+            else:
+                conversation.called(content, turn.calls)
+            summary = turn.summary or summary
+            if summary and turn.done:
+                result.summary = summary
+                return result
+
+    def _turn(self, message: Any, content: str, toolbox: ToolBox, result: SessionResult, turn: int) -> Turn:
+        """Run the calls of one answer: native ones, else (unless `tool_mode = "native"`) those written as text."""
+        native = list(message.tool_calls or [])
+        if native:
+            return Turn([self._run(c.id, c.function.name, c.function.arguments, toolbox, result) for c in native],
+                        content)
+        written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
+        # `turn` makes the ids of this answer's calls unique in the session
+        return Turn([self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
+                     for n, call in enumerate(written, start=1)], prose, written=True)
 
     def _run(self, call_id: str, name: str, arguments: str | dict[str, Any], toolbox: ToolBox,
-             result: SessionResult, unreadable: str = "") -> Call:
+             result: SessionResult, unreadable: str = "") -> Ran:
         try:
-            output = toolbox.call(name, arguments, unreadable=unreadable)
+            outcome = toolbox.dispatch(name, arguments, unreadable=unreadable)
         except SessionAborted as exc:
             raise self._failure(str(exc), result, misuse=exc.misuse) from None
-        return Call(call_id, name, arguments, output)
+        return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
         """One completion, retried with exponential backoff on timeouts, 429 and 5xx."""
@@ -159,6 +177,46 @@ class LLMEngine:
     def _failure(reason: str, result: SessionResult, *, misuse: bool = False) -> SessionError:
         return SessionError(reason, tokens_in=result.tokens_in, tokens_out=result.tokens_out,
                             transcript=result.transcript, requests=result.requests, misuse=misuse)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One call of an answer: as the conversation records it, what it returned, and the tool it reached."""
+
+    call: Call
+    outcome: ToolResult
+    tool: Tool | None  # None: no such tool
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The calls of one answer, run, and the text beside them."""
+
+    ran: list[Ran]
+    prose: str
+    written: bool = False  # the calls were written as text
+
+    @property
+    def calls(self) -> list[Call]:
+        return [r.call for r in self.ran]
+
+    @property
+    def finished(self) -> bool:
+        return any(r.tool is not None and r.tool.finishes and r.outcome.ok for r in self.ran)
+
+    @property
+    def summary(self) -> str:
+        """The summary this answer gives: its `finish` call's, or the text beside calls that only write."""
+        finished = [r.outcome.value for r in self.ran if r.tool is not None and r.tool.finishes and r.outcome.ok]
+        if finished:
+            return finished[-1]
+        reads = any(r.tool is None or r.tool.reads for r in self.ran)
+        return "" if reads else self.prose.strip()
+
+    @property
+    def done(self) -> bool:
+        """Every call succeeded, and none asked for something to read unless the answer also finished."""
+        return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
 
 
 def content_text(content: Any) -> str:

@@ -77,12 +77,17 @@ class ToolBox:
         return self.registry.schemas()
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None, *, unreadable: str = "") -> str:
-        """A model's tool call (arguments as it sent them) → the text it reads; SessionAborted ends the session.
+        """A model's tool call (arguments as it sent them) → the text it reads; SessionAborted ends the session."""
+        return self.dispatch(name, raw_arguments, unreadable=unreadable).text
+
+    def dispatch(self, name: str, raw_arguments: str | dict[str, Any] | None, *,
+                 unreadable: str = "") -> ToolResult:
+        """A model's tool call with its typed result (did it succeed, was it `finish`); SessionAborted ends the session.
 
         `unreadable` says why a call the model wrote as text could not be read: it is counted and answered
         like any failed call, so a model that keeps writing broken calls meets the same caps.
         """
-        return self._run(name, raw_arguments, unreadable).text
+        return self._run(name, raw_arguments, unreadable)
 
     def invoke(self, name: str, **arguments: str) -> ToolResult:
         """An in-process engine's call: same limits and checks as the model's, with a typed result."""
@@ -303,6 +308,17 @@ def list_archive(box: ToolBox) -> ToolResult:
         return ToolResult("The archive is empty.", paths)
     counts = [len((box.staging.include(p) or "").splitlines()) for p in paths]
     return ToolResult("\n".join(f"{p} ({count(n, 'line')})" for p, n in zip(paths, counts, strict=True)), paths)
+
+
+@TOOLS.tool(finishes=True)
+def finish(box: ToolBox, summary: str) -> ToolResult:
+    """End the session, in the same response as your edits.
+
+    summary: a first line of at most 60 characters saying what changed, then one bullet per edit
+    """
+    if not summary.strip():
+        raise ToolError("summary is empty", "say what changed, or that nothing needed changing")
+    return ToolResult("OK: summary kept; the session ends when all calls of a response succeed", summary.strip())
 
 
 @dataclass(frozen=True)

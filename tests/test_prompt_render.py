@@ -69,7 +69,9 @@ def test_example_request_shows_every_signal(example):
     assert "## memory/MEMORY.md (340/24000 chars)" in user
     assert "- memory/MEMORY.md: all lines 14d" in user
     assert "weekly-report — Compile Maya's" in user
-    assert "6 steps · changed 14d ago · used 1× in 30d, last 2026-10-10]" in user  # #36 names the weekly report
+    assert "weekly-report — Compile Maya's" in user and "[639/12000 chars · 6 steps]" in user
+    # how old a skill is and how much it is used are signals, which change with the day; the index does not
+    assert "weekly-report 14d, used 1× in 30d, last 2026-10-10" in user  # #36 names the weekly report
     # the release procedure is told in two sessions (#11 and #47): the evidence for a skill
     assert "procedure release, make test" in user and "2 sessions: #11 #47" in user
     assert "today is 2026-10-15" in user
@@ -154,7 +156,8 @@ def test_near_cap_and_thin_skill_marks_reach_the_model(workspace):
     commit_at(workspace, "2026-10-10T12:00:00Z")
     user = render_next_request(workspace, Settings(max_file_chars=1000), tidy=True).user
     assert "## memory/MEMORY.md (920/1000 chars — near cap: merge and prune first)" in user
-    assert "- deploy — Deploy it [" in user and "1 step · changed 5d ago · THIN: expand or merge]" in user
+    assert "- deploy — Deploy it [" in user and "1 step · THIN: expand or merge]" in user
+    assert "days since changed, and use: deploy 5d" in user
 
 
 # the command ---------------------------------------------------------------------------------------------

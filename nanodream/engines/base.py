@@ -56,6 +56,9 @@ class SessionRequest:
     activity: Callable[[str], None] = field(default=lambda text: None, compare=False)  # what it is doing now
     rejected: frozenset[frozenset[str]] = frozenset()  # keys of memory/rejected.md's facts (rejected.fact_key)
     skills: SkillHealth = field(default_factory=SkillHealth, compare=False)  # use, failures, families of skills
+    # The user message cut where its stable parts end (memory files, skills index; the batch last): joined, they
+    # are `user_message`. A provider that caches only marked prefixes is told to keep each but the last.
+    user_blocks: tuple[str, ...] = ()
 
 
 @dataclass

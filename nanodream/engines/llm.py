@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
+from nanodream.engines import caching
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
 from nanodream.engines.credentials import api_key_for
@@ -45,6 +46,7 @@ class LLMEngine:
             errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError,
         )
         self._refused = errors.BadRequestError
+        self._breakpoints = caching.takes_breakpoints(settings.model, _provider(self.litellm, settings.model))
         # A server that refused `role: tool` after a call written as text refuses it in every session of the run.
         self._results_as_user = settings.tool_mode == "text"
 
@@ -52,7 +54,7 @@ class LLMEngine:
         tools = None if self.settings.tool_mode == "text" else toolbox.schemas()
         conversation = Conversation([{"role": "system", "content": request.system_prompt},
                                      {"role": "user", "content": request.user_message}],
-                                    tools, results_as_user=self._results_as_user)
+                                    tools, results_as_user=self._results_as_user, user_blocks=request.user_blocks)
         result = SessionResult(summary="", transcript=conversation.messages, state=conversation)
         return self._converse(conversation, result, request, toolbox)
 
@@ -126,8 +128,10 @@ class LLMEngine:
         attempt = 0
         while True:
             try:
+                messages = (caching.marked(conversation.messages, conversation.user_blocks) if self._breakpoints
+                            else conversation.messages)
                 response = self.litellm.completion(
-                    model=self.settings.model, messages=conversation.messages, tools=conversation.tools,
+                    model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
                     num_retries=0, max_retries=0,
                 )
@@ -217,6 +221,14 @@ class Turn:
     def done(self) -> bool:
         """Every call succeeded, and none asked for something to read unless the answer also finished."""
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def _provider(litellm: Any, model: str) -> str:
+    """The provider litellm routes `model` to ('' when it cannot tell: its own request will say what is wrong)."""
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # litellm raises for a model string it cannot route
+        return ""
 
 
 def content_text(content: Any) -> str:

@@ -56,6 +56,12 @@ class UserMessage:
     def text(self) -> str:
         return "\n\n".join(self.parts().values()) + "\n"
 
+    def blocks(self) -> tuple[str, str, str]:
+        """The text cut where its stable parts end — after the memory files, after the skills index — and the
+        rest (signals, batch): where a provider's prompt cache may keep what came before. Joined, they are `text`."""
+        memory, skills, *rest = self.parts().values()
+        return memory + "\n\n", skills + "\n\n", "\n\n".join(rest) + "\n"
+
 
 def compose_user_message(staging: Staging, batch: Batch | None, signals: Signals,
                          context: Sequence[HistoryEntry] = ()) -> UserMessage:
@@ -90,26 +96,35 @@ def render_memory(staging: Staging, signals: Signals) -> str:
 
 
 def render_skills(signals: Signals) -> str:
+    """Each skill's name, description and what its text says of it; its age and use, which change with the day,
+    are signals (the index stays byte-identical until a skill changes, so a prompt cache can keep it)."""
     lines = ["# Skills index (read a SKILL.md with read_file before changing it)"]
-    lines += [f"- {_skill_line(skill, signals)}" for skill in signals.skills] or ["(no skills yet)"]
+    lines += [f"- {_skill_line(skill)}" for skill in signals.skills] or ["(no skills yet)"]
     return "\n".join(lines)
 
 
-def _skill_line(skill: SkillSignal, signals: Signals) -> str:
+def _skill_line(skill: SkillSignal) -> str:
     facts = [f"{skill.size.chars}/{skill.size.cap} chars"]
     if skill.description is None:
         return f"{skill.name} — (invalid SKILL.md front matter) [{facts[0]}]"
     facts.append(f"{skill.steps} step{'s' if skill.steps != 1 else ''}")
-    if skill.changed is not None:
-        days = signals.age_days(skill.changed)
-        facts.append("changed today" if days == 0 else f"changed {days}d ago")
     if skill.size.near_cap:
         facts.append("near cap")
-    facts += _use_facts(signals.health.uses.get(skill.name))
     if skill.thin:
         facts.append("THIN: expand or merge")
     also = f" (see also: {', '.join(skill.see_also)})" if skill.see_also else ""
     return f"{skill.name} — {skill.description}{also} [{' · '.join(facts)}]"
+
+
+def render_skill_ages(signals: Signals) -> list[str]:
+    """Days since each skill changed and how much it is used: what the day changes, so not in the index."""
+    shown = [f"{skill.name} {_skill_age(skill, signals)}" for skill in signals.skills if skill.changed is not None]
+    return ["", "Skills — days since changed, and use: " + " · ".join(shown)] if shown else []
+
+
+def _skill_age(skill: SkillSignal, signals: Signals) -> str:
+    days = signals.age_days(skill.changed) if skill.changed is not None else 0
+    return ", ".join([f"{days}d", *_use_facts(signals.health.uses.get(skill.name))])
 
 
 def _use_facts(use: SkillUse | None) -> list[str]:
@@ -139,6 +154,7 @@ def render_signals(signals: Signals, *, tidy: bool) -> str:
         if words:
             lines.append("Frequent words (sessions/entries): "
                          + " · ".join(f"{t.terms[0]} {len(t.sessions)}/{len(t.cursors)}" for t in words))
+    lines += render_skill_ages(signals)
     lines += render_skill_health(signals.health)
     return "\n".join(lines)
 

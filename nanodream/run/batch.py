@@ -98,7 +98,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(toolbox, ctx.store, ctx.settings, batch, context)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
-                             rejected=_rejected(ctx), skills=signals.health)
+                             rejected=_rejected(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
         result = engine.run(request, toolbox)
         result, account = noop.hold_to_account(engine, request, result, toolbox,

@@ -7,16 +7,21 @@ import json
 from datetime import date
 
 import pytest
+from typer.testing import CliRunner
 
 from nanodream.backlog.history import Batch, HistoryEntry
+from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.engines.caching import EPHEMERAL, marked, takes_breakpoints
 from nanodream.memory.staging import Staging
+from nanodream.memory.transaction import ensure_repository
 from nanodream.prompting.prompt import compose_user_message
 from nanodream.prompting.signals import compute_signals
 from nanodream.run.dream import run_dream
+from nanodream.run.records import read_records
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.versioning.gitstore import GitStore
+from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, git, llm_settings, write_history
 from tests.scripted_server import call, final, tool_calls
 
@@ -129,6 +134,49 @@ def test_a_no_op_question_to_claude_is_marked_as_the_conversation_so_far(workspa
     question = server.requests[1]["messages"][-1]
     assert question["role"] == "user" and question["content"][-1]["cache_control"] == EPHEMERAL
     assert "You changed no memory file" in question["content"][-1]["text"]
+
+
+# cached input tokens ----------------------------------------------------------------------------------
+
+
+def one_turn(ws, serve, **server):
+    write_history(ws, [entry(1, "[durable] ledgerline deploys with docker compose.")])
+    return serve([call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
+                       new_text="## Project\n- ledgerline deploys with docker compose.\n"),
+                  final("Filed the deploy setup")], **server)
+
+
+def test_cached_tokens_reach_the_record_the_trailer_status_and_log(workspace, serve):
+    server = one_turn(workspace, serve, cached=60)
+    report = run_dream(workspace, llm_settings(server))
+    assert report.outcome == "committed", report.reason
+    assert (report.tokens_in, report.cached_tokens) == (200, 120)  # two requests, 60 of 100 cached in each
+    assert report.to_json()["cached_tokens"] == 120 and report.batches[0].cached_tokens == 120
+    assert read_records(workspace)[-1].cached_tokens == 120
+    assert "Dream-Tokens: in=200 out=40 cached=120" in git(workspace, "log", "-1", "--format=%B")
+    runner, where = CliRunner(), ["-w", str(workspace.root)]
+    status = json.loads(runner.invoke(app, ["status", *where, "--json"]).stdout)
+    assert status["last_success"]["cached_tokens"] == 120
+    assert "tokens in 200 (120 cached)" in runner.invoke(app, ["status", *where]).stdout
+    [dream, *_] = json.loads(runner.invoke(app, ["log", *where, "--json"]).stdout)["commits"]
+    assert dream["tokens"] == {"in": 200, "out": 40, "cached": 120}
+    assert "tokens in 200 (120 cached) out 40" in runner.invoke(app, ["log", *where]).stdout
+
+
+def test_claude_cache_reads_are_recorded_and_priced_as_cache_reads(tmp_path, serve):
+    spent = {}
+    for cached in (0, 80):
+        ws = Workspace.at(tmp_path / f"ws-{cached}")
+        scaffold(ws.root)
+        ensure_repository(GitStore(ws))
+        report = run_dream(ws, claude_settings(one_turn(ws, serve, cached=cached)))
+        assert report.outcome == "committed", report.reason
+        spent[cached] = report
+    assert spent[80].cached_tokens == 160 and spent[0].cached_tokens == 0
+    assert spent[80].tokens_in == spent[0].tokens_in == 200  # litellm counts cache reads as prompt tokens
+    # claude-haiku-4-5 in litellm's price map: $1/M input, $0.10/M cache reads, $5/M output
+    assert spent[0].cost == pytest.approx(200e-6 + 40 * 5e-6)
+    assert spent[80].cost == pytest.approx(40e-6 + 160e-7 + 40 * 5e-6)
 
 
 @pytest.mark.parametrize(("model", "provider", "marks"), [

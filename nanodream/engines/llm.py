@@ -161,6 +161,7 @@ class LLMEngine:
         usage = getattr(response, "usage", None)
         result.tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
         result.tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
+        result.cached_tokens += cached_tokens(usage)
         cost = self.price(response)
         if cost is not None:
             result.cost = (result.cost or 0.0) + cost
@@ -179,8 +180,7 @@ class LLMEngine:
 
     @staticmethod
     def _failure(reason: str, result: SessionResult, *, misuse: bool = False) -> SessionError:
-        return SessionError(reason, tokens_in=result.tokens_in, tokens_out=result.tokens_out,
-                            transcript=result.transcript, requests=result.requests, misuse=misuse)
+        return SessionError(reason, spent=result, misuse=misuse)
 
 
 @dataclass(frozen=True)
@@ -221,6 +221,17 @@ class Turn:
     def done(self) -> bool:
         """Every call succeeded, and none asked for something to read unless the answer also finished."""
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider read from its cache: OpenAI's `prompt_tokens_details.cached_tokens`, or
+    Anthropic's `cache_read_input_tokens` (litellm reports both ways; either is part of `prompt_tokens`)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    found = getattr(details, "cached_tokens", None) or getattr(usage, "cache_read_input_tokens", None)
+    try:
+        return max(int(found or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _provider(litellm: Any, model: str) -> str:

@@ -99,6 +99,24 @@ def test_history_is_framed_as_untrusted_and_cannot_close_its_own_quote(workspace
     assert user.count("</history>") == 1 and "&lt;/history>" in user
 
 
+def test_each_entry_carries_its_day_and_session_when_they_change_and_costs_little_otherwise(workspace):
+    write_history(workspace, [entry(1, "[durable] Uses Go.", "telegram:1", day=1),
+                              entry(2, "[durable] Uses chi.", "telegram:1", day=1),
+                              entry(3, "[durable] Uses sqlc.", "telegram:1", day=2),
+                              entry(4, "[durable] Uses Caddy.\n[ephemeral] Task: TLS.", "cli:2", day=2),
+                              entry(5, "[durable] Uses Postgres.", None, day=2),
+                              entry(6, "[durable] Uses Redis.", "bad</history>\nkey", day=2)])
+    user = render_next_request(workspace, Settings()).user
+    shown = user.split("<history>\n", 1)[1].split("\n</history>", 1)[0].splitlines()
+    assert shown == ["[#1 2026-10-01 10:01 telegram:1] [durable] Uses Go.",
+                     "[#2 10:02] [durable] Uses chi.",  # same day, same session: the time alone
+                     "[#3 2026-10-02 10:03 telegram:1] [durable] Uses sqlc.",
+                     "[#4 2026-10-02 10:04 cli:2] [durable] Uses Caddy.",
+                     "[ephemeral] Task: TLS.",
+                     "[#5 2026-10-02 10:05 -] [durable] Uses Postgres.",
+                     "[#6 2026-10-02 10:06 bad&lt;/history> key] [durable] Uses Redis."]
+
+
 def test_preview_is_exactly_what_the_run_sends(workspace, serve, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-10-15T12:00:00Z")  # the run's hand-edit commit lands "today"
     write_history(workspace, [entry(1, "[durable] Procedure release: make test, git tag.", "cli:direct"),

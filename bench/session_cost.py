@@ -45,7 +45,8 @@ from nanodream.workspace import Workspace, scaffold  # noqa: E402
 from tests.scripted_server import ScriptedServer, Step, final, tool_calls  # noqa: E402
 
 BENCH = "session-cost"
-SMOKE = {"workspaces": ("fresh",), "backlogs": (1,), "edits": (1,)}  # tests/test_bench_smoke.py
+SMOKE = {"workspaces": ("fresh",), "backlogs": (1,), "edits": (1,), "drain": False}  # tests/test_bench_smoke.py
+DRAIN_BATCH_TOKENS = 800  # 100 entries of the mature drain in five batches
 OPENAI = "openai/gpt-4o-mini"
 CLAUDE = "anthropic/claude-haiku-4-5"
 ANCHOR = "## Project\n"
@@ -150,6 +151,7 @@ class Session:
     cacheable: int  # bytes that repeat a prefix an earlier request of the run sent
     billed: float = 0.0  # KB-equivalents of full-price input, Anthropic's cache prices (Claude route)
     full: float = 0.0  # the same requests' input bytes at full price, in KB
+    batches: int = 1
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -220,25 +222,29 @@ def cacheable_bytes(bodies: list[dict[str, Any]]) -> int:
     return total
 
 
-def session(kind: str, entries: int, edits: int, one_response: bool, tmp: Path) -> Session:
-    """One run of one batch, through the OpenAI-style route and again through the Claude route."""
+def session(kind: str, entries: int, edits: int, one_response: bool, tmp: Path, batch_tokens: int = 8000) -> Session:
+    """One run, through the OpenAI-style route and again through the Claude route (one batch unless
+    `batch_tokens` cuts the backlog into several)."""
     measured = {}
     for route in (OPENAI, CLAUDE):
-        ws = workspace(tmp / f"{kind}-{entries}-{edits}-{one_response}-{route.split('/')[0]}", kind, entries)
-        with ScriptedServer([model(edits, one_response)] * 100) as server:
+        name = f"{kind}-{entries}-{edits}-{one_response}-{batch_tokens}-{route.split('/')[0]}"
+        ws = workspace(tmp / name, kind, entries)
+        with ScriptedServer([model(edits, one_response)] * 1000) as server:
             api_base = server.anthropic_url if route == CLAUDE else server.url
-            settings = Settings(model=route, api_base=api_base, api_key="bench", max_retries=0, timeout=60.0)
+            settings = Settings(model=route, api_base=api_base, api_key="bench", max_retries=0, timeout=60.0,
+                                batch_tokens=batch_tokens)
             report = run_dream(ws, settings)
             if report.outcome != "committed":
                 raise RuntimeError(f"{kind} {entries} entries K={edits}: {report.outcome} {report.reason}")
             measured[route] = (report, list(server.requests), list(server.sizes))
     report, bodies, sizes = measured[OPENAI]
     billed, full = billed_kb(measured[CLAUDE][1])
-    return Session(len(bodies), sum(sizes), report.entries, cacheable_bytes(bodies), billed, full)
+    return Session(len(bodies), sum(sizes), report.entries, cacheable_bytes(bodies), billed, full,
+                   len(report.batches))
 
 
 def main(quick: bool = False, workspaces: tuple[str, ...] | None = None, backlogs: tuple[int, ...] | None = None,
-         edits: tuple[int, ...] | None = None) -> list[Row]:
+         edits: tuple[int, ...] | None = None, drain: bool = True) -> list[Row]:
     workspaces = workspaces or (("mature",) if quick else ("fresh", "mature"))
     backlogs = backlogs or ((20,) if quick else (1, 20, 100))
     edits = edits or (1, 5, 10)
@@ -252,8 +258,20 @@ def main(quick: bool = False, workspaces: tuple[str, ...] | None = None, backlog
                         measured = session(kind, entries, k, one_response, Path(tmp))
                         found[(kind, entries, k, one_response)] = measured
                         rows += _rows(kind, entries, k, one_response, measured)
+        for one_response in (False, True) if drain else ():
+            rows.append(_drain_row(session("mature", 100, 5, one_response, Path(tmp), DRAIN_BATCH_TOKENS),
+                                   one_response))
     rows += _targets(found)
     return rows
+
+
+def _drain_row(s: Session, one_response: bool) -> Row:
+    """A run of several batches: later batches read the system prompt and tools from the cache."""
+    how = "one response" if one_response else "serial"
+    facts = (f"{s.requests} req · {s.cacheable / s.sent:.0%} cacheable · billed {s.billed / s.batches:,.1f} KB-eq. "
+             f"per batch ({s.billed / s.full:.2f}× of {s.full / s.batches:,.1f})")
+    return row(BENCH, f"mature, 100 entries in {s.batches} batches, K=5, {how}: per batch",
+               round(s.sent / s.batches / 1000, 1), "KB", facts)
 
 
 def _rows(kind: str, entries: int, k: int, one_response: bool, s: Session) -> list[Row]:

@@ -89,7 +89,8 @@ def model_run_rows(ws: Path, env: dict[str, str], repeats: int) -> list[Row]:
         medians = process_medians({
             "python -c 'import litellm'": [PYTHON, "-c", "import litellm"],
             "litellm imported as nanodream does (engines/llm.py)":
-                [PYTHON, "-c", "from nanodream.engines.llm import _import_litellm; _import_litellm()"],
+                [PYTHON, "-c", "from nanodream.process import become_program; become_program()\n"
+                                   "from nanodream.engines.llm import _import_litellm; _import_litellm()"],
             "nanodream run --dry-run, one batch, one model request": [*NANODREAM, "run", "--dry-run", "-w", str(ws)],
         }, repeats, env=model_env)
     return [row(BENCH, name, timing.wall, "s", f"cpu {timing.cpu:.3f} s") for name, timing in medians.items()]

@@ -21,6 +21,7 @@ from nanodream.engines import caching
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
 from nanodream.engines.credentials import api_key_for
+from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import read_calls
 from nanodream.toolbox.tools import SessionAborted, ToolBox
@@ -31,14 +32,13 @@ def _import_litellm():
     """Import litellm on the model path only; keep it from fetching its cost map over the network.
 
     litellm 1.106 imports all of itself from its `__init__` (2,700 modules, ~300,000 objects; no part can be
-    imported alone), and the garbage collector ran full collections over that growing heap all along the way:
-    0.5 s of the 1.6 s import here, and as much again at exit, when the interpreter collected it all once more.
-    So collection waits until the import is done, and what it built — alive as long as the process — is
-    frozen out of later collections (gc.freeze). 1.1 s of import and ~0.05 s at exit instead
-    (bench/README.md, "Start-up of a model run").
+    imported alone), and the garbage collector ran full collections over that growing heap all along the way
+    (~0.5 s), and again at exit. So collection waits until the import is done; in nanodream's own process, what
+    the import built (alive as long as the process) is then frozen out of later collections (gc.freeze), which a
+    library inside a host's process must not do to the host's heap (bench/README.md, "Start-up of a model run").
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    first = "litellm" not in sys.modules  # once per process: a later freeze would keep a host's garbage for good
+    first = "litellm" not in sys.modules
     collecting = gc.isenabled()
     if first:
         gc.disable()
@@ -46,7 +46,8 @@ def _import_litellm():
         litellm = importlib.import_module("litellm")
     finally:
         if first:
-            gc.freeze()
+            if is_program():
+                gc.freeze()
             if collecting:
                 gc.enable()
     litellm.suppress_debug_info = True

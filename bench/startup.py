@@ -2,6 +2,11 @@
 
 Target: status and --help ≤ floor + 0.15 s, and litellm never imported on these paths. Each command runs in a fresh
 interpreter (median of N runs after a warm-up); `python -X importtime` names the heaviest imports.
+
+Reported too, what a run that calls a model pays: `import litellm` in a process of its own, the same import as
+nanodream does it (engines/llm.py), and a whole `nanodream run --dry-run` of one batch against a scripted
+OpenAI-compatible server on 127.0.0.1 that answers in one response (the dry run changes nothing, so every
+repetition does the same work).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, bytecode_env, child_env, cli, process_medians, row  # noqa: E402
+from tests.scripted_server import ScriptedServer, final, tool_calls  # noqa: E402
 
 BENCH = "startup"
 TARGET_OVER_FLOOR = 0.15
@@ -64,6 +70,32 @@ def imports_of(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     return packages
 
 
+def answer(body: dict) -> dict:
+    """An edit with its summary beside it (one request now; before one-response sessions, a second request got
+    the summary alone)."""
+    if any(message["role"] == "assistant" for message in body["messages"]):
+        return final("Noted how releases are tagged")
+    step = tool_calls(("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Decisions\n",
+                                     "new_text": "## Decisions\n- Releases are tagged from main.\n"}))
+    step["message"]["content"] = "Noted how releases are tagged"
+    return step
+
+
+def model_run_rows(ws: Path, env: dict[str, str], repeats: int) -> list[Row]:
+    """What a process that calls a model pays for litellm, and a whole dry run of one batch."""
+    with ScriptedServer([answer] * (10 * repeats + 10)) as server:
+        model_env = {**env, "NANODREAM_MODEL": "openai/scripted", "NANODREAM_API_BASE": server.url,
+                     "NANODREAM_API_KEY": "bench", "NANODREAM_MAX_RETRIES": "0"}
+        medians = process_medians({
+            "python -c 'import litellm'": [PYTHON, "-c", "import litellm"],
+            "litellm imported as nanodream does (engines/llm.py)":
+                [PYTHON, "-c", "from nanodream.process import become_program; become_program()\n"
+                                   "from nanodream.engines.llm import _import_litellm; _import_litellm()"],
+            "nanodream run --dry-run, one batch, one model request": [*NANODREAM, "run", "--dry-run", "-w", str(ws)],
+        }, repeats, env=model_env)
+    return [row(BENCH, name, timing.wall, "s", f"cpu {timing.cpu:.3f} s") for name, timing in medians.items()]
+
+
 def main(quick: bool = False, repeats: int | None = None) -> list[Row]:
     repeats = repeats or (5 if quick else 15)
     with tempfile.TemporaryDirectory(prefix="nanodream-startup-") as tmp:
@@ -90,6 +122,7 @@ def main(quick: bool = False, repeats: int | None = None) -> list[Row]:
         heaviest = sorted(packages.items(), key=lambda kv: -kv[1])[:5]
         rows.append(row(BENCH, "status: heaviest imports (-X importtime)",
                         ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in heaviest)))
+        rows += model_run_rows(ws, env, max(2, repeats // 3))
     return rows
 
 

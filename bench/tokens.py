@@ -23,6 +23,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+# Run as `python bench/<name>.py`, this folder comes first on the path, and bench/mcp.py would shadow the MCP
+# SDK litellm imports for every call with tools.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -38,7 +41,7 @@ from tests.scripted_server import ScriptedServer, call, final, keeps_nothing  # 
 BENCH = "tokens"
 MODEL = "openai/gpt-4o-mini"  # only names the tokenizer; the scripted server answers every request
 SMOKE = {"drain_entries": 100}  # tests/test_bench_smoke.py
-ENTRY_HEADER = re.compile(r"^(?:\[#\d+ [^\]]*\]|== .* ==)$")
+ENTRY_STAMP = re.compile(r"^\[#\d+ [^\]]*\] ")  # `[#12 08:20] ` or `[#12 2026-10-05 08:20 telegram:4711] `
 EXAMPLE_HISTORY = REPO / "workspace-example" / "memory" / "history.jsonl"
 
 
@@ -184,10 +187,9 @@ def first_request_rows(counter: Counter, unit: str, tmp: Path) -> tuple[list[Row
         tokens = total - messages_only if name == "tool schemas" and counter.real else counter.count(text)
         rows.append(row(BENCH, f"  {name}", tokens, unit, f"est. {counter.estimate(text):,}"))
     history = parts["history payload"]
-    headers = "\n".join(line for line in history.splitlines() if ENTRY_HEADER.match(line))
-    if headers:
-        rows.append(row(BENCH, "    of which entry stamps [#cursor time] and day/session headings",
-                        counter.count(headers), unit))
+    stamps = "\n".join(match.group(0) for line in history.splitlines() if (match := ENTRY_STAMP.match(line)))
+    if stamps:
+        rows.append(row(BENCH, "    of which entry stamps [#cursor (day) time (session)]", counter.count(stamps), unit))
     batch = next_batch(ws.history_file, Position(), Settings().batch_tokens)
     rows.append(row(BENCH, "    batch-budget estimate of the payload (entries + 12 each)",
                     batch.estimated_tokens if batch else 0, "tokens (est.)"))

@@ -36,6 +36,7 @@ from nanodream.commands import (
     why,
 )
 from nanodream.controls import visible
+from nanodream.process import become_program
 from nanodream.vocab import ExitCode
 
 app = typer.Typer(
@@ -72,6 +73,7 @@ def _root(
 
 def main() -> None:
     """The console entry point: whatever goes wrong ends in one line on stderr and a documented exit code."""
+    become_program()
     try:
         app()
     except OSError as exc:  # the workspace or the disk, not nanodream: say which file and what

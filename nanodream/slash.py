@@ -23,7 +23,7 @@ from nanodream.run.context import RunOptions
 from nanodream.run.report import BatchOutcome, RunReport
 from nanodream.versioning.logview import CommitDetail, CommitSummary
 from nanodream.versioning.pending import Proposal
-from nanodream.vocab import FAILURES, ExitCode, Outcome, Refused, Report, count, count_entries, numbered
+from nanodream.vocab import FAILURES, ExitCode, Outcome, Refused, Report, count, count_entries, numbered, spoken_tokens
 from nanodream.workspace import Workspace
 
 LIST_LIMIT = 10
@@ -141,7 +141,7 @@ def render_run(report: RunReport) -> str:
         lines.append(f"_Your hand edits were committed first as `{report.manual_commit[:8]}`._")
     for batch in report.batches:
         lines += _batch_lines(batch)
-    spend = f"tokens in {report.tokens_in} / out {report.tokens_out}, cost " + (
+    spend = f"{spoken_tokens(report.tokens_in, report.tokens_out, report.cached_tokens, sep=' / ')}, cost " + (
         "unknown" if report.cost is None else f"${report.cost:.4f}")
     if report.outcome == Outcome.MISCONFIGURED:
         lines.append(f"**Configuration problem:** {report.reason}. Nothing was changed.")
@@ -412,7 +412,7 @@ def _spend(detail: CommitSummary) -> str:
     if not detail.tokens:
         return ""
     cost = "cost unknown" if detail.cost is None else f"cost ${detail.cost:.4f}"
-    return f"tokens in {detail.tokens['in']} / out {detail.tokens['out']}, {cost}"
+    return f"{spoken_tokens(detail.tokens['in'], detail.tokens['out'], detail.tokens['cached'], sep=' / ')}, {cost}"
 
 
 def _longest_backtick_run(text: str) -> int:

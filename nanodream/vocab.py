@@ -181,6 +181,7 @@ class RunRecord:
     cost: float | None = None
     commit: str | None = None
     commits: list[str] = field(default_factory=list)
+    cached_tokens: int = 0  # of tokens_in, those read from the provider's prompt cache
     duration_s: float = 0.0
     malformed_lines: int = 0
     recovered: str = ""
@@ -226,7 +227,7 @@ class Trailer(StrEnum):
     OFFSETS = "Dream-Offsets"  # the byte range [start..end) of history.jsonl it consumed
     POSITION = "Dream-Position"  # the history position (bytes consumed) once this commit has landed
     TIDY = "Dream-Tidy"
-    TOKENS = "Dream-Tokens"  # in=N out=M
+    TOKENS = "Dream-Tokens"  # in=N out=M cached=C (cached: of N, read from the provider's prompt cache)
     COST = "Dream-Cost"  # dollars, or "unknown"
     CURSOR_RESET = "Dream-Cursor-Reset"  # the cursor a commit sets instead of advancing it
     QUARANTINE_RETRY = "Dream-Quarantine-Retry"
@@ -238,7 +239,7 @@ class Trailer(StrEnum):
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
-_TOKENS = re.compile(r"^in=(\d+) out=(\d+)$")
+_TOKENS = re.compile(r"^in=(\d+) out=(\d+)(?: cached=(\d+))?$")  # commits before issue 26 have no cached=
 
 
 def format_trailers(pairs: list[tuple[Trailer, object]]) -> list[str]:
@@ -254,8 +255,14 @@ def _parse_range(value: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def format_tokens(tokens_in: int, tokens_out: int) -> str:
-    return f"in={tokens_in} out={tokens_out}"
+def format_tokens(tokens_in: int, tokens_out: int, cached_tokens: int = 0) -> str:
+    return f"in={tokens_in} out={tokens_out} cached={cached_tokens}"
+
+
+def spoken_tokens(tokens_in: int, tokens_out: int, cached_tokens: int | None = None, sep: str = " · ") -> str:
+    """'tokens in 4050 (3000 cached) · out 20': how every command says what a session or run spent."""
+    cached = f" ({cached_tokens} cached)" if cached_tokens else ""
+    return f"tokens in {tokens_in}{cached}{sep}out {tokens_out}"
 
 
 def format_cost(cost: float | None) -> str:
@@ -313,6 +320,12 @@ class Trailers:
     def tokens(self) -> tuple[int, int] | None:
         match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
         return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def cached_tokens(self) -> int | None:
+        """Of the input tokens, those read from the provider's prompt cache; None when the commit does not say."""
+        match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
+        return int(match.group(3)) if match and match.group(3) is not None else None
 
     @property
     def cost(self) -> float | None:

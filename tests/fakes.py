@@ -56,7 +56,8 @@ class NoteEngine:
         self.during(len(self.batches) - 1)
         reason = self.fail_when(request)
         if reason:
-            raise SessionError(reason, tokens_in=7, transcript=[{"role": "user", "content": request.user_message}])
+            raise SessionError(reason, spent=SessionResult("", tokens_in=7, transcript=[
+                {"role": "user", "content": request.user_message}]))
         result = toolbox.call("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
                                             "new_text": f"## Project\n- noted {cursors[0]}..{cursors[-1]}\n"})
         assert result.startswith("OK"), result

@@ -1,7 +1,9 @@
 """A tiny OpenAI-compatible chat-completions server on 127.0.0.1 that replays a script.
 
 litellm talks to it over real HTTP through `api_base`, so tests exercise the same request,
-response, error and timeout paths a hosted provider would.
+response, error and timeout paths a hosted provider would. A POST to a path ending in `/messages` is
+answered in Anthropic's Messages format instead (the same script, turned into content blocks), so an
+`anthropic/…` model pointed at it with `api_base` shows what litellm sends Anthropic.
 """
 
 from __future__ import annotations
@@ -75,9 +77,11 @@ class ScriptedServer:
 
     script: list[Step | Callable[[dict[str, Any]], Step]]
     usage: tuple[int, int] | None = (100, 20)  # None: the response carries no usage, as some local servers do
+    cached: int = 0  # prompt tokens each response reports as read from the provider's prompt cache
     refuse_tool_role: bool = False  # answer 400 to any request holding a `role: tool` message (no tool support)
     requests: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[str] = field(default_factory=list)  # each request's Authorization header ('' if none)
+    sizes: list[int] = field(default_factory=list)  # each request body's size in bytes, as sent
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -87,6 +91,7 @@ class ScriptedServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server API
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                server.sizes.append(length)
                 server.authorizations.append(self.headers.get("Authorization", ""))
                 if server.refuse_tool_role and any(m.get("role") == "tool" for m in body.get("messages", [])):
                     server.requests.append(body)
@@ -103,16 +108,8 @@ class ScriptedServer:
                     payload = {"error": {"message": step["error"], "type": "server_error", "code": step["status"]}}
                     self._send(step["status"], payload)
                     return
-                payload = {
-                    "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
-                    "model": body.get("model", "scripted"),
-                    "choices": [{"index": 0, "message": step["message"], "finish_reason": step["finish_reason"]}],
-                }
-                if server.usage is not None:
-                    prompt, completion = server.usage
-                    payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                        "total_tokens": prompt + completion}
-                self._send(200, payload)
+                anthropic = self.path.rstrip("/").endswith("/messages")
+                self._send(200, server._anthropic(body, step) if anthropic else server._openai(body, step))
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 self._send_bytes(status, json.dumps(payload).encode())
@@ -143,9 +140,42 @@ class ScriptedServer:
             step = self.script.pop(0)
         return step(body) if callable(step) else step
 
+    def _openai(self, body: dict[str, Any], step: Step) -> dict[str, Any]:
+        payload = {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": step["message"], "finish_reason": step["finish_reason"]}],
+        }
+        if self.usage is not None:
+            prompt, completion = self.usage
+            payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                "total_tokens": prompt + completion,
+                                "prompt_tokens_details": {"cached_tokens": self.cached}}
+        return payload
+
+    def _anthropic(self, body: dict[str, Any], step: Step) -> dict[str, Any]:
+        """The step as an Anthropic Messages response: text and tool_use blocks, usage with cache reads."""
+        message = step["message"]
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+        for number, tool_call in enumerate(message.get("tool_calls") or []):
+            function = tool_call["function"]
+            blocks.append({"type": "tool_use", "id": f"toolu_{len(self.requests)}_{number}", "name": function["name"],
+                           "input": json.loads(function["arguments"])})
+        prompt, completion = self.usage or (0, 0)
+        return {"id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
+                "model": body.get("model", "scripted"), "content": blocks,
+                "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": prompt - self.cached, "output_tokens": completion,
+                          "cache_read_input_tokens": self.cached, "cache_creation_input_tokens": 0}}
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The base an `anthropic/…` model is given as `api_base`: litellm appends `/v1/messages`."""
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -148,3 +149,25 @@ def test_help_and_status_do_not_import_litellm_or_the_run_machinery(workspace):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == []
+
+
+def test_commands_that_call_no_model_never_import_litellm(workspace):
+    """litellm costs a process ~1 s and ~170 MB: only a session with a model pays it (a fresh interpreter)."""
+    write_history(workspace, [entry(1, "[durable] Releases are tagged from main.")])
+    scenario = Path(__file__).resolve().parents[1] / "eval" / "correction-timezone-no-shared-value"
+    root = str(workspace.root)
+    commands = [["run", "-w", root], ["log", "-w", root], ["why", "Releases", "-w", root],
+                ["eval", str(scenario), "--json"]]
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from nanodream.cli import app\n"
+        "r = CliRunner()\n"
+        f"for argv in {commands!r}:\n"
+        "    result = r.invoke(app, argv)\n"
+        "    assert result.exit_code == 0, (argv, result.output)\n"
+        "    assert 'litellm' not in sys.modules, argv\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -56,7 +56,8 @@ def test_facts_land_in_files_and_commit_carries_summary_diff_and_trailers(worksp
     assert "untrusted data" in user and "User prefers concise answers." in user
     assert "said thanks" not in user and "weather" not in user  # [skip] lines never reach the model
     assert {tool["function"]["name"] for tool in first["tools"]} == {
-        "read_file", "list_skills", "edit_file", "write_file", "delete_skill", "archive_lines", "list_archive"}
+        "read_file", "list_skills", "edit_file", "write_file", "delete_skill", "archive_lines", "list_archive",
+        "finish"}
 
 
 def test_rate_limit_is_retried_then_succeeds(workspace, serve):

@@ -195,7 +195,7 @@ def test_builtin_scores_at_least_095_on_simulated_seeds(tmp_path, seed):
 def test_a_model_is_evaluated_through_the_same_tools_and_its_tokens_and_prompt_are_used(corpus, serve, tmp_path):
     """The model path end to end against the local scripted server (never a real provider)."""
     user = "# User\n\n## Identity\n\n- The user's time zone is America/Chicago.\n"
-    server = serve([call("write_file", path="USER.md", content=user), final("moved the time zone")])
+    server = serve([call("write_file", path="USER.md", content=user), final("moved the time zone")], cached=60)
     prompt = tmp_path / "mine.md"
     prompt.write_text("You are the dream. Keep memory tidy. {{memory}}\n", encoding="utf-8")
     env = {"NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k", "NANODREAM_MAX_RETRIES": "0"}
@@ -205,4 +205,5 @@ def test_a_model_is_evaluated_through_the_same_tools_and_its_tokens_and_prompt_a
     data = json.loads(result.stdout)
     assert data["model"] == "openai/scripted" and data["score"] == 1.0
     assert data["scenarios"][0]["metrics"]["tokens_in"] == 200  # two scripted turns of 100 prompt tokens
+    assert data["scenarios"][0]["metrics"]["cached_tokens"] == 120  # 60 of each read from the provider's cache
     assert "Keep memory tidy" in json.dumps(server.requests[0])

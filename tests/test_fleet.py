@@ -190,6 +190,17 @@ def test_enqueue_twice_gives_one_job_per_workspace(tmp_path, redis_url, redis, m
     assert Queue("nanodream", connection=redis).count == 7
 
 
+def test_enqueue_never_imports_litellm(tmp_path, redis_url):
+    """The cron side of a fleet only finds and enqueues workspaces: it pays no model library (a fresh process)."""
+    make_workspaces(tmp_path / "agents", 2)
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom nanodream.cli import app\n"
+            f"result = CliRunner().invoke(app, ['fleet', 'enqueue', {str(tmp_path / 'agents')!r}, '--redis', "
+            f"{redis_url!r}, '--config', {str(fleet_config(tmp_path))!r}])\n"
+            "assert result.exit_code == 0, result.output\nprint('litellm' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-2000:]
+
+
 def test_a_marker_whose_job_is_gone_or_over_is_taken_over(tmp_path, redis_url, redis):
     [ws] = make_workspaces(tmp_path / "agents", 1)
     config = fleet_config(tmp_path)

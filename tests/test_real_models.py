@@ -214,7 +214,7 @@ def test_the_cli_says_tool_in_one_line_and_exits_1(workspace, serve):
 # sessions 2-4: calls written as text ---------------------------------------------------------------------
 
 
-def test_session_2_finish_written_as_text_gets_an_error_naming_the_tools(example, serve):
+def test_session_2_finish_written_as_text_ends_the_session_and_the_no_op_check_asks_once(example, serve):
     example_batch(example, 1, 6)
     server = serve([
         final(answer(2)),
@@ -226,11 +226,16 @@ def test_session_2_finish_written_as_text_gets_an_error_naming_the_tools(example
 
     assert report.outcome == "committed", report.reason
     assert "- Lives in Stockholm (Europe/Stockholm)" in (example.root / "USER.md").read_text()
-    [finish] = tool_results(server.requests[1])
-    assert "unknown tool 'finish'" in finish and "edit_file(path, old_text, new_text)" in finish
+    # The written finish ran as the real tool: its summary ended the session, with nothing edited ...
     turn = server.requests[1]["messages"][2]
     assert turn["tool_calls"][0]["function"]["name"] == "finish"  # the written call, sent back as a call
     assert json.loads(turn["tool_calls"][0]["function"]["arguments"])["summary"].startswith("User's name")
+    [finished] = tool_results(server.requests[1])
+    assert finished.startswith("OK")
+    # ... so the no-op check asked its one question, and the model applied the facts.
+    assert "You changed no memory file" in server.requests[1]["messages"][-1]["content"]
+    assert report.batches[0].summary == "Filed Maya's name and home\n- USER.md: name, Stockholm"
+    assert len(server.requests) == 3
 
 
 def test_session_3_a_list_where_a_string_is_expected_is_corrected_by_the_model(example, serve):

@@ -44,7 +44,7 @@ def test_log_json_lists_kinds_ranges_spend_and_real_line_counts(history):
     assert [c["sha"] for c in commits[:4]] == [shas["c"], shas["b"], shas["manual"], shas["a"]]
     b = commits[1]
     assert b["history"] == {"first": 3, "last": 4}
-    assert b["tokens"] == {"in": 200, "out": 10} and b["cost"] is None and b["model"] == "literal"
+    assert b["tokens"] == {"in": 200, "out": 10, "cached": 0} and b["cost"] is None and b["model"] == "literal"
     assert b["files"] == [{"path": "memory/MEMORY.md", "added": 1, "removed": 0}]
     assert b["run"] and b["restores"] is None and b["short"] == shas["b"][:8]
     manual = commits[2]
@@ -299,7 +299,8 @@ def test_status_json_carries_the_last_run_record(history):
     cli("run", "-w", str(ws.root), "--json")  # empty backlog: no engine needed
     status = json.loads(cli("status", "-w", str(ws.root), "--json").stdout)
     assert set(status["last_success"]) == {"id", "start", "end", "trigger", "outcome", "reason", "entries",
-                                           "tokens_in", "tokens_out", "cost", "commits", "model", "duration_s",
+                                           "tokens_in", "tokens_out", "cached_tokens", "cost", "commits", "model",
+                                           "duration_s",
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",
                                            "commit", "quarantined", "failed_at", "warnings", "consumed_lines",
                                            "notices", "anomalies", "dead_letters", "notable", "requests",

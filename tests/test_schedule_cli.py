@@ -139,7 +139,7 @@ def test_status_shows_last_success_last_failure_with_reason_quarantine_and_next_
     result = invoke("status", "-w", str(workspace.root))
 
     assert result.exit_code == 0, result.output
-    assert "last ok    " in result.output and "committed (manual, 3 entries)" in result.output
+    assert "last ok    " in result.output and "committed (manual, 3 entries, tokens in " in result.output
     assert "(manual): provider error: overloaded [503]" in result.output  # brackets survive the rendering
     assert "quarantine 1 set aside: line 2" in result.output and "line 2: rejected" in result.output
     expected = (datetime.fromisoformat(last_start) + timedelta(hours=4)).isoformat()

@@ -255,7 +255,7 @@ def _skill(name: str, description: str = "Does a thing.") -> str:
 
 
 def test_skill_health_says_use_trouble_companions_and_families(workspace):
-    from nanodream.prompting.prompt import render_skill_health, render_skills
+    from nanodream.prompting.prompt import render_skill_ages, render_skill_health, render_skills
 
     for name in ("deploy", "rollback", "mcp-email", "mcp-calendar", "mcp-maps", "old-report"):
         path = workspace.root / "skills" / name / "SKILL.md"
@@ -280,9 +280,10 @@ def test_skill_health_says_use_trouble_companions_and_families(workspace):
     assert '- deploy (a@2026-10-14 #2): "Don\'t restart before migrations."' in shown
     assert "Used in the same session: deploy + rollback 2" in shown
     assert "- mcp-guide: mcp-calendar, mcp-email, mcp-maps (no guide yet)" in shown
-    index = render_skills(signals)
-    assert "used 2× in 30d, last 2026-10-14" in index and "old-report — Does a thing. [" in index
-    assert "UNUSED 90d" in index.split("old-report")[1].splitlines()[0]
+    assert "old-report — Does a thing. [" in render_skills(signals)
+    ages = "\n".join(render_skill_ages(signals))
+    assert "used 2× in 30d, last 2026-10-14" in ages.split("deploy ")[1].split(" · ")[0]
+    assert "UNUSED 90d" in ages.split("old-report")[1].split(" · ")[0]
 
 
 def test_skill_health_says_nothing_when_nothing_applies(workspace):

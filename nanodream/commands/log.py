@@ -9,6 +9,7 @@ from rich.text import Text
 
 from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, fail, resolve_workspace
 from nanodream.controls import visible
+from nanodream.vocab import spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.versioning.logview import CommitSummary
@@ -77,7 +78,7 @@ def commit_facts(commit: CommitSummary) -> list[str]:
     if commit.history:
         facts.append(f"history #{commit.history['first']}..#{commit.history['last']}")
     if commit.tokens:
-        facts.append(f"tokens in {commit.tokens['in']} out {commit.tokens['out']}")
+        facts.append(spoken_tokens(commit.tokens["in"], commit.tokens["out"], commit.tokens["cached"], sep=" "))
     if commit.kind == "dream":
         facts.append("cost unknown" if commit.cost is None else f"cost ${commit.cost:.4f}")
     if commit.model:

@@ -23,7 +23,7 @@ from nanodream.commands.common import (
     write_result,
 )
 from nanodream.controls import visible
-from nanodream.vocab import FAILURES, ExitCode, Outcome, count, count_entries
+from nanodream.vocab import FAILURES, ExitCode, Outcome, count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.run.report import BatchOutcome, RunReport
@@ -121,7 +121,8 @@ def render_report(report: RunReport) -> None:
     _render_history_findings(report)
     if report.tokens_in or report.tokens_out:
         cost = "unknown" if report.cost is None else f"${report.cost:.4f}"
-        console.print(f"tokens in {report.tokens_in} · out {report.tokens_out} · cost {cost}", highlight=False)
+        console.print(f"{spoken_tokens(report.tokens_in, report.tokens_out, report.cached_tokens)} · cost {cost}",
+                      highlight=False)
     _render_ending(report)
 
 

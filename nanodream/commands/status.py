@@ -16,7 +16,7 @@ from nanodream.commands.common import (
     resolve_workspace,
     say,
 )
-from nanodream.vocab import count, count_entries
+from nanodream.vocab import count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.status import Status
@@ -125,8 +125,10 @@ def _render_ingest(info: Status) -> None:
 def _render_runs(info: Status) -> None:
     if info.last_success:
         ok = info.last_success
+        spent = (f", {spoken_tokens(ok['tokens_in'], ok.get('tokens_out', 0), ok.get('cached_tokens'))}"
+                 if ok.get("tokens_in") else "")
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
-                      f"{count_entries(ok.get('entries', 0))})", highlight=False)
+                      f"{count_entries(ok.get('entries', 0))}{spent})", highlight=False)
     if info.last_failure:
         bad = info.last_failure
         console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",

@@ -30,18 +30,35 @@ def describe_error(exc: BaseException) -> str:
 class SessionError(RuntimeError):
     """A session that could not finish; `reason` is one line a person can act on.
 
-    `misuse`: it was stopped for repeating a call that never reached a tool (see toolbox.SessionAborted).
+    `spent` is what it used up before it stopped (tokens, requests, its transcript so far); `misuse`: it was
+    stopped for repeating a call that never reached a tool (see toolbox.SessionAborted).
     """
 
-    def __init__(self, reason: str, *, tokens_in: int = 0, tokens_out: int = 0,
-                 transcript: list[dict[str, Any]] | None = None, requests: int = 0, misuse: bool = False) -> None:
+    def __init__(self, reason: str, *, spent: SessionResult | None = None, misuse: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.tokens_in = tokens_in
-        self.tokens_out = tokens_out
-        self.transcript = transcript or []
-        self.requests = requests
+        self.spent = spent or SessionResult(summary="")
         self.misuse = misuse
+
+    @property
+    def tokens_in(self) -> int:
+        return self.spent.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.spent.tokens_out
+
+    @property
+    def cached_tokens(self) -> int:
+        return self.spent.cached_tokens
+
+    @property
+    def transcript(self) -> list[dict[str, Any]]:
+        return self.spent.transcript
+
+    @property
+    def requests(self) -> int:
+        return self.spent.requests
 
 
 class ProviderMisconfigured(RuntimeError):
@@ -56,6 +73,9 @@ class SessionRequest:
     activity: Callable[[str], None] = field(default=lambda text: None, compare=False)  # what it is doing now
     rejected: frozenset[frozenset[str]] = frozenset()  # keys of memory/rejected.md's facts (rejected.fact_key)
     skills: SkillHealth = field(default_factory=SkillHealth, compare=False)  # use, failures, families of skills
+    # The user message cut where its stable parts end (memory files, skills index; the batch last): joined, they
+    # are `user_message`. A provider that caches only marked prefixes is told to keep each but the last.
+    user_blocks: tuple[str, ...] = ()
 
 
 @dataclass
@@ -63,6 +83,7 @@ class SessionResult:
     summary: str
     tokens_in: int = 0
     tokens_out: int = 0
+    cached_tokens: int = 0  # of tokens_in, those the provider read from its prompt cache (billed at its cache price)
     cost: float | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what the engine left out and a person should know about

@@ -34,6 +34,7 @@ class Conversation:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None  # None: text mode, no `tools` parameter is sent
     results_as_user: bool = False  # answer calls written as text in a user message
+    user_blocks: tuple[str, ...] = ()  # the first user message cut where its stable parts end (SessionRequest)
     _written: list[tuple[int, str, int]] = field(default_factory=list)  # (index, the model's text, calls) per turn
 
     def answered(self, content: str) -> None:

@@ -7,25 +7,49 @@ The model's tools are sent natively (`tool_mode = "auto"` or `"native"`) or desc
 
 from __future__ import annotations
 
+import gc
+import importlib
 import os
+import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
+from nanodream.engines import caching
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
 from nanodream.engines.credentials import api_key_for
+from nanodream.process import is_program
+from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import read_calls
 from nanodream.toolbox.tools import SessionAborted, ToolBox
 from nanodream.vocab import count
 
 
 def _import_litellm():
-    """Import litellm on the model path only; keep it from fetching its cost map over the network."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    """Import litellm on the model path only; keep it from fetching its cost map over the network.
 
+    litellm 1.106 imports all of itself from its `__init__` (2,700 modules, ~300,000 objects; no part can be
+    imported alone), and the garbage collector ran full collections over that growing heap all along the way
+    (~0.5 s), and again at exit. So collection waits until the import is done; in nanodream's own process, what
+    the import built (alive as long as the process) is then frozen out of later collections (gc.freeze), which a
+    library inside a host's process must not do to the host's heap (bench/README.md, "Start-up of a model run").
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    first = "litellm" not in sys.modules
+    collecting = gc.isenabled()
+    if first:
+        gc.disable()
+    try:
+        litellm = importlib.import_module("litellm")
+    finally:
+        if first:
+            if is_program():
+                gc.freeze()
+            if collecting:
+                gc.enable()
     litellm.suppress_debug_info = True
     return litellm
 
@@ -43,6 +67,7 @@ class LLMEngine:
             errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError,
         )
         self._refused = errors.BadRequestError
+        self._breakpoints = caching.takes_breakpoints(settings.model, _provider(self.litellm, settings.model))
         # A server that refused `role: tool` after a call written as text refuses it in every session of the run.
         self._results_as_user = settings.tool_mode == "text"
 
@@ -50,7 +75,7 @@ class LLMEngine:
         tools = None if self.settings.tool_mode == "text" else toolbox.schemas()
         conversation = Conversation([{"role": "system", "content": request.system_prompt},
                                      {"role": "user", "content": request.user_message}],
-                                    tools, results_as_user=self._results_as_user)
+                                    tools, results_as_user=self._results_as_user, user_blocks=request.user_blocks)
         result = SessionResult(summary="", transcript=conversation.messages, state=conversation)
         return self._converse(conversation, result, request, toolbox)
 
@@ -74,42 +99,60 @@ class LLMEngine:
 
     def _converse(self, conversation: Conversation, result: SessionResult, request: SessionRequest,
                   toolbox: ToolBox) -> SessionResult:
-        """Ask, run the calls of the answer, and ask again until an answer holds no call: the summary."""
+        """Ask, run the calls of the answer, and ask again until the session has its summary.
+
+        The summary is an answer without calls, or one that comes with the calls: `finish(summary)`, or text
+        beside calls that only write. A response whose calls all succeed with a summary known ends the session
+        without another request; a failed call, or a read the model asked for, is answered and it goes on.
+        """
+        summary = ""  # the summary given so far in this conversation; the next answer's summary replaces it
         while True:
             result.requests += 1
             request.activity(f"waiting for the model (request {result.requests})")
             message = self.complete(conversation, result, request.activity).choices[0].message
             content = content_text(message.content)
-            native = list(message.tool_calls or [])
-            if native:
-                conversation.called(content, [self._run(c.id, c.function.name, c.function.arguments, toolbox, result)
-                                              for c in native])
-                continue
-            written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
-            if not written:
-                result.summary = content.strip()
+            turn = self._turn(message, content, toolbox, result, len(conversation.messages))
+            if not turn.ran:
+                result.summary = content.strip() or summary
                 conversation.answered(content)
                 return result
-            turn = len(conversation.messages)  # makes the ids of this turn's calls unique in the session
-            conversation.wrote(content, prose, [
-                self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
-                for n, call in enumerate(written, start=1)])
+            if turn.written:
+                conversation.wrote(content, turn.prose, turn.calls)
+            else:
+                conversation.called(content, turn.calls)
+            summary = turn.summary or summary
+            if summary and turn.done:
+                result.summary = summary
+                return result
+
+    def _turn(self, message: Any, content: str, toolbox: ToolBox, result: SessionResult, turn: int) -> Turn:
+        """Run the calls of one answer: native ones, else (unless `tool_mode = "native"`) those written as text."""
+        native = list(message.tool_calls or [])
+        if native:
+            return Turn([self._run(c.id, c.function.name, c.function.arguments, toolbox, result) for c in native],
+                        content)
+        written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
+        # `turn` makes the ids of this answer's calls unique in the session
+        return Turn([self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
+                     for n, call in enumerate(written, start=1)], prose, written=True)
 
     def _run(self, call_id: str, name: str, arguments: str | dict[str, Any], toolbox: ToolBox,
-             result: SessionResult, unreadable: str = "") -> Call:
+             result: SessionResult, unreadable: str = "") -> Ran:
         try:
-            output = toolbox.call(name, arguments, unreadable=unreadable)
+            outcome = toolbox.dispatch(name, arguments, unreadable=unreadable)
         except SessionAborted as exc:
             raise self._failure(str(exc), result, misuse=exc.misuse) from None
-        return Call(call_id, name, arguments, output)
+        return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
         """One completion, retried with exponential backoff on timeouts, 429 and 5xx."""
         attempt = 0
         while True:
             try:
+                messages = (caching.marked(conversation.messages, conversation.user_blocks) if self._breakpoints
+                            else conversation.messages)
                 response = self.litellm.completion(
-                    model=self.settings.model, messages=conversation.messages, tools=conversation.tools,
+                    model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
                     num_retries=0, max_retries=0,
                 )
@@ -139,6 +182,7 @@ class LLMEngine:
         usage = getattr(response, "usage", None)
         result.tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
         result.tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
+        result.cached_tokens += cached_tokens(usage)
         cost = self.price(response)
         if cost is not None:
             result.cost = (result.cost or 0.0) + cost
@@ -157,8 +201,66 @@ class LLMEngine:
 
     @staticmethod
     def _failure(reason: str, result: SessionResult, *, misuse: bool = False) -> SessionError:
-        return SessionError(reason, tokens_in=result.tokens_in, tokens_out=result.tokens_out,
-                            transcript=result.transcript, requests=result.requests, misuse=misuse)
+        return SessionError(reason, spent=result, misuse=misuse)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One call of an answer: as the conversation records it, what it returned, and the tool it reached."""
+
+    call: Call
+    outcome: ToolResult
+    tool: Tool | None  # None: no such tool
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The calls of one answer, run, and the text beside them."""
+
+    ran: list[Ran]
+    prose: str
+    written: bool = False  # the calls were written as text
+
+    @property
+    def calls(self) -> list[Call]:
+        return [r.call for r in self.ran]
+
+    @property
+    def finished(self) -> bool:
+        return any(r.tool is not None and r.tool.finishes and r.outcome.ok for r in self.ran)
+
+    @property
+    def summary(self) -> str:
+        """The summary this answer gives: its `finish` call's, or the text beside calls that only write."""
+        finished = [r.outcome.value for r in self.ran if r.tool is not None and r.tool.finishes and r.outcome.ok]
+        if finished:
+            return finished[-1]
+        reads = any(r.tool is None or r.tool.reads for r in self.ran)
+        return "" if reads else self.prose.strip()
+
+    @property
+    def done(self) -> bool:
+        """Every call succeeded, and none asked for something to read unless the answer also finished."""
+        return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider read from its cache: OpenAI's `prompt_tokens_details.cached_tokens`, or
+    Anthropic's `cache_read_input_tokens` (litellm reports both ways; either is part of `prompt_tokens`)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    found = getattr(details, "cached_tokens", None) or getattr(usage, "cache_read_input_tokens", None)
+    try:
+        return max(int(found or 0), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _provider(litellm: Any, model: str) -> str:
+    """The provider litellm routes `model` to ('' when it cannot tell: its own request will say what is wrong)."""
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # litellm raises for a model string it cannot route
+        return ""
 
 
 def content_text(content: Any) -> str:

@@ -23,8 +23,11 @@ def score_table(report: EvalReport) -> Table:
         cost = "" if metrics["cost"] is None else f"{metrics['cost']:.4f}"
         passed = f"{sum(c.passed for c in result.checks)}/{len(result.checks)}"
         extra = [_asked(metrics)] if asked else []
-        table.add_row(result.name, f"{result.score:.2f}", passed, str(metrics["tokens_in"] + metrics["tokens_out"]),
-                      cost, f"{metrics['seconds']:.2f}", str(metrics["bytes_grown"]), *extra)
+        tokens = str(metrics["tokens_in"] + metrics["tokens_out"])
+        if metrics.get("cached_tokens"):
+            tokens += f" ({metrics['cached_tokens']} cached)"
+        table.add_row(result.name, f"{result.score:.2f}", passed, tokens, cost, f"{metrics['seconds']:.2f}",
+                      str(metrics["bytes_grown"]), *extra)
     return table
 
 

@@ -120,7 +120,8 @@ def run_scenario(scenario: Scenario, config: EvalConfig, max_cost: float | None 
         after = Memory.read(ws.root)
         metrics = {"outcome": run.outcome, "reason": run.reason, "batches": len(run.batches),
                    "entries": run.entries, "tokens_in": run.tokens_in + ingested.tokens_in,
-                   "tokens_out": run.tokens_out + ingested.tokens_out, "cost": _sum(run.cost, ingested.cost),
+                   "tokens_out": run.tokens_out + ingested.tokens_out, "cached_tokens": run.cached_tokens,
+                   "cost": _sum(run.cost, ingested.cost),
                    "seconds": round(seconds, 3), "bytes_grown": after.size - before.size}
         if scenario.transcripts:
             metrics["ingested"] = ingested.added

@@ -56,6 +56,12 @@ class UserMessage:
     def text(self) -> str:
         return "\n\n".join(self.parts().values()) + "\n"
 
+    def blocks(self) -> tuple[str, str, str]:
+        """The text cut where its stable parts end — after the memory files, after the skills index — and the
+        rest (signals, batch): where a provider's prompt cache may keep what came before. Joined, they are `text`."""
+        memory, skills, *rest = self.parts().values()
+        return memory + "\n\n", skills + "\n\n", "\n\n".join(rest) + "\n"
+
 
 def compose_user_message(staging: Staging, batch: Batch | None, signals: Signals,
                          context: Sequence[HistoryEntry] = ()) -> UserMessage:
@@ -90,26 +96,35 @@ def render_memory(staging: Staging, signals: Signals) -> str:
 
 
 def render_skills(signals: Signals) -> str:
-    lines = ["# Skills index (read a SKILL.md with read_file before changing it)"]
-    lines += [f"- {_skill_line(skill, signals)}" for skill in signals.skills] or ["(no skills yet)"]
+    """Each skill's name, description and what its text says of it; its age and use, which change with the day,
+    are signals (the index stays byte-identical until a skill changes, so a prompt cache can keep it)."""
+    lines = ["# Skills index (read_file a SKILL.md before changing it)"]
+    lines += [f"- {_skill_line(skill)}" for skill in signals.skills] or ["(no skills yet)"]
     return "\n".join(lines)
 
 
-def _skill_line(skill: SkillSignal, signals: Signals) -> str:
+def _skill_line(skill: SkillSignal) -> str:
     facts = [f"{skill.size.chars}/{skill.size.cap} chars"]
     if skill.description is None:
         return f"{skill.name} — (invalid SKILL.md front matter) [{facts[0]}]"
     facts.append(f"{skill.steps} step{'s' if skill.steps != 1 else ''}")
-    if skill.changed is not None:
-        days = signals.age_days(skill.changed)
-        facts.append("changed today" if days == 0 else f"changed {days}d ago")
     if skill.size.near_cap:
         facts.append("near cap")
-    facts += _use_facts(signals.health.uses.get(skill.name))
     if skill.thin:
         facts.append("THIN: expand or merge")
     also = f" (see also: {', '.join(skill.see_also)})" if skill.see_also else ""
     return f"{skill.name} — {skill.description}{also} [{' · '.join(facts)}]"
+
+
+def render_skill_ages(signals: Signals) -> list[str]:
+    """Days since each skill changed and how much it is used: what the day changes, so not in the index."""
+    shown = [f"{skill.name} {_skill_age(skill, signals)}" for skill in signals.skills if skill.changed is not None]
+    return ["", "Skills — days since changed, and use: " + " · ".join(shown)] if shown else []
+
+
+def _skill_age(skill: SkillSignal, signals: Signals) -> str:
+    days = signals.age_days(skill.changed) if skill.changed is not None else 0
+    return ", ".join([f"{days}d", *_use_facts(signals.health.uses.get(skill.name))])
 
 
 def _use_facts(use: SkillUse | None) -> list[str]:
@@ -123,24 +138,27 @@ def _use_facts(use: SkillUse | None) -> list[str]:
 
 
 def render_signals(signals: Signals, *, tidy: bool) -> str:
-    lines = [f"# Signals (computed by nanodream, not a model; today is {signals.today.isoformat()})", ""]
-    lines.append("Line ages — days since each line last changed; L = line numbers in the files above; "
-                 f"task state is stale after {signals.stale_after_days}d:")
+    lines = [f"# Signals (today is {signals.today.isoformat()})", ""]
+    lines.append(f"Line ages, days since changed (L = line numbers above; task state is stale after "
+                 f"{signals.stale_after_days}d):")
     lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
     if not tidy:
-        lines.append("")
-        subjects = [t for t in signals.topics if t.subject]
-        words = [t for t in signals.topics if not t.subject]
-        if subjects:
-            lines.append("Recurring across sessions in this batch:")
-            lines += [f"- {_subject_line(topic)}" for topic in subjects]
-        else:
-            lines.append("Nothing specific recurs across sessions in this batch.")
-        if words:
-            lines.append("Frequent words (sessions/entries): "
-                         + " · ".join(f"{t.terms[0]} {len(t.sessions)}/{len(t.cursors)}" for t in words))
+        lines += render_recurrence(signals.topics)
+    lines += render_skill_ages(signals)
     lines += render_skill_health(signals.health)
     return "\n".join(lines)
+
+
+def render_recurrence(topics: tuple[Topic, ...]) -> list[str]:
+    """What recurs across sessions of the batch: subjects, then frequent words; nothing when nothing does."""
+    subjects = [t for t in topics if t.subject]
+    words = [t for t in topics if not t.subject]
+    lines = ["Recurring across sessions in this batch:", *(f"- {_subject_line(t)}" for t in subjects)]
+    lines = lines if subjects else []
+    if words:
+        lines.append("Frequent words (sessions/entries): "
+                     + " · ".join(f"{t.terms[0]} {len(t.sessions)}/{len(t.cursors)}" for t in words))
+    return ["", *lines] if lines else []
 
 
 def render_skill_health(health: SkillHealth) -> list[str]:
@@ -220,6 +238,12 @@ def render_context(entries: Sequence[HistoryEntry]) -> str:
 
 
 def _entry_lines(entries: Sequence[HistoryEntry]) -> list[str]:
+    """Each entry on the line of its stamp, `[#cursor HH:MM] text`; the stamp carries the day and the session
+    whenever they change from the entry before (`[#cursor YYYY-MM-DD HH:MM session]`, `-` for none).
+
+    So an entry costs its text plus ~13 bytes when it shares the day and session of the one before, and its
+    session key plus ~25 when it does not (a heading per group cost ~40 plus the key for a lone entry).
+    """
     lines: list[str] = []
     group = None
     for entry in entries:
@@ -228,18 +252,25 @@ def _entry_lines(entries: Sequence[HistoryEntry]) -> list[str]:
         day, _, clock = entry.timestamp.partition(" ")
         if not clock:  # not nanobot's "YYYY-MM-DD HH:MM": keep the whole stamp on the entry
             day, clock = "", entry.timestamp
-        if (day, entry.session_key) != group:  # one heading per day and session: headers were 39% of it
+        stamp = f"#{entry.cursor} {clock}"
+        if (day, entry.session_key) != group:
             group = (day, entry.session_key)
-            lines.append(f"== {day or 'undated'} · session {entry.session_key or '(none)'} ==")
-        lines.append(f"[#{entry.cursor} {clock}]")
-        lines.append(_QUOTE_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), reveal_hidden(entry.content)))
+            session = " ".join((entry.session_key or "-").split())  # the host's key, on one line
+            stamp = f"#{entry.cursor} {f'{day} ' if day else ''}{clock} {_quoted(session)}"
+        lines.append(f"[{stamp}] {_quoted(reveal_hidden(entry.content))}")
     return lines
+
+
+def _quoted(text: str) -> str:
+    """Text inside the <history> quote, with any tag that could end the quote early made inert."""
+    return _QUOTE_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), text)
 
 
 def render_tidy_notice() -> str:
     return ("# Tidy pass: no history batch\n"
             "There is no new history this time. Tidy the memory files above: merge duplicates, prune stale "
-            "lines by their ages, re-file misplaced facts, expand or merge thin skills.")
+            "lines by their ages, re-file misplaced facts, expand or merge thin skills. Leave alone what is true "
+            "and well placed.")
 
 
 # one session's request ------------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(toolbox, ctx.store, ctx.settings, batch, context)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
-                             rejected=_rejected(ctx), skills=signals.health)
+                             rejected=_rejected(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
         result = engine.run(request, toolbox)
         result, account = noop.hold_to_account(engine, request, result, toolbox,
@@ -106,6 +106,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     except SessionError as exc:
         outcome.fail(exc.reason)
         outcome.tokens_in, outcome.tokens_out, outcome.requests = exc.tokens_in, exc.tokens_out, exc.requests
+        outcome.cached_tokens = exc.cached_tokens
         if exc.misuse and not toolbox.staging.changes():
             outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
         _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}")
@@ -114,6 +115,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
         outcome.fail(f"engine error: {describe_error(exc)}")
         return
     outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
+    outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
     outcome.requests, outcome.summary = result.requests, _said(result.summary)
     outcome.warnings += result.warnings
@@ -157,7 +159,7 @@ def _apply(ctx: RunContext, batch: Batch | None, staging: Staging, outcome: Batc
         hooks.before_apply()
     position = hooks.position or _end_of(ctx, batch)
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
-                       tokens_out=outcome.tokens_out, cost=outcome.cost,
+                       tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
                        position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed)
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}

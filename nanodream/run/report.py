@@ -25,6 +25,7 @@ class BatchOutcome:
     cost: float | None = None
     commit: str | None = None
     summary: str = ""
+    cached_tokens: int = 0  # of tokens_in, read from the provider's prompt cache
     reason: str = ""
     changes: list[str] = field(default_factory=list)
     diff: str = ""
@@ -90,6 +91,10 @@ class RunReport(Report):
         return sum(b.tokens_out for b in self.batches)
 
     @property
+    def cached_tokens(self) -> int:
+        return sum(b.cached_tokens for b in self.batches)
+
+    @property
     def cost(self) -> float | None:
         costs = [b.cost for b in self.batches if b.cost is not None]
         return sum(costs) if costs else None
@@ -126,7 +131,7 @@ class RunReport(Report):
     def to_json(self) -> dict[str, Any]:
         """`run --json` (docs/json.md): every field plus the totals computed from the batches."""
         data = super().to_json()
-        data.update(tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+        data.update(tokens_in=self.tokens_in, tokens_out=self.tokens_out, cached_tokens=self.cached_tokens,
                     cost=self.cost, entries=self.entries, commits=self.commits, consumed=self.consumed,
                     consumed_lines=self.consumed_lines, requests=self.requests,
                     reasons=[r for b in self.batches for r in b.reasons],
@@ -138,7 +143,8 @@ class RunReport(Report):
         return RunRecord(
             id=self.run_id, start=self.started, end=self.finished, trigger=self.trigger, outcome=self.outcome,
             reason=self.reason, model=self.model, entries=self.entries, consumed=self.consumed,
-            batches=len(self.batches), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
+            batches=len(self.batches), tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+            cached_tokens=self.cached_tokens, cost=self.cost,
             commit=commits[-1] if commits else None, commits=commits, duration_s=self.duration_s,
             malformed_lines=self.malformed_lines, recovered=self.recovered, quarantined=self.quarantined,
             failed_at=self.failed_at, tidy=self.tidy, consumed_lines=self.consumed_lines, notices=self.notices,

@@ -70,6 +70,12 @@ class Tool:
     parameters: tuple[Parameter, ...]
     handler: Callable[..., ToolResult]
     writes: bool
+    finishes: bool = False  # its value is the session's summary: a response whose calls all succeed ends there
+
+    @property
+    def reads(self) -> bool:
+        """A call that asks for something to read: the model needs its result, so the session goes on."""
+        return not self.writes and not self.finishes
 
     def signature(self) -> str:
         """`edit_file(path, old_text, new_text)`: how error messages and the text-mode prompt name a tool."""
@@ -92,14 +98,17 @@ class Registry:
 
     tools: dict[str, Tool] = field(default_factory=dict)
 
-    def tool(self, *, writes: bool = False) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
-        """Declare `function(box, ...)` as a tool; `writes` marks tools whose reach outside voids a session."""
+    def tool(self, *, writes: bool = False,
+             finishes: bool = False) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
+        """Declare `function(box, ...)` as a tool; `writes` marks tools whose reach outside voids a session,
+        `finishes` the one whose value is the session's summary."""
 
         def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
             description, documented = _parse_doc(inspect.getdoc(function) or "")
             names = list(inspect.signature(function).parameters)[1:]  # the first is the ToolBox
             parameters = tuple(Parameter(name, documented.get(name, "")) for name in names)
-            self.tools[function.__name__] = Tool(function.__name__, description, parameters, function, writes)
+            self.tools[function.__name__] = Tool(function.__name__, description, parameters, function, writes,
+                                                 finishes)
             return function
 
         return declare
@@ -125,9 +134,15 @@ class Registry:
             signature = ", ".join(p.name for p in tool.parameters)
             lines += [f"## `{tool.name}({signature})`", "", tool.description, ""]
             lines += [f"- `{p.name}`: {p.description or 'text'}" for p in tool.parameters]
-            lines += ["- writes: " + ("yes — a path outside the memory files voids the whole session"
-                                      if tool.writes else "no — it only reads the staged copy"), ""]
+            lines += [_effect(tool), ""]
         return "\n".join(lines)
+
+
+def _effect(tool: Tool) -> str:
+    if tool.finishes:
+        return "- ends the session once every call of its response has succeeded; its value is the summary"
+    return "- writes: " + ("yes — a path outside the memory files voids the whole session"
+                           if tool.writes else "no — it only reads the staged copy")
 
 
 def _parse_doc(doc: str) -> tuple[str, dict[str, str]]:

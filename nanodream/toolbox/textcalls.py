@@ -187,9 +187,8 @@ def text_mode_instructions(registry: Registry) -> str:
     lines = ["## Calling tools", "",
              "No tool definitions are attached to this conversation: call a tool by writing the call in your answer, "
              "one block per call, exactly like this:", "", CALL_EXAMPLE, "",
-             "Every argument is a JSON string (join lines with \\n). Write several blocks to make several calls; "
-             "they run in order and the next message gives their results. When memory is current, answer "
-             "without any block: that answer is the summary.", "", "The tools:"]
+             "Every argument is a JSON string (join lines with \\n). Write all your calls as blocks in one answer, "
+             "finish last; they run in order. If one fails, the next message gives the results.", "", "The tools:"]
     for tool in registry:
         lines.append(f"- {tool.signature()}: {tool.description}")
         lines += [f"  - {p.name}: {p.description}" for p in tool.parameters if p.description]

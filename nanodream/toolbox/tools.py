@@ -77,12 +77,17 @@ class ToolBox:
         return self.registry.schemas()
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None, *, unreadable: str = "") -> str:
-        """A model's tool call (arguments as it sent them) → the text it reads; SessionAborted ends the session.
+        """A model's tool call (arguments as it sent them) → the text it reads; SessionAborted ends the session."""
+        return self.dispatch(name, raw_arguments, unreadable=unreadable).text
+
+    def dispatch(self, name: str, raw_arguments: str | dict[str, Any] | None, *,
+                 unreadable: str = "") -> ToolResult:
+        """A model's tool call with its typed result (did it succeed, was it `finish`); SessionAborted ends the session.
 
         `unreadable` says why a call the model wrote as text could not be read: it is counted and answered
         like any failed call, so a model that keeps writing broken calls meets the same caps.
         """
-        return self._run(name, raw_arguments, unreadable).text
+        return self._run(name, raw_arguments, unreadable)
 
     def invoke(self, name: str, **arguments: str) -> ToolResult:
         """An in-process engine's call: same limits and checks as the model's, with a typed result."""
@@ -198,10 +203,7 @@ class ToolBox:
 
 @TOOLS.tool()
 def read_file(box: ToolBox, path: str) -> ToolResult:
-    """Read the current (staged) content of one memory file.
-
-    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
-    """
+    """Read a memory file or archive month."""
     path = box.checked(path, archive=True)
     content = box.staging.include(path) if path.startswith("memory/archive/") else box.staging.read(path)
     if content is None:
@@ -211,7 +213,7 @@ def read_file(box: ToolBox, path: str) -> ToolResult:
 
 @TOOLS.tool()
 def list_skills(box: ToolBox) -> ToolResult:
-    """List existing skills: name, description and size."""
+    """List skills: name, description, size."""
     paths = box.staging.skill_paths()
     names = tuple(path.split("/")[1] for path in paths)
     if not paths:
@@ -221,11 +223,7 @@ def list_skills(box: ToolBox) -> ToolResult:
 
 @TOOLS.tool(writes=True)
 def edit_file(box: ToolBox, path: str, old_text: str, new_text: str) -> ToolResult:
-    """Replace exactly one occurrence of old_text with new_text in a memory file. Use an empty new_text to
-    delete. old_text must match once; add context if not.
-
-    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
-    """
+    """Replace old_text, which must occur once, with new_text (empty: delete)."""
     path = box.checked(path)
     content = box.staging.read(path)
     if content is None:
@@ -244,11 +242,7 @@ def edit_file(box: ToolBox, path: str, old_text: str, new_text: str) -> ToolResu
 
 @TOOLS.tool(writes=True)
 def write_file(box: ToolBox, path: str, content: str) -> ToolResult:
-    """Create a new skill or rewrite a memory file whole. A SKILL.md needs front matter with name (= folder)
-    and description.
-
-    path: SOUL.md, USER.md, memory/MEMORY.md or skills/<name>/SKILL.md
-    """
+    """Create a skill or rewrite a memory file whole."""
     path = box.checked(path)
     existed = box.staging.read(path) is not None
     stored = box.store(path, content)
@@ -258,7 +252,7 @@ def write_file(box: ToolBox, path: str, content: str) -> ToolResult:
 
 @TOOLS.tool(writes=True)
 def delete_skill(box: ToolBox, name: str) -> ToolResult:
-    """Delete a skill that has been merged into another one."""
+    """Delete a skill merged into another."""
     path = box.checked(f"skills/{name}/SKILL.md")  # "../x" reaches out like any other path
     if not SKILL_NAME.match(name):
         raise ToolError("name must be a skill folder name: lowercase letters, digits and '-'")
@@ -270,11 +264,7 @@ def delete_skill(box: ToolBox, name: str) -> ToolResult:
 
 @TOOLS.tool(writes=True)
 def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
-    """Move lines that are still true but not needed in every prompt from memory/MEMORY.md to the archive
-    (memory/archive/YYYY-MM.md: kept in git, never loaded by default). text is one or more exact whole lines.
-
-    path: memory/MEMORY.md
-    """
+    """Move exact whole lines of memory/MEMORY.md to the archive."""
     path = box.checked(path)
     if path != archive.SOURCE:
         raise ToolError(f"only {archive.SOURCE} is archived", "rules, preferences and skills stay active")
@@ -296,13 +286,20 @@ def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
 
 @TOOLS.tool()
 def list_archive(box: ToolBox) -> ToolResult:
-    """List the archive's month files (facts moved out of memory/MEMORY.md) with their line counts; read one
-    with read_file before filing a fact that may correct or repeat an archived one."""
+    """List the archive's months and their line counts."""
     paths = tuple(box.staging.archive_paths())
     if not paths:
         return ToolResult("The archive is empty.", paths)
     counts = [len((box.staging.include(p) or "").splitlines()) for p in paths]
     return ToolResult("\n".join(f"{p} ({count(n, 'line')})" for p, n in zip(paths, counts, strict=True)), paths)
+
+
+@TOOLS.tool(finishes=True)
+def finish(box: ToolBox, summary: str) -> ToolResult:
+    """End the session with its summary."""
+    if not summary.strip():
+        raise ToolError("summary is empty", "say what changed, or that nothing needed changing")
+    return ToolResult("OK: summary kept; the session ends when all calls of a response succeed", summary.strip())
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ class DreamFacts:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float | None = None
+    cached_tokens: int = 0
     position: int | None = None  # the history position once this commit lands (None: tidy)
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
 
@@ -72,7 +73,8 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
     body += [_CHANGES_HEAD, *change_lines(changes), ""]
     body += format_trailers([
         (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), *_span(facts),
-        (Trailer.TOKENS, format_tokens(facts.tokens_in, facts.tokens_out)), (Trailer.COST, format_cost(facts.cost)),
+        (Trailer.TOKENS, format_tokens(facts.tokens_in, facts.tokens_out, facts.cached_tokens)),
+        (Trailer.COST, format_cost(facts.cost)),
         *extra,
     ])
     return "\n".join(body)

@@ -29,7 +29,7 @@ class CommitSummary:
     files: list[dict[str, Any]]  # {"path", "added", "removed"} from the real diff; counts null when binary
     history: dict[str, int] | None  # {"first", "last"}: the history cursor range a dream consumed
     lines: dict[str, int] | None  # {"first", "last"}: the lines of history.jsonl it consumed (newer dreams)
-    tokens: dict[str, int] | None  # {"in", "out"}
+    tokens: dict[str, int | None] | None  # {"in", "out", "cached"}; cached is null for commits that do not say
     cost: float | None
     run: str | None
     model: str | None
@@ -59,7 +59,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         files=[{"path": f.path, "added": f.added, "removed": f.removed} for f in commit.files],
         history={"first": span[0], "last": span[1]} if span else None,
         lines={"first": lines[0], "last": lines[1]} if lines else None,
-        tokens={"in": tokens[0], "out": tokens[1]} if tokens else None,
+        tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
         restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
     )

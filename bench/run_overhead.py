@@ -19,9 +19,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-# Run as `python bench/<name>.py`, this folder comes first on the path, and bench/mcp.py would shadow the MCP
-# SDK litellm imports for every call with tools.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -124,12 +124,12 @@ def _archive(workspace: Workspace) -> dict[str, int]:
 
 def _dead_letters(workspace: Workspace, backlog: Survey) -> list[dict[str, Any]]:
     """Malformed lines nobody has acknowledged: those kept by earlier runs and those still in the backlog."""
-    held = {(letter.offset, letter.raw): letter for letter in in_file(workspace.history_file,
-                                                                      load_dead_letters(workspace))}
+    held = {(letter.offset, letter.fingerprint): letter for letter in in_file(workspace.history_file,
+                                                                              load_dead_letters(workspace))}
     found = {key: letter for key, letter in held.items() if not letter.acknowledged}
     for letter in backlog.dead_letters:
-        if (letter.offset, letter.raw) not in held:
-            found[letter.offset, letter.raw] = letter
+        if (letter.offset, letter.fingerprint) not in held:
+            found[letter.offset, letter.fingerprint] = letter
     return [{"line": letter.line, "reason": letter.reason} for _, letter in sorted(found.items())]
 
 

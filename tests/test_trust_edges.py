@@ -201,7 +201,7 @@ def test_dead_letters_stored_raw_by_an_earlier_version_are_redacted_by_the_next_
     path.write_text(json.dumps({"letters": [{"line": 1, "offset": 0, "raw": broken, "reason": "not valid JSON",
                                              "acknowledged": True}]}))
     run_dream(workspace, Settings(model="builtin"))
-    assert NAS_PW not in path.read_text()
+    assert NAS_PW not in path.read_text() and json.loads(path.read_text())["letters"][0]["fingerprint"]
     # still acknowledged: the same letter, now redacted
     assert workspace_status(workspace, Settings(model="builtin")).dead_letters == []
 

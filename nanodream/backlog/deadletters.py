@@ -25,7 +25,7 @@ class HeldLetter:
     raw: str
     reason: str
     acknowledged: bool = False
-    fingerprint: str = ""  # see history.line_fingerprint; "" in files written before redaction
+    fingerprint: str = ""  # see history.line_fingerprint; "" in files written before redaction (see _load)
 
 
 def dead_letter_file(workspace: Workspace) -> Path:
@@ -38,7 +38,11 @@ def load_dead_letters(workspace: Workspace) -> list[HeldLetter]:
 
 
 def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
-    """(the letters, redacted; whether the file still holds a raw credential and should be rewritten)."""
+    """(the letters, redacted; whether the file should be rewritten because it still holds raw text).
+
+    A letter with a fingerprint was redacted when it was kept (`remember`). One without was written by an
+    earlier version, raw: it is fingerprinted from that raw text (what `_dead` kept of the line) and redacted.
+    """
     try:
         data = json.loads(dead_letter_file(workspace).read_text(encoding="utf-8"))
         letters = [HeldLetter(**item) for item in data["letters"]]
@@ -46,8 +50,14 @@ def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
         return [], False
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return [], False
-    redacted = [replace(letter, raw=kept_raw(letter.raw)) for letter in letters]
-    return redacted, redacted != letters
+    if all(letter.fingerprint for letter in letters):
+        return letters, False
+    return [letter if letter.fingerprint else _upgraded(letter) for letter in letters], True
+
+
+def _upgraded(letter: HeldLetter) -> HeldLetter:
+    stored = letter.raw.encode("utf-8", "surrogateescape")
+    return replace(letter, raw=kept_raw(letter.raw), fingerprint=line_fingerprint(stored))
 
 
 def _save(workspace: Workspace, letters: list[HeldLetter]) -> None:
@@ -58,8 +68,8 @@ def _save(workspace: Workspace, letters: list[HeldLetter]) -> None:
 def remember(workspace: Workspace, found: list[DeadLetter]) -> None:
     """Add newly found dead letters; one already held (same offset, same text) keeps its acknowledgement."""
     letters, stale = _load(workspace)
-    held = {(letter.offset, letter.fingerprint or letter.raw): letter for letter in letters}
-    new = [HeldLetter(d.line, d.offset, d.raw, d.reason, fingerprint=d.fingerprint) for d in found
+    held = {(letter.offset, letter.fingerprint): letter for letter in letters}
+    new = [HeldLetter(d.line, d.offset, kept_raw(d.raw), d.reason, fingerprint=d.fingerprint) for d in found
            if (d.offset, d.fingerprint) not in held]
     if new or stale:
         _save(workspace, [*held.values(), *new])
@@ -103,11 +113,8 @@ def _holds(handle: BinaryIO, letter: HeldLetter) -> bool:
     before = handle.read(1) if letter.offset > 0 else b"\n"
     if before != b"\n":
         return False
-    if letter.fingerprint:  # what is kept is redacted: recognise the line by its fingerprint
-        length = int(letter.fingerprint.split(":", 1)[0])
-        return line_fingerprint(handle.read(length)) == letter.fingerprint
-    stored = letter.raw.encode("utf-8", "surrogateescape")  # kept before redaction: the text itself
-    return handle.read(len(stored)) == stored
+    length = int(letter.fingerprint.split(":", 1)[0])  # what is kept is redacted: the fingerprint recognises it
+    return line_fingerprint(handle.read(length)) == letter.fingerprint
 
 
 def drop_stale(workspace: Workspace) -> list[HeldLetter]:

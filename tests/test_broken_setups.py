@@ -18,6 +18,7 @@ from tests.conftest import entry, snapshot, write_history
 def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """The console entry point in-process: its exit code and everything it printed."""
     monkeypatch.setattr(sys, "argv", ["nanodream", *args])
+    monkeypatch.setattr("nanodream.process._program", False)  # main() claims the process: give it back after
     with pytest.raises(SystemExit) as ended:
         main()
     out = capsys.readouterr()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from nanodream.cli import app
@@ -179,3 +180,17 @@ def test_commands_that_call_no_model_never_import_litellm(workspace):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_the_console_entry_point_claims_the_process_and_a_host_never_does(monkeypatch, workspace):
+    """Only nanodream's own process may freeze the heap after litellm's import (engines/llm.py)."""
+    from nanodream import api, process
+    from nanodream.cli import main
+
+    monkeypatch.setattr(process, "_program", False)
+    api.status(workspace.root)
+    assert not process.is_program()
+    monkeypatch.setattr(sys, "argv", ["nanodream", "status", "-w", str(workspace.root)])
+    with pytest.raises(SystemExit):
+        main()
+    assert process.is_program()

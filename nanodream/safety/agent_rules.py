@@ -173,12 +173,14 @@ _UNKNOWN_TO_USER = re.compile(r"\bwithout\s+(?:telling|informing|notifying|askin
                               r"|her|anyone)\b|\bwithout\s+(?:the\s+user'?s?|their|them|him|her|anyone|the\s+owner)\s*(?:knowing"
                               r"|noticing|being\s+told|finding\s+out|knowledge|consent|permission|seeing)?\b"
                               r"|\bbehind\s+(?:the\s+user'?s?|their|his|her)\s+back\b", _I)
-# Done on the quiet: what moves or watches the user's data ("silently forward", "secretly record"), not chores.
+# Done on the quiet: what moves or watches the user's data ("silently forward", "secretly record"), not chores. The
+# adverb reaches no further than its own verb ("run the tests quietly and only report failures"), unless the
+# conjunction joins it to another adverb ("silently and continuously record").
 _WATCH_OR_MOVE = (r"(?:forward|send|upload|copy|post|e-?mail|record|log|monitor|track|share|mirror|bcc|cc|sync|report"
                   r"|listen|watch|spy|relay|stream|exfiltrate|transmit)")
 _STEALTHILY = re.compile(rf"\b(?:hidden|secret|covert|invisible|shadow)\s+(?:copy|copies|log|logs|record|recording"
                          rf"|backup|archive|mirror|bcc|cc|forward(?:ing)?)\b|\b(?:secretly|silently|covertly|quietly|discreetly|stealthily|invisibly|in\s+secret)\s+"
-                         rf"(?:\w+\s+){{0,2}}?{_WATCH_OR_MOVE}(?:s|es|ed|d|ing)?\b|\b{_WATCH_OR_MOVE}\b{_IN_SENTENCE}{{0,60}}"
+                         rf"(?:(?!(?:and|or|but|then)\s+(?!(?!only\b)\w+ly\b))\w+\s+){{0,2}}?{_WATCH_OR_MOVE}(?:s|es|ed|d|ing)?\b|\b{_WATCH_OR_MOVE}\b{_IN_SENTENCE}{{0,60}}"
                          rf"\b(?:secretly|covertly|discreetly|stealthily|silently|quietly|in\s+secret)\b", _I)
 # Lying about it when asked: "deny it", "say no", "pretend nothing is kept".
 _LIE = (r"(?:deny|lie\s+about|lie\s+to\s+them|pretend|say\s+no|answer\s+no|reply\s+no|tell\s+them\s+no"

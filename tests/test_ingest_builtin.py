@@ -30,7 +30,7 @@ def filed(sentence: str, speaker: str = "") -> str | None:
 
 @pytest.mark.parametrize(("said", "line"), [
     ("I prefer dark roast coffee in the morning.", "[permanent] User prefers dark roast coffee in the morning."),
-    ("I really enjoy hiking with my dog.", "[permanent] User really enjoys hiking with their dog."),
+    ("I really enjoy hiking with my dog.", "[permanent] User enjoys hiking with their dog."),
     ("My favourite book is Dune.", "[permanent] User's favourite book is Dune."),
     ("Call me Sam.", "[permanent] User's preferred name is Sam."),
     ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),
@@ -66,6 +66,19 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
 ])
 def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(said):
     assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Honestly, my sister basically runs the bakery in Ghent, you know.",
+     "[durable] (2023-05-08) User's sister runs the bakery in Ghent."),
+    ("I'm not really sure about Tuesdays haha, I work late.",
+     "[durable] (2023-05-08) User is not sure about Tuesdays, they work late."),
+    ("Some context first: our shop ships 40 orders a day.", "[durable] Our shop ships 40 orders a day."),
+    ("Quick note: I actually don't eat fish.", "[durable] (2023-05-08) User doesn't eat fish."),
+    ("I mean, we kind of never deploy on Fridays.", "[durable] We never deploy on Fridays."),
+])
+def test_filler_words_and_announcing_labels_are_not_kept_but_negations_and_numbers_are(said, line):
+    assert filed(said) == line
 
 
 def test_a_named_speaker_is_the_subject_and_never_the_user():

@@ -17,7 +17,8 @@ The rules, in the order they are tried:
 | a statement that names someone or something ("Leo loved his first week at school") | `[durable]` | "(<day>) …" |
 
 Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts; neither is a
-sentence with fewer than a few meaningful words. Relative times are made absolute first (dates.py).
+sentence with fewer than a few meaningful words. Relative times are made absolute first (dates.py); filler
+words ("you know", "haha", "really") are left out of the line a fact is filed as.
 """
 
 from __future__ import annotations
@@ -303,9 +304,13 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
     return None
 
 
-# Words that lead into a statement without being part of it ("Also, I started …", "… by the way.").
+# Words that lead into a statement without being part of it ("Also, I started …", "… by the way."), and labels
+# that announce one ("Some context first: …", "Quick note: …"): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*)+",
+                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
+                      r"(?:you know|i mean)\s*,\s*|"
+                      r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
+                      r"(?:context|background|note|thing|heads[- ]up|reminder)(?:\s+first)?\s*:\s*)+",
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 
@@ -344,9 +349,22 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
+# or a number is never among them, so the fact's meaning stays; recall scores none of them.
+_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?:you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
+                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
+                            r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
+
+
+def _unfilled(match: re.Match[str]) -> str:
+    """A filler word out; the comma it stood beside stays when a clause still follows."""
+    return ", " if (match.group("before") or match.group("after")) and match.group("end") is None else " "
+
+
 def _without_filler(text: str) -> str:
-    """The fact without trailing asides that say nothing of their own (", so that's done", ", she cried")."""
-    parts = text.rstrip(".!").split(", ")
+    """The fact without filler words, nor trailing asides that say nothing of their own (", so that's done")."""
+    text = _SPOKEN_FILLER.sub(_unfilled, text).replace(" ,", ",").strip()
+    parts = " ".join(text.split()).rstrip(".!").split(", ")
     while len(parts) > 1 and len(parts[-1].split()) <= 4 and meaningful(parts[-1]) < 2:
         parts.pop()
     return ", ".join(parts)

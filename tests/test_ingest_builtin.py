@@ -62,7 +62,7 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
 @pytest.mark.parametrize("said", [
     "What do you think about it?", "Thanks, that worked!", "I think that's a great idea.", "I'm so happy for you!",
     "The weather is nice today.", "I love it.", "ok", "Don't worry about it.", "Sounds good to me.",
-    "Can you add Sentry to the Django app?", "That sounds great, Noor!",
+    "Can you add Sentry to the Django app?", "That sounds great, Noor!", "How is Oslo treating you? 😊",
 ])
 def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(said):
     assert filed(said) is None
@@ -76,6 +76,9 @@ def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(sa
     ("Some context first: our shop ships 40 orders a day.", "[durable] Our shop ships 40 orders a day."),
     ("Quick note: I actually don't eat fish.", "[durable] (2023-05-08) User doesn't eat fish."),
     ("I mean, we kind of never deploy on Fridays.", "[durable] We never deploy on Fridays."),
+    ("I adopted a cat named Miso 😻 yesterday :)",
+     "[durable] (2023-05-08) User adopted a cat named Miso on 7 May 2023."),
+    ("It's 25°C in Seville and I paid €40 ☀️", "[durable] (2023-05-08) It's 25°C in Seville and I paid €40."),
 ])
 def test_filler_words_and_announcing_labels_are_not_kept_but_negations_and_numbers_are(said, line):
     assert filed(said) == line

@@ -326,9 +326,14 @@ _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|pl
                     re.IGNORECASE)
 
 
+# Emoji and emoticons: tone, not content ("I adopted a cat 😻", "see you then :)"); out before the rules read.
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+|"
+                    r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
+
+
 def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
     """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
-    sentence = sentence.strip().strip("\"'“”").strip()
+    sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
     sentence = _TRAIL.sub("", _LEAD_IN.sub("", sentence))
     if not sentence or sentence.endswith("?") or small_talk(sentence):
         return None

@@ -84,6 +84,17 @@ def test_filler_words_and_announcing_labels_are_not_kept_but_negations_and_numbe
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Yeah, I started pottery classes.", "[durable] (2023-05-08) User started pottery classes."),
+    ("Hey Mel, I went camping last weekend.",
+     "[durable] (2023-05-08) User went camping on the weekend before 8 May 2023."),
+    ("No, I never eat meat.", "[durable] (2023-05-08) User never eats meat."),
+    ("Thanks, I moved to Oslo in May.", "[permanent] User moved to Oslo in May."),
+])
+def test_a_statement_after_an_interjection_is_still_a_fact(said, line):
+    assert filed(said) == line
+
+
 def test_a_named_speaker_is_the_subject_and_never_the_user():
     assert filed("I love painting sunsets at the lake.", "Melanie") == (
         "[permanent] Melanie loves painting sunsets at the lake.")

@@ -304,11 +304,14 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
     return None
 
 
-# Words that lead into a statement without being part of it ("Also, I started …", "… by the way."), and labels
-# that announce one ("Some context first: …", "Quick note: …"): the statement after them is the fact.
+# Words that lead into a statement without being part of it ("Also, I started …", "… by the way."), labels
+# that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
+# ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
                       r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
                       r"(?:you know|i mean)\s*,\s*|"
+                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|thanks?|thank you|"
+                      r"(?:hi|hey|hello)(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
                       r"(?:context|background|note|thing|heads[- ]up|reminder)(?:\s+first)?\s*:\s*)+",
                       re.IGNORECASE)

@@ -71,8 +71,11 @@ def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(sa
 @pytest.mark.parametrize(("said", "line"), [
     ("Honestly, my sister basically runs the bakery in Ghent, you know.",
      "[durable] (2023-05-08) User's sister runs the bakery in Ghent."),
-    ("I'm not really sure about Tuesdays haha, I work late.",
-     "[durable] (2023-05-08) User is not sure about Tuesdays, they work late."),
+    ("I'm honestly not a fan of Tuesdays haha, I work late.",
+     "[permanent] User is not a fan of Tuesdays, they work late."),
+    ("I kind of run my aunt's bakery in Ghent.", "[durable] (2023-05-08) User runs their aunt's bakery in Ghent."),
+    ("I bake a new kind of bread every week.", "[durable] (2023-05-08) User bakes a new kind of bread every week."),
+    ("Please always, you know, answer in French.", "[permanent] Always answer in French."),
     ("Some context first: our shop ships 40 orders a day.", "[durable] Our shop ships 40 orders a day."),
     ("Quick note: I actually don't eat fish.", "[durable] (2023-05-08) User doesn't eat fish."),
     ("I mean, we kind of never deploy on Fridays.", "[durable] We never deploy on Fridays."),

@@ -329,6 +329,30 @@ _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|pl
                     re.IGNORECASE)
 
 
+# Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
+# or a number is never among them, so the fact's meaning stays; recall scores none of them.
+_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
+                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
+                            r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
+# What "kind of" follows when it hedges a verb ("I kind of run the shop"), not when it names a kind ("a new kind of").
+_HEDGED = frozenset({"i", "we", "you", "he", "she", "they", "it", "i'm", "we're", "it's", "is", "am", "are", "was",
+                     "were", "just", "really"})
+
+
+def _unfilled(match: re.Match[str]) -> str:
+    """A filler word out, unless it opens the sentence ("Actually, …" is a correction) or "kind of" names a kind;
+    one comma beside it stays when a clause still follows, none when it stood between two ("X, you know, Y")."""
+    before = match.string[:match.start()].split()
+    if not before or match.group("word").lower() in ("kind of", "sort of") and before[-1].lower() not in _HEDGED:
+        return match.group(0)
+    one_comma = bool(match.group("before")) != bool(match.group("after"))
+    return ", " if one_comma and match.group("end") is None else " "
+
+
+def _without_spoken_filler(sentence: str) -> str:
+    return " ".join(_SPOKEN_FILLER.sub(_unfilled, sentence).replace(" ,", ",").split())
+
+
 # Emoji and emoticons: tone, not content ("I adopted a cat 😻", "see you then :)"); out before the rules read.
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+|"
                     r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
@@ -337,7 +361,7 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
 def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
     """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
     sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
-    sentence = _TRAIL.sub("", _LEAD_IN.sub("", sentence))
+    sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
     if not sentence or sentence.endswith("?") or small_talk(sentence):
         return None
     if not 2 <= len(sentence.split()) <= 60:
@@ -357,22 +381,9 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-# Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
-# or a number is never among them, so the fact's meaning stays; recall scores none of them.
-_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?:you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
-                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
-                            r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
-
-
-def _unfilled(match: re.Match[str]) -> str:
-    """A filler word out; the comma it stood beside stays when a clause still follows."""
-    return ", " if (match.group("before") or match.group("after")) and match.group("end") is None else " "
-
-
 def _without_filler(text: str) -> str:
-    """The fact without filler words, nor trailing asides that say nothing of their own (", so that's done")."""
-    text = _SPOKEN_FILLER.sub(_unfilled, text).replace(" ,", ",").strip()
-    parts = " ".join(text.split()).rstrip(".!").split(", ")
+    """The fact without trailing asides that say nothing of their own (", so that's done", ", she cried")."""
+    parts = text.rstrip(".!").split(", ")
     while len(parts) > 1 and len(parts[-1].split()) <= 4 and meaningful(parts[-1]) < 2:
         parts.pop()
     return ", ".join(parts)

@@ -16,9 +16,10 @@ The rules, in the order they are tried:
 | any other plain statement opening with "I", "my", "we" or "our" | `[durable]` | "(<day>) User …" |
 | a statement that names someone or something ("Leo loved his first week at school") | `[durable]` | "(<day>) …" |
 
-Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts; neither is a
-sentence with fewer than a few meaningful words. Relative times are made absolute first (dates.py); filler
-words ("you know", "haha", "really") are left out of the line a fact is filed as.
+Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts, though a statement
+after an interjection or greeting is ("Yeah, I started pottery"); neither is a sentence with fewer than a few
+meaningful words. Filler words ("you know", "haha", "really") and emoji are read out first, and relative times
+made absolute (dates.py).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def filed(sentence: str, speaker: str = "") -> str | None:
 
 @pytest.mark.parametrize(("said", "line"), [
     ("I prefer dark roast coffee in the morning.", "[permanent] User prefers dark roast coffee in the morning."),
-    ("I really enjoy hiking with my dog.", "[permanent] User really enjoys hiking with their dog."),
+    ("I really enjoy hiking with my dog.", "[permanent] User enjoys hiking with their dog."),
     ("My favourite book is Dune.", "[permanent] User's favourite book is Dune."),
     ("Call me Sam.", "[permanent] User's preferred name is Sam."),
     ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),
@@ -62,10 +62,40 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
 @pytest.mark.parametrize("said", [
     "What do you think about it?", "Thanks, that worked!", "I think that's a great idea.", "I'm so happy for you!",
     "The weather is nice today.", "I love it.", "ok", "Don't worry about it.", "Sounds good to me.",
-    "Can you add Sentry to the Django app?", "That sounds great, Noor!",
+    "Can you add Sentry to the Django app?", "That sounds great, Noor!", "How is Oslo treating you? 😊",
 ])
 def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(said):
     assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Honestly, my sister basically runs the bakery in Ghent, you know.",
+     "[durable] (2023-05-08) User's sister runs the bakery in Ghent."),
+    ("I'm honestly not a fan of Tuesdays haha, I work late.",
+     "[permanent] User is not a fan of Tuesdays, they work late."),
+    ("I kind of run my aunt's bakery in Ghent.", "[durable] (2023-05-08) User runs their aunt's bakery in Ghent."),
+    ("I bake a new kind of bread every week.", "[durable] (2023-05-08) User bakes a new kind of bread every week."),
+    ("Please always, you know, answer in French.", "[permanent] Always answer in French."),
+    ("Some context first: our shop ships 40 orders a day.", "[durable] Our shop ships 40 orders a day."),
+    ("Quick note: I actually don't eat fish.", "[durable] (2023-05-08) User doesn't eat fish."),
+    ("I mean, we kind of never deploy on Fridays.", "[durable] We never deploy on Fridays."),
+    ("I adopted a cat named Miso 😻 yesterday :)",
+     "[durable] (2023-05-08) User adopted a cat named Miso on 7 May 2023."),
+    ("It's 25°C in Seville and I paid €40 ☀️", "[durable] (2023-05-08) It's 25°C in Seville and I paid €40."),
+])
+def test_filler_words_and_announcing_labels_are_not_kept_but_negations_and_numbers_are(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Yeah, I started pottery classes.", "[durable] (2023-05-08) User started pottery classes."),
+    ("Hey Mel, I went camping last weekend.",
+     "[durable] (2023-05-08) User went camping on the weekend before 8 May 2023."),
+    ("No, I never eat meat.", "[durable] (2023-05-08) User never eats meat."),
+    ("Thanks, I moved to Oslo in May.", "[permanent] User moved to Oslo in May."),
+])
+def test_a_statement_after_an_interjection_is_still_a_fact(said, line):
+    assert filed(said) == line
 
 
 def test_a_named_speaker_is_the_subject_and_never_the_user():

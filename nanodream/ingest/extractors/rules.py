@@ -16,8 +16,10 @@ The rules, in the order they are tried:
 | any other plain statement opening with "I", "my", "we" or "our" | `[durable]` | "(<day>) User …" |
 | a statement that names someone or something ("Leo loved his first week at school") | `[durable]` | "(<day>) …" |
 
-Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts; neither is a
-sentence with fewer than a few meaningful words. Relative times are made absolute first (dates.py).
+Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts, though a statement
+after an interjection or greeting is ("Yeah, I started pottery"); neither is a sentence with fewer than a few
+meaningful words. Filler words ("you know", "haha", "really") and emoji are read out first, and relative times
+made absolute (dates.py).
 """
 
 from __future__ import annotations
@@ -303,9 +305,16 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
     return None
 
 
-# Words that lead into a statement without being part of it ("Also, I started …", "… by the way.").
+# Words that lead into a statement without being part of it ("Also, I started …", "… by the way."), labels
+# that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
+# ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*)+",
+                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
+                      r"(?:you know|i mean)\s*,\s*|"
+                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|thanks?|thank you|"
+                      r"(?:hi|hey|hello)(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*[,!.—–-]+\s+|"
+                      r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
+                      r"(?:context|background|note|thing|heads[- ]up|reminder)(?:\s+first)?\s*:\s*)+",
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 
@@ -321,10 +330,39 @@ _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|pl
                     re.IGNORECASE)
 
 
+# Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
+# or a number is never among them, so the fact's meaning stays; recall scores none of them.
+_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
+                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
+                            r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
+# What "kind of" follows when it hedges a verb ("I kind of run the shop"), not when it names a kind ("a new kind of").
+_HEDGED = frozenset({"i", "we", "you", "he", "she", "they", "it", "i'm", "we're", "it's", "is", "am", "are", "was",
+                     "were", "just", "really"})
+
+
+def _unfilled(match: re.Match[str]) -> str:
+    """A filler word out, unless it opens the sentence ("Actually, …" is a correction) or "kind of" names a kind;
+    one comma beside it stays when a clause still follows, none when it stood between two ("X, you know, Y")."""
+    before = match.string[:match.start()].split()
+    if not before or match.group("word").lower() in ("kind of", "sort of") and before[-1].lower() not in _HEDGED:
+        return match.group(0)
+    one_comma = bool(match.group("before")) != bool(match.group("after"))
+    return ", " if one_comma and match.group("end") is None else " "
+
+
+def _without_spoken_filler(sentence: str) -> str:
+    return " ".join(_SPOKEN_FILLER.sub(_unfilled, sentence).replace(" ,", ",").split())
+
+
+# Emoji and emoticons: tone, not content ("I adopted a cat 😻", "see you then :)"); out before the rules read.
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+|"
+                    r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
+
+
 def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
     """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
-    sentence = sentence.strip().strip("\"'“”").strip()
-    sentence = _TRAIL.sub("", _LEAD_IN.sub("", sentence))
+    sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
+    sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
     if not sentence or sentence.endswith("?") or small_talk(sentence):
         return None
     if not 2 <= len(sentence.split()) <= 60:

@@ -98,6 +98,36 @@ def test_a_statement_after_an_interjection_is_still_a_fact(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("please keep answers short and skip the pleasantries",
+     "[permanent] Keep answers short and skip the pleasantries."),
+    ("No emojis in replies please!", "[permanent] No emojis in replies."),
+    ("be concise in your answers", "[permanent] Be concise in your answers."),
+    ("Hey, can you keep replies under 100 words from now on?", "[permanent] Keep replies under 100 words."),
+    ("From now on, could you answer in German?", "[permanent] Answer in German."),
+    ("Could you send me the status from now on every Monday?", "[permanent] Send the user the status every Monday."),
+])
+def test_how_every_answer_should_read_is_a_standing_rule_however_it_is_asked(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "Make the reply to Bob friendlier.", "Write a reply to the landlord.", "Can you fix the bug?",
+    "Could you send the report to Bob?", "No problem!", "What should I do in future?",
+])
+def test_an_errand_or_a_plain_question_is_not_a_standing_rule(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Good morning, I am moving to Berlin next week.",
+     "[durable] (2023-05-08) User is moving to Berlin in the week after 8 May 2023."),
+    ("Evening Sam! I started a new job today.", "[durable] (2023-05-08) User started a new job on 8 May 2023."),
+])
+def test_a_greeting_with_a_time_of_day_is_not_the_fact_after_it(said, line):
+    assert filed(said) == line
+
+
 def test_a_named_speaker_is_the_subject_and_never_the_user():
     assert filed("I love painting sunsets at the lake.", "Melanie") == (
         "[permanent] Melanie loves painting sunsets at the lake.")

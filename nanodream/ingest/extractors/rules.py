@@ -129,13 +129,31 @@ _STANDING = re.compile(r"^(?:(?:please|pls)\s+)?(?:from now on|going forward|in 
                        r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
+# How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
+# replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
+_STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
+                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+\w+(?:\s+\w+)?|answers|replies"
+                    r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
+                    r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
+# A standing request asked as a question: "can you keep replies under 100 words from now on?"
+_ASKED_STANDING = re.compile(r"^(?:(?:from now on|going forward|in (?:the )?future)\s*,?\s+)?(?:can|could|would|will)"
+                             r"\s+you\s+(?:please\s+)?(?P<rule>.+?)(?:\s*,?\s*(?:from now on|going forward"
+                             r"|in (?:the )?future))?\s*,?\s*(?:please)?\s*\?$", re.IGNORECASE | re.DOTALL)
+_STANDING_WORDS = re.compile(r"\b(?:from now on|going forward|in (?:the )?future)\b", re.IGNORECASE)
+
+
+def standing_question(sentence: str) -> str:
+    """The rule a question asks for from now on ("" when it asks something else): questions are otherwise dropped."""
+    match = _ASKED_STANDING.match(sentence) if _STANDING_WORDS.search(sentence) else None
+    return " ".join(_STANDING_WORDS.sub("", match.group("rule")).split()) if match else ""
 _NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
 
 
 def agent_rule(said: Said) -> Fact | None:
     if _NOT_A_RULE.match(said.sentence):
         return None
-    match = _RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
+    match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
+             or _STYLE.match(said.sentence))
     if match is None:
         return None
     rule = _second_person(match.group("rule"))
@@ -312,7 +330,8 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
                       r"(?:you know|i mean)\s*,\s*|"
                       r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|thanks?|thank you|"
-                      r"(?:hi|hey|hello)(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*[,!.—–-]+\s+|"
+                      r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+                      r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
                       r"(?:context|background|note|thing|heads[- ]up|reminder)(?:\s+first)?\s*:\s*)+",
                       re.IGNORECASE)
@@ -363,7 +382,10 @@ def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact 
     """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
     sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
     sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
-    if not sentence or sentence.endswith("?") or small_talk(sentence):
+    if sentence.endswith("?"):  # a question keeps nothing, unless it asks for something from now on
+        rule = _second_person(standing_question(sentence))
+        return Fact("permanent", rule.rstrip(".")) if meaningful(rule) >= 2 else None
+    if not sentence or small_talk(sentence) and not _STYLE.match(sentence):
         return None
     if not 2 <= len(sentence.split()) <= 60:
         return None

@@ -114,9 +114,16 @@ def test_how_every_answer_should_read_is_a_standing_rule_however_it_is_asked(sai
 @pytest.mark.parametrize("said", [
     "Make the reply to Bob friendlier.", "Write a reply to the landlord.", "Can you fix the bug?",
     "Could you send the report to Bob?", "No problem!", "What should I do in future?",
+    "Work on bead spotter-4te.", "Implement PROJ-142 next.", "Read the logs in /var/log/app first.",
+    "Deploy v2.3 to staging.", "Send the invoice to Acme GmbH.",
 ])
-def test_an_errand_or_a_plain_question_is_not_a_standing_rule(said):
+def test_an_errand_or_a_plain_question_is_not_a_fact_nor_a_standing_rule(said):
     assert filed(said) is None
+
+
+def test_a_statement_whose_first_word_is_also_an_errand_verb_is_still_filed():
+    said = "Read replicas are in Frankfurt and Dublin."
+    assert filed(said) == f"[durable] (2023-05-08) {said}"
 
 
 @pytest.mark.parametrize(("said", "line"), [

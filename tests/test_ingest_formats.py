@@ -138,6 +138,11 @@ def test_harness_blocks_and_control_characters_never_reach_history():
     assert person_text("<local-command-stdout>ok</local-command-stdout>") == ""
     assert person_text("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>x</INSTRUCTIONS>") == ""
     assert person_text("Hi <system-reminder>secret plan</system-reminder>there") == "Hi there"
+    # a background task's notice, with the line Claude Code adds after it, and an interruption marker
+    notice = ("<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n"
+              "</task-notification>\nRead the output file to retrieve the result: /tmp/claude-1000/x/tasks/b7.output")
+    assert person_text(notice) == ""
+    assert person_text("[Request interrupted by user for tool use]") == ""
     shown = neutralise("red \x1b[31mtext\x1b[0m bell\x07 rtl\u202eevil nul\x00 \ud800")
     assert shown == "red text bell\ufffd rtl\ufffdevil nul\ufffd \ufffd"
     assert neutralise("tabs\tand\r\nnewlines\rstay") == "tabs\tand\nnewlines\nstay"

@@ -286,7 +286,11 @@ def statement(said: Said) -> Fact | None:
 # What opens a request or a remark to the agent rather than a statement about the world.
 _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|lets|add|fix|make|show|tell|give|"
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
-                      r"you|your|that|there|here|what|how|why|when|where|who|which|yes|no|sure|thanks?)\b",
+                      r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
+                      r"summari[sz]e|translate|draft|generate|websearch|send|book|remind|ping|list|print|clean up|"
+                      r"set up|look up|figure out|"
+                      r"you|your|that|there|here|what|how|why|when|where|who|which|yes|no|sure|thanks?)\b"
+                      r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
 # A name, a number, a version or a host: what makes a sentence about the world worth keeping.
 _NAMED = re.compile(r"(?<=\s)(?-i:[A-Z])[\w&'’-]+|\d|\b\w+\.\w{2,}\b")

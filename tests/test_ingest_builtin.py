@@ -116,6 +116,7 @@ def test_how_every_answer_should_read_is_a_standing_rule_however_it_is_asked(sai
     "Could you send the report to Bob?", "No problem!", "What should I do in future?",
     "Work on bead spotter-4te.", "Implement PROJ-142 next.", "Read the logs in /var/log/app first.",
     "Deploy v2.3 to staging.", "Send the invoice to Acme GmbH.",
+    "Analyze the transcript and summarize action items for the Codemie demo.",
 ])
 def test_an_errand_or_a_plain_question_is_not_a_fact_nor_a_standing_rule(said):
     assert filed(said) is None

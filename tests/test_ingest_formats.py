@@ -71,13 +71,35 @@ def test_claude_code_keeps_what_the_person_typed_and_the_agents_words_only():
     assert len({m.key for m in said}) == 3  # each record's uuid is its identity
 
 
-def test_codex_reads_response_items_only_and_leaves_injected_context_out():
+def test_codex_reads_each_message_once_and_leaves_injected_context_out():
     _, said = messages(CODEX)
     texts = [m.text for m in said]
     assert len(said) == 3  # event_msg repeats are not read twice; AGENTS.md and environment_context are out
     assert not any("AGENTS.md" in t or "environment_context" in t or "pytest -q" in t for t in texts)
     assert texts[0].startswith("I usually run the test suite")
     assert "[tool.ruff]" in texts[1]
+
+
+def test_codex_user_words_kept_only_as_ui_events_are_read_once_without_the_ide_framing(tmp_path):
+    """Real Codex Desktop rollouts hold some user messages only as event_msg user_message."""
+    def line(kind: str, payload: dict, second: int) -> str:
+        return json.dumps({"timestamp": f"2026-05-11T10:29:{second:02d}Z", "type": kind, "payload": payload}) + "\n"
+
+    def user_item(text: str) -> dict:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+    rollout = tmp_path / "rollout-2026-05-11T10-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+    rollout.write_text(
+        line("session_meta", {"id": "019e1695-0522-7c83-8b39-0dd379793f80", "timestamp": "2026-05-11T10:28:45Z"}, 0)
+        + line("event_msg", {"type": "user_message", "message": "\n# Files mentioned by the user:\n\n## notes.vtt:"
+                             " /Users/sam/notes.vtt\n\n## My request for Codex:\nI moved the demo to Friday.\n"}, 1)
+        + line("response_item", user_item("I prefer pnpm over npm."), 2)
+        + line("event_msg", {"type": "user_message", "message": "I prefer pnpm over npm."}, 2)
+        + line("event_msg", {"type": "user_message", "message": "We deploy from main."}, 3)
+        + line("response_item", user_item("We deploy from main."), 3))
+    _, said = messages(rollout)
+    assert [m.text for m in said] == ["I moved the demo to Friday.", "I prefer pnpm over npm.", "We deploy from main."]
+    assert {m.role for m in said} == {"user"}
 
 
 def test_codex_rollouts_from_before_the_payload_wrapper_are_read_too(tmp_path):

@@ -287,7 +287,8 @@ def statement(said: Said) -> Fact | None:
 _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|lets|add|fix|make|show|tell|give|"
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
-                      r"summari[sz]e|translate|draft|generate|websearch|send|book|remind|ping|list|print|clean up|"
+                      r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|send|book|"
+                      r"remind|ping|list|print|clean up|"
                       r"set up|look up|figure out|"
                       r"you|your|that|there|here|what|how|why|when|where|who|which|yes|no|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement

@@ -4,13 +4,20 @@ Verified against openai/codex `codex-rs/protocol/src/protocol.rs` (`RolloutLine`
 `RolloutItem` serialised as `{"type", "payload"}`: session_meta, response_item, compacted, turn_context,
 event_msg) and `models.rs` (`ResponseItem::Message {id, role, content: [{"type": "input_text"|"output_text",
 "text"}]}`; reasoning, function calls and their output are other item types). The session id is the
-session_meta payload's `id`. `event_msg` repeats the messages for the UI and is not read; user messages Codex
-injects (AGENTS.md instructions, `<environment_context>`) are left out. Rollouts written before the
-`{"type", "payload"}` wrapper (a bare meta line, then bare items) are read too.
+session_meta payload's `id`. User messages Codex injects (AGENTS.md instructions, `<environment_context>`) are
+left out. Rollouts written before the `{"type", "payload"}` wrapper (a bare meta line, then bare items) are read
+too.
+
+`event_msg` items of type `user_message` repeat what the person typed, for the UI (`codex-rs` persists them
+beside the response items). A rollout may hold a person's words only there — real Codex Desktop rollouts were
+found so — so they are read too, unless the same words were just read as a response item (or the other way
+round): the session remembers the last few user texts it read. Codex's IDE framing ("# Files mentioned by
+the user: … ## My request for Codex: <words>") keeps only the words after its last heading.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
@@ -19,6 +26,8 @@ from nanodream.ingest.message import ROLES, Message, Said, make
 
 ITEM_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
+IDE_REQUEST = "## My request for Codex:"
+RECENT_USER_TEXTS = 16  # how many user texts a session remembers, to read each one once from either item
 
 
 def sniff(records: list[Any]) -> bool:
@@ -49,12 +58,33 @@ def read(record: Any, context: Context) -> list[Message]:
             context["session"] = item["id"]
         context["started"] = item.get("timestamp")
         return []
+    if kind == "event_msg" and item.get("type") == "user_message" and isinstance(item.get("message"), str):
+        return _user_words(context, joined([_ide_request(item["message"])]), when, None)
     if kind != "response_item" or item.get("type") != "message" or item.get("role") not in ROLES:
         return []
     text = joined(part_texts(item.get("content"), TEXT_PARTS))
     if not text:
         return []
+    if item["role"] == "user":
+        return _user_words(context, text, when, item.get("id"))
     return [make("codex", context["session"], Said(item["role"], text, when, item.get("id")))]
+
+
+def _user_words(context: Context, text: str, when: Any, msg_id: Any) -> list[Message]:
+    """The person's message, once: the same words read from the other item of the pair are not read again."""
+    if not text:
+        return []
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    recent = context.setdefault("recent_user", [])
+    if digest in recent:
+        return []
+    recent[:] = [*recent, digest][-RECENT_USER_TEXTS:]
+    return [make("codex", context["session"], Said("user", text, when, msg_id))]
+
+
+def _ide_request(text: str) -> str:
+    """What the person asked, without the file list an IDE puts before it."""
+    return text.rsplit(IDE_REQUEST, 1)[1] if IDE_REQUEST in text else text
 
 
 FORMAT = Format("codex", sniff, read, "~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl")

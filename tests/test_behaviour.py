@@ -153,6 +153,21 @@ def test_other_wordings_of_a_correction(said, line):
     assert about_conduct(found) and anti_pattern(found.content).line() == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("You keep forgetting to activate the venv before pip install — always activate it first.",
+     "Don't forget to activate the venv before pip install — instead always activate it first (general)"),
+    ("you keep pasting the whole log into the chat, just link it",
+     "Don't paste the whole log into the chat — instead link it (chat)"),
+    ("The agent keeps asking for confirmation on every small edit.",
+     "Don't ask for confirmation on every small edit: the user corrected this"),
+    ("You keep on guessing the time zone — ask instead.", "Don't guess the time zone — instead ask (general)"),
+    ("You kept using search_files instead of grep again!", "Don't use search_files — instead use grep (search)"),
+])
+def test_what_the_agent_keeps_doing_is_what_to_avoid(said, line):
+    found = read_correction(said)
+    assert about_conduct(found) and anti_pattern(found.content, complaint=found.reported).line() == line
+
+
 def test_complaints_about_answer_length_in_other_words_are_one_preference():
     hedged = preference_from(read_correction("User asked politely whether answers could be a bit shorter").content)
     assert hedged == "Prefers shorter answers"

@@ -180,8 +180,8 @@ _DID = re.compile(r"^(?:the\s+)?(?:agent|assistant|you)\s+(?:(?:kept|keeps|keep)
 _SEPARATOR = r"\s*(?:[,;:]|—|–|\s-\s)\s*"
 _ALTERNATIVE = re.compile(
     rf"^(?P<x>.+?)(?:{_SEPARATOR}(?:and\s+|but\s+)?(?:instead|rather)\b[,:]?\s*|{_SEPARATOR}(?=.+\s(?:instead|rather)"
-    rf"[\s.!]*$)|{_SEPARATOR}(?:and\s+|but\s+)?"
-    r"(?=(?:use|try|prefer|ask|check|confirm|run|call|search|write|send|wait|keep|put|read|link|show|reply|"
+    rf"[\s.!]*$)|{_SEPARATOR}(?:and\s+|but\s+|just\s+)?"
+    r"(?=(?:always|use|try|prefer|ask|check|confirm|run|call|search|write|send|wait|keep|put|read|link|show|reply|"
     r"answer|go|pick|choose|stick|default|switch|tell|mention|say|summari[sz]e|attach|open|do)\b)|\s+but\s+|"
     r"\s+(?:instead|rather)\s*,?\s+)(?P<y>.+)$",
     re.IGNORECASE,
@@ -241,6 +241,8 @@ def anti_pattern(content: str, domain: str = "", *, complaint: bool = False) -> 
     whole log again"): that is what to avoid.
     """
     content = _AGENT_OUGHT.sub("", _SCOPE.sub("", content.strip().rstrip(".!")))
+    if not _EITHER_OR_WORDS.search(content):  # "you keep using X instead of Y" is read as what the agent did
+        content = _KEEPS_DOING.sub("stop ", content)  # "you keep pasting logs" asks the agent to stop
     condition = CONDITION.match(content)  # "When searching code, use rg rather than grep"
     rest = content[condition.end():] if condition else content
     found = (_negative(rest) or _either_or(rest) or _instead_of_first(rest) or _did_should(rest)
@@ -284,6 +286,9 @@ def _either_or(content: str) -> AntiPattern | None:
     return AntiPattern(f"{verb} {_trimmed(match.group('x'))}", f"{verb} {_trimmed(match.group('y'))}")
 
 
+_EITHER_OR_WORDS = re.compile(r"\b(?:instead\s+of|rather\s+than)\b", re.IGNORECASE)
+_KEEPS_DOING = re.compile(r"^(?:the\s+)?(?:agent|assistant|you)\s+(?:keeps?|kept)\s+(?:on\s+)?(?=\w+ing\b)",
+                          re.IGNORECASE)
 _INSTEAD_OF_FIRST = re.compile(r"^instead\s+of\s+(?P<x>.+?),\s*(?P<y>.+)$", re.IGNORECASE)
 _DID_SHOULD = re.compile(
     r"^(?:the\s+)?(?:agent|assistant|you)\s+(?P<verb>\w+)\s+(?P<x>.+?)\s*[;,.:—–]\s*(?:but\s+)?(?:it|the\s+agent|"

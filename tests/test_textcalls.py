@@ -50,6 +50,17 @@ def test_several_calls_are_read_in_the_order_written():
     assert prose.startswith("First:") and "then" in prose and "read_file" not in prose
 
 
+@pytest.mark.parametrize(("content", "prose"), [
+    (f"[TOOL_CALLS] {json.dumps([CALL])}", ""),
+    (f"Noted the tea.\n{json.dumps([CALL, CALL])}", "Noted the tea."),
+    (f"<|python_tag|>{json.dumps(CALL)}<|eom_id|>", ""),
+    (f"functools[{json.dumps(CALL)}]", ""),
+])
+def test_the_wrapping_of_written_calls_never_stays_in_the_prose_that_may_be_the_summary(content, prose):
+    calls, rest = read_calls(content)
+    assert calls and rest == prose
+
+
 def test_prose_and_json_that_is_not_a_call_are_left_alone():
     content = ("### Summary\n- **Changed**: nothing.\n```markdown\n# User\n```\n"
                '```json\n{"name": "Maya", "city": "Stockholm"}\n```\n{"settings": {"name": "x", "arguments": {}}}')

@@ -25,6 +25,11 @@ _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool_calls|javascript|js)?[ \t]
 # `functions.NAME` and then the arguments object, after at most a short separator: ": ", "(", a fence opener
 # ("\n```json\n"), or a harmony-style "<|constrain|>json<|message|>".
 _FUNCTIONS_PREFIX = re.compile(r"\bfunctions\.([A-Za-z_][\w-]*)[^{]{0,40}?(?=\{)")
+# What is left of the wrapping once the calls are taken out: the list they stood in ("[…, …]" → "[, ]"), and the
+# markers models put before calls (Mistral's [TOOL_CALLS], Llama's <|python_tag|>, "functools"). The rest of the
+# text may be the session's summary, so none of this may remain in it.
+_SCAFFOLD = re.compile(r"\[TOOL_CALLS\]|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|\bfunctools\b(?=\s*\[)"
+                       r"|\[[\s,]*\]")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 _LIST_KEYS = ("tool_calls", "calls")
 
@@ -57,7 +62,8 @@ def read_calls(content: str) -> tuple[list[TextCall], str]:
         rest.append(content[last:item.start])
         last = item.end
     rest.append(content[last:])
-    return calls, "".join(rest).strip()
+    prose = "".join(rest)
+    return calls, (_SCAFFOLD.sub("", prose) if calls else prose).strip()
 
 
 def _outside(start: int, end: int, taken: list[tuple[int, int]]) -> bool:

@@ -126,10 +126,25 @@ def test_session_1_then_a_reason_per_fact_is_accepted_and_recorded(workspace, se
     assert read_records(workspace)[-1].reasons == expected
 
 
+@pytest.mark.parametrize("reasons", [
+    "1. the user said it once, as a joke\n2. superseded by fact 3\n3. kiwi was cancelled the next day",
+    "1) the user said it once, as a joke\n2) superseded by fact 3\n3) kiwi was cancelled the next day",
+    "- **Fact 1** — the user said it once, as a joke\n- #2 - superseded by fact 3\n- Fact 3: kiwi was cancelled "
+    "the next day",
+])
+def test_reasons_numbered_the_way_models_number_lists_are_reasons_too(workspace, serve, reasons):
+    kiwi(workspace)
+    server = serve([final(answer(1)), final(reasons)])
+    report = run_dream(workspace, llm_settings(server))
+    assert report.outcome == "no-change" and [r["reason"] for r in report.to_json()["reasons"]] == [
+        "the user said it once, as a joke", "superseded by fact 3", "kiwi was cancelled the next day"]
+
+
 @pytest.mark.parametrize("second", [
     "1. **Updated USER.md**: British English\n2. **Updated memory/MEMORY.md**: Kubernetes\n3. **Done**",
     "1: the user said it once\n3: kiwi was cancelled",  # fact 2 has no reason
     "I have updated the memory files as requested.",
+    "\n".join(f"{n}. {fact}" for n, fact in enumerate(KIWI_FACTS, start=1)),  # the question's list, echoed
 ])
 def test_numbered_claims_or_reasons_for_only_some_facts_are_not_reasons(workspace, serve, second):
     kiwi(workspace)

@@ -24,7 +24,7 @@ def unconfirmed(summary: str, changed: list[str]) -> list[str]:
     notes = [f"the session's summary mentions {path}; {path} did not change"
              for path in _mentioned(summary) if path not in changed]
     if not changed:
-        claim = _edit_claim(summary)
+        claim = edit_claim(summary)
         if claim:
             notes.append(f'the session\'s summary speaks of edits ("{claim}"); no memory file changed')
     return notes
@@ -44,7 +44,7 @@ def _mentioned(summary: str) -> list[str]:
     return paths
 
 
-def _edit_claim(summary: str) -> str:
+def edit_claim(summary: str) -> str:
     """The first edit verb the summary states as done (not negated in its clause: "nothing was added", "added
     nothing new")."""
     for match in _EDIT.finditer(summary):

@@ -25,6 +25,7 @@ from nanodream.engines.routing import covers, fact_key
 from nanodream.memory.staging import Staging
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.rejected import fact_text
+from nanodream.run.claims import edit_claim
 from nanodream.safety import injection, secret_scan
 from nanodream.toolbox.textcalls import CALL_EXAMPLE
 from nanodream.toolbox.tools import ToolBox
@@ -32,7 +33,9 @@ from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES
 
 FACT_TAGS = ("permanent", "durable", "correction")
-_REASON_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**(\d+)\**\s*:\s*(.*\w.*)$")
+# `N: reason` as asked, and the ways models number a list anyway: "1. …", "1) …", "#1 - …", "Fact 1: …", "**1** — …".
+_REASON_LINE = re.compile(r"^\s*(?:[-*•]\s+)?\**\s*(?P<label>fact\s+|#\s*)?(?P<number>\d+)\s*\**\s*"
+                          r"(?P<mark>:|\.|\)|\s-|—|–)\**\s*(?P<why>.*\w.*)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -95,13 +98,24 @@ def corrective_message(facts: list[str], *, text_calls: bool) -> str:
 
 
 def reasons_in(answer: str, facts: list[str]) -> list[Reason]:
-    """The `N: reason` lines of `answer` for facts numbered 1..len(facts), first line per number wins."""
+    """The reason lines of `answer` for facts numbered 1..len(facts), first line per number wins: `N: reason` as
+    asked, or another numbering when what follows the number does not claim an edit."""
     given: dict[int, str] = {}
     for line in answer.splitlines():
         match = _REASON_LINE.match(line)
-        if match and 1 <= int(match.group(1)) <= len(facts):
-            given.setdefault(int(match.group(1)), match.group(2).strip())
+        if match is None or not 1 <= int(match.group("number")) <= len(facts):
+            continue
+        number, why = int(match.group("number")), match.group("why").strip()
+        if _plain(why) == _plain(facts[number - 1]):  # the list asked about, echoed back, is no reason
+            continue
+        as_asked = match.group("mark") == ":" and not match.group("label")
+        if as_asked or not edit_claim(why):  # "1. **Updated USER.md**" is a claim of an edit, not a reason
+            given.setdefault(number, why)
     return [Reason(facts[number - 1], why) for number, why in sorted(given.items())]
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def hold_to_account(engine: Engine, request: SessionRequest, result: SessionResult, toolbox: ToolBox, *,

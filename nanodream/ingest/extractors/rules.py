@@ -122,11 +122,12 @@ def correction(said: Said) -> Fact | None:
     return None
 
 
-_RULE = re.compile(r"^(?:(?:please|pls|and|also|oh and)\s*,?\s+)*(?:(?:from now on|going forward|in (?:the )?future|"
-                   r"in general|next time)\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop|avoid)\b"
-                   r".+)$", re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(r"^(?:(?:please|pls)\s+)?(?:from now on|going forward|in (?:the )?future|in general)\s*,?\s+"
-                       r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
+_FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
+_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
+                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop|avoid)\b.+)$",
+                   re.IGNORECASE | re.DOTALL)
+_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*,?\s+(?:please\s+)?(?P<rule>.+)$",
+                       re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
@@ -136,16 +137,10 @@ _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make
                     r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
-_ASKED_STANDING = re.compile(r"^(?:(?:from now on|going forward|in (?:the )?future)\s*,?\s+)?(?:can|could|would|will)"
-                             r"\s+you\s+(?:please\s+)?(?P<rule>.+?)(?:\s*,?\s*(?:from now on|going forward"
-                             r"|in (?:the )?future))?\s*,?\s*(?:please)?\s*\?$", re.IGNORECASE | re.DOTALL)
-_STANDING_WORDS = re.compile(r"\b(?:from now on|going forward|in (?:the )?future)\b", re.IGNORECASE)
-
-
-def standing_question(sentence: str) -> str:
-    """The rule a question asks for from now on ("" when it asks something else): questions are otherwise dropped."""
-    match = _ASKED_STANDING.match(sentence) if _STANDING_WORDS.search(sentence) else None
-    return " ".join(_STANDING_WORDS.sub("", match.group("rule")).split()) if match else ""
+_ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+                             rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
+                             re.IGNORECASE | re.DOTALL)
+_STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
 _NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
 
 
@@ -154,9 +149,18 @@ def agent_rule(said: Said) -> Fact | None:
         return None
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _STYLE.match(said.sentence))
-    if match is None:
-        return None
-    rule = _second_person(match.group("rule"))
+    return None if match is None else _as_rule(match.group("rule"))
+
+
+def standing_question(sentence: str) -> Fact | None:
+    """The rule a question asks for from now on ("can you answer in German from now on?"); None for any other
+    question, which keeps nothing."""
+    match = _ASKED_STANDING.match(sentence) if _STANDING_WORDS.search(sentence) else None
+    return None if match is None else _as_rule(" ".join(_STANDING_WORDS.sub("", match.group("rule")).split()))
+
+
+def _as_rule(rule: str) -> Fact | None:
+    rule = _second_person(rule)
     return Fact("permanent", rule) if meaningful(rule) >= 2 else None
 
 
@@ -287,9 +291,8 @@ def statement(said: Said) -> Fact | None:
 _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|lets|add|fix|make|show|tell|give|"
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
-                      r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|send|book|"
-                      r"remind|ping|list|print|clean up|"
-                      r"set up|look up|figure out|"
+                      r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
+                      r"send|book|remind|ping|list|print|clean up|set up|look up|figure out|"
                       r"you|your|that|there|here|what|how|why|when|where|who|which|yes|no|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
@@ -387,9 +390,8 @@ def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact 
     """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
     sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
     sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
-    if sentence.endswith("?"):  # a question keeps nothing, unless it asks for something from now on
-        rule = _second_person(standing_question(sentence))
-        return Fact("permanent", rule.rstrip(".")) if meaningful(rule) >= 2 else None
+    if sentence.endswith("?"):
+        return standing_question(sentence)
     if not sentence or small_talk(sentence) and not _STYLE.match(sentence):
         return None
     if not 2 <= len(sentence.split()) <= 60:

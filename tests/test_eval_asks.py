@@ -70,6 +70,14 @@ def test_a_scenario_needs_a_history_or_a_transcript(tmp_path):
         load_scenario(tmp_path / "empty")
 
 
+def test_a_transcript_that_is_not_one_is_one_line_naming_the_scenario_and_exit_2(tmp_path):
+    folder = transcript_scenario(tmp_path, '[[ask]]\nquestion = "Where does the user live?"\nanswer = "Ghent"\n')
+    (folder / "transcript.jsonl").write_text("not a transcript\n")
+    result = runner.invoke(app, ["eval", str(folder)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "chat:" in result.output and "transcript.jsonl" in result.output and "internal error" not in result.output
+
+
 def test_import_locomo_writes_a_transcript_and_asks_per_conversation_skipping_adversarial_items(tmp_path):
     result = runner.invoke(app, ["eval", "import-locomo", str(LOCOMO), "-o", str(tmp_path / "out"), "--json"])
     assert result.exit_code == 0, result.output

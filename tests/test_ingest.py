@@ -303,6 +303,19 @@ def test_an_unreadable_ingest_journal_blocks_until_a_person_moves_it(workspace):
     assert result.exit_code == 78 and "journal.json" in result.output
 
 
+def test_damaged_watermarks_are_read_again_and_the_pass_still_finishes(workspace, tmp_path):
+    source = tmp_path / "chat.jsonl"
+    chat(source, [("user", "I moved to Lyon in May.")])
+    assert cli("ingest", str(source), ws=workspace).exit_code == 0
+    (state_dir(workspace) / "watermarks.json").write_text("{damaged")
+    chat(source, [("user", "I started pottery classes.")], start=1)
+    second = cli("ingest", str(source), ws=workspace)
+    assert second.exit_code == 0 and "read again" in second.output, second.output
+    assert not journal.journal_file(workspace).exists()
+    assert len(history(workspace)) == 2  # the first message is recognised, the new one is added once
+    assert cli("ingest", str(source), ws=workspace).exit_code == 0 and len(history(workspace)) == 2
+
+
 def test_a_bad_ingest_table_is_a_configuration_error(workspace):
     workspace.config_file.write_text('[[ingest]]\npath = "x"\nformat = "slack"\n')
     result = cli("ingest", ws=workspace)

@@ -14,7 +14,7 @@ from nanodream.config import IngestSource, Settings, load_settings
 from nanodream.engines import Engine, engine_for
 from nanodream.evaluation.asks import DEFAULT_K, AskScores, score_asks, transcript_turns
 from nanodream.evaluation.checks import CheckResult, Memory, score_checks
-from nanodream.evaluation.scenario import Scenario
+from nanodream.evaluation.scenario import Scenario, ScenarioError
 from nanodream.ingest.pipeline import IngestRequest, ingest
 from nanodream.ingest.report import IngestReport
 from nanodream.memory.door import writing
@@ -22,7 +22,7 @@ from nanodream.memory.transaction import ensure_repository
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import count
+from nanodream.vocab import Refused, count
 from nanodream.workspace import Workspace, scaffold
 
 # A scenario's backlog is drained in one run however long it is: the per-run batch limit is a production brake.
@@ -135,8 +135,11 @@ def ingest_transcripts(scenario: Scenario, ws: Workspace, settings: Settings) ->
     if not scenario.transcripts:
         return IngestReport()
     sources = tuple(IngestSource(path) for path in scenario.transcripts)
-    with writing(ws) as door:
-        return ingest(door, settings, IngestRequest(sources, named=True, trigger="eval"))
+    try:
+        with writing(ws) as door:
+            return ingest(door, settings, IngestRequest(sources, named=True, trigger="eval"))
+    except Refused as exc:  # a transcript that is missing or not one: the scenario is broken, not the run
+        raise ScenarioError(f"{scenario.name}: {exc}") from None
 
 
 def _asks(scenario: Scenario, ws: Workspace, memory_bytes: int, k: int) -> dict[str, Any]:

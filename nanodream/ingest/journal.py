@@ -37,7 +37,10 @@ class IngestJournal:
     def settle(self, workspace: Workspace, seen: Seen) -> None:
         """Record the keys, then the watermarks, then forget the journal: each step safe to repeat."""
         seen.add(self.keys)
-        marks = watermarks.load(workspace)
+        try:
+            marks = watermarks.load(workspace)
+        except watermarks.WatermarksUnreadable:  # a pass reads every source again then (pipeline): start afresh
+            marks = {}
         marks.update({path: Watermark(**mark) for path, mark in self.marks.items()})
         watermarks.save(workspace, marks)
         clear(workspace)

@@ -33,9 +33,6 @@ class Watermark:
     messages: int = 0  # messages ingested from this file, over every pass
     read_at: str = ""  # when a pass last found something new in it
 
-    def describe(self) -> str:
-        return f"{self.offset} of {self.size} bytes read ({self.messages} messages)"
-
 
 def state_dir(workspace: Workspace) -> Path:
     return workspace.state_dir / "ingest"

@@ -16,7 +16,6 @@ class Format:
     name: str
     sniff: Callable[[list[Any]], bool]  # the first records of a file (parsed JSON values) look like this format
     read: Callable[[Any, Context], list[Message]]  # one record → its messages (most records hold none)
-    where: str  # where the agent keeps these files, for docs and messages
 
 
 def first_dict(records: list[Any]) -> dict[str, Any] | None:

@@ -43,4 +43,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("claude-code", session, Said(role, text, record.get("timestamp"), record.get("uuid")))]
 
 
-FORMAT = Format("claude-code", sniff, read, "~/.claude/projects/<project>/<session>.jsonl")
+FORMAT = Format("claude-code", sniff, read)

@@ -10,9 +10,10 @@ too.
 
 `event_msg` items of type `user_message` repeat what the person typed, for the UI (`codex-rs` persists them
 beside the response items). A rollout may hold a person's words only there — real Codex Desktop rollouts were
-found so — so they are read too, unless the same words were just read as a response item (or the other way
-round): the session remembers the last few user texts it read. Codex's IDE framing ("# Files mentioned by
-the user: … ## My request for Codex: <words>") keeps only the words after its last heading.
+found so — so they are read too, unless they are the pair of the same words just read as a response item (or
+the other way round): the session remembers the last few user texts whose pair has not come yet. Codex's IDE
+framing ("# Files mentioned by the user: … ## My request for Codex: <words>") keeps only the words after its
+last heading.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from nanodream.ingest.message import ROLES, Message, Said, make
 ITEM_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 IDE_REQUEST = "## My request for Codex:"
-RECENT_USER_TEXTS = 16  # how many user texts a session remembers, to read each one once from either item
+RECENT_USER_TEXTS = 16  # unpaired user texts a session remembers, to read each once from either item
 
 
 def sniff(records: list[Any]) -> bool:
@@ -59,26 +60,29 @@ def read(record: Any, context: Context) -> list[Message]:
         context["started"] = item.get("timestamp")
         return []
     if kind == "event_msg" and item.get("type") == "user_message" and isinstance(item.get("message"), str):
-        return _user_words(context, joined([_ide_request(item["message"])]), when, None)
+        return _user_words(context, joined([_ide_request(item["message"])]), when, None, "event")
     if kind != "response_item" or item.get("type") != "message" or item.get("role") not in ROLES:
         return []
     text = joined(part_texts(item.get("content"), TEXT_PARTS))
     if not text:
         return []
     if item["role"] == "user":
-        return _user_words(context, text, when, item.get("id"))
+        return _user_words(context, text, when, item.get("id"), "item")
     return [make("codex", context["session"], Said(item["role"], text, when, item.get("id")))]
 
 
-def _user_words(context: Context, text: str, when: Any, msg_id: Any) -> list[Message]:
-    """The person's message, once: the same words read from the other item of the pair are not read again."""
+def _user_words(context: Context, text: str, when: Any, msg_id: Any, kind: str) -> list[Message]:
+    """The person's message, once: the copy of the same words in the other kind of item (`event` or `item`) is
+    its pair and is not read again; the same words said again later are a message of their own."""
     if not text:
         return []
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    recent = context.setdefault("recent_user", [])
-    if digest in recent:
+    unpaired = context.setdefault("unpaired_user", [])  # [kind, digest] read, whose pair has not come yet
+    other = "item" if kind == "event" else "event"
+    if [other, digest] in unpaired:
+        unpaired.remove([other, digest])
         return []
-    recent[:] = [*recent, digest][-RECENT_USER_TEXTS:]
+    unpaired[:] = [*unpaired, [kind, digest]][-RECENT_USER_TEXTS:]
     return [make("codex", context["session"], Said("user", text, when, msg_id))]
 
 
@@ -87,4 +91,4 @@ def _ide_request(text: str) -> str:
     return text.rsplit(IDE_REQUEST, 1)[1] if IDE_REQUEST in text else text
 
 
-FORMAT = Format("codex", sniff, read, "~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl")
+FORMAT = Format("codex", sniff, read)

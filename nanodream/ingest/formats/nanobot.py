@@ -39,4 +39,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("nanobot", key, Said(record["role"], text, record.get("timestamp")))]
 
 
-FORMAT = Format("nanobot", sniff, read, "<nanobot workspace>/sessions/*.jsonl")
+FORMAT = Format("nanobot", sniff, read)

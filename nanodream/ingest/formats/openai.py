@@ -37,4 +37,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker))]
 
 
-FORMAT = Format("openai", sniff, read, "any .jsonl of chat messages, or a .json array of them")
+FORMAT = Format("openai", sniff, read)

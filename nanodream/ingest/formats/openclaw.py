@@ -40,4 +40,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("openclaw", context["session"], Said(message["role"], text, when, record.get("id")))]
 
 
-FORMAT = Format("openclaw", sniff, read, "~/.openclaw/agents/<agent>/sessions/<session>.jsonl")
+FORMAT = Format("openclaw", sniff, read)

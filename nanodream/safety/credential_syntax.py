@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from nanodream.safety.secret_values import (
+    STOP_WORDS,
     basic_credentials,
     is_reference,
     looks_default,
@@ -81,7 +82,7 @@ def _set_value(value: str) -> bool:
     """What follows a password directive is the password, unless it is a word about it ("is", "enabled", "in")."""
     core = strip_value(value)
     return (len(core) >= 4 and not is_reference(core) and not re.search(r"[/\\]|\.\w{2,4}$", core)
-            and core.lower() not in _NOT_A_VALUE | _PLACEHOLDERS)
+            and core.lower() not in STOP_WORDS | _NOT_A_VALUE | _PLACEHOLDERS)
 
 
 def _commands_and_urls(line: str) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from nanodream.safety.secret_values import (
+    STOP_WORDS,
     built_from_a_password_word,
     looks_default,
     looks_numeric_code,
@@ -121,15 +122,6 @@ _USED_FOR_ACCOUNTS = re.compile(r"\b(?:uses?|used|reuses?|reused|picked|chose|ch
                                 r"\s+(?:for|as|on|to\s+(?:log|sign)\s+in)\b(?:\s+[\w'-]+){0,6}?\s+(?:accounts?|logins?"
                                 r"|log-?ins?|sign-?ins?|passwords?|vaults?)\b", _I)
 _PHRASE_WORDS = re.compile(r"[A-Za-z]+(?:[ -][A-Za-z]+){2,23}")
-# Words that start or fill a statement about a passphrase rather than the passphrase itself.
-_STOP_WORDS = _words("""
-a an the is are was be been in on at to of for by from with and or not no it its this that these those every each
-all any some only must should can will would may stored kept saved managed required needed set used protected
-rotated changed expires expired long short strong weak same different unknown known shared secret private written
-printed also still now never always just one two three four five six seven eight nine ten twelve random words
-word characters letters at least more than less about your my our their his her there here where which who what
-when how
-""")
 
 
 def findings(line: str) -> list[Finding]:
@@ -186,7 +178,7 @@ def _quoted_word(value: str) -> bool:
     if value[:1] not in "\"'`“" or value[-1:] not in "\"'`”":
         return False
     core = strip_value(value)
-    return bool(re.fullmatch(r"\S{6,}", core)) and core.lower() not in _STOP_WORDS | _COMPOUND
+    return bool(re.fullmatch(r"\S{6,}", core)) and core.lower() not in STOP_WORDS | _COMPOUND
 
 
 def _key_values(line: str) -> list[Finding]:
@@ -260,7 +252,7 @@ def _passphrases(line: str) -> list[Finding]:
 def _word_phrase(phrase: str) -> bool:
     """A diceware-like phrase: no statement words ('stored in the vault', 'at least five words')."""
     words = [word.lower() for word in re.split(r"[ -]", phrase)]
-    return words[0] not in _STOP_WORDS and sum(word in _STOP_WORDS for word in words) * 4 <= len(words)
+    return words[0] not in STOP_WORDS and sum(word in STOP_WORDS for word in words) * 4 <= len(words)
 
 
 def _used_for_accounts(line: str) -> list[Finding]:

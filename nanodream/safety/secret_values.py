@@ -164,3 +164,15 @@ def entropy(text: str) -> float:
 def _plausible(core: str) -> bool:
     """Not a reference, URL, path, e-mail address, version, date, time, size or IP address."""
     return not (is_reference(core) or _URL_OR_PATH.fullmatch(core) or _NOT_A_SECRET.fullmatch(core))
+
+
+# Words that start or fill a statement about a credential rather than the credential itself ("the passphrase is
+# long", "requirepass never changes").
+STOP_WORDS = frozenset(re.findall(r"\S+", """
+a an the is are was be been in on at to of for by from with and or not no it its this that these those every each
+all any some only must should can will would may stored kept saved managed required needed set used protected
+rotated changed expires expired long short strong weak same different unknown known shared secret private written
+printed also still now never always just one two three four five six seven eight nine ten twelve random words
+word characters letters at least more than less about your my our their his her there here where which who what
+when how
+"""))

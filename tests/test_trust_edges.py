@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nanodream.backlog.deadletters import dead_letter_file, load_dead_letters
-from nanodream.backlog.history import read_cursor
+from nanodream.backlog.history import kept_raw, read_cursor
 from nanodream.backlog.quarantine import preview
 from nanodream.cli import app
 from nanodream.config import Settings
@@ -204,6 +204,20 @@ def test_dead_letters_stored_raw_by_an_earlier_version_are_redacted_by_the_next_
     assert NAS_PW not in path.read_text() and json.loads(path.read_text())["letters"][0]["fingerprint"]
     # still acknowledged: the same letter, now redacted
     assert workspace_status(workspace, Settings(model="builtin")).dead_letters == []
+
+
+def test_a_dead_letter_an_earlier_version_kept_redacted_without_a_fingerprint_is_still_recognised(workspace):
+    broken = '{"cursor": 1, "content": "the NAS pw is ' + NAS_PW
+    write_history(workspace, [broken, json.dumps(entry(2, "[durable] The NAS lives at nas.lan."))])
+    run_dream(workspace, Settings(model="builtin"))  # the position is now past the broken line
+    path: Path = dead_letter_file(workspace)
+    path.write_text(json.dumps({"letters": [{"line": 1, "offset": 0, "raw": kept_raw(broken),
+                                             "reason": "not valid JSON"}]}))
+    assert [letter["line"] for letter in workspace_status(workspace, Settings(model="builtin")).dead_letters] == [1]
+    acked = CliRunner().invoke(app, ["history", "ack", "1", "-w", str(workspace.root)])
+    assert acked.exit_code == 0, acked.output
+    assert workspace_status(workspace, Settings(model="builtin")).dead_letters == []
+    assert NAS_PW not in path.read_text()
 
 
 def test_a_quarantined_entrys_preview_never_holds_its_credential():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from nanodream.atomic import atomic_write
-from nanodream.backlog.history import DeadLetter, kept_raw, line_fingerprint
+from nanodream.backlog.history import RAW_LIMIT, DeadLetter, kept_raw, line_fingerprint
 from nanodream.workspace import Workspace
 
 
@@ -40,8 +40,9 @@ def load_dead_letters(workspace: Workspace) -> list[HeldLetter]:
 def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
     """(the letters, redacted; whether the file should be rewritten because it still holds raw text).
 
-    A letter with a fingerprint was redacted when it was kept (`remember`). One without was written by an
-    earlier version, raw: it is fingerprinted from that raw text (what `_dead` kept of the line) and redacted.
+    A letter with a fingerprint was redacted when it was kept (`remember`). One without was written by an earlier
+    version — raw, or already redacted — and is fingerprinted from the line history.jsonl holds at its offset when
+    that line is the one it kept, then redacted; one whose line is gone gets a fingerprint nothing matches.
     """
     try:
         data = json.loads(dead_letter_file(workspace).read_text(encoding="utf-8"))
@@ -52,12 +53,26 @@ def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
         return [], False
     if all(letter.fingerprint for letter in letters):
         return letters, False
-    return [letter if letter.fingerprint else _upgraded(letter) for letter in letters], True
+    return [letter if letter.fingerprint else _upgraded(workspace.history_file, letter) for letter in letters], True
 
 
-def _upgraded(letter: HeldLetter) -> HeldLetter:
-    stored = letter.raw.encode("utf-8", "surrogateescape")
-    return replace(letter, raw=kept_raw(letter.raw), fingerprint=line_fingerprint(stored))
+def _upgraded(history: Path, letter: HeldLetter) -> HeldLetter:
+    """A letter an earlier version kept without a fingerprint, with one, and its text redacted."""
+    line = _line_at(history, letter.offset)
+    shown = line.decode("utf-8", "surrogateescape")
+    held = line if letter.raw in (shown, kept_raw(shown)) else letter.raw.encode("utf-8", "surrogateescape")
+    return replace(letter, raw=kept_raw(letter.raw), fingerprint=line_fingerprint(held))
+
+
+def _line_at(history: Path, offset: int) -> bytes:
+    """What `history._dead` keeps of the line starting at `offset`: its first RAW_LIMIT bytes, no line end."""
+    try:
+        with history.open("rb") as handle:
+            handle.seek(offset)
+            chunk = handle.read(RAW_LIMIT + 2)
+    except OSError:
+        return b""
+    return chunk.split(b"\n", 1)[0].rstrip(b"\r")[:RAW_LIMIT]
 
 
 def _save(workspace: Workspace, letters: list[HeldLetter]) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from nanodream.backlog.history import Batch, HistoryEntry, read_cursor
+from nanodream.backlog.history import Batch, HistoryEntry, entry_day, read_cursor
 from nanodream.config import Settings, load_settings
 from nanodream.engines.base import SessionRequest
-from nanodream.engines.builtin import BuiltinEngine, entry_day, shrink_budget, split_dated, strip_tags
+from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated, strip_tags
 from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
     Route,

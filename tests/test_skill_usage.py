@@ -46,6 +46,15 @@ def test_usage_lines_are_read_tolerantly():
     assert parse_usage(b"not json") is None and parse_usage(b'{"skill": 3}') is None
 
 
+def test_a_usage_line_too_long_to_be_a_record_is_passed_over_in_bounded_memory(workspace):
+    from nanodream.backlog.history import MAX_LINE_BYTES
+
+    append_usage(workspace, '{"skill": "deploy", "note": "' + "x" * (MAX_LINE_BYTES + 10) + '"}',
+                 record("mcp-email", "tg:1", 5))
+    usage = skill_usage(workspace, NAMES)
+    assert usage.uses_since("mcp-email", date(2026, 10, 1)) == 1 and usage.uses_since("deploy", date(2026, 10, 1)) == 0
+
+
 def test_uses_last_use_co_use_and_trouble_from_both_files(workspace):
     append_history(workspace,
                    entry(1, "[durable] Shipped with the deploy skill and mcp-email.", "cli:a", day=2),

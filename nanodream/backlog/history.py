@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -385,6 +386,14 @@ def _dead(raw: RawLine, reason: str) -> DeadLetter | None:
         return None
     data = raw.data.rstrip(b"\r\n")[:RAW_LIMIT]
     return DeadLetter(raw.number, raw.start, data.decode("utf-8", "surrogateescape"), reason, line_fingerprint(data))
+
+
+def entry_day(timestamp: str) -> date | None:
+    """The calendar day of a history timestamp ("YYYY-MM-DD HH:MM"), None when it has none."""
+    try:
+        return date.fromisoformat(timestamp.strip()[:10])
+    except ValueError:
+        return None
 
 
 def line_fingerprint(data: bytes) -> str:

@@ -30,6 +30,8 @@ from nanodream.atomic import atomic_write
 from nanodream.backlog.history import (
     HistoryEntry,
     drop_skip_lines,
+    entry_day,
+    raw_lines,
     read_from,
     tagged_lines,
 )
@@ -148,13 +150,13 @@ def read_usage(path: Path, offset: int = 0) -> Iterator[tuple[UsageRecord | None
     except FileNotFoundError:
         return
     with handle:
-        handle.seek(offset)
-        for raw in handle:
-            if not raw.endswith(b"\n"):
+        for raw in raw_lines(handle, offset):  # bounded memory, whatever a host writes on one line
+            if not raw.terminated:
                 return  # a line being written: read it next time
-            offset += len(raw)
-            if raw.strip():
-                yield parse_usage(raw), offset
+            if raw.oversized:
+                yield None, raw.end  # no record is that long: malformed
+            elif raw.data.strip():
+                yield parse_usage(raw.data), raw.end
 
 
 def usage_session(session_key: str | None, day: str) -> str:
@@ -167,10 +169,8 @@ def entry_session(entry: HistoryEntry) -> str:
 
 
 def _day(timestamp: str) -> str:
-    try:
-        return date.fromisoformat(timestamp.strip()[:10]).isoformat()
-    except ValueError:
-        return ""
+    day = entry_day(timestamp)
+    return day.isoformat() if day else ""
 
 
 # what was used ----------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 import yaml
 
-from nanodream.backlog.history import TAG_LINE, Batch, HistoryEntry, session_of, tagged_lines
+from nanodream.backlog.history import TAG_LINE, Batch, HistoryEntry, entry_day, session_of, tagged_lines
 from nanodream.backlog.skill_usage import entry_session
 from nanodream.config import Settings, zone
 from nanodream.engines.base import SessionRequest, SessionResult
@@ -110,14 +110,6 @@ class BuiltinEngine:
         tidy.tasks_pruned, tidy.tasks_kept_stale = tasks.tasks_pruned, tasks.tasks_kept_stale
         files.save()
         return SessionResult(summary=tidy.summary(settings.ephemeral_max_age_days), cost=0.0)
-
-
-def entry_day(timestamp: str) -> date | None:
-    """The calendar day of a history timestamp ("YYYY-MM-DD HH:MM"), None when it has none."""
-    try:
-        return date.fromisoformat(timestamp.strip()[:10])
-    except ValueError:
-        return None
 
 
 def newest_day(batch: Batch) -> date | None:

@@ -49,8 +49,8 @@ def test_usage_lines_are_read_tolerantly():
 def test_a_usage_line_too_long_to_be_a_record_is_passed_over_in_bounded_memory(workspace):
     from nanodream.backlog.history import MAX_LINE_BYTES
 
-    append_usage(workspace, '{"skill": "deploy", "note": "' + "x" * (MAX_LINE_BYTES + 10) + '"}',
-                 record("mcp-email", "tg:1", 5))
+    huge = {**record("deploy", "tg:1", 5), "note": "x" * (MAX_LINE_BYTES + 10)}
+    append_usage(workspace, huge, record("mcp-email", "tg:1", 5))
     usage = skill_usage(workspace, NAMES)
     assert usage.uses_since("mcp-email", date(2026, 10, 1)) == 1 and usage.uses_since("deploy", date(2026, 10, 1)) == 0
 

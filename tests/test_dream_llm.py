@@ -134,6 +134,13 @@ def test_session_token_budget_stops_the_session(workspace, serve):
     assert report.tokens_in == 200  # the spend is still reported
 
 
+def test_a_failed_sessions_cost_counts_toward_the_run(workspace, serve):
+    three_entries(workspace)
+    server = serve([call("list_skills"), call("list_skills"), final("done")])
+    report = run_dream(workspace, llm_settings(server, model="openai/gpt-4o-mini", max_session_tokens=150))
+    assert report.outcome == "failed" and report.cost is not None and report.cost > 0
+
+
 def test_no_change_batch_advances_cursor_without_commit(workspace, serve):
     three_entries(workspace)
     head = git(workspace, "rev-parse", "HEAD")

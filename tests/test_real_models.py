@@ -21,7 +21,7 @@ from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import git, llm_settings, snapshot, write_history
-from tests.scripted_server import call, final, keeps_nothing, reason_per_fact
+from tests.scripted_server import call, error, final, keeps_nothing, reason_per_fact
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real-model"
 EXAMPLE_HISTORY = Path(__file__).resolve().parents[1] / "workspace-example" / "memory" / "history.jsonl"
@@ -133,11 +133,23 @@ def test_session_1_then_a_reason_per_fact_is_accepted_and_recorded(workspace, se
     "the next day",
 ])
 def test_reasons_numbered_the_way_models_number_lists_are_reasons_too(workspace, serve, reasons):
+    check_reasons(workspace, serve, reasons, ["the user said it once, as a joke", "superseded by fact 3",
+                                              "kiwi was cancelled the next day"])
+
+
+def test_a_reason_that_says_a_fact_was_already_kept_earlier_is_a_reason_not_a_claim(workspace, serve):
+    reasons = ("1. Already added to USER.md in an earlier session.\n2. superseded by fact 3\n"
+               "3. Already covered: the release skill was updated last week.")
+    check_reasons(workspace, serve, reasons, ["Already added to USER.md in an earlier session.",
+                                              "superseded by fact 3",
+                                              "Already covered: the release skill was updated last week."])
+
+
+def check_reasons(workspace, serve, reasons: str, expected: list[str]) -> None:
     kiwi(workspace)
     server = serve([final(answer(1)), final(reasons)])
     report = run_dream(workspace, llm_settings(server))
-    assert report.outcome == "no-change" and [r["reason"] for r in report.to_json()["reasons"]] == [
-        "the user said it once, as a joke", "superseded by fact 3", "kiwi was cancelled the next day"]
+    assert report.outcome == "no-change" and [r["reason"] for r in report.to_json()["reasons"]] == expected
 
 
 @pytest.mark.parametrize("second", [
@@ -326,6 +338,19 @@ def test_a_server_that_refuses_role_tool_after_a_written_call_gets_the_results_a
     assert resent["messages"][2] == {"role": "assistant", "content": WRITTEN_EDIT}
     assert resent["messages"][3]["role"] == "user" and "OK: edited SOUL.md" in resent["messages"][3]["content"]
     assert "- Be brief." in (workspace.root / "SOUL.md").read_text()
+
+
+def test_a_conversation_too_long_after_a_written_call_fails_at_once_and_is_not_resent_as_text(workspace, serve):
+    """Only a refusal of the `tool` role is answered by resending the results as user text."""
+    kiwi(workspace)
+    before = snapshot(workspace)
+    too_long = error(400, "This model's maximum context length is 8192 tokens. However, your messages resulted in "
+                          "9000 tokens.")
+    server = serve([final(WRITTEN_EDIT), too_long, final("unused"), final("unused")])
+    report = run_dream(workspace, llm_settings(server, max_retries=0, split_after=99))
+    assert report.outcome == "failed" and "maximum context length" in report.reason
+    assert len(server.requests) == 2 and any(m["role"] == "tool" for m in server.requests[1]["messages"])
+    untouched(workspace, before)
 
 
 def test_text_mode_sends_no_tools_and_describes_them_in_the_system_prompt(workspace, serve):

@@ -55,6 +55,8 @@ def test_several_calls_are_read_in_the_order_written():
     (f"Noted the tea.\n{json.dumps([CALL, CALL])}", "Noted the tea."),
     (f"<|python_tag|>{json.dumps(CALL)}<|eom_id|>", ""),
     (f"functools[{json.dumps(CALL)}]", ""),
+    (f"{json.dumps(CALL)}\nOpen questions:\n- [ ] ask about the deploy window",
+     "Open questions:\n- [ ] ask about the deploy window"),  # a checklist is not a list the calls stood in
 ])
 def test_the_wrapping_of_written_calls_never_stays_in_the_prose_that_may_be_the_summary(content, prose):
     calls, rest = read_calls(content)

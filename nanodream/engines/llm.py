@@ -67,6 +67,8 @@ class LLMEngine:
             errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError,
         )
         self._refused = errors.BadRequestError
+        # Bad requests that are not about the `tool` role: retrying with results as user text cannot help them.
+        self._not_the_role = (errors.ContextWindowExceededError, errors.ContentPolicyViolationError)
         self._breakpoints = caching.takes_breakpoints(settings.model, _provider(self.litellm, settings.model))
         # A server that refused `role: tool` after a call written as text refuses it in every session of the run.
         self._results_as_user = settings.tool_mode == "text"
@@ -168,14 +170,14 @@ class LLMEngine:
                 attempt += 1
                 continue
             except self._refused as exc:
-                if not conversation.results_to_user_messages():
+                if isinstance(exc, self._not_the_role) or not conversation.results_to_user_messages():
                     raise self._failure(f"provider error: {describe_error(exc)}", result) from None
-                self._results_as_user = True
                 activity("the server refused tool results after calls written as text; sending them as text")
                 continue
             except Exception as exc:  # any other provider failure is final for this batch
                 raise self._failure(f"provider error: {describe_error(exc)}", result) from None
             self._account(response, result)
+            self._results_as_user |= conversation.results_as_user  # it worked: every later session does the same
             return response
 
     def _account(self, response: Any, result: SessionResult) -> None:

@@ -79,7 +79,7 @@ def _ask(engine: LLMEngine, report: ProbeReport, result: SessionResult, *, text_
     response = engine.complete(conversation, result, lambda text: None)
     usage = getattr(response, "usage", None)
     report.usage_reported = report.usage_reported or bool(getattr(usage, "prompt_tokens", 0))
-    report.price_known = report.price_known or engine.price(response) is not None
+    report.price_known = report.price_known or result.cost is not None  # complete() priced it already
     message = response.choices[0].message
     native = any(call.function.name == PROBE_TOOL for call in message.tool_calls or [])
     written = any(call.name == PROBE_TOOL and not call.unreadable

@@ -105,8 +105,9 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
                                                text_calls=ctx.settings.tool_mode != "native")
     except SessionError as exc:
         outcome.fail(exc.reason)
-        outcome.tokens_in, outcome.tokens_out, outcome.requests = exc.tokens_in, exc.tokens_out, exc.requests
-        outcome.cached_tokens = exc.cached_tokens
+        spent = exc.spent  # what the failed session cost counts toward the run's budgets too
+        outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
+        outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
         if exc.misuse and not toolbox.staging.changes():
             outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
         _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}")
@@ -120,7 +121,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     outcome.requests, outcome.summary = result.requests, _said(result.summary)
     outcome.warnings += result.warnings
     outcome.unkept = account.unkept
-    outcome.reasons = [{"fact": _said(r.fact), "reason": _said(r.reason)} for r in account.reasons]
+    outcome.reasons = [{key: _said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     if account.no_op:
         outcome.fail(noop.no_op_reason(toolbox, account), Outcome.MODEL_NO_OP)
     _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished")

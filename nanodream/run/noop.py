@@ -76,9 +76,10 @@ def unkept_facts(batch: Batch, staging: Staging, rejected: frozenset[frozenset[s
 
 
 def _memory_paths(staging: Staging) -> list[str]:
-    for path in staging.archive_paths():
+    months = staging.archive_paths()
+    for path in months:
         staging.include(path)
-    return [*CORE_FILES, *staging.skill_paths(), *staging.archive_paths()]
+    return [*CORE_FILES, *staging.skill_paths(), *months]
 
 
 def _never_kept(text: str) -> bool:
@@ -109,9 +110,15 @@ def reasons_in(answer: str, facts: list[str]) -> list[Reason]:
         if _plain(why) == _plain(facts[number - 1]):  # the list asked about, echoed back, is no reason
             continue
         as_asked = match.group("mark") == ":" and not match.group("label")
-        if as_asked or not edit_claim(why):  # "1. **Updated USER.md**" is a claim of an edit, not a reason
+        if as_asked or not _claims_an_edit(why):  # "1. **Updated USER.md**" is a claim, not a reason
             given.setdefault(number, why)
     return [Reason(facts[number - 1], why) for number, why in sorted(given.items())]
+
+
+def _claims_an_edit(why: str) -> bool:
+    """An edit stated as done by this session: "already added to USER.md" says why nothing was, and is not one."""
+    claim = edit_claim(why)
+    return bool(claim) and not re.search(r"\balready\b", why[:why.lower().find(claim.lower())], re.IGNORECASE)
 
 
 def _plain(text: str) -> str:

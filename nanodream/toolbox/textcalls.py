@@ -28,8 +28,8 @@ _FUNCTIONS_PREFIX = re.compile(r"\bfunctions\.([A-Za-z_][\w-]*)[^{]{0,40}?(?=\{)
 # What is left of the wrapping once the calls are taken out: the list they stood in ("[…, …]" → "[, ]"), and the
 # markers models put before calls (Mistral's [TOOL_CALLS], Llama's <|python_tag|>, "functools"). The rest of the
 # text may be the session's summary, so none of this may remain in it.
-_SCAFFOLD = re.compile(r"\[TOOL_CALLS\]|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|\bfunctools\b(?=\s*\[)"
-                       r"|\[[\s,]*\]")
+_MARKERS = re.compile(r"\[TOOL_CALLS\]|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|\bfunctools\b(?=\s*\[)")
+_EMPTIED_LIST = re.compile(r"\[\s*,[\s,]*\]|^[ \t]*\[\s*\][ \t]*$", re.MULTILINE)  # a checklist's "[ ]" stays
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 _LIST_KEYS = ("tool_calls", "calls")
 
@@ -63,7 +63,7 @@ def read_calls(content: str) -> tuple[list[TextCall], str]:
         last = item.end
     rest.append(content[last:])
     prose = "".join(rest)
-    return calls, (_SCAFFOLD.sub("", prose) if calls else prose).strip()
+    return calls, (_EMPTIED_LIST.sub("", _MARKERS.sub("", prose)) if calls else prose).strip()
 
 
 def _outside(start: int, end: int, taken: list[tuple[int, int]]) -> bool:

@@ -8,7 +8,6 @@ local user or process cannot call it either.
 
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass
 
 from mcp.server import MCPServer
@@ -16,7 +15,7 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from nanodream.serve.guard import LOCAL_HOSTS, Guard
+from nanodream.serve.guard import LOCAL_HOSTS, Guard, same_secret
 
 PATH = "/mcp"
 
@@ -47,13 +46,13 @@ class Guarded:
         await self.app(scope, receive, send)
 
     def refusal(self, headers: Headers) -> Response | None:
-        if headers.get("host", "") not in self.guard.allowed_hosts:
+        if not self.guard.answers_to(headers.get("host", "")):
             return PlainTextResponse("unknown Host: this server answers only to its own address", 400)
         origin = headers.get("origin")
         if origin is not None and origin not in self.guard.origins:
             return PlainTextResponse("cross-site request refused", 403)
         scheme, _, given = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+        if scheme.lower() != "bearer" or not same_secret(self.token, given.strip()):
             return PlainTextResponse("a bearer token is needed (printed when the server started)", 401,
                                      headers={"WWW-Authenticate": "Bearer"})
         return None

@@ -73,20 +73,21 @@ class Guard:
 
     def refusal(self, request: Request, form_token: str | None = None) -> Response | None:
         """Why this request is refused (as the response to send), or None when it may proceed."""
-        if not self._answers_to(request.headers.get("host", "")):
+        if not self.answers_to(request.headers.get("host", "")):
             return PlainTextResponse("unknown Host: this server answers only to its own address", 400)
-        if self.token and not _same(self.token, request.query_params.get("token")
+        if self.token and not same_secret(self.token, request.query_params.get("token")
                                     or request.cookies.get(TOKEN_COOKIE)):
             return PlainTextResponse("an access token is needed (printed when the server started)", 401)
         if request.method == "POST":
             session = request.cookies.get(SESSION_COOKIE, "")
             if request.headers.get("origin") not in self.origins:
                 return PlainTextResponse("cross-site request refused", 403)
-            if not session or not _same(self.csrf_token(session), form_token):
+            if not session or not same_secret(self.csrf_token(session), form_token):
                 return PlainTextResponse("missing or wrong CSRF token; reload the page", 403)
         return None
 
-    def _answers_to(self, host: str) -> bool:
+    def answers_to(self, host: str) -> bool:
+        """Whether a request's Host header names this server (names are case-insensitive)."""
         return host.lower() in self.allowed_hosts
 
     @staticmethod
@@ -103,5 +104,6 @@ class Guard:
         return response
 
 
-def _same(expected: str, given: str | None) -> bool:
+def same_secret(expected: str, given: str | None) -> bool:
+    """A token compared in constant time; a missing one is never the same."""
     return given is not None and hmac.compare_digest(expected.encode(), given.encode())

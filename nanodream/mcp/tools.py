@@ -32,6 +32,11 @@ ProposalId = Annotated[str, Field(min_length=1, max_length=64,
                                   description="A proposal's id (short sha) or run id, as dream_proposals lists it.")]
 
 
+def _not_a_sha(sha: str) -> ToolResult | None:
+    """What cannot be a commit (an option, a path, `HEAD~1`) is refused before git sees it; None for a sha."""
+    return None if SHA.fullmatch(sha) else failed(f"unknown sha: {sha[:80]!r} is not a commit sha (4 to 40 hex digits)")
+
+
 # reading ---------------------------------------------------------------------------------------------------
 
 
@@ -72,9 +77,7 @@ def memory_log(
 @TOOLS.reads
 def memory_show(workspace: Workspace, sha: Sha) -> ToolResult:
     """One memory commit in full: the dream's summary, the history entries it consumed, and its diff."""
-    if not SHA.fullmatch(sha):
-        return failed(f"unknown sha: {sha[:80]!r} is not a commit sha (4 to 40 hex digits)")
-    return reported(api.show(workspace, sha), reference="sha")
+    return _not_a_sha(sha) or reported(api.show(workspace, sha), reference="sha")
 
 
 @TOOLS.reads
@@ -145,8 +148,8 @@ def dream_reject(
 def dream_restore(workspace: Workspace, sha: Sha) -> ToolResult:
     """Undo one commit (a dream, usually) as a new commit; later changes stay, and what a dream added is
     recorded as rejected so the next dream does not add it again."""
-    if not SHA.fullmatch(sha):
-        return failed(f"unknown sha: {sha[:80]!r} is not a commit sha (4 to 40 hex digits)")
+    if refused := _not_a_sha(sha):
+        return refused
     report = api.restore(workspace, sha)
     return reported(report, reference="" if report.target else "sha")
 

@@ -189,6 +189,20 @@ def test_nanodreams_own_state_and_exchanges_are_never_ingested(workspace, tmp_pa
     assert "Tromsø" in text and "Narvik" not in text and "Dream committed" not in text
 
 
+def test_nanodreams_answer_to_a_dream_read_in_an_earlier_pass_is_never_ingested(workspace, tmp_path):
+    """`/dream` runs nanodream, which ingests the host's transcript first: the answer comes a pass later."""
+    path = tmp_path / "host.jsonl"
+    chat(path, [("user", "I live in Bergen."), ("user", "/dream")])
+    assert json.loads(cli("ingest", str(path), "--json", ws=workspace).stdout)["left_out"] == 1
+    chat(path, [("assistant", "**Dream committed.** 3 facts filed, USER.md: modified (+1 -0)")], start=2)
+    second = json.loads(cli("ingest", str(path), "--json", ws=workspace).stdout)
+    assert second["left_out"] == 1 and second["added"] == 0
+    chat(path, [("user", "I live in Tromsø now."), ("assistant", "Noted: Tromsø.")], start=3)
+    assert json.loads(cli("ingest", str(path), "--json", ws=workspace).stdout)["messages"] == 2
+    text = workspace.history_file.read_text()
+    assert "Bergen" in text and "Tromsø" in text and "Dream committed" not in text
+
+
 def test_a_dry_run_shows_the_entries_and_writes_nothing(workspace):
     result = cli("ingest", str(FIXTURES / "codex"), "--dry-run", "--json", ws=workspace)
     report = json.loads(result.stdout)

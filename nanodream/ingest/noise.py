@@ -16,10 +16,14 @@ from nanodream.prompting.prompt import HISTORY_FRAMING
 _SLASH_COMMAND = re.compile(r"^/dream(?:-[a-z]+)?(?:\s|$)")
 
 
-def without_nanodream(messages: list[Message]) -> tuple[list[Message], int]:
+def without_nanodream(messages: list[Message], answering: set[str]) -> tuple[list[Message], int]:
     """The messages minus nanodream's own exchanges (a command or a dream's request, and the answers to it
-    until the person speaks again), and how many were taken out."""
-    answering: set[str] = set()  # sessions whose next assistant messages answer nanodream
+    until the person speaks again), and how many were taken out.
+
+    `answering` holds the sessions whose next assistant messages answer nanodream, and is updated: a `/dream`
+    read in one pass is answered in the transcript only after nanodream has run, so the next pass continues
+    from it (the pipeline keeps it in the file's watermark).
+    """
     kept: list[Message] = []
     for message in messages:
         if message.role == "user":

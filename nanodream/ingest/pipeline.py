@@ -69,6 +69,9 @@ def ingest(door: Door, settings: Settings, request: IngestRequest, extractor: Ex
     return report
 
 
+ANSWERING = "answering_nanodream"  # watermark context: sessions whose next assistant turns answer nanodream
+
+
 @dataclass
 class _Origin:
     read: FileRead
@@ -181,19 +184,27 @@ class _Pass:
             origin_of[chunk.messages[0].key].source.entries += 1
         self._write(entries, sorted(done), finished)
 
+    def _not_nanodreams(self, origin: _Origin) -> list[Message]:
+        """The file's new messages without nanodream's own exchanges, which may have begun in an earlier pass."""
+        context = origin.read.mark.context
+        answering = set(context.pop(ANSWERING, []))
+        kept, own = without_nanodream(origin.read.messages, answering)
+        if answering:
+            context[ANSWERING] = sorted(answering)
+        self.report.left_out += own
+        return kept
+
     def _select(self, group: list[_Origin]) -> tuple[list[Message], dict[str, _Origin]]:
         """The new messages of the group: roles the source takes, not nanodream's own, not seen before."""
         candidates: list[Message] = []
         origin_of: dict[str, _Origin] = {}
         for origin in group:
-            for message in origin.read.messages:
+            for message in self._not_nanodreams(origin):
                 if message.role not in origin.roles:
                     self.report.left_out += 1
                 elif message.key not in origin_of:
                     origin_of[message.key] = origin
                     candidates.append(message)
-        candidates, own = without_nanodream(candidates)
-        self.report.left_out += own
         known = self.seen.known([m.key for m in candidates])
         self.report.duplicates += len(known)
         selected = [m for m in candidates if m.key not in known]

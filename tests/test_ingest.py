@@ -120,6 +120,20 @@ def test_a_rotated_file_is_followed_to_its_new_name_and_the_new_file_read_from_t
     assert text.count("Oslo") == 1 and text.count("skiing") == 1 and text.count("window seats") == 1
 
 
+def test_a_rotated_files_watermark_moves_with_it_so_its_messages_count_once(workspace, tmp_path):
+    from nanodream.ingest.watermarks import load
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    chat(folder / "agent.jsonl", [("user", "I live in Oslo with my dog Kasper.")])
+    assert cli("ingest", str(folder), ws=workspace).exit_code == 0
+    (folder / "agent.jsonl").rename(folder / "agent.1.jsonl")
+    chat(folder / "agent.1.jsonl", [("user", "I love cross-country skiing in winter.")], start=1)
+    assert cli("ingest", str(folder), ws=workspace).exit_code == 0
+    marks = load(workspace)
+    assert list(marks) == [str(folder / "agent.1.jsonl")] and marks[str(folder / "agent.1.jsonl")].messages == 2
+
+
 def test_a_file_copied_elsewhere_adds_nothing_twice(workspace, tmp_path):
     first = copy(tmp_path, "claude-code")
     assert cli("ingest", str(first), ws=workspace).exit_code == 0

@@ -38,11 +38,11 @@ class IngestJournal:
         """Record the keys, then the watermarks, then forget the journal: each step safe to repeat."""
         seen.add(self.keys)
         try:
-            marks = watermarks.load(workspace)
+            held = watermarks.load(workspace)
         except watermarks.WatermarksUnreadable:  # a pass reads every source again then (pipeline): start afresh
-            marks = {}
-        marks.update({path: Watermark(**mark) for path, mark in self.marks.items()})
-        watermarks.save(workspace, marks)
+            held = {}
+        new = {path: Watermark(**mark) for path, mark in self.marks.items()}
+        watermarks.save(workspace, watermarks.merged(held, new))
         clear(workspace)
 
 

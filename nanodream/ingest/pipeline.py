@@ -258,8 +258,8 @@ class _Pass:
             self._show(entries, cursors)
             self.report.cursors = [(self.report.cursors or cursors)[0], cursors[-1]]
         elif marks:
-            watermarks.save(self.door.workspace, {**self.marks, **marks})
-        self.marks.update(marks)
+            watermarks.save(self.door.workspace, watermarks.merged(self.marks, marks))
+        self.marks = watermarks.merged(self.marks, marks)
 
     def _show(self, entries: list[Entry], cursors: list[int] | list[None]) -> None:
         room = max(ENTRIES_SHOWN - len(self.report.entries), 0)

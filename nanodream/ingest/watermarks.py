@@ -94,6 +94,26 @@ def moved_here(path: Path, stat: os.stat_result, index: dict[tuple[int, int], li
     return None
 
 
+def merged(held: dict[str, Watermark], new: dict[str, Watermark]) -> dict[str, Watermark]:
+    """`held` with the `new` marks laid over it. The mark of a file that moved to a new mark's path (same device
+    and inode, no longer at its old path) goes: its messages and bytes are counted once, under its new name."""
+    moved_to = {(mark.device, mark.inode): path for path, mark in new.items() if mark.inode}
+    result = {**held, **new}
+    for path, mark in held.items():
+        new_path = moved_to.get((mark.device, mark.inode), path)
+        if new_path != path and path not in new and not _is_at(path, mark):
+            del result[path]
+    return result
+
+
+def _is_at(path: str, mark: Watermark) -> bool:
+    try:
+        now = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (mark.device, mark.inode)
+
+
 def _same(path: str, stat: os.stat_result) -> bool:
     try:
         now = os.stat(path, follow_symlinks=False)

@@ -359,7 +359,8 @@ class ProposalsReport(Report):
         return {"proposals": [p.to_dict() for p in self.proposals]}
 
 
-def proposals(where: WorkspaceLike) -> ProposalsReport:
+def proposals(where: WorkspaceLike, *, with_diffs: bool = False) -> ProposalsReport:
+    """The review lane's pending proposals; their diffs (one `git show` each) only when the caller shows them."""
     from nanodream.versioning.gitstore import GitStore
     from nanodream.versioning.pending import proposals as pending
 
@@ -368,7 +369,8 @@ def proposals(where: WorkspaceLike) -> ProposalsReport:
     except Refused as exc:
         return _refused_as(ProposalsReport(), exc)
     chain = pending(store) if store.exists else []
-    return ProposalsReport(proposals=chain, diffs={p.id: store.commit_diff(p.source) for p in chain})
+    diffs = {p.id: store.commit_diff(p.source) for p in chain} if with_diffs else {}
+    return ProposalsReport(proposals=chain, diffs=diffs)
 
 
 def accept(where: WorkspaceLike, selection: Selection) -> ReviewReport:

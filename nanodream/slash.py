@@ -316,7 +316,7 @@ def render_restore(report: RestoreReport, ref: str) -> str:
 def _dream_review(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
     if args:
         raise _usage_error("/dream-review", "`/dream-review` takes no arguments; accept with `/dream-accept <id>`.")
-    found = api.proposals(workspace)
+    found = api.proposals(workspace, with_diffs=True)
     parts = [_proposal_list(found.proposals)]
     for proposal in found.proposals:
         diff = found.diffs[proposal.id].rstrip()

@@ -49,7 +49,7 @@ def review(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonO
     from nanodream import api
 
     ws = resolve_workspace(workspace, as_json=as_json)
-    report = api.proposals(ws)
+    report = api.proposals(ws, with_diffs=not as_json)
     if as_json and report.exit_code == ExitCode.OK:
         emit_json([p.to_dict() for p in report.proposals])  # docs/json.md: a list of proposals
         return

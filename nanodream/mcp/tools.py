@@ -95,7 +95,7 @@ def memory_why(
 def dream_proposals(workspace: Workspace) -> ToolResult:
     """The changes review dreams left waiting, oldest first, each with its diff: accept them with
     `dream_accept`, drop them with `dream_reject`."""
-    report = api.proposals(workspace)
+    report = api.proposals(workspace, with_diffs=True)
     shown = [proposal.to_dict() | {"diff": report.diffs.get(proposal.id, "")} for proposal in report.proposals]
     return reported(report, {"proposals": shown})
 

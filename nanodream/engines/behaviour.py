@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nanodream.engines.routing import CONDITION, IMPERATIVES, content_words, instructs_agent, similarity
+from nanodream.engines.routing import CONDITION, IMPERATIVES, content_words, instructs_agent, jaccard, similarity
 from nanodream.hypotheses import Tone, tone_of
 from nanodream.prompting.signals import topic_key
 
@@ -444,16 +444,12 @@ def _polarity(text: str) -> int:
     return (len(_POLARITY.findall(text)) + len(_TOO_LONG.findall(text))) % 2
 
 
-def _shared(left: set[str], right: set[str]) -> float:
-    return len(left & right) / len(left | right) if left and right else 0.0
-
-
 def same_preference(a: str, b: str) -> bool:
     """The same preference in other words: most of what it is about shared, and said the same way round."""
-    return _shared(_about(a, _FRAMING), _about(b, _FRAMING)) >= SAME_PREFERENCE and _polarity(a) == _polarity(b)
+    return jaccard(_about(a, _FRAMING), _about(b, _FRAMING)) >= SAME_PREFERENCE and _polarity(a) == _polarity(b)
 
 
 def opposite(a: str, b: str) -> bool:
     """Two lines about the same thing with opposite polarity ("Dislikes bullet points" / "Likes bullet points")."""
-    same_thing = _shared(_about(a, _POLARITY_WORDS), _about(b, _POLARITY_WORDS)) >= OPPOSITE_SHARE
+    same_thing = jaccard(_about(a, _POLARITY_WORDS), _about(b, _POLARITY_WORDS)) >= OPPOSITE_SHARE
     return same_thing and _polarity(a) != _polarity(b)

@@ -78,10 +78,12 @@ def content_words(text: str) -> frozenset[str]:
 
 def similarity(a: str, b: str) -> float:
     """Share of meaningful words the two texts have in common (Jaccard), 0.0 when either has none."""
-    left, right = content_words(a), content_words(b)
-    if not left or not right:
-        return 0.0
-    return len(left & right) / len(left | right)
+    return jaccard(content_words(a), content_words(b))
+
+
+def jaccard(left: set[str], right: set[str]) -> float:
+    """Share of two word sets that both hold, 0.0 when either is empty."""
+    return len(left & right) / len(left | right) if left and right else 0.0
 
 
 def covers(broad: str, narrow: str) -> bool:

@@ -107,13 +107,19 @@ def test_a_rewritten_session_file_adds_only_its_new_messages(workspace, tmp_path
     assert "standing desk" in history(workspace)[-1]["content"]
 
 
-def test_a_rotated_file_is_followed_to_its_new_name_and_the_new_file_read_from_the_start(workspace, tmp_path):
+def rotated(workspace, tmp_path: Path) -> Path:
+    """A log ingested once, then renamed to agent.1.jsonl and written to late under its new name."""
     folder = tmp_path / "logs"
     folder.mkdir()
     chat(folder / "agent.jsonl", [("user", "I live in Oslo with my dog Kasper.")])
     assert cli("ingest", str(folder), ws=workspace).exit_code == 0
     (folder / "agent.jsonl").rename(folder / "agent.1.jsonl")
-    chat(folder / "agent.1.jsonl", [("user", "I love cross-country skiing in winter.")], start=1)  # late write
+    chat(folder / "agent.1.jsonl", [("user", "I love cross-country skiing in winter.")], start=1)
+    return folder
+
+
+def test_a_rotated_file_is_followed_to_its_new_name_and_the_new_file_read_from_the_start(workspace, tmp_path):
+    folder = rotated(workspace, tmp_path)
     chat(folder / "agent.jsonl", [("user", "I prefer window seats on trains.")], start=2)
     assert cli("ingest", str(folder), ws=workspace).exit_code == 0
     text = " ".join(line["content"] for line in history(workspace))
@@ -123,12 +129,7 @@ def test_a_rotated_file_is_followed_to_its_new_name_and_the_new_file_read_from_t
 def test_a_rotated_files_watermark_moves_with_it_so_its_messages_count_once(workspace, tmp_path):
     from nanodream.ingest.watermarks import load
 
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    chat(folder / "agent.jsonl", [("user", "I live in Oslo with my dog Kasper.")])
-    assert cli("ingest", str(folder), ws=workspace).exit_code == 0
-    (folder / "agent.jsonl").rename(folder / "agent.1.jsonl")
-    chat(folder / "agent.1.jsonl", [("user", "I love cross-country skiing in winter.")], start=1)
+    folder = rotated(workspace, tmp_path)
     assert cli("ingest", str(folder), ws=workspace).exit_code == 0
     marks = load(workspace)
     assert list(marks) == [str(folder / "agent.1.jsonl")] and marks[str(folder / "agent.1.jsonl")].messages == 2

@@ -34,9 +34,9 @@ from nanodream.engines.probe import check_model  # noqa: E402
 from nanodream.memory.staging import Staging  # noqa: E402
 from nanodream.memory.transaction import ensure_repository  # noqa: E402
 from nanodream.rejected import read_ledger, rejected_keys  # noqa: E402
+from nanodream.run.accounting import Ledgers, account_for  # noqa: E402
 from nanodream.run.context import RunOptions  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
-from nanodream.run.noop import unkept_facts  # noqa: E402
 from nanodream.run.report import RunReport  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
@@ -91,8 +91,8 @@ def dream_rows(ws: Workspace, settings: Settings, pristine: Workspace) -> list[R
     report = run_dream(ws, settings, RunOptions(max_batches=settings.max_batches))
     seconds = time.perf_counter() - started
     attempted = attempted_batch(ws, report)
-    missing_before = len(unkept_facts(attempted, Staging(pristine), rejected_keys(read_ledger(pristine))))
-    missing_after = len(unkept_facts(attempted, Staging(ws), rejected_keys(read_ledger(ws))))
+    missing_before = len(account_for(attempted, Staging(pristine), Ledgers(rejected_keys(read_ledger(pristine)))).unkept)
+    missing_after = len(account_for(attempted, Staging(ws), Ledgers(rejected_keys(read_ledger(ws)))).unkept)
     requests = max(report.requests, 1)
     return [
         row(BENCH, "dream: outcome", report.outcome, "", report.reason[:100]),

@@ -40,7 +40,8 @@ def final(text: str) -> Step:
     return {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
 
 
-def keeps_nothing(summary: str = "Nothing worth keeping.", reason: str = "already known") -> Callable[[dict], Step]:
+def keeps_nothing(summary: str = "Nothing worth keeping.",
+                  reason: str = "a passing remark, not a lasting fact") -> Callable[[dict], Step]:
     """A model that changes nothing: it answers a batch with `summary`, and the no-op check's question (a user
     message after its answer, listing facts as `N. fact`) with one `N: reason` line per listed fact."""
 

@@ -84,7 +84,8 @@ class BuiltinEngine:
         skills.upkeep()
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0,
-                             warnings=ledger.withheld_rules, declined=dict(ledger.declined))
+                             warnings=ledger.withheld_rules, declined=dict(ledger.declined),
+                             filed=dict(ledger.kept_as))
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
@@ -172,11 +173,13 @@ class Consolidator:
         if tag is None:
             self.ledger.untagged += 1
             return
-        before = self.ledger.kept_out()
+        before, progress = self.ledger.kept_out(), self.ledger.progress()
         self._take(tag, text, day, session)
         reason = self.ledger.why_kept_out(before)
         if reason:
             self.ledger.declined[text] = reason
+        elif self.ledger.how_filed(progress):
+            self.ledger.kept_as[text] = self.ledger.how_filed(progress)
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
         if secret_scan.rules_hit(text):

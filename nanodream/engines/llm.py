@@ -143,7 +143,7 @@ class LLMEngine:
         try:
             outcome = toolbox.dispatch(name, arguments, unreadable=unreadable)
         except SessionAborted as exc:
-            raise self._failure(str(exc), result, misuse=exc.misuse) from None
+            raise self._failure(str(exc), result, misuse=exc.misuse, model_fault=True) from None
         return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
@@ -191,8 +191,8 @@ class LLMEngine:
         used = result.tokens_in + result.tokens_out
         if used > self.settings.max_session_tokens:
             raise self._failure(
-                f"session token budget exceeded ({used} > {self.settings.max_session_tokens})", result
-            )
+                f"session token budget exceeded ({used} > {self.settings.max_session_tokens})", result,
+                model_fault=True)
 
     def price(self, response: Any) -> float | None:
         """What litellm says the response cost; None for a model without a price entry (cost unknown)."""
@@ -202,8 +202,9 @@ class LLMEngine:
             return None
 
     @staticmethod
-    def _failure(reason: str, result: SessionResult, *, misuse: bool = False) -> SessionError:
-        return SessionError(reason, spent=result, misuse=misuse)
+    def _failure(reason: str, result: SessionResult, *, misuse: bool = False,
+                 model_fault: bool = False) -> SessionError:
+        return SessionError(reason, spent=result, misuse=misuse, model_fault=model_fault)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from nanodream.memory import archive, transaction
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import session_texts
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import askfirst, confirmations, guards, merges, noop
+from nanodream.run import accounting, askfirst, confirmations, guards, merges
+from nanodream.run.accounting import Account
 from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
@@ -33,7 +34,7 @@ from nanodream.safety import secret_scan
 from nanodream.toolbox.tools import ToolBox
 from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
-from nanodream.vocab import FAILURES, Outcome, Trailer
+from nanodream.vocab import FAILURES, Outcome, Trailer, count
 from nanodream.workspace import SOUL
 
 
@@ -60,8 +61,9 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
+    account = Account()
     if engine is not None and (batch is None or batch.has_content):
-        _session(ctx, engine, batch, toolbox, outcome)
+        account = _session(ctx, engine, batch, toolbox, outcome)
         if outcome.outcome in FAILURES:
             return outcome
     merges.keep_dates(staging)
@@ -73,11 +75,15 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     if relief.problems:
         outcome.capacity = True
         return outcome.fail(relief.failure)
-    violations = guards.check(staging, batch, ctx.settings, ctx.limits, toolbox.refusals)
+    violations = guards.check(staging, batch, ctx.settings, ctx.limits, toolbox.refusals,
+                              strict_corrections=not ctx.settings.offline)
     outcome.warnings += [str(v) for v in violations if not v.blocking] + left_out
     blocking = [v for v in violations if v.blocking]
     if blocking:
-        return outcome.fail("guard refused the result: " + "; ".join(str(v) for v in blocking))
+        return _refused(outcome, blocking)
+    consumed = _consumed(batch, account, toolbox, outcome)
+    if outcome.outcome in FAILURES:
+        return outcome
     changes = staging.changes()
     outcome.changes = [change_line(change) for change in changes]
     outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in changes])
@@ -85,36 +91,66 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
         outcome.outcome = Outcome.DRY_RUN
         outcome.diff = "".join(change.unified_diff() for change in changes)
         return outcome
-    outcome = _apply(ctx, batch, staging, outcome, hooks)
+    outcome = _apply(ctx, consumed, staging, outcome, hooks)
     if outcome.outcome not in FAILURES:
         confirmations.record(ctx.workspace, relief.confirmed, archive.today(),
                              present=(staging.read(archive.SOURCE) or "").split("\n"))
     return outcome
 
 
+def _refused(outcome: BatchOutcome, blocking: list[guards.Violation]) -> BatchOutcome:
+    """A guard refused the result: a poisoned entry may be why (split to find it), or the model broke memory
+    (held: a model that cannot do the job fails the same way on every half)."""
+    reason = "guard refused the result: " + "; ".join(str(v) for v in blocking)
+    if any(v.entry_caused for v in blocking):
+        return outcome.fail(reason)
+    return outcome.fail(f"{reason} — the model's edits broke memory; see `nanodream model check`",
+                        Outcome.MODEL_NO_OP)
+
+
+def _consumed(batch: Batch | None, account: Account, toolbox: ToolBox, outcome: BatchOutcome) -> Batch | None:
+    """The part of the batch whose facts are all accounted for: what this batch may consume.
+
+    The rest is held back as a failed batch (`outcome.held_back`) with the cursor before the first entry whose
+    fact is unaccounted; when that is the first entry, the whole batch fails and nothing is applied. What was
+    kept is committed with the part before it: the commit records exactly what it consumed, and a later run
+    finds those facts held, so nothing is filed twice.
+    """
+    first = account.first_open_entry()
+    if batch is None or first is None:
+        return batch
+    reason = accounting.unaccounted_reason(toolbox, account)
+    if first == 0:
+        outcome.fail(reason, Outcome.MODEL_NO_OP)
+        return None
+    kept, rest = Batch(batch.entries[:first]), Batch(batch.entries[first:])
+    outcome.first_cursor, outcome.last_cursor, outcome.entries = kept.first_cursor, kept.last_cursor, first
+    outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
+    outcome.held_back = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),
+                                     first_line=rest.first_line, last_line=rest.last_line)
+    outcome.held_back.fail(f"{reason}; {count(first, 'entry')} before it consumed", Outcome.MODEL_NO_OP)
+    return kept
+
+
 def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: ToolBox,
-             outcome: BatchOutcome) -> None:
-    """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
+             outcome: BatchOutcome) -> Account:
+    """Run the engine over the staged copy and account for the batch's facts; a failure marks `outcome` failed
+    and nothing was applied."""
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(toolbox, ctx.store, ctx.settings, batch, context)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
                              rejected=_rejected(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
         result = engine.run(request, toolbox)
-        result, account = noop.hold_to_account(engine, request, result, toolbox,
-                                               text_calls=ctx.settings.tool_mode != "native")
+        ledgers = accounting.Ledgers(proposed=lambda: _proposed_lines(ctx), strict_corrections=not ctx.settings.offline)
+        result, account = accounting.hold_to_account(engine, request, result, toolbox, ledgers=ledgers,
+                                                     text_calls=ctx.settings.tool_mode != "native")
     except SessionError as exc:
-        outcome.fail(exc.reason)
-        spent = exc.spent  # what the failed session cost counts toward the run's budgets too
-        outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
-        outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
-        if exc.misuse and not toolbox.staging.changes():
-            outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
-        _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}")
-        return
+        _failed_session(ctx, batch, exc, toolbox, outcome)
+        return Account()
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
-        return
+        return Account()
     outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
     outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
@@ -122,9 +158,33 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     outcome.warnings += result.warnings
     outcome.unkept = account.unkept
     outcome.reasons = [{key: _said(text) for key, text in r.to_dict().items()} for r in account.reasons]
-    if account.no_op:
-        outcome.fail(noop.no_op_reason(toolbox, account), Outcome.MODEL_NO_OP)
+    outcome.unaccounted = [{"fact": item.fact.text, "entry_line": batch.entries[item.fact.entry].line if batch
+                            else 0, "problem": _said(item.note)} for item in account.unaccounted]
     _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished")
+    return account
+
+
+def _failed_session(ctx: RunContext, batch: Batch | None, exc: SessionError, toolbox: ToolBox,
+                    outcome: BatchOutcome) -> None:
+    """A session that stopped: a provider error may come from an entry (split to find it); a cap, a loop or
+    calls no tool can run say the model cannot do the job (held, never split)."""
+    outcome.fail(exc.reason)
+    spent = exc.spent  # what the failed session cost counts toward the run's budgets too
+    outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
+    outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
+    if exc.misuse and not toolbox.staging.changes():
+        outcome.fail(accounting.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
+    elif exc.model_fault:
+        outcome.fail(f"{exc.reason}; the model could not finish the job — see `nanodream model check`",
+                     Outcome.MODEL_NO_OP)
+    _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}")
+
+
+def _proposed_lines(ctx: RunContext) -> list[str]:
+    """The lines of memory as the pending review proposals would leave it ([] without proposals)."""
+    if pending.tip(ctx.store) is None:
+        return []
+    return [line for text in pending.pending_view(ctx.store).values() for line in (text or "").splitlines()]
 
 
 def _said(text: str) -> str:

@@ -39,6 +39,9 @@ class BatchOutcome:
     unkept: list[str] = field(default_factory=list)  # tagged facts memory lacked after a session that changed nothing
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: why the session kept one out
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
+    # tagged facts neither kept nor explained after the session: {fact, entry_line, problem}; never consumed
+    unaccounted: list[dict[str, object]] = field(default_factory=list)
+    held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
 
     def fail(self, reason: str, outcome: str = Outcome.FAILED) -> BatchOutcome:
         # a reason can quote what a session wrote (a pinned line, a tool error): it reaches records and quarantine

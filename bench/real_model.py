@@ -91,7 +91,8 @@ def dream_rows(ws: Workspace, settings: Settings, pristine: Workspace) -> list[R
     report = run_dream(ws, settings, RunOptions(max_batches=settings.max_batches))
     seconds = time.perf_counter() - started
     attempted = attempted_batch(ws, report)
-    missing_before = len(account_for(attempted, Staging(pristine), Ledgers(rejected_keys(read_ledger(pristine)))).unkept)
+    missing_before = len(account_for(attempted, Staging(pristine), Ledgers(rejected_keys(read_ledger(pristine))))
+                         .unkept)
     missing_after = len(account_for(attempted, Staging(ws), Ledgers(rejected_keys(read_ledger(ws)))).unkept)
     requests = max(report.requests, 1)
     return [

@@ -185,8 +185,8 @@ def test_session_1_then_the_corrected_model_applies_the_facts_with_its_tools(wor
         final(answer(1)),
         tool_calls(("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
                                   "new_text": "## Preferences\n\n- Prefers answers in British English.\n"}),
-                   ("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
-                                  "new_text": "## Project\n\n- Project kiwi deploys with Kubernetes on host atlas.\n"})),
+                   ("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n", "new_text":
+                                  "## Project\n\n- Project kiwi deploys with Kubernetes on host atlas.\n"})),
         final("Filed the preference and kiwi's deployment\n- USER.md: British English\n- MEMORY.md: kiwi"),
     ])
     report = run_dream(workspace, llm_settings(server))

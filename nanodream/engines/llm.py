@@ -7,6 +7,7 @@ The model's tools are sent natively (`tool_mode = "auto"` or `"native"`) or desc
 
 from __future__ import annotations
 
+import copy
 import gc
 import importlib
 import os
@@ -17,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.engines import caching
+from nanodream.engines import caching, structured
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
 from nanodream.engines.credentials import api_key_for
+from nanodream.engines.structured import STRUCTURED, structured_session
 from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import read_calls
@@ -66,14 +68,34 @@ class LLMEngine:
             errors.RateLimitError, errors.Timeout, errors.APIConnectionError,
             errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError,
         )
-        self._refused = errors.BadRequestError
+        self._refused = (errors.BadRequestError, errors.UnprocessableEntityError)
         # Bad requests that are not about the `tool` role: retrying with results as user text cannot help them.
         self._not_the_role = (errors.ContextWindowExceededError, errors.ContentPolicyViolationError)
         self._breakpoints = caching.takes_breakpoints(settings.model, _provider(self.litellm, settings.model))
         # A server that refused `role: tool` after a call written as text refuses it in every session of the run.
         self._results_as_user = settings.tool_mode == "text"
+        # Structured mode: set, or taken by `auto` for the rest of the run once it kept a batch the tools lost.
+        self.structured = settings.tool_mode == "structured"
+        self._fallback_tried = False
+        self._json_object_shape = False  # the server takes the schema as llama-cpp-python does (see structured.py)
+
+    def fallback(self) -> LLMEngine | None:
+        """In `auto`, the engine to dream a batch again with after the tools session could not do the job:
+        this one in structured mode (once per run; later batches go straight to it when it kept the batch)."""
+        if self.settings.tool_mode != "auto" or self.structured or self._fallback_tried:
+            return None
+        self._fallback_tried = True
+        twin = copy.copy(self)
+        twin.structured = True
+        return twin
+
+    def adopt(self, twin: LLMEngine) -> None:
+        """The structured twin kept a batch the tools lost: the run's later batches start in structured mode."""
+        self.structured = twin.structured
 
     def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        if self.structured:
+            return structured_session(self._ask, request, toolbox, shape=self._shape())
         tools = None if self.settings.tool_mode == "text" else toolbox.schemas()
         conversation = Conversation([{"role": "system", "content": request.system_prompt},
                                      {"role": "user", "content": request.user_message}],
@@ -94,10 +116,20 @@ class LLMEngine:
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """One more user message in the same conversation; the model may call tools again or answer."""
+        """One more user message in the same conversation; the model may call tools again or answer.
+
+        After a structured session, one more structured request over the facts still open instead."""
+        if result.state == STRUCTURED:
+            return structured_session(self._ask, request, toolbox, result, shape=self._shape())
         conversation: Conversation = result.state
         conversation.messages.append({"role": "user", "content": message})
         return self._converse(conversation, result, request, toolbox)
+
+    def _shape(self) -> str:
+        return structured.JSON_OBJECT if self._json_object_shape else structured.JSON_SCHEMA
+
+    def _ask(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]) -> str:
+        return content_text(self.complete(conversation, result, activity).choices[0].message.content)
 
     def _converse(self, conversation: Conversation, result: SessionResult, request: SessionRequest,
                   toolbox: ToolBox) -> SessionResult:
@@ -156,7 +188,8 @@ class LLMEngine:
                 response = self.litellm.completion(
                     model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
-                    num_retries=0, max_retries=0,
+                    max_tokens=self.settings.max_tokens, num_retries=0, max_retries=0,
+                    **conversation.extra,
                 )
             except self._transient as exc:
                 if attempt >= self.settings.max_retries:
@@ -170,15 +203,25 @@ class LLMEngine:
                 attempt += 1
                 continue
             except self._refused as exc:
-                if isinstance(exc, self._not_the_role) or not conversation.results_to_user_messages():
-                    raise self._failure(f"provider error: {describe_error(exc)}", result) from None
-                activity("the server refused tool results after calls written as text; sending them as text")
+                activity(self._resend(exc, conversation, result))
                 continue
             except Exception as exc:  # any other provider failure is final for this batch
                 raise self._failure(f"provider error: {describe_error(exc)}", result) from None
             self._account(response, result)
             self._results_as_user |= conversation.results_as_user  # it worked: every later session does the same
+            _note_cut_short(response, result, self.settings.max_tokens)
             return response
+
+    def _resend(self, exc: Exception, conversation: Conversation, result: SessionResult) -> str:
+        """How to send a request the server refused (400/422) again, said for the activity line; raises the
+        failure when nothing would change: a structured request in the other JSON-schema shape, or tool results
+        after calls written as text as a user message."""
+        if structured.other_shape(conversation.extra):
+            self._json_object_shape = True  # every later structured request of the run uses it at once
+            return "the server refused the JSON schema's shape; sending it the other way"
+        if not isinstance(exc, self._not_the_role) and conversation.results_to_user_messages():
+            return "the server refused tool results after calls written as text; sending them as text"
+        raise self._failure(f"provider error: {describe_error(exc)}", result) from None
 
     def _account(self, response: Any, result: SessionResult) -> None:
         usage = getattr(response, "usage", None)
@@ -245,6 +288,15 @@ class Turn:
     def done(self) -> bool:
         """Every call succeeded, and none asked for something to read unless the answer also finished."""
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def _note_cut_short(response: Any, result: SessionResult, limit: int) -> None:
+    """An answer that stopped at max_tokens is cut mid-way (a call's arguments, a summary): say so once."""
+    choices = getattr(response, "choices", None) or []
+    if choices and getattr(choices[0], "finish_reason", None) == "length":
+        note = f"an answer stopped at max_tokens ({limit}) and was cut short; raise max_tokens if this repeats"
+        if note not in result.warnings:
+            result.warnings.append(note)
 
 
 def cached_tokens(usage: Any) -> int:

@@ -51,8 +51,32 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
                 hooks: BatchHooks = BatchHooks()) -> BatchOutcome:
     """One session over one batch (None: a tidy pass, which consumes no history), checked and applied.
 
-    `engine` may be None only for a batch with nothing left to dream (every line was `[skip]`).
+    `engine` may be None only for a batch with nothing left to dream (every line was `[skip]`). A batch a model's
+    tools session failed whole as model-no-op is dreamed once more in structured mode when the engine offers it
+    (`tool_mode = "auto"`): what that keeps is applied, and the run's later batches start there.
     """
+    outcome = _dream(ctx, engine, batch, hooks)
+    fallback = getattr(engine, "fallback", None)
+    if (outcome.outcome != Outcome.MODEL_NO_OP or outcome.held_back is not None or batch is None
+            or fallback is None):
+        return outcome
+    twin = fallback()
+    if twin is None:
+        return outcome
+    second = _dream(ctx, twin, batch, hooks)
+    second.add_spend(outcome)
+    second.warnings.insert(0, f"the tools session failed ({outcome.reason}); structured mode dreamed the batch again")
+    if second.outcome not in FAILURES:
+        engine.adopt(twin)
+        return second
+    second.reason = f"{second.reason} (structured mode, after the tools session: {outcome.reason})"
+    if second.outcome == Outcome.FAILED:  # the server refused the structured request: the tools' verdict stands
+        second.outcome = Outcome.MODEL_NO_OP
+    return second
+
+
+def _dream(ctx: RunContext, engine: Engine | None, batch: Batch | None, hooks: BatchHooks) -> BatchOutcome:
+    """One attempt at a batch: session, accounting, guards, apply."""
     span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:

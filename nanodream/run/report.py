@@ -43,6 +43,13 @@ class BatchOutcome:
     unaccounted: list[dict[str, object]] = field(default_factory=list)
     held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
 
+    def add_spend(self, other: BatchOutcome) -> None:
+        """Count what an earlier attempt at the same batch spent (tokens, requests, cost) as this one's too."""
+        self.tokens_in, self.tokens_out = self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out
+        self.cached_tokens, self.requests = self.cached_tokens + other.cached_tokens, self.requests + other.requests
+        if other.cost is not None:
+            self.cost = (self.cost or 0.0) + other.cost
+
     def fail(self, reason: str, outcome: str = Outcome.FAILED) -> BatchOutcome:
         # a reason can quote what a session wrote (a pinned line, a tool error): it reaches records and quarantine
         self.outcome, self.reason = outcome, secret_scan.redact(None, reason)[0]

@@ -121,7 +121,7 @@ def test_tool_call_cap_ends_a_looping_session(workspace, serve):
     three_entries(workspace)
     before = snapshot(workspace)
     server = serve([lambda body: call("list_skills")] * 50)
-    report = run_dream(workspace, llm_settings(server, max_tool_calls=5))
+    report = run_dream(workspace, llm_settings(server, max_tool_calls=5, tool_mode="native"))
     assert report.outcome == "model-no-op" and "tool-call cap of 5" in report.reason  # the model, not an entry
     assert len(server.requests) == 6
     assert snapshot(workspace) == before
@@ -130,7 +130,7 @@ def test_tool_call_cap_ends_a_looping_session(workspace, serve):
 def test_session_token_budget_stops_the_session(workspace, serve):
     three_entries(workspace)
     server = serve([call("list_skills"), call("list_skills"), final("done")])
-    report = run_dream(workspace, llm_settings(server, max_session_tokens=150))
+    report = run_dream(workspace, llm_settings(server, max_session_tokens=150, tool_mode="native"))
     assert report.outcome == "model-no-op" and "token budget" in report.reason
     assert report.tokens_in == 200  # the spend is still reported
 

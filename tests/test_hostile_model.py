@@ -309,7 +309,7 @@ BAD_EDIT = call("edit_file", path="memory/MEMORY.md", old_text="- no such line\n
 def test_endless_loop_of_the_same_bad_edit_ends_the_session(ws, serve, limit):
     before = snapshot(ws)
     server = serve([lambda body: BAD_EDIT] * 100)
-    report = run_dream(ws, llm_settings(server, max_repeated_failures=limit))
+    report = run_dream(ws, llm_settings(server, max_repeated_failures=limit, tool_mode="native"))
     assert_refused(ws, report, before, f"repeated {limit} times", "0 matches", outcome="model-no-op")
     assert len(server.requests) == limit
 
@@ -464,7 +464,7 @@ def assert_no_model_directions(ws, *texts: str) -> None:
 ], ids=["refused", "no-match", "bad-json", "unknown-tool", "not-found"])
 def test_a_failure_reason_keeps_the_fact_and_leaves_the_models_instructions_out(ws, serve, script, fact):
     server = serve(script)
-    report = run_dream(ws, llm_settings(server))
+    report = run_dream(ws, llm_settings(server, tool_mode="native"))  # no structured second attempt to read
     # A model that keeps calling a tool there is not is a no-op (it may not support tools): a failure all the same.
     assert report.outcome in ("failed", "model-no-op") and fact in report.reason, report.reason
     assert_no_model_directions(ws, report.reason, *[w for b in report.batches for w in b.warnings])

@@ -91,14 +91,16 @@ def tool_results(body: dict) -> list[str]:
 def test_session_1_replayed_twice_fails_as_model_no_op_and_keeps_the_backlog(workspace, serve):
     kiwi(workspace)
     before = snapshot(workspace)
-    server = serve([final(answer(1)), final(answer(1))])
+    server = serve([final(answer(1))] * 4)  # the tools session and its question, then structured mode's two
     report = run_dream(workspace, llm_settings(server))
 
     assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
     assert "tool" in report.reason and "nanodream model check" in report.reason and "\n" not in report.reason
+    assert report.reason.startswith("structured mode: ") and "the tools session before it" in report.reason
     assert report.batches[0].unkept == KIWI_FACTS
     untouched(workspace, before)
-    first, second = server.requests
+    assert [("response_format" in body) for body in server.requests] == [False, False, True, True]
+    first, second = server.requests[:2]
     question = second["messages"][-1]
     assert second["messages"][:2] == first["messages"]  # the same conversation, one more request
     assert second["messages"][2] == {"role": "assistant", "content": answer(1)}
@@ -108,7 +110,7 @@ def test_session_1_replayed_twice_fails_as_model_no_op_and_keeps_the_backlog(wor
     assert "its number, a colon, then why" in question["content"]
     assert "new_text" not in question["content"] and "Prefers" not in question["content"]  # nothing to copy
     [record] = read_records(workspace)
-    assert record.outcome == "model-no-op" and record.failed_at == [1, 2] and record.requests == 2
+    assert record.outcome == "model-no-op" and record.failed_at == [1, 2] and record.requests == 4
 
 
 def test_session_1_then_a_reason_per_fact_is_accepted_and_recorded(workspace, serve):
@@ -247,13 +249,13 @@ def test_archived_facts_count_as_kept(workspace, serve):
 def test_a_model_that_keeps_answering_in_prose_never_moves_the_cursor_nor_quarantines(workspace, serve):
     kiwi(workspace)
     before = snapshot(workspace)
-    server = serve([final(answer(1))] * 20)
+    server = serve([final(answer(1))] * 40)
     for _ in range(10):
         report = run_dream(workspace, llm_settings(server, split_after=2))
         assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
         assert len(report.batches) == 1 and report.batches[0].entries == 2  # never split
     untouched(workspace, before)
-    assert len(server.requests) == 20
+    assert len(server.requests) == 40  # two in tools, two in structured mode, each run
     assert all(record.outcome == "model-no-op" for record in read_records(workspace))
     assert not any("quarantin" in record.reason for record in read_records(workspace))
 
@@ -284,6 +286,7 @@ def test_session_2_finish_written_as_text_ends_the_session_and_the_no_op_check_a
         final('<tool_call>{"name": "edit_file", "arguments": {"path": "USER.md", "old_text": "- Name: Maya\\n", '
               '"new_text": "- Name: Maya Lindqvist\\n- Lives in Stockholm (Europe/Stockholm)\\n"}}</tool_call>'),
         final("Filed Maya's name and home\n- USER.md: name, Stockholm\n- everything else: filed too"),
+        *[final("I filed them all.")] * 2,  # structured mode's request and its question, answered in prose
     ])
     before = snapshot(example)
     report = run_dream(example, llm_settings(server))
@@ -296,7 +299,7 @@ def test_session_2_finish_written_as_text_ends_the_session_and_the_no_op_check_a
     assert finished.startswith("OK")
     # ... so the accounting asked its one question; the model filed one line of the batch and claimed the rest.
     assert "not in memory and have no reason given" in server.requests[1]["messages"][-1]["content"]
-    assert len(server.requests) == 3
+    assert len(server.requests) == 5
     assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
     untouched(example, before)  # nothing of the first entry's facts but Maya's name is kept: nothing consumed
     assert "User lives in Stockholm, Sweden" in report.reason
@@ -472,6 +475,7 @@ def test_a_model_that_keeps_calling_a_tool_that_does_not_exist_is_a_no_op_never_
         report = run_dream(example, llm_settings(server, split_after=2))
         assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED, report.reason
         assert "no tool can run" in report.reason and "nanodream model check" in report.reason
-        assert len(report.batches) == 1 and report.batches[0].requests == 3  # the loop guard stopped it
+        # the loop guard stopped the tools session at 3 requests; structured mode's two found no items either
+        assert len(report.batches) == 1 and report.batches[0].requests == 5
     assert snapshot(example) == before and load_quarantine(example) == []
     assert read_cursor(example.cursor_file) == 0

@@ -19,6 +19,7 @@ from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.changes import FileChange
 from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
+from nanodream.engines.facts import batch_facts
 from nanodream.memory import archive, transaction
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import session_texts
@@ -58,20 +59,24 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = _dream(ctx, engine, batch, hooks)
     fallback = getattr(engine, "fallback", None)
     if (outcome.outcome != Outcome.MODEL_NO_OP or outcome.held_back is not None or batch is None
-            or fallback is None):
-        return outcome
+            or fallback is None or not batch_facts(batch)):
+        return outcome  # structured mode files tagged facts: without them it has nothing to try
     twin = fallback()
     if twin is None:
         return outcome
     second = _dream(ctx, twin, batch, hooks)
-    second.add_spend(outcome)
-    second.warnings.insert(0, f"the tools session failed ({outcome.reason}); structured mode dreamed the batch again")
     if second.outcome not in FAILURES:
+        second.add_spend(outcome)
         engine.adopt(twin)
+        second.warnings.insert(0, f"the tools session could not do the job ({outcome.reason}); structured mode "
+                                  "dreamed the batch again and kept it")
         return second
-    second.reason = f"{second.reason} (structured mode, after the tools session: {outcome.reason})"
-    if second.outcome == Outcome.FAILED:  # the server refused the structured request: the tools' verdict stands
-        second.outcome = Outcome.MODEL_NO_OP
+    if second.outcome != Outcome.MODEL_NO_OP:  # the server refused the structured request: the tools' verdict stands
+        outcome.add_spend(second)
+        outcome.warnings.append(f"structured mode could not be tried: {second.reason}")
+        return outcome
+    second.add_spend(outcome)
+    second.reason = f"structured mode: {second.reason} (the tools session before it: {outcome.reason})"
     return second
 
 

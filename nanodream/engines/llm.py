@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,7 @@ class LLMEngine:
         self.structured = settings.tool_mode == "structured"
         self._fallback_tried = False
         self._json_object_shape = False  # the server takes the schema as llama-cpp-python does (see structured.py)
+        self.calls: Counter[str] = Counter()  # calls of the run by how they came: "native" or "written" (as text)
 
     def fallback(self) -> LLMEngine | None:
         """In `auto`, the engine to dream a batch again with after the tools session could not do the job:
@@ -163,9 +165,11 @@ class LLMEngine:
         """Run the calls of one answer: native ones, else (unless `tool_mode = "native"`) those written as text."""
         native = list(message.tool_calls or [])
         if native:
+            self.calls["native"] += len(native)
             return Turn([self._run(c.id, c.function.name, c.function.arguments, toolbox, result) for c in native],
                         content)
         written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
+        self.calls["written"] += len(written)
         # `turn` makes the ids of this answer's calls unique in the session
         return Turn([self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
                      for n, call in enumerate(written, start=1)], prose, written=True)

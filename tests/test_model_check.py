@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from nanodream.cli import app
 from nanodream.evaluation.model_check import OLD_LINE
 from tests.conftest import snapshot
-from tests.scripted_server import call, error, final, tool_calls
+from tests.scripted_server import error, final, tool_calls
 
 runner = CliRunner()
 CORRECTED = "- Project kiwi deploys with Kubernetes on host atlas."

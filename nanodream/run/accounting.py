@@ -174,7 +174,8 @@ def _read(staging: Staging, proposed: Callable[[], list[str]], rejected: frozens
         staging.include(path)
     active = [line for path in [*CORE_FILES, *staging.skill_paths()] for line in _lines(staging.read(path))]
     skills = {path.split("/")[1]: staging.read(path) or "" for path in staging.skill_paths()}
-    archived = [line for path in months for line in _lines(staging.read(path)) if not marked_replaced(line)]
+    archived = [fact_text(raw) for path in months for raw in (staging.read(path) or "").splitlines()
+                if fact_text(raw) and not marked_replaced(raw)]
     added = [line for change in staging.changes() if not change.path.startswith(f"{ARCHIVE_DIR}/")
              for line in set(_lines(change.after)) - set(_lines(change.before))]
     return _Memory(active, skills, archived, added, proposed, rejected)

@@ -35,7 +35,7 @@ from nanodream.safety import secret_scan
 from nanodream.toolbox.tools import ToolBox
 from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
-from nanodream.vocab import FAILURES, Outcome, Trailer, count
+from nanodream.vocab import FAILURES, Outcome, Trailer, count_entries
 from nanodream.workspace import SOUL
 
 
@@ -157,7 +157,8 @@ def _consumed(batch: Batch | None, account: Account, toolbox: ToolBox, outcome: 
     outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
     outcome.held_back = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),
                                      first_line=rest.first_line, last_line=rest.last_line)
-    outcome.held_back.fail(f"{reason}; {count(first, 'entry')} before it consumed", Outcome.MODEL_NO_OP)
+    outcome.held_back.fail(f"{reason}; {count_entries(first)} before it consumed", Outcome.MODEL_NO_OP)
+    outcome.held_back.unaccounted = outcome.unaccounted
     return kept
 
 

@@ -25,7 +25,7 @@ from nanodream.rejected import fact_text
 from nanodream.run.accounting import Ledgers, Status, account_for
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import SUCCEEDED
 from nanodream.workspace import CORE_FILES, MEMORY, Workspace, scaffold
 
@@ -112,10 +112,9 @@ def _scratch(root: Path) -> Workspace:
     """A starter workspace whose memory holds the line the batch corrects, and the batch as its history."""
     scaffold(root)
     ws = Workspace.at(root)
-    memory = root / MEMORY
-    memory.write_text(memory.read_text(encoding="utf-8").rstrip("\n") + f"\n{OLD_LINE}\n", encoding="utf-8")
     ensure_repository(GitStore(ws))
-    GitStore(ws).commit("model check: memory before the dream", DREAM_IDENTITY)
+    memory = root / MEMORY  # a hand edit to the run: committed as such before the dream, as any person's
+    memory.write_text(memory.read_text(encoding="utf-8").rstrip("\n") + f"\n{OLD_LINE}\n", encoding="utf-8")
     ws.history_file.write_text(HISTORY, encoding="utf-8")
     return ws
 

@@ -141,6 +141,8 @@ class RunReport(Report):
     def to_json(self) -> dict[str, Any]:
         """`run --json` (docs/json.md): every field plus the totals computed from the batches."""
         data = super().to_json()
+        for batch in data["batches"]:
+            batch.pop("held_back", None)  # a hand-over inside the run: the held-back part is a batch of its own
         data.update(tokens_in=self.tokens_in, tokens_out=self.tokens_out, cached_tokens=self.cached_tokens,
                     cost=self.cost, entries=self.entries, commits=self.commits, consumed=self.consumed,
                     consumed_lines=self.consumed_lines, requests=self.requests,

@@ -241,3 +241,11 @@ def test_a_model_that_cannot_do_the_job_never_splits_the_batch(lived_in, serve, 
         assert len(report.batches) == 1 and report.batches[0].entries == 3  # never split
         assert "model check" in report.reason
     held(lived_in, before)
+
+
+def test_a_summary_that_is_only_a_code_fence_never_becomes_the_commit_subject(lived_in, serve):
+    server = serve([files_everything()[0], final("```\n{\"done\": true}\n```")])
+    report = run_dream(lived_in, llm_settings(server))
+    assert report.outcome == "committed", report.reason
+    subject = git(lived_in, "log", "-1", "--format=%s")
+    assert subject.startswith("dream: consolidate history") and "`" not in subject

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -74,9 +75,19 @@ class PathRefused(ValueError):
 
 @dataclass(frozen=True)
 class Workspace:
-    """Paths of one agent workspace (nanobot-compatible layout)."""
+    """Paths of one agent workspace (nanobot-compatible layout).
+
+    The root's parent is canonical (absolute, every link on the way resolved): nanodream's reads refuse a link at
+    any component of a path (atomic.open_plain), so the only links they can meet are the workspace folder itself
+    (followed only by `Workspace.at`, a person naming their workspace) and links inside it.
+    """
 
     root: Path
+
+    def __post_init__(self) -> None:
+        absolute = Path(os.path.abspath(self.root))
+        object.__setattr__(self, "root", Path(os.path.realpath(absolute.parent)) / absolute.name
+                           if absolute.name else absolute)
 
     @classmethod
     def at(cls, path: str | Path) -> Workspace:

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 FLOORS: list[set[str]] = [
     {"nanodream", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses", "safety",
      "workspace"},
-    {"config", "layout", "pinning", "rejected"},
+    {"boundedjson", "config", "layout", "pinning", "rejected"},
     {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only
     {"memory"},  # staging, journal, the transaction, the door

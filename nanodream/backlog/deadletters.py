@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.backlog.history import RAW_LIMIT, DeadLetter, kept_raw, line_fingerprint
 from nanodream.workspace import Workspace
@@ -45,7 +46,7 @@ def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
     that line is the one it kept, then redacted; one whose line is gone gets a fingerprint nothing matches.
     """
     try:
-        data = json.loads(dead_letter_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(dead_letter_file(workspace))
         letters = [HeldLetter(**item) for item in data["letters"]]
     except FileNotFoundError:
         return [], False

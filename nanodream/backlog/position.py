@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.backlog.history import MAX_LINE_BYTES, Position, parse_line, raw_lines, read_cursor, write_cursor
 from nanodream.workspace import Workspace
@@ -81,7 +82,7 @@ def save_position(workspace: Workspace, position: Position) -> None:
 
 def _load(workspace: Workspace) -> Position | None:
     try:
-        data = json.loads(position_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(position_file(workspace))
         return Position(**data)
     except FileNotFoundError:
         return None

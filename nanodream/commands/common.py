@@ -119,7 +119,9 @@ def write_result(path: Path, data: Any) -> None:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
-        text = yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False, allow_unicode=True)
+        from nanodream.boundedjson import plain
+
+        text = yaml.safe_dump(plain(data), sort_keys=False, allow_unicode=True)
     else:
         text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
     atomic_write(path, text)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
@@ -56,7 +57,7 @@ class IngestJournalUnreadable(ValueError):
 
 def load(workspace: Workspace) -> IngestJournal | None:
     try:
-        return IngestJournal(**json.loads(journal_file(workspace).read_text(encoding="utf-8")))
+        return IngestJournal(**boundedjson.load_file(journal_file(workspace)))
     except FileNotFoundError:
         return None
     except (ValueError, TypeError, UnicodeDecodeError):

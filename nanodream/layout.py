@@ -29,8 +29,14 @@ class Linked(Exception):
 
 
 def check_plain(workspace: Workspace) -> None:
-    """Raise Linked for the first path nanodream uses that is a link (or a `.git` that is not a folder)."""
+    """Raise Linked for the first path nanodream uses that is a link (or a `.git` that is not a folder).
+
+    A linked skill (`Workspace.linked_skills`) is not one of them: it is left alone, and named where it is met.
+    """
+    linked_skills = set(workspace.linked_skills())
     for rel, info in _entries(workspace.root):
+        if rel in linked_skills:
+            continue
         if stat.S_ISLNK(info.st_mode):
             raise Linked(f"{rel} is a symbolic link; nanodream only reads and writes plain files and folders "
                          "inside the workspace (a link can reach another workspace): replace it with the real "

@@ -63,8 +63,7 @@ def _front_matter_end(lines: list[str]) -> int:
 
 
 def _skill_paths(workspace: Workspace) -> list[str]:
-    folder = workspace.root / "skills"
-    return [f"skills/{p.parent.name}/SKILL.md" for p in folder.glob("*/SKILL.md")] if folder.is_dir() else []
+    return [path for path in workspace.memory_paths() if path.startswith("skills/")]  # never a linked skill
 
 
 def unpinned(line: str) -> str:

@@ -108,14 +108,20 @@ class GitStore:
     # state ----------------------------------------------------------------------------------------
 
     def _pathspecs(self) -> list[str]:
-        """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing)."""
+        """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing), without
+        the linked skills: nanodream commits nothing through a link, and leaves a shared skill as it is."""
         tracked = set(self._git("ls-files", "-z").split("\0")) if self.head_sha() else set()
+        linked = self.workspace.linked_skills()
         specs = []
         for pattern in TRACKED_PATTERNS:
+            if pattern == "skills/" and linked == ["skills"]:
+                continue
             on_disk = (self.workspace.root / pattern).exists()
             in_index = any(p == pattern.rstrip("/") or p.startswith(pattern) for p in tracked)
             if on_disk or in_index:
                 specs.append(pattern)
+        if "skills/" in specs:
+            specs += [f":(exclude){path}" for path in linked]
         return specs
 
     def dirty_paths(self) -> list[str]:

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from nanodream.commands.common import JsonOption, console, emit_json, fail
+from nanodream.controls import visible
 from nanodream.vocab import ExitCode
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def enqueue(
     if as_json:
         emit_json(report.to_dict())
     else:
-        console.print(report.describe(), highlight=False)
+        console.print(visible(report.describe()), highlight=False, markup=False)
 
 
 @app.command()

@@ -201,12 +201,14 @@ class _Pass:
             for message in self._not_nanodreams(origin):
                 if message.role not in origin.roles:
                     self.report.left_out += 1
-                elif message.key not in origin_of:
+                elif message.key in origin_of:
+                    self.report.duplicates += 1  # the same message twice in this pass (a copied file)
+                else:
                     origin_of[message.key] = origin
                     candidates.append(message)
-        known = self.seen.known([m.key for m in candidates])
-        self.report.duplicates += len(known)
-        selected = [m for m in candidates if m.key not in known]
+        known = self.seen.known([key for m in candidates for key in (m.key, m.legacy_key) if key])
+        selected = [m for m in candidates if m.key not in known and m.legacy_key not in known]
+        self.report.duplicates += len(candidates) - len(selected)
         for message in selected:
             origin_of[message.key].taken += 1
             origin_of[message.key].source.messages += 1

@@ -287,6 +287,14 @@ def why(where: WorkspaceLike, query: str) -> WhyAnswer:
         return _refused_as(WhyAnswer(), exc)
 
 
+def memory_file(where: WorkspaceLike, path: str) -> str:
+    """The text of one memory file (`SOUL.md`, `skills/x/SKILL.md`, `memory/archive/2026-03.md`), never read through
+    a link: PathRefused (a ValueError) for any other path, FileNotFoundError when absent, OSError for a link."""
+    from nanodream.layout import read_memory_file
+
+    return read_memory_file(workspace_at(where) if not isinstance(where, Workspace) else where, path)
+
+
 @dataclass
 class RecallReport(Report):
     """`recall`: the memory lines, skills and archived lines that best match a question, and apart from them

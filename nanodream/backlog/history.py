@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write
+from nanodream.atomic import atomic_write, open_binary, read_bytes
 
 TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
@@ -221,7 +221,7 @@ def entry_tokens(entry: HistoryEntry) -> int:
 def read_cursor(path: Path) -> int:
     """The last consumed cursor; missing or unreadable means 0, as nanobot treats it."""
     try:
-        value = int(path.read_text(encoding="utf-8").strip())
+        value = int(read_bytes(path, 64).decode("utf-8").strip())
     except (OSError, ValueError, UnicodeDecodeError):
         return 0
     return max(value, 0)
@@ -336,7 +336,7 @@ def iter_after(path: Path, cursor: int, counter: dict[str, int] | None = None) -
     counts = counter if counter is not None else {}
     counts.setdefault("malformed", 0)
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:
@@ -362,7 +362,7 @@ def read_from(path: Path, offset: int = 0, line: int = 0) -> Iterator[HistoryEnt
     it is left for later, not declared dead. A line over MAX_LINE_BYTES is a dead letter, never read whole.
     """
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:

@@ -27,7 +27,7 @@ from itertools import combinations
 from pathlib import Path
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import (
     HistoryEntry,
     drop_skip_lines,
@@ -147,7 +147,7 @@ def parse_usage(raw: bytes) -> UsageRecord | None:
 def read_usage(path: Path, offset: int = 0) -> Iterator[tuple[UsageRecord | None, int]]:
     """Each complete line from `offset` on, as a record (None when malformed) and the offset just past it."""
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
 from nanodream.workspace import Workspace
@@ -103,7 +103,7 @@ def _cut(path: Path, expected_size: int, keep: int) -> bool:
 
 def _read_from(path: Path, offset: int) -> bytes:
     try:
-        with path.open("rb") as handle:
+        with open_binary(path) as handle:
             handle.seek(offset)
             return handle.read()
     except FileNotFoundError:

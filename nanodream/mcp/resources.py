@@ -12,6 +12,7 @@ from collections.abc import Callable
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
+from nanodream import api
 from nanodream.workspace import CORE_FILES, PathRefused, Workspace
 
 SCHEME = "memory://"
@@ -50,15 +51,16 @@ def _reader(workspace: Workspace, path: str) -> Callable[[], str]:
 
 
 def read_memory_file(workspace: Workspace, path: str) -> str:
-    """The text of one memory file; ResourceError for a path the dream could not read either."""
+    """The text of one memory file; ResourceError for a path the dream could not read either, or one reached
+    through a link (swapped in after the check included)."""
     try:
-        workspace.check_memory_path(path, archive=True)
+        return api.memory_file(workspace, path)
     except PathRefused as exc:
         raise ResourceError(str(exc)) from None
-    file = workspace.root / path
-    if not file.is_file():
-        raise ResourceNotFoundError(f"{path} does not exist in this workspace")
-    return file.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise ResourceNotFoundError(f"{path} does not exist in this workspace") from None
+    except OSError as exc:
+        raise ResourceError(f"{path} cannot be read without following a link ({exc.strerror})") from None
 
 
 def add_dream_prompt(server: MCPServer, workspace: Workspace, *, writes: bool) -> None:

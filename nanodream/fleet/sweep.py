@@ -80,7 +80,7 @@ def _judged(workspace: Workspace, linked_root: str, config: FleetConfig, now: da
     refused = linked_root or tenancy.linked(workspace)  # before anything of it is read
     verdict = judge(workspace, config, now) if not refused else None
     if verdict is not None and verdict.due:
-        refused = tenancy.runs_programs(workspace) or _id_or_reason(workspace)
+        refused = tenancy.runs_programs(workspace, quick=True) or _id_or_reason(workspace)
     if refused:
         report.skipped.append({"workspace": str(workspace.root), "reason": refused})
     elif verdict.quota:

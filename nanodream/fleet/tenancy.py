@@ -8,8 +8,9 @@
   runs them (versioning/gitconfig.py), and the fleet does not dream such a workspace at all until a person
   removes them: the reason names each key.
 
-The sweep checks links for every workspace it finds and the repository for every one that is due (a git call
-each); the job checks both again, since the tenant can change either in between.
+The sweep checks links for every workspace it finds and the repository's configuration files and hooks for
+every one that is due (no git process: thousands of workspaces); the job checks both again, through git,
+since the tenant can change either in between.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 
 from nanodream.layout import Linked, check_plain
+from nanodream.versioning.gitconfig import file_findings
 from nanodream.versioning.gitrunner import repository_programs
 from nanodream.workspace import Workspace
 
@@ -33,9 +35,10 @@ def linked(workspace: Workspace) -> str:
     return ""
 
 
-def runs_programs(workspace: Workspace) -> str:
-    """Why the workspace's repository is not dreamed ('' when it configures nothing git would run)."""
-    found = repository_programs(workspace.root)
+def runs_programs(workspace: Workspace, *, quick: bool = False) -> str:
+    """Why the workspace's repository is not dreamed ('' when it configures nothing git would run). `quick` (the
+    sweep, for thousands of workspaces) reads the configuration files without starting git."""
+    found = file_findings(workspace.root) if quick else repository_programs(workspace.root)
     if not found:
         return ""
     named = ", ".join(finding.describe() for finding in found)

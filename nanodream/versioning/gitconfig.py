@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from nanodream.atomic import read_bytes
+
 # Set on every call, from the command line: no configuration file can turn them back on.
 OVERRIDES: tuple[tuple[str, str], ...] = (
     ("core.hooksPath", "/dev/null"),  # git looks for /dev/null/<hook>, which cannot exist: no hook runs
@@ -151,6 +153,53 @@ def _executable(entry: os.DirEntry) -> bool:
     except OSError:
         return False
     return stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and bool(info.st_mode & 0o111))
+
+
+def file_findings(root: Path) -> list[Finding]:
+    """`findings` from the workspace's own configuration files read directly, without starting git: what a
+    fleet's sweep can afford for every due workspace. Every key the workspace sets is in these files, an include
+    among them (itself a finding); an odd spelling this reader misses is still never obeyed (the overrides), and
+    the job checks again through git."""
+    entries = []
+    for name in ("config", "config.worktree"):
+        try:
+            text = read_bytes(root / ".git" / name, 1024 * 1024).decode("utf-8", "replace")
+        except OSError:
+            continue
+        entries += [ConfigEntry("local", f".git/{name}", key, value) for key, value in _keys(text)]
+    return findings(entries, root)
+
+
+_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)\Z', re.DOTALL)
+_KEY = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?\Z", re.DOTALL)
+
+
+def _keys(text: str) -> list[tuple[str, str]]:
+    """(section[.subsection].name, value) for each variable of a git configuration file, as git spells keys."""
+    found, section = [], ""
+    for line in _joined(text):
+        header = _SECTION.match(line)
+        if header:
+            name, sub, line = header.group(1).lower(), header.group(2), header.group(3)
+            if sub is None and "." in name:  # the old [section.subsection] spelling
+                name, _, sub = name.partition(".")
+            section = f"{name}.{sub}" if sub is not None else name
+        variable = _KEY.match(line) if section and line.strip() and line.lstrip()[0] not in "#;" else None
+        if variable:
+            found.append((f"{section}.{variable.group(1).lower()}", _value(variable.group(2))))
+    return found
+
+
+def _joined(text: str) -> list[str]:
+    """Lines with git's backslash continuations joined."""
+    return re.sub(r"\\\r?\n", "", text).splitlines()
+
+
+def _value(raw: str | None) -> str:
+    if raw is None:
+        return "true"  # a bare key is a boolean set to true
+    value = re.split(r'\s[#;]', raw, maxsplit=1)[0].strip() if '"' not in raw else raw.strip()
+    return value.strip('"')
 
 
 def driver_overrides(entries: Iterable[ConfigEntry]) -> list[tuple[str, str]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nanodream.text import lists
+from nanodream.text.cjk import spaced_bigrams
+from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.stems import singular
 from nanodream.text.verbs import base_verb, conjugate
 from nanodream.text.words import covers, fact_key, similarity
@@ -60,3 +62,24 @@ def test_words_compare_as_facts_never_across_a_negation():
                                            ("status", "status"), ("bus", "bus")])
 def test_topics_fold_plurals(word, one):
     assert singular(word) == one
+
+
+@pytest.mark.parametrize(("said", "language"), [
+    ("I moved to Porto last month and I like short answers.", "en"),
+    ("Ich wohne in Berlin und arbeite als Lehrerin.", "de"),
+    ("Je préfère les réponses courtes, s'il te plaît.", "fr"),
+    ("我想用繁體中文寫作業，先討論再動手。", "zh"),
+    ("こんにちは、東京に住んでいます。", "ja"),
+    ("안녕하세요 저는 서울에 살아요", "ko"),
+    ("lgtm", UNDETERMINED), ("ok thanks", UNDETERMINED), ("```\nimport os\nprint(os.sep)\n```", UNDETERMINED),
+    ("Bitte lies `src/main.py` und sag mir, was du davon hältst.", "de"),
+])
+def test_a_messages_language_is_told_by_its_script_or_the_model_and_short_text_is_undetermined(said, language):
+    assert language_of(said) == language
+
+
+def test_cjk_runs_become_overlapping_character_pairs_and_other_text_stays():
+    assert spaced_bigrams("我喜欢猫").split() == ["我喜", "喜欢", "欢猫"]
+    assert spaced_bigrams("I moved to 東京 in May").split() == ["I", "moved", "to", "東京", "in", "May"]
+    assert spaced_bigrams("plain ascii text") == "plain ascii text"
+    assert spaced_bigrams("猫 is a cat").split() == ["猫", "is", "a", "cat"]

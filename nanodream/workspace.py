@@ -218,8 +218,8 @@ class Workspace:
             current = current / part
             if current.is_symlink():
                 if skill:  # a linked skill is someone's shared skill, not an escape: the model picks another name
-                    raise PathRefused(f"{shown} is a linked skill, which nanodream leaves alone; file this in "
-                                      "another skill or in memory/MEMORY.md")
+                    raise PathRefused(f"{shown} goes through a symlink: a linked skill, which nanodream leaves "
+                                      "alone; file this in another skill or in memory/MEMORY.md")
                 raise PathRefused(f"{shown} goes through a symlink; symlinked memory files are not allowed",
                                   reaches_out=True)
         return path

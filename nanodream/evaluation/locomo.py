@@ -28,7 +28,7 @@ _SESSION = re.compile(r"^session_(\d+)$")
 def import_locomo(source: Path, out: Path) -> list[Path]:
     """Write one scenario per conversation under `out`; the scenario folders, in the file's order."""
     try:
-        data = boundedjson.load_file(source)
+        data = boundedjson.loads(source.read_bytes(), max_bytes=boundedjson.DOCUMENT_BYTES)  # a file a person named
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"{source}: not a LoCoMo JSON file ({exc})") from None
     samples = data if isinstance(data, list) else [data]

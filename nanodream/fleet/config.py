@@ -98,11 +98,13 @@ def load_fleet_config(path: Path | None) -> FleetConfig:
     if path is None:
         return FleetConfig()
     try:
-        data = read_toml(path, f"fleet config {path}", follow=True)
+        data = read_toml(path, path.name, follow=True)
     except FileNotFoundError:
         raise ConfigError(f"fleet config {path} does not exist") from None
     except OSError as exc:
         raise ConfigError(f"fleet config {path}: cannot be read ({exc})") from None
+    except ConfigError as exc:
+        raise ConfigError(f"fleet config {path} cannot be read: {exc}") from None
     unknown = sorted(set(data) - {"settings", "fleet", "paths"})
     if unknown:
         raise ConfigError(f"{path.name}: {unknown_names(unknown, ['settings', 'fleet', 'paths'], 'table')}")

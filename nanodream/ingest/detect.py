@@ -97,7 +97,8 @@ def _first_lines(handle: BinaryIO, path: Path) -> list[Any]:
             break
         if not records and raw.strip() and not raw.lstrip().startswith(b"{"):
             raise Unrecognised(f"{path}: line {number} is not a JSON object")
-        if not raw.endswith(b"\n") or len(records) >= SAMPLE_RECORDS or (records and read > SAMPLE_BYTES):
+        written = raw.endswith(b"\n") or path.suffix == ".json"  # a .json file is written whole, newline or not
+        if not written or len(records) >= SAMPLE_RECORDS or (records and read > SAMPLE_BYTES):
             break  # the last line may still be being written; a huge first line is still looked at
         if not raw.strip():
             continue

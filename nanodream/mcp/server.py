@@ -17,10 +17,10 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from nanodream import __version__
+from nanodream.api import Workspace
 from nanodream.mcp.resources import add_dream_prompt, add_memory_files
 from nanodream.mcp.results import failed
 from nanodream.mcp.tools import TOOLS
-from nanodream.workspace import Workspace
 
 
 def build_server(workspace: Workspace, *, writes: bool) -> MCPServer:

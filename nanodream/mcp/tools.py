@@ -16,10 +16,10 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from nanodream import api
+from nanodream.api import Workspace
 from nanodream.mcp.catalogue import Catalogue
 from nanodream.mcp.progress import BatchProgress
 from nanodream.mcp.results import ToolResult, failed, reported
-from nanodream.workspace import Workspace
 
 TOOLS = Catalogue()
 
@@ -95,9 +95,7 @@ def memory_why(
 def dream_proposals(workspace: Workspace) -> ToolResult:
     """The changes review dreams left waiting, oldest first, each with its diff: accept them with
     `dream_accept`, drop them with `dream_reject`."""
-    report = api.proposals(workspace, with_diffs=True)
-    shown = [proposal.to_dict() | {"diff": report.diffs.get(proposal.id, "")} for proposal in report.proposals]
-    return reported(report, {"proposals": shown})
+    return reported(api.review_queue(workspace))
 
 
 # writing -----------------------------------------------------------------------------------------------------
@@ -115,9 +113,7 @@ async def dream_run(
 ) -> ToolResult:
     """Dream now: fold the agent's history backlog into its memory files, one git commit per batch, exactly as
     `nanodream run` does. Sends a progress notification per batch when asked for progress."""
-    from nanodream.run.context import RunOptions
-
-    options = RunOptions(dry_run=dry_run, max_batches=max_batches, review=review, trigger="mcp",
+    options = api.RunOptions(dry_run=dry_run, max_batches=max_batches, review=review, trigger="mcp",
                          observer=BatchProgress(context))
     report = await anyio.to_thread.run_sync(lambda: api.run(workspace, options=options))
     return reported(report)
@@ -126,9 +122,7 @@ async def dream_run(
 @TOOLS.writes()
 def dream_accept(workspace: Workspace, id: ProposalId) -> ToolResult:
     """Apply one waiting proposal to memory as a commit (the person's hand edits made meanwhile are kept)."""
-    from nanodream.edits.review import Selection
-
-    return reported(api.accept(workspace, Selection(ref=id)), reference="id")
+    return reported(api.accept(workspace, api.Selection(ref=id)), reference="id")
 
 
 @TOOLS.writes()
@@ -139,9 +133,7 @@ def dream_reject(
 ) -> ToolResult:
     """Drop one waiting proposal and record its facts in memory/rejected.md, so no later dream proposes them
     again."""
-    from nanodream.edits.review import Selection
-
-    return reported(api.reject(workspace, Selection(ref=id), reason), reference="id")
+    return reported(api.reject(workspace, api.Selection(ref=id), reason), reference="id")
 
 
 @TOOLS.writes(destructive=True)
@@ -175,9 +167,7 @@ def memory_forget(
 ) -> ToolResult:
     """Take out of memory what one session's history entries taught (lines only they support), and mark those
     entries never to be consumed again. Not erasure: git history keeps older versions."""
-    from nanodream.edits.forget import Target
-
-    return reported(api.forget(workspace, Target(session=session)))
+    return reported(api.forget(workspace, api.Target(session=session)))
 
 
 @TOOLS.writes()

@@ -726,4 +726,4 @@ def _fleet_config(path: Path | None) -> FleetConfig:
         raise Refused(f"fleet config: {exc}", exit_code=ExitCode.USAGE) from None
 
 
-__all__ = ["WorkspaceLike", "action", "settings_for", "workspace_at", "write_result", *ACTIONS]
+__all__ = ["ACTIONS", "WorkspaceLike", "action", "settings_for", "workspace_at", "write_result", *ACTIONS]

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanodream import api
+from nanodream.api import SlashReply
 from nanodream.controls import visible
 from nanodream.vocab import (
     FAILURES,
-    Declared,
     ExitCode,
     Outcome,
     Refused,
@@ -51,16 +51,6 @@ USAGE = {
     "/dream-reject": "`/dream-reject [id|all] [reason]` — drop a proposal, recording its facts as rejected",
 }
 _SETTING_NAMES = {f.name for f in fields(api.Settings)}
-
-
-@dataclass(frozen=True)
-class SlashReply(Declared):
-    """The answer to one slash command: the markdown a host shows, and (`slash --json`) what is behind it."""
-
-    markdown: str
-    exit_code: int = ExitCode.OK
-    result: Any = None  # the structured answer behind the markdown, None for an error
-    command: str = ""  # the command as typed, lower case; "" when there was none
 
 
 class SlashError(Exception):

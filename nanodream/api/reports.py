@@ -220,6 +220,16 @@ class QuarantineReport(Report):
     entries: list[QuarantinedEntry] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SlashReply(Declared):
+    """The answer to one slash command: the markdown a host shows, and (`slash --json`) what is behind it."""
+
+    markdown: str
+    exit_code: int = ExitCode.OK
+    result: Any = None  # the structured answer behind the markdown, None for an error
+    command: str = ""  # the command as typed, lower case; "" when there was none
+
+
 # the review lane --------------------------------------------------------------------------------------------
 
 

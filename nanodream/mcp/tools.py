@@ -40,7 +40,7 @@ def _not_a_sha(sha: str) -> ToolResult | None:
 # reading ---------------------------------------------------------------------------------------------------
 
 
-@TOOLS.reads
+@TOOLS.reads("RecallReport")
 def memory_recall(
     workspace: Workspace,
     query: Annotated[str, Field(min_length=1, max_length=2000, description="The question, in your own words.")],
@@ -55,14 +55,14 @@ def memory_recall(
     return reported(api.recall(workspace, query, k))
 
 
-@TOOLS.reads
+@TOOLS.reads("StatusReport")
 def memory_status(workspace: Workspace) -> ToolResult:
     """The history backlog waiting, how far it was consumed, the last dream and runs, each memory file's fill
     against its cap, and the proposals waiting for review."""
     return reported(api.status(workspace))
 
 
-@TOOLS.reads
+@TOOLS.reads("LogReport")
 def memory_log(
     workspace: Workspace,
     n: Annotated[int, Field(ge=1, le=500, description="How many commits, newest first.")] = 20,
@@ -74,13 +74,13 @@ def memory_log(
     return reported(api.log(workspace, n, kind))
 
 
-@TOOLS.reads
+@TOOLS.reads("ShowReport")
 def memory_show(workspace: Workspace, sha: Sha) -> ToolResult:
     """One memory commit in full: the dream's summary, the history entries it consumed, and its diff."""
     return _not_a_sha(sha) or reported(api.show(workspace, sha), reference="sha")
 
 
-@TOOLS.reads
+@TOOLS.reads("WhyAnswer")
 def memory_why(
     workspace: Workspace,
     text: Annotated[str, Field(min_length=1, max_length=2000,
@@ -91,7 +91,7 @@ def memory_why(
     return reported(api.why(workspace, text))
 
 
-@TOOLS.reads
+@TOOLS.reads("ReviewQueue")
 def dream_proposals(workspace: Workspace) -> ToolResult:
     """The changes review dreams left waiting, oldest first, each with its diff: accept them with
     `dream_accept`, drop them with `dream_reject`."""
@@ -101,7 +101,7 @@ def dream_proposals(workspace: Workspace) -> ToolResult:
 # writing -----------------------------------------------------------------------------------------------------
 
 
-@TOOLS.writes(open_world=True)
+@TOOLS.writes("RunReport", open_world=True)
 async def dream_run(
     workspace: Workspace,
     context: Context,
@@ -119,13 +119,13 @@ async def dream_run(
     return reported(report)
 
 
-@TOOLS.writes()
+@TOOLS.writes("ReviewReport")
 def dream_accept(workspace: Workspace, id: ProposalId) -> ToolResult:
     """Apply one waiting proposal to memory as a commit (the person's hand edits made meanwhile are kept)."""
     return reported(api.accept(workspace, api.Selection(ref=id)), reference="id")
 
 
-@TOOLS.writes()
+@TOOLS.writes("ReviewReport")
 def dream_reject(
     workspace: Workspace,
     id: ProposalId,
@@ -136,7 +136,7 @@ def dream_reject(
     return reported(api.reject(workspace, api.Selection(ref=id), reason), reference="id")
 
 
-@TOOLS.writes(destructive=True)
+@TOOLS.writes("RestoreReport", destructive=True)
 def dream_restore(workspace: Workspace, sha: Sha) -> ToolResult:
     """Undo one commit (a dream, usually) as a new commit; later changes stay, and what a dream added is
     recorded as rejected so the next dream does not add it again."""
@@ -146,7 +146,7 @@ def dream_restore(workspace: Workspace, sha: Sha) -> ToolResult:
     return reported(report, reference="" if report.target else "sha")
 
 
-@TOOLS.writes()
+@TOOLS.writes("PinReport")
 def memory_pin(
     workspace: Workspace,
     text: Annotated[str, Field(min_length=1, max_length=2000,
@@ -159,7 +159,7 @@ def memory_pin(
     return reported(api.pin(workspace, text, path=path))
 
 
-@TOOLS.writes(destructive=True)
+@TOOLS.writes("ForgetReport", destructive=True)
 def memory_forget(
     workspace: Workspace,
     session: Annotated[str, Field(min_length=1, max_length=500,
@@ -170,7 +170,7 @@ def memory_forget(
     return reported(api.forget(workspace, api.Target(session=session)))
 
 
-@TOOLS.writes()
+@TOOLS.writes("DecisionReport")
 def hypothesis_resolve(
     workspace: Workspace,
     line: Annotated[str, Field(min_length=1, max_length=300, description=(

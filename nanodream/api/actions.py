@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from nanodream.api import reports
 from nanodream.api.reports import (
@@ -97,7 +97,7 @@ def action(blank: Blank | None = None) -> Callable[[Act], Act]:
                 report.refuse(refused)
                 return report
 
-        return answer  # type: ignore[return-value]
+        return cast(Act, answer)
 
     return declare
 

@@ -66,6 +66,9 @@ def loads(data: str | bytes | bytearray, *, max_bytes: int, max_depth: int = MAX
     return value
 
 
+bounded_loads = loads  # the name the host API exports it under (nanodream.api.bounded_loads)
+
+
 def raw_decode(text: str, index: int = 0, *, max_depth: int = MAX_DEPTH) -> tuple[Any, int]:
     """The JSON value starting at `text[index]` and where it ends (JSONDecoder.raw_decode), depth-bounded.
 

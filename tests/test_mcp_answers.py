@@ -90,7 +90,16 @@ def test_every_request_gets_a_result_or_a_json_rpc_error(memory):
 # resources never read through a link -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reader", [read_memory_file, api.memory_file])
+def _through_the_api(workspace: Workspace, path: str) -> str:
+    """api.memory_file as the MCP resources call it: a link met is a report needing a person, not text."""
+    found = api.memory_file(workspace, path)
+    if found.text is None:
+        assert found.exit_code == 78 and "link" in found.reason, found.reason
+        raise OSError(found.reason)
+    return found.text
+
+
+@pytest.mark.parametrize("reader", [read_memory_file, _through_the_api])
 @pytest.mark.parametrize("swapped", ["skills/deploy", "skills"])
 def test_a_link_swapped_in_after_the_check_is_refused_at_the_open(memory, tmp_path, monkeypatch, swapped, reader):
     skill = memory.root / "skills" / "deploy"

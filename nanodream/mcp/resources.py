@@ -13,7 +13,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from nanodream import api
-from nanodream.workspace import CORE_FILES, PathRefused, Workspace
+from nanodream.api import CORE_FILES, Workspace
 
 SCHEME = "memory://"
 UNTRUSTED = {"untrusted": True}  # what the tools' results say in a field, a resource says in its metadata
@@ -51,16 +51,13 @@ def _reader(workspace: Workspace, path: str) -> Callable[[], str]:
 
 
 def read_memory_file(workspace: Workspace, path: str) -> str:
-    """The text of one memory file; ResourceError for a path the dream could not read either, or one reached
-    through a link (swapped in after the check included)."""
-    try:
-        return api.memory_file(workspace, path)
-    except PathRefused as exc:
-        raise ResourceError(str(exc)) from None
-    except FileNotFoundError:
-        raise ResourceNotFoundError(f"{path} does not exist in this workspace") from None
-    except OSError as exc:
-        raise ResourceError(f"{path} cannot be read without following a link ({exc.strerror})") from None
+    """The text of one memory file; ResourceError for a path the dream could not read either."""
+    found = api.memory_file(workspace, path)
+    if found.missing:
+        raise ResourceNotFoundError(found.reason)
+    if found.text is None:
+        raise ResourceError(found.reason)
+    return found.text
 
 
 def add_dream_prompt(server: MCPServer, workspace: Workspace, *, writes: bool) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from mcp_types import CallToolResult, TextContent
 
-from nanodream.boundedjson import plain
+from nanodream.api import plain
 from nanodream.controls import json_visible, visible
 from nanodream.vocab import ExitCode, Outcome, Report
 

@@ -25,7 +25,8 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
-from nanodream.boundedjson import MESSAGE_BYTES, JSONRefused, loads
+from nanodream.api import MESSAGE_BYTES, JSONRefused
+from nanodream.api import bounded_loads as loads
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 _ID = re.compile(r'^\s*\{(?:[^{}\[\]]*?,\s*)?"id"\s*:\s*(?:(-?\d{1,18})\b|"([^"\\]{0,200})")')

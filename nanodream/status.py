@@ -15,13 +15,14 @@ from nanodream.ingest.overview import ingest_overview
 from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
+from nanodream.versioning.gitrunner import repository_programs
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import FAILURES, SUCCEEDED, RunRecord
+from nanodream.vocab import FAILURES, SUCCEEDED, Declared, RunRecord
 from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 
 @dataclass
-class Status:
+class Status(Declared):
     workspace: str
     model: str
     cursor: int
@@ -48,9 +49,9 @@ class Status:
     proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
     # transcript sources: {"sources": [{"path", "format", watermark totals, "files": [...]}], "last_pass", ...}
     ingest: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
+    git_ignored: list[dict[str, str]] = field(default_factory=list)
+    linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -69,8 +70,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         sha = store.head_sha()
         subject = store.head_message().splitlines()[0] if sha else None
     records = read_records(workspace, limit=200)
-    successes = [r.to_dict() for r in records if r.outcome in SUCCEEDED]
-    failures = [r.to_dict() for r in records if r.outcome in FAILURES]
+    successes = [r.to_json() for r in records if r.outcome in SUCCEEDED]
+    failures = [r.to_json() for r in records if r.outcome in FAILURES]
     try:
         quarantine, quarantine_error = [vars(e) for e in load_quarantine(workspace)], ""
     except QuarantineUnreadable as exc:
@@ -89,6 +90,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
         {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
+        git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
+        linked_skills=workspace.linked_skills(),
     )
 
 
@@ -104,7 +107,7 @@ def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:
     from nanodream.versioning.logview import summarize
 
     dreams = store.memory_commits(1, kind="dream")
-    return summarize(dreams[0]).to_dict() if dreams else None
+    return summarize(dreams[0]).to_json() if dreams else None
 
 
 def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:

@@ -17,15 +17,11 @@ from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated,
 from nanodream.engines.routing import (
     CORRECTION_THRESHOLD,
     Route,
-    covers,
-    fact_key,
     parse_procedure,
     parse_task,
     route_fact,
-    similarity,
     skill_slug,
     task_key,
-    tidy_sentence,
 )
 from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
 from nanodream.memory.staging import Staging
@@ -33,6 +29,7 @@ from nanodream.memory.transaction import ensure_repository
 from nanodream.run.dream import run_dream
 from nanodream.run.report import RunReport
 from nanodream.skills import parse_skill
+from nanodream.text.words import covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.toolbox.tools import ToolBox
 from nanodream.versioning.gitstore import GitStore
@@ -555,7 +552,7 @@ def test_shrink_budget_counts_like_the_guard() -> None:
     assert shrink_budget("", "anything", 0.5) is None
 
 
-# the no-op check: the rules say why a line changed nothing ---------------------------------------------
+# the per-fact accounting: the rules say why a line changed nothing ---------------------------------------------
 
 
 def test_a_batch_the_rules_keep_nothing_of_passes_the_accounting_with_their_reasons(tmp_path):

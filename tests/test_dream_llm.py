@@ -65,7 +65,7 @@ def test_rate_limit_is_retried_then_succeeds(workspace, serve):
     server = serve([error(429, "slow down"), *[keeps_nothing()] * 2])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "no-change"
-    assert len(server.requests) == 3  # the 429, the batch, the no-op check's question
+    assert len(server.requests) == 3  # the 429, the batch, the accounting's question
     assert read_cursor(workspace.cursor_file) == 3
 
 

@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, console, emit_json, fail
-from nanodream.vocab import ExitCode
+from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, concluded, console
 
 if TYPE_CHECKING:
-    from nanodream.config import Settings
-    from nanodream.evaluation.model_check import ModelCheck
+    from nanodream.api import ModelVerdict
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -53,36 +51,13 @@ def check(
       nanodream model check -m openai/qwen2.5-coder --api-base http://127.0.0.1:8080/v1
       nanodream model check -m openai/qwen --api-base http://127.0.0.1:8011/v1 --tool-mode structured --json
     """
-    from nanodream.config import ConfigError, load_settings
-    from nanodream.workspace import Workspace
+    from nanodream import api
 
-    raw = workspace or Path.cwd()
-    try:
-        settings = load_settings(Workspace.at(raw), {"model": model, "api_base": api_base, "tool_mode": tool_mode})
-    except ConfigError as exc:
-        fail(f"configuration: {exc}", as_json=as_json)
-    if settings.offline:
-        fail("the builtin engine needs no check (it calls the tools in-process); name a model with -m",
-             as_json=as_json)
-    report = _check(settings, as_json)
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        render_check(report)
-    raise typer.Exit(ExitCode.OK if report.usable else ExitCode.FAILED)
+    concluded(api.check_model(workspace or Path.cwd(), model=model, api_base=api_base, tool_mode=tool_mode),
+              as_json, lambda report: render_check(report.verdict))
 
 
-def _check(settings: Settings, as_json: bool) -> ModelCheck:
-    from nanodream.engines import ProviderMisconfigured
-    from nanodream.evaluation.model_check import check_model
-
-    try:
-        return check_model(settings)
-    except ProviderMisconfigured as exc:
-        fail(f"configuration: {exc}", as_json=as_json)
-
-
-def render_check(report: ModelCheck) -> None:
+def render_check(report: ModelVerdict) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None, pad_edge=False)

@@ -111,5 +111,5 @@ class Engine(Protocol):
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """Continue the same session with one more user `message` (the no-op check's question)."""
+        """Continue the same session with one more user `message` (the accounting's question)."""
         ...

@@ -13,19 +13,9 @@ import re
 from dataclasses import dataclass
 
 from nanodream.backlog.history import Batch, tagged_lines
-from nanodream.engines.routing import (
-    CORRECTION_THRESHOLD,
-    STOPWORDS,
-    content_words,
-    covers,
-    fact_key,
-    parse_procedure,
-    parse_task,
-    parse_untitled_procedure,
-    similarity,
-    words,
-)
+from nanodream.engines.routing import CORRECTION_THRESHOLD, parse_procedure, parse_task, parse_untitled_procedure
 from nanodream.engines.slots import same_slot
+from nanodream.text.words import STOPWORDS, content_words, covers, fact_key, similarity, words
 
 FACT_TAGS = ("permanent", "durable", "correction")
 # Words a file implies about its lines: "User prefers X" is kept in USER.md as "Prefers X".

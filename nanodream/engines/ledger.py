@@ -154,7 +154,7 @@ class Ledger:
         return lines
 
 
-# Ledger fields counting lines kept out of memory, and how the no-op check words each reason.
+# Ledger fields counting lines kept out of memory, and how the accounting words each reason.
 _KEPT_OUT = (
     ("duplicates", "already in memory"),
     ("rejected", "a person rejected it (memory/rejected.md)"),

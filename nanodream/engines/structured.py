@@ -23,9 +23,10 @@ from typing import Any
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.engines.conversation import Conversation
 from nanodream.engines.facts import BatchFact, batch_facts, corrects, holds, strip_tag_prefix
-from nanodream.engines.routing import route_fact, similarity, tidy_sentence
+from nanodream.engines.routing import route_fact
 from nanodream.markdown import MarkdownDoc
 from nanodream.rejected import fact_text
+from nanodream.text.words import similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
 from nanodream.workspace import CORE_FILES
 

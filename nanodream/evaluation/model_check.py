@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from nanodream.backlog.history import Batch, HistoryEntry, read_from
 from nanodream.config import Settings
@@ -26,7 +25,7 @@ from nanodream.run.accounting import Ledgers, Status, account_for
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import SUCCEEDED
+from nanodream.vocab import SUCCEEDED, Declared, Shape
 from nanodream.workspace import CORE_FILES, MEMORY, Workspace, scaffold
 
 OLD_LINE = "- Project kiwi deploys with Nomad on host atlas."
@@ -48,8 +47,10 @@ class FactResult:
 
 
 @dataclass
-class ModelCheck:
+class ModelVerdict(Declared):
     """What the tiny dream did; `usable` only when it kept both facts and replaced the corrected line."""
+
+    json_shape = Shape(derived=("usable", "advice"))
 
     model: str
     api_base: str | None
@@ -82,17 +83,14 @@ class ModelCheck:
             return 'usable: auto fell back to structured mode; set tool_mode = "structured" to skip the tools try'
         return f"usable with tool_mode = {self.tool_mode!r}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "usable": self.usable, "advice": self.advice}
 
-
-def check_model(settings: Settings, engine_factory=engine_for) -> ModelCheck:
+def check_model(settings: Settings, engine_factory=engine_for) -> ModelVerdict:
     """Dream the check's batch with `settings`' model; ProviderMisconfigured (a missing key) is raised before
     any request. Retries are capped at one: a person is waiting."""
     settings = replace(settings, max_retries=min(settings.max_retries, 1), max_batches=1, batch_tokens=8000,
                        review="off", keep_transcripts=0)
     engine = engine_factory(settings)  # raises ProviderMisconfigured now, before any scratch work
-    check = ModelCheck(settings.model, settings.api_base, settings.tool_mode)
+    check = ModelVerdict(settings.model, settings.api_base, settings.tool_mode)
     with tempfile.TemporaryDirectory(prefix="nanodream-model-check-") as tmp:
         ws = _scratch(Path(tmp) / "ws")
         started = time.monotonic()
@@ -119,7 +117,7 @@ def _scratch(root: Path) -> Workspace:
     return ws
 
 
-def _judge(check: ModelCheck, ws: Workspace) -> None:
+def _judge(check: ModelVerdict, ws: Workspace) -> None:
     """The accounting over the whole batch, against memory as the dream left it."""
     batch = Batch([item for item in read_from(ws.history_file) if isinstance(item, HistoryEntry)])
     staging = Staging(ws)
@@ -137,7 +135,7 @@ def _judge(check: ModelCheck, ws: Workspace) -> None:
     check.problems = _problems(check, still)
 
 
-def _problems(check: ModelCheck, still: list[str]) -> list[str]:
+def _problems(check: ModelVerdict, still: list[str]) -> list[str]:
     """What failed, the dream's own reason first."""
     found = [f"the dream ended {check.outcome}: {check.reason}"] if check.outcome not in SUCCEEDED else []
     found += [f"{f.fact!r}: {f.status}" + (f" — {f.note}" if f.note else "") for f in check.facts
@@ -147,6 +145,6 @@ def _problems(check: ModelCheck, still: list[str]) -> list[str]:
     return found
 
 
-def _count_calls(check: ModelCheck, engine: Engine) -> None:
+def _count_calls(check: ModelVerdict, engine: Engine) -> None:
     calls = getattr(engine, "calls", {})
     check.native_tool_calls, check.text_tool_calls = calls.get("native", 0), calls.get("written", 0)

@@ -38,12 +38,12 @@ from nanodream.engines.facts import (
     new_part,
     procedure_held,
 )
-from nanodream.engines.routing import content_words, fact_key, similarity
 from nanodream.memory.staging import Staging
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.rejected import fact_text
 from nanodream.run.claims import edit_claim
 from nanodream.safety import injection, secret_scan
+from nanodream.text.words import content_words, fact_key, similarity
 from nanodream.toolbox.textcalls import CALL_FORMAT
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import count

@@ -10,15 +10,16 @@ reorder — is looked through (one more blame each), so the answer is the commit
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from nanodream.atomic import read_text
 from nanodream.backlog.history import HistoryEntry
-from nanodream.pinning import find_lines
+from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_text
 from nanodream.versioning.gitstore import GitStore, LineOrigin
 from nanodream.versioning.logview import consumed_entries
-from nanodream.vocab import count
+from nanodream.vocab import Declared, count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, REJECTED_FILE, PathRefused, Workspace
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -30,7 +31,7 @@ class NotFound(Exception):
 
 
 @dataclass
-class WhyReport:
+class WhyReport(Declared):
     """The stable JSON shape of `why --json` (docs/json.md)."""
 
     commit: str | None  # None: the line is a hand edit not committed yet
@@ -41,9 +42,6 @@ class WhyReport:
     text: str
     subject: str = ""
     entries: list[dict[str, Any]] = field(default_factory=list)  # line, cursor, session_key, timestamp, text
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def why(workspace: Workspace, query: str) -> WhyReport:
@@ -84,7 +82,7 @@ def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:
     """(path, 1-based line, text) of the line asked about; NotFound when there is none."""
     head, sep, tail = query.rpartition(":")
     if sep and tail.strip().isdigit() and _is_memory_file(workspace, head):
-        lines = (workspace.root / head).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines(read_text(workspace.root / head))
         number = int(tail)
         if not 1 <= number <= len(lines):
             raise NotFound(f"{head} has {count(len(lines), 'line')}; there is no line {number}")

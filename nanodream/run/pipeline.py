@@ -1,0 +1,180 @@
+"""The run, declared: every batch takes these passes, in this order, and nothing else decides the order.
+
+    Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
+         _pressure),
+
+Adding a pass is one entry here (and its step: a function of the BatchWork returning a PassResult). The
+"One run" diagram of docs/architecture.md is generated from this list (`python -m nanodream.run.pipeline
+docs/architecture.md` rewrites it between its markers; tests/test_pipeline.py fails when they disagree).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from nanodream.backlog.history import Batch
+from nanodream.memory import archive
+from nanodream.run import askfirst, confirmations, guards, merges
+from nanodream.run.accounting import unaccounted_reason
+from nanodream.run.apply import apply, preview
+from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
+from nanodream.run.pressure import relieve
+from nanodream.run.report import BatchOutcome
+from nanodream.run.session import ledger_keys, session
+from nanodream.vocab import Outcome, count_entries
+
+
+def _keep_dates(work: BatchWork) -> PassResult:
+    merges.keep_dates(work.staging)
+    return DONE
+
+
+def _ask_first(work: BatchWork) -> PassResult:
+    askfirst.mark_ask_first(work.staging)
+    return DONE
+
+
+def _rejected(work: BatchWork) -> PassResult:
+    dropped = guards.drop_rejected(work.staging, ledger_keys(work.ctx))
+    return PassResult(warnings=tuple(f"left out a rejected fact: {line}" for line in dropped))
+
+
+def _unsafe(work: BatchWork) -> PassResult:
+    return PassResult(warnings=tuple(guards.leave_out_unsafe(work.staging, work.ctx.settings)))
+
+
+def _pressure(work: BatchWork) -> PassResult:
+    ctx, batch = work.ctx, work.batch
+    mentioned = [entry.content for entry in batch.entries] if batch else ()
+    relief = relieve(work.staging, ctx.store, ctx.settings, ctx.limits, mentioned=mentioned)
+    work.confirmed = relief.confirmed
+    return PassResult(failure=relief.failure, capacity=True) if relief.problems else DONE
+
+
+def _guards(work: BatchWork) -> PassResult:
+    """A refusal an entry can cause (a secret, an injection) fails the batch so a split can find the entry; one
+    only the model causes (a rewrite, a wrapper, broken structure) holds the batch: every half would fail too."""
+    ctx = work.ctx
+    violations = guards.check(work.staging, work.batch, ctx.settings, ctx.limits, work.toolbox.refusals,
+                              strict_corrections=not ctx.settings.offline)
+    warnings = tuple(str(v) for v in violations if not v.blocking)
+    blocking = [v for v in violations if v.blocking]
+    if not blocking:
+        return PassResult(warnings=warnings)
+    failure = "guard refused the result: " + "; ".join(str(v) for v in blocking)
+    if any(v.entry_caused for v in blocking):
+        return PassResult(warnings=warnings, failure=failure)
+    return PassResult(warnings=warnings, failure=f"{failure} — the model's edits broke memory; see `nanodream "
+                                                "model check`", failed_as=Outcome.MODEL_NO_OP)
+
+
+def _accounting(work: BatchWork) -> PassResult:
+    """Narrow the batch to the entries before the first one with an unaccounted fact; that one and the rest are
+    held back (`outcome.held_back`, failed) with the cursor before it. When it is the first entry, the whole batch
+    fails and nothing is applied. What was kept is committed with the part before it: the commit records exactly
+    what it consumed, and a later run finds those facts held, so nothing is filed twice.
+    """
+    batch, outcome = work.batch, work.outcome
+    first = work.account.first_open_entry()
+    if batch is None or first is None:
+        return DONE
+    reason = unaccounted_reason(work.toolbox, work.account)
+    if first == 0:
+        return PassResult(failure=reason, failed_as=Outcome.MODEL_NO_OP)
+    kept, rest = Batch(batch.entries[:first]), Batch(batch.entries[first:])
+    outcome.first_cursor, outcome.last_cursor, outcome.entries = kept.first_cursor, kept.last_cursor, first
+    outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
+    held = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),
+                        first_line=rest.first_line, last_line=rest.last_line)
+    held.fail(f"{reason}; {count_entries(first)} before it consumed", Outcome.MODEL_NO_OP)
+    held.unaccounted, outcome.held_back, work.batch = outcome.unaccounted, held, kept
+    return DONE
+
+
+def _confirmations(work: BatchWork) -> PassResult:
+    present = (work.staging.read(archive.SOURCE) or "").split("\n")
+    confirmations.record(work.ctx.workspace, work.confirmed, archive.today(), present=present)
+    return DONE
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass("session", "prompting/, engines/", "one session (llm.py, its structured mode structured.py, or "
+         "builtin.py) edits a staged copy through the tools of toolbox/registry.py; run/accounting.py asks once "
+         "about tagged facts neither kept nor explained", session),
+    Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
+         _keep_dates),
+    Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),
+    Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
+    Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
+         _unsafe),
+    Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
+         _pressure),
+    Pass("guards", "run/guards.py", "injection, SOUL policy, deletion (a correction excuses only the line it "
+         "corrects), structure (run/shape.py), a correction beside its old line, size caps, skills: refuse or warn",
+         _guards),
+    Pass("accounting", "run/accounting.py", "only entries whose tagged facts are all accounted for are consumed; "
+         "the cursor stays before the first that is not", _accounting),
+    Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; "
+         "a dry run ends here", preview),
+    Pass("apply", "run/apply.py", "door.change() → memory/transaction.py: journal → atomic writes → commit → "
+         "position + .dream_cursor → forget journal", apply),
+    Pass("confirmations", "run/confirmations.py", "lines the batch restated count as hot for pressure",
+         _confirmations),
+)
+
+
+# The "One run" diagram ------------------------------------------------------------------------------------
+
+BEGIN = "<!-- one-run diagram: generated from nanodream/run/pipeline.py; do not edit by hand -->"
+END = "<!-- end of the generated diagram -->"
+_HEAD = """\
+ nanodream run · /dream · the scheduler · the page · the MCP server
+        │            (commands/, slash.py, serve/, mcp/ parse and render)
+        ▼
+ api/ ─ run(): settings, the host-busy wait (scheduling/), then run_dream
+        ▼
+ run/dream.py ─ attempt(): enter the door ─ interrupt handling ─ one-line failures ─ run record
+        │            memory/door.py: lock, git sane, recover, hand edits      run/records.py
+        ▼
+ backlog/ ─ resume the position ─ survey (dead letters, cursor anomalies) ─ next batch
+        │      (a failing batch is split and a poisoned entry quarantined: run/poison.py, backlog/quarantine.py)
+        ▼
+ run/batch.py ─ dream_batch(): the one path every batch takes, the passes of run/pipeline.py in order
+        │      (tool_mode auto: a batch a tools session failed as model-no-op runs them once more in structured mode)
+        │"""
+
+
+def diagram(passes: tuple[Pass, ...] = PASSES) -> str:
+    """The fenced diagram docs/architecture.md shows, one line per pass (a long one wraps under its name)."""
+    lines = [BEGIN, "```", _HEAD]
+    for number, each in enumerate(passes):
+        branch = "└─" if number == len(passes) - 1 else "├─"
+        lines += _wrapped(f"        {branch} {each.name} ─ {each.unit}: {each.does}",
+                          "        " + ("   " if branch == "└─" else "│  ") + " " * (len(each.name) + 3))
+    lines += ["```", END]
+    return "\n".join(lines)
+
+
+def _wrapped(line: str, indent: str, width: int = 116) -> list[str]:
+    """`line` cut at spaces to fit `width`, later pieces under `indent`."""
+    out: list[str] = []
+    while len(line) > width and " " in line[len(indent):width]:
+        cut = line.rindex(" ", len(indent), width)
+        out.append(line[:cut])
+        line = indent + line[cut + 1:]
+    return [*out, line]
+
+
+def rewrite(page: str) -> str:
+    """`page` with the text between the diagram's markers replaced by the current diagram."""
+    start, end = page.index(BEGIN), page.index(END) + len(END)
+    return page[:start] + diagram() + page[end:]
+
+
+if __name__ == "__main__":  # regenerate the diagram: python -m nanodream.run.pipeline docs/architecture.md
+    if len(sys.argv) > 1:
+        target = Path(sys.argv[1])
+        target.write_text(rewrite(target.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        print(diagram())

@@ -197,6 +197,9 @@ class LLMEngine:
                     **conversation.extra,
                 )
             except self._transient as exc:
+                if self._shape_refused(exc, conversation):
+                    activity("the server refused the JSON schema's shape; sending it the other way")
+                    continue
                 if attempt >= self.settings.max_retries:
                     raise self._failure(
                         f"provider error after {count(attempt + 1, 'attempt')}: {describe_error(exc)}", result
@@ -216,6 +219,14 @@ class LLMEngine:
             self._results_as_user |= conversation.results_as_user  # it worked: every later session does the same
             _note_cut_short(response, result, self.settings.max_tokens)
             return response
+
+    def _shape_refused(self, exc: Exception, conversation: Conversation) -> bool:
+        """A server error that names `response_format` is a refused shape, not a fault to retry: llama-cpp-python
+        0.3 answers the json_schema shape with a 500 carrying its validation error."""
+        if "response_format" not in str(exc) or not structured.other_shape(conversation.extra):
+            return False
+        self._json_object_shape = True  # every later structured request of the run uses it at once
+        return True
 
     def _resend(self, exc: Exception, conversation: Conversation, result: SessionResult) -> str:
         """How to send a request the server refused (400/422) again, said for the activity line; raises the

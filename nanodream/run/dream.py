@@ -273,7 +273,9 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
         engine = ctx.engine() if planned.batch.has_content else None
         observer.batch_started(planned.batch)
         outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
-        held_back, outcome.held_back = outcome.held_back, None
+        # a batch whose part before it could not be applied fails as a whole, the usual way
+        held_back = outcome.held_back if outcome.outcome not in FAILURES else None
+        outcome.held_back = None
         observer.batch_finished(outcome)
         report.batches += [outcome, held_back] if held_back else [outcome]
         if held_back is not None:  # its first entries are consumed; the rest ends the run, the cursor before it

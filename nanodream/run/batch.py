@@ -119,8 +119,8 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
     outcome.requests, outcome.summary = result.requests, _said(result.summary)
-    outcome.warnings += result.warnings
-    outcome.unkept = account.unkept
+    outcome.warnings += [_said(warning) for warning in result.warnings]  # they can quote the history
+    outcome.unkept = [_said(fact) for fact in account.unkept]
     outcome.reasons = [{key: _said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     if account.no_op:
         outcome.fail(noop.no_op_reason(toolbox, account), Outcome.MODEL_NO_OP)
@@ -129,7 +129,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
 
 def _said(text: str) -> str:
     """The model's words as they may be kept: credentials redacted, nothing git or a record cannot hold."""
-    return writable(secret_scan.redact(None, text)[0])
+    return writable(secret_scan.redacted(text))
 
 
 

@@ -88,6 +88,15 @@ def redact(before: str | None, after: str) -> tuple[str, list[SecretHit]]:
     return "".join(line for line in lines if line is not None), hits
 
 
+def redacted(text: str) -> str:
+    """`text` as any view may show it: every credential the scanner finds replaced by a marker naming its rule.
+
+    The one function every view of history, every record and every message nanodream keeps goes through, so
+    they show what memory would (`show`, `why`, the page, MCP, run reports, quarantine, dead letters).
+    """
+    return redact(None, text)[0]
+
+
 def without_secrets(before: str | None, after: str) -> tuple[str, list[SecretHit]]:
     """`after` without the added lines that hold a secret (a private key: its whole block). What a refusing
     guard keeps: the rest of the file, untouched."""

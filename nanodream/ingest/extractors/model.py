@@ -21,7 +21,7 @@ from nanodream.ingest.extractors.base import Extraction, ExtractionFailed
 from nanodream.ingest.message import local
 from nanodream.prompting.prompt import HISTORY_FRAMING
 from nanodream.safety.injection import reveal_hidden
-from nanodream.safety.secret_scan import redact
+from nanodream.safety.secret_scan import redacted
 
 # Share of a fact's meaningful words the conversation must contain (dates and numbers may be worked out).
 SUPPORT_SHARE = 0.5
@@ -67,7 +67,7 @@ def render_chunk(chunk: Chunk, zone: tzinfo, limit: int) -> str:
         text = message.text if len(message.text) <= limit else (
             f"{message.text[:limit]} … [{len(message.text) - limit} more characters not shown]")
         text = _QUOTE_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), reveal_hidden(text))
-        lines.append(f"[{when}{who}] {redact(None, text)[0]}")
+        lines.append(f"[{when}{who}] {redacted(text)}")
     lines.append("</transcript>")
     return "\n".join(lines)
 

@@ -128,6 +128,7 @@ def test_an_answer_with_native_calls_is_never_also_read_for_written_ones(workspa
     server = serve([with_quote, final("Filed the preference.")])
     report = run_dream(workspace, llm_settings(server))
 
+    assert report.outcome == "committed", report.reason
     assert concise(workspace) and nowhere(workspace)
 
 

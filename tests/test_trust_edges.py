@@ -261,3 +261,24 @@ def test_a_password_stated_in_a_hand_edit_stops_the_run_like_any_credential(work
     assert "USER.md line" in report.reason and "Password" in report.reason and NAS_PW not in report.reason
     assert git(workspace, "rev-parse", "HEAD") == head and NAS_PW in user.read_text()
     assert NAS_PW not in workspace.runs_file.read_text()
+
+
+ISSUE_34_SHAPES = {  # issue #34, class 5(b): shapes SECURITY.md listed that reached history, memory and git
+    "My NAS credentials: maya, Gx7!pq2Lz.": "Gx7!pq2Lz",
+    "I log into the router using Qw9#zt4Kp.": "Qw9#zt4Kp",
+    "Hm7$rv2Xq — that's my bank password.": "Hm7$rv2Xq",
+    "Paid the deposit with 4111.1111.1111.1111 exp 12/27.": "4111.1111.1111.1111",
+    "The storage unit app's code, Wd5!hz7Pq, is on the fridge.": "Wd5!hz7Pq",
+    "Card 5555 5555 55554444, expires 09/30.": "5555 5555 55554444",
+}
+
+
+@pytest.mark.parametrize("policy", ["refuse", "redact"])
+def test_the_new_credential_shapes_reach_no_file_and_no_commit_through_a_builtin_dream(workspace, policy):
+    write_history(workspace, [entry(1, "[durable] The NAS lives at nas.lan.\n"
+                                       + "\n".join(f"[durable] {line}" for line in ISSUE_34_SHAPES))])
+    report = run_dream(workspace, Settings(model="builtin", secret_policy=policy))
+    assert report.outcome == "committed", report.reason
+    assert "nas.lan" in memory_text(workspace)
+    for value in ISSUE_34_SHAPES.values():
+        assert leaks(workspace, value) == [], value

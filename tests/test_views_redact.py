@@ -107,8 +107,8 @@ def test_run_output_dead_letters_and_status_hold_no_credential(dreamed):
     listed = runner.invoke(app, ["history", "list", "-w", str(ws.root), "--json"])
     status = runner.invoke(app, ["status", "-w", str(ws.root), "--json"])
     assert json.loads(listed.stdout)[0]["line"] == 2
-    for view in (output.read_text(), listed.output, status.output, (ws.root / ".nanodream/dead_letters.json").read_text(),
-                 ws.runs_file.read_text()):
+    letters = (ws.root / ".nanodream/dead_letters.json").read_text()
+    for view in (output.read_text(), listed.output, status.output, letters, ws.runs_file.read_text()):
         assert TOKEN not in view
 
 

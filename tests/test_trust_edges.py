@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from nanodream import api
 from nanodream.backlog.deadletters import dead_letter_file, load_dead_letters
 from nanodream.backlog.history import kept_raw, read_cursor
 from nanodream.backlog.quarantine import preview
 from nanodream.cli import app
 from nanodream.config import Settings
+from nanodream.edits.review import Selection
 from nanodream.run.dream import run_dream
 from nanodream.run.records import read_records
 from nanodream.slash import render_run
@@ -121,14 +123,20 @@ def test_redact_policy_keeps_the_line_without_the_secret_and_a_card_loses_its_cv
         assert leaks(workspace, secret) == [], secret
 
 
-def test_injection_policy_warn_keeps_a_hostile_rule_and_reports_it(workspace, serve):
+def test_injection_policy_warn_holds_a_hostile_rule_for_review_and_reports_it(workspace, serve):
+    """"warn" means a person decides: the rule waits in the review lane instead of being left out (issue #34, 5a)."""
     write_history(workspace, [entry(1, f"[permanent] {HOSTILE}.")])
     server = serve([call("edit_file", path="SOUL.md", old_text="# Soul\n", new_text=f"# Soul\n\n- {HOSTILE}.\n"),
                     final("Added the forwarding rule")])
     report = run_dream(workspace, llm_settings(server, injection_policy="warn"))
-    assert report.outcome == "committed", report.reason
-    assert HOSTILE in (workspace.root / "SOUL.md").read_text()
-    assert any("SOUL.md: injected instruction" in w and "exfiltration" in w for w in report.batches[0].warnings)
+    batch = report.batches[0]
+    assert batch.outcome == "committed" and batch.proposal, report.reason
+    assert HOSTILE not in (workspace.root / "SOUL.md").read_text()
+    assert any(w.startswith("SOUL.md: held back line") and "exfiltration" in w for w in batch.warnings)
+    [proposal] = api.proposals(workspace).proposals
+    assert "exfiltration" in proposal.held
+    assert api.accept(workspace, Selection(ref=proposal.id)).outcome == "accepted"
+    assert HOSTILE in (workspace.root / "SOUL.md").read_text()  # the person's say-so lands it
 
 
 # the model's summary ------------------------------------------------------------------------------------------

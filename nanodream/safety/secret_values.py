@@ -116,6 +116,8 @@ _PASSWORD_SYMBOL = re.compile(r"[^\w\s.\-'/]")
 _VERSION_INSIDE = re.compile(r"\d\.\d")
 # A setting (m=64MiB, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), not a value.
 _NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+")
+# Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]'): quotes, or brackets that open and close.
+_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
 _NAME_PIECE = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z0-9]+|[a-z]+\d+|\d+[a-z]*")
 PASSWORD_SHAPE_LENGTH = 8
 PASSWORD_SHAPE_ENTROPY = 2.5  # bits per character: 'Aa1!Aa1!' repeats itself, 'Gx7!pq2Lz' does not
@@ -134,7 +136,8 @@ def looks_password_shaped(value: str) -> bool:
     if not long_enough or len(core) > 64 or not (symbol or len(re.findall(r"\d+", core)) >= 2):
         return False
     if (_VERSION_INSIDE.search(core) or _PRODUCT_NAME.fullmatch(core) or _TECH_NAME.fullmatch(core)
-            or _NOT_A_VALUE.fullmatch(core) or _MODEL_NUMBER.fullmatch(core) or _joined_names(core)):
+            or _NOT_A_VALUE.fullmatch(core) or _MODEL_NUMBER.fullmatch(core) or _joined_names(core)
+            or _MARKUP.search(core)):
         return False
     return entropy(core) >= PASSWORD_SHAPE_ENTROPY and looks_secret(core)
 
@@ -144,6 +147,17 @@ def _joined_names(core: str) -> bool:
     ('WPA2-Enterprise', 'node18-alpine', 'feat/oauth2-PKCE-flow'): a product, a branch or a standard."""
     pieces = [piece for piece in re.split(r"[-_./]", core) if piece]
     return len(pieces) > 1 and all(_NAME_PIECE.fullmatch(piece) for piece in pieces)
+
+
+def could_be_a_secret(value: str) -> bool:
+    """Anything a credential could be, whatever stands around it: a default password, or a value `looks_secret`
+    passes that is no product or model name nor names joined by hyphens ('WPA2-Enterprise'). What the learned
+    second opinion weighs (second_opinion.py)."""
+    core = strip_value(value)
+    if looks_default(core):
+        return True
+    return (len(core) <= 128 and looks_secret(core) and not _PRODUCT_NAME.fullmatch(core)
+            and not _MODEL_NUMBER.fullmatch(core) and not _joined_names(core))
 
 
 def looks_default(value: str) -> bool:

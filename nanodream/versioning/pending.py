@@ -14,15 +14,17 @@ from typing import Any
 
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.versioning.linerevert import revert_lines
-from nanodream.vocab import Trailer
+from nanodream.vocab import Declared, Shape, Trailer
 
 PENDING_REF = "refs/nanodream/pending"
 CONFLICT = Trailer.CONFLICT
 
 
 @dataclass
-class Proposal:
+class Proposal(Declared):
     """One pending proposal as `review --json` shows it (docs/json.md)."""
+
+    json_shape = Shape(hidden=("sha", "source"))
 
     id: str
     sha: str
@@ -34,10 +36,6 @@ class Proposal:
     reason: str = ""
     held: str = ""  # what a run held back for a person, and why (run/holds.py); "" for an ordinary proposal
     source: str = field(default="", repr=False)  # the commit whose diff is the proposal (itself, or the original)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "run_id": self.run_id, "time": self.time, "summary": self.summary,
-                "files": self.files, "state": self.state, "reason": self.reason, "held": self.held}
 
 
 Change = dict[str, tuple[bytes | None, bytes | None]]  # path → (before, after)

@@ -50,7 +50,8 @@ def _words(text: str) -> frozenset[str]:
 _PASSWORD_CUE = (r"(?:(?:wi-?fi|wpa2?|wlan|wireless|network|guest|hotspot)\s+(?:password|passphrase|key|code|pass)"
                  r"|(?:code|key|password)\s+(?:to|for|of)\s+(?:the\s+)?(?:wi-?fi|network|router|hotspot)"
                  r"|pass(?:word|wd|wort|code)s?|pass[\s-]word|pword|pwd|pw|p/w|pass)")
-_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|master\s+password"
+_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup|encryption|unlock|secret|security|disk|drive"
+               r"|vault|wallet)\s+(?:phrase|words)|master\s+password"
                r"|(?:wallet|recovery)\s+seed(?:\s+(?:phrase|words))?|mnemonic)")
 _KEY_CUE = (r"(?:(?:api|access|secret|private|client|app|consumer|licen[cs]e|product|activation|encryption|signing"
             r"|master|recovery|deploy|webhook|shared|session|bot|auth|bearer|refresh|personal\s+access|long-lived"
@@ -60,9 +61,11 @@ _NAMED_KEY = re.compile(r"\b[A-Z][\w.-]{1,30}\s+(?:API\s+|api\s+)?key\b")
 # Licence and product keys: groups of letters or digits ("VK7JG-NPHTM-…", "1118-1234-5678-9012-3456-7890").
 _LICENCE = re.compile(r"(?:[A-Z0-9]{4,6}-){3,}[A-Z0-9]{4,6}")
 _PIN_CUE = (r"(?:pin(?:\s*code)?|puk\d?|passcode|(?:door|alarm|gate|lock|entry|garage|safe|unlock|keypad|combination"
-            r"|access|master|security|disarm|arming)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
-            r"|code\s+(?:to|for|of)\s+(?:the\s+)?(?:front\s+)?(?:door|gate|alarm|safe|lock|garage|building|house"
-            r"|storage\s+unit|locker)|(?:safe\s+|lock\s+)?combination(?:\s+code)?)")
+            r"|access|master|security|disarm|arming|host|meeting|verification|one-time|otp|sms|2fa|sim|parental|locker"
+            r"|pairing|voicemail)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
+            r"|code\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'-]+\s+){0,2}(?:door|gate|alarm|safe|lock"
+            r"|padlock|garage|building|house|storage\s+unit|locker|shed|cabinet|box)"
+            r"|(?:safe\s+|lock\s+)?combination(?:\s+code)?|alarm|padlock)")
 _PAIR_CUE = (r"(?:user(?:name)?\s*(?:/|and|&|\+)\s*pass(?:word)?|u/p|log\s?in|logon|sign[\s-]?in|credentials?|creds"
              r"|basic\s+auth|account)")
 

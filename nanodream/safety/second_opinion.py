@@ -163,8 +163,14 @@ def model_secret_tokens(line: str) -> list[str]:
 
 
 def candidates(words: list[str]) -> Iterator[int]:
-    """The words that could be a credential at all (`secret_values.could_be_a_secret`)."""
-    return (index for index, word in enumerate(words) if could_be_a_secret(word))
+    """The words that could be a credential at all (`secret_values.could_be_a_secret`), each distinct one judged
+    once (a long line repeats its words)."""
+    judged: dict[str, bool] = {}
+    for index, word in enumerate(words):
+        if word not in judged:
+            judged[word] = could_be_a_secret(word)
+        if judged[word]:
+            yield index
 
 
 def token_features(words: list[str], index: int) -> list[str]:

@@ -180,7 +180,10 @@ def built_from_a_password_word(value: str) -> bool:
 
 def looks_numeric_code(value: str) -> bool:
     """A PIN, PUK or door code: 4 to 10 digits (or a combination like 19-42-07), maybe ending in # or *."""
-    return bool(re.fullmatch(r"\d{4,10}[#*]?|\d{1,4}(?:[-‐ ]\d{1,4}){1,3}", strip_value(value)))
+    core = strip_value(value)
+    if re.fullmatch(r"(?:19|20)\d\d-\d{1,2}(?:-\d{1,2})?", core):
+        return False  # a date
+    return bool(re.fullmatch(r"\d{4,10}[#*]?|\d{1,4}(?:[-‐ ]\d{1,4}){1,3}", core))
 
 
 def looks_token(value: str, min_length: int = 10) -> bool:

@@ -1,6 +1,6 @@
 """Issue #34, class 5(c): the classifier's second opinion, a learned model beside the written rules.
 
-Its weights are exactly what bench/train_second_opinion.py makes of the corpora (no hand edits, nothing
+Its weights are exactly what bench/_train_second_opinion.py makes of the corpora (no hand edits, nothing
 downloaded); what it finds that no rule did is held for a person (a hostile rule) or redacted (a credential),
 through whole dreams; and it only adds: it never lets through what the rules catch."""
 
@@ -21,7 +21,7 @@ NO_CUE_WORD = "Netflix: jo@example.org, Bf6#tr1Ky (shared with mum)."
 
 def test_the_shipped_weights_are_what_the_training_script_makes_of_the_corpora(monkeypatch, tmp_path):
     sys.path.insert(0, str(MODEL_FILE.parents[3]))
-    from bench import train_second_opinion
+    from bench import _train_second_opinion as train_second_opinion
 
     target = tmp_path / "second-opinion.json"
     monkeypatch.setattr(second_opinion, "MODEL_FILE", target)

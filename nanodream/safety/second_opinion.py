@@ -3,7 +3,7 @@
 The rules of `agent_rules` and `prose_secrets` grow by one phrasing at a time, and round after round of
 held-out sentences they missed one in ten. These models are a different technique with different blind spots:
 logistic regression over hashed features, trained on the labelled corpora in bench/corpora/ by
-`bench/train_second_opinion.py`, which writes the weights this module reads (`data/second-opinion.json`:
+`bench/_train_second_opinion.py`, which writes the weights this module reads (`data/second-opinion.json`:
 int8 weights, zlib-compressed, in base64; nothing is downloaded, nothing but the standard library runs).
 
 - `rule_score(line)`: how much a line for the agent reads like a hostile rule (exfiltration, disclosure, remote

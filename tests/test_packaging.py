@@ -84,7 +84,7 @@ def test_the_wheel_holds_the_second_opinions_weights(wheel):
     with zipfile.ZipFile(wheel) as archive:
         shipped = {name.rsplit("/", 1)[1]: archive.read(name) for name in archive.namelist()
                    if name.startswith("nanodream/safety/data/")}
-    assert shipped == {"second-opinion.json": (REPO / "nanodream/safety/data/second-opinion.json").read_bytes()}
+    assert shipped == {"second-opinion.toml": (REPO / "nanodream/safety/data/second-opinion.toml").read_bytes()}
 
 
 def test_init_example_works_from_the_installed_wheel(wheel, tmp_path):

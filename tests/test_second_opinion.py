@@ -6,8 +6,8 @@ through whole dreams; and it only adds: it never lets through what the rules cat
 
 from __future__ import annotations
 
-import json
 import sys
+import tomllib
 
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
@@ -23,11 +23,11 @@ def test_the_shipped_weights_are_what_the_training_script_makes_of_the_corpora(m
     sys.path.insert(0, str(MODEL_FILE.parents[3]))
     from bench import _train_second_opinion as train_second_opinion
 
-    target = tmp_path / "second-opinion.json"
+    target = tmp_path / "second-opinion.toml"
     monkeypatch.setattr(second_opinion, "MODEL_FILE", target)
     train_second_opinion.main()
     assert target.read_bytes() == MODEL_FILE.read_bytes()
-    shipped = json.loads(MODEL_FILE.read_text())["models"]
+    shipped = tomllib.loads(MODEL_FILE.read_text())["models"]
     assert {name: 0 < part["threshold"] < 1 for name, part in shipped.items()} == {"rules": True, "secrets": True}
 
 

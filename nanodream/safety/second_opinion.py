@@ -3,7 +3,7 @@
 The rules of `agent_rules` and `prose_secrets` grow by one phrasing at a time, and round after round of
 held-out sentences they missed one in ten. These models are a different technique with different blind spots:
 logistic regression over hashed features, trained on the labelled corpora in bench/corpora/ by
-`bench/_train_second_opinion.py`, which writes the weights this module reads (`data/second-opinion.json`:
+`bench/_train_second_opinion.py`, which writes the weights this module reads (`data/second-opinion.toml`:
 int8 weights, zlib-compressed, in base64; nothing is downloaded, nothing but the standard library runs).
 
 - `rule_score(line)`: how much a line for the agent reads like a hostile rule (exfiltration, disclosure, remote
@@ -22,9 +22,9 @@ otherwise, and `secret_scan` redacts what `secret_tokens` finds like any other f
 from __future__ import annotations
 
 import base64
-import json
 import math
 import re
+import tomllib
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,7 +40,7 @@ from nanodream.safety.secret_values import (
 )
 from nanodream.text.words import NEGATIONS
 
-MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.json"
+MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
 SECOND_OPINION = "Second Opinion"  # the rule name of a credential only the learned model found
 
 NEGATION_SCOPE = 4  # words after a negation read as negated
@@ -86,7 +86,7 @@ def bucket(feature: str, buckets: int) -> int:
 @cache
 def models() -> dict[str, LinearModel]:
     """The rules and secrets models, read once from the data file."""
-    data = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+    data = tomllib.loads(MODEL_FILE.read_text(encoding="utf-8"))
     return {name: LinearModel(part["buckets"], part["bias"], part["scale"], part["threshold"],
                               zlib.decompress(base64.b64decode(part["weights"])))
             for name, part in data["models"].items()}

@@ -223,10 +223,7 @@ class Quotations:
 def mentioned_calls(text: str, depth: int = 0) -> list[TextCall]:
     """Every call-shaped value in `text`: the forms `read_calls` reads, and any JSON object or list at any depth,
     and JSON held in a string inside one ("arguments": "{\\"name\\": …}")."""
-    try:
-        calls = list(read_calls(text)[0])
-    except RecursionError:  # an over-deep document: its calls are still found below, without recursion
-        calls = []
+    calls = list(read_calls(text)[0])
     for value in _json_documents(text):
         for node in _nodes(value):
             calls += _calls_in(node, lenient=True)
@@ -240,8 +237,8 @@ def _json_documents(text: str) -> Iterator[Any]:
     index = text.find("{")
     while index != -1:
         try:
-            value, end = _DECODER.raw_decode(text, index)
-        except (ValueError, RecursionError):
+            value, end = boundedjson.raw_decode(text, index)
+        except ValueError:  # not JSON here, or deeper than any call: an object inside it is met at its own `{`
             index = text.find("{", index + 1)
             continue
         yield value

@@ -50,7 +50,7 @@ def findings(line: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for run in _RUN.finditer(line):
         end = _card_end(run)
-        if end is None or _labelled_otherwise(line[max(run.start() - LABEL_REACH, 0):run.start()]):
+        if end is None or labelled_otherwise(line[max(run.start() - LABEL_REACH, 0):run.start()]):
             continue
         while tail := _TAIL_ITEM.match(line, end):
             end = tail.end()
@@ -81,7 +81,7 @@ def _printed_grouping(lengths: list[int]) -> bool:
     return lengths in ([4, 6, 5], [4, 6, 4]) or all(n >= _GROUP_MIN for n in lengths[:-1]) and lengths[-1] >= 2
 
 
-def _labelled_otherwise(before: str) -> bool:
+def labelled_otherwise(before: str) -> bool:
     """'order 4111…', 'IMEI …': the words just before say this number is not a card's."""
     return bool(_OTHER_LABELS.search(before)) and not _CARD_WORDS.search(before)
 

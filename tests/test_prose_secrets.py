@@ -281,3 +281,20 @@ def test_words_stated_as_a_password_or_a_wallets_words_are_redacted(sentence, va
 ])
 def test_a_statement_about_a_password_in_words_is_left_alone(sentence):
     assert secret_scan.rules_hit(sentence) == [], sentence
+
+
+@pytest.mark.parametrize("written", [
+    "Visa 4111/1111/1111/1111 exp 03/28", "card: 4111 11 11 1111 1111 exp 03/28", "4111_1111_1111_1111 exp 03/28",
+    "debit card 5555 55 555 555 4444 exp 03/28", "the Amex 37 8282 2463 10005 exp 03/28",
+])
+def test_a_card_split_by_slashes_or_underscores_or_in_any_grouping_after_its_name_is_redacted(written):
+    redacted = secret_scan.redacted(f"Booked it with {written}.")
+    assert "(redacted Card Number)" in redacted and "03/28" not in redacted and "1111" not in redacted, redacted
+
+
+@pytest.mark.parametrize("sentence", [
+    "Call 41 11 11 11 11 11 11 11 for the front desk.", "On 12/25/2026 at 11:11 the order 4111/1111/1111/1111 "
+    "shipped.", "Build 41 11 11 11 11 11 11 11 passed.",
+])
+def test_a_number_in_pairs_or_labelled_otherwise_without_a_card_word_is_left_alone(sentence):
+    assert secret_scan.rules_hit(sentence) == [], sentence

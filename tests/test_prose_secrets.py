@@ -201,34 +201,17 @@ def test_ingest_redacts_the_new_shapes_before_anything_reaches_history(workspace
     assert "4111.1111" not in history and "12/27" not in history and "(redacted Password)" in history
 
 
-# the classes held-out set 2 (written after issue #34's changes) found missing: numeric codes named by what they
-# open, and passphrases named by what they encrypt ------------------------------------------------------------
+# issue #34, 5(b), the PIN and the phrase: a numeric code anywhere in the sentence of a word for one, before or
+# after it (held-out set 2 found codes named by what they open missing), and words stated as a password or named
+# by what they encrypt ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("sentence", "value"), [
+NAMED_CODES_AND_WORD_PASSWORDS = [
     ("The Zoom host code is 739104.", "739104"), ("Our meeting code is 482913 for the standup.", "482913"),
     ("The gym locker code is 3391.", "3391"), ("The code to the bike shed lock is 0417.", "0417"),
     ("The code for my bike lock is 5521.", "5521"), ("The babysitter knows the alarm: 2-7-1-9.", "2-7-1-9"),
     ("The home alarm: 8-2-6-4 (disarm within 30 s).", "8-2-6-4"),
     ("Backup drive encryption phrase: marble orbit velvet canyon", "marble orbit velvet canyon"),
     ("Vault phrase: lantern copper meadow tide", "lantern copper meadow tide"),
-])
-def test_a_code_named_by_what_it_opens_and_a_phrase_by_what_it_locks_are_redacted(sentence, value):
-    assert value not in secret_scan.redacted(sentence), sentence
-
-
-@pytest.mark.parametrize("sentence", [
-    "The postal code is 75001.", "Error code is 1004 when the disk is full.", "The zip code for the office is 94107.",
-    "lock: 2026-01-05 for the release branch", "Set an alarm for 0630 every weekday.",
-    "Status code is 5031 on timeout.",
-])
-def test_other_numbered_codes_and_dates_are_left_alone(sentence):
-    assert secret_scan.rules_hit(sentence) == [], sentence
-
-
-# issue #34, 5(b), the PIN and the phrase: a numeric code anywhere in the sentence of a word for one, before or
-# after it, and words stated as a password -----------------------------------------------------------------------
-
-@pytest.mark.parametrize(("sentence", "value"), [
     ("5180 is the PIN for the joint account card.", "5180"), ("9021 is my ATM PIN.", "9021"),
     ("7734, that's the passcode on Dad's phone.", "7734"), ("Her pin is on a sticky note: 2468.", "2468"),
     ("4482 — that's the code for the storage unit.", "4482"), ("Bank card pin 5521", "5521"),
@@ -238,27 +221,6 @@ def test_other_numbered_codes_and_dates_are_left_alone(sentence):
     ("Punch in 6655 to get into the bike room.", "6655"), ("Use 3346 to get into the building.", "3346"),
     ("The cabin lock code - 7781", "7781"), ("Garage opener code - 55120", "55120"),
     ("The storage code, if you need it: 3017.", "3017"), ("PIN backup 2580", "2580"),
-])
-def test_a_numeric_code_anywhere_in_the_sentence_of_a_word_for_one_is_redacted(sentence, value):
-    assert value not in secret_scan.redacted(sentence), sentence
-
-
-@pytest.mark.parametrize("sentence", [
-    "The PIN is 4 digits and the card arrives in 5 days.", "Dial 112 in an emergency; the door code changed.",
-    "The country code 0046 is on the form next to the PIN field.", "The discount code 48213 worked at checkout.",
-    "Flight 2231 lands at 14:05; the gate code is on the app.", "The keypad battery lasts 1200 hours.",
-    "Error code 1603 means the installer lacked rights.", "Issue 4412 tracks the PIN reset bug.",
-    "Unlocked the 2027 budget with a vote of 9 to 2.", "Building 5 has a keypad; the code is with reception.",
-    "My zip code is 10001.", "Room 2104 has a keypad on the door.", "Code review for PR 4521 is due Friday.",
-    "She walked 4500 steps before the keypad broke.", "Since 2019 the PIN has been the same.",
-    "The meeting ID is 845 2913 0076, passcode on the invite.", "I unlocked achievement 1500 in the game.",
-    "The phone battery is 5000 mAh and unlocks with a fingerprint.",
-])
-def test_a_number_that_is_no_code_beside_a_word_for_one_is_left_alone(sentence):
-    assert secret_scan.rules_hit(sentence) == [], sentence
-
-
-@pytest.mark.parametrize(("sentence", "value"), [
     ("The wifi key is correct-horse-battery-staple.", "correct-horse-battery-staple"),
     ("Laptop password is violet-otter-sunrise-paddle.", "violet-otter-sunrise-paddle"),
     ("The Wi-Fi key: ember-lattice-canyon-42", "ember-lattice-canyon-42"),
@@ -268,18 +230,36 @@ def test_a_number_that_is_no_code_beside_a_word_for_one_is_left_alone(sentence):
      "rocket", "ripple canvas orbit"),
     ("The 24 words for the cold wallet: apple brave cliff dune eagle fabric giant harbor island jungle kettle lemon",
      "apple brave cliff"),
-])
-def test_words_stated_as_a_password_or_a_wallets_words_are_redacted(sentence, value):
-    assert value not in secret_scan.redacted(sentence), sentence
-
-
-@pytest.mark.parametrize("sentence", [
+]
+NOT_A_CODE_OR_A_PASSWORD = [
+    "The postal code is 75001.", "Error code is 1004 when the disk is full.", "The zip code for the office is 94107.",
+    "lock: 2026-01-05 for the release branch", "Set an alarm for 0630 every weekday.",
+    "Status code is 5031 on timeout.",
+    "The PIN is 4 digits and the card arrives in 5 days.", "Dial 112 in an emergency; the door code changed.",
+    "The country code 0046 is on the form next to the PIN field.", "The discount code 48213 worked at checkout.",
+    "Flight 2231 lands at 14:05; the gate code is on the app.", "The keypad battery lasts 1200 hours.",
+    "Error code 1603 means the installer lacked rights.", "Issue 4412 tracks the PIN reset bug.",
+    "Unlocked the 2027 budget with a vote of 9 to 2.", "Building 5 has a keypad; the code is with reception.",
+    "My zip code is 10001.", "Room 2104 has a keypad on the door.", "Code review for PR 4521 is due Friday.",
+    "She walked 4500 steps before the keypad broke.", "Since 2019 the PIN has been the same.",
+    "The meeting ID is 845 2913 0076, passcode on the invite.", "I unlocked achievement 1500 in the game.",
+    "The phone battery is 5000 mAh and unlocks with a fingerprint.",
     "The password is case-sensitive and must be long.", "The wifi password: changes every month at the office.",
     "Her Wi-Fi password: check the fridge note.", "The password: ask Maya for it.",
     "Her password is long-ish and hard-to-remember.", "The seed phrase is written on paper in the safe.",
     "The password for the guest network is printed on the router.", "Password policy: twelve characters minimum.",
-])
-def test_a_statement_about_a_password_in_words_is_left_alone(sentence):
+]
+
+
+@pytest.mark.parametrize(("sentence", "value"), NAMED_CODES_AND_WORD_PASSWORDS)
+def test_a_numeric_code_near_a_word_for_one_or_words_stated_as_a_password_are_redacted(sentence, value):
+    """A code anywhere in the sentence of a word for one, before or after it; words joined by hyphens after a
+    password's name, or plain words after its colon; a wallet's words."""
+    assert value not in secret_scan.redacted(sentence), sentence
+
+
+@pytest.mark.parametrize("sentence", NOT_A_CODE_OR_A_PASSWORD)
+def test_a_number_that_is_no_code_and_a_statement_about_a_password_are_left_alone(sentence):
     assert secret_scan.rules_hit(sentence) == [], sentence
 
 

@@ -212,6 +212,7 @@ NAMED_CODES_AND_WORD_PASSWORDS = [
     ("The home alarm: 8-2-6-4 (disarm within 30 s).", "8-2-6-4"),
     ("Backup drive encryption phrase: marble orbit velvet canyon", "marble orbit velvet canyon"),
     ("Vault phrase: lantern copper meadow tide", "lantern copper meadow tide"),
+    ("Remember: 2741 is the code for the bike room.", "2741"), ("Heads up: 8812 is the new door code.", "8812"),
     ("5180 is the PIN for the joint account card.", "5180"), ("9021 is my ATM PIN.", "9021"),
     ("7734, that's the passcode on Dad's phone.", "7734"), ("Her pin is on a sticky note: 2468.", "2468"),
     ("4482 — that's the code for the storage unit.", "4482"), ("Bank card pin 5521", "5521"),

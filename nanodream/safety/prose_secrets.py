@@ -374,7 +374,7 @@ LABEL_WORDS = 2  # words right before a number that may say what it is ('order n
 # A capitalised word or an acronym right before a number names it ('Room 2104', 'PR 4521', 'Flight SK 1415'),
 # unless it is the name of a code ('PIN 4827', 'Keypad: 2580') or says what to do with it ('Enter 8812').
 _A_NAME = re.compile(r"(?!(?i:pins?|puks?|pass\s?codes?|codes?|combos?|combinations?|key\s?pads?)\W*$)"
-                     r"(?:[A-Z][a-z]+|[A-Z]{2,5})[#:]?")
+                     r"(?:[A-Z][a-z]+|[A-Z]{2,5})")
 _CODE_VERBS = frozenset({"enter", "type", "dial", "press", "punch", "key", "tap", "input"})
 
 

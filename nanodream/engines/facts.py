@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.engines.routing import CORRECTION_THRESHOLD, parse_procedure, parse_task, parse_untitled_procedure
 from nanodream.engines.slots import same_slot
+from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, content_words, covers, fact_key, similarity, words
 
 FACT_TAGS = ("permanent", "durable", "correction")
@@ -87,7 +88,8 @@ def new_part(text: str) -> tuple[str, frozenset[str]]:
 
 
 def _core(text: str) -> frozenset[str]:
-    return frozenset(w for w in words(text) if w not in STOPWORDS and w not in _SUBJECT_WORDS
+    """The words that carry a statement, singular: "invoice" and "invoices" say the same thing."""
+    return frozenset(singular(w) for w in words(text) if w not in STOPWORDS and w not in _SUBJECT_WORDS
                      and w not in _TIME_WORDS)
 
 

@@ -43,6 +43,7 @@ from nanodream.rejected import fact_key as rejected_key
 from nanodream.rejected import fact_text
 from nanodream.run.claims import edit_claim
 from nanodream.safety import injection, secret_scan
+from nanodream.text.sentences import sentences
 from nanodream.text.words import content_words, fact_key, similarity
 from nanodream.toolbox.textcalls import CALL_FORMAT
 from nanodream.toolbox.tools import ToolBox
@@ -195,17 +196,26 @@ def _first_look(fact: BatchFact, memory: _Memory, ledgers: Ledgers) -> FactAccou
         return FactAccount(fact, Status.REJECTED, "a person rejected it (memory/rejected.md)")
     if procedure_held(fact.text, memory.skills, memory.active):
         return FactAccount(fact, Status.KEPT, "a skill holds its steps")
-    if any(holds(line, fact.text, correction=correction) for line in memory.active):
+    if _held(fact, memory.active):
         beside = _beside(fact, memory.active) if correction and ledgers.strict_corrections else ""
         if beside:
             return FactAccount(fact, Status.UNACCOUNTED, f"it landed beside the line it corrects, {beside!r}, "
                                                          "which is still there: replace that line instead")
         return FactAccount(fact, Status.KEPT)
-    if any(holds(line, fact.text, correction=correction) for line in memory.archived):
+    if _held(fact, memory.archived):
         return FactAccount(fact, Status.KEPT, "archived")
-    if any(holds(line, fact.text, correction=correction) for line in memory.proposed):
+    if _held(fact, memory.proposed):
         return FactAccount(fact, Status.PROPOSED, "held back for review (nanodream review)")
     return _recorded(fact, ledgers)
+
+
+def _held(fact: BatchFact, lines: list[str]) -> bool:
+    """A line holds the fact, or — a fact of several sentences, filed one line each — every sentence has one."""
+    correction = fact.is_correction
+    if any(holds(line, fact.text, correction=correction) for line in lines):
+        return True
+    parts = list(sentences(fact.text))
+    return len(parts) > 1 and all(any(holds(line, part, correction=correction) for line in lines) for part in parts)
 
 
 def _recorded(fact: BatchFact, ledgers: Ledgers) -> FactAccount:

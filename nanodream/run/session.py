@@ -58,8 +58,8 @@ def _finished(work: BatchWork, result: SessionResult) -> None:
     outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
     outcome.requests, outcome.summary = result.requests, said(result.summary)
-    outcome.warnings += result.warnings
-    outcome.unkept = account.unkept
+    outcome.warnings += [said(warning) for warning in result.warnings]  # they can quote the history
+    outcome.unkept = [said(fact) for fact in account.unkept]
     outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     outcome.unaccounted = [{"fact": item.fact.text, "entry_line": batch.entries[item.fact.entry].line if batch
                             else 0, "problem": said(item.note)} for item in account.unaccounted]
@@ -91,7 +91,7 @@ def _proposed_lines(ctx: RunContext) -> list[str]:
 
 def said(text: str) -> str:
     """The model's words as they may be kept: credentials redacted, nothing git or a record cannot hold."""
-    return writable(secret_scan.redact(None, text)[0])
+    return writable(secret_scan.redacted(text))
 
 
 def ledger_keys(ctx: RunContext) -> frozenset[frozenset[str]]:

@@ -197,6 +197,7 @@ class RunRecord:
     requests: int = 0  # model requests, all batches together
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
+    phases: dict[str, Any] | None = None  # the insight phases: notes, their own tokens and cost, commit, insights
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -235,6 +236,9 @@ class Trailer(StrEnum):
     RESTORE_MODE = "Dream-Restore-Mode"
     ACCEPTED = "Dream-Accepted"  # a review proposal landed on the branch: its history was consumed when proposed
     CONFLICT = "Dream-Conflict"  # a pending proposal that no longer applies, and why
+    INSIGHT = "Dream-Insight"  # an insight a person decided on: NAME DECISION
+    INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
+    INSIGHT_COST = "Dream-Insight-Cost"
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")

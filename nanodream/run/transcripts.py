@@ -33,13 +33,14 @@ class Transcript:
     model: str
     messages: list[dict[str, Any]]
     ended: str  # "finished" or "failed: <reason>"
+    part: str = ""  # a conversation after the batches (connect): named by it instead of a cursor
 
 
 def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> Path | None:
-    """Write `<run-id>-<first cursor>.json`, then delete all but the newest `keep` (0 keeps none)."""
+    """Write `<run-id>-<first cursor or part>.json`, then delete all but the newest `keep` (0 keeps none)."""
     if keep <= 0 or not transcript.messages:
         return None
-    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
+    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.part or transcript.first_cursor}.json"
     messages = _redacted(json.loads(json.dumps(transcript.messages, default=str)))
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
                "model": transcript.model, "ended": _redacted(transcript.ended),

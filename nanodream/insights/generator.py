@@ -1,0 +1,222 @@
+"""connect without a model: a deterministic, conservative generator.
+
+Two items meet when they come from different files, skills or sessions and share what is rare: the same
+named thing (Hetzner, PostgreSQL, k8s) in both, or at least two terms few items of the knowledge base hold.
+One side is what this run brought (or, when exploring, an old item the day's seed picked); the other is older.
+The best-scored pairs become insights, each item used once per run, every one through the rules of
+proposals.py (a refused pair is passed over); an item a rejected insight cites is not connected again.
+Likelihood and confidence grow with the shared evidence; themes are the shared terms that recur across sessions.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from nanodream.engines.routing import content_words
+from nanodream.insights.knowledge import Item, Knowledge
+from nanodream.insights.proposals import Proposals
+from nanodream.insights.records import NAME, NAME_LIMIT, TOPICS, Insight
+from nanodream.insights.reflect import conflict, normal
+from nanodream.insights.refs import superseded
+from nanodream.insights.terms import Rarity
+from nanodream.prompting.signals import topic_key
+from nanodream.toolbox.registry import ToolError
+
+RARE_SHARE = 0.02  # a term held by at most this share of all items (and at least RARE_FLOOR items) is rare
+RARE_FLOOR = 4
+SEEDS = 12  # old items an exploring run starts from
+OLD_DAYS = 30  # what exploring counts as old
+QUOTE_LIMIT = 90  # characters of an item the summary quotes
+
+
+@dataclass(frozen=True)
+class Pair:
+    score: float
+    new: Item
+    old: Item
+    shared: tuple[str, ...]  # rare shared terms, heaviest first
+    named: int  # of them, names of a thing
+
+
+def candidates(knowledge: Knowledge, rejected: frozenset[str] = frozenset(), seeds: list[Item] | None = None,
+               before: date | None = None) -> list[Pair]:
+    """The pairs worth a look, best first: this run's new items (or `seeds`, exploring) with older ones (all
+    older than `before`, when set). What a person turned down stays down: an item of `rejected` (a rejected
+    insight's refs) is connected again to nothing."""
+    everything = knowledge.everything()
+    rarity = knowledge.rarity()
+    rare_limit = max(RARE_FLOOR, int(RARE_SHARE * len(everything)))
+    new = seeds if seeds is not None else [item for item in everything if knowledge.is_fresh(item.ref)]
+    old = [item for item in everything if not knowledge.is_fresh(item.ref) and _citable(item)
+           and (before is None or (item.day is not None and item.day < before))]
+    rare = {term for term, held in rarity.counts.items() if held <= rare_limit}
+    pairs = [pair for pair in _pairs(new, old, rare, rarity)
+             if pair.new.ref not in rejected and pair.old.ref not in rejected]
+    return sorted(pairs, key=lambda p: (-p.score, p.new.ref, p.old.ref))
+
+
+def generate(knowledge: Knowledge, proposals: Proposals, seeds: list[Item] | None = None,
+             before: date | None = None) -> list[Insight]:
+    """Propose the best candidates until `max_insights`, each item in one insight at most."""
+    rarity = knowledge.rarity()
+    used: set[str] = set()
+    for pair in candidates(knowledge, rejected_refs(proposals), seeds, before):
+        if proposals.full:
+            break
+        if pair.new.ref in used or pair.old.ref in used:
+            continue
+        try:
+            proposals.propose(_fields(pair, knowledge, rarity, proposals))
+        except ToolError:
+            continue  # a duplicate, a rejected connection, a source gone: passed over
+        used |= {pair.new.ref, pair.old.ref}
+    return proposals.accepted
+
+
+def rejected_refs(proposals: Proposals) -> frozenset[str]:
+    return frozenset(ref for insight in proposals.shelf.insights if insight.status == "rejected"
+                     for ref in insight.refs)
+
+
+def _citable(item: Item) -> bool:
+    return superseded(item.text)[1] is None
+
+
+def _pairs(new: list[Item], old: list[Item], rare: set[str], rarity: Rarity) -> Iterator[Pair]:
+    holders: dict[str, list[Item]] = {}
+    for item in old:
+        for term in item.terms & rare:
+            holders.setdefault(term, []).append(item)
+    for item in filter(_citable, new):
+        partners: dict[str, Item] = {}
+        for term in item.terms & rare:
+            partners.update((other.ref, other) for other in holders.get(term, ()))
+        for other in partners.values():
+            if other.source == item.source or other.ref == item.ref:
+                continue
+            shared = item.terms & other.terms & rare
+            named = (item.names | other.names) & shared  # a name either side writes as a name
+            if len(shared) >= 2 or named:
+                ranked = tuple(sorted(shared, key=lambda term: (-rarity.weight(term), term)))
+                score = sum(rarity.weight(term) for term in shared) + sum(rarity.weight(term) for term in named)
+                yield Pair(score, item, other, ranked, len(named))
+
+
+def explore_seeds(knowledge: Knowledge, today: date) -> tuple[list[Item], date]:
+    """The old items an exploring run starts from, picked by a generator seeded with the day (the same day's
+    run picks the same), and the day before which everything counts as old."""
+    before = date.fromordinal(today.toordinal() - OLD_DAYS)
+    pool = sorted((item for item in knowledge.everything() if item.day is not None and item.day < before
+                   and _citable(item)), key=lambda item: item.ref)
+    picked = random.Random(today.isoformat()).sample(pool, min(SEEDS, len(pool)))
+    return picked, before
+
+
+# the record ---------------------------------------------------------------------------------------------
+
+
+def _fields(pair: Pair, knowledge: Knowledge, rarity: Rarity, proposals: Proposals) -> dict:
+    phrase = _phrase([_spelled(term, (pair.new.text, pair.old.text)) for term in pair.shared[:3]])
+    lines = {pair.new.where, pair.old.where} <= {"memory", "archive"}
+    disagree = lines and bool(conflict(normal(content_words(pair.new.text)), normal(content_words(pair.old.text))))
+    weight = round(min(0.9, 0.4 + 0.1 * len(pair.shared)), 2)
+    new, old = _quoted(knowledge, pair.new, phrase), _quoted(knowledge, pair.old, phrase)
+    closing = (f"Both mention {phrase} but may disagree, so one of them could be out of date." if disagree else
+               f"Both mention {phrase}, so they may be about the same thing, seen at different times.")
+    rarest = pair.shared[0]
+    topics = _topics(pair, rarity)
+    return {
+        "name": _name(topics, proposals),
+        "summary": f"{_upper(_described(pair.new))} says {new}; {_described(pair.old)} says {old}. {closing}",
+        "what_if": f"What if what {_described(pair.new)} says about {phrase} bears on what {_described(pair.old)} "
+                   "says, so that a change to one should be checked against the other?",
+        "possible_outcome": ("One of the two is corrected or archived, and memory keeps one account of it."
+                             if disagree else "A person links the two, or promotes the connection so that the "
+                             "next dream files it."),
+        "rationale": f"Both mention {phrase}, and {_spelled(rarest, (pair.new.text,))} appears in "
+                     f"{rarity.counts[rarest]} of the {rarity.size} items of memory, archive, skills and history, so "
+                     "sharing it is unlikely to be chance. The two come from different sources.",
+        "likelihood": round(min(0.85, 0.3 + 0.15 * pair.named + 0.1 * len(pair.shared)), 2),
+        "confidence": round(min(0.8, 0.2 + 0.1 * len(pair.shared) + 0.1 * pair.named), 2),
+        "topics": topics,
+        "themes": _themes(pair.shared, knowledge),
+        "sources": [
+            {"ref": pair.new.ref, "reason": f"mentions {phrase}", "weight": weight, "relation": "extends"},
+            {"ref": pair.old.ref, "reason": f"mentions {phrase} too", "weight": weight,
+             "relation": "contradicts" if disagree else "supports"},
+        ],
+    }
+
+
+def _described(item: Item) -> str:
+    day = f" ({item.day.isoformat()})" if item.day else ""
+    return {"memory": f"a line of {item.source}", "archive": f"an archived line{day}",
+            "skills": f"the skill {item.source}", "history": f"the session {item.source}{day}"}[item.where]
+
+
+def _quoted(knowledge: Knowledge, item: Item, phrase: str) -> str:
+    """What the item says, quoted short: its first sentence, cut at a word, without a closing full stop."""
+    text = knowledge.said(item, phrase) if item.where == "history" else item.text
+    if item.where == "skills":
+        text = text.split(": ", 1)[-1]
+    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0].rstrip(".!? ")
+    if len(first) > QUOTE_LIMIT:
+        first = first[:QUOTE_LIMIT].rsplit(" ", 1)[0] + "…"
+    return f"“{first}”"
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _spelled(term: str, texts: tuple[str, ...]) -> str:
+    """The term as the texts write it (Hetzner, not hetzner), or as it is."""
+    for text in texts:
+        for word in re.findall(r"[^\W_]+", text):
+            if topic_key(word.lower()) == term:
+                return word
+    return term
+
+
+def _phrase(terms: list[str]) -> str:
+    return terms[0] if len(terms) == 1 else f"{', '.join(terms[:-1])} and {terms[-1]}"
+
+
+def _topics(pair: Pair, rarity: Rarity) -> list[str]:
+    """The shared terms first, then each side's heaviest, until there are three to five."""
+    topics = list(pair.shared[: TOPICS[1]])
+    rest = sorted((pair.new.terms | pair.old.terms) - set(topics), key=lambda term: (-rarity.weight(term), term))
+    return topics + rest[: max(0, TOPICS[0] - len(topics))]
+
+
+def _themes(shared: tuple[str, ...], knowledge: Knowledge) -> list[str]:
+    """The shared terms that recur across sessions, said as short phrases."""
+    sessions = knowledge.items["history"]
+    found = []
+    for term in shared:
+        held = sum(1 for item in sessions if term in item.terms)
+        if held >= 2:
+            found.append(f"{term} across {held} sessions")
+    return found[:5]
+
+
+def _name(topics: list[str], proposals: Proposals) -> str:
+    """Kebab-case from the first two topics (the heaviest shared terms); a number after it when that name is taken."""
+    words = [_ascii(term) for term in topics[:2]]
+    base = "-".join(word for word in words if word)[: NAME_LIMIT - 4].strip("-") or "connection"
+    taken = proposals.shelf.names() | {insight.name for insight in proposals.accepted}
+    name, number = base, 1
+    while name in taken or not NAME.match(name):
+        number += 1
+        name = f"{base}-{number}"
+    return name
+
+
+def _ascii(term: str) -> str:
+    plain = unicodedata.normalize("NFKD", term).encode("ascii", "ignore").decode()
+    return "".join(char for char in plain.lower() if char.isalnum())

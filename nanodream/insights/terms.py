@@ -1,0 +1,70 @@
+"""The words that say what a text is about: what connect searches by and what two items must share to meet.
+
+Function words and the words nearly every history line holds (prompting/signals.py's list) say nothing about
+a subject; plural and singular count as one term. Rarity is what makes a shared term worth a connection: a
+term's weight is its inverse document frequency over the items it is counted in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+from nanodream.engines.routing import words
+from nanodream.prompting.signals import STOPWORDS, topic_key
+
+MIN_LENGTH = 3
+MAX_LENGTH = 32  # longer "words" are identifiers, hashes or tokens: nothing two facts share by meaning
+
+
+@lru_cache(maxsize=32768)
+def terms(text: str) -> frozenset[str]:
+    """The subject terms of `text`: its words less stopwords, numbers and fragments, in their singular form."""
+    return frozenset(topic_key(word) for word in words(text)
+                     if MIN_LENGTH <= len(word) <= MAX_LENGTH and word not in STOPWORDS and not word.isdigit()
+                     and any(char.isalpha() for char in word))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\n")
+_EDGE = "\"'`*_()[]{}<>,.;:!?"
+
+
+@lru_cache(maxsize=32768)
+def named(text: str) -> frozenset[str]:
+    """The terms of `text` that name a thing: capitalised inside a sentence (Hetzner, Falkenstein), with an inner
+    capital (PostgreSQL) or letters and digits together (k8s, S3). Two items naming the same thing meet."""
+    found: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        for position, raw in enumerate(sentence.split()):
+            word = raw.strip(_EDGE)
+            if not word or not any(char.isalpha() for char in word):
+                continue
+            inner = any(char.isupper() for char in word[1:])
+            mixed = any(char.isdigit() for char in word)
+            if inner or mixed or (position > 0 and word[0].isupper()):
+                found |= terms(word)
+    return frozenset(found)
+
+
+class Rarity:
+    """Inverse document frequency of each term over a collection of term sets (rarer: heavier)."""
+
+    def __init__(self, collection: Iterable[frozenset[str]]) -> None:
+        self.counts: Counter[str] = Counter()
+        self.size = 0
+        for found in collection:
+            self.counts.update(found)
+            self.size += 1
+
+    def weight(self, term: str) -> float:
+        return math.log(1 + (self.size + 1) / (self.counts.get(term, 0) + 1))
+
+    def score(self, query: frozenset[str], found: frozenset[str]) -> float:
+        """How well `found` answers `query`: the summed weight of what they share, a long item damped."""
+        shared = query & found
+        if not shared:
+            return 0.0
+        return sum(self.weight(term) for term in shared) / math.sqrt(1 + len(found) / 16)

@@ -15,9 +15,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
-    {"nanodream", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses", "safety",
+    {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
      "workspace"},
-    {"config", "layout", "pinning", "rejected"},
+    {"config", "layout", "pinning", "rejected", "safety"},
     {"backlog", "retrieval"},  # reading history.jsonl; recall over the memory files (eval scores answers with it)
     {"versioning"},  # git only
     {"memory"},  # staging, journal, the transaction, the door

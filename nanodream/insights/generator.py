@@ -17,14 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
-from nanodream.engines.routing import content_words
 from nanodream.insights.knowledge import Item, Knowledge
 from nanodream.insights.proposals import Proposals
 from nanodream.insights.records import NAME, NAME_LIMIT, TOPICS, Insight
 from nanodream.insights.reflect import conflict, normal
 from nanodream.insights.refs import superseded
 from nanodream.insights.terms import Rarity
-from nanodream.prompting.signals import topic_key
+from nanodream.text.stems import singular
+from nanodream.text.words import content_words
 from nanodream.toolbox.registry import ToolError
 
 RARE_SHARE = 0.02  # a term held by at most this share of all items (and at least RARE_FLOOR items) is rare
@@ -178,7 +178,7 @@ def _spelled(term: str, texts: tuple[str, ...]) -> str:
     """The term as the texts write it (Hetzner, not hetzner), or as it is."""
     for text in texts:
         for word in re.findall(r"[^\W_]+", text):
-            if topic_key(word.lower()) == term:
+            if singular(word.lower()) == term:
                 return word
     return term
 

@@ -16,14 +16,15 @@ from datetime import UTC, date, datetime, timedelta
 from itertools import combinations
 
 from nanodream.backlog.deadletters import pending_letters
-from nanodream.engines.routing import NEGATIONS, content_words, jaccard
 from nanodream.hypotheses import parse as hypothesis
 from nanodream.insights.knowledge import canonical
 from nanodream.insights.refs import line_ref
 from nanodream.insights.shelf import Shelf
 from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
-from nanodream.prompting.signals import topic_key
+from nanodream.text.lists import wordlist
+from nanodream.text.stems import singular
+from nanodream.text.words import NEGATIONS, content_words, jaccard
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import CORE_FILES, MEMORY, Workspace
 
@@ -140,12 +141,12 @@ def _sharing(words: list[frozenset[str]], common: int = 50) -> set[tuple[int, in
     return {pair for members in holders.values() if len(members) < common for pair in combinations(members, 2)}
 
 
-_AUXILIARIES = frozenset({"do", "does", "did"})  # "Does not prefer" says what "Prefers" says, negated
+_AUXILIARIES = wordlist("do-forms")  # "Does not prefer" says what "Prefers" says, negated
 
 
 def normal(words: frozenset[str]) -> frozenset[str]:
     """Words as conflicts compare them: singular, without the auxiliaries a negation brings."""
-    return frozenset(topic_key(word) for word in words - _AUXILIARIES)
+    return frozenset(singular(word) for word in words - _AUXILIARIES)
 
 
 def conflict(left: frozenset[str], right: frozenset[str]) -> str:

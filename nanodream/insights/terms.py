@@ -1,8 +1,8 @@
 """The words that say what a text is about: what connect searches by and what two items must share to meet.
 
-Function words and the words nearly every history line holds (prompting/signals.py's list) say nothing about
-a subject; plural and singular count as one term. Rarity is what makes a shared term worth a connection: a
-term's weight is its inverse document frequency over the items it is counted in.
+Function words and the words nearly every history line holds (the text layer's topic stopwords) say nothing
+about a subject; plural and singular count as one term. Rarity is what makes a shared term worth a
+connection: a term's weight is its inverse document frequency over the items it is counted in.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from nanodream.engines.routing import words
-from nanodream.prompting.signals import STOPWORDS, topic_key
+from nanodream.text.stems import TOPIC_STOPWORDS, singular
+from nanodream.text.words import words
 
 MIN_LENGTH = 3
 MAX_LENGTH = 32  # longer "words" are identifiers, hashes or tokens: nothing two facts share by meaning
@@ -23,8 +23,8 @@ MAX_LENGTH = 32  # longer "words" are identifiers, hashes or tokens: nothing two
 @lru_cache(maxsize=32768)
 def terms(text: str) -> frozenset[str]:
     """The subject terms of `text`: its words less stopwords, numbers and fragments, in their singular form."""
-    return frozenset(topic_key(word) for word in words(text)
-                     if MIN_LENGTH <= len(word) <= MAX_LENGTH and word not in STOPWORDS and not word.isdigit()
+    return frozenset(singular(word) for word in words(text)
+                     if MIN_LENGTH <= len(word) <= MAX_LENGTH and word not in TOPIC_STOPWORDS and not word.isdigit()
                      and any(char.isalpha() for char in word))
 
 

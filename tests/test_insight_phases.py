@@ -75,7 +75,7 @@ def test_an_archived_decision_and_a_new_session_on_the_same_named_thing_become_a
     # run -o / --json carry the insights and the back-edges; the record keeps the phases apart
     data = report.to_json()
     assert data["insights"][0]["name"] == made["name"]
-    assert data["back_edges"][ARCHIVE_REF] == [{"insight": made["name"], "relation": "supports",
+    assert data["back_edges"][ARCHIVE_REF] == [{"insight": made["name"], "status": "proposed", "relation": "supports",
                                                 "weight": made["sources"][1]["weight"],
                                                 "reason": made["sources"][1]["reason"]}]
     record = read_records(hosted)[-1]

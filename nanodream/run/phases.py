@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 
 from nanodream.backlog.position import resume
 from nanodream.engines import SessionError, SessionResult, describe_error
+from nanodream.insights.edges import back_edges
 from nanodream.insights.generator import Pair, candidates, explore_seeds, generate, rejected_refs
 from nanodream.insights.history_index import up_to_date
 from nanodream.insights.knowledge import Item, Knowledge, canonical
@@ -251,18 +252,10 @@ def record_phase(work: PhaseWork) -> PassResult:
     return DONE
 
 
-def back_edges(work: PhaseWork) -> None:
+def _back_edges(work: PhaseWork) -> None:
     """Per source this run's insights cite, every insight that cites it (rejected ones left out)."""
-    staged = _shelf_now(work)
-    cited = {source["ref"] for item in work.outcome.insights for source in item["sources"]}
-    for insight in staged.insights:
-        if insight.status == "rejected":
-            continue
-        for source in insight.sources:
-            if source.ref in cited:
-                work.outcome.back_edges.setdefault(source.ref, []).append(
-                    {"insight": insight.name, "relation": source.relation, "weight": source.weight,
-                     "reason": source.reason})
+    cited = [source["ref"] for item in work.outcome.insights for source in item["sources"]]
+    work.outcome.back_edges = back_edges(cited, _shelf_now(work).insights)
 
 
 RUNS_AFTER = (Outcome.COMMITTED, Outcome.NO_CHANGE, Outcome.DRY_RUN)
@@ -285,6 +278,6 @@ def run_phases(ctx: RunContext, report: RunReport, before: Before, exploring: bo
             if result.failure:
                 report.notices.append(f"insights: {result.failure}")
                 return
-        back_edges(work)
+        _back_edges(work)
     except Exception as exc:  # a bug in a phase: one line; the consolidation already landed
         report.notices.append(f"insights: internal error: {describe_error(exc)}")

@@ -57,7 +57,8 @@ def candidates(knowledge: Knowledge, rejected: frozenset[str] = frozenset(), see
     rare = {term for term, held in rarity.counts.items() if held <= rare_limit}
     pairs = [pair for pair in _pairs(new, old, rare, rarity)
              if pair.new.ref not in rejected and pair.old.ref not in rejected]
-    return sorted(pairs, key=lambda p: (-p.score, p.new.ref, p.old.ref))
+    # at equal weight a session beats the line a dream filed from it: it is where the material came from
+    return sorted(pairs, key=lambda p: (-p.score, p.new.where != "history", p.new.ref, p.old.ref))
 
 
 def generate(knowledge: Knowledge, proposals: Proposals, seeds: list[Item] | None = None,

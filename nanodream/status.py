@@ -12,6 +12,7 @@ from nanodream.backlog.position import resume
 from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
+from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
@@ -48,6 +49,7 @@ class Status:
     proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
     # transcript sources: {"sources": [{"path", "format", watermark totals, "files": [...]}], "last_pass", ...}
     ingest: dict[str, Any] = field(default_factory=dict)
+    insights: dict[str, int] = field(default_factory=dict)  # status → how many (docs/insights.md), and "broken"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,7 +90,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
-        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
+        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace), insights=tally(workspace),
     )
 
 

@@ -276,3 +276,18 @@ def test_reflect_reads_memory_health_without_a_model(workspace):
     assert found.hypotheses == ["USER.md: Likes terse answers"]
     assert found.dead_letters and found.dead_letters[0].startswith("history.jsonl line 1")
     assert any(line.startswith("disagree (number)") for line in found.lines())
+
+
+def test_status_counts_insights_and_shows_connects_spend_apart(hosted):
+    from typer.testing import CliRunner
+
+    from nanodream.cli import app
+    from nanodream.config import load_settings
+    from nanodream.status import workspace_status
+
+    _history(hosted, f"[durable] {BILL}")
+    run_dream(hosted, Settings())
+    assert workspace_status(hosted, load_settings(hosted)).insights == {
+        "proposed": 1, "reinforced": 0, "stale": 0, "rejected": 0, "promoted": 0, "broken": 0}
+    shown = CliRunner().invoke(app, ["status", "-w", str(hosted.root)]).output
+    assert "insights   1 proposed (see: nanodream insights)" in shown

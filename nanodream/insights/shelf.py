@@ -6,10 +6,11 @@ what is wrong, and its name and refs still count as taken, so nothing is propose
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from nanodream.atomic import read_text
-from nanodream.insights.records import NAME, Insight, InsightInvalid, parse, path_of
+from nanodream.insights.records import NAME, STATUSES, Insight, InsightInvalid, parse, path_of
 from nanodream.workspace import INSIGHTS_DIR, Workspace
 
 
@@ -43,6 +44,19 @@ def paths(workspace: Workspace) -> list[str]:
     if not folder.is_dir() or folder.is_symlink():
         return []
     return sorted(f"{INSIGHTS_DIR}/{p.name}" for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
+
+
+_STATUS = re.compile(r"^status:\s*['\"]?([a-z]+)", re.MULTILINE)
+
+
+def tally(workspace: Workspace) -> dict[str, int]:
+    """How many insights have each status (`broken`: no status line to read), read off their `status:` lines
+    alone: cheap enough for `status`."""
+    counts = dict.fromkeys((*STATUSES, "broken"), 0)
+    for path in paths(workspace):
+        found = _STATUS.search(read_text(workspace.root / path)[:2000])
+        counts[found.group(1) if found and found.group(1) in STATUSES else "broken"] += 1
+    return counts
 
 
 def read_shelf(workspace: Workspace, texts: dict[str, str | None] | None = None) -> Shelf:

@@ -126,21 +126,29 @@ def test_a_source_superseded_by_a_correction_makes_the_insight_stale(hosted):
 
 
 def test_a_cited_line_that_moves_to_the_archive_is_followed_there(hosted):
-    _history(hosted, f"[durable] {BILL}")
-    run_dream(hosted, Settings())
-    [name] = _insight_files(hosted)
+    from nanodream.insights.records import check, render
+
     memory = hosted.root / "memory/MEMORY.md"
-    text = memory.read_text()
-    assert BILL in text
-    memory.write_text(text.replace(f"- {BILL}\n", ""))
+    memory.write_text(memory.read_text() + f"- {BILL}\n")
+    fields = {"name": "bill-and-host", "summary": "The bill and the host meet. They share Hetzner.",
+              "what_if": "What if?", "possible_outcome": "A look.", "rationale": "Shared name.", "likelihood": 0.5,
+              "confidence": 0.5, "topics": ["hetzner", "bill", "host"], "themes": [],
+              "sources": [{"ref": f"memory/MEMORY.md: {BILL}", "reason": "a", "weight": 0.5, "relation": "extends"},
+                          {"ref": ARCHIVE_REF, "reason": "b", "weight": 0.5, "relation": "supports"}]}
+    (hosted.root / "memory/insights").mkdir()
+    (hosted.root / "memory/insights/bill-and-host.md").write_text(render(check(fields, created=date(2026, 10, 1))))
+    commit_at(hosted, "2026-10-01T12:00:00Z", "an insight")
+    memory.write_text(memory.read_text().replace(f"- {BILL}\n", ""))  # pressure moved it, as the archive says
     _archive(hosted, f"{BILL}", month="2026-11", day="2026-11-02")
     _history(hosted, "[durable] The team standup moved to 9:30.", session="telegram:8")
 
-    run_dream(hosted, Settings())
+    report = run_dream(hosted, Settings())
 
-    insight = read_shelf(hosted).get(name.removesuffix(".md"))
+    insight = read_shelf(hosted).get("bill-and-host")
     assert insight.status == "proposed"
-    assert f"memory/archive/2026-11.md: {BILL}" in insight.refs
+    assert insight.refs == {f"memory/archive/2026-11.md: {BILL}", ARCHIVE_REF}
+    [followed] = [item for item in report.phases.insights if item["name"] == "bill-and-host"]
+    assert followed["change"] == "followed"
 
 
 def test_history_that_mentions_an_insight_again_reinforces_it(hosted):

@@ -93,15 +93,17 @@ def _pairs(new: list[Item], old: list[Item], rare: set[str], rarity: Rarity) -> 
     for item in old:
         for term in item.terms & rare:
             holders.setdefault(term, []).append(item)
+    names: dict[str, frozenset[str]] = {}  # read once per item, and only for items a pair is scored for
     for item in filter(_citable, new):
         partners: dict[str, Item] = {}
         for term in item.terms & rare:
             partners.update((other.ref, other) for other in holders.get(term, ()))
+        mine = names.setdefault(item.ref, item.names)
         for other in partners.values():
             if other.source == item.source or other.ref == item.ref:
                 continue
             shared = item.terms & other.terms & rare
-            named = (item.names | other.names) & shared  # a name either side writes as a name
+            named = (mine | names.setdefault(other.ref, other.names)) & shared  # written as a name on either side
             if len(shared) >= 2 or named:
                 ranked = tuple(sorted(shared, key=lambda term: (-rarity.weight(term), term)))
                 score = sum(rarity.weight(term) for term in shared) + sum(rarity.weight(term) for term in named)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Literal, get_args
 
 from nanodream.insights.history_index import HistoryIndex, Indexed, shown
@@ -43,7 +44,14 @@ class Item:
     terms: frozenset[str]
     day: date | None = None  # when it was archived or said (None: unknown)
     source: str = ""  # the file, skill or session it belongs to
-    names: frozenset[str] = frozenset()  # of its terms, those that name a thing (terms.named)
+    held_names: frozenset[str] | None = None  # a session's names, from the index; a line's are read when asked
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Of its terms, those that name a thing (terms.named): read only for the items a pair is scored for."""
+        if self.held_names is not None:
+            return self.held_names
+        return named(superseded(self.text)[0] if self.where != "skills" else self.text.split(": ", 1)[-1])
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class Knowledge:
     fresh: frozenset[str] = frozenset()  # refs of what this run brought
     sessions: dict[str, list[Indexed]] = field(default_factory=dict)
     _rarity: dict[str, Rarity] = field(default_factory=dict, repr=False)
+    _lines: dict[str, list[Item]] | None = field(default=None, repr=False)
 
     @classmethod
     def read(cls, workspace: Workspace, history: HistoryIndex, fresh: Iterable[str] = ()) -> Knowledge:
@@ -132,9 +141,7 @@ class Knowledge:
         return self._commit(parsed)
 
     def _line(self, ref: Ref) -> Resolution:
-        wanted = canonical(ref.target)
-        found = [item for where in ("memory", "archive") for item in self.items[where]
-                 if canonical(superseded(item.text)[0]) == wanted]
+        found = self._by_text().get(canonical(ref.target), [])
         if not found:
             return Resolution(ref.spelled(), f"no line of memory or the archive reads {ref.target!r} (forgotten, "
                                              "restored away or reworded)")
@@ -145,6 +152,14 @@ class Knowledge:
         if mark is not None and not plain:
             return Resolution(item.ref, superseded=True, replaced_by=mark.replaced_by)
         return Resolution(item.ref)
+
+    def _by_text(self) -> dict[str, list[Item]]:
+        """Memory and archive lines by their text without a superseded mark, built on the first resolve."""
+        if self._lines is None:
+            self._lines = {}
+            for item in self.items["memory"] + self.items["archive"]:
+                self._lines.setdefault(superseded(item.text)[0], []).append(item)
+        return self._lines
 
     def _commit(self, ref: Ref) -> Resolution:
         try:
@@ -160,13 +175,16 @@ def _item(file: str, text: str, heading: str) -> Item | None:
         if not cited:
             return None
         where = "memory" if file in CORE_FILES else "archive"
-        archived = _ARCHIVED.search(heading)
-        day = date.fromisoformat(archived.group(1)) if archived else None
-        said = superseded(cited)[0]
-        return Item(line_ref(file, cited), where, cited, terms(said), day, file, named(said))
+        return Item(line_ref(file, cited), where, cited, terms(superseded(cited)[0]), _archived(heading), file)
     name = file.split("/")[1]
-    return Item(f"skill:{name}", "skills", f"{name}: {text}", terms(f"{name.replace('-', ' ')} {text}"), None, name,
-                named(text))
+    return Item(f"skill:{name}", "skills", f"{name}: {text}", terms(f"{name.replace('-', ' ')} {text}"), None, name)
+
+
+@lru_cache(maxsize=1024)
+def _archived(heading: str) -> date | None:
+    """The day a line was archived, from its section's heading ("Project (archived 2026-03-04)")."""
+    found = _ARCHIVED.search(heading)
+    return _day(found.group(1)) if found else None
 
 
 def _sessions(sessions: dict[str, list[Indexed]]) -> list[Item]:

@@ -53,14 +53,16 @@ class Reflection:
     hypotheses: list[str] = field(default_factory=list)  # refs of hypothesis lines waiting for evidence or a person
     insights: list[str] = field(default_factory=list)  # names of insights waiting for a decision
     dead_letters: list[str] = field(default_factory=list)
+    read: int = 0  # active lines read: none means there was nothing to reflect on
 
     @property
     def empty(self) -> bool:
         return not (self.near_archive or self.disagreements or self.hypotheses or self.insights or self.dead_letters)
 
     def to_json(self) -> dict:
-        return {key: value[:LISTED] for key, value in asdict(self).items()} | {
-            "counts": {key: len(value) for key, value in asdict(self).items()}}
+        found = {key: value for key, value in asdict(self).items() if key != "read"}
+        return {key: value[:LISTED] for key, value in found.items()} | {
+            "counts": {key: len(value) for key, value in found.items()}}
 
     def lines(self) -> list[str]:
         """The reflection as a person reads it, one finding a line."""
@@ -85,6 +87,7 @@ def reflect(workspace: Workspace, shelf: Shelf, archive_after_days: int,
                     if hypothesis(text) is not None],
         insights=[insight.name for insight in shelf.insights if insight.status == "proposed"],
         dead_letters=[f"history.jsonl line {letter.line}: {letter.reason}" for letter in pending_letters(workspace)],
+        read=sum(len(found) for found in lines.values()),
     )
 
 

@@ -20,16 +20,34 @@ MIN_LENGTH = 3
 MAX_LENGTH = 32  # longer "words" are identifiers, hashes or tokens: nothing two facts share by meaning
 
 
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """The term a lowercase word counts as ('' for none): stopwords, numbers and fragments say nothing."""
+    if not MIN_LENGTH <= len(word) <= MAX_LENGTH or word in TOPIC_STOPWORDS or word.isdigit():
+        return ""
+    return singular(word)
+
+
 @lru_cache(maxsize=32768)
 def terms(text: str) -> frozenset[str]:
     """The subject terms of `text`: its words less stopwords, numbers and fragments, in their singular form."""
-    return frozenset(singular(word) for word in words(text)
-                     if MIN_LENGTH <= len(word) <= MAX_LENGTH and word not in TOPIC_STOPWORDS and not word.isdigit()
-                     and any(char.isalpha() for char in word))
+    found = frozenset(_term(word) for word in words(text))
+    return found - {""}
 
 
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\n")
 _EDGE = "\"'`*_()[]{}<>,.;:!?"
+
+
+@lru_cache(maxsize=65536)
+def _named_token(token: str, inside: bool) -> frozenset[str]:
+    """The terms of one whitespace-separated token when it is written as a name (see `named`)."""
+    word = token.strip(_EDGE)
+    if not word or word.isdigit():
+        return frozenset()
+    inner = any(char.isupper() for char in word[1:])
+    mixed = any(char.isdigit() for char in word) and any(char.isalpha() for char in word)
+    return terms(word) if inner or mixed or (inside and word[0].isupper()) else frozenset()
 
 
 @lru_cache(maxsize=32768)
@@ -38,14 +56,8 @@ def named(text: str) -> frozenset[str]:
     capital (PostgreSQL) or letters and digits together (k8s, S3). Two items naming the same thing meet."""
     found: set[str] = set()
     for sentence in _SENTENCE.split(text):
-        for position, raw in enumerate(sentence.split()):
-            word = raw.strip(_EDGE)
-            if not word or not any(char.isalpha() for char in word):
-                continue
-            inner = any(char.isupper() for char in word[1:])
-            mixed = any(char.isdigit() for char in word)
-            if inner or mixed or (position > 0 and word[0].isupper()):
-                found |= terms(word)
+        for position, token in enumerate(sentence.split()):
+            found |= _named_token(token, position > 0)
     return frozenset(found)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
+from nanodream.atomic import read_text
 from nanodream.backlog.position import resume
 from nanodream.engines import SessionError, SessionResult, describe_error
 from nanodream.insights.edges import back_edges
@@ -26,7 +27,7 @@ from nanodream.insights.shelf import Shelf, read_shelf
 from nanodream.insights.tools import ConnectBox
 from nanodream.memory import transaction
 from nanodream.memory.staging import Staging
-from nanodream.retrieval.documents import collect, sources
+from nanodream.retrieval.documents import shown, sources
 from nanodream.run import confirmations
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, Pass, PassResult
@@ -42,19 +43,23 @@ from nanodream.workspace import INSIGHTS_DIR, Workspace
 class Before:
     """What memory held when the run began: what lets connect tell this run's material from older knowledge."""
 
-    lines: frozenset[str]  # canonical texts of memory and archive lines
+    lines: frozenset[str]  # every line of the core files and the archive, as written (a moved line is no news)
     skills: frozenset[str]
     offset: int  # the history position
 
 
 def before_run(workspace: Workspace) -> Before:
-    lines, skills = set(), set()
-    for document in collect(workspace, sources(workspace)):
-        if document.file.startswith("skills/"):
-            skills.add(document.file.split("/")[1])
-        else:
-            lines.add(canonical(document.text))
-    return Before(frozenset(lines), frozenset(skills), resume(workspace).position.offset)
+    skills = frozenset(path.split("/")[1] for path in workspace.memory_paths() if path.startswith("skills/"))
+    return Before(memory_lines(workspace), skills, resume(workspace).position.offset)
+
+
+def memory_lines(workspace: Workspace) -> frozenset[str]:
+    """Every line of the core files and the archive as it stands: read and split, nothing parsed."""
+    lines: set[str] = set()
+    for path in sources(workspace):
+        if not path.startswith("skills/"):
+            lines.update(line.strip() for line in read_text(workspace.root / path).splitlines())
+    return frozenset(lines)
 
 
 @dataclass
@@ -90,8 +95,8 @@ class PhaseWork:
         """Refs of what this run brought: lines and skills it added, sessions it consumed, its commits."""
         if self.exploring:
             return frozenset()
-        found = {item.ref for item in knowledge.items["memory"] + knowledge.items["archive"]
-                 if canonical(item.text) not in self.before.lines}
+        added = {canonical(shown(line)) for line in memory_lines(self.ctx.workspace) - self.before.lines}
+        found = {item.ref for item in knowledge.items["memory"] + knowledge.items["archive"] if item.text in added}
         found |= {item.ref for item in knowledge.items["skills"] if item.source not in self.before.skills}
         start = self.before.offset
         found |= {f"session:{entry.session}" for entry in knowledge.history.entries if entry.offset >= start}
@@ -119,7 +124,7 @@ def reflect_phase(work: PhaseWork) -> PassResult:
     restated = confirmations.load(workspace)
     found = reflect(workspace, work.shelf, settings.archive_after_days,
                     lambda line: restated.get(confirmations.line_key(line)), work.today)
-    if found.empty and not any(work.knowledge.items[where] for where in ("memory", "archive")):
+    if found.empty and not found.read:
         return work.note("reflect: skipped (memory holds no lines yet)")
     work.reflection = found
     work.outcome.reflection = found.to_json()

@@ -41,7 +41,7 @@ from tests.scripted_server import ScriptedServer, call, final, tool_calls  # noq
 
 BENCH = "insights"
 TARGET_CONNECT = 0.3
-SMOKE = {"lines": 60, "consumed": 20, "new": 4, "repeats": 1}  # tests/test_bench_smoke.py
+SMOKE = {"lines": 60, "consumed": 20, "new": 4, "repeats": 1, "first_run": False}  # tests/test_bench_smoke.py
 _SYLLABLES = ("ka", "lo", "ver", "min", "tor", "sel", "dra", "pi", "quen", "har", "bel", "nox", "ru", "fen", "tal")
 _VERBS = ("depends on", "runs beside", "replaced", "feeds", "reports to", "is billed through", "backs up",
           "was moved from", "talks to", "is watched by")
@@ -108,15 +108,17 @@ def _timed_run(template: Path, settings: Settings) -> tuple[float, float]:
         return seconds, spent
 
 
-def builtin_rows(lines: int, consumed: int, new: int, repeats: int) -> list[Row]:
+def builtin_rows(lines: int, consumed: int, new: int, repeats: int, first_run: bool) -> list[Row]:
     rows: list[Row] = []
+    kinds = ((True, ""), (False, ", first run (history index built)"))
     with tempfile.TemporaryDirectory(prefix="nanodream-insights-template-") as tmp:
-        for indexed, label in ((True, ""), (False, ", first run (history index built)")):
+        for indexed, label in kinds if first_run else kinds[:1]:
             template = make_workspace(Path(tmp) / f"ws-{indexed}", lines, consumed, new, indexed)
             timings: dict[tuple[str, ...], tuple[float, float]] = {}
             for phases in ((), ("connect",), ("reflect", "re-evaluate", "connect")):
                 settings = Settings(phases=phases, max_batches=5)
-                _timed_run(template.root, settings)  # warm-up: page cache, git
+                if repeats > 1:
+                    _timed_run(template.root, settings)  # warm-up: page cache, git
                 runs = [_timed_run(template.root, settings) for _ in range(repeats)]
                 timings[phases] = (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
             base = timings[()]
@@ -173,9 +175,9 @@ def model_rows(lines: int, consumed: int, new: int) -> list[Row]:
 
 
 def main(quick: bool = False, lines: int = 2000, consumed: int = 600, new: int = 20,
-         repeats: int | None = None) -> list[Row]:
+         repeats: int | None = None, first_run: bool = True) -> list[Row]:
     repeats = repeats or (1 if quick else 3)
-    return builtin_rows(lines, consumed, new, repeats) + model_rows(lines, consumed, new)
+    return builtin_rows(lines, consumed, new, repeats, first_run) + model_rows(lines, consumed, new)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ DECISION = "Decided to host the billing service on Hetzner in Falkenstein to kee
 OLD = f"memory/archive/2026-03.md: {DECISION}"
 BILL = "The Hetzner bill doubled this month after the new load balancer went live."
 NEW = f"memory/MEMORY.md: {BILL}"
+ALL = ("reflect", "re-evaluate", "connect")  # the default phases (tests/conftest.py's model leaves connect out)
 DREAM_TOOLS = ["read_file", "list_skills", "edit_file", "write_file", "delete_skill", "archive_lines", "list_archive",
                "finish"]
 
@@ -65,7 +66,7 @@ def test_connect_is_a_conversation_of_its_own_with_only_its_two_tools(workspace,
     server = serve([*consolidation(), call("search_knowledge", query="Hetzner hosting", where="archive"),
                     propose(), final("Proposed one insight.")])
 
-    report = run_dream(workspace, llm_settings(server))
+    report = run_dream(workspace, llm_settings(server, phases=ALL))
 
     assert report.outcome == "committed", report.reason
     dream, connect = server.requests[:2], server.requests[2:]
@@ -120,7 +121,7 @@ def test_proposals_the_rules_refuse_come_back_as_errors_the_model_can_act_on(wor
                     propose(),
                     final("One proposed.")])
 
-    report = run_dream(workspace, llm_settings(server))
+    report = run_dream(workspace, llm_settings(server, phases=ALL))
 
     errors = _refusals(server)
     assert len(errors) == 4
@@ -135,7 +136,7 @@ def test_a_run_without_leads_asks_the_model_nothing(workspace, serve):
     write_history(workspace, [entry(1, "[durable] The staging server runs Debian 12.")])
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
                          new_text="## Project\n- The staging server runs Debian 12.\n"), final("Filed it.")])
-    report = run_dream(workspace, llm_settings(server))
+    report = run_dream(workspace, llm_settings(server, phases=ALL))
     assert len(server.requests) == 2
     assert any(note.startswith("connect: skipped (nothing older") for note in report.phases.notes)
 
@@ -143,7 +144,7 @@ def test_a_run_without_leads_asks_the_model_nothing(workspace, serve):
 def test_a_spent_run_budget_skips_connect_and_a_failed_connect_costs_only_its_proposals(workspace, serve):
     _hosted(workspace)
     server = serve(consolidation())
-    report = run_dream(workspace, llm_settings(server, max_run_tokens=200))
+    report = run_dream(workspace, llm_settings(server, max_run_tokens=200, phases=ALL))
     assert len(server.requests) == 2 and report.outcome == "committed"
     assert "connect: skipped (the run's token or cost budget is spent)" in report.phases.notes
 
@@ -153,7 +154,7 @@ def test_a_spent_run_budget_skips_connect_and_a_failed_connect_costs_only_its_pr
     failing = serve([call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
                           new_text=f"## Project\n- {answer}\n"), final("Filed."),
                      propose()])  # then the script runs out: the provider fails connect
-    report = run_dream(workspace, llm_settings(failing))
+    report = run_dream(workspace, llm_settings(failing, phases=ALL))
     assert report.outcome in ("committed", "no-change"), report.reason
     [note] = [note for note in report.phases.notes if note.startswith("connect:")]
     assert note.startswith("connect: failed, nothing proposed (provider error")
@@ -165,7 +166,7 @@ def test_in_text_mode_the_tools_are_described_in_the_prompt(workspace, serve):
     _hosted(workspace)
     written = ('<tool_call>\n' + json.dumps({"name": "propose_insight", "arguments": proposal()}) + '\n</tool_call>')
     server = serve([*consolidation(), final(written), final("Done.")])
-    report = run_dream(workspace, llm_settings(server, tool_mode="text"))
+    report = run_dream(workspace, llm_settings(server, tool_mode="text", phases=ALL))
     connect = server.requests[2]
     assert "tools" not in connect or not connect["tools"]
     assert "## Calling tools" in connect["messages"][0]["content"]

@@ -299,3 +299,24 @@ def test_status_counts_insights_and_shows_connects_spend_apart(hosted):
         "proposed": 1, "reinforced": 0, "stale": 0, "rejected": 0, "promoted": 0, "broken": 0}
     shown = CliRunner().invoke(app, ["status", "-w", str(hosted.root)]).output
     assert "insights   1 proposed (see: nanodream insights)" in shown
+
+
+def test_a_run_that_learned_nothing_connects_nothing(hosted):
+    _history(hosted, f"[durable] {BILL}")
+    run_dream(hosted, Settings())
+    [name] = _insight_files(hosted)
+    _history(hosted, f"[durable] {BILL}", session="telegram:8")  # said again: memory holds it already
+    report = run_dream(hosted, Settings())
+    assert report.outcome == "no-change"
+    assert "connect: skipped (this run changed no memory file: it learned nothing new to connect)" in \
+        report.phases.notes
+    assert _insight_files(hosted) == [name]
+
+
+def test_with_every_change_waiting_for_review_the_phases_commit_nothing(hosted):
+    _history(hosted, f"[durable] {BILL}")
+    head = git(hosted, "rev-parse", "HEAD")
+    report = run_dream(hosted, Settings(review="all"))
+    assert report.batches[0].proposal and report.phases is None
+    assert "insights: the phases did not run; every change waits for review (review = all)" in report.notices
+    assert git(hosted, "rev-parse", "HEAD") == head and _insight_files(hosted) == []

@@ -102,8 +102,8 @@ def _load(workspace: Workspace) -> HistoryIndex:
         data = json.loads(index_file(workspace).read_text(encoding="utf-8"))
         if data.get("format") != FORMAT:
             return HistoryIndex()
-        entries = [Indexed(int(o), int(n), str(d), str(s), tuple(map(str, ts)), tuple(map(str, ns)))
-                   for o, n, d, s, ts, ns in data["entries"]]
+        entries = [Indexed(int(offset), int(line), str(day), str(session), tuple(map(str, held)),
+                           tuple(map(str, names))) for offset, line, day, session, held, names in data["entries"]]
         return HistoryIndex(int(data["offset"]), int(data["line"]), str(data["fingerprint"]), entries)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return HistoryIndex()

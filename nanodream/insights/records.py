@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal, get_args
 
-from nanodream.safety import injection, secret_scan
 from nanodream.workspace import INSIGHTS_DIR
 
 STATUSES = ("proposed", "reinforced", "stale", "rejected", "promoted")
@@ -183,6 +182,8 @@ def _prose(key: str, value: Any, problems: list[str]) -> str:
 
 def _unsafe(key: str, text: str) -> list[str]:
     """What an insight may never hold: control characters, a credential, an instruction aimed at the agent."""
+    from nanodream.safety import injection, secret_scan  # the scanners load detect-secrets: never for `status`
+
     found = []
     if _CONTROL.search(text):
         found.append(f"{key} holds control characters; write plain text")

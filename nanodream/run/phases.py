@@ -147,6 +147,8 @@ def reevaluate_phase(work: PhaseWork) -> PassResult:
 def connect_phase(work: PhaseWork) -> PassResult:
     if not work.on("connect"):
         return DONE
+    if not work.exploring and not (work.report.commits or any(batch.proposal for batch in work.report.batches)):
+        return work.note("connect: skipped (this run changed no memory file: it learned nothing new to connect)")
     knowledge = work.knowledge
     starts, before = _starts(work)
     if not starts:
@@ -273,6 +275,9 @@ def run_phases(ctx: RunContext, report: RunReport, before: Before, exploring: bo
     A phase's failure, or a bug in one, is said in the run's notices; the consolidation's outcome stands.
     """
     if not ctx.settings.phases or report.outcome not in RUNS_AFTER:
+        return
+    if ctx.review == "all":  # a commit of insights would land while every change is to wait for a person
+        report.notices.append("insights: the phases did not run; every change waits for review (review = all)")
         return
     work = PhaseWork(ctx, report, before, exploring, staging=Staging(ctx.workspace), shelf=read_shelf(ctx.workspace))
     report.phases = work.outcome

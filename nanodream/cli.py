@@ -16,6 +16,7 @@ from nanodream.commands import (
     hypotheses,
     ingest,
     init,
+    insights,
     log,
     mcp,
     model,
@@ -23,6 +24,7 @@ from nanodream.commands import (
     prompt,
     quarantine,
     recall,
+    reflect,
     restore,
     review,
     run,
@@ -46,8 +48,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (init, ingest, run, status, log, show, restore, review, why, forget, pin, hypotheses, skills, recall,
-               prompt, slash, schedule, quarantine, history, model, fleet, serve, mcp, evaluate, simulate):
+for module in (init, ingest, run, status, log, show, restore, review, why, forget, pin, hypotheses, insights, reflect,
+               skills, recall, prompt, slash, schedule, quarantine, history, model, fleet, serve, mcp, evaluate,
+               simulate):
     module.register(app)
 
 

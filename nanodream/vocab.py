@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import Enum, IntEnum, StrEnum
 from functools import cache
 from typing import Any
@@ -155,7 +155,7 @@ def json_keys(cls: type) -> list[tuple[str, str]]:
 
 def as_json(value: Any) -> Any:
     """`value` as the JSON it is declared to be: dataclasses by their fields and shape, containers item by item,
-    enums as their value, times as ISO 8601; anything else as it is (json.dumps says the rest)."""
+    enums as their value, times and days as ISO 8601; anything else as it is (json.dumps says the rest)."""
     if is_dataclass(value) and not isinstance(value, type):
         return _object_json(value)
     if isinstance(value, list | tuple):
@@ -166,6 +166,8 @@ def as_json(value: Any) -> Any:
         return value.value
     if isinstance(value, datetime):
         return value.isoformat(timespec="seconds")
+    if isinstance(value, date):
+        return value.isoformat()
     return value
 
 

@@ -86,7 +86,7 @@ def test_promote_appends_one_history_entry_and_the_next_dream_decides(proposed):
     assert report.outcome == "promoted" and report.history_cursor == 2
     [added] = _entries(proposed)[1:]
     assert added["session_key"] == f"insight:{NAME}" and added["cursor"] == 2
-    assert added["content"] == f"[durable] {SUMMARY}"
+    assert added["content"] == f"[durable] {SUMMARY.split('. ')[0]}."  # the statement: its first sentence
     insight = read_shelf(proposed).get(NAME)
     assert insight.status == "promoted"
     assert insight.decisions[-1].endswith("promoted: worth keeping; appended to history as cursor 2")

@@ -27,9 +27,10 @@ from tests.conftest import entry, git, snapshot, write_history
 from tests.mcp_client import McpClient, mcp_server, server_parameters, text
 from tests.test_json import documented
 
-READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals"]
+READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals",
+              "insights_list", "insight_get"]
 WRITE_TOOLS = ["dream_run", "dream_accept", "dream_reject", "dream_restore", "memory_pin", "memory_forget",
-               "hypothesis_resolve"]
+               "hypothesis_resolve", "insight_resolve", "insights_run"]
 HYPOTHESIS = "- Prefers deploy notes as bullet lists <!-- hypothesis: 2 -->"
 SKILL = "---\nname: deploy\ndescription: Ship the API.\n---\n\n1. docker compose up -d\n"
 

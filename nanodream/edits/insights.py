@@ -2,10 +2,11 @@
 
 The decision sets the record's `status` and `updated` and adds a dated line under its Decisions; `reject`
 takes it out of view for good (no run proposes it again, by name or by sources). `promote` writes no fact:
-it appends one history entry — `[durable]` and the insight's statement, `session_key` `insight:<name>` —
-through ingest's writer (its journal, cursor numbering and refusal while the host is mid-write), so the next
-dream judges it like any other history; the record then says it was promoted. An interrupted promote never
-appends twice: the entry's key is kept with ingest's message keys before the record is committed.
+it appends one history entry — `[durable]` and the insight's statement (its summary's first sentence),
+`session_key` `insight:<name>` — through ingest's writer (its journal, cursor numbering and refusal while the
+host is mid-write), so the next dream judges it like any other history; the record then says it was
+promoted. An interrupted promote never appends twice: the entry's key is kept with ingest's message keys
+before the record is committed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from nanodream.ingest.journal import IngestJournal, IngestJournalUnreadable, rec
 from nanodream.ingest.message import history_stamp
 from nanodream.ingest.seen import Seen
 from nanodream.ingest.writer import Entry, HistoryMidWrite, append
-from nanodream.insights.records import Insight, one_line, render
+from nanodream.insights.knowledge import PROMOTED
+from nanodream.insights.records import Insight, one_line, render, statement
 from nanodream.insights.shelf import read_shelf
 from nanodream.memory.door import Door
 from nanodream.safety import secret_scan
@@ -29,7 +31,6 @@ from nanodream.vocab import ExitCode, Outcome, Refused, Report, Trailer, format_
 from nanodream.workspace import Workspace
 
 DECISIONS = {"reinforce": "reinforced", "stale": "stale", "reject": "rejected", "promote": "promoted"}
-SESSION_PREFIX = "insight:"
 
 
 @dataclass
@@ -107,12 +108,12 @@ def _promote(door: Door, settings: Settings, insight: Insight) -> int | None:
         except IngestJournalUnreadable as exc:
             raise Refused(str(exc), exit_code=ExitCode.NEEDS_PERSON) from None
         promoted_before = sum(1 for line in insight.decisions if line.split(" ")[1:2] in (["promoted"], ["promoted:"]))
-        key = f"{SESSION_PREFIX}{insight.name}:promoted:{promoted_before}"
+        key = f"{PROMOTED}{insight.name}:promoted:{promoted_before}"
         if seen.known([key]):
             return None
-        statement = secret_scan.redact(None, one_line(insight.summary))[0]
-        entry = Entry(history_stamp(None, zone(settings.timezone)), f"[durable] {statement}",
-                      f"{SESSION_PREFIX}{insight.name}")
+        said = secret_scan.redact(None, statement(insight))[0]
+        entry = Entry(history_stamp(None, zone(settings.timezone)), f"[durable] {said}",
+                      f"{PROMOTED}{insight.name}")
         try:
             return append(workspace, [entry], IngestJournal(0, "", [key]), seen)[0]
         except HistoryMidWrite as exc:

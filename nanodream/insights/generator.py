@@ -4,7 +4,8 @@ Two items meet when they come from different files, skills or sessions and share
 named thing (Hetzner, PostgreSQL, k8s) in both, or at least two terms few items of the knowledge base hold.
 One side is what this run brought (or, when exploring, an old item the day's seed picked); the other is older.
 The best-scored pairs become insights, each item used once per run, every one through the rules of
-proposals.py (a refused pair is passed over); an item a rejected insight cites is not connected again.
+proposals.py (a refused pair is passed over). An item an insight cites already — a rejected one included —
+is connected to nothing new: news about it reinforces that insight (re-evaluate) instead of spawning another.
 Likelihood and confidence grow with the shared evidence; themes are the shared terms that recur across sessions.
 """
 
@@ -43,11 +44,11 @@ class Pair:
     named: int  # of them, names of a thing
 
 
-def candidates(knowledge: Knowledge, rejected: frozenset[str] = frozenset(), seeds: list[Item] | None = None,
+def candidates(knowledge: Knowledge, cited: frozenset[str] = frozenset(), seeds: list[Item] | None = None,
                before: date | None = None) -> list[Pair]:
     """The pairs worth a look, best first: this run's new items (or `seeds`, exploring) with older ones (all
-    older than `before`, when set). What a person turned down stays down: an item of `rejected` (a rejected
-    insight's refs) is connected again to nothing."""
+    older than `before`, when set). An item of `cited` (what insights cite already, rejected ones included: what
+    a person turned down stays down) is connected to nothing new."""
     everything = knowledge.everything()
     rarity = knowledge.rarity()
     rare_limit = max(RARE_FLOOR, int(RARE_SHARE * len(everything)))
@@ -56,7 +57,7 @@ def candidates(knowledge: Knowledge, rejected: frozenset[str] = frozenset(), see
            and (before is None or (item.day is not None and item.day < before))]
     rare = {term for term, held in rarity.counts.items() if held <= rare_limit}
     pairs = [pair for pair in _pairs(new, old, rare, rarity)
-             if pair.new.ref not in rejected and pair.old.ref not in rejected]
+             if pair.new.ref not in cited and pair.old.ref not in cited]
     # at equal weight a session beats the line a dream filed from it: it is where the material came from
     return sorted(pairs, key=lambda p: (-p.score, p.new.where != "history", p.new.ref, p.old.ref))
 
@@ -66,7 +67,7 @@ def generate(knowledge: Knowledge, proposals: Proposals, seeds: list[Item] | Non
     """Propose the best candidates until `max_insights`, each item in one insight at most."""
     rarity = knowledge.rarity()
     used: set[str] = set()
-    for pair in candidates(knowledge, rejected_refs(proposals), seeds, before):
+    for pair in candidates(knowledge, cited_refs(proposals), seeds, before):
         if proposals.full:
             break
         if pair.new.ref in used or pair.old.ref in used:
@@ -79,9 +80,9 @@ def generate(knowledge: Knowledge, proposals: Proposals, seeds: list[Item] | Non
     return proposals.accepted
 
 
-def rejected_refs(proposals: Proposals) -> frozenset[str]:
-    return frozenset(ref for insight in proposals.shelf.insights if insight.status == "rejected"
-                     for ref in insight.refs)
+def cited_refs(proposals: Proposals) -> frozenset[str]:
+    """Every ref an insight of the workspace cites, whatever its status."""
+    return frozenset(ref for insight in proposals.shelf.insights for ref in insight.refs)
 
 
 def _citable(item: Item) -> bool:
@@ -124,26 +125,26 @@ def explore_seeds(knowledge: Knowledge, today: date) -> tuple[list[Item], date]:
 
 
 def _fields(pair: Pair, knowledge: Knowledge, rarity: Rarity, proposals: Proposals) -> dict:
-    phrase = _phrase([_spelled(term, (pair.new.text, pair.old.text)) for term in pair.shared[:3]])
+    new, old = (_quoted(knowledge, item, " ".join(pair.shared)) for item in (pair.new, pair.old))
+    said = (new, old, pair.new.text, pair.old.text)
+    phrase = _phrase([_spelled(term, said) for term in pair.shared[:3]])
     lines = {pair.new.where, pair.old.where} <= {"memory", "archive"}
     disagree = lines and bool(conflict(normal(content_words(pair.new.text)), normal(content_words(pair.old.text))))
     weight = round(min(0.9, 0.4 + 0.1 * len(pair.shared)), 2)
-    new, old = _quoted(knowledge, pair.new, phrase), _quoted(knowledge, pair.old, phrase)
-    closing = (f"Both mention {phrase} but may disagree, so one of them could be out of date." if disagree else
-               f"Both mention {phrase}, so they may be about the same thing, seen at different times.")
+    closing = ("they may disagree, so one of them could be out of date." if disagree else
+               "they may be about the same thing, seen at different times.")
     rarest = pair.shared[0]
     topics = _topics(pair, rarity)
     return {
         "name": _name(topics, proposals),
-        "summary": f"{_upper(_described(pair.new))} says {new}; {_described(pair.old)} says {old}. {closing}",
+        "summary": f"{_upper(phrase)} links {new} and {old}. The first is from {_described(pair.new)}, the second "
+                   f"{_described(pair.old)}; {closing}",
         "what_if": f"What if what {_described(pair.new)} says about {phrase} bears on what {_described(pair.old)} "
                    "says, so that a change to one should be checked against the other?",
         "possible_outcome": ("One of the two is corrected or archived, and memory keeps one account of it."
                              if disagree else "A person links the two, or promotes the connection so that the "
                              "next dream files it."),
-        "rationale": f"Both mention {phrase}, and {_spelled(rarest, (pair.new.text,))} appears in "
-                     f"{rarity.counts[rarest]} of the {rarity.size} items of memory, archive, skills and history, so "
-                     "sharing it is unlikely to be chance. The two come from different sources.",
+        "rationale": _rationale(phrase, _spelled(rarest, said), rarity.counts[rarest], rarity.size),
         "likelihood": round(min(0.85, 0.3 + 0.15 * pair.named + 0.1 * len(pair.shared)), 2),
         "confidence": round(min(0.8, 0.2 + 0.1 * len(pair.shared) + 0.1 * pair.named), 2),
         "topics": topics,
@@ -156,15 +157,23 @@ def _fields(pair: Pair, knowledge: Knowledge, rarity: Rarity, proposals: Proposa
     }
 
 
+def _rationale(phrase: str, rarest: str, held: int, size: int) -> str:
+    """Why the pair is worth a look: what they share and how rare it is (called rare only when it is)."""
+    share = f"{rarest} is in {held} of the {size} items of memory, archive, skills and history"
+    rare = ", so sharing it is unlikely to be chance" if held * 10 <= size else ""
+    return f"Both mention {phrase}; {share}{rare}. The two come from different sources."
+
+
 def _described(item: Item) -> str:
     day = f" ({item.day.isoformat()})" if item.day else ""
     return {"memory": f"a line of {item.source}", "archive": f"an archived line{day}",
             "skills": f"the skill {item.source}", "history": f"the session {item.source}{day}"}[item.where]
 
 
-def _quoted(knowledge: Knowledge, item: Item, phrase: str) -> str:
-    """What the item says, quoted short: its first sentence, cut at a word, without a closing full stop."""
-    text = knowledge.said(item, phrase) if item.where == "history" else item.text
+def _quoted(knowledge: Knowledge, item: Item, about: str) -> str:
+    """What the item says (a session: its entry most `about` the pair's terms), quoted short: its first sentence,
+    cut at a word, without a closing full stop."""
+    text = knowledge.said(item, about) if item.where == "history" else item.text
     if item.where == "skills":
         text = text.split(": ", 1)[-1]
     first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0].rstrip(".!? ")

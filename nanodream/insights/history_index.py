@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nanodream.atomic import atomic_write
-from nanodream.backlog.history import HistoryEntry, Position, drop_skip_lines, entry_at, read_from, session_of
+from nanodream.backlog.history import (
+    HistoryEntry,
+    Position,
+    entry_at,
+    read_from,
+    session_of,
+    tagged_lines,
+)
 from nanodream.backlog.position import fingerprint
 from nanodream.insights.terms import named, terms
 from nanodream.safety import secret_scan
@@ -74,20 +81,24 @@ def up_to_date(workspace: Workspace, upto: Position, *, save: bool = True) -> Hi
 
 
 def _indexed(entry: HistoryEntry) -> Indexed:
-    content, _ = drop_skip_lines(entry.content)
-    said = secret_scan.redact(None, content)[0]
+    said = _plain(entry.content)
     day = entry.timestamp.strip()[:10]
     return Indexed(entry.offset, entry.line, day, session_of(entry), tuple(sorted(terms(said))),
                    tuple(sorted(named(said))))
 
 
+def _plain(content: str) -> str:
+    """An entry's text without its tags, `[skip]` lines left out."""
+    return " ".join(text for tag, text in tagged_lines(content) if tag != "skip")
+
+
 def shown(workspace: Workspace, item: Indexed) -> str:
-    """The entry's text as a search shows it: read at its offset, `[skip]` lines out, credentials redacted."""
+    """The entry's text as a search shows it: read at its offset, `[skip]` lines out, tags off, credentials
+    redacted."""
     entry = entry_at(workspace.history_file, item.offset, item.line)
     if entry is None:
         return ""
-    content, _ = drop_skip_lines(entry.content)
-    text = " ".join(secret_scan.redact(None, content)[0].split())
+    text = " ".join(secret_scan.redact(None, _plain(entry.content))[0].split())
     return text if len(text) <= SHOWN_LIMIT else text[: SHOWN_LIMIT - 1] + "…"
 
 

@@ -25,6 +25,7 @@ from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, Workspace
 
 Where = Literal["memory", "archive", "skills", "history"]  # the parts of the knowledge base, searched apart
 WHERE: tuple[str, ...] = get_args(Where)
+PROMOTED = "insight:"  # the session key of the history entry a promoted insight appends
 _COMMENT = re.compile(r"<!--.*?-->")
 _ARCHIVED = re.compile(r"\(archived (\d{4}-\d{2}-\d{2})\)")
 
@@ -188,8 +189,11 @@ def _archived(heading: str) -> date | None:
 
 
 def _sessions(sessions: dict[str, list[Indexed]]) -> list[Item]:
+    """A session is one item; a promoted insight's own entry (`insight:<name>`) is not material to connect."""
     found = []
     for key, entries in sessions.items():
+        if key.startswith(PROMOTED):
+            continue
         days = [entry.day for entry in entries if entry.day]
         words = frozenset(term for entry in entries for term in entry.terms)
         names = frozenset(term for entry in entries for term in entry.names)

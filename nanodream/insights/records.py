@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal, get_args
 
+from nanodream.vocab import Shape, as_json
 from nanodream.workspace import INSIGHTS_DIR
 
 STATUSES = ("proposed", "reinforced", "stale", "rejected", "promoted")
@@ -79,6 +80,10 @@ class Source:
 
 @dataclass(frozen=True)
 class Insight:
+    """One record: its front matter, its prose, and the dated decisions taken on it (docs/insights.md)."""
+
+    json_shape = Shape(derived=("path",))
+
     name: str
     status: str
     created: date
@@ -109,12 +114,7 @@ class Insight:
 
     def to_json(self) -> dict[str, Any]:
         """The record as `insights --json`, MCP and `run -o` show it: front matter keys, then its prose."""
-        return {"name": self.name, "status": self.status, "created": self.created.isoformat(),
-                "updated": self.updated.isoformat(), "likelihood": self.likelihood, "confidence": self.confidence,
-                "topics": list(self.topics), "themes": list(self.themes),
-                "sources": [source.to_dict() for source in self.sources], "summary": self.summary,
-                "what_if": self.what_if, "possible_outcome": self.possible_outcome, "rationale": self.rationale,
-                "decisions": list(self.decisions), "path": self.path}
+        return as_json(self)
 
 
 def path_of(name: str) -> str:
@@ -157,6 +157,13 @@ def sentences(text: str) -> int:
     ends = list(_SENTENCE_END.finditer(text))
     tail = text[ends[-1].end():] if ends else text
     return len(ends) + (1 if tail.strip() else 0)
+
+
+def statement(insight: Insight) -> str:
+    """What an insight says, in one line: its summary's first sentence (what a promote appends to history)."""
+    summary = one_line(insight.summary)
+    end = _SENTENCE_END.search(summary)
+    return summary[: end.end()] if end else summary
 
 
 def _name(value: Any, problems: list[str]) -> str:

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from itertools import combinations
 
@@ -26,10 +26,11 @@ from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.words import NEGATIONS, content_words, jaccard
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import Shape
 from nanodream.workspace import CORE_FILES, MEMORY, Workspace
 
 NEAR_DAYS = 14  # "near its archive date": this many days or fewer left
-LISTED = 20  # findings listed per kind (the counts are whole)
+LISTED = 20  # findings a person's listing shows per kind (--json has them all)
 SAME_SUBJECT = 0.5  # share of words two lines must have in common to be about the same thing
 
 
@@ -48,6 +49,10 @@ class Disagreement:
 
 @dataclass
 class Reflection:
+    """What reflect found (`nanodream reflect --json`, and a run's `phases.reflection`)."""
+
+    json_shape = Shape(hidden=("read",))
+
     near_archive: list[NearArchive] = field(default_factory=list)
     disagreements: list[Disagreement] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)  # refs of hypothesis lines waiting for evidence or a person
@@ -58,11 +63,6 @@ class Reflection:
     @property
     def empty(self) -> bool:
         return not (self.near_archive or self.disagreements or self.hypotheses or self.insights or self.dead_letters)
-
-    def to_json(self) -> dict:
-        found = {key: value for key, value in asdict(self).items() if key != "read"}
-        return {key: value[:LISTED] for key, value in found.items()} | {
-            "counts": {key: len(value) for key, value in found.items()}}
 
     def lines(self) -> list[str]:
         """The reflection as a person reads it, one finding a line."""

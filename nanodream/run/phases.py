@@ -15,7 +15,7 @@ from nanodream.atomic import read_text
 from nanodream.backlog.position import resume
 from nanodream.engines import SessionError, SessionResult, describe_error
 from nanodream.insights.edges import back_edges
-from nanodream.insights.generator import Pair, candidates, explore_seeds, generate, rejected_refs
+from nanodream.insights.generator import Pair, candidates, cited_refs, explore_seeds, generate
 from nanodream.insights.history_index import up_to_date
 from nanodream.insights.knowledge import Item, Knowledge, canonical
 from nanodream.insights.proposals import Proposals
@@ -127,7 +127,7 @@ def reflect_phase(work: PhaseWork) -> PassResult:
     if found.empty and not found.read:
         return work.note("reflect: skipped (memory holds no lines yet)")
     work.reflection = found
-    work.outcome.reflection = found.to_json()
+    work.outcome.reflection = found
     return work.note(f"reflect: {len(found.lines())} findings" if not found.empty else "reflect: all healthy",
                      ran="reflect")
 
@@ -161,7 +161,7 @@ def connect_phase(work: PhaseWork) -> PassResult:
     if work.ctx.settings.offline:
         generate(knowledge, proposals, seeds, before)
     else:
-        leads = candidates(knowledge, rejected_refs(proposals), seeds, before)
+        leads = candidates(knowledge, cited_refs(proposals), seeds, before)
         if not leads:  # a model is asked only when something older shares a rare term with the starting points
             return work.note("connect: skipped (nothing older shares a rare term with "
                              + ("the explored items)" if work.exploring else "this run's material)"))

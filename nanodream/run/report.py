@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from nanodream.insights.reflect import Reflection
 from nanodream.safety import secret_scan
 from nanodream.vocab import CONSUMED, Outcome, Report, RunRecord, Shape, utc_stamp
 
@@ -53,7 +54,7 @@ class PhaseOutcome:
 
     ran: list[str] = field(default_factory=list)  # the phases that read something, in order
     notes: list[str] = field(default_factory=list)  # one line per phase: what it did, or why it was skipped
-    reflection: dict[str, Any] | None = None
+    reflection: Reflection | None = None
     insights: list[dict[str, Any]] = field(default_factory=list)  # each record this run proposed or changed
     back_edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # cited ref → insights citing it
     tokens_in: int = 0

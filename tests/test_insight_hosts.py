@@ -152,3 +152,11 @@ def test_insights_run_with_nothing_new_explores_and_refuses_a_bad_setting(client
     assert explored["tidy"] is True and explored["outcome"] in ("no-change", "committed")
     bad = client.call("insights_run", {"max_insights": 0})
     assert bad.is_error  # the schema refuses it before nanodream sees it
+
+
+def test_slash_dream_names_the_insights_apart_from_what_it_filed(tmp_path):
+    ws = hosted(tmp_path / "ws")
+    said = cli(ws, "slash", "/dream").stdout
+    [insight] = json.loads(cli(ws, "insights", "--json").stdout)
+    assert f"_Insights (not memory; `nanodream insights` to decide):_ `{insight['name']}` (proposed)" in said
+    assert said.index("/dream-restore") < said.index("_Insights")

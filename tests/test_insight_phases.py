@@ -320,3 +320,33 @@ def test_with_every_change_waiting_for_review_the_phases_commit_nothing(hosted):
     assert report.batches[0].proposal and report.phases is None
     assert "insights: the phases did not run; every change waits for review (review = all)" in report.notices
     assert git(hosted, "rev-parse", "HEAD") == head and _insight_files(hosted) == []
+
+
+def test_a_session_saying_again_what_an_active_line_says_is_no_connection(hosted):
+    memory = hosted.root / "memory/MEMORY.md"
+    memory.write_text(memory.read_text() + "- The Grafana dashboard for Kubernetes lives in the ops folder.\n")
+    commit_at(hosted, "2026-04-02T12:00:00Z", "a line")
+    _history(hosted, "[durable] The Grafana dashboard for Kubernetes lives in the ops folder.",
+             "[durable] The team standup moved to 9:30.")
+    report = run_dream(hosted, Settings())
+    assert report.outcome == "committed", report.reason  # the run learned something, so connect looked
+    assert "connect" in report.phases.ran
+    assert not [item for item in report.phases.insights if item["change"] == "proposed"]
+    assert _insight_files(hosted) == []
+
+
+def test_a_session_that_says_more_about_an_archived_decision_connects_to_it(hosted):
+    # every term of the decision is in the session, which says more: two things that meet, not a repetition
+    _history(hosted, "[durable] The billing service hosted on Hetzner in Falkenstein was down for an hour. "
+                     "Customer data stays in the EU, but the outage cost us the Friday invoices run.")
+    report = run_dream(hosted, Settings())
+    [made] = [item for item in report.phases.insights if item["change"] == "proposed"]
+    assert ARCHIVE_REF in [source["ref"] for source in made["sources"]]
+
+
+def test_the_summary_quotes_the_sentence_that_holds_what_the_pair_shares(hosted):
+    _history(hosted, "[durable] Lunch was late today. The Hetzner bill for Falkenstein doubled after the new "
+                     "load balancer went live.")
+    report = run_dream(hosted, Settings())
+    [made] = [item for item in report.phases.insights if item["change"] == "proposed"]
+    assert "Lunch" not in made["summary"] and "Hetzner bill" in made["summary"]

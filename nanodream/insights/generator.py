@@ -23,7 +23,7 @@ from nanodream.insights.proposals import Proposals
 from nanodream.insights.records import NAME, NAME_LIMIT, TOPICS, Insight
 from nanodream.insights.reflect import conflict, normal
 from nanodream.insights.refs import superseded
-from nanodream.insights.terms import Rarity
+from nanodream.insights.terms import Rarity, terms
 from nanodream.text.stems import singular
 from nanodream.text.words import content_words
 from nanodream.toolbox.registry import ToolError
@@ -57,7 +57,7 @@ def candidates(knowledge: Knowledge, cited: frozenset[str] = frozenset(), seeds:
            and (before is None or (item.day is not None and item.day < before))]
     rare = {term for term, held in rarity.counts.items() if held <= rare_limit}
     pairs = [pair for pair in _pairs(new, old, rare, rarity)
-             if pair.new.ref not in cited and pair.old.ref not in cited]
+             if pair.new.ref not in cited and pair.old.ref not in cited and not _restates(knowledge, pair)]
     # at equal weight a session beats the line a dream filed from it: it is where the material came from
     return sorted(pairs, key=lambda p: (-p.score, p.new.where != "history", p.new.ref, p.old.ref))
 
@@ -109,6 +109,22 @@ def _pairs(new: list[Item], old: list[Item], rare: set[str], rarity: Rarity) -> 
                 ranked = tuple(sorted(shared, key=lambda term: (-rarity.weight(term), term)))
                 score = sum(rarity.weight(term) for term in shared) + sum(rarity.weight(term) for term in named)
                 yield Pair(score, item, other, ranked, len(named))
+
+
+def _restates(knowledge: Knowledge, pair: Pair) -> bool:
+    """Whether the new side says again what an active memory line says (each missing at most one term of the
+    other, out of three or more; a session: one of its entries does): the same fact repeated is the dream's to
+    merge, not a connection. An archived line said again is a connection: it resurfaces what was put away; and
+    a line that says more about the same thing (a decision and its cost) is two things that meet."""
+    if pair.old.where != "memory":
+        return False
+    said = [frozenset(entry.terms) for entry in knowledge.sessions.get(pair.new.source, ())] \
+        if pair.new.where == "history" else [pair.new.terms]
+    return any(_same(statement, pair.old.terms) for statement in said)
+
+
+def _same(one: frozenset[str], other: frozenset[str]) -> bool:
+    return min(len(one), len(other)) >= 3 and len(one - other) <= 1 and len(other - one) <= 1
 
 
 def explore_seeds(knowledge: Knowledge, today: date) -> tuple[list[Item], date]:
@@ -171,12 +187,14 @@ def _described(item: Item) -> str:
 
 
 def _quoted(knowledge: Knowledge, item: Item, about: str) -> str:
-    """What the item says (a session: its entry most `about` the pair's terms), quoted short: its first sentence,
-    cut at a word, without a closing full stop."""
+    """What the item says (a session: its entry most `about` the pair's terms), quoted short: the sentence that
+    holds most of those terms, cut at a word, without a closing full stop."""
     text = knowledge.said(item, about) if item.where == "history" else item.text
     if item.where == "skills":
         text = text.split(": ", 1)[-1]
-    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0].rstrip(".!? ")
+    wanted = terms(about)
+    said = re.split(r"(?<=[.!?])\s+", text.strip())
+    first = max(said, key=lambda sentence: len(terms(sentence) & wanted)).rstrip(".!? ")
     if len(first) > QUOTE_LIMIT:
         first = first[:QUOTE_LIMIT].rsplit(" ", 1)[0] + "…"
     return f"“{first}”"

@@ -23,6 +23,7 @@ from nanodream.backlog.history import (
     tagged_lines,
 )
 from nanodream.backlog.position import fingerprint
+from nanodream.boundedjson import load_file
 from nanodream.insights.terms import named, terms
 from nanodream.safety import secret_scan
 from nanodream.workspace import Workspace
@@ -110,7 +111,7 @@ def _stored(index: HistoryIndex) -> dict:
 def _load(workspace: Workspace) -> HistoryIndex:
     """The saved index; an empty one when there is none or it cannot be trusted (it is rebuilt, costing time only)."""
     try:
-        data = json.loads(index_file(workspace).read_text(encoding="utf-8"))
+        data = load_file(index_file(workspace))
         if data.get("format") != FORMAT:
             return HistoryIndex()
         entries = [Indexed(int(offset), int(line), str(day), str(session), tuple(map(str, held)),

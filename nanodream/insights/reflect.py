@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from itertools import combinations
 
+from nanodream.atomic import read_text
 from nanodream.backlog.deadletters import pending_letters
 from nanodream.hypotheses import parse as hypothesis
 from nanodream.insights.knowledge import canonical
@@ -96,9 +97,10 @@ def _active_lines(workspace: Workspace) -> dict[str, list[tuple[int, str]]]:
     found: dict[str, list[tuple[int, str]]] = {}
     for file in CORE_FILES:
         path = workspace.root / file
-        if not path.is_file() or path.is_symlink():
+        try:
+            lines = read_text(path).split("\n")
+        except OSError:  # missing, or a link: never followed
             continue
-        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
         found[file] = [(index, line.strip()[2:].strip()) for index, (line, code) in enumerate(with_fences(lines))
                        if not code and line.strip().startswith(("- ", "* "))]
     return found

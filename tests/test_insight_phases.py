@@ -350,3 +350,9 @@ def test_the_summary_quotes_the_sentence_that_holds_what_the_pair_shares(hosted)
     report = run_dream(hosted, Settings())
     [made] = [item for item in report.phases.insights if item["change"] == "proposed"]
     assert "Lunch" not in made["summary"] and "Hetzner bill" in made["summary"]
+    # its first sentence, what a promote files, carries both quotes and where each comes from
+    from nanodream.insights.records import statement
+
+    said = statement(read_shelf(hosted).get(made["name"]))
+    assert "Hetzner bill" in said and "Decided to host the billing service" in said
+    assert "(session telegram:7, 2026-10-01)" in said and "(archived 2026-03-04)" in said

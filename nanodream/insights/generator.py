@@ -150,11 +150,11 @@ def _fields(pair: Pair, knowledge: Knowledge, rarity: Rarity, proposals: Proposa
     closing = ("they may disagree, so one of them could be out of date." if disagree else
                "they may be about the same thing, seen at different times.")
     rarest = pair.shared[0]
-    topics = _topics(pair, rarity)
+    topics = [_spelled(term, said).lower() for term in _topics(pair, rarity)]
     return {
         "name": _name(topics, proposals),
-        "summary": f"{_upper(phrase)} links {new} and {old}. The first is from {_described(pair.new)}, the second "
-                   f"{_described(pair.old)}; {closing}",
+        "summary": f"{new} ({_cited(pair.new)}) and {old} ({_cited(pair.old)}) both concern {phrase}. "
+                   f"{_upper(closing)}",
         "what_if": f"What if what {_described(pair.new)} says about {phrase} bears on what {_described(pair.old)} "
                    "says, so that a change to one should be checked against the other?",
         "possible_outcome": ("One of the two is corrected or archived, and memory keeps one account of it."
@@ -164,7 +164,8 @@ def _fields(pair: Pair, knowledge: Knowledge, rarity: Rarity, proposals: Proposa
         "likelihood": round(min(0.85, 0.3 + 0.15 * pair.named + 0.1 * len(pair.shared)), 2),
         "confidence": round(min(0.8, 0.2 + 0.1 * len(pair.shared) + 0.1 * pair.named), 2),
         "topics": topics,
-        "themes": _themes(pair.shared, knowledge),
+        "themes": [theme.replace(term, _spelled(term, said).lower(), 1) for term, theme in
+                   _themes(pair.shared, knowledge)],
         "sources": [
             {"ref": pair.new.ref, "reason": f"mentions {phrase}", "weight": weight, "relation": "extends"},
             {"ref": pair.old.ref, "reason": f"mentions {phrase} too", "weight": weight,
@@ -184,6 +185,13 @@ def _described(item: Item) -> str:
     day = f" ({item.day.isoformat()})" if item.day else ""
     return {"memory": f"a line of {item.source}", "archive": f"an archived line{day}",
             "skills": f"the skill {item.source}", "history": f"the session {item.source}{day}"}[item.where]
+
+
+def _cited(item: Item) -> str:
+    """Where a quote comes from, in the few words a statement carries: its first sentence is what a promote files."""
+    day = item.day.isoformat() if item.day else ""
+    return {"memory": item.source, "archive": f"archived {day}".strip(), "skills": f"skill {item.source}",
+            "history": f"session {item.source}, {day}".rstrip(", ")}[item.where]
 
 
 def _quoted(knowledge: Knowledge, item: Item, about: str) -> str:
@@ -224,14 +232,14 @@ def _topics(pair: Pair, rarity: Rarity) -> list[str]:
     return topics + rest[: max(0, TOPICS[0] - len(topics))]
 
 
-def _themes(shared: tuple[str, ...], knowledge: Knowledge) -> list[str]:
-    """The shared terms that recur across sessions, said as short phrases."""
+def _themes(shared: tuple[str, ...], knowledge: Knowledge) -> list[tuple[str, str]]:
+    """The shared terms that recur across sessions, each with its short phrase."""
     sessions = knowledge.items["history"]
     found = []
     for term in shared:
         held = sum(1 for item in sessions if term in item.terms)
         if held >= 2:
-            found.append(f"{term} across {held} sessions")
+            found.append((term, f"{term} across {held} sessions"))
     return found[:5]
 
 

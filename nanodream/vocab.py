@@ -322,6 +322,7 @@ class Trailer(StrEnum):
     INSIGHT = "Dream-Insight"  # an insight a person decided on: NAME DECISION
     INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
     INSIGHT_COST = "Dream-Insight-Cost"
+    HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")

@@ -355,4 +355,5 @@ def test_the_summary_quotes_the_sentence_that_holds_what_the_pair_shares(hosted)
 
     said = statement(read_shelf(hosted).get(made["name"]))
     assert "Hetzner bill" in said and "Decided to host the billing service" in said
-    assert "(session telegram:7, 2026-10-01)" in said and "(archived 2026-03-04)" in said
+    assert "(said 2026-10-01)" in said and "(archived 2026-03-04)" in said
+    assert "telegram:7" not in made["summary"] + made["what_if"]  # a session key is cited in sources, not prose

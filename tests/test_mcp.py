@@ -103,7 +103,7 @@ def test_schemas_come_from_the_typed_signatures(client):
     assert recall["required"] == ["query"]
     assert recall["properties"]["k"].items() >= {"minimum": 1, "maximum": 50, "default": 5}.items()
     kinds = tools["memory_log"].input_schema["properties"]["kind"]["anyOf"][0]["enum"]
-    assert kinds == ["dream", "manual", "restore"]
+    assert kinds == ["dream", "manual", "restore", "insights"]
     assert tools["memory_status"].input_schema["properties"] == {}
 
 

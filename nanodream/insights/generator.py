@@ -184,14 +184,16 @@ def _rationale(phrase: str, rarest: str, held: int, size: int) -> str:
 def _described(item: Item) -> str:
     day = f" ({item.day.isoformat()})" if item.day else ""
     return {"memory": f"a line of {item.source}", "archive": f"an archived line{day}",
-            "skills": f"the skill {item.source}", "history": f"the session {item.source}{day}"}[item.where]
+            "skills": f"the skill {item.source}", "history": f"a session{day}"}[item.where]
 
 
 def _cited(item: Item) -> str:
-    """Where a quote comes from, in the few words a statement carries: its first sentence is what a promote files."""
+    """Where a quote comes from, in the few words a statement carries: its first sentence is what a promote files.
+    A session is named by its day: its key (telegram:48213977) is an identifier, cited in the sources, and prose
+    holding one reads to the credential guards like a secret."""
     day = item.day.isoformat() if item.day else ""
     return {"memory": item.source, "archive": f"archived {day}".strip(), "skills": f"skill {item.source}",
-            "history": f"session {item.source}, {day}".rstrip(", ")}[item.where]
+            "history": f"said {day}" if day else "said in a session"}[item.where]
 
 
 def _quoted(knowledge: Knowledge, item: Item, about: str) -> str:

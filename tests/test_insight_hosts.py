@@ -15,27 +15,21 @@ from nanodream.cli import app
 from nanodream.memory.transaction import ensure_repository
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
-from tests.conftest import entry, git, snapshot, write_history
-from tests.gitdates import commit_at
+from tests.conftest import git, snapshot
 from tests.mcp_client import McpClient, mcp_server, text
+from tests.test_insight_connect import DECISION, _hosted
 from tests.test_json import documented, section_keys
 from tests.test_mcp import structured
 
-DECISION = "Decided to host the billing service on Hetzner in Falkenstein to keep customer data in the EU."
-BILL = "The Hetzner bill doubled this month after the new load balancer went live."
 runner = CliRunner()
 
 
 def hosted(root: Path) -> Workspace:
+    """The archived decision and a new session naming Hetzner, in a workspace at `root` (module-scoped)."""
     ws = Workspace.at(root)
     scaffold(ws.root)
     ensure_repository(GitStore(ws))
-    archive = ws.root / "memory/archive/2026-03.md"
-    archive.parent.mkdir()
-    archive.write_text(f"# Archive 2026-03\n\n## Infrastructure (archived 2026-03-04)\n- {DECISION}\n")
-    commit_at(ws, "2026-03-04T12:00:00Z", "archive")
-    write_history(ws, [entry(1, f"[durable] {BILL}", "telegram:7")])
-    return ws
+    return _hosted(ws)
 
 
 @pytest.fixture(scope="module")

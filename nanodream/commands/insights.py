@@ -69,52 +69,29 @@ def show(ctx: typer.Context, name: NameArgument, workspace: WorkspaceOption = No
     concluded(api.insight(resolve_workspace(workspace, as_json=as_json), name), as_json, render_one)
 
 
-@app.command("reinforce")
-def reinforce(ctx: typer.Context, name: NameArgument, note: NoteOption = "", workspace: WorkspaceOption = None,
-              as_json: JsonOption = False) -> None:
-    """Count it as seen again: it holds.
-
-    \b
-    Examples:
-      nanodream insights reinforce hetzner-billing
-    """
-    _decide(ctx, name, "reinforce", note, workspace, as_json)
+_DECISIONS = {
+    "reinforce": ("Count it as seen again: it holds.", "reinforce hetzner-billing"),
+    "stale": ("Mark it stale: what it connects no longer holds.", 'stale hetzner-billing --note "we left Hetzner"'),
+    "reject": ("Reject it: out of view, and no run proposes it (its name or its sources) again.",
+               "reject hetzner-billing"),
+    "promote": ("Promote it: its statement is appended to history, and the next dream decides whether it becomes "
+                "memory.", 'promote hetzner-billing --note "worth remembering"'),
+}
 
 
-@app.command("stale")
-def stale(ctx: typer.Context, name: NameArgument, note: NoteOption = "", workspace: WorkspaceOption = None,
-          as_json: JsonOption = False) -> None:
-    """Mark it stale: what it connects no longer holds.
+def _decision_command(decision: str, says: str, example: str) -> None:
+    """One subcommand per decision (each with its own help), all through `_decide`."""
 
-    \b
-    Examples:
-      nanodream insights stale hetzner-billing --note "we left Hetzner"
-    """
-    _decide(ctx, name, "stale", note, workspace, as_json)
+    def command(ctx: typer.Context, name: NameArgument, note: NoteOption = "", workspace: WorkspaceOption = None,
+                as_json: JsonOption = False) -> None:
+        _decide(ctx, name, decision, note, workspace, as_json)
 
-
-@app.command("reject")
-def reject(ctx: typer.Context, name: NameArgument, note: NoteOption = "", workspace: WorkspaceOption = None,
-           as_json: JsonOption = False) -> None:
-    """Reject it: out of view, and no run proposes it (its name or its sources) again.
-
-    \b
-    Examples:
-      nanodream insights reject hetzner-billing
-    """
-    _decide(ctx, name, "reject", note, workspace, as_json)
+    command.__doc__ = f"{says}\n\n\b\nExamples:\n  nanodream insights {example}\n"
+    app.command(decision)(command)
 
 
-@app.command("promote")
-def promote(ctx: typer.Context, name: NameArgument, note: NoteOption = "", workspace: WorkspaceOption = None,
-            as_json: JsonOption = False) -> None:
-    """Promote it: its statement is appended to history, and the next dream decides whether it becomes memory.
-
-    \b
-    Examples:
-      nanodream insights promote hetzner-billing --note "worth remembering"
-    """
-    _decide(ctx, name, "promote", note, workspace, as_json)
+for _decision, (_says, _example) in _DECISIONS.items():
+    _decision_command(_decision, _says, _example)
 
 
 def _decide(ctx: typer.Context, name: str, decision: str, note: str, workspace: Path | None, as_json: bool) -> None:

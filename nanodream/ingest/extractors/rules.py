@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from nanodream.text.dates import absolute, day_text
-from nanodream.text.person import third_person
+from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text.person import ADVERBS, third_person
+from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST
 from nanodream.text.words import content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -84,8 +86,9 @@ _FILLER = frozenset({
     "things", "stuff", "something", "anything", "everything", "good", "great", "nice", "fine", "okay", "ok", "yeah",
     "yes", "well",
 })
-_HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda)\s+)?(?:think|guess|suppose|believe|wonder|hope|"
-                    r"feel like|mean|know|see|agree|understand|bet|doubt|wish|appreciate|can'?t wait|"
+_HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda|still)\s+)?(?:think|guess|suppose|believe|wonder|"
+                    r"hope|suspect|feel like|mean|know|see|agree|disagree|understand|bet|doubt|wish|appreciate|"
+                    r"don'?t (?:know|understand|think|see)|dunno|(?:'d|would) like to|can'?t wait|"
                     r"love that|like that|love it|like it|love this|like this|totally agree)\b|"
                     r"^(?:i'?m|i am)\s+(?:not sure|sure|sorry|glad|so glad|happy to hear)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|thx|ok(?:ay)?|sure|great|cool|nice|yes|yeah|no|nope|hi|hello|hey|"
@@ -123,9 +126,12 @@ def correction(said: Said) -> Fact | None:
 
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
-_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop|avoid)\b.+)$",
+_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
+                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
+# A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
+_RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
+                         r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*,?\s+(?:please\s+)?(?P<rule>.+)$",
                        re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
@@ -133,7 +139,8 @@ _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
-                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+\w+(?:\s+\w+)?|answers|replies"
+                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies|reply|"
+                    r"responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
                     r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
@@ -144,12 +151,20 @@ _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
 _NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
 
 
+# Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
+_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at the moment|at this time|for now|"
+                      r"right away|anymore|again)\b", re.IGNORECASE)
+
+
 def agent_rule(said: Said) -> Fact | None:
     if _NOT_A_RULE.match(said.sentence):
         return None
+    rather_not = _RATHER_NOT.match(said.sentence)
+    if rather_not is not None:
+        return _as_rule(f"Don't {rather_not.group('rule')}", said)
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _STYLE.match(said.sentence))
-    return None if match is None else _as_rule(match.group("rule"))
+    return None if match is None else _as_rule(match.group("rule"), said)
 
 
 def standing_question(sentence: str) -> Fact | None:
@@ -159,14 +174,32 @@ def standing_question(sentence: str) -> Fact | None:
     return None if match is None else _as_rule(" ".join(_STANDING_WORDS.sub("", match.group("rule")).split()))
 
 
-def _as_rule(rule: str) -> Fact | None:
-    rule = _second_person(rule)
+def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
+    """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
+    person said it stands ("from now on")."""
+    standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
+    if not standing and _DEICTIC.search(_first_clause(rule)):
+        return None
+    if re.match(r"^(?:always|never)\s+\w+ing\b", rule, re.IGNORECASE):
+        return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction
+    rule = _second_person(_plain_commands(rule))
     return Fact("permanent", rule) if meaningful(rule) >= 2 else None
 
 
+def _first_clause(text: str) -> str:
+    """The words before the first comma, semicolon, colon or dash: what a sentence is about, not its aside."""
+    return re.split(r"[,;:—–]", text, maxsplit=1)[0]
+
+
+def _plain_commands(rule: str) -> str:
+    """A command quoted as code in a rule ("run `pnpm build` first") as words: SOUL.md holds no backticks."""
+    return re.sub(r"`([^`/\\]{1,40})`", r"\1", rule)
+
+
 def _second_person(rule: str) -> str:
-    """An instruction as the agent keeps it: the person is "the user" in it, the agent stays "you"."""
-    for pattern, replacement in ((r"\bme\b", "the user"), (r"\bmy\b", "the user's"), (r"\bI\b", "the user")):
+    """An instruction as the agent keeps it: the person is "the user" (or "they") in it, the agent stays "you"."""
+    for pattern, replacement in ((r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"),
+                                 (r"\bI\b", "they"), (r"\bme\b", "the user"), (r"\bmy\b", "the user's")):
         rule = re.sub(pattern, replacement, rule)
     return rule[:1].upper() + rule[1:]
 
@@ -175,20 +208,26 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
 _IDENTITY = re.compile(
-    r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an|the)\s+\w+|"  # I'm a nurse
+    r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
     r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
-    r"pregnant|\d+)\b|"
-    r"^i\s+(?:(?:now|currently|still)\s+)?(?:live|work|study|teach|speak|grew up|was born|moved|"
+    r"pregnant|learning|studying|\d+)\b|"
+    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
+    r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
+    r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"
+    r"babies|baby|pets?|parrots?|rabbits?|horses?|hamsters?)\b|"
     r"^my\s+(?:name|full name|pronouns|birthday|job|role|title|age|time ?zone|home|wife|husband|partner|"
     r"girlfriend|boyfriend|son|daughter|kids?|children|mom|mother|dad|father|parents|sister|brother|dog|cat|pet)"
     r"\b(?:\s+\w+)?\s+(?:is|are|was|were|'s)\b",
     re.IGNORECASE)
 
 
-# A sentence naming a time (a year, or a relative time made absolute) tells of an event, not a lasting trait.
+# A sentence naming a time (a year, or a relative time made absolute) tells of an event, not a lasting trait;
+# moving home or job is both, and belongs with where the person lives and works.
 _TIMED = re.compile(r"\b(?:1[89]|20)\d{2}\b|"
                     r"\bthe (?:week|weekend|night|morning|afternoon|evening) (?:before|after|of)\b")
+_MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
+                    r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
 def identity(said: Said) -> Fact | None:
@@ -198,15 +237,21 @@ def identity(said: Said) -> Fact | None:
     named = _SELF_NAMED.match(said.sentence)
     if named is not None:
         return Fact("permanent", f"{said.subject} is {named.group('word')}")
-    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence):
+    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence) and not _MOVED.match(said.sentence):
         return None
-    text = said.about()
+    text = said.about() or _household(said)
     return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+
+
+def _household(said: Said) -> str | None:
+    """"We have a cat" said by the person: their household's, "User's household has a cat"."""
+    match = re.match(r"^we\s+(?:have|own)\s+(?P<what>.+)$", said.sentence, re.IGNORECASE | re.DOTALL)
+    return f"{said.subject}'s household has {match.group('what')}" if match else None
 
 
 _PREFERENCE = re.compile(
     r"^i\s+(?:(?:really|much|generally|usually|also|still|absolutely|definitely|kind of|kinda|totally)\s+)*"
-    r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like|don'?t want|want)\b|"
+    r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like)\b|"
     r"^i'?d (?:rather|prefer)\b|^i would (?:rather|prefer)\b|"
     r"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|not into|not a fan of|obsessed with)\b|"
     r"^my\s+(?:favou?rite|preferred)\s+\w+(?:\s+\w+)?\s+(?:is|are)\b",
@@ -223,7 +268,8 @@ def preference(said: Said) -> Fact | None:
 _DECISION = re.compile(r"^(?:so\s+)?(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|chose|settled on|"
                        r"picked|went with)\b\s*(?P<rest>.*)$|"
                        r"^(?:ok(?:ay)?,?\s+|so,?\s+|alright,?\s+)?let'?s\s+"
-                       r"(?P<verb>use|go with|stick with|keep|switch to|move to|try|adopt)\s+(?P<thing>.+)$",
+                       r"(?P<verb>use|go with|stick with|keep|switch to|move to|adopt)\s+(?P<thing>(?!(?:it|this|that|"
+                       r"them|these|those|the same|going|on)\b).+)$",
                        re.IGNORECASE | re.DOTALL)
 _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrated|moved over|changed)\s+"
                      r"(?P<rest>(?:from\s+.+\s+)?to\s+.+)$|^we\s+(?:just\s+)?moved\s+(?P<moved>(?:from\s+.+\s+)?to\s+.+)$",
@@ -242,12 +288,13 @@ def decision(said: Said) -> Fact | None:
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
     else:
-        text = f"Decided {_pronouns(match.group('rest'), said)}".strip()
+        chose = re.search(r"\b(?:chose|picked|settled on|went with)\s*$", said.sentence[:match.start("rest")], re.I)
+        text = f"Decided {'on ' if chose else ''}{_pronouns(match.group('rest'), said)}".strip()
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
 
 _TASK = re.compile(r"^(?:(?:i|we)\s+(?:still\s+|really\s+|also\s+)?(?:need|have|got|must remember)\s+to|"
-                   r"(?:i|we)\s+(?:must|should)|remind me to|don'?t let me forget to|don'?t forget to|"
+                   r"i\s+must|remind me to|don'?t let me forget to|don'?t forget to|"
                    r"(?:todo|to-do|to do)\s*:)\s+(?P<task>.+)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -278,13 +325,60 @@ _PLAIN = re.compile(r"^(?:i\b|i['’]|my\b|we\b|we['’]|our\b)", re.IGNORECASE)
 
 
 def statement(said: Said) -> Fact | None:
-    """Any other plain statement about the person (or their team): dated, in the third person."""
+    """Any other plain statement about the person (or their team), in the third person.
+
+    Between people (a named speaker: both sides of the conversation are people) every such statement is
+    news worth a dated journal line. In what a person tells an agent, most are about the moment ("I read the
+    readme", "we are getting confused"): only lasting ones are kept, a habit ("I go climbing every Saturday")
+    for USER.md and how the team's work stands ("Our API runs on port 8080", "We use WeasyPrint for PDFs").
+    """
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
         return None
     text = said.about()
-    if text is None:  # "we" and "our": the team speaks; keep its words, say who reported them
-        return Fact("durable", said.named(said.sentence))
-    return Fact("durable", said.dated(text))
+    if said.speaker:
+        return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
+    if not _lasting(said.sentence) or _DEICTIC.search(_first_clause(said.sentence)):
+        return None
+    if text is not None and text.startswith(said.subject):
+        return Fact("permanent", text)
+    return Fact("durable", text or said.sentence)
+
+
+# How often something is done: a habit, not an event.
+_HABIT = re.compile(r"\b(?:every|each)\s+(?:day|week|month|morning|evening|night|weekend|monday|tuesday|wednesday|"
+                    r"thursday|friday|saturday|sunday)\b|\bon\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|"
+                    r"fridays|saturdays|sundays)\b|\b(?:daily|weekly|twice a \w+|once a \w+|usually|regularly|most "
+                    r"(?:days|evenings|mornings|weekends))\b", re.IGNORECASE)
+_OWNER = re.compile(r"^(?:i|we|my|our)\b\s*", re.IGNORECASE)
+_NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "must", "may", "shall", "need", "'ll",
+                          "'d", "recall", "remember", "realise", "realize", "notice", "imagine", "assume", "expect",
+                          "hear", "didn't", "won't", "wouldn't", "couldn't", "shouldn't", "can't", "wasn't", "weren't",
+                          "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess", "hope",
+                          "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am", "are",
+                          "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
+
+
+def _lasting(sentence: str) -> bool:
+    """True when the statement's verb is in the present simple: how things stand, not what happened just now,
+    what someone thinks or wants, or what will be."""
+    owner = _OWNER.match(sentence)
+    pronoun = owner is not None and owner.group(0).strip().lower() in ("i", "we")
+    words = re.findall(r"[a-z']+", _OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
+    for index, word in enumerate(words):
+        if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
+            continue
+        after = words[index + 1] if index + 1 < len(words) else ""
+        if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
+            return False  # "we have produced …": done just now
+        if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
+            continue  # "do not need to …": what the next word says
+        if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
+            return False
+        if word in SAME_IN_PAST and not _HABIT.search(sentence):
+            return False  # "I read the readme": what happened, unless it happens every week
+        if pronoun or word in ("is", "are", "has", "have", "does", "do") or word.endswith("s") and len(word) > 3:
+            return True
+    return False
 
 
 # What opens a request or a remark to the agent rather than a statement about the world.
@@ -306,7 +400,29 @@ def named_fact(said: Said) -> Fact | None:
     sentence = said.sentence
     if _REQUEST.match(sentence) or not _NAMED.search(said.spoken or sentence) or meaningful(sentence) < 3:
         return None  # a date worked out from "today" names nothing: the sentence must name something itself
+    if not said.speaker and not _named_state(sentence):
+        return None  # told to an agent: only how things stand, about something named ("Staging lives at …")
     return Fact("durable", said.dated(said.named(sentence)))
+
+
+# What a statement about the world opens with when it names nothing a later reader could find: a pronoun (or
+# the person, whose statements are read by the other rules).
+_UNNAMED_SUBJECT = re.compile(r"^(?:it|its|it's|this|that|these|those|there|here|he|she|they|them|which|what|"
+                              r"some|all|both|each|one|nothing|everything|something|i|i'm|my|we|our|re)\b",
+                              re.IGNORECASE)
+
+
+def _named_state(sentence: str) -> bool:
+    """A statement of how something named stands, told to an agent: four words or more, a named subject, no
+    pointing at the moment ("this", "that"), and a verb in the present ("Staging lives at …", "Ines reviews …")."""
+    words = sentence.split()
+    if len(words) < 4 or not words[0][:1].isupper() or _UNNAMED_SUBJECT.match(sentence):
+        return False
+    if _DEICTIC.search(_first_clause(sentence)):
+        return False
+    if re.search(r"^\S+\s+\S+s\s+to\b", sentence):
+        return False  # "Spawn sub-agents to write …": an errand whose verb the rules do not know
+    return _lasting(sentence.split(" ", 1)[-1])
 
 
 def _pronouns(text: str, said: Said) -> str:
@@ -337,7 +453,8 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
                       r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
                       r"(?:you know|i mean)\s*,\s*|"
-                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|thanks?|thank you|"
+                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
+                      r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
@@ -386,10 +503,29 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
                     r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
 
 
+# Words a dictated sentence opens with before the person gets to it: "ok so quick thing I work as …".
+_DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick thing|one thing|also|and|like|yeah|"
+                            r"right|anyway)\s+)+(?=(?:I|I['’]m|my|we)\b)", re.IGNORECASE)
+_LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
+
+
 def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
-    """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
-    sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
-    sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
+    """The fact a sentence states, or None for questions, hedges, small talk, sentences about others and any
+    kind of line that never enters memory (text/kinds.py)."""
+    fact = _classified(sentence, speaker, day)
+    if fact is None:
+        return None
+    line = tidy_sentence(fact.text)
+    profile = fact.tag == "permanent"  # bound for USER.md or SOUL.md
+    check = forbidden_in_profile if profile else forbidden_kind
+    kind = check(line) or ("a heading" if fact.text.rstrip().endswith(":") else "")
+    rule = profile and not line.startswith((speaker or DEFAULT_SUBJECT, "The user"))
+    return None if kind and not (rule and kind == "addressed to the agent") else fact
+
+
+def _classified(sentence: str, speaker: str, day: date | None) -> Fact | None:
+    sentence = _LOWER_I.sub("I", _EMOJI.sub("", sentence).strip().strip("\"'“”").strip())
+    sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
     if sentence.endswith("?"):
         return standing_question(sentence)
     if not sentence or small_talk(sentence) and not _STYLE.match(sentence):

@@ -230,3 +230,24 @@ def test_the_whole_chain_runs_from_cron_with_one_configured_run(workspace):
     assert [s["path"] for s in sources["sources"]] == [str(FIXTURES / "claude-code"), str(FIXTURES / "codex")]
     watermark = sources["sources"][1]["files"][0]
     assert watermark["offset"] == watermark["size"] > 0 and watermark["format"] == "codex"
+
+
+def test_messages_in_languages_the_rules_do_not_read_are_left_for_a_model_and_counted(workspace, tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    said = ["I live in Ghent and I work as a florist.",
+            "請幫我整理這份作業的需求：使用者要能上傳書籍的螢光筆標記，系統會自動產生摘要，並用繁體中文顯示。",
+            "我住在台北，平常用繁體中文寫作，請先討論再動手。",
+            "Ich wohne in Bratislava und arbeite meistens abends an diesem Projekt.", "ok"]
+    path.write_text("".join(json.dumps({"role": "user", "content": text}, ensure_ascii=False) + "\n" for text in said),
+                    encoding="utf-8")
+    result = runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)])
+    assert result.exit_code == 0, result.output
+    assert "left for a model (languages the rules do not read): 2 messages in zh, 1 in de" in result.output
+    report = json.loads(runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root), "--json",
+                                            "--dry-run"]).stdout)
+    assert report["for_model"] == {}  # nothing new the second time
+    run = runner.invoke(app, ["run", "-w", str(workspace.root)])
+    assert run.exit_code == 0, run.output
+    memory = "\n".join((workspace.root / f).read_text(encoding="utf-8") for f in ("USER.md", "memory/MEMORY.md"))
+    assert "florist" in memory and "Ghent" in memory
+    assert not any(word in memory for word in ("繁體", "台北", "Bratislava", "wohne"))  # never a raw paragraph

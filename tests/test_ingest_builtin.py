@@ -70,9 +70,17 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
     ("Hey Mel, I went camping last weekend.", "[durable] Caroline went camping on the weekend before 8 May 2023."),
     ("It's 25°C in Seville and I paid €40 ☀️", "[durable] (2023-05-08) Caroline: It's 25°C in Seville and I paid €40."),
 ])
-def test_between_people_what_happened_is_a_dated_journal_line_but_told_to_an_agent_it_is_left(said, line):
+def test_between_people_what_happened_is_a_dated_journal_line(said, line):
     assert filed(said, "Caroline") == line
-    assert filed(said) is None  # to an agent, what happened lately is context for a model, not memory
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("We bought the flat in Porto last autumn.", "[durable] (2023-05-08) We bought the flat in Porto last autumn."),
+    ("I adopted a cat yesterday!", "[durable] (2023-05-08) User adopted a cat on 7 May 2023."),
+    ("I started pottery classes.", None), ("I forgot to save the log file.", None), ("We merged the branch.", None),
+])
+def test_told_to_an_agent_what_happened_is_kept_only_when_the_person_placed_it_in_time(said, line):
+    assert filed(said) == line  # a life event is said with its when; a step of the session is not
 
 
 @pytest.mark.parametrize("said", [

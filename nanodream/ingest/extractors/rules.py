@@ -337,11 +337,23 @@ def statement(said: Said) -> Fact | None:
     text = said.about()
     if said.speaker:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
-    if not _lasting(said.sentence) or _DEICTIC.search(_first_clause(said.sentence)):
+    if _DEICTIC.search(_first_clause(said.spoken or said.sentence)):
         return None
+    if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
+        return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
     if text is not None and text.startswith(said.subject):
         return Fact("permanent", text)
     return Fact("durable", text or said.sentence)
+
+
+_WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|may|june|july|august|september|october|"
+                   r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
+                   r"fall|winter|christmas|easter)\b", re.IGNORECASE)
+
+
+def _placed_in_time(said: Said) -> bool:
+    """True when the person said when it happened ("last autumn", "in March", "yesterday")."""
+    return said.spoken != said.sentence or bool(_WHEN.search(said.sentence))
 
 
 # How often something is done: a habit, not an event.

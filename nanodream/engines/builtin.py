@@ -146,6 +146,19 @@ def _not_memory(text: str, *, reported: bool = False) -> str:
     return kind if kind in _NEVER_FILED else ""
 
 
+_CORRECTION_LEAD = re.compile(r"^(?:actually|correction|update|to be clear|scratch that)\s*[,:;!.—–-]*\s+", re.I)
+# A second statement joined by "and": its own subject (a name, "the …", "our …", "User's …") and verb.
+_SECOND_FACT = re.compile(r"\s*,?\s+and\s+(?=(?:(?:the|our|their|its|user['’]s)\s+(?:\w+\s+){0,3}|(?-i:[A-Z])\w+\s+)"
+                          r"(?:is|are|was|were|runs|lives|works|uses|moved|has|have)\b)", re.IGNORECASE)
+
+
+def correction_parts(text: str) -> list[str]:
+    """The facts one correction states, each a sentence of its own ("Actually," and the like dropped)."""
+    text = _CORRECTION_LEAD.sub("", text.strip())
+    parts = [part.strip().rstrip(".") for part in _SECOND_FACT.split(text) if part.strip()]
+    return [part[:1].upper() + part[1:] for part in parts] or [text]
+
+
 def strip_tags(text: str) -> str:
     """Remove any further leading tags ("[permanent] [durable] x"): tag text never reaches a file."""
     while match := TAG_LINE.match(text):
@@ -233,7 +246,15 @@ class Consolidator:
             self._fact(tidy_sentence(text))
 
     def _corrected(self, text: str) -> None:
-        """A [correction]: a lesson for the skill in use, then a lesson about conduct or a corrected fact."""
+        """A [correction]: each fact it states on its own ("the database is PostgreSQL 17 and the cache is
+        Valkey now" corrects two lines), then a lesson for the skill in use, a lesson about conduct or a
+        corrected fact."""
+        parts = correction_parts(text)
+        if len(parts) > 1:
+            for part in parts:
+                self._corrected(part)
+            return
+        text = parts[0]
         domain = ""
         if self.skills is not None:
             self.skills.pitfall(text, self.sitting)

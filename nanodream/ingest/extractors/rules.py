@@ -70,7 +70,7 @@ class Said:
         long transcript tells many more events than preferences). A line that names its own date and does not
         open with "User" needs neither.
         """
-        if re.search(r"\b\d{4}\b", text) and not text.startswith(DEFAULT_SUBJECT):
+        if _YEAR.search(text) and not text.startswith(DEFAULT_SUBJECT):
             return text
         return f"({self.day.isoformat() if self.day is not None else 'undated'}) {text}"
 
@@ -180,27 +180,39 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
     if not standing and _DEICTIC.search(_first_clause(rule)):
         return None
-    if re.match(r"^(?:always|never)\s+\w+ing\b", rule, re.IGNORECASE):
+    if _GERUND_RULE.match(rule):
         return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction
     rule = _second_person(_plain_commands(rule))
     return Fact("permanent", rule) if meaningful(rule) >= 2 else None
 
 
+_YEAR = re.compile(r"\b\d{4}\b")
+_CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECASE)
+_GERUND_RULE = re.compile(r"^(?:always|never)\s+\w+ing\b", re.IGNORECASE)
+_CLAUSE_MARK = re.compile(r"[,;:—–]")
+_QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
+_IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+    (r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"), (r"\bI\b", "they"),
+    (r"\bme\b", "the user"), (r"\bmy\b", "the user's")))
+_WE_HAVE = re.compile(r"^we\s+(?:have|own)\s+(?P<what>.+)$", re.IGNORECASE | re.DOTALL)
+_LOWER_WORD = re.compile(r"[a-z']+")
+_PLURAL_TO = re.compile(r"^\S+\s+\S+s\s+to\b")
+
+
 def _first_clause(text: str) -> str:
     """The words before the first comma, semicolon, colon or dash: what a sentence is about, not its aside."""
-    return re.split(r"[,;:—–]", text, maxsplit=1)[0]
+    return _CLAUSE_MARK.split(text, maxsplit=1)[0]
 
 
 def _plain_commands(rule: str) -> str:
     """A command quoted as code in a rule ("run `pnpm build` first") as words: SOUL.md holds no backticks."""
-    return re.sub(r"`([^`/\\]{1,40})`", r"\1", rule)
+    return _QUOTED_COMMAND.sub(r"\1", rule)
 
 
 def _second_person(rule: str) -> str:
     """An instruction as the agent keeps it: the person is "the user" (or "they") in it, the agent stays "you"."""
-    for pattern, replacement in ((r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"),
-                                 (r"\bI\b", "they"), (r"\bme\b", "the user"), (r"\bmy\b", "the user's")):
-        rule = re.sub(pattern, replacement, rule)
+    for pattern, replacement in _IN_A_RULE:
+        rule = pattern.sub(replacement, rule)
     return rule[:1].upper() + rule[1:]
 
 
@@ -245,7 +257,7 @@ def identity(said: Said) -> Fact | None:
 
 def _household(said: Said) -> str | None:
     """"We have a cat" said by the person: their household's, "User's household has a cat"."""
-    match = re.match(r"^we\s+(?:have|own)\s+(?P<what>.+)$", said.sentence, re.IGNORECASE | re.DOTALL)
+    match = _WE_HAVE.match(said.sentence)
     return f"{said.subject}'s household has {match.group('what')}" if match else None
 
 
@@ -288,7 +300,7 @@ def decision(said: Said) -> Fact | None:
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
     else:
-        chose = re.search(r"\b(?:chose|picked|settled on|went with)\s*$", said.sentence[:match.start("rest")], re.I)
+        chose = _CHOSE.search(said.sentence[:match.start("rest")])
         text = f"Decided {'on ' if chose else ''}{_pronouns(match.group('rest'), said)}".strip()
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
@@ -316,7 +328,7 @@ def done(said: Said) -> Fact | None:
     if match is None:
         return None
     text = f"{match.group('verb').capitalize()} {_pronouns(match.group('what'), said)}"
-    if said.day is not None and not re.search(r"\b\d{4}\b", text):
+    if said.day is not None and not _YEAR.search(text):
         text = f"{text.rstrip('.!')} on {day_text(said.day)}"
     return Fact("durable", said.named(text)) if meaningful(match.group("what")) >= 2 else None
 
@@ -375,7 +387,7 @@ def _lasting(sentence: str) -> bool:
     what someone thinks or wants, or what will be."""
     owner = _OWNER.match(sentence)
     pronoun = owner is not None and owner.group(0).strip().lower() in ("i", "we")
-    words = re.findall(r"[a-z']+", _OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
+    words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
     for index, word in enumerate(words):
         if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
             continue
@@ -432,7 +444,7 @@ def _named_state(sentence: str) -> bool:
         return False
     if _DEICTIC.search(_first_clause(sentence)):
         return False
-    if re.search(r"^\S+\s+\S+s\s+to\b", sentence):
+    if _PLURAL_TO.search(sentence):
         return False  # "Spawn sub-agents to write …": an errand whose verb the rules do not know
     return _lasting(sentence.split(" ", 1)[-1])
 
@@ -440,9 +452,12 @@ def _named_state(sentence: str) -> bool:
 def _pronouns(text: str, said: Said) -> str:
     """The person's pronouns inside a task or decision, pointing at them ("call my mom" → "call User's mom")."""
     owner = f"{said.subject}'s"
-    for pattern, replacement in ((r"\bmy\b", owner), (r"\bme\b", said.subject), (r"\bmyself\b", said.subject)):
-        text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
+    for pattern, replacement in zip(_MY_ME_MYSELF, (owner, said.subject, said.subject), strict=True):
+        text = pattern.sub(replacement, text)
     return text
+
+
+_MY_ME_MYSELF = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"\bmy\b", r"\bme\b", r"\bmyself\b"))
 
 
 RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_rule, task, done, decision, identity,

@@ -90,7 +90,8 @@ def test_told_to_an_agent_what_happened_is_kept_only_when_the_person_placed_it_i
     "I don't have uv installed at the moment.", "I dislike you adding all the inline documentation to pytest.ini.",
     "My modification to CLAUDE.md wasn't a typo!", "User doesn't want you to do any code changes at this time.",
     "I like 2 or 3", "I would first like to discuss the", "Key Technical Concepts:", "Don't commit this yet.",
-    "Let's try to get back to the project.", "It looks like you had the same issue.", "These showed that BookMinder is a Python tool.",
+    "Let's try to get back to the project.", "It looks like you had the same issue.",
+    "These showed that BookMinder is a Python tool.",
 ])
 def test_what_a_person_tells_an_agent_about_the_moment_is_not_memory(said):
     assert filed(said) is None

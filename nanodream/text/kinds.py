@@ -66,7 +66,7 @@ def _fragment(text: str) -> bool:
     words = _WORD.findall(text)
     if len(words) < 2 or _OPENS_MID_SENTENCE.match(text):
         return True
-    if text.count("(") != text.count(")") or text.count("[") != text.count("]"):
+    if text.count("(") != text.count(")") or text.count("[") != text.count("]") or text.count('"') % 2:
         return True
     last = words[-1]
     return last.lower() in DANGLING and last.islower() and not text.rstrip().endswith((")", '"', "”"))

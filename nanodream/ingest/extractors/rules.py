@@ -153,7 +153,7 @@ _NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let
 
 # Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at the moment|at this time|for now|"
-                      r"right away|anymore|again)\b", re.IGNORECASE)
+                      r"right away|anymore|again|previous|above|below|following|same)\b", re.IGNORECASE)
 
 
 def agent_rule(said: Said) -> Fact | None:
@@ -197,6 +197,7 @@ _IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement i
 _WE_HAVE = re.compile(r"^we\s+(?:have|own)\s+(?P<what>.+)$", re.IGNORECASE | re.DOTALL)
 _LOWER_WORD = re.compile(r"[a-z']+")
 _PLURAL_TO = re.compile(r"^\S+\s+\S+s\s+to\b")
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|I['’](?:m|ve|d|ll))\b")
 
 
 def _first_clause(text: str) -> str:
@@ -442,6 +443,8 @@ def _named_state(sentence: str) -> bool:
     words = sentence.split()
     if len(words) < 4 or not words[0][:1].isupper() or _UNNAMED_SUBJECT.match(sentence):
         return False
+    if _FIRST_PERSON.search(sentence):
+        return False  # "… surprises me": the person speaking of themselves, which the other rules read
     if _DEICTIC.search(_first_clause(sentence)):
         return False
     if _PLURAL_TO.search(sentence):

@@ -140,9 +140,12 @@ def _not_memory(text: str, *, reported: bool = False) -> str:
     what the person said to the agent ("User said: 'I told you, …'"): it is read for its point, not filed as is."""
     if parse_task(text) is not None or parse_procedure(text) or parse_untitled_procedure(text):
         return ""
+    if text.rstrip().endswith(":"):
+        return "a heading"
+    line = tidy_sentence(text)  # as it would be filed: a host's "user prefers tea" opens no sentence midway
     if route_fact(text).path == USER and not reported:
-        return forbidden_in_profile(text)
-    kind = forbidden_kind(text)
+        return forbidden_in_profile(line)
+    kind = forbidden_kind(line)
     return kind if kind in _NEVER_FILED else ""
 
 

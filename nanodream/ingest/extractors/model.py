@@ -23,7 +23,7 @@ from nanodream.safety.injection import reveal_hidden
 from nanodream.safety.secret_scan import redact
 from nanodream.text.dates import MONTHS
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
-from nanodream.text.words import content_words
+from nanodream.text.words import content_words, tidy_sentence
 
 # Share of a fact's meaningful words the conversation must contain (dates and numbers may be worked out).
 SUPPORT_SHARE = 0.5
@@ -110,6 +110,9 @@ def never_memory(tag: str, text: str) -> bool:
     "you"; a rule for the agent may speak to it; a task's subject need not be a sentence."""
     if tag == "ephemeral":
         return False
+    if text.rstrip().endswith(":"):
+        return True  # a heading
+    text = tidy_sentence(text)  # as it would be filed
     if _ABOUT_USER.match(text):
         return bool(forbidden_in_profile(text))
     kind = forbidden_kind(text)

@@ -7,6 +7,9 @@ new user would: `init`, `ingest <file>`, `run`. Then every memory line is held t
 sentences, no questions, no "I" beside "User", no addressing the agent, no code in USER.md and SOUL.md), every
 planted statement must be one line in the right file, nothing labelled "never" may appear, and every line filed
 must be one a careful reader keeps (labels.toml).
+
+Five transcripts are the development set these tests pin; three are marked `heldout = true` in labels.toml and
+are only measured, by bench/holdout.py, so that their figures say how the rules do on sessions nobody tuned for.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from nanodream.cli import app
 
 HOLDOUT = Path(__file__).parent / "fixtures" / "holdout"
 LABELS = tomllib.loads((HOLDOUT / "labels.toml").read_text(encoding="utf-8"))
-TRANSCRIPTS = sorted(LABELS)
+TRANSCRIPTS = sorted(name for name in LABELS if not LABELS[name].get("heldout"))
 MEMORY_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 runner = CliRunner()
 

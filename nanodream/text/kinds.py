@@ -8,7 +8,8 @@ self-contained statement. `forbidden_kind(line)` names the first kind it falls i
 - a heading or label (it ends with a colon);
 - a fragment: it ends on a word that cannot end a sentence ("the", "and", "to", …), opens in the middle of
   one, leaves a bracket open, or is a single word;
-- addressed to the agent: it speaks to "you" (a standing rule is restated as an instruction instead);
+- addressed to the agent: it speaks to "you", says "please", or turns to an instruction ("…, so don't …",
+  "…, so expect …") (a standing rule is restated as an instruction instead);
 - too long: over `MAX_CHARS` characters, which is a pasted paragraph, not a fact.
 
 A line about the person (it opens with "User", "The user" or a named speaker) or a rule for the agent must also
@@ -34,7 +35,9 @@ _CODE = re.compile(
     r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__",  # code
 )
 _LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")
-_YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d))\b", re.IGNORECASE)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|please)\b|"
+                  r"(?:,|\bso|\bthen)\s+(?:don['’]?t|do not|never|always|expect|remember|make sure|keep in mind)\b",
+                  re.IGNORECASE)
 _OPENS_MID_SENTENCE = re.compile(r"^(?:[a-z]|[,;:)\]}.…-]|(?:and|or|but|so|because|which|that|who)\b)")
 _WORD = re.compile(r"[\w'’-]+")
 

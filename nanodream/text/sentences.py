@@ -4,10 +4,13 @@ A message is read as markdown blocks first. Code fences, indented code, quoted l
 words), headings, table rows and code-like lines are not prose and are left out. The lines of one paragraph
 are one text: a terminal or an editor that wrapped a sentence does not cut it in two (a line that opens with
 "I", "my" or "we" after a line without a full stop starts a new statement, as dictated lines do). Each list
-item is a text of its own. Each text is cut into sentences by sentencex (Wikimedia's rule-based segmenter,
+item is a text of its own. A text the person pasted for the agent to read is not theirs to file either: a letter
+(from a salutation line, "Hi all,", to the end) and whatever follows a first paragraph announcing it ("here's the
+intro I rewrote:"). Each text is cut into sentences by sentencex (Wikimedia's rule-based segmenter,
 which knows abbreviations, initials and decimals: "Dr. Okafor moved to St. Louis in 2019."), then a sentence
 holding two statements of the person's ("… and I live in Rotterdam", "…; never add co-author trailers") is
-cut in two.
+cut in two, and so is a statement joined to a question by a comma ("we decided to X, does the template need
+changing?") or to a standing rule with no stop between them ("please generate them please always …").
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ _STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:alw
 # Where one sentence holds two statements: "… and I live in Rotterdam", "Quick note: my …", "…; never push",
 # "…, and from now on never add co-author trailers".
 _CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\s+)(?={_PERSON})|"
-                     rf"(?:;\s+|,\s+(?:and\s+)?|\s+and\s+)(?={_STANDING})", re.IGNORECASE)
+                     rf"(?:;\s+|,\s+(?:and\s+)?|\s+and\s+)(?={_STANDING})|"
+                     r"(?<=\w)\s+(?=please\s+(?:always|never|don['’]?t|do not)\b)|"
+                     r",\s+(?=(?:does|do|did|is|are|was|were|can|could|should|would|will|shall|what|how|why|where|"
+                     r"which|who|when)\b[^,.!?]*\?\s*$)", re.IGNORECASE)
+# A line that opens a letter ("Hi all,", "Dear Ana,"): what follows was written for someone else.
+_SALUTATION = re.compile(r"^\s*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening))\b"
+                         r"[\w\s'’-]{0,30},\s*$", re.IGNORECASE)
+# A first paragraph announcing the text that follows it: "here's the intro I rewrote, can you check it?".
+_ANNOUNCED = re.compile(r"^\s*(?:here['’]?s|here is|here are|below is|this is)\b.*(?::|\?)\s*$", re.IGNORECASE)
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -45,7 +56,7 @@ def prose_blocks(text: str) -> list[str]:
     blocks: list[list[str]] = []
     current: list[str] | None = None
     fenced = False
-    for raw in text.splitlines():
+    for raw in _own_words(text.splitlines()):
         if _FENCE.match(raw):
             fenced, current = not fenced, None
         elif fenced or not raw.strip() or _not_prose(raw):
@@ -59,6 +70,16 @@ def prose_blocks(text: str) -> list[str]:
         else:
             current.append(raw.strip())
     return [_joined(lines) for lines in blocks]
+
+
+def _own_words(lines: list[str]) -> list[str]:
+    """The message's lines before a pasted letter or an announced paste begins."""
+    for index, line in enumerate(lines):
+        if _SALUTATION.match(line):
+            return lines[:index]
+        if index and not line.strip() and _ANNOUNCED.match(" ".join(lines[:index])):
+            return lines[:index]
+    return lines
 
 
 def _not_prose(line: str) -> bool:

@@ -14,7 +14,7 @@ from datetime import tzinfo
 
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
-from nanodream.ingest.extractors.rules import classify, meaningful, small_talk
+from nanodream.ingest.extractors.rules import after_a_request, classify, meaningful, small_talk
 from nanodream.ingest.message import Message, local
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.sentences import sentences
@@ -44,8 +44,9 @@ class BuiltinExtractor:
                 rest.append(message.text)
                 continue
             day = local(message.when, self.zone).date() if message.when is not None else None
-            for sentence in sentences(message.text):
-                fact = classify(sentence, message.speaker, day)
+            said = list(sentences(message.text))
+            for sentence, errand in zip(said, after_a_request(said), strict=True):
+                fact = classify(sentence, message.speaker, day, errand)
                 if fact is not None:
                     facts.append(fact.line())
                 elif meaningful(sentence) >= 3 and not small_talk(sentence):

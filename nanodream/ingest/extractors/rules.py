@@ -31,8 +31,9 @@ from datetime import date
 
 from nanodream.text.dates import absolute, day_text
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text.lists import wordlist
 from nanodream.text.person import ADVERBS, third_person
-from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST
+from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
 from nanodream.text.words import content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -55,6 +56,7 @@ class Said:
     speaker: str = ""
     day: date | None = None
     spoken: str = ""  # the sentence as said, before its relative times became dates
+    errand: bool = False  # an earlier sentence of its message asked the agent for a piece of work
 
     @property
     def subject(self) -> str:
@@ -116,7 +118,7 @@ _NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w
 def correction(said: Said) -> Fact | None:
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
-        rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"))
+        rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
         text = inner.text if inner is not None else (rest.about() or rest.named(_capitalised(rest.sentence)))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
@@ -162,9 +164,21 @@ def agent_rule(said: Said) -> Fact | None:
     rather_not = _RATHER_NOT.match(said.sentence)
     if rather_not is not None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
+    if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
+        return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
-             or _STYLE.match(said.sentence))
+             or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
+    if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
+        return None
     return None if match is None else _as_rule(match.group("rule"), said)
+
+
+# A bare prohibition: "don't …" with no "please", "always", "never" or "from now on" to make it stand.
+_BARE_DONT = re.compile(r"^(?:don'?t|do not)\b", re.IGNORECASE)
+# A request with its standing words at the end: "use British spelling in the UI text from now on".
+_STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
+                             r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
+_INSTRUCTIONS = wordlist("imperatives") | {"always", "never", "don't", "dont", "avoid", "stop", "reply", "answer"}
 
 
 def standing_question(sentence: str) -> Fact | None:
@@ -190,6 +204,7 @@ _YEAR = re.compile(r"\b\d{4}\b")
 _CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECASE)
 _GERUND_RULE = re.compile(r"^(?:always|never)\s+\w+ing\b", re.IGNORECASE)
 _CLAUSE_MARK = re.compile(r"[,;:—–]")
+_SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|after|except|while)\s", re.IGNORECASE)
 _QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
 _IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"), (r"\bI\b", "they"),
@@ -201,8 +216,9 @@ _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|I['’](?:m|ve|d|ll))\b")
 
 
 def _first_clause(text: str) -> str:
-    """The words before the first comma, semicolon, colon or dash: what a sentence is about, not its aside."""
-    return _CLAUSE_MARK.split(text, maxsplit=1)[0]
+    """The words before the first comma, semicolon, colon, dash or subordinate clause ("… unless I ask for
+    them"): what a sentence is about, not its aside."""
+    return _SUBORDINATE.split(_CLAUSE_MARK.split(text, maxsplit=1)[0], maxsplit=1)[0]
 
 
 def _plain_commands(rule: str) -> str:
@@ -252,8 +268,18 @@ def identity(said: Said) -> Fact | None:
         return Fact("permanent", f"{said.subject} is {named.group('word')}")
     if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence) and not _MOVED.match(said.sentence):
         return None
+    if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
+        return None  # "I have a bug in my code": the work at hand, not something of their life
     text = said.about() or _household(said)
     return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+
+
+# What someone has that belongs to their life: family, pets, a home, a condition, a degree.
+_LIFE_HAD = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+"
+                       r"(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids?|children|sons?|daughters?|bab(?:y|ies)|pets?|parrots?|"
+                       r"rabbits?|horses?|hamsters?|fish|wife|husband|partner|girlfriend|boyfriend|brothers?|sisters?|"
+                       r"twins|allerg\w*|condition|disability|degree|phd|masters|house|flat|apartment|garden|car|"
+                       r"bike|job|day job|side business)\b", re.IGNORECASE)
 
 
 def _household(said: Said) -> str | None:
@@ -266,6 +292,8 @@ _PREFERENCE = re.compile(
     r"^i\s+(?:(?:really|much|generally|usually|also|still|absolutely|definitely|kind of|kinda|totally)\s+)*"
     r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like)\b|"
     r"^i'?d (?:rather|prefer)\b|^i would (?:rather|prefer)\b|"
+    r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
+    r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
     r"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|not into|not a fan of|obsessed with)\b|"
     r"^my\s+(?:favou?rite|preferred)\s+\w+(?:\s+\w+)?\s+(?:is|are)\b",
     re.IGNORECASE)
@@ -275,7 +303,22 @@ def preference(said: Said) -> Fact | None:
     if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence):
         return None
     text = said.about()
-    return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+    return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
+
+
+_YOU_DO = re.compile(r"\byou\s+(?P<verb>[a-z]+)\b(?<!\bto)")
+_NOT_VERBS = frozenset({"to", "and", "or", "a", "an", "the", "all", "both", "too", "first", "guys"})
+
+
+def _agent_named(text: str) -> str:
+    """A way of working that names the agent ("… before you generate anything") with the agent in the third
+    person, as USER.md speaks of it: "… before the agent generates anything"."""
+    def named(match: re.Match[str]) -> str:
+        verb = match.group("verb")
+        return f"the agent {verb if verb in _NOT_VERBS else conjugate(verb)}"
+
+    text = _YOU_DO.sub(named, text.replace("you're", "the agent is").replace("you are", "the agent is"))
+    return re.sub(r"\byour\b", "the agent's", re.sub(r"\byou\b", "the agent", text))
 
 
 _DECISION = re.compile(r"^(?:so\s+)?(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|chose|settled on|"
@@ -298,11 +341,15 @@ def decision(said: Said) -> Fact | None:
     if match is None:
         return None
     if match.group("thing"):
+        if _DEICTIC.search(_STANDING_WORDS.sub("", match.group("thing"))):
+            return None  # "let's keep that out of here": this piece of work, not a decision that lasts
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
     else:
         chose = _CHOSE.search(said.sentence[:match.start("rest")])
-        text = f"Decided {'on ' if chose else ''}{_pronouns(match.group('rest'), said)}".strip()
+        rest = match.group("rest")
+        on = "on " if chose and not rest.lower().startswith("to ") else ""
+        text = f"Decided {on}{_pronouns(rest, said)}".strip()
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
 
@@ -350,7 +397,7 @@ def statement(said: Said) -> Fact | None:
     text = said.about()
     if said.speaker:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
-    if _DEICTIC.search(_first_clause(said.spoken or said.sentence)):
+    if _DEICTIC.search(_first_clause(said.spoken or said.sentence)) or _AT_HAND.match(said.sentence):
         return None
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
@@ -359,9 +406,14 @@ def statement(said: Said) -> Fact | None:
     return Fact("durable", text or said.sentence)
 
 
-_WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|may|june|july|august|september|october|"
+# What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
+# "we have a bug where …" (their household, "we have two cats", is read by `identity`).
+_AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
+                      r"loads|plenty|many|several|no|a few|tons|quite a few|a bunch)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
                    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
-                   r"fall|winter|christmas|easter)\b", re.IGNORECASE)
+                   r"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|not|need|want|also)\b))\b",
+                   re.IGNORECASE)  # "I may have typos": a verb, not the month
 
 
 def _placed_in_time(said: Said) -> bool:
@@ -392,9 +444,9 @@ def _lasting(sentence: str) -> bool:
     for index, word in enumerate(words):
         if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
             continue
-        after = words[index + 1] if index + 1 < len(words) else ""
+        after = next((later for later in words[index + 1:] if later not in ADVERBS), "")
         if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
-            return False  # "we have produced …": done just now
+            return False  # "we have (recently) produced …": done just now
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
             continue  # "do not need to …": what the next word says
         if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
@@ -481,7 +533,8 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
+                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news|for context|"
+                      r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
                       r"(?:you know|i mean)\s*,\s*|"
                       r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
                       r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
@@ -539,10 +592,30 @@ _DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick t
 _LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
 
 
-def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
+# A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
+_ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next|alright)\s*[,.!]?\s+)*(?:"
+                   r"(?:can|could|would|will)\s+you\b|please\s+(?!always|never|don|do not)|let'?s\b|"
+                   r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
+                   r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
+                   r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"
+                   r"open|set up|go ahead)\b)", re.IGNORECASE)
+
+
+def after_a_request(sentences: list[str]) -> list[bool]:
+    """For each sentence of a message, whether an earlier one asked the agent for a piece of work: a bare
+    "don't …" after it says how to do that errand ("… make a branch for each. do not open any PRs."), one
+    before it stands on its own ("Don't use emojis in commit messages. Can you add …?")."""
+    asked, flags = False, []
+    for sentence in sentences:
+        flags.append(asked)
+        asked = asked or bool(_ASKS.match(_LEAD_IN.sub("", sentence.strip())))
+    return flags
+
+
+def classify(sentence: str, speaker: str = "", day: date | None = None, errand: bool = False) -> Fact | None:
     """The fact a sentence states, or None for questions, hedges, small talk, sentences about others and any
     kind of line that never enters memory (text/kinds.py)."""
-    fact = _classified(sentence, speaker, day)
+    fact = _classified(sentence, speaker, day, errand)
     if fact is None:
         return None
     line = tidy_sentence(fact.text)
@@ -553,7 +626,7 @@ def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact 
     return None if kind and not (rule and kind == "addressed to the agent") else fact
 
 
-def _classified(sentence: str, speaker: str, day: date | None) -> Fact | None:
+def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
     sentence = _LOWER_I.sub("I", _EMOJI.sub("", sentence).strip().strip("\"'“”").strip())
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
     if sentence.endswith("?"):
@@ -567,10 +640,31 @@ def _classified(sentence: str, speaker: str, day: date | None) -> Fact | None:
     if setting is not None:  # said about oneself after all: the setting goes to the end
         rest = setting.group("rest").rstrip(".!")
         sentence = f"{rest} {setting.group('setting')[:1].lower()}{setting.group('setting')[1:]}."
-    fact = _first_fact(Said(sentence, speaker, day, spoken))
+    fact = _first_fact(Said(sentence, speaker, day, spoken, errand))
     if fact is None or fact.tag == "permanent" and fact.text.startswith(("Always", "Never", "Don't", "Do not")):
         return fact  # a rule for the agent keeps its reasons
-    return Fact(fact.tag, _without_filler(_ASIDE.sub("", fact.text)))
+    text = _ASIDE.sub("", fact.text)
+    if fact.text.startswith(speaker or DEFAULT_SUBJECT):
+        text = _own_clause(text)
+    return Fact(fact.tag, _without_filler(text))
+
+
+# What a fact about the person goes on to say about the moment: a consequence ("…, so expect short bursts",
+# "…, so most of the teams will get these in the evening") or a step of this work ("… and mostly work on this").
+_CONSEQUENCE = re.compile(r",?\s+(?:so|which means|that way|and so)\s+(?!(?:much|many|far|long|well|often|far)\b).*$",
+                          re.IGNORECASE | re.DOTALL)
+_CONJUNCT = re.compile(r"\s+and\s+(?!(?:I|we|my|our)\b)", re.IGNORECASE)
+
+
+def _own_clause(text: str) -> str:
+    """A fact about the person without what it means for the moment: what lasts is the fact itself."""
+    text = _CONSEQUENCE.sub("", text)
+    parts = _CONJUNCT.split(text)
+    while len(parts) > 1 and _DEICTIC.search(parts[-1]):
+        parts.pop()
+    text = " and ".join(parts)
+    head, *subordinate = _SUBORDINATE.split(text, maxsplit=1)
+    return head if subordinate and _DEICTIC.search(subordinate[0]) else text
 
 
 def _capitalised(text: str) -> str:

@@ -260,3 +260,65 @@ def test_messages_in_languages_the_rules_do_not_read_are_left_for_a_model_and_co
     memory = "\n".join((workspace.root / f).read_text(encoding="utf-8") for f in ("USER.md", "memory/MEMORY.md"))
     assert "florist" in memory and "Ghent" in memory
     assert not any(word in memory for word in ("繁體", "台北", "Bratislava", "wohne"))  # never a raw paragraph
+
+
+# ------------------------------------------------------------------------------------------------ told to an agent
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm from Lisbon, so schedule calls in the afternoon.", "[permanent] User is from Lisbon."),
+    ("I teach piano on Tuesday evenings, so don't book anything then.",
+     "[permanent] User teaches piano on Tuesday evenings."),
+    ("i live in Leeds and mostly review these at lunch, so expect slow replies.", "[permanent] User lives in Leeds."),
+    ("For the record, I work as a paramedic, so my hours are odd.", "[permanent] User works as a paramedic."),
+    ("I prefer tables over prose when we compare things like these.", "[permanent] User prefers tables over prose."),
+    ("I like a short summary before you change any files.",
+     "[permanent] User likes a short summary before the agent changes any files."),
+    ("I'd like replies as numbered steps.", "[permanent] User would like replies as numbered steps."),
+])
+def test_a_fact_about_the_person_keeps_no_consequence_for_the_moment(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("write the changelog in plain English from now on", "[permanent] Write the changelog in plain English."),
+    ("Please never suggest a paid plan unless I ask for one.",
+     "[permanent] Never suggest a paid plan unless they ask for one."),
+    ("we picked to host it on Fly instead of Render.", "[durable] Decided to host it on Fly instead of Render."),
+    ("We chose Fly over Render.", "[durable] Decided on Fly over Render."),
+])
+def test_rules_and_decisions_in_the_shapes_people_use(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "we have a pile of crash reports from last week.", "I have a failing test in the parser.",
+    "ok, let's leave that section out of here.", "i may need a hand with the migration",
+    "I hate paying for repeated runs of you, Claude, just to redo this every time.",
+])
+def test_the_matter_at_hand_is_not_memory(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("we settled on the blue theme, should the logo change too?", ["we settled on the blue theme",
+                                                                    "should the logo change too?"]),
+    ("ok, ship it please always run the linter first.", ["ok, ship it", "please always run the linter first."]),
+    ("here's the note I drafted, can you tighten it?\n\nDear Ana,\n\nWe decided to pause the launch.\n\nBest,\nKim",
+     ["here's the note I drafted", "can you tighten it?"]),
+    ("Below is the announcement:\n\nWe moved to Rust this year.", ["Below is the announcement:"]),
+])
+def test_a_pasted_letter_is_not_the_persons_and_joined_statements_are_cut_apart(text, said):
+    assert list(sentences(text)) == said
+
+
+def test_a_bare_dont_after_a_request_is_how_to_do_that_errand():
+    extractor = BuiltinExtractor(UTC)
+    when = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
+
+    def content(text: str) -> str:
+        return extractor.extract(Chunk("openai:s", [make("openai", "s", Said("user", text, when.isoformat()))])).content
+
+    assert "Don't" not in content("Please draft a release note for each fix. Don't push anything.")
+    assert "[permanent] Don't push on Fridays." in content("Don't push on Fridays. Can you add a test for the parser?")
+    assert "[permanent] Never push on Fridays." in content("Draft the notes. Please never push on Fridays.")

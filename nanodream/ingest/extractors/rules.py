@@ -306,7 +306,8 @@ def preference(said: Said) -> Fact | None:
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
 
 
-_YOU_DO = re.compile(r"\byou\s+(?P<verb>[a-z]+)\b(?<!\bto)")
+# "you" as the subject of a verb; any other "you" ("… invocations of you, Claude") keeps the line addressed.
+_YOU_DO = re.compile(r"\byou\s+(?P<verb>[a-z]+)\b")
 _NOT_VERBS = frozenset({"to", "and", "or", "a", "an", "the", "all", "both", "too", "first", "guys"})
 
 
@@ -315,10 +316,9 @@ def _agent_named(text: str) -> str:
     person, as USER.md speaks of it: "… before the agent generates anything"."""
     def named(match: re.Match[str]) -> str:
         verb = match.group("verb")
-        return f"the agent {verb if verb in _NOT_VERBS else conjugate(verb)}"
+        return match.group(0) if verb in _NOT_VERBS else f"the agent {conjugate(verb)}"
 
-    text = _YOU_DO.sub(named, text.replace("you're", "the agent is").replace("you are", "the agent is"))
-    return re.sub(r"\byour\b", "the agent's", re.sub(r"\byou\b", "the agent", text))
+    return _YOU_DO.sub(named, text.replace("you're", "the agent is").replace("you are", "the agent is"))
 
 
 _DECISION = re.compile(r"^(?:so\s+)?(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|chose|settled on|"

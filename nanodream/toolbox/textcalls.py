@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.toolbox.registry import Registry
 
-_DECODER = json.JSONDecoder()
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<tool_call>)|$)", re.DOTALL)
 _FUNCTION_TAG = re.compile(r"<function=([\w.-]+)>\s*(.*?)\s*(?:</function>|(?=<function=)|$)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool_calls|javascript|js)?[ \t]*\n(.*?)```", re.DOTALL | re.I)
@@ -41,6 +42,12 @@ class TextCall:
     name: str
     arguments: str | dict[str, Any]  # a JSON object, or the raw text the model sent as arguments
     unreadable: str = ""
+    source: str = field(default="", compare=False)  # the text the call was read from (its block)
+
+    @property
+    def key(self) -> str:
+        """The call whatever syntax wrote it: its name and arguments as canonical JSON."""
+        return call_key(self.name, self.arguments)
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def read_calls(content: str) -> tuple[list[TextCall], str]:
     for finder in (_tagged, _function_tags, _fenced, _prefixed, _bare):
         found += finder(content, [(f.start, f.end) for f in found])
     found.sort(key=lambda f: f.start)
-    calls = [call for item in found for call in item.calls]
+    calls = [replace(call, source=content[item.start:item.end]) for item in found for call in item.calls]
     rest, last = [], 0
     for item in found:
         rest.append(content[last:item.start])
@@ -104,7 +111,7 @@ def _prefixed(content: str, taken: list[tuple[int, int]]) -> list[_Found]:
     found = []
     for match in _FUNCTIONS_PREFIX.finditer(content):
         try:
-            value, end = _DECODER.raw_decode(content, match.end())
+            value, end = boundedjson.raw_decode(content, match.end())
         except ValueError:
             continue
         if isinstance(value, dict) and _outside(match.start(), end, taken):
@@ -119,7 +126,7 @@ def _bare(content: str, taken: list[tuple[int, int]]) -> list[_Found]:
         resume = index + 1
         if _outside(index, resume, taken):
             try:
-                value, end = _DECODER.raw_decode(content, index)
+                value, end = boundedjson.raw_decode(content, index)
             except ValueError:
                 pass
             else:
@@ -136,7 +143,7 @@ def _json_values(text: str) -> list[Any] | None:
     values, index, text = [], 0, text.strip()
     while index < len(text):
         try:
-            value, index = _DECODER.raw_decode(text, index)
+            value, index = boundedjson.raw_decode(text, index)
         except ValueError:
             return None
         values.append(value)
@@ -174,11 +181,84 @@ def _arguments(raw: Any) -> str | dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw) if raw.strip() else {}
+            value = boundedjson.loads(raw, max_bytes=boundedjson.MESSAGE_BYTES) if raw.strip() else {}
         except ValueError:
             return raw
         return value if isinstance(value, dict) else raw
     return json.dumps(raw)
+
+
+# quotations: calls the session was shown ---------------------------------------------------------------
+
+MAX_NESTED_TEXT = 3  # levels of JSON held in a JSON string ("arguments": "{…}") looked into for calls
+
+
+def call_key(name: str, arguments: str | dict[str, Any]) -> str:
+    """A call as canonical JSON: the same key whether it was written as a tag, a fence, a list or a wrapper."""
+    return json.dumps([name, _arguments(arguments)], sort_keys=True, ensure_ascii=False)
+
+
+class Quotations:
+    """Every call written in what a session was given: a written call that repeats one is quoted, not its own.
+
+    A model that echoes an instruction it found in the history ("I ignored this: ```json {…}```") writes the
+    call again, in the same syntax or another, maybe re-indented; what it never does is invent the same name
+    and the same arguments by itself. So a call counts as quoted when its name and arguments (canonical JSON)
+    equal those of a call found anywhere in the given text, or when its block's text occurs there.
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.keys: set[str] = set()
+        given = []
+        for text in texts:
+            given.append(_squeezed(text))
+            self.keys |= {call.key for call in mentioned_calls(text)}
+        self.text = "\n".join(given)
+
+    def holds(self, call: TextCall) -> bool:
+        source = _squeezed(call.source)
+        return call.key in self.keys or bool(source) and source in self.text
+
+
+def mentioned_calls(text: str, depth: int = 0) -> list[TextCall]:
+    """Every call-shaped value in `text`: the forms `read_calls` reads, and any JSON object or list at any depth,
+    and JSON held in a string inside one ("arguments": "{\\"name\\": …}")."""
+    calls = list(read_calls(text)[0])
+    for value in _json_documents(text):
+        for node in _nodes(value):
+            calls += _calls_in(node, lenient=True)
+            if isinstance(node, str) and "{" in node and depth < MAX_NESTED_TEXT:
+                calls += mentioned_calls(node, depth + 1)
+    return calls
+
+
+def _json_documents(text: str) -> Iterator[Any]:
+    """Each JSON object in `text`, outermost first; one that is not whole JSON is looked into at its next `{`."""
+    index = text.find("{")
+    while index != -1:
+        try:
+            value, end = boundedjson.raw_decode(text, index)
+        except ValueError:  # not JSON here, or deeper than any call: an object inside it is met at its own `{`
+            index = text.find("{", index + 1)
+            continue
+        yield value
+        index = text.find("{", end)
+
+
+def _nodes(value: Any) -> Iterator[Any]:
+    """`value` and everything inside it, without recursion (a deep document cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, dict):
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
 
 
 # text mode: what the system prompt teaches --------------------------------------------------------------

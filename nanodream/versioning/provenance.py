@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from nanodream.atomic import read_text
 from nanodream.backlog.history import HistoryEntry
-from nanodream.pinning import find_lines
+from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_text
 from nanodream.versioning.gitstore import GitStore, LineOrigin
-from nanodream.versioning.logview import consumed_entries
+from nanodream.versioning.logview import consumed_entries, shown_entry
 from nanodream.vocab import Declared, count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, REJECTED_FILE, PathRefused, Workspace
 
@@ -74,14 +75,14 @@ def rank(entries: list[HistoryEntry], fact: str) -> list[HistoryEntry]:
 
 def _entry(entry: HistoryEntry) -> dict[str, Any]:
     return {"line": entry.line, "cursor": entry.cursor, "session_key": entry.session_key,
-            "timestamp": entry.timestamp, "text": entry.content}
+            "timestamp": entry.timestamp, "text": shown_entry(entry).content}
 
 
 def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:
     """(path, 1-based line, text) of the line asked about; NotFound when there is none."""
     head, sep, tail = query.rpartition(":")
     if sep and tail.strip().isdigit() and _is_memory_file(workspace, head):
-        lines = (workspace.root / head).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines(read_text(workspace.root / head))
         number = int(tail)
         if not 1 <= number <= len(lines):
             raise NotFound(f"{head} has {count(len(lines), 'line')}; there is no line {number}")

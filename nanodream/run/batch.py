@@ -21,7 +21,8 @@ from nanodream.config import zone
 from nanodream.engines import Engine, SessionError, SessionRequest, describe_error
 from nanodream.memory import archive, transaction
 from nanodream.memory.staging import Staging
-from nanodream.prompting.prompt import session_texts
+from nanodream.prompting.prompt import UserMessage, session_texts
+from nanodream.prompting.prompt_override import ActivePrompt
 from nanodream.rejected import read_ledger, rejected_keys
 from nanodream.run import askfirst, confirmations, guards, merges, noop
 from nanodream.run.claims import unconfirmed
@@ -56,7 +57,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
-    staging = Staging(ctx.workspace, _pending_overlay(ctx))
+    staging = Staging(ctx.workspace, _pending_overlay(ctx), ctx.door.committed if ctx.door is not None else None)
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
@@ -97,6 +98,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     """Run the engine over the staged copy; a failure marks `outcome` failed and nothing was applied."""
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(toolbox, ctx.store, ctx.settings, batch, context)
+    in_git = _in_git(toolbox.staging, prompt, message)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
                              rejected=_rejected(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
@@ -110,7 +112,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
         outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
         if exc.misuse and not toolbox.staging.changes():
             outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
-        _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}")
+        _keep_transcript(ctx, batch, exc.transcript, f"failed: {outcome.reason}", in_git)
         return
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
@@ -124,7 +126,16 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
     outcome.reasons = [{key: _said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     if account.no_op:
         outcome.fail(noop.no_op_reason(toolbox, account), Outcome.MODEL_NO_OP)
-    _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished")
+    _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished", in_git)
+
+
+def _in_git(staging: Staging, prompt: ActivePrompt, message: UserMessage) -> tuple[str, ...]:
+    """What a session starts with that is already in git, so its transcript need not be scanned for it again: the
+    built-in prompt, the files as last committed (as `read_file` shows them) and, when every staged file is, the
+    memory files and skills index that open the user message. Taken before any tool has run."""
+    files = tuple(staging.original[path] or "" for path in sorted(staging.as_committed))
+    opening = "".join(message.blocks()[:2]) if staging.settled else ""
+    return (prompt.text if prompt.source == "built-in" else "", opening, *files)
 
 
 def _said(text: str) -> str:
@@ -205,10 +216,12 @@ def _end_of(ctx: RunContext, batch: Batch | None) -> Position | None:
     return position_at(ctx.workspace.history_file, batch.end_offset, batch.last_line, batch.last_cursor)
 
 
-def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:
+def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str,
+                     in_git: tuple[str, ...]) -> None:
+    """Keep the session's transcript; `in_git`: the texts it opens with that are already in git (not scanned)."""
     if ctx.dry_run:
         return
     first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
     transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
-                            messages=messages, ended=ended)
+                            messages=messages, ended=ended, settled=in_git)
     save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)

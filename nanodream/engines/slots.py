@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.engines.routing import STOPWORDS, words
-from nanodream.prompting.signals import topic_key
+from nanodream.text.stems import singular
+from nanodream.text.words import STOPWORDS, words
 
 # Words that date a statement without changing what it is about.
 _TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "since", "recently", "anymore"})
@@ -72,4 +72,4 @@ def same_slot(a: str, b: str) -> bool:
 
 def _key_words(text: str) -> frozenset[str]:
     """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute."""
-    return frozenset(topic_key(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)
+    return frozenset(singular(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.evaluation.scenario import Ask, ScenarioError
+from nanodream.vocab import Declared, Shape
 from nanodream.workspace import Workspace
 
 DEFAULT_K = 5
@@ -33,15 +34,13 @@ class Turn:
 
 
 @dataclass
-class AskResult:
+class AskResult(Declared):
+    json_shape = Shape(rounded=(("coverage", 4), ("baseline", 4)))
+
     question: str
     answer: str
     coverage: float  # share of the answer's words in memory's top-k lines
     baseline: float  # the same over the transcript's top-k turns
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.answer, "coverage": round(self.coverage, 4),
-                "baseline": round(self.baseline, 4)}
 
 
 @dataclass
@@ -67,7 +66,7 @@ class AskScores:
         return {"ask_coverage": round(self.coverage, 4), "baseline_coverage": round(self.baseline, 4),
                 "memory_bytes": self.memory_bytes, "transcript_bytes": self.transcript_bytes,
                 "memory_share": None if share is None else round(share, 4),
-                "asks": [a.to_dict() for a in self.asks]}
+                "asks": [a.to_json() for a in self.asks]}
 
 
 def transcript_turns(paths: list[Path]) -> list[Turn]:

@@ -3,13 +3,13 @@ see the same memory twice, `recall_apart()` for hosts that must not mistake an i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from nanodream.hypotheses import evidence, without_marker
+from nanodream.vocab import Declared
 from nanodream.workspace import Workspace
 
 INSTALL_HINT = "recall needs the recall extra: pip install 'nanodream[recall]'"
@@ -21,7 +21,7 @@ class RecallUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Hit:
+class Hit(Declared):
     """One memory that matches: its text, where it lives (`line` is 1-based), its heading path, its BM25 score.
 
     For a skill, `text` is its description, `heading` its name and `line` 1.
@@ -33,8 +33,7 @@ class Hit:
     heading: str
     score: float
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    to_dict = Declared.to_json  # the name docs/recall.md gives hosts (`nanodream.Hit`)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
@@ -16,6 +16,7 @@ from nanodream.ingest.overview import ingest_overview
 from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
+from nanodream.versioning.gitrunner import repository_programs
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import FAILURES, SUCCEEDED, Declared, RunRecord
 from nanodream.workspace import ARCHIVE_DIR, Workspace
@@ -49,6 +50,9 @@ class Status(Declared):
     proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
     # transcript sources: {"sources": [{"path", "format", watermark totals, "files": [...]}], "last_pass", ...}
     ingest: dict[str, Any] = field(default_factory=dict)
+    # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
+    git_ignored: list[dict[str, str]] = field(default_factory=list)
+    linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -87,6 +91,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
         {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
+        git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
+        linked_skills=workspace.linked_skills(),
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from nanodream.atomic import open_binary
 from nanodream.backlog.history import MAX_LINE_BYTES
 
 BLOCK = 4 * 1024 * 1024
@@ -31,7 +32,7 @@ def whole_lines_before(path: Path, below: int, budget: int) -> Iterator[tuple[in
     whatever the budget, so a frontier never stops inside a line.
     """
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except (FileNotFoundError, NotADirectoryError):
         return
     with handle:

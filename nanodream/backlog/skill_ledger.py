@@ -25,7 +25,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.position import fingerprint
 
 STATE_VERSION = 3
@@ -140,7 +141,7 @@ def _last_line_end(path: Path) -> int:
     """Just past the last newline of `path` (0 without one): where reading on from here never starts mid-line."""
     try:
         size = path.stat().st_size
-        with path.open("rb") as handle:
+        with open_binary(path) as handle:
             end = size
             while end > 0:
                 start = max(0, end - 64 * 1024)
@@ -160,7 +161,7 @@ def _last_line_end(path: Path) -> int:
 def load(state: Path, files: dict[str, Path]) -> Ledger | None:
     """The kept ledger, or None when there is none, it is unreadable, or a file's read part is not what was read."""
     try:
-        data = json.loads(state.read_text(encoding="utf-8"))
+        data = boundedjson.load_file(state)
         if data.get("version") != STATE_VERSION:
             return None
         sources = {key: Read(**data["sources"][key]) for key in files}

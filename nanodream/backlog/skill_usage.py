@@ -16,7 +16,6 @@ within a budget per call — never the whole file at once.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -25,6 +24,8 @@ from datetime import date
 from itertools import combinations
 from pathlib import Path
 
+from nanodream import boundedjson
+from nanodream.atomic import open_binary
 from nanodream.backlog.history import (
     MAX_LINE_BYTES,
     HistoryEntry,
@@ -158,7 +159,7 @@ class UsageRecord:
 def parse_usage(raw: bytes) -> UsageRecord | None:
     """One skill-usage.jsonl line, or None when it is not a record this format describes."""
     try:
-        data = json.loads(raw)
+        data = boundedjson.loads(raw, max_bytes=boundedjson.LINE_BYTES + 2)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("skill"), str) or not data["skill"].strip():
@@ -173,7 +174,7 @@ def parse_usage(raw: bytes) -> UsageRecord | None:
 def read_usage(path: Path, offset: int = 0) -> Iterator[tuple[UsageRecord | None, int]]:
     """Each complete line from `offset` on, as a record (None when malformed) and the offset just past it."""
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:

@@ -19,7 +19,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import (
     Anomaly,
     DeadLetter,
@@ -90,14 +91,14 @@ def _within(path: Path, kept: _Kept, start: Position, stable: int) -> bool:
         return True
     if not kept.base["offset"] < start.offset <= max(kept.scanned, stable):
         return False
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         handle.seek(start.offset - 1)
         return handle.read(1) == b"\n"
 
 
 def _load(state: Path, path: Path, max_jump: int) -> _Kept | None:
     try:
-        data = json.loads(state.read_text(encoding="utf-8"))
+        data = boundedjson.load_file(state)
         if data.pop("version", None) != STATE_VERSION:
             return None
         kept = _Kept(**data)
@@ -112,7 +113,7 @@ def _load(state: Path, path: Path, max_jump: int) -> _Kept | None:
 def _whole_lines_end(path: Path) -> int:
     """Just past the last newline: lines beyond it may still be being written, so they are never kept."""
     try:
-        with path.open("rb") as handle:
+        with open_binary(path) as handle:
             end = handle.seek(0, 2)
             while end > 0:
                 start = max(0, end - 64 * 1024)
@@ -131,7 +132,7 @@ def _read_on(path: Path, kept: _Kept, stable: int) -> None:
     if stable <= kept.scanned:
         return
     previous = kept.last_cursor
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for raw in raw_lines(handle, kept.scanned, kept.scanned_line):
             if raw.start >= stable:
                 break

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from nanodream.atomic import read_text
 from nanodream.backlog.history import HistoryEntry
-from nanodream.pinning import find_lines
+from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_text
 from nanodream.versioning.gitstore import GitStore, LineOrigin
 from nanodream.versioning.logview import consumed_entries
@@ -81,7 +82,7 @@ def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:
     """(path, 1-based line, text) of the line asked about; NotFound when there is none."""
     head, sep, tail = query.rpartition(":")
     if sep and tail.strip().isdigit() and _is_memory_file(workspace, head):
-        lines = (workspace.root / head).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines(read_text(workspace.root / head))
         number = int(tail)
         if not 1 <= number <= len(lines):
             raise NotFound(f"{head} has {count(len(lines), 'line')}; there is no line {number}")

@@ -23,6 +23,23 @@ BLOCK = 4 * 1024 * 1024
 MANY_ANCHORS = 24  # beyond this many words a find per word costs more than reading every line
 
 
+def whole_lines_end(path: Path) -> int:
+    """Just past the last newline: lines beyond it may still be being written, so they are never kept."""
+    try:
+        with open_binary(path) as handle:
+            end = handle.seek(0, 2)
+            while end > 0:
+                start = max(0, end - 64 * 1024)
+                handle.seek(start)
+                cut = handle.read(end - start).rfind(b"\n")
+                if cut >= 0:
+                    return start + cut + 1
+                end = start
+    except OSError:
+        return 0
+    return 0
+
+
 def whole_lines_before(path: Path, below: int, budget: int) -> Iterator[tuple[int, bytes]]:
     """Chunks of whole lines ending at byte `below` and going back, newest first: (start, bytes) each, with `start`
     at a line's start — the caller's next frontier once it has used the chunk.

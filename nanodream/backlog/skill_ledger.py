@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write, open_binary
+from nanodream.atomic import atomic_write
+from nanodream.backlog.past import whole_lines_end
 from nanodream.backlog.position import fingerprint
 
 STATE_VERSION = 3
@@ -128,31 +129,13 @@ def _inside(name: str, other: str) -> bool:
 
 def adopted(names: list[str], files: dict[str, Path]) -> Ledger:
     """A ledger for files never read: each is read on from its last whole line, and all before it is a debt."""
-    sources = {source: Read(offset=_last_line_end(path)) for source, path in files.items()}
+    sources = {source: Read(offset=whole_lines_end(path)) for source, path in files.items()}
     ledger = Ledger(sorted(names), sources)
     for source, read in sources.items():
         corrections = source == HISTORY
         if read.offset > 0 and (ledger.names or corrections):
             ledger.debts.append(Debt(source, list(ledger.names), read.offset, corrections))
     return ledger
-
-
-def _last_line_end(path: Path) -> int:
-    """Just past the last newline of `path` (0 without one): where reading on from here never starts mid-line."""
-    try:
-        size = path.stat().st_size
-        with open_binary(path) as handle:
-            end = size
-            while end > 0:
-                start = max(0, end - 64 * 1024)
-                handle.seek(start)
-                cut = handle.read(end - start).rfind(b"\n")
-                if cut >= 0:
-                    return start + cut + 1
-                end = start
-    except OSError:
-        return 0
-    return 0
 
 
 # kept on disk -------------------------------------------------------------------------------------------------

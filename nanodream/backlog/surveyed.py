@@ -33,6 +33,7 @@ from nanodream.backlog.history import (
     read_from,
     read_line,
 )
+from nanodream.backlog.past import whole_lines_end
 from nanodream.backlog.position import fingerprint
 from nanodream.workspace import Workspace
 
@@ -66,7 +67,7 @@ def survey_of(workspace: Workspace, start: Position, max_jump: int, *, keep: boo
     """
     path = workspace.history_file
     kept = _load(state_file(workspace), path, max_jump)
-    stable = _whole_lines_end(path)
+    stable = whole_lines_end(path)
     if kept is None or not _within(path, kept, start, stable):
         kept = _Kept(max_jump, {"offset": start.offset, "line": start.line, "cursor": start.cursor},
                      start.offset, start.line, start.cursor)
@@ -108,23 +109,6 @@ def _load(state: Path, path: Path, max_jump: int) -> _Kept | None:
         return kept
     except (OSError, ValueError, TypeError, AttributeError):
         return None
-
-
-def _whole_lines_end(path: Path) -> int:
-    """Just past the last newline: lines beyond it may still be being written, so they are never kept."""
-    try:
-        with open_binary(path) as handle:
-            end = handle.seek(0, 2)
-            while end > 0:
-                start = max(0, end - 64 * 1024)
-                handle.seek(start)
-                cut = handle.read(end - start).rfind(b"\n")
-                if cut >= 0:
-                    return start + cut + 1
-                end = start
-    except OSError:
-        return 0
-    return 0
 
 
 def _read_on(path: Path, kept: _Kept, stable: int) -> None:

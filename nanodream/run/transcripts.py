@@ -77,7 +77,7 @@ def _redacted_text(value: str, settled: tuple[str, ...]) -> str:
     kept = max((len(text) for text in settled if text and value.startswith(text)), default=0)
     value = value[:STRING_LIMIT]
     kept = min(kept, len(value))
-    return value[:kept] + secret_scan.redact(None, value[kept:])[0] + note
+    return value[:kept] + secret_scan.redacted(value[kept:]) + note
 
 
 def list_transcripts(workspace: Workspace) -> list[Path]:

@@ -7,19 +7,11 @@ from nanodream.run.dream import run_dream
 from nanodream.versioning import gitrunner
 from nanodream.versioning.gitstore import GitStore
 from tests.conftest import entry, git, llm_settings, write_history
-from tests.scripted_server import tool_calls
+from tests.test_prompt_cache import file_the_batch
 
 # What a committing batch needs in steady state (bench/README.md, "Git processes per batch"), with room for a
 # pass that asks one more thing; it was 30 before (issue #38).
 CEILING_PER_BATCH = 14
-
-
-def file_the_batch(body: dict):
-    fact = body["messages"][1]["content"].split("[durable] ")[1].split("\n")[0]
-    step = tool_calls(("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
-                                     "new_text": f"## Project\n- {fact}\n"}))
-    step["message"]["content"] = f"Filed: {fact}"
-    return step
 
 
 def counted(monkeypatch) -> list[list[str]]:

@@ -7,9 +7,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
-from nanodream.backlog.history import Position, Survey, read_cursor, survey
+from nanodream.backlog.history import Position, Survey, read_cursor
 from nanodream.backlog.position import resume
 from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
 from nanodream.insights.shelf import tally
@@ -65,7 +66,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     resumed = resume(workspace)
     # When no place in a rewritten history can be trusted, any line of it may be unread: count them all.
     start = Position() if resumed.needs_person else resumed.position
-    backlog = survey(workspace.history_file, start, settings.max_cursor_jump)
+    backlog = survey_of(workspace, start, settings.max_cursor_jump, keep=False)
     store = GitStore(workspace)
     sha = subject = None
     if store.exists:

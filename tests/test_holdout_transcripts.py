@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ import pytest
 from typer.testing import CliRunner
 
 from nanodream.cli import app
+from nanodream.versioning.pending import PENDING_REF
+from tests.conftest import SAFE_GIT
 
 HOLDOUT = Path(__file__).parent / "fixtures" / "holdout"
 LABELS = tomllib.loads((HOLDOUT / "labels.toml").read_text(encoding="utf-8"))
@@ -39,9 +42,10 @@ class Slept:
 
     ingest: dict
     lines: dict[str, list[str]]
+    held: dict[str, list[str]]  # lines held back for review in each file: the person reads them too
 
     def all_lines(self) -> list[tuple[str, str]]:
-        return [(name, line) for name in MEMORY_FILES for line in self.lines[name]]
+        return [(name, line) for name in MEMORY_FILES for line in self.lines[name] + self.held[name]]
 
 
 def _clean_env() -> dict[str, str | None]:
@@ -51,6 +55,13 @@ def _clean_env() -> dict[str, str | None]:
 
 def _fact_lines(path: Path) -> list[str]:
     return [line[2:].strip() for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
+
+
+def _held_lines(workspace: Path, file: str) -> list[str]:
+    """Fact lines a review-lane proposal adds to `file` (a person accepts or rejects them: they count as filed)."""
+    pending = subprocess.run([*SAFE_GIT, "diff", "--no-ext-diff", "HEAD", PENDING_REF, "--", file], cwd=workspace,
+                             capture_output=True, text=True)
+    return [line[3:].strip() for line in pending.stdout.splitlines() if line.startswith("+- ")]
 
 
 def _sleep(name: str, root: Path) -> Slept:
@@ -64,7 +75,8 @@ def _sleep(name: str, root: Path) -> Slept:
     ran = runner.invoke(app, ["run", "-w", str(workspace)], env=env)
     assert ran.exit_code == 0, ran.output
     report = json.loads(ingested.stdout[ingested.stdout.index("{"):])
-    return Slept(report, {file: _fact_lines(workspace / file) for file in MEMORY_FILES})
+    return Slept(report, {file: _fact_lines(workspace / file) for file in MEMORY_FILES},
+                 {file: _held_lines(workspace, file) for file in MEMORY_FILES})
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,22 @@ def test_facts_and_ordinary_rules_are_not_weighed_as_hostile(workspace):
     assert report.batches[0].proposal is None and report.batches[0].warnings == [], report.batches[0].warnings
 
 
+STYLE_RULES = ["Keep your answers short, no more than three sentences.",
+               "Always put the severity in capitals at the top of each write-up.",
+               "Keep each summary under five bullet points and put the verdict first.",
+               "Never open an answer with a compliment; start with the result.",
+               "Always end a code review with a one-line verdict at the bottom."]
+
+
+def test_rules_about_the_shape_of_answers_land_whatever_the_model_scores(workspace):
+    """The model weighs only rules that name someone, somewhere or what to tell: a style rule is not its call."""
+    write_history(workspace, [entry(1, "\n".join(f"[permanent] {rule}" for rule in STYLE_RULES))])
+    report = run_dream(workspace, Settings(model="builtin"))
+    assert report.batches[0].proposal is None, report.batches[0].warnings
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert [rule for rule in STYLE_RULES if rule.rstrip(".") not in soul] == []
+
+
 def test_a_password_with_no_word_for_it_nearby_is_redacted_by_the_second_opinion():
     hits = secret_scan.scan_added(None, NO_CUE_WORD)
     assert [hit.rule for hit in hits] == [SECOND_OPINION]

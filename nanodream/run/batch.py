@@ -31,7 +31,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
-    staging = Staging(ctx.workspace, pending_overlay(ctx))
+    staging = Staging(ctx.workspace, pending_overlay(ctx), ctx.door.committed if ctx.door is not None else None)
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))

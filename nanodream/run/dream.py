@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from nanodream.backlog.deadletters import drop_stale, remember
-from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from, survey
+from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from
 from nanodream.backlog.position import NEEDS_PERSON_HINT, Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
@@ -21,6 +21,7 @@ from nanodream.backlog.quarantine import (
     load_quarantine,
     save_quarantine,
 )
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
 from nanodream.memory import transaction
@@ -307,7 +308,7 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
             save_position(ctx.workspace, resumed.position)  # repaired once, not re-derived every run
     if not ctx.dry_run:
         _drop_stale_letters(ctx, report)
-    found = survey(ctx.workspace.history_file, resumed.position, ctx.settings.max_cursor_jump)
+    found = survey_of(ctx.workspace, resumed.position, ctx.settings.max_cursor_jump, keep=not ctx.dry_run)
     ctx.options.observer.backlog(found.pending, found.tokens, ctx.settings.batch_tokens)
     report.malformed_lines = len(found.dead_letters)
     report.dead_letters = [letter.describe() for letter in found.dead_letters[:NOTABLE_LIMIT]]

@@ -88,6 +88,11 @@ class LLMEngine:
         result = SessionResult(summary="", transcript=conversation.messages, state=conversation)
         return self._converse(conversation, result, request, toolbox)
 
+    def converse(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        """A conversation of its own over any toolbox (connect's, after the consolidation): the session loop,
+        its retries, budget and accounting, and none of a dream's follow-up."""
+        return self.run(request, toolbox)
+
     def answer(self, system: str, user: str, activity: Callable[[str], None] = lambda text: None) -> SessionResult:
         """One request without tools (ingest's extraction), with a session's retries, token budget and accounting;
         the answer's text is the result's summary. Raises SessionError like a session."""

@@ -59,8 +59,8 @@ class Door:
             return
         self._settled = True
         self.manual_commit = transaction.commit_hand_edits(self.workspace, self.store, message)
-        self.notices += [note for note in (transaction.track_archive(self.workspace, self.store),
-                                           transaction.track_rejected(self.workspace, self.store)) if note]
+        tracking = (transaction.track_archive, transaction.track_rejected, transaction.track_insights)
+        self.notices += [note for note in (track(self.workspace, self.store) for track in tracking) if note]
 
     def apply(self, journal: Journal) -> str | None:
         """Apply one journalled change (see memory/transaction.py); the commit's sha, or None if it changed nothing.

@@ -28,6 +28,8 @@ from nanodream.memory import transaction
 from nanodream.memory.door import writing
 from nanodream.run.batch import BatchHooks, dream_batch
 from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
+from nanodream.run.phases import before_run, run_phases
+from nanodream.run.pipeline import RUN_PASSES
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
@@ -124,14 +126,18 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
         _prepare(ctx, report)
         if not ctx.options.tidy:
             _ingest_sources(ctx, report)
+    before = before_run(ctx.workspace) if ctx.settings.phases else None
+    exploring = False
     try:
         if ctx.options.tidy:
             _tidy(ctx, report)
         else:
             _drain(ctx, report)
             if ctx.options.allow_empty and report.outcome == Outcome.NOTHING_TO_DO:
-                report.tidy = True  # the maintenance pass stands in for the empty backlog
+                report.tidy = exploring = True  # the maintenance pass, then connect explores old material
                 _tidy(ctx, report)
+        if before is not None:
+            run_phases(ctx, report, before, exploring, RUN_PASSES)
     except EngineUnavailable as exc:
         report.fail(str(exc), outcome=exc.outcome)
 

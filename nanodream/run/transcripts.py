@@ -37,14 +37,15 @@ class Transcript:
     model: str
     messages: list[dict[str, Any]]
     ended: str  # "finished" or "failed: <reason>"
+    part: str = ""  # a conversation after the batches (connect): named by it instead of a cursor
     settled: tuple[str, ...] = ()  # texts already in git: a string that is one, or starts with one, keeps it unscanned
 
 
 def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> Path | None:
-    """Write `<run-id>-<first cursor>.json`, then delete all but the newest `keep` (0 keeps none)."""
+    """Write `<run-id>-<first cursor or part>.json`, then delete all but the newest `keep` (0 keeps none)."""
     if keep <= 0 or not transcript.messages:
         return None
-    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
+    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.part or transcript.first_cursor}.json"
     messages = _redacted(plain(transcript.messages), transcript.settled)
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
                "model": transcript.model, "ended": _redacted(transcript.ended),

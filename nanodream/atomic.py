@@ -7,6 +7,7 @@ byte that is not UTF-8 survives a read → write round trip unchanged instead of
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -106,8 +107,21 @@ def open_plain(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
     after a check — a workspace's `memory/` or `.nanodream/` turned into a link to another tenant's — is refused
     at the moment of the open, not merely at the check. Workspaces have canonical roots (Workspace resolves its
     root when made), so the only links this can meet are ones inside a workspace.
+
+    An error names the whole path (not the component or descriptor it met), and a folder where a file was
+    expected is IsADirectoryError at the open, not an error of the first read naming a descriptor.
     """
-    parts = Path(os.path.abspath(path)).parts
+    try:
+        fd = _open_each(Path(os.path.abspath(path)).parts, flags, mode)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if not flags & os.O_DIRECTORY and stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    return fd
+
+
+def _open_each(parts: tuple[str, ...], flags: int, mode: int) -> int:
     folder = os.open(parts[0], _WALK)
     try:
         for part in parts[1:-1]:

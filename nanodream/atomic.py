@@ -91,6 +91,15 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         return handle.read() if limit is None else handle.read(limit)
 
 
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append `data` with one O_APPEND write (concurrent writers never interleave it), through `open_plain`."""
+    fd = open_plain(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
 def open_binary(path: Path) -> BinaryIO:
     """The file open for reading bytes, through `open_plain`."""
     return os.fdopen(open_plain(path), "rb")

@@ -17,8 +17,11 @@ from nanodream.backlog.history import read_from
 from nanodream.cli import app
 from nanodream.edits.forget import Target, forget
 from nanodream.ingest import writer
+from nanodream.ingest.report import IngestReport, record_pass
 from nanodream.ingest.seen import seen_file
 from nanodream.run.dream import run_dream
+from nanodream.run.records import append_record
+from nanodream.vocab import RunRecord
 from tests.conftest import entry, git, llm_settings, write_history
 from tests.memory_engine import dream
 from tests.scripted_server import call, final
@@ -58,6 +61,23 @@ def test_a_link_swapped_in_after_the_check_is_refused_by_the_reader(workspace, t
             list(read_from(workspace.history_file))
         else:
             boundedjson.load_file(workspace.state_dir / "position.json")
+
+
+@pytest.mark.parametrize("writer_of", ["run record", "ingest pass record"])
+def test_a_link_swapped_in_after_the_check_is_refused_by_the_appenders(workspace, tmp_path, writer_of):
+    """The state files nanodream appends to are opened the same way: another tenant's file is never written."""
+    other = tmp_path / "other" / ".nanodream"
+    (other / "ingest").mkdir(parents=True)
+    workspace.state_dir.mkdir(exist_ok=True)
+    workspace.state_dir.rename(workspace.root / "moved-state")
+    workspace.state_dir.symlink_to(other)
+    with pytest.raises(OSError):
+        if writer_of == "run record":
+            append_record(workspace, RunRecord(id="r1", start="2026-10-01T10:00:00Z", trigger="cli",
+                                               outcome="committed"))
+        else:
+            record_pass(workspace, IngestReport(outcome="ingested"), "cli")
+    assert sorted(p.name for p in other.rglob("*")) == ["ingest"]
 
 
 # bounded reads -----------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write, open_binary
+from nanodream.atomic import atomic_write, open_binary, open_plain
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
 from nanodream.workspace import Workspace
@@ -93,11 +93,14 @@ def recover(workspace: Workspace, seen: Seen) -> str:
 
 def _cut(path: Path, expected_size: int, keep: int) -> bool:
     """Truncate to `keep` bytes, only if nobody appended since the file was `expected_size` bytes long."""
-    with open(path, "r+b") as handle:
-        if os.fstat(handle.fileno()).st_size != expected_size:
+    fd = open_plain(path, os.O_RDWR)  # never through a link swapped in since the door's check
+    try:
+        if os.fstat(fd).st_size != expected_size:
             return False
-        handle.truncate(keep)
-        os.fsync(handle.fileno())
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return True
 
 

@@ -19,6 +19,7 @@ ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 # Surrogates other than the escapes of undecodable bytes (U+DC80..U+DCFF): no file and no commit can hold them.
 _UNWRITABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+_READ_BLOCK = 1024 * 1024
 
 
 def writable(text: str) -> str:
@@ -86,9 +87,19 @@ def read_text(path: Path) -> str:
 
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """The file's bytes (at most `limit` of them), through `open_plain`."""
+    """The file's bytes (at most `limit` of them), through `open_plain`.
+
+    Read a block at a time: `read(limit)` would allocate the whole limit (64 MiB for a state file) up front,
+    however small the file."""
     with open_binary(path) as handle:
-        return handle.read() if limit is None else handle.read(limit)
+        if limit is None:
+            return handle.read()
+        blocks: list[bytes] = []
+        left = limit
+        while left > 0 and (block := handle.read(min(left, _READ_BLOCK))):
+            blocks.append(block)
+            left -= len(block)
+        return b"".join(blocks)
 
 
 def append_bytes(path: Path, data: bytes) -> None:

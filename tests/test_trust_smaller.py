@@ -12,13 +12,13 @@ import tracemalloc
 import pytest
 from typer.testing import CliRunner
 
-from nanodream import boundedjson
+from nanodream import api, boundedjson
 from nanodream.backlog.history import read_from
 from nanodream.cli import app
 from nanodream.edits.forget import Target, forget
-from nanodream.ingest import writer
+from nanodream.ingest import journal, writer
 from nanodream.ingest.report import IngestReport, record_pass
-from nanodream.ingest.seen import seen_file
+from nanodream.ingest.seen import Seen, seen_file
 from nanodream.run.dream import run_dream
 from nanodream.run.records import append_record
 from nanodream.vocab import RunRecord
@@ -134,6 +134,36 @@ def test_the_last_cursor_is_found_behind_a_huge_line_in_bounded_memory(workspace
         tracemalloc.stop()
     assert tail.last_cursor == 7 and not tail.needs_newline
     assert peak < 8 * MiB, peak
+
+
+def test_an_interrupted_ingest_is_recovered_behind_a_huge_host_line_in_bounded_memory(workspace, tmp_path,
+                                                                                     monkeypatch):
+    """The pass died after its append and before its state; the host then wrote a 200 MB line. Recovery finds
+    the pass's bytes whole a block at a time, and adds nothing twice."""
+    source = tmp_path / "chat.jsonl"
+    source.write_text(json.dumps({"role": "user", "content": "I live in Lyon.",
+                                  "timestamp": "2026-10-01T10:00:00Z"}) + "\n")
+
+    def killed(self, workspace, seen):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal.IngestJournal, "settle", killed)
+    with pytest.raises(KeyboardInterrupt):
+        api.ingest(workspace.root, [source])
+    monkeypatch.undo()
+    with workspace.history_file.open("r+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
+        handle.write(b"\n")
+    tracemalloc.start()
+    try:
+        said = journal.recover(workspace, Seen(workspace))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "finished an interrupted ingest" in said
+    assert peak < 16 * MiB, peak
+    assert api.ingest(workspace.root, [source]).added == 0
 
 
 # one identity per message ------------------------------------------------------------------------------------

@@ -264,6 +264,8 @@ def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(works
     message = git(workspace, "log", "-1", "--format=%B")
     assert not any(char in message for char in "\x1b\x07\x9b\u202e\u2066")
     assert "\\x1b]0;owned" in message
+    reflog = git(workspace, "reflog", "-1")  # the subject again, as the reflog keeps it
+    assert "Filed" in reflog and not any(char in reflog for char in "\x1b\x07\x9b\u202e\u2066")
 
 
 def test_a_memory_line_with_escapes_pinned_by_a_person_is_shown_not_obeyed_in_the_commit(workspace):

@@ -1,5 +1,7 @@
 """The run, declared: every batch takes these passes, in this order, and nothing else decides the order.
 
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
 
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 
 from nanodream.memory import archive
-from nanodream.run import askfirst, confirmations, guards, merges
+from nanodream.run import askfirst, confirmations, guards, holds, merges
 from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
 from nanodream.run.pressure import relieve
@@ -38,6 +40,12 @@ def _rejected(work: BatchWork) -> PassResult:
 
 def _unsafe(work: BatchWork) -> PassResult:
     return PassResult(warnings=tuple(guards.leave_out_unsafe(work.staging, work.ctx.settings)))
+
+
+def _hold(work: BatchWork) -> PassResult:
+    held = holds.hold_back(work.staging, work.ctx.settings)
+    work.held = held if held.lines else None
+    return PassResult(warnings=tuple(str(line) for line in held.lines))
 
 
 def _pressure(work: BatchWork) -> PassResult:
@@ -72,6 +80,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
     Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
          _unsafe),
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
     Pass("guards", "run/guards.py", "injection, SOUL policy, deletion, size caps, skills: refuse or warn",

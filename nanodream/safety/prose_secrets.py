@@ -23,6 +23,7 @@ from nanodream.safety.secret_values import (
     built_from_a_password_word,
     looks_default,
     looks_numeric_code,
+    looks_password_shaped,
     looks_secret,
     looks_strong,
     looks_token,
@@ -49,7 +50,8 @@ def _words(text: str) -> frozenset[str]:
 _PASSWORD_CUE = (r"(?:(?:wi-?fi|wpa2?|wlan|wireless|network|guest|hotspot)\s+(?:password|passphrase|key|code|pass)"
                  r"|(?:code|key|password)\s+(?:to|for|of)\s+(?:the\s+)?(?:wi-?fi|network|router|hotspot)"
                  r"|pass(?:word|wd|wort|code)s?|pass[\s-]word|pword|pwd|pw|p/w|pass)")
-_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|master\s+password"
+_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup|encryption|unlock|secret|security|disk|drive"
+               r"|vault|wallet)\s+(?:phrase|words)|master\s+password"
                r"|(?:wallet|recovery)\s+seed(?:\s+(?:phrase|words))?|mnemonic)")
 _KEY_CUE = (r"(?:(?:api|access|secret|private|client|app|consumer|licen[cs]e|product|activation|encryption|signing"
             r"|master|recovery|deploy|webhook|shared|session|bot|auth|bearer|refresh|personal\s+access|long-lived"
@@ -59,9 +61,11 @@ _NAMED_KEY = re.compile(r"\b[A-Z][\w.-]{1,30}\s+(?:API\s+|api\s+)?key\b")
 # Licence and product keys: groups of letters or digits ("VK7JG-NPHTM-…", "1118-1234-5678-9012-3456-7890").
 _LICENCE = re.compile(r"(?:[A-Z0-9]{4,6}-){3,}[A-Z0-9]{4,6}")
 _PIN_CUE = (r"(?:pin(?:\s*code)?|puk\d?|passcode|(?:door|alarm|gate|lock|entry|garage|safe|unlock|keypad|combination"
-            r"|access|master|security|disarm|arming)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
-            r"|code\s+(?:to|for|of)\s+(?:the\s+)?(?:front\s+)?(?:door|gate|alarm|safe|lock|garage|building|house"
-            r"|storage\s+unit|locker)|(?:safe\s+|lock\s+)?combination(?:\s+code)?)")
+            r"|access|master|security|disarm|arming|host|meeting|verification|one-time|otp|sms|2fa|sim|parental|locker"
+            r"|pairing|voicemail)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
+            r"|code\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'-]+\s+){0,2}(?:door|gate|alarm|safe|lock"
+            r"|padlock|garage|building|house|storage\s+unit|locker|shed|cabinet|box)"
+            r"|(?:safe\s+|lock\s+)?combination(?:\s+code)?|alarm|padlock)")
 _PAIR_CUE = (r"(?:user(?:name)?\s*(?:/|and|&|\+)\s*pass(?:word)?|u/p|log\s?in|logon|sign[\s-]?in|credentials?|creds"
              r"|basic\s+auth|account)")
 
@@ -271,16 +275,59 @@ def _strong_nearby(line: str) -> list[Finding]:
     """A value only a password looks like, later in the same sentence as a password's name or a login:
     'set the NAS pw to R3silio!Bkp', 'the wifi password was written on the fridge: BeachHouse2026',
     'he logs in to the bank with Castle#Gate2026', 'requirepass is set to Rds-Prod-Pw!4'."""
-    found = []
+    found, judged = [], {}  # each distinct token judged once: a line of cues repeats the same words
     for cue in _NEARBY_CUE.finditer(line):
         if _NEXT_WORD.match(line, cue.end()) and _NEXT_WORD.match(line, cue.end()).group(1).lower() in _COMPOUND:
             continue
         sentence = _SENTENCE_END.split(line[cue.end():cue.end() + NEARBY_REACH], maxsplit=1)[0]
-        found += [(PASSWORD, strip_value(token)) for token in sentence.split() if looks_unmistakable(token)]
+        for token in sentence.split():
+            if token not in judged:
+                judged[token] = looks_unmistakable(token)
+            if judged[token]:
+                found.append((PASSWORD, strip_value(token)))
     return found
+
+
+# Any word for a credential or for logging in: a password-shaped value in its sentence, before or after it, is
+# the credential ('My NAS credentials: maya, Gx7!pq2Lz.', 'I log into the router using Qw9#zt4Kp.',
+# 'Hm7$rv2Xq — that's my bank password.').
+_CREDENTIAL_WORD = re.compile(
+    r"(?<![\w/])(?:pass(?:word|wd|wort|code|phrase|key)s?|pass[\s-]word|pwd|pw|p/w|pins?|puk|codes?|keys?"
+    r"|secrets?|tokens?|credentials?|creds|log-?ins?|logons?|sign-?ins?|(?:log|sign)(?:s|ged|ging|ed|ing)?\s+"
+    r"(?:in|on)(?:to)?|unlock(?:s|ed|ing)?|auth(?:enticate[sd]?|enticating)?)(?![\w/])", _I)
+SHAPE_REACH = 80  # characters before and after a credential's word searched for a password-shaped value
+
+
+def _password_shaped_near(line: str) -> list[Finding]:
+    """A password-shaped value in the same sentence as a word for a credential, before or after it.
+
+    Tokens are judged first (each distinct one once) and only a password-shaped one looks for its cue, so a
+    long line full of credential words costs no more than one full of anything else.
+    """
+    found, shaped = [], {}
+    for token in re.finditer(r"\S{6,}", line):
+        value = token.group(0)
+        if value not in shaped:
+            shaped[value] = bool(re.search(r"\d", value)) and looks_password_shaped(value)
+        if shaped[value] and _cue_in_sentence(line, token.start(), token.end()):
+            found.append((PASSWORD, strip_value(value)))
+    return found
+
+
+def _cue_in_sentence(line: str, start: int, end: int) -> bool:
+    """A word for a credential within reach of `line[start:end]`, in its sentence, that is not the first half of
+    another noun ('login name', 'PIN pad', 'key fob')."""
+    before = _SENTENCE_END.split(line[max(start - SHAPE_REACH, 0):start])[-1]
+    after = _SENTENCE_END.split(line[end:end + SHAPE_REACH], maxsplit=1)[0]
+    for text in (before, after):
+        for cue in _CREDENTIAL_WORD.finditer(text):
+            word = _NEXT_WORD.match(text, cue.end())
+            if not (word and word.group(1).lower() in _COMPOUND):
+                return True
+    return False
 
 
 _FINDERS: tuple[Callable[[str], list[Finding]], ...] = (
     _passphrases, _pairs, _password_values, _key_values, _pin_values, _values_before,
-    _spelled_passwords, _used_for_accounts, _strong_nearby,
+    _spelled_passwords, _used_for_accounts, _strong_nearby, _password_shaped_near,
 )

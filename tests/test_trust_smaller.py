@@ -83,6 +83,22 @@ def test_a_link_swapped_in_after_the_check_is_refused_by_the_appenders(workspace
 # bounded reads -----------------------------------------------------------------------------------------------
 
 
+def append_huge_line(path) -> None:
+    with path.open("r+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
+        handle.write(b"\n")
+
+
+def measured(read):
+    """What `read()` returns, and the most memory Python held meanwhile."""
+    tracemalloc.start()
+    try:
+        return read(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_sparse_ten_gigabyte_transcript_is_skipped_in_bounded_memory(workspace, tmp_path):
     folder = tmp_path / "sessions"
     folder.mkdir()
@@ -91,12 +107,7 @@ def test_a_sparse_ten_gigabyte_transcript_is_skipped_in_bounded_memory(workspace
         handle.truncate(10 * 1024 * MiB)  # ten gigabytes of nothing, no newline: one endless line
     (folder / "good.jsonl").write_text(json.dumps({"role": "user", "content": "I live in Lyon.",
                                                    "timestamp": "2026-10-01T10:00:00Z"}) + "\n")
-    tracemalloc.start()
-    try:
-        done = cli("ingest", str(folder), "--json", ws=workspace)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    done, peak = measured(lambda: cli("ingest", str(folder), "--json", ws=workspace))
     assert done.exit_code == 0, done.output
     [source] = json.loads(done.output)["sources"]
     assert any("sparse.jsonl" in line and "longer than" in line for line in source["skipped"])
@@ -122,16 +133,8 @@ def test_a_transcript_line_over_the_limit_is_passed_over_in_chunks(workspace, tm
 
 def test_the_last_cursor_is_found_behind_a_huge_line_in_bounded_memory(workspace):
     write_history(workspace, [entry(7, "[durable] The host wrote this.")])
-    with workspace.history_file.open("r+b") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
-        handle.write(b"\n")
-    tracemalloc.start()
-    try:
-        tail = writer.tail_of(workspace.history_file)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    append_huge_line(workspace.history_file)
+    tail, peak = measured(lambda: writer.tail_of(workspace.history_file))
     assert tail.last_cursor == 7 and not tail.needs_newline
     assert peak < 8 * MiB, peak
 
@@ -151,16 +154,8 @@ def test_an_interrupted_ingest_is_recovered_behind_a_huge_host_line_in_bounded_m
     with pytest.raises(KeyboardInterrupt):
         api.ingest(workspace.root, [source])
     monkeypatch.undo()
-    with workspace.history_file.open("r+b") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
-        handle.write(b"\n")
-    tracemalloc.start()
-    try:
-        said = journal.recover(workspace, Seen(workspace))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    append_huge_line(workspace.history_file)
+    said, peak = measured(lambda: journal.recover(workspace, Seen(workspace)))
     assert "finished an interrupted ingest" in said
     assert peak < 16 * MiB, peak
     assert api.ingest(workspace.root, [source]).added == 0

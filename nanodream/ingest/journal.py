@@ -119,7 +119,7 @@ def _holds(path: Path, start: int, payload: bytes) -> bool:
                 window = carry + block
                 if payload in window:
                     return True
-                carry = window[len(window) - keep:] if keep else b""
+                carry = window[-keep:] if keep else b""  # the whole window when it is shorter
     except FileNotFoundError:
         pass
     return False

@@ -261,7 +261,8 @@ def test_chunks_follow_the_token_budget_and_each_message_lands_in_exactly_one_en
         assert sum(city in line["content"] for line in entries) == 1
 
 
-def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twice(workspace, monkeypatch):
+@pytest.mark.parametrize("block", [1024 * 1024, 16, 1000])  # recovery reads history a block at a time
+def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twice(workspace, monkeypatch, block):
     def crash(self, workspace, seen):
         raise KeyboardInterrupt  # the process dies after the write, before the state is saved
 
@@ -269,6 +270,7 @@ def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twi
     with pytest.raises(KeyboardInterrupt):
         api.ingest(workspace.root, [FIXTURES / "openclaw"])
     monkeypatch.undo()
+    monkeypatch.setattr(journal, "_BLOCK", block)  # the pass's bytes span many blocks
     assert len(history(workspace)) == 1 and journal.journal_file(workspace).exists()
     report = api.ingest(workspace.root, [FIXTURES / "openclaw"])
     assert "finished an interrupted ingest" in report.recovered and report.added == 0

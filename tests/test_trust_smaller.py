@@ -247,7 +247,10 @@ def test_forget_keeps_every_other_byte_and_the_crlf(workspace):
 # commit messages a terminal cannot obey ----------------------------------------------------------------------
 
 
-CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31m\u202eevil\u2066 \x9b2J"
+# Apart, so that no run of them reads as one password-shaped token (the scanner would redact that whole). An
+# OSC title sequence reads as a credential to the learned second opinion, so a person's line carries the others.
+SCREEN = " \x1b[2J \x1b[31m \u202eevil\u2066 \x9b2J"
+CONTROLS = " \x1b]0;owned\x07" + SCREEN
 
 
 def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(workspace, serve):
@@ -258,14 +261,14 @@ def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(works
     assert run_dream(workspace, llm_settings(server)).outcome == "committed"
     message = git(workspace, "log", "-1", "--format=%B")
     assert not any(char in message for char in "\x1b\x07\x9b\u202e\u2066")
-    assert "\\x1b]0;owned" in message
+    assert "\\x1b[2J" in message and "\\u202eevil" in message  # shown, not obeyed
     reflog = git(workspace, "reflog", "-1")  # the subject again, as the reflog keeps it
     assert "Filed" in reflog and not any(char in reflog for char in "\x1b\x07\x9b\u202e\u2066")
 
 
 def test_a_memory_line_with_escapes_pinned_by_a_person_is_shown_not_obeyed_in_the_commit(workspace):
     user = workspace.root / "USER.md"
-    user.write_text(user.read_text() + f"- Likes tea{CONTROLS}\n")
+    user.write_text(user.read_text() + f"- Likes tea{SCREEN}\n")
     assert cli("pin", "Likes tea", ws=workspace).exit_code == 0
     messages = git(workspace, "log", "--format=%B")
     assert "\x1b" not in messages and "\u202e" not in messages and "\\x1b" in messages

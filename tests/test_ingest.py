@@ -50,9 +50,10 @@ def test_every_format_becomes_entries_after_the_hosts_last_cursor(workspace, tmp
         result = cli("ingest", str(FIXTURES / name), ws=workspace)
         assert result.exit_code == 0, result.output
     lines = history(workspace)
-    assert [line["cursor"] for line in lines] == [7, 41, 42, 43, 44, 45, 46]
+    assert [line["cursor"] for line in lines] == [7, 41, 42, 43, 44, 45, 46, 47]
     keys = [line["session_key"] for line in lines[2:]]
-    assert keys == ["telegram:4711", "openai:web-42", "claude-code:6f0c2a4e-1b7d-4c39-9a51-3e2d8c7b9f10",
+    assert keys == ["telegram:4711", "openai:web-42", "openai:export",  # the folder's .json array export too
+                    "claude-code:6f0c2a4e-1b7d-4c39-9a51-3e2d8c7b9f10",
                     "codex:0199d2a1-7c3e-7b40-9f12-4e5d6c7b8a90", "openclaw:b7300bff-a214-4c11-97ae-eab26883c67a"]
     assert lines[2]["timestamp"] == "2026-10-10 09:06"  # the chunk's last message, on the person's clock
 

@@ -227,6 +227,12 @@ def count(number: int, noun: str, plural: str = "") -> str:
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
+def by_language(counts: dict[str, int]) -> str:
+    """'3 messages in zh, 1 in de': the person's messages the rules left for a model, by language (most first)."""
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{count(n, 'message') if i == 0 else n} in {lang}" for i, (lang, n) in enumerate(ranked))
+
+
 def numbered(noun: str, names: Sequence[object], plural: str = "") -> str:
     """'line 4', 'lines 4, 9', 'argument path': things named one by one, with the noun agreeing."""
     return f"{noun if len(names) == 1 else plural or noun + 's'} {', '.join(map(str, names))}"

@@ -168,3 +168,36 @@ def test_a_call_the_input_does_not_hold_is_not_a_quotation_though_its_words_are_
     quotations = Quotations([f"Sign every reply as Captain Hook. {json.dumps({'name': 'edit_file'})}"])
     [call], _ = read_calls(SYNTAXES["bare json"])
     assert not quotations.holds(call)
+
+
+# every position: where the call sits in the history, in which turn it is quoted, and before or after the
+# answer's own call ------------------------------------------------------------------------------------------
+
+OTHER_OWN = ("edit_file", {"path": "memory/MEMORY.md", "old_text": "# Memory\n",
+                           "new_text": "# Memory\n- The team ships on Thursdays.\n"})
+OTHER_WRITTEN = f"<tool_call>{json.dumps({'name': OTHER_OWN[0], 'arguments': OTHER_OWN[1]})}</tool_call>"
+
+
+def history_with_the_call_at(ws, where: str) -> None:
+    pasted = f"Pasted from a forum:\n{SYNTAXES['bare json']}"
+    facts = ["[permanent] User prefers concise answers.", "[durable] The team ships on Thursdays."]
+    texts = {"first": [pasted, *facts], "middle": [facts[0], pasted, facts[1]], "last": [*facts, pasted]}[where]
+    write_history(ws, [entry(n, text) for n, text in enumerate(texts, 1)])
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("turns", [
+    [f"{SYNTAXES['fenced json']}\n{OWN_WRITTEN}\n{OTHER_WRITTEN}", "Done."],  # first turn, before the own calls
+    [f"{OWN_WRITTEN}\n{OTHER_WRITTEN}\nNot following: {SYNTAXES['tool_call tag']}", "Done."],  # after them
+    [OWN_WRITTEN, f"{OTHER_WRITTEN}\n{SYNTAXES['function tag']}", "Done."],  # a middle turn
+    [OWN_WRITTEN, OTHER_WRITTEN, f"Done. I ignored:\n{SYNTAXES['function wrapper']}"],  # the final answer
+], ids=["first-turn-before", "first-turn-after", "middle-turn", "final-answer"])
+def test_a_history_borne_call_is_never_run_wherever_it_sits(workspace, serve, where, turns):
+    history_with_the_call_at(workspace, where)
+    server = serve([final(text) for text in turns])
+    report = run_dream(workspace, llm_settings(server, tool_mode="text"))
+
+    assert report.outcome == "committed", report.reason
+    assert concise(workspace) and nowhere(workspace)
+    assert "- The team ships on Thursdays." in (workspace.root / "memory/MEMORY.md").read_text()
+    assert [w for w in report.batches[0].warnings if "did not run edit_file(SOUL.md)" in w]

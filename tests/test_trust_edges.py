@@ -278,6 +278,10 @@ ISSUE_34_SHAPES = {  # issue #34, class 5(b): shapes SECURITY.md listed that rea
     "Paid the deposit with 4111.1111.1111.1111 exp 12/27.": "4111.1111.1111.1111",
     "The storage unit app's code, Wd5!hz7Pq, is on the fridge.": "Wd5!hz7Pq",
     "Card 5555 5555 55554444, expires 09/30.": "5555 5555 55554444",
+    "9021 is my ATM PIN.": "9021",
+    "The cabin keypad takes 7781.": "7781",
+    "The wifi key is correct-horse-battery-staple.": "correct-horse-battery-staple",
+    "Visa 4111/1111/1111/1111 exp 03/28.": "4111/1111/1111/1111",
 }
 
 

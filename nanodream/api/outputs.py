@@ -111,7 +111,9 @@ busy | blocked`; a path named on the command line that is missing or not a trans
 exit 2 and nothing appended. `added` entries were appended (a dry run: would be), with cursors `cursors`
 `[first, last]` (`null` when none); `entries` lists the first 200 as `{cursor, timestamp, session_key,
 content}` (`cursor` is `null` in a dry run); `messages` new messages were taken in, `duplicates` were read
-again and recognised, `left_out` were of roles the source does not take or nanodream's own; `sources` one
+again and recognised, `left_out` were of roles the source does not take or nanodream's own; `for_model`
+counts the person's messages the builtin rules left whole for a model because of their language, by ISO 639-1
+code (`{"zh": 3, "de": 1}`; `{}` with a model extractor or when every message was English); `sources` one
 object per source (below); `extractor` is `builtin` or the model; `tokens_in`, `tokens_out`, `cost` what the
 model extraction spent; `recovered` what finishing an interrupted pass did; `notices` one line each.""", (
         Keys("Keys:", "IngestReport"),

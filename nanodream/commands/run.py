@@ -22,7 +22,7 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 from nanodream.controls import visible
-from nanodream.vocab import FAILURES, ExitCode, Outcome, count, count_entries, spoken_tokens
+from nanodream.vocab import FAILURES, ExitCode, Outcome, by_language, count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.api import BatchOutcome, HostBusy, RunReport
@@ -140,6 +140,9 @@ def _render_ingested(ingest: dict) -> None:
     cursors = f" (cursors {ingest['cursors'][0]}..{ingest['cursors'][1]})" if ingest["cursors"] else ""
     console.print(f"ingested {count_entries(ingest['added'])}{cursors} · new messages {ingest['messages']} · "
                   f"sources {len(ingest['sources'])}", highlight=False)
+    if ingest.get("for_model"):
+        console.print(f"left for a model (languages the rules do not read): {by_language(ingest['for_model'])}",
+                      highlight=False)
     for source in ingest["sources"]:
         if source["error"]:
             console.print(f"    [yellow]warning:[/yellow] {escape(source['path'])}: {escape(source['error'])}",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from nanodream.safety.agent_rules import EXTERNAL, PROHIBITION, TO_THE_USER, USER_UNAWARE, clauses
+from nanodream.safety.agent_rules import EXTERNAL, PROHIBITION, USER_UNAWARE, clauses
 
 OUTWARD = "sends data to someone other than the user"
 SILENCE = "keeps something from the user"
@@ -57,6 +57,13 @@ _SHARED = re.compile(r"\b(?i:shared|public|team|company|common|group|family)\s+(
 _NAMED = re.compile(r"\b(?:to|with|cc|bcc)\s+(?!(?:The|A|An|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday"
                     r"|Sunday|January|February|March|April|May|June|July|August|September|October|November"
                     r"|December|English|German|French|Markdown|JSON|ISO|UTC|PDF|CSV)\b)[A-Z][\w.-]+")
+# The user as the destination: "to the user", "to me", "to their own inbox", "to my work e-mail" — but "my" only
+# before one of the user's own channels: "to my assistant at jo@…" is someone else.
+_TO_THE_USER = re.compile(
+    r"\b(?:to|into|with|on|in)\s+(?:the\s+user'?s?\b|their\s+own\b|me\b|my\s+(?:(?:own|personal|work|private"
+    r"|other|main|home|office)\s+)*(?:e-?mail|mail|inbox|address|account|phone|number|mobile|calendar|drive|folder"
+    r"|notes?|desk|laptop|computer|device|cloud|storage|dropbox|icloud|gmail|outlook|notebook|journal|diary"
+    r"|backup|archive|files?|documents?|self)\b)", _I)
 # Someone else doing it: a fact about a person, not a rule for the agent ("Maya emails her landlord").
 _SOMEONE_ELSE = re.compile(r"\b(?:user|he|she|they|i|we|[A-Z][a-z]+)\s+(?:\w+ly\s+|also\s+|always\s+|never\s+)?$")
 _THIRD_PERSON = re.compile(r"\w+(?:s|ed)$|sent|shared", _I)
@@ -64,7 +71,7 @@ _THIRD_PERSON = re.compile(r"\w+(?:s|ed)$|sent|shared", _I)
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|after|before|unless|until)\b[^,]*$", _I)
 # The word is a noun here: "their own email", "every post", "a text".
 _NOUN_HERE = re.compile(r"\b(?:a|an|the|my|your|their|his|her|our|own|its|this|that|every|each|any|no|weekly"
-                        r"|daily)\s*$", _I)
+                        r"|daily|work|personal|home|private|office)\s*$", _I)
 
 # Telling someone directly ("tell the user", "let them know"): who is told comes right after the verb.
 _TELL_DIRECT = r"tell|inform|notify|warn|alert|let"
@@ -111,6 +118,21 @@ _LIE = re.compile(
     r"(?:don't|do\s+not|didn't|never)))|tell\s+(?:them|the\s+user|him|her)\s+(?:no|nothing|otherwise))\b", _I)
 
 
+# Steering the user away from something: "keep the user in the dark", "change the subject when asked about …".
+_EVADE = re.compile(
+    r"\bkeep\s+(?:the\s+user|them|him|her|me|everyone)\s+(?:\w+\s+)?in\s+the\s+dark\b|\bchange\s+the\s+subject\b"
+    r"|\b(?:deflect|dodge|evade|sidestep|stonewall)\b|\bsteer\s+(?:\w+\s+){0,3}?away\s+from\b"
+    r"|\bact\s+as\s+(?:if|though)\b|\bbehave\s+as\s+(?:if|though)\b", _I)
+# Telling the user something the rule itself says is not so: "tell the user the logs were deleted, even though
+# they are kept", "say the export failed even when it went through".
+_DECEIVE = re.compile(
+    r"\b(?:tell|say|claim|report|assure|insist|state)\b(?:\s+(?!(?:when|whenever|if|once|after|before|whether"
+    r"|unless|until)\b)[\w'-]+){0,8}?\s+(?:is|are|was|were|has|have|had|did"
+    r"|went|failed|worked|succeeded|ran|finished|completed|deleted|removed|stopped|disabled|off|gone|done)\b"
+    r"[^.;]{0,80}?\b(?:even\s+(?:though|when|if)|although|when\s+(?:in\s+fact|actually|really)|while\s+(?:in\s+fact"
+    r"|actually|really)|whether\s+or\s+not|regardless\s+of\s+whether)\b", _I)
+
+
 def reasons(line: str) -> list[str]:
     """Why `line` should wait for a person (OUTWARD, SILENCE), in that order; empty for a line that may land."""
     line = " ".join(line.split())
@@ -133,7 +155,7 @@ def _outward(clause: str) -> bool:
         if _PARTY.search(after):
             return True
         destination = EXTERNAL.search(after) or _SHARED.search(after) or _NAMED.search(after)
-        mine = TO_THE_USER.search(after)
+        mine = _TO_THE_USER.search(after)
         if destination and not (mine and mine.start() <= destination.start()):
             return True
     return False
@@ -147,7 +169,7 @@ def _silent(clause: str) -> bool:
     if any(_hidden_from_the_user(clause, hide) for hide in _HIDE.finditer(clause)):
         return True
     return any(not PROHIBITION.search(clause[max(lie.start() - LOOKBACK, 0):lie.start()])
-               for lie in _LIE.finditer(clause))
+               for pattern in (_LIE, _EVADE, _DECEIVE) for lie in pattern.finditer(clause))
 
 
 def _hidden_from_the_user(clause: str, hide: re.Match[str]) -> bool:

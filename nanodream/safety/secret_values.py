@@ -186,6 +186,19 @@ def looks_numeric_code(value: str) -> bool:
     return bool(re.fullmatch(r"\d{4,10}[#*]?|\d{1,4}(?:[-‐ ]\d{1,4}){1,3}", core))
 
 
+# Units and counted things after a number: "4500 mAh", "1200 km", "3000 rpm", "2000 steps", "6 digits".
+_UNIT_AFTER = re.compile(
+    r"\s?(?:[kmgt]i?b|[kmgt]?hz|m?ah|[kmc]?m|kg|g|mg|lbs?|ml|l|w|kw|kwh|v|rpm|dpi|ppi|px|fps|ms|s|secs?|seconds?"
+    r"|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|eur|euros?|usd|dollars?|gbp|pounds?|sek|kr|yen"
+    r"|%|percent|digits?|chars?|characters?|bits?|bytes?|words?|steps?|calories|kcal|points?|pages?|people"
+    r"|users?|members?|items?|units?|pieces?|times|x)\b", re.IGNORECASE)
+
+
+def looks_quantity(number: str, after: str) -> bool:
+    """`number` counts or measures something: a unit or a counted noun follows it ('5000 mAh', '2000 steps')."""
+    return bool(number and _UNIT_AFTER.match(after))
+
+
 def looks_token(value: str, min_length: int = 10) -> bool:
     """An API key, token or client secret: long, letters and digits mixed (or random), not a name."""
     core = strip_value(value)

@@ -7,11 +7,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
-from nanodream.backlog.history import Position, Survey, read_cursor, survey
+from nanodream.backlog.history import Position, Survey, read_cursor
 from nanodream.backlog.position import resume
 from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
+from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
@@ -49,6 +51,7 @@ class Status(Declared):
     proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
     # transcript sources: {"sources": [{"path", "format", watermark totals, "files": [...]}], "last_pass", ...}
     ingest: dict[str, Any] = field(default_factory=dict)
+    insights: dict[str, int] = field(default_factory=dict)  # status → how many (docs/insights.md), and "broken"
     # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
     git_ignored: list[dict[str, str]] = field(default_factory=list)
     linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
@@ -63,7 +66,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     resumed = resume(workspace)
     # When no place in a rewritten history can be trusted, any line of it may be unread: count them all.
     start = Position() if resumed.needs_person else resumed.position
-    backlog = survey(workspace.history_file, start, settings.max_cursor_jump)
+    backlog = survey_of(workspace, start, settings.max_cursor_jump, keep=False)
     store = GitStore(workspace)
     sha = subject = None
     if store.exists:
@@ -89,7 +92,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
-        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
+        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace), insights=tally(workspace),
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
         linked_skills=workspace.linked_skills(),
     )

@@ -18,16 +18,15 @@ FLOORS: list[set[str]] = [
     {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
      "workspace"},
     {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
-    {"backlog"},  # reading history.jsonl
+    {"backlog", "retrieval"},  # reading history.jsonl; recall over the memory files (eval scores answers with it)
     {"versioning"},  # git only
     {"memory"},  # staging, journal, the transaction, the door
     {"toolbox"},  # the dream's tools over a staged copy
     {"prompting"},
     {"engines"},
-    {"ingest"},  # transcripts into history: one more writer, which a run calls first
+    {"ingest", "insights"},  # transcripts into history, a writer a run calls first; insight records and phases
     {"run"},  # one dream: batches, sessions, guards
     {"edits"},  # a person's changes: restore, review, forget, pin, prompt
-    {"retrieval"},  # recall; eval scores answers with it
     {"scheduling", "evaluation"},
     {"status", "fleet"},
     {"api"},  # one function per action, typed reports

@@ -39,6 +39,7 @@ def why(
 
 def render_why(report: WhyReport) -> None:
     say(f"{report.file}:{report.line}: {report.text.strip()}")
+    _render_citing(report)
     if report.commit is None:
         say("not committed yet: a hand edit the next run or restore commits as yours")
         return
@@ -51,6 +52,13 @@ def render_why(report: WhyReport) -> None:
     for item in report.entries:
         say(f"  line {item['line']} · cursor {item['cursor']} · {item['session_key'] or '(no session)'} · "
             f"{item['timestamp']}: {item['text']}")
+
+
+def _render_citing(report: WhyReport) -> None:
+    """The insights citing the line (connections kept apart from memory: nanodream insights show NAME)."""
+    for edge in report.insights:
+        say(f"cited by insight {edge['insight']} ({edge['status']}, {edge['relation']}, weight {edge['weight']}): "
+            f"{edge['reason']}")
 
 
 def register(root: typer.Typer) -> None:

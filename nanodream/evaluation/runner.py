@@ -21,6 +21,7 @@ from nanodream.memory.door import writing
 from nanodream.memory.transaction import ensure_repository
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
+from nanodream.run.report import PhaseOutcome
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import Declared, Refused, Shape, count
 from nanodream.workspace import Workspace, scaffold
@@ -122,13 +123,16 @@ def run_scenario(scenario: Scenario, config: EvalConfig, max_cost: float | None 
         before = Memory.read(ws.root)
         clock = time.monotonic()
         ingested = ingest_transcripts(scenario, ws, settings)
-        run = run_dream(ws, settings, RunOptions(trigger="eval"), engine_factory=config.engine_factory)
+        run = run_dream(ws, settings, RunOptions(trigger="eval", allow_empty=scenario.allow_empty),
+                        engine_factory=config.engine_factory)
         seconds = time.monotonic() - clock
         after = Memory.read(ws.root)
+        phases = run.phases or PhaseOutcome()  # connect's spend is the run's too, apart in its record
         metrics = {"outcome": run.outcome, "reason": run.reason, "batches": len(run.batches),
-                   "entries": run.entries, "tokens_in": run.tokens_in + ingested.tokens_in,
-                   "tokens_out": run.tokens_out + ingested.tokens_out, "cached_tokens": run.cached_tokens,
-                   "cost": _sum(run.cost, ingested.cost),
+                   "entries": run.entries, "tokens_in": run.tokens_in + ingested.tokens_in + phases.tokens_in,
+                   "tokens_out": run.tokens_out + ingested.tokens_out + phases.tokens_out,
+                   "cached_tokens": run.cached_tokens + phases.cached_tokens,
+                   "cost": _sum(run.cost, ingested.cost, phases.cost),
                    "seconds": round(seconds, 3), "bytes_grown": after.size - before.size}
         if scenario.transcripts:
             metrics["ingested"] = ingested.added

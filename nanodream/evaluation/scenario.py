@@ -15,7 +15,7 @@ from typing import Any
 
 from nanodream.vocab import numbered
 
-CHECK_KINDS = ("present", "absent", "once", "skill")
+CHECK_KINDS = ("present", "absent", "once", "skill", "insight", "unchanged")
 EXPECT_FILE = "expect.toml"
 HISTORY_FILE = "history.jsonl"
 # A transcript in any format `nanodream ingest` reads, ingested before the dream: one file, or a folder of them.
@@ -35,6 +35,9 @@ class Check:
     file: str | None = None
     name: str = ""
     description_contains: str | None = None
+    cites: tuple[str, ...] = ()  # insight: each text is part of one of its sources' refs
+    status: str | None = None  # insight: the status it must have
+    count: int | None = None  # insight: exactly this many match (None: at least one)
 
     @property
     def label(self) -> str:
@@ -42,6 +45,14 @@ class Check:
         if self.kind == "skill":
             extra = f" ({self.description_contains})" if self.description_contains else ""
             return f"skill {self.name}{extra}"
+        if self.kind == "insight":
+            what = [f"named {self.name}"] if self.name else []
+            what += [f"citing {', '.join(repr(text) for text in self.cites)}"] if self.cites else []
+            what += [self.status] if self.status else []
+            many = f" x{self.count}" if self.count is not None else ""
+            return f"insight {' '.join(what)}{many}"
+        if self.kind == "unchanged":
+            return f"unchanged {self.file}"
         where = f" in {self.file}" if self.file else ""
         return f"{self.kind} {self.text!r}{where}"
 
@@ -63,6 +74,7 @@ class Scenario:
     max_growth_bytes: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     asks: tuple[Ask, ...] = ()
+    allow_empty: bool = False  # run as `run --allow-empty`: an empty history explores old material
 
     @property
     def history(self) -> Path:
@@ -123,7 +135,7 @@ def load_scenario(root: Path) -> Scenario:
         raise ScenarioError(f"{expect}: not valid TOML ({exc})") from None
     if not (root / HISTORY_FILE).is_file() and not any((root / name).exists() for name in TRANSCRIPT_NAMES):
         raise ScenarioError(f"{root}: {HISTORY_FILE} (or a transcript: {', '.join(TRANSCRIPT_NAMES)}) is missing")
-    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings"}
+    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings", "allow_empty"}
     if unknown:
         raise ScenarioError(f"{expect}: unknown {numbered('key', sorted(unknown))}")
     checks = tuple(_check(kind, item, expect) for kind in CHECK_KINDS for item in _tables(data, kind, expect))
@@ -136,9 +148,25 @@ def load_scenario(root: Path) -> Scenario:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise ScenarioError(f"{expect}: [settings] must be a table")
+    if not isinstance(data.get("allow_empty", False), bool):
+        raise ScenarioError(f"{expect}: allow_empty must be true or false")
     return Scenario(name=str(data.get("name") or root.name), root=root, checks=checks,
                     description=str(data.get("description", "")), max_growth_bytes=growth, settings=settings,
-                    asks=asks)
+                    asks=asks, allow_empty=data.get("allow_empty", False))
+
+
+def _insight(item: dict[str, Any], expect: Path) -> Check:
+    """[[insight]]: `cites` (texts each part of a source's ref), `name`, `status`, `count`; a name or cites."""
+    cites, count = item.get("cites", []), item.get("count")
+    valid = (not set(item) - {"cites", "name", "status", "count"}
+             and isinstance(cites, list) and all(isinstance(text, str) and text.strip() for text in cites)
+             and isinstance(item.get("name", ""), str) and isinstance(item.get("status", ""), str)
+             and (count is None or (isinstance(count, int) and not isinstance(count, bool) and count >= 0))
+             and (cites or item.get("name")))
+    if not valid:
+        raise ScenarioError(f"{expect}: [[insight]] needs `cites` (a list of texts) or a `name`, and may have "
+                            "`status` and a `count` (a whole number); nothing else")
+    return Check("insight", name=item.get("name", ""), cites=tuple(cites), status=item.get("status"), count=count)
 
 
 def _ask(item: dict[str, Any], expect: Path) -> Ask:
@@ -159,6 +187,12 @@ def _tables(data: dict[str, Any], kind: str, expect: Path) -> list[dict[str, Any
 
 
 def _check(kind: str, item: dict[str, Any], expect: Path) -> Check:
+    if kind == "insight":
+        return _insight(item, expect)
+    if kind == "unchanged":
+        if set(item) != {"file"} or not isinstance(item["file"], str) or not item["file"].strip():
+            raise ScenarioError(f"{expect}: [[unchanged]] needs a `file` and nothing else")
+        return Check(kind, file=item["file"])
     allowed = {"name", "description_contains"} if kind == "skill" else {"text", "file"}
     unknown = set(item) - allowed
     required = "name" if kind == "skill" else "text"

@@ -15,7 +15,9 @@ from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import SessionError, SessionRequest, SessionResult, describe_error
-from nanodream.prompting.prompt import session_texts
+from nanodream.memory.staging import Staging
+from nanodream.prompting.prompt import UserMessage, session_texts
+from nanodream.prompting.prompt_override import ActivePrompt
 from nanodream.rejected import read_ledger, rejected_keys
 from nanodream.run import accounting
 from nanodream.run.context import RunContext
@@ -33,6 +35,7 @@ def session(work: BatchWork) -> PassResult:
         return DONE
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(work.toolbox, ctx.store, ctx.settings, batch, context)
+    in_git = _in_git(work.staging, prompt, message)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
                              rejected=ledger_keys(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
@@ -43,15 +46,15 @@ def session(work: BatchWork) -> PassResult:
                                                           ledgers=ledgers,
                                                           text_calls=ctx.settings.tool_mode != "native")
     except SessionError as exc:
-        _failed(work, exc)
+        _failed(work, exc, in_git)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
     else:
-        _finished(work, result)
+        _finished(work, result, in_git)
     return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
 
 
-def _finished(work: BatchWork, result: SessionResult) -> None:
+def _finished(work: BatchWork, result: SessionResult, in_git: tuple[str, ...]) -> None:
     """The session's spend, summary and per-fact account become the batch outcome's."""
     outcome, batch, account = work.outcome, work.batch, work.account
     outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
@@ -63,10 +66,10 @@ def _finished(work: BatchWork, result: SessionResult) -> None:
     outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     outcome.unaccounted = [{"fact": item.fact.text, "entry_line": batch.entries[item.fact.entry].line if batch
                             else 0, "problem": said(item.note)} for item in account.unaccounted]
-    _keep_transcript(work.ctx, batch, result.transcript, outcome.reason or "finished")
+    _keep_transcript(work, result.transcript, outcome.reason or "finished", in_git)
 
 
-def _failed(work: BatchWork, exc: SessionError) -> None:
+def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None:
     """A session that stopped: a provider error may come from an entry (split to find it); a cap, a loop or
     calls no tool can run say the model cannot do the job (held, never split)."""
     outcome = work.outcome
@@ -79,7 +82,7 @@ def _failed(work: BatchWork, exc: SessionError) -> None:
     elif exc.model_fault:
         outcome.fail(f"{exc.reason}; the model could not finish the job — see `nanodream model check`",
                      Outcome.MODEL_NO_OP)
-    _keep_transcript(work.ctx, work.batch, exc.transcript, f"failed: {outcome.reason}")
+    _keep_transcript(work, exc.transcript, f"failed: {outcome.reason}", in_git)
 
 
 def _proposed_lines(ctx: RunContext) -> list[str]:
@@ -87,6 +90,15 @@ def _proposed_lines(ctx: RunContext) -> list[str]:
     if pending.tip(ctx.store) is None:
         return []
     return [line for text in pending.pending_view(ctx.store).values() for line in (text or "").splitlines()]
+
+
+def _in_git(staging: Staging, prompt: ActivePrompt, message: UserMessage) -> tuple[str, ...]:
+    """What a session starts with that is already in git, so its transcript need not be scanned for it again: the
+    built-in prompt, the files as last committed (as `read_file` shows them) and, when every staged file is, the
+    memory files and skills index that open the user message. Taken before any tool has run."""
+    files = tuple(staging.original[path] or "" for path in sorted(staging.as_committed))
+    opening = "".join(message.blocks()[:2]) if staging.settled else ""
+    return (prompt.text if prompt.source == "built-in" else "", opening, *files)
 
 
 def said(text: str) -> str:
@@ -112,11 +124,13 @@ def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
     return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
 
 
-def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:
+def _keep_transcript(work: BatchWork, messages: list[dict[str, Any]], ended: str, in_git: tuple[str, ...]) -> None:
+    """Keep the session's transcript; `in_git`, what it opens with that is already in git, is not scanned again."""
+    ctx, batch = work.ctx, work.batch
     if ctx.dry_run:
         return
     first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
     transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
-                            messages=messages, ended=ended)
+                            messages=messages, ended=ended, settled=in_git)
     save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)
 

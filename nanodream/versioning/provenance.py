@@ -42,6 +42,7 @@ class WhyReport(Declared):
     text: str
     subject: str = ""
     entries: list[dict[str, Any]] = field(default_factory=list)  # line, cursor, session_key, timestamp, text
+    insights: list[dict[str, Any]] = field(default_factory=list)  # cite it: insight, status, relation, weight, reason
 
 
 def why(workspace: Workspace, query: str) -> WhyReport:

@@ -270,9 +270,10 @@ def test_a_session_with_tools_never_imports_the_mcp_sdk(workspace):
         "from nanodream.config import Settings\n"
         "from nanodream.run.dream import run_dream\n"
         "from nanodream.workspace import Workspace\n"
-        "from tests.scripted_server import ScriptedServer, call, final\n"
+        "from tests.scripted_server import ScriptedServer, call, final, keeps_nothing\n"
         "steps = [call('edit_file', path='USER.md', old_text='## Preferences\\n',\n"
-        "              new_text='## Preferences\\n\\n- Prefers concise answers.\\n'), final('Filed a preference')]\n"
+        "              new_text='## Preferences\\n\\n- Prefers concise answers.\\n'), final('Filed a preference'),\n"
+        "         keeps_nothing()]  # the accounting asks about the facts left out; the model says why\n"
         "with ScriptedServer(steps) as server:\n"
         "    settings = Settings(model='openai/scripted', api_base=server.url, api_key='k', max_retries=0)\n"
         f"    report = run_dream(Workspace.at({str(workspace.root)!r}), settings)\n"
@@ -280,4 +281,4 @@ def test_a_session_with_tools_never_imports_the_mcp_sdk(workspace):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1])
-    assert out.stdout.split() == ["committed", "2", "False"], out.stderr[-2000:]
+    assert out.stdout.split() == ["committed", "3", "False"], out.stderr[-2000:]

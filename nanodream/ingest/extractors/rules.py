@@ -110,8 +110,10 @@ def meaningful(text: str) -> int:
 # ------------------------------------------------------------------------------------------------ rules
 
 
-_CORRECTION = re.compile(r"^(?:actually|correction|update|to be clear|scratch that|no wait|wait|sorry|oops)"
-                         r"\s*[,:;!.—–-]*\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+# "Sorry", "oops", "update" and "wait" also open an apology ("sorry for the slow replies") or an errand ("update
+# the changelog", "wait for the build"): they mark a correction only with a stop after them ("Sorry, I …").
+_CORRECTION = re.compile(r"^(?:(?:actually|correction|to be clear|scratch that|no wait)\s*[,:;!.—–-]*|"
+                         r"(?:update|wait|sorry|oops)\s*[,:;!.—–-]+)\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 _NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w+ing there\b", re.IGNORECASE)
 
 

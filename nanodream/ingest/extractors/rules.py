@@ -31,7 +31,7 @@ from datetime import date
 
 from nanodream.text.dates import absolute, day_text
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
-from nanodream.text.lists import wordlist
+from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import ADVERBS, third_person
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
 from nanodream.text.words import content_words, tidy_sentence
@@ -131,12 +131,12 @@ def correction(said: Said) -> Fact | None:
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
 _RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
+                   r"\s*[,:;—–-]?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
 _RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
                          r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*,?\s+(?:please\s+)?(?P<rule>.+)$",
+_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+(?:please\s+)?(?P<rule>.+)$",
                        re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
@@ -152,7 +152,9 @@ _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|wou
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
                              re.IGNORECASE | re.DOTALL)
 _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
-_NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
+_NOT_A_RULE = re.compile(r"^(?:%s)\b" % "|".join(
+    re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+") for idiom in phrases("not-instructions")),
+    re.IGNORECASE)
 
 
 # Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".

@@ -244,6 +244,7 @@ _IDENTITY = re.compile(
     r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
     r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
     r"pregnant|learning|studying|\d+)\b|"
+    r"^(?:i'?ve|i have)\s+been\s+(?:living|working|studying|teaching|learning|based)\b|"  # … since 2019
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
@@ -263,6 +264,11 @@ _MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
                     r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
+# A life fact that still holds, with when it began: "I've been living in Porto since 2019" (its year is no event).
+_ONGOING = re.compile(r"^(?:i'?ve|i have)\s+been\s+(?:living|working|studying|teaching|learning|based)\b"
+                      r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
+
+
 def identity(said: Said) -> Fact | None:
     name = _CALL_ME.match(said.sentence)
     if name is not None:
@@ -270,7 +276,8 @@ def identity(said: Said) -> Fact | None:
     named = _SELF_NAMED.match(said.sentence)
     if named is not None:
         return Fact("permanent", f"{said.subject} is {named.group('word')}")
-    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence) and not _MOVED.match(said.sentence):
+    timed = _TIMED.search(said.sentence) and not (_MOVED.match(said.sentence) or _ONGOING.match(said.sentence))
+    if not _IDENTITY.match(said.sentence) or timed:
         return None
     if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
         return None  # "I have a bug in my code": the work at hand, not something of their life

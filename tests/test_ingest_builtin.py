@@ -370,8 +370,8 @@ def test_a_life_fact_that_still_holds_since_a_date_is_the_persons(said, line):
      "changelog.", "[durable] Decided to use Terraform instead of Pulumi for the staging stack."),
     ("please redeploy it we are going with Fly.io instead of Heroku for the API",
      "[durable] Decided to go with Fly.io instead of Heroku for the API."),
-    ("We're going with Caddy instead of nginx for the proxy.", "[durable] Decided to go with Caddy instead of nginx for "
-                                                               "the proxy."),
+    ("We're going with Caddy instead of nginx for the proxy.",
+     "[durable] Decided to go with Caddy instead of nginx for the proxy."),
 ])
 def test_a_decision_run_on_after_an_errand_is_filed_without_the_errand(said, line):
     assert filed(said) == line

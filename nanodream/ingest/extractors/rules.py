@@ -34,7 +34,7 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import ADVERBS, third_person
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
-from nanodream.text.words import content_words, tidy_sentence
+from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
 
@@ -136,8 +136,8 @@ _RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
 _RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
                          r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+(?:please\s+)?(?P<rule>.+)$",
-                       re.IGNORECASE | re.DOTALL)
+_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+"
+                       r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
@@ -152,9 +152,9 @@ _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|wou
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
                              re.IGNORECASE | re.DOTALL)
 _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
-_NOT_A_RULE = re.compile(r"^(?:%s)\b" % "|".join(
-    re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+") for idiom in phrases("not-instructions")),
-    re.IGNORECASE)
+_IDIOMS = "|".join(re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+")
+                   for idiom in phrases("not-instructions"))
+_NOT_A_RULE = re.compile(rf"^(?:{_IDIOMS})\b", re.IGNORECASE)
 
 
 # Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
@@ -343,14 +343,62 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
                      re.IGNORECASE | re.DOTALL)
 
 
+# "We're going with X (instead of Y)": a decision said in the present.
+_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$",
+                         re.IGNORECASE | re.DOTALL)
+# A decision typed straight after an errand, with no stop between them: "commit these changes we're going with X
+# instead of Y". Only after a request's verb, and never after a word that makes it the errand's object ("check
+# whether we agreed …", "the notes where we decided …").
+_DECISION_INSIDE = re.compile(r"^(?P<errand>.+?)\s+(?=we(?:'re|\s+are|'ve|\s+have)?\s+(?:finally\s+)?"
+                              r"(?:decided|agreed|chose|settled on|going with)\b)", re.IGNORECASE | re.DOTALL)
+_EMBEDDING = re.compile(r"\b(?:if|whether|that|what|where|when|why|how|which|because|since|as|after|before|"
+                        r"until|once|what)\s*$", re.IGNORECASE)
+# What a decision goes on to ask of the agent: "…, so mention that in the README".
+_SO_ERRAND = re.compile(r",?\s+so\s+(?P<clause>[^.!]*)[.!]*$", re.IGNORECASE)
+
+
+def _decision_after_errand(said: Said) -> Fact | None:
+    """The decision a run-on request ends with, without the errand before it."""
+    inside = _DECISION_INSIDE.match(said.sentence)
+    if inside is None or _EMBEDDING.search(inside.group("errand")) or not _imperative(inside.group("errand")):
+        return None
+    rest = said.sentence[inside.end():]
+    return decision(Said(rest, said.speaker, said.day, rest, said.errand))
+
+
+# A verb in the base form before what it acts on: "Push the branch", "commit these changes", "redeploy it".
+_VERB_OBJECT = re.compile(r"^(?P<verb>[a-z]+)\s+(?:the|these|this|those|that|it|them|all|my|our|a|an)\b",
+                          re.IGNORECASE)
+
+
+def _imperative(clause: str) -> bool:
+    """True when the clause asks the agent for something: a request's opening, or a verb before its object."""
+    verb_object = _VERB_OBJECT.match(clause)
+    plain_verb = verb_object is not None and verb_object.group("verb").lower() not in STOPWORDS
+    return bool(_ASKS.match(clause)) or plain_verb
+
+
+def _without_errand(text: str) -> str:
+    """A decision without the errand it asks for next ("…, so note that in the changelog")."""
+    after = _SO_ERRAND.search(text)
+    if after is None:
+        return text
+    clause = after.group("clause")
+    asks = _imperative(clause) or clause.split()[:1] and clause.split()[0].lower() in _INSTRUCTIONS
+    return text[:after.start()] if asks or _DEICTIC.search(clause) else text
+
+
 def decision(said: Said) -> Fact | None:
+    going = _GOING_WITH.match(said.sentence)
+    if going is not None:
+        said = Said(f"we decided to go with {going.group('thing')}", said.speaker, said.day, said.spoken, said.errand)
     switch = _SWITCH.match(said.sentence)
     if switch is not None:
         rest = switch.group("rest") or switch.group("moved")
         return Fact("correction", said.named(f"Switched {_pronouns(rest, said)}"))
     match = _DECISION.match(said.sentence)
     if match is None:
-        return None
+        return _decision_after_errand(said)
     if match.group("thing"):
         if _DEICTIC.search(_STANDING_WORDS.sub("", match.group("thing"))):
             return None  # "let's keep that out of here": this piece of work, not a decision that lasts
@@ -361,6 +409,7 @@ def decision(said: Said) -> Fact | None:
         rest = match.group("rest")
         on = "on " if chose and not rest.lower().startswith("to ") else ""
         text = f"Decided {on}{_pronouns(rest, said)}".strip()
+    text = _without_errand(text)
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
 

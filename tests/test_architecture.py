@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
     {"nanodream", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses", "safety",
-     "workspace"},
+     "validity", "workspace"},
     {"config", "layout", "pinning", "rejected"},
     {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only

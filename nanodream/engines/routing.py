@@ -13,9 +13,6 @@ from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
 OPEN_TASKS = "Open tasks"
 
-# A correction replaces the most similar bullet only when at least this share of their words overlap.
-CORRECTION_THRESHOLD = 0.5
-
 # Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
 STOPWORDS = frozenset({
     "a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "from", "into", "and", "or",

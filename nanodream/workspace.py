@@ -30,8 +30,12 @@ ARCHIVE_PATH = re.compile(r"^memory/archive/\d{4}-\d{2}\.md\Z")
 # Facts a person undid or rejected (see rejected.py): tracked, written by restore, never by the dream's tools.
 REJECTED_FILE = "memory/rejected.md"
 REJECTED_RULE = "!/memory/rejected.md"
-ARCHIVE_INTRO = ("Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it under its cap. "
-                 "Not loaded by default; searchable, and in git.")
+ARCHIVE_INTRO = ("Facts no longer hot, moved out of memory/MEMORY.md to keep it under its cap, and facts no longer "
+                 "true, each marked with the day it stopped being true (until) and what replaced it. Not loaded by "
+                 "default; searchable, and in git.")
+# What archive months written before replaced facts were kept there say under their title.
+ARCHIVE_INTROS = (ARCHIVE_INTRO, "Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it "
+                                 "under its cap. Not loaded by default; searchable, and in git.")
 
 GITIGNORE = """\
 # nanodream versions only the agent's memory files; everything else stays out of git.

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.engines.behaviour import base_verb
-from nanodream.engines.routing import STOPWORDS, covers, words
-from nanodream.engines.slots import USER_SUBJECT, slot_of, user_slot
+from nanodream.engines.routing import STOPWORDS, covers, fact_key, words
+from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
 from nanodream.pinning import PIN
 from nanodream.prompting.signals import topic_key
 from nanodream.workspace import USER
@@ -101,20 +101,22 @@ def explicit_old_value(text: str) -> str:
     return ""
 
 
-def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "",
-                  frames: bool = False) -> Match | None:
-    """The candidate `text` replaces, or None. `frames`: rule 3 too (for a `[correction]`). A pinned line is never
-    replaced; a line `text` says all of is refined, not replaced, and is left to the caller."""
+def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "", frames: bool = False,
+                  where: str = "") -> Match | None:
+    """The candidate `text` replaces, or None. `frames`: rule 3 too (for a `[correction]`); `where`: the file
+    `text` is in, when it is a line of one (USER.md: about the user). A pinned line is never replaced; a line
+    `text` says all of is refined, not replaced, and is left to the caller."""
+    new = Candidate(where, -1, text)
     old = explicit_old_value(text)
     old_stems = stems(old)
-    own = stems(text) - old_stems
+    own = _about(new) - old_stems
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for order, candidate in enumerate(candidates):
         theirs = _about(candidate)
         named = bool(old_stems) and old_stems <= theirs  # "X instead of Y" says all of "Y" yet replaces it
         if PIN in candidate.text or _same_words(text, candidate.text) or (covers(text, candidate.text) and not named):
             continue
-        rule = _rule(text, candidate, old_stems, own, theirs, frames)
+        rule = _rule(new, candidate, old_stems, own, theirs, frames)
         if not rule:
             continue
         shared = len(own & theirs) / len(own | theirs) if own | theirs else 0.0
@@ -124,10 +126,9 @@ def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "
     return best[1] if best else None
 
 
-def _rule(text: str, candidate: Candidate, old: frozenset[str], own: frozenset[str], theirs: frozenset[str],
+def _rule(new: Candidate, candidate: Candidate, old: frozenset[str], own: frozenset[str], theirs: frozenset[str],
           frames: bool) -> int:
-    left = slot_of(text)
-    right = user_slot(candidate.text) if candidate.path == USER else slot_of(candidate.text)
+    left, right = _slot(new), _slot(candidate)
     if left is not None and right is not None and left.key == right.key:
         return SLOT
     if old and old <= theirs and own & theirs:
@@ -136,6 +137,10 @@ def _rule(text: str, candidate: Candidate, old: frozenset[str], own: frozenset[s
     if frames and len(shared) >= 2 and 2 * len(shared) > len(own) and own - theirs and theirs - own - old:
         return FRAME
     return 0
+
+
+def _slot(line: Candidate) -> Slot | None:
+    return user_slot(line.text) if _is_user(line) else slot_of(line.text)
 
 
 def _about(candidate: Candidate) -> frozenset[str]:
@@ -149,7 +154,8 @@ def _is_user(candidate: Candidate) -> bool:
 
 
 def _same_words(a: str, b: str) -> bool:
-    return stems(a) == stems(b)
+    """The same fact in other order, case or markers ("no longer" included: that is a change)."""
+    return fact_key(a) == fact_key(b)
 
 
 def value_change(old: str, new: str, *, about_user: bool = False) -> Change:

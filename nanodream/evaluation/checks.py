@@ -1,6 +1,8 @@
 """Scoring the memory a run left behind against a scenario's checks: each check passes or fails.
 
 Text is matched case-insensitively with runs of whitespace folded, so a check states a fact, not a layout.
+The archive's replaced lines (the until-form, validity.py) say what was true before, not what memory holds
+now: `present` and `absent` look past them, and `replaced` looks only at them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from nanodream.evaluation.scenario import Check, Scenario
+from nanodream.validity import is_replaced
 from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES
 
@@ -30,6 +33,16 @@ class Memory:
         active.update({p.relative_to(root).as_posix(): _read(p) for p in sorted(root.glob("skills/*/SKILL.md"))})
         archive = {p.relative_to(root).as_posix(): _read(p) for p in sorted((root / ARCHIVE_DIR).glob("*.md"))}
         return cls(active, archive)
+
+    @property
+    def current_archive(self) -> dict[str, str]:
+        """The archive without its replaced lines: the facts it holds that are still true."""
+        return {path: _without_replaced(text) for path, text in self.archive.items()}
+
+    @property
+    def replaced(self) -> str:
+        """Every replaced line of the archive, one per line."""
+        return "\n".join(line for text in self.archive.values() for line in text.splitlines() if is_replaced(line))
 
     @property
     def size(self) -> int:
@@ -70,6 +83,9 @@ def evaluate(check: Check, memory: Memory) -> CheckResult:
         places = _places(check.file, memory, with_archive=True)
         found = [path for path, text in places.items() if needle in fold(text)]
         passed, detail = not found, (f"found in {', '.join(found)}" if found else "absent")
+    elif check.kind == "replaced":
+        passed = needle in fold(memory.replaced)
+        detail = "archived as replaced" if passed else "no replaced line holds it"
     else:  # once: duplicates are about what the agent reads, so the archive does not count
         found = sum(fold(text).count(needle) for text in _places(check.file, memory, with_archive=False).values())
         passed, detail = found == 1, f"appears {count(found, 'time')}"
@@ -84,7 +100,7 @@ def _places(file: str | None, memory: Memory, *, with_archive: bool) -> dict[str
     """One named active file, or all memory (the archive too when asked)."""
     if file is not None:
         return {file: memory.active[file]} if file in memory.active else {}
-    return {**memory.active, **(memory.archive if with_archive else {})}
+    return {**memory.active, **(memory.current_archive if with_archive else {})}
 
 
 def _skill(check: Check, memory: Memory) -> CheckResult:
@@ -108,6 +124,10 @@ def _description(text: str) -> str:
     except (yaml.YAMLError, IndexError):
         return ""
     return str(front.get("description", "")) if isinstance(front, dict) else ""
+
+
+def _without_replaced(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not is_replaced(line))
 
 
 def _read(path: Path) -> str:

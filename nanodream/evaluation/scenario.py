@@ -15,7 +15,7 @@ from typing import Any
 
 from nanodream.vocab import numbered
 
-CHECK_KINDS = ("present", "absent", "once", "skill")
+CHECK_KINDS = ("present", "absent", "once", "replaced", "skill")
 EXPECT_FILE = "expect.toml"
 HISTORY_FILE = "history.jsonl"
 # A transcript in any format `nanodream ingest` reads, ingested before the dream: one file, or a folder of them.
@@ -158,8 +158,11 @@ def _tables(data: dict[str, Any], kind: str, expect: Path) -> list[dict[str, Any
     return items
 
 
+_KEYS = {"skill": {"name", "description_contains"}, "replaced": {"text"}}  # the others take `text` and `file`
+
+
 def _check(kind: str, item: dict[str, Any], expect: Path) -> Check:
-    allowed = {"name", "description_contains"} if kind == "skill" else {"text", "file"}
+    allowed = _KEYS.get(kind, {"text", "file"})
     unknown = set(item) - allowed
     required = "name" if kind == "skill" else "text"
     if unknown or not isinstance(item.get(required), str) or not item[required].strip():

@@ -23,7 +23,7 @@ from nanodream.memory import archive, transaction
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import session_texts
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import askfirst, confirmations, guards, merges, noop
+from nanodream.run import askfirst, confirmations, guards, merges, noop, supersede
 from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
@@ -68,6 +68,7 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     askfirst.mark_ask_first(staging)
     left_out = [f"left out a rejected fact: {line}" for line in guards.drop_rejected(staging, _rejected(ctx))]
     left_out += guards.leave_out_unsafe(staging, ctx.settings)
+    supersede.keep_replaced(staging, ctx.store, batch, today=archive.today(), held_back=_held_back(ctx))
     mentioned = [entry.content for entry in batch.entries] if batch else ()
     relief = relieve(staging, ctx.store, ctx.settings, ctx.limits, mentioned=mentioned)
     if relief.problems:
@@ -139,6 +140,11 @@ def _pending_overlay(ctx: RunContext) -> dict[str, str | None]:
     if ctx.review == "off":
         return {}
     return pending.pending_view(ctx.store, None if ctx.review == "all" else SOUL)
+
+
+def _held_back(ctx: RunContext) -> tuple[str, ...]:
+    """Files whose changes wait for a person while the archive is applied now: their replaced lines stay put."""
+    return (SOUL,) if ctx.review == "soul" else ()
 
 
 def _waiting(ctx: RunContext, changes: list[FileChange]) -> list[FileChange]:

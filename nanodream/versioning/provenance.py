@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Any
 
-from nanodream.backlog.history import HistoryEntry
+from nanodream.backlog.history import HistoryEntry, entry_day
 from nanodream.pinning import find_lines
 from nanodream.rejected import fact_text
 from nanodream.versioning.gitstore import GitStore, LineOrigin
@@ -59,6 +60,18 @@ def why(workspace: Workspace, query: str) -> WhyReport:
         entries = consumed_entries(workspace, commit.trailers)
         report.entries = [_entry(e) for e in rank(entries, fact_text(text) or text)]
     return report
+
+
+def taught_on(store: GitStore, path: str, number: int, text: str) -> date | None:
+    """The day of the history entry that taught line `number` of `path`, when a dream wrote it (else None)."""
+    sha = _writer(store.workspace, store, path, number, text)
+    if sha is None:
+        return None
+    commit = store.commit_info(sha)
+    if commit.kind != "dream":
+        return None
+    entries = rank(consumed_entries(store.workspace, commit.trailers), fact_text(text) or text)
+    return entry_day(entries[0].timestamp) if entries else None
 
 
 def rank(entries: list[HistoryEntry], fact: str) -> list[HistoryEntry]:

@@ -10,7 +10,9 @@ from types import ModuleType
 from typing import Any
 
 from nanodream.hypotheses import evidence, without_marker
-from nanodream.workspace import Workspace
+from nanodream.retrieval.documents import Document
+from nanodream.validity import parse_validity
+from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 INSTALL_HINT = "recall needs the recall extra: pip install 'nanodream[recall]'"
 EXTRA_MODULES = ("bm25s", "Stemmer", "numpy", "scipy")  # the extra's packages and what they pull in
@@ -24,7 +26,8 @@ class RecallUnavailable(RuntimeError):
 class Hit:
     """One memory that matches: its text, where it lives (`line` is 1-based), its heading path, its BM25 score.
 
-    For a skill, `text` is its description, `heading` its name and `line` 1.
+    For a skill, `text` is its description, `heading` its name and `line` 1. `until` is the day a replaced
+    fact stopped being true (an archived line in the until-form, validity.py), None for a current one.
     """
 
     text: str
@@ -32,6 +35,7 @@ class Hit:
     line: int
     heading: str
     score: float
+    until: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,9 +60,10 @@ def recall_apart(workspace: Workspace | str | Path, query: str, k: int = 5) -> t
     for doc, score in index.search(query, len(index.documents)):
         count = evidence(doc.text)
         if count is None and len(facts) < k:
-            facts.append(Hit(doc.text, doc.file, doc.line, doc.heading, score))
+            facts.append(hit(doc, score))
         elif count is not None and len(guesses) < k:
-            guesses.append(HypothesisHit(without_marker(doc.text), doc.file, doc.line, doc.heading, score, count))
+            guesses.append(HypothesisHit(without_marker(doc.text), doc.file, doc.line, doc.heading, score,
+                                         evidence=count))
         if len(facts) >= k and len(guesses) >= k:
             break
     return facts, guesses
@@ -67,7 +72,13 @@ def recall_apart(workspace: Workspace | str | Path, query: str, k: int = 5) -> t
 def recall(workspace: Workspace | str | Path, query: str, k: int = 5) -> list[Hit]:
     """The `k` memories that best match `query`, best first; [] when none shares a word with it."""
     index = _index_module().index_for(_workspace(workspace))
-    return [Hit(doc.text, doc.file, doc.line, doc.heading, score) for doc, score in index.search(query, k)]
+    return [hit(doc, score) for doc, score in index.search(query, k)]
+
+
+def hit(doc: Document, score: float) -> Hit:
+    """A document as a hit, with the day it stopped being true when it is a replaced fact."""
+    validity = parse_validity(doc.text) if doc.file.startswith(f"{ARCHIVE_DIR}/") else None
+    return Hit(doc.text, doc.file, doc.line, doc.heading, score, validity.until.isoformat() if validity else None)
 
 
 class Recaller:

@@ -4,15 +4,20 @@ see the same memory twice, `recall_apart()` for hosts that must not mistake an i
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import UTC, date, tzinfo
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanodream.hypotheses import evidence, without_marker
 from nanodream.retrieval.documents import Document
 from nanodream.validity import parse_validity
 from nanodream.workspace import ARCHIVE_DIR, Workspace
+
+if TYPE_CHECKING:
+    from nanodream.retrieval.index import Index
+    from nanodream.versioning.asof import Snapshot
 
 INSTALL_HINT = "recall needs the recall extra: pip install 'nanodream[recall]'"
 EXTRA_MODULES = ("bm25s", "Stemmer", "numpy", "scipy")  # the extra's packages and what they pull in
@@ -54,7 +59,18 @@ def recall_apart(workspace: Workspace | str | Path, query: str, k: int = 5) -> t
     A hypothesis (`<!-- hypothesis: N -->`) is a preference the dream inferred and the user never stated;
     a host that presents one as memory would tell the user a guess as if they had said it.
     """
-    index = _index_module().index_for(_workspace(workspace))
+    return _apart(_index_module().index_for(_workspace(workspace)), query, k)
+
+
+def recall_as_of(workspace: Workspace | str | Path, query: str, day: date, k: int = 5, zone: tzinfo = UTC,
+                 ) -> tuple[list[Hit], list[HypothesisHit], Snapshot]:
+    """As `recall_apart`, over memory as it stood on `day` (retrieval/asof.py), and the snapshot it read: the
+    last commit on or before the day's end in `zone`, None when memory had no commit by then."""
+    index, taken = _index_module("nanodream.retrieval.asof").index_as_of(_workspace(workspace), day, zone)
+    return (*_apart(index, query, k), taken)
+
+
+def _apart(index: Index, query: str, k: int) -> tuple[list[Hit], list[HypothesisHit]]:
     facts: list[Hit] = []
     guesses: list[HypothesisHit] = []
     for doc, score in index.search(query, len(index.documents)):
@@ -112,10 +128,10 @@ def _workspace(workspace: Workspace | str | Path) -> Workspace:
     return workspace if isinstance(workspace, Workspace) else Workspace.at(workspace)
 
 
-def _index_module() -> ModuleType:
-    """nanodream.retrieval.cache, or RecallUnavailable when the extra it imports (bm25s, PyStemmer) is missing."""
+def _index_module(name: str = "nanodream.retrieval.cache") -> ModuleType:
+    """The module `name` (it imports bm25s), or RecallUnavailable when that extra (bm25s, PyStemmer) is missing."""
     try:
-        return import_module("nanodream.retrieval.cache")
+        return import_module(name)
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
             raise

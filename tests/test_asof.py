@@ -1,0 +1,86 @@
+"""Memory as of a date: the files of the last commit by then (committer date), plus the replaced facts that
+were still true that day."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from nanodream.config import Settings
+from nanodream.retrieval.api import recall_as_of
+from nanodream.run.dream import run_dream
+from nanodream.versioning.asof import snapshot
+from nanodream.versioning.gitstore import GitStore
+from nanodream.workspace import USER, Workspace
+
+UTC = ZoneInfo("UTC")
+
+
+def dream_on(ws: Workspace, monkeypatch: pytest.MonkeyPatch, when: str, *entries: tuple[str, str]) -> None:
+    """Append history entries (day, content) and dream them in a run whose commits are dated `when`."""
+    known = ws.history_file.read_text(encoding="utf-8").splitlines() if ws.history_file.is_file() else []
+    rows = [json.dumps({"cursor": len(known) + n, "timestamp": f"{day} 08:00", "content": content})
+            for n, (day, content) in enumerate(entries, start=1)]
+    ws.history_file.write_text("".join(f"{line}\n" for line in [*known, *rows]), encoding="utf-8")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", when)
+    monkeypatch.setenv("GIT_AUTHOR_DATE", when)
+    report = run_dream(ws, Settings(model="builtin"))
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    assert report.outcome == "committed", report.reason
+
+
+def first(ws: Workspace, query: str, day: date, zone=UTC):
+    hits, _, taken = recall_as_of(ws, query, day, k=5, zone=zone)
+    return (hits[0] if hits else None), taken
+
+
+@pytest.fixture
+def moved(workspace, monkeypatch) -> Workspace:
+    """Ghent from March (dreamed the same day), a move to Utrecht said on 2 June and dreamed on 5 June."""
+    dream_on(workspace, monkeypatch, "2026-03-14T20:00:00Z", ("2026-03-14", "[durable] The user lives in Ghent."))
+    dream_on(workspace, monkeypatch, "2026-06-05T20:00:00Z", ("2026-06-02", "[correction] User moved to Utrecht."))
+    return workspace
+
+
+def test_before_the_change_memory_answers_with_the_old_value(moved):
+    hit, taken = first(moved, "where does the user live?", date(2026, 4, 1))
+    assert "Ghent" in hit.text and hit.file == USER and hit.until is None
+    assert taken.time.startswith("2026-03-14")
+
+
+def test_after_the_change_memory_answers_with_the_new_value_and_not_the_old(moved):
+    hits, _, _ = recall_as_of(moved, "where does the user live?", date(2026, 7, 1), zone=UTC)
+    assert "Utrecht" in hits[0].text and not any("Ghent" in hit.text for hit in hits)
+
+
+def test_between_what_history_said_and_what_memory_held_the_commit_clock_decides(moved):
+    hit, taken = first(moved, "where does the user live?", date(2026, 6, 3))
+    assert "Ghent" in hit.text and hit.until is None  # memory still held it: the move was dreamed on 5 June
+
+
+def test_a_fact_replaced_before_memory_ever_held_it_is_answered_from_the_archive(workspace, monkeypatch):
+    dream_on(workspace, monkeypatch, "2026-03-01T12:00:00Z", ("2026-01-10", "[durable] The user lives in Ghent."),
+             ("2026-02-20", "[correction] User moved to Utrecht."))
+    hit, taken = first(workspace, "where does the user live?", date(2026, 2, 1))
+    assert taken.commit is None  # nothing committed by then
+    assert "Ghent" in hit.text and hit.until == "2026-02-20" and hit.file.startswith("memory/archive/")
+    before, _ = first(workspace, "where does the user live?", date(2026, 1, 5))
+    assert before is None  # not yet true, not yet in memory
+
+
+def test_the_day_ends_where_the_workspace_keeps_its_time(workspace, monkeypatch):
+    dream_on(workspace, monkeypatch, "2026-04-01T23:30:00-04:00", ("2026-04-01", "[durable] The user lives in Ghent."))
+    store = GitStore(workspace)
+    assert snapshot(store, date(2026, 4, 1), ZoneInfo("America/New_York")).commit is not None
+    assert snapshot(store, date(2026, 4, 1), UTC).commit is None  # 03:30 on 2 April in UTC
+
+
+def test_a_snapshot_reads_only_memory_files(moved):
+    taken = snapshot(GitStore(moved), date(2026, 7, 1), UTC)
+    assert set(taken.files) >= {"SOUL.md", USER, "memory/MEMORY.md"}
+    assert ".gitignore" not in taken.files and "nanodream.toml" not in taken.files
+    assert "Utrecht" in taken.files[USER]

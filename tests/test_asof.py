@@ -84,3 +84,27 @@ def test_a_snapshot_reads_only_memory_files(moved):
     assert set(taken.files) >= {"SOUL.md", USER, "memory/MEMORY.md"}
     assert ".gitignore" not in taken.files and "nanodream.toml" not in taken.files
     assert "Utrecht" in taken.files[USER]
+
+
+# why: a line's life ------------------------------------------------------------------------------------------
+
+
+def test_why_tells_when_a_line_became_true_was_committed_and_what_it_replaced(moved):
+    from nanodream.versioning.provenance import why
+
+    now = why(moved, "Utrecht")
+    assert now.file == USER and now.became_true == "2026-06-02" and now.time.startswith("2026-06-05")
+    assert now.until is None and now.replaced_by == ""
+    assert [(r["text"], r["since"], r["until"]) for r in now.replaced] == [
+        ("The user lives in Ghent", "2026-03-14", "2026-06-02")]
+
+
+def test_why_of_a_replaced_line_tells_until_when_it_was_true_and_what_replaced_it(moved):
+    from nanodream.versioning.provenance import why
+
+    old = why(moved, "Ghent")
+    assert old.file.startswith("memory/archive/")
+    assert (old.became_true, old.until, old.replaced_by) == ("2026-03-14", "2026-06-02", "User moved to Utrecht")
+    assert old.time.startswith("2026-06-05")  # archived by the dream that read the move
+    assert old.first_written["time"].startswith("2026-03-14")
+    assert old.to_dict()["replaced"] == []

@@ -384,6 +384,15 @@ class GitStore:
             at = end + 1 + size + 1  # the content is followed by a newline
         return found
 
+    def first_commit_adding(self, text: str, paths: Sequence[str]) -> tuple[str, str] | None:
+        """The oldest commit that added `text` to one of `paths`, with its committer date (ISO 8601); None when
+        none did. One `git log -S` (the commits that change how often the text occurs), oldest first."""
+        if not text or not self.exists or not self.head_sha():
+            return None
+        out = self._read("log", "--reverse", "--format=%H %cI", f"-S{text}", "HEAD", "--", *paths)
+        first = out.splitlines()[0].split(" ") if out else []
+        return (first[0], first[1]) if len(first) == 2 else None
+
     def commit_before(self, moment: datetime) -> tuple[str, str] | None:
         """The newest commit of HEAD's history whose committer date is at or before `moment`, with that date
         (ISO 8601); None when there is none (or no commit at all). One `git log`."""

@@ -52,6 +52,7 @@ _OLD_VALUE = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
 ))
 _LEADING = re.compile(r"^(?:(?:at|in|on|with|for|from|to|via|using|by|the|a|an)\s+)+", re.IGNORECASE)
 _DISTINCT = re.compile(r"\d|[A-Z]|[/._:@-]\w")  # a name or an identifier: a capital, a digit, code punctuation
+_CODE = re.compile(r"\d|[/._:@-]\w|\w[A-Z]")  # an identifier whatever its first letter: "GitHub", "k8s", "a.b"
 
 SLOT, NAMED, FRAME = 3, 2, 1  # the rules, strongest first
 
@@ -168,21 +169,23 @@ def _changed(old: str, new: str, about_user: bool) -> tuple[str, ...]:
     value, else the words of `old` that `new` dropped; the distinctive ones (names, identifiers) when it has any."""
     named = explicit_old_value(new)
     if named and stems(named) <= stems(old):
-        return _distinct(named)
+        return _distinct(named.split())
     slot = user_slot(old) if about_user else slot_of(old)
     if slot is not None and slot_of(new) is not None:
-        return _distinct(slot.value.split(",")[0])
-    dropped = stems(old) - stems(new) - (USER_SUBJECT if about_user else frozenset())
-    kept = [w for w in re.findall(r"[\w./:@-]+", old) if stems(w) and stems(w) <= dropped]
-    return _distinct(" ".join(kept))
+        return _distinct(slot.value.split(",")[0].split())
+    dropped = stems(old) - stems(new) - USER_SUBJECT  # the user is who a fact is about, never its value
+    tokens = re.findall(r"[\w./:@-]+", old)
+    kept = [(w, index == 0) for index, w in enumerate(tokens) if stems(w) and stems(w) <= dropped]
+    return _distinct([w for w, _ in kept], opening=bool(kept) and kept[0][1])
 
 
-def _distinct(phrase: str) -> tuple[str, ...]:
-    """The words of a value that identify it: names and identifiers when it has some, else its longer words."""
-    tokens = [w.strip(".,;:") for w in phrase.split()]
-    tokens = [w for w in tokens if w and stems(w)]
-    named = [w for w in tokens if _DISTINCT.search(w)]
-    return tuple(dict.fromkeys(named or [w for w in tokens if len(w) >= 4]))
+def _distinct(tokens: list[str], *, opening: bool = False) -> tuple[str, ...]:
+    """The words of a value that identify it: names and identifiers when it has some, else its longer words.
+    `opening`: the first token opens a sentence, so its capital says nothing."""
+    tokens = [w.strip(".,;:") for w in tokens]
+    found = [(w, index == 0 and opening) for index, w in enumerate(tokens) if w and stems(w) - USER_SUBJECT]
+    named = [w for w, first in found if (_CODE if first else _DISTINCT).search(w)]
+    return tuple(dict.fromkeys(named or [w for w, _ in found if len(w) >= 4]))
 
 
 def names_old_value(line: str, change: Change) -> bool:

@@ -23,7 +23,7 @@ from nanodream.memory import archive, transaction
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import session_texts
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import askfirst, confirmations, guards, merges, noop, supersede
+from nanodream.run import askfirst, cascade, confirmations, guards, merges, noop, supersede
 from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.pressure import relieve
@@ -104,6 +104,7 @@ def _session(ctx: RunContext, engine: Engine, batch: Batch | None, toolbox: Tool
         result = engine.run(request, toolbox)
         result, account = noop.hold_to_account(engine, request, result, toolbox,
                                                text_calls=ctx.settings.tool_mode != "native")
+        result = cascade.revisit(engine, request, result, toolbox, today=archive.today())
     except SessionError as exc:
         outcome.fail(exc.reason)
         spent = exc.spent  # what the failed session cost counts toward the run's budgets too

@@ -104,14 +104,14 @@ def _overrides(model: str | None) -> dict[str, Any]:
 
 
 def _print(base: Any, diff: dict[str, Any] | None) -> None:
-    from nanodream.evaluation.report import asks_line, difference_table, failures, score_table
+    from nanodream.evaluation.report import asks_line, difference_table, failures, score_table, temporal_line
 
     console.print(score_table(base))
     for line in failures(base):
         console.print(line, markup=False, highlight=False)
-    retention = asks_line(base)
-    if retention:
-        console.print(retention, markup=False, highlight=False)
+    for line in (asks_line(base), temporal_line(base)):
+        if line:
+            console.print(line, markup=False, highlight=False)
     if base.stopped:
         console.print(f"stopped: {base.stopped}", highlight=False, markup=False)
     if diff is not None:

@@ -15,7 +15,7 @@ import yaml
 from nanodream.evaluation.scenario import Check, Scenario
 from nanodream.validity import is_replaced
 from nanodream.vocab import count
-from nanodream.workspace import CORE_FILES
+from nanodream.workspace import CORE_FILES, Workspace
 
 ARCHIVE_DIR = "memory/archive"
 
@@ -26,13 +26,16 @@ class Memory:
 
     active: dict[str, str]
     archive: dict[str, str]
+    flagged: tuple[str, ...] = ()  # active lines listed as maybe out of date (run/cascade.py)
 
     @classmethod
     def read(cls, root: Path) -> Memory:
+        from nanodream.run.cascade import out_of_date
+
         active = {path: _read(root / path) for path in CORE_FILES if (root / path).is_file()}
         active.update({p.relative_to(root).as_posix(): _read(p) for p in sorted(root.glob("skills/*/SKILL.md"))})
         archive = {p.relative_to(root).as_posix(): _read(p) for p in sorted((root / ARCHIVE_DIR).glob("*.md"))}
-        return cls(active, archive)
+        return cls(active, archive, tuple(item.text for item in out_of_date(Workspace.at(root))))
 
     @property
     def current_archive(self) -> dict[str, str]:
@@ -74,6 +77,8 @@ def score_checks(scenario: Scenario, before: Memory, after: Memory) -> list[Chec
 def evaluate(check: Check, memory: Memory) -> CheckResult:
     if check.kind == "skill":
         return _skill(check, memory)
+    if check.kind == "cascade":
+        return _cascade(check, memory)
     needle = fold(check.text)
     if check.kind == "present":
         places = _places(check.file, memory, with_archive=True)
@@ -101,6 +106,22 @@ def _places(file: str | None, memory: Memory, *, with_archive: bool) -> dict[str
     if file is not None:
         return {file: memory.active[file]} if file in memory.active else {}
     return {**memory.active, **(memory.current_archive if with_archive else {})}
+
+
+def _cascade(check: Check, memory: Memory) -> CheckResult:
+    """A line depending on a changed fact is revised (names the new value), gone with the old fact (archived as
+    replaced), or listed as maybe out of date: never left silently as it was."""
+    needle, now = fold(check.text), fold(check.now)
+    lines = [line for path in CORE_FILES for line in memory.active.get(path, "").splitlines() if needle in fold(line)]
+    if any(now in fold(line) for line in lines):
+        passed, detail = True, "revised"
+    elif any(needle in fold(line) for line in memory.flagged):
+        passed, detail = True, "listed as maybe out of date"
+    elif not lines and needle in fold(memory.replaced):
+        passed, detail = True, "archived with the fact it depended on"
+    else:
+        passed, detail = False, "left as it was, unflagged" if lines else "not found"
+    return CheckResult(check.kind, check.label, passed, detail)
 
 
 def _skill(check: Check, memory: Memory) -> CheckResult:

@@ -15,9 +15,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
-    {"nanodream", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses", "safety",
+    {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
      "validity", "workspace"},
-    {"config", "layout", "pinning", "rejected"},
+    {"config", "layout", "pinning", "rejected", "safety"},
     {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only
     {"memory"},  # staging, journal, the transaction, the door

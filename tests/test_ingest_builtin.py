@@ -12,11 +12,12 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.ingest.chunking import Chunk
-from nanodream.ingest.extractors.builtin import BuiltinExtractor, sentences
-from nanodream.ingest.extractors.dates import absolute
-from nanodream.ingest.extractors.person import third_person
+from nanodream.ingest.extractors.builtin import BuiltinExtractor
 from nanodream.ingest.extractors.rules import classify
 from nanodream.ingest.message import Said, make
+from nanodream.text.dates import absolute
+from nanodream.text.person import third_person
+from nanodream.text.sentences import sentences
 
 runner = CliRunner()
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"

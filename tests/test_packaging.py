@@ -64,6 +64,14 @@ def test_the_wheel_holds_the_page_templates(wheel):
     assert shipped == {p.name for p in (REPO / "nanodream/serve/templates").glob("*.html")} != set()
 
 
+def test_the_wheel_holds_the_text_layers_word_lists(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {name.rsplit("/", 1)[1]: archive.read(name) for name in archive.namelist()
+                   if name.startswith("nanodream/text/data/")}
+    data = REPO / "nanodream/text/data"
+    assert shipped == {p.name: p.read_bytes() for p in data.iterdir() if p.is_file()} != {}
+
+
 def test_init_example_works_from_the_installed_wheel(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nanodream.engines.routing import CONDITION, IMPERATIVES, content_words, instructs_agent, jaccard, similarity
+from nanodream.engines.routing import CONDITION, IMPERATIVES, instructs_agent
 from nanodream.hypotheses import Tone, tone_of
-from nanodream.prompting.signals import topic_key
+from nanodream.text.stems import singular
+from nanodream.text.verbs import PAST_FORMS, base_verb
+from nanodream.text.words import content_words, jaccard, similarity
 
 ANTI_PATTERNS = "Anti-patterns"
 # A line naming the agent's conduct without an instruction shape still is about it when it speaks of these.
@@ -25,50 +27,6 @@ _CONDUCT_WORDS = frozenset({
     "message", "messages", "summary", "summaries", "explanation", "explanations", "tone", "bullet", "bullets",
     "emoji", "emojis", "paragraph", "paragraphs", "wording", "format", "formatting", "language", "output",
 })
-
-# verbs -------------------------------------------------------------------------------------------------------
-
-# Base forms whose -ing or -ed form drops a final e, or whose past is irregular: what a suffix cannot tell.
-_E_VERBS = frozenset({
-    "use", "make", "write", "close", "delete", "paste", "share", "save", "create", "move", "remove", "change",
-    "give", "take", "type", "quote", "name", "note", "merge", "compare", "update", "rename", "archive",
-    "schedule", "cite", "include", "exclude", "provide", "guess", "assume", "invite", "leave", "store",
-    "restore", "replace", "execute", "force", "rebase", "release", "promote", "overwrite", "ignore", "declare",
-    "continue", "define", "describe", "approve", "increase", "reduce", "introduce", "produce", "serve", "solve",
-    "combine", "translate", "generate", "validate", "hardcode", "encode", "decode", "configure", "structure",
-    "capitalise", "capitalize", "summarise", "summarize", "organise", "organize", "prioritise", "prioritize",
-    "welcome", "reuse", "refuse", "phrase", "measure", "figure", "dedupe", "manage", "stage", "escape",
-})
-_IRREGULAR = {
-    "sent": "send", "ran": "run", "wrote": "write", "written": "write", "made": "make", "took": "take",
-    "taken": "take", "gave": "give", "given": "give", "went": "go", "gone": "go", "forgot": "forget",
-    "forgotten": "forget", "kept": "keep", "put": "put", "read": "read", "told": "tell", "said": "say",
-    "left": "leave", "got": "get", "did": "do", "done": "do", "began": "begin", "chose": "choose",
-    "chosen": "choose", "spent": "spend", "built": "build", "bought": "buy", "paid": "pay", "set": "set",
-    "shut": "shut", "hit": "hit", "let": "let", "cut": "cut", "found": "find",
-    "dropped": "drop", "stopped": "stop", "pushed": "push", "copied": "copy", "replied": "reply",
-    "tried": "try", "applied": "apply",
-}
-
-
-def base_verb(word: str) -> str:
-    """`using` → `use`, `running` → `run`, `used` → `use`, `sent` → `send`; other words come back as they are."""
-    low = word.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    for suffix in ("ing", "ed"):
-        if not low.endswith(suffix) or len(low) <= len(suffix) + 1:
-            continue
-        stem = low[: -len(suffix)]
-        if stem + "e" in _E_VERBS:
-            return stem + "e"
-        if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-            return stem[:-1]  # running → run, stopped → stop
-        if suffix == "ed" and stem.endswith("i"):
-            return stem[:-1] + "y"
-        return stem
-    return low
-
 
 # what was said -------------------------------------------------------------------------------------------------
 
@@ -176,7 +134,7 @@ _DID_INSTEAD = re.compile(
     re.IGNORECASE,
 )
 _DID = re.compile(r"^(?:the\s+)?(?:agent|assistant|you)\s+(?:(?:kept|keeps|keep)\s+)?(?P<verb>\w+(?:ed)|"
-                  + "|".join(sorted(_IRREGULAR, key=len, reverse=True)) + r")\s+(?P<x>.+)$", re.IGNORECASE)
+                  + "|".join(sorted(PAST_FORMS, key=len, reverse=True)) + r")\s+(?P<x>.+)$", re.IGNORECASE)
 _SEPARATOR = r"\s*(?:[,;:]|—|–|\s-\s)\s*"
 _ALTERNATIVE = re.compile(
     rf"^(?P<x>.+?)(?:{_SEPARATOR}(?:and\s+|but\s+)?(?:instead|rather)\b[,:]?\s*|{_SEPARATOR}(?=.+\s(?:instead|rather)"
@@ -436,7 +394,7 @@ _TOO_LONG = re.compile(r"\btoo\s+(?:long|lengthy|verbose|wordy)\b", re.IGNORECAS
 def _about(text: str, ignored: frozenset[str]) -> set[str]:
     """What a preference is about: its words folded to one form, "too long" read as its opposite, "short"."""
     folded = _TOO_LONG.sub("short", text)
-    return {topic_key(_SYNONYMS.get(word, word)) for word in content_words(folded) - ignored}
+    return {singular(_SYNONYMS.get(word, word)) for word in content_words(folded) - ignored}
 
 
 def _polarity(text: str) -> int:

@@ -24,25 +24,22 @@ from nanodream.engines.replacing import FRAME, SLOT, Candidate, Match, find_repl
 from nanodream.engines.routing import (
     OPEN_TASKS,
     Procedure,
-    content_words,
-    covers,
-    fact_key,
     parse_procedure,
     parse_task,
     parse_untitled_procedure,
     route_fact,
-    similarity,
     task_key,
-    tidy_sentence,
 )
 from nanodream.engines.skillwork import SkillWork
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.hypotheses import evidence, without_marker
 from nanodream.markdown import Bullet, append_steps, numbered_steps
 from nanodream.pinning import PIN
-from nanodream.prompting.signals import today_in, topic_key
+from nanodream.prompting.signals import today_in
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.safety import injection, secret_scan
+from nanodream.text.stems import singular
+from nanodream.text.words import content_words, covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
 from nanodream.validity import is_replaced
 from nanodream.vocab import count
@@ -507,7 +504,7 @@ def _task_subject(bullet: Bullet) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {topic_key(word) for word in content_words(text)}
+    return {singular(word) for word in content_words(text)}
 
 
 def _task_bullet_key(bullet: Bullet) -> str:

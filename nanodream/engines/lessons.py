@@ -27,10 +27,10 @@ from nanodream.engines.behaviour import (
     same_preference,
 )
 from nanodream.engines.ledger import Ledger
-from nanodream.engines.routing import content_words, fact_key, similarity, tidy_sentence
 from nanodream.hypotheses import Hypothesis, asks_first, parse, with_ask_first, with_hypothesis
 from nanodream.markdown import Bullet, MarkdownDoc
 from nanodream.pinning import PIN
+from nanodream.text.words import content_words, fact_key, similarity, tidy_sentence
 from nanodream.workspace import SOUL, USER
 
 PREFERENCES = "Preferences"

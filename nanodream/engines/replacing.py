@@ -21,18 +21,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.engines.behaviour import base_verb
-from nanodream.engines.routing import STOPWORDS, covers, fact_key, words
 from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
 from nanodream.pinning import PIN
-from nanodream.prompting.signals import topic_key
+from nanodream.text.lists import wordlist
+from nanodream.text.stems import singular
+from nanodream.text.verbs import base_verb
+from nanodream.text.words import STOPWORDS, covers, fact_key, words
 from nanodream.workspace import USER
 
-# Words that say a statement changed without being part of what it states.
-FILLER = frozenset({
-    "now", "currently", "still", "also", "today", "since", "recently", "anymore", "actually", "longer", "no",
-    "not", "instead", "rather", "than", "any", "more", "correction", "wrong", "incorrect", "really", "fact",
-})
+# Words that date a statement or say it changed, without being part of what it states.
+FILLER = wordlist("dating-words") | wordlist("change-markers")
 # A phrase of words; "." and ":" only inside a word ("Fly.io", "9:30", "5.7"), where they end no sentence.
 _WORD_CHARS = r"(?:[^,;!?()\s.:]|[.:](?=\w))+"
 _PHRASE = rf"{_WORD_CHARS}(?:\s+{_WORD_CHARS})*?"
@@ -85,7 +83,7 @@ class Match:
 
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    return topic_key(base_verb(word))
+    return singular(base_verb(word))
 
 
 def stems(text: str) -> frozenset[str]:

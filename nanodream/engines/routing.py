@@ -1,4 +1,4 @@
-"""Transparent text rules for the builtin engine: normalisation, similarity, routing, procedures, tasks.
+"""Transparent text rules for the builtin engine: routing, procedures, tasks (words and similarity: text/).
 
 Everything here is a pure function of its input, so a person can predict (and test) where a fact goes.
 """
@@ -7,24 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
+from nanodream.text.lists import wordlist
+from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
 OPEN_TASKS = "Open tasks"
-
-# Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
-STOPWORDS = frozenset({
-    "a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "from", "into", "and", "or",
-    "is", "are", "was", "were", "be", "been", "its", "it", "their", "his", "her", "this", "that", "these",
-    "those", "s",
-})
-# Words that flip a statement: a fact never counts as covering another when they differ in one of these.
-NEGATIONS = frozenset({"not", "no", "never", "dont", "don", "t", "without", "avoid", "except"})
-
-_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
-_WORD = re.compile(r"[^\W_]+")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -47,59 +35,6 @@ class TaskLine:
     @property
     def key(self) -> str:
         return task_key(self.subject)
-
-
-# normalisation ------------------------------------------------------------------------------------
-
-
-def words(text: str) -> list[str]:
-    """Lowercase words without punctuation; a possessive "'s" is dropped so "User's" matches "User".
-
-    Markers in HTML comments (`<!-- keep -->`, `<!-- hypothesis: 1 of 3, mild -->`) say how a line is held,
-    not what it says: they are not words of the fact.
-    """
-    return _WORD.findall(_POSSESSIVE.sub("", _COMMENT.sub(" ", text)).lower())
-
-
-@lru_cache(maxsize=16384)  # the same bullets are compared with every fact of a batch
-def fact_key(text: str) -> tuple[str, ...]:
-    """Same key ⇔ same fact up to case, punctuation, whitespace and word order."""
-    return tuple(sorted(set(words(text))))
-
-
-@lru_cache(maxsize=16384)
-def content_words(text: str) -> frozenset[str]:
-    """The words that carry meaning, for similarity and coverage."""
-    return frozenset(w for w in words(text) if w not in STOPWORDS)
-
-
-def similarity(a: str, b: str) -> float:
-    """Share of meaningful words the two texts have in common (Jaccard), 0.0 when either has none."""
-    return jaccard(content_words(a), content_words(b))
-
-
-def jaccard(left: set[str], right: set[str]) -> float:
-    """Share of two word sets that both hold, 0.0 when either is empty."""
-    return len(left & right) / len(left | right) if left and right else 0.0
-
-
-def covers(broad: str, narrow: str) -> bool:
-    """True when `broad` says everything `narrow` says (its meaningful words include all of narrow's).
-
-    Needs at least two words in `narrow`, and no negation among the extra words, so "Run tests" is never
-    taken as covered by "Never run tests".
-    """
-    big, small = content_words(broad), content_words(narrow)
-    return len(small) >= 2 and small <= big and not (big - small) & NEGATIONS
-
-
-def tidy_sentence(text: str) -> str:
-    """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file."""
-    text = " ".join(text.split())
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?" else text + "."
 
 
 # routing ----------------------------------------------------------------------------------------
@@ -137,12 +72,7 @@ _INFRASTRUCTURE = re.compile(
 
 # Base-form verbs that open an instruction to the agent ("Ask before deleting…"). Words that as often open a
 # noun phrase ("Test coverage is…", "Build times…", "Release notes…") are left out on purpose.
-IMPERATIVES = frozenset({
-    "ask", "answer", "reply", "respond", "use", "prefer", "run", "keep", "cite", "write", "avoid", "confirm",
-    "explain", "include", "mention", "show", "summarise", "summarize", "search", "read", "check", "verify",
-    "wait", "format", "remind", "follow", "stop", "treat", "quote", "refer", "call", "try", "be", "put", "add",
-    "default", "stick", "double-check", "greet", "address", "reference", "say", "tell", "suggest", "offer",
-})
+IMPERATIVES = wordlist("imperatives")
 _NOT_A_VERB_AFTER = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "can", "s"})
 CONDITION = re.compile(r"^(?:when|whenever|if|before|after|unless|once|while)\b[^,]*,\s*", re.IGNORECASE)
 _TO_AGENT = re.compile(

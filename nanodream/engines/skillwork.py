@@ -19,12 +19,12 @@ import yaml
 from nanodream.backlog.skill_usage import SkillNames
 from nanodream.engines.files import MemoryFiles
 from nanodream.engines.ledger import Ledger
-from nanodream.engines.routing import content_words, fact_key, instructs_agent, tidy_sentence, tidy_step
+from nanodream.engines.routing import instructs_agent, tidy_step
 from nanodream.markdown import MarkdownDoc, append_steps, numbered_steps
-from nanodream.prompting.signals import STOPWORDS as TOPIC_STOPWORDS
-from nanodream.prompting.signals import topic_key
 from nanodream.prompting.skill_signals import SkillHealth
 from nanodream.skills import families, guide_name, parse_skill, set_front_matter
+from nanodream.text.stems import TOPIC_STOPWORDS, singular
+from nanodream.text.words import content_words, fact_key, tidy_sentence
 
 PITFALLS = "Pitfalls"
 NOTES = "Notes"
@@ -192,7 +192,7 @@ def _closest(correction: str, texts: dict[str, str]) -> list[str]:
 
 def _topic_words(text: str) -> set[str]:
     """Meaningful words in a crude singular form, without the words nearly every line uses."""
-    return {topic_key(word) for word in content_words(text) if word not in TOPIC_STOPWORDS and len(word) > 2}
+    return {singular(word) for word in content_words(text) if word not in TOPIC_STOPWORDS and len(word) > 2}
 
 
 def _with_bullet(text: str, section: str, line: str) -> str:

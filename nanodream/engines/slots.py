@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.engines.routing import STOPWORDS, words
-from nanodream.prompting.signals import topic_key
+from nanodream.text.lists import wordlist
+from nanodream.text.stems import singular
+from nanodream.text.words import STOPWORDS, words
 
 # Words that date a statement without changing what it is about.
-_TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "since", "recently", "anymore"})
+_TIME_WORDS = wordlist("dating-words")
 MAX_SUBJECT_WORDS = 5
 # "runs on Sundays" says when, not where: a schedule is not the value of the "runs on" slot.
 _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
@@ -99,4 +100,4 @@ def user_slot(text: str) -> Slot | None:
 
 def _key_words(text: str) -> frozenset[str]:
     """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute."""
-    return frozenset(topic_key(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)
+    return frozenset(singular(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)

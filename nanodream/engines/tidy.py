@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nanodream.engines.routing import OPEN_TASKS, fact_key
+from nanodream.engines.routing import OPEN_TASKS
 from nanodream.markdown import Bullet, MarkdownDoc, starts_item
+from nanodream.text.words import fact_key
 from nanodream.workspace import SOUL
 
 # What may directly follow a bullet that is one line long: the next bullet or a heading. Anything else

@@ -20,6 +20,7 @@ from nanodream.markdown import is_heading, is_list_item, with_fences
 from nanodream.memory.staging import Staging
 from nanodream.prompting.skill_signals import SkillHealth, SkillText, skill_health
 from nanodream.skills import is_guide, parse_skill
+from nanodream.text.stems import TOPIC_STOPWORDS, singular
 from nanodream.toolbox.limits import NEAR_CAP_SHARE, ToolLimits
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import CORE_FILES
@@ -202,39 +203,8 @@ def skill_signal(path: str, text: str, cap: int, changed: date | None) -> SkillS
 
 # recurring topics ---------------------------------------------------------------------------------------
 
-# Function words plus words that occur in nearly every history line and so say nothing about a topic.
-_STOPWORD_TEXT = """
-a about above across after again against all also always am an and any are as at be because been before
-being below between both but by can cannot could did do does doing done down during each either else even
-ever every few for from further get gets got had has have having he her here hers him his how i if in into
-is it its itself just least less let like made many may me might more most much must my near need
-needs never new no nor not now of off often on once one only or other our ours out over own per please
-quite rather really same she should since so some still such than that the their theirs them then there
-these they this those though through thus to too under until up upon us use used uses using very via was
-way we well were what when where whether which while who whom whose why will with within without would
-yet you your yours
-user users agent agents said says say asked asks told wants want wanted prefer prefers preferred likes
-dislikes decided decide decision task tasks progress project yesterday today tomorrow morning evening
-thanks thank hello hi ok okay yes
-run runs ran running add adds added adding write writes wrote written writing set sets setting fix fixes
-fixed check checks checked show shows showed shown keep keeps kept stay stays goes going went come comes
-take takes took give gives gave try tried look looks looked work works worked working start started
-call called think thought sure good great nice fine bit lot thing things something anything nothing
-everything time times day days week weeks first last next two three
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
 _CHUNK_BREAK = re.compile(r"[,;:!?()\[\]{}\"“”]|[.](?=\s|$)|\s[-–—]\s")
 _TRIM = "'`*_.-/"
-
-
-def topic_key(word: str) -> str:
-    """A crude singular form so "invoice" and "invoices" count as one topic."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def _phrases(text: str) -> Iterable[list[str]]:
@@ -243,7 +213,7 @@ def _phrases(text: str) -> Iterable[list[str]]:
         run: list[str] = []
         for raw in chunk.split():
             word = raw.strip(_TRIM)
-            if len(word) < 2 or word in STOPWORDS or not any(c.isalpha() for c in word):
+            if len(word) < 2 or word in TOPIC_STOPWORDS or not any(c.isalpha() for c in word):
                 if run:
                     yield run
                 run = []
@@ -258,7 +228,7 @@ def entry_terms(content: str) -> dict[str, str]:
     terms: dict[str, str] = {}
     for _, line in tagged_lines(content):
         for run in _phrases(line):
-            keys = [topic_key(word) for word in run]
+            keys = [singular(word) for word in run]
             for index, key in enumerate(keys):
                 terms.setdefault(key, run[index])
                 if index + 1 < len(keys):

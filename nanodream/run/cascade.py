@@ -21,11 +21,11 @@ from typing import Any
 
 from nanodream.engines import Engine, SessionError, SessionRequest, SessionResult
 from nanodream.engines.replacing import Change, names_old_value, value_change
-from nanodream.engines.routing import fact_key
 from nanodream.markdown import MarkdownDoc, with_fences
 from nanodream.pinning import PIN
 from nanodream.rejected import fact_text
 from nanodream.run.supersede import replacements
+from nanodream.text.words import fact_key
 from nanodream.toolbox.tools import ToolBox
 from nanodream.validity import Validity, parse_validity
 from nanodream.vocab import count

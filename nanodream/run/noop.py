@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass, field
 from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.engines import Engine, SessionRequest, SessionResult
 from nanodream.engines.builtin import strip_tags
-from nanodream.engines.routing import covers, fact_key
 from nanodream.memory.staging import Staging
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.rejected import fact_text
 from nanodream.run.claims import edit_claim
 from nanodream.safety import injection, secret_scan
+from nanodream.text.words import covers, fact_key
 from nanodream.toolbox.textcalls import CALL_EXAMPLE
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import count

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from nanodream.config import Settings
-from nanodream.engines.routing import content_words, covers
 from nanodream.hypotheses import parse
 from nanodream.markdown import with_fences
 from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN
 from nanodream.run import confirmations
+from nanodream.text.words import content_words, covers
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.validity import is_replaced, parse_validity
 from nanodream.versioning.gitstore import GitStore

@@ -28,10 +28,11 @@ from datetime import date
 from nanodream.backlog.history import Batch, entry_day, tagged_lines
 from nanodream.engines.builtin import strip_tags
 from nanodream.engines.replacing import SLOT, Candidate, find_replaced, restates, stems
-from nanodream.engines.routing import OPEN_TASKS, covers, fact_key, jaccard, parse_task, route_fact, tidy_sentence
+from nanodream.engines.routing import OPEN_TASKS, parse_task, route_fact
 from nanodream.markdown import MarkdownDoc
 from nanodream.memory import archive
 from nanodream.memory.staging import Staging
+from nanodream.text.words import covers, fact_key, jaccard, tidy_sentence
 from nanodream.validity import replaced_line
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.provenance import taught_on

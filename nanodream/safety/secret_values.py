@@ -13,6 +13,8 @@ import binascii
 import math
 import re
 
+from nanodream.text.lists import wordlist
+
 # Pointers to a secret, not the secret: $VAR, ${VAR}, $(cmd), %VAR%, <placeholder>, {{template}}, ENV_NAMES,
 # and secret-store addresses (vault:…, op://…).
 _REFERENCE = re.compile(
@@ -167,12 +169,5 @@ def _plausible(core: str) -> bool:
 
 
 # Words that start or fill a statement about a credential rather than the credential itself ("the passphrase is
-# long", "requirepass never changes").
-STOP_WORDS = frozenset(re.findall(r"\S+", """
-a an the is are was be been in on at to of for by from with and or not no it its this that these those every each
-all any some only must should can will would may stored kept saved managed required needed set used protected
-rotated changed expires expired long short strong weak same different unknown known shared secret private written
-printed also still now never always just one two three four five six seven eight nine ten twelve random words
-word characters letters at least more than less about your my our their his her there here where which who what
-when how
-"""))
+# long", "requirepass never changes"): data/credential-words.txt of the text layer.
+STOP_WORDS = wordlist("credential-words")

@@ -15,21 +15,20 @@ from datetime import tzinfo
 from nanodream.backlog.history import CHARS_PER_TOKEN, TAG_LINE
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError
-from nanodream.engines.routing import content_words
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction, ExtractionFailed
 from nanodream.ingest.message import local
 from nanodream.prompting.prompt import HISTORY_FRAMING
 from nanodream.safety.injection import reveal_hidden
 from nanodream.safety.secret_scan import redact
+from nanodream.text.dates import MONTHS
+from nanodream.text.words import content_words
 
 # Share of a fact's meaningful words the conversation must contain (dates and numbers may be worked out).
 SUPPORT_SHARE = 0.5
 _QUOTE_TAG = re.compile(r"</?\s*transcript\s*>", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                     "october", "november", "december"})
-_FREE = frozenset({"user", "users", "person", "decided", "task", "now", "prefers", "on", "in"}) | _MONTHS
+_FREE = frozenset({"user", "users", "person", "decided", "task", "now", "prefers", "on", "in"}) | frozenset(MONTHS)
 
 
 class ModelExtractor:

@@ -19,7 +19,7 @@ The rules, in the order they are tried:
 Questions, hedges ("I think", "I guess"), thanks and other small talk are never facts, though a statement
 after an interjection or greeting is ("Yeah, I started pottery"); neither is a sentence with fewer than a few
 meaningful words. Filler words ("you know", "haha", "really") and emoji are read out first, and relative times
-made absolute (dates.py).
+made absolute (text/dates.py).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from nanodream.engines.routing import content_words, tidy_sentence
-from nanodream.ingest.extractors.dates import absolute, day_text
-from nanodream.ingest.extractors.person import third_person
+from nanodream.text.dates import absolute, day_text
+from nanodream.text.person import third_person
+from nanodream.text.words import content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
 

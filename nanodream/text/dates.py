@@ -15,9 +15,9 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 _PREPOSITION = r"(?:(?P<prep>since|until|till|from|before|after|by|of)\s+)?"
 _AGO = re.compile(_PREPOSITION + r"\b(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few"
                   r"|several)\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
-_NAMED_MONTH = re.compile(r"\b(?P<which>last|next|this)\s+(?P<month>" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+_NAMED_MONTH = re.compile(r"\b(?P<which>last|next|this)\s+(?P<month>" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 _LAST_WEEKDAY = re.compile(_PREPOSITION + r"\blast\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 
 
@@ -68,7 +68,7 @@ def absolute(text: str, day: date | None) -> str:
 
 def _named_month(match: re.Match[str], day: date) -> str:
     """"next August" said in September 2026 is August 2027; "last May" said in May is the year before."""
-    month = _MONTHS.index(match.group("month").lower()) + 1
+    month = MONTHS.index(match.group("month").lower()) + 1
     which = match.group("which").lower()
     year = day.year
     if which == "next" and month <= day.month:

@@ -1,0 +1,153 @@
+"""The run, declared: every batch takes these passes, in this order, and nothing else decides the order.
+
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
+    Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
+         _pressure),
+
+Adding a pass is one entry here (and its step: a function of the BatchWork returning a PassResult). The
+"One run" diagram of docs/architecture.md is generated from this list (`python -m nanodream.run.pipeline
+docs/architecture.md` rewrites it between its markers; tests/test_pipeline.py fails when they disagree).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from nanodream.memory import archive
+from nanodream.run import askfirst, confirmations, guards, merges, supersede
+from nanodream.run.apply import apply, preview
+from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
+from nanodream.run.pressure import relieve
+from nanodream.run.session import ledger_keys, session
+from nanodream.workspace import SOUL
+
+
+def _keep_dates(work: BatchWork) -> PassResult:
+    merges.keep_dates(work.staging)
+    return DONE
+
+
+def _ask_first(work: BatchWork) -> PassResult:
+    askfirst.mark_ask_first(work.staging)
+    return DONE
+
+
+def _rejected(work: BatchWork) -> PassResult:
+    dropped = guards.drop_rejected(work.staging, ledger_keys(work.ctx))
+    return PassResult(warnings=tuple(f"left out a rejected fact: {line}" for line in dropped))
+
+
+def _unsafe(work: BatchWork) -> PassResult:
+    return PassResult(warnings=tuple(guards.leave_out_unsafe(work.staging, work.ctx.settings)))
+
+
+def _superseded(work: BatchWork) -> PassResult:
+    # A SOUL.md change waiting for review is not applied yet: its replaced lines stay where they are.
+    held_back = (SOUL,) if work.ctx.review == "soul" else ()
+    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back)
+    return DONE
+
+
+def _pressure(work: BatchWork) -> PassResult:
+    ctx, batch = work.ctx, work.batch
+    mentioned = [entry.content for entry in batch.entries] if batch else ()
+    relief = relieve(work.staging, ctx.store, ctx.settings, ctx.limits, mentioned=mentioned)
+    work.confirmed = relief.confirmed
+    return PassResult(failure=relief.failure, capacity=True) if relief.problems else DONE
+
+
+def _guards(work: BatchWork) -> PassResult:
+    ctx = work.ctx
+    violations = guards.check(work.staging, work.batch, ctx.settings, ctx.limits, work.toolbox.refusals)
+    warnings = tuple(str(v) for v in violations if not v.blocking)
+    blocking = [str(v) for v in violations if v.blocking]
+    failure = "guard refused the result: " + "; ".join(blocking) if blocking else ""
+    return PassResult(warnings=warnings, failure=failure)
+
+
+def _confirmations(work: BatchWork) -> PassResult:
+    present = (work.staging.read(archive.SOURCE) or "").split("\n")
+    confirmations.record(work.ctx.workspace, work.confirmed, archive.today(), present=present)
+    return DONE
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass("session", "prompting/, engines/", "one session (llm.py or builtin.py) edits a staged copy through the "
+         "tools of toolbox/registry.py; run/noop.py asks once when it changed nothing, run/cascade.py once to "
+         "revisit lines naming a value it replaced", session),
+    Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
+         _keep_dates),
+    Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),
+    Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
+    Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
+         _unsafe),
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
+    Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
+         _pressure),
+    Pass("guards", "run/guards.py", "injection, SOUL policy, deletion, size caps, skills: refuse or warn",
+         _guards),
+    Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; "
+         "a dry run ends here", preview),
+    Pass("apply", "run/apply.py", "door.change() → memory/transaction.py: journal → atomic writes → commit → "
+         "position + .dream_cursor → forget journal", apply),
+    Pass("confirmations", "run/confirmations.py", "lines the batch restated count as hot for pressure",
+         _confirmations),
+)
+
+
+# The "One run" diagram ------------------------------------------------------------------------------------
+
+BEGIN = "<!-- one-run diagram: generated from nanodream/run/pipeline.py; do not edit by hand -->"
+END = "<!-- end of the generated diagram -->"
+_HEAD = """\
+ nanodream run · /dream · the scheduler · the page · the MCP server
+        │            (commands/, slash.py, serve/, mcp/ parse and render)
+        ▼
+ api.py ─ run(): settings, the host-busy wait (scheduling/), then run_dream
+        ▼
+ run/dream.py ─ attempt(): enter the door ─ interrupt handling ─ one-line failures ─ run record
+        │            memory/door.py: lock, git sane, recover, hand edits      run/records.py
+        ▼
+ backlog/ ─ resume the position ─ survey (dead letters, cursor anomalies) ─ next batch
+        │      (a failing batch is split and a poisoned entry quarantined: run/poison.py, backlog/quarantine.py)
+        ▼
+ run/batch.py ─ dream_batch(): the one path every batch takes, the passes of run/pipeline.py in order
+        │"""
+
+
+def diagram(passes: tuple[Pass, ...] = PASSES) -> str:
+    """The fenced diagram docs/architecture.md shows, one line per pass (a long one wraps under its name)."""
+    lines = [BEGIN, "```", _HEAD]
+    for number, each in enumerate(passes):
+        branch = "└─" if number == len(passes) - 1 else "├─"
+        lines += _wrapped(f"        {branch} {each.name} ─ {each.unit}: {each.does}",
+                          "        " + ("   " if branch == "└─" else "│  ") + " " * (len(each.name) + 3))
+    lines += ["```", END]
+    return "\n".join(lines)
+
+
+def _wrapped(line: str, indent: str, width: int = 116) -> list[str]:
+    """`line` cut at spaces to fit `width`, later pieces under `indent`."""
+    out: list[str] = []
+    while len(line) > width and " " in line[len(indent):width]:
+        cut = line.rindex(" ", len(indent), width)
+        out.append(line[:cut])
+        line = indent + line[cut + 1:]
+    return [*out, line]
+
+
+def rewrite(page: str) -> str:
+    """`page` with the text between the diagram's markers replaced by the current diagram."""
+    start, end = page.index(BEGIN), page.index(END) + len(END)
+    return page[:start] + diagram() + page[end:]
+
+
+if __name__ == "__main__":  # regenerate the diagram: python -m nanodream.run.pipeline docs/architecture.md
+    if len(sys.argv) > 1:
+        target = Path(sys.argv[1])
+        target.write_text(rewrite(target.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        print(diagram())

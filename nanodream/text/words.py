@@ -1,0 +1,67 @@
+"""Words of a sentence, and how much two sentences say alike: what duplicate tests and coverage compare.
+
+Markers in HTML comments (`<!-- keep -->`, `<!-- hypothesis: 1 of 3, mild -->`) say how a line is held, not
+what it says; a possessive "'s" is dropped so "User's" matches "User".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from nanodream.text.lists import wordlist
+
+# Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
+STOPWORDS = wordlist("function-words")
+# Words that flip a statement: a fact never counts as covering another when they differ in one of these.
+NEGATIONS = wordlist("negations")
+
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words without punctuation, markers or a possessive "'s"."""
+    return _WORD.findall(_POSSESSIVE.sub("", _COMMENT.sub(" ", text)).lower())
+
+
+@lru_cache(maxsize=16384)  # the same bullets are compared with every fact of a batch
+def fact_key(text: str) -> tuple[str, ...]:
+    """Same key ⇔ same fact up to case, punctuation, whitespace and word order."""
+    return tuple(sorted(set(words(text))))
+
+
+@lru_cache(maxsize=16384)
+def content_words(text: str) -> frozenset[str]:
+    """The words that carry meaning, for similarity and coverage."""
+    return frozenset(w for w in words(text) if w not in STOPWORDS)
+
+
+def similarity(a: str, b: str) -> float:
+    """Share of meaningful words the two texts have in common (Jaccard), 0.0 when either has none."""
+    return jaccard(content_words(a), content_words(b))
+
+
+def jaccard(left: set[str] | frozenset[str], right: set[str] | frozenset[str]) -> float:
+    """Share of two word sets that both hold, 0.0 when either is empty."""
+    return len(left & right) / len(left | right) if left and right else 0.0
+
+
+def covers(broad: str, narrow: str) -> bool:
+    """True when `broad` says everything `narrow` says (its meaningful words include all of narrow's).
+
+    Needs at least two words in `narrow`, and no negation among the extra words, so "Run tests" is never
+    taken as covered by "Never run tests".
+    """
+    big, small = content_words(broad), content_words(narrow)
+    return len(small) >= 2 and small <= big and not (big - small) & NEGATIONS
+
+
+def tidy_sentence(text: str) -> str:
+    """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file."""
+    text = " ".join(text.split())
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."

@@ -1,0 +1,85 @@
+"""The text layer (nanodream/text/): word lists and verb tables as data, and the functions every floor reads
+sentences and words with."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.text import lists
+from nanodream.text.cjk import spaced_bigrams
+from nanodream.text.language import UNDETERMINED, language_of
+from nanodream.text.stems import singular
+from nanodream.text.verbs import base_verb, conjugate
+from nanodream.text.words import covers, fact_key, similarity
+
+
+def test_every_data_file_says_what_it_is_for_and_tables_have_even_rows():
+    for path in sorted(lists.DATA.iterdir()):
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("# "), f"{path.name} must open with a comment saying what it is for"
+        if path.suffix == ".tsv":
+            widths = {len(row) for row in lists.table(path.stem)}
+            assert len(widths) == 1, f"{path.name}: every row needs the same number of cells"
+        else:
+            assert lists.wordlist(path.stem), f"{path.name} holds no word"
+
+
+def test_a_person_extends_a_list_by_adding_a_word_to_its_file(tmp_path, monkeypatch):
+    (tmp_path / "negations.txt").write_text("# words that flip a statement\nnot never\n\nnada\n", encoding="utf-8")
+    monkeypatch.setattr(lists, "DATA", tmp_path)
+    lists.wordlist.cache_clear()
+    try:
+        assert lists.wordlist("negations") == {"not", "never", "nada"}
+    finally:
+        lists.wordlist.cache_clear()
+
+
+@pytest.mark.parametrize(("verb", "after_she"), [
+    ("live", "lives"), ("study", "studies"), ("push", "pushes"), ("go", "goes"), ("have", "has"), ("am", "is"),
+    ("went", "went"), ("read", "read"), ("can", "can"), ("don't", "doesn't"), ("played", "played"), ("stay", "stays"),
+])
+def test_a_verb_agrees_with_a_third_person(verb, after_she):
+    assert conjugate(verb) == after_she
+
+
+@pytest.mark.parametrize(("form", "base"), [
+    ("using", "use"), ("running", "run"), ("used", "use"), ("sent", "send"), ("written", "write"),
+    ("dropped", "drop"), ("copied", "copy"), ("put", "put"), ("pasted", "paste"), ("forgot", "forget"),
+])
+def test_a_verb_form_comes_back_to_its_base(form, base):
+    assert base_verb(form) == base
+
+
+def test_words_compare_as_facts_never_across_a_negation():
+    assert fact_key("User prefers Neovim.") == fact_key("neovim, user PREFERS")
+    assert covers("User prefers Neovim as their editor", "User prefers Neovim")
+    assert not covers("Never run tests on Fridays", "Run tests on Fridays")
+    assert not covers("Nothing is deployed on Fridays", "Is deployed on Fridays")
+    assert similarity("the deploy runs nightly", "a deploy runs nightly") == 1.0
+
+
+@pytest.mark.parametrize(("word", "one"), [("invoices", "invoice"), ("policies", "policy"), ("class", "class"),
+                                           ("status", "status"), ("bus", "bus")])
+def test_topics_fold_plurals(word, one):
+    assert singular(word) == one
+
+
+@pytest.mark.parametrize(("said", "language"), [
+    ("I moved to Porto last month and I like short answers.", "en"),
+    ("Ich wohne in Berlin und arbeite als Lehrerin.", "de"),
+    ("Je préfère les réponses courtes, s'il te plaît.", "fr"),
+    ("我想用繁體中文寫作業，先討論再動手。", "zh"),
+    ("こんにちは、東京に住んでいます。", "ja"),
+    ("안녕하세요 저는 서울에 살아요", "ko"),
+    ("lgtm", UNDETERMINED), ("ok thanks", UNDETERMINED), ("```\nimport os\nprint(os.sep)\n```", UNDETERMINED),
+    ("Bitte lies `src/main.py` und sag mir, was du davon hältst.", "de"),
+])
+def test_a_messages_language_is_told_by_its_script_or_the_model_and_short_text_is_undetermined(said, language):
+    assert language_of(said) == language
+
+
+def test_cjk_runs_become_overlapping_character_pairs_and_other_text_stays():
+    assert spaced_bigrams("我喜欢猫").split() == ["我喜", "喜欢", "欢猫"]
+    assert spaced_bigrams("I moved to 東京 in May").split() == ["I", "moved", "to", "東京", "in", "May"]
+    assert spaced_bigrams("plain ascii text") == "plain ascii text"
+    assert spaced_bigrams("猫 is a cat").split() == ["猫", "is", "a", "cat"]

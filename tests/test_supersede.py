@@ -149,3 +149,36 @@ def test_replaced_lines_are_recognised_and_others_are_not():
     for line in ("- Lives in Ghent.", "- Contract runs until 2026-12-31.", "- Lives in Ghent (until 2026-13-40)",
                  "## Identity (archived 2026-11-27)"):
         assert not is_replaced(line)
+
+
+# a person's undo and forget ------------------------------------------------------------------------------------
+
+
+def test_undoing_the_dream_that_replaced_a_fact_brings_it_back_and_takes_its_until_line_out(workspace):
+    from nanodream.edits.restore import restore_commit
+
+    history(workspace, ("2026-03-14", "[durable] The user lives in Ghent."))
+    dream(workspace)
+    history(workspace, ("2026-06-02", "[correction] User moved to Utrecht."))
+    dream(workspace)
+    report = restore_commit(workspace, "HEAD")
+
+    assert report.outcome == "restored", report.reason
+    user = (workspace.root / USER).read_text()
+    assert "The user lives in Ghent." in user and "Utrecht" not in user
+    assert archived(workspace) == []
+
+
+def test_forgetting_what_replaced_a_fact_keeps_the_fact_and_asks_the_person(workspace):
+    from nanodream.edits.forget import Target, forget
+
+    history(workspace, ("2026-03-14", "[durable] The user lives in Ghent."))
+    dream(workspace)
+    history(workspace, ("2026-06-02", "[correction] User moved to Utrecht."))
+    dream(workspace)
+    report = forget(workspace, Target(line=2))
+
+    assert report.outcome == "forgotten", report.reason
+    assert "Utrecht" not in (workspace.root / USER).read_text()
+    assert [parse_validity(line).text for line in archived(workspace)] == ["The user lives in Ghent"]
+    assert any("may be true again" in line and "Ghent" in line for line in report.review)

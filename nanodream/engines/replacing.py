@@ -86,6 +86,7 @@ def stem(word: str) -> str:
     return singular(base_verb(word))
 
 
+@lru_cache(maxsize=16384)  # every line is compared with every fact of a batch
 def stems(text: str) -> frozenset[str]:
     """The meaningful words of `text` by stem, without the words that only date or negate a change."""
     return frozenset(stem(w) for w in words(text) if w not in STOPWORDS and w not in FILLER)

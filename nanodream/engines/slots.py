@@ -85,6 +85,7 @@ def _keyed(slot: Slot, attribute: str) -> Slot:
     return slot
 
 
+@lru_cache(maxsize=16384)
 def user_slot(text: str) -> Slot | None:
     """The slot of a USER.md line, which is about the user even when it does not say so ("Lives in Lisbon",
     "Location: Lisbon")."""

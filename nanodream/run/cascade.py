@@ -6,7 +6,8 @@ because it is what a person can check at a glance and what no line written after
 a line merely about the same subject ("Prefers tea") is not made untrue by a move.
 
 - In the dream that replaces the fact: the builtin engine drops a dependent that said nothing beyond the old
-  fact (it is archived with it); a model is told, once, which lines still name the old value (`revisit`).
+  fact (it is archived with it); a model is told, once, which lines still name the old value
+  (run/revisit.py).
 - After it: `out_of_date` lists every active line still naming the old value of a replaced fact in the
   archive, as "may be out of date since <fact> changed on <date>" — `status` shows it and a reflection pass
   can call it. A line stops being listed when it is revised, removed, pinned by a person (their call), or when
@@ -16,19 +17,14 @@ a line merely about the same subject ("Prefers tea") is not made untrue by a mov
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import date
 from typing import Any
 
-from nanodream.engines import Engine, SessionError, SessionRequest, SessionResult
 from nanodream.engines.replacing import Change, names_old_value, value_change
-from nanodream.markdown import MarkdownDoc, with_fences
+from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
 from nanodream.rejected import fact_text
-from nanodream.run.supersede import replacements
 from nanodream.text.words import fact_key
-from nanodream.toolbox.tools import ToolBox
 from nanodream.validity import Validity, parse_validity
-from nanodream.vocab import count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, Workspace
 
 MAX_LISTED = 100  # out-of-date lines `status` shows; a workspace with more has a bigger problem to read first
@@ -107,53 +103,3 @@ def _latest_changes(facts: list[Validity]) -> list[tuple[Validity, Change]]:
         if not any(names_old_value(other.successor, change) for other in later):
             kept.append((validity, change))
     return kept
-
-
-# in the dream: tell a model which lines to revisit -----------------------------------------------------------
-
-
-def revisit(engine: Engine, request: SessionRequest, result: SessionResult, toolbox: ToolBox, *,
-            today: date) -> SessionResult:
-    """After a session that replaced facts, ask once about the lines still naming an old value; the model
-    updates or removes them, or leaves those still true. A failed follow-up keeps the session's edits and
-    says so; whatever is left is listed by `out_of_date` once the batch lands."""
-    staging = toolbox.staging
-    replaced = replacements(staging, request.batch if request.batch.entries else None, today=today)
-    pending = _dependents(staging.read, [(item.old.text, item.new) for item in replaced if item.from_files])
-    if not pending:
-        return result
-    summary = result.summary
-    try:
-        followed = engine.follow_up(request, result, revisit_message(pending), toolbox)
-    except SessionError as exc:
-        result.warnings.append(f"could not ask the model to revisit {count(len(pending), 'line')} naming a "
-                               f"replaced value: {exc.reason}")
-        return result
-    said = followed.summary.strip()
-    followed.summary = summary if not said or said == summary else f"{summary}\n{said}"
-    return followed
-
-
-def _dependents(read, pairs: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
-    """(file, line, old fact, new fact) for each staged line that names an old value of `pairs`."""
-    changes = [(old, new, value_change(old, new)) for old, new in pairs]
-    found = []
-    for path in CORE_FILES:
-        for bullet in MarkdownDoc(read(path) or "").bullets():
-            if PIN in bullet.text:
-                continue
-            hit = next(((old, new) for old, new, change in changes
-                        if fact_key(bullet.text) != fact_key(new) and names_old_value(bullet.text, change)), None)
-            if hit is not None:
-                found.append((path, bullet.text, *hit))
-    return found
-
-
-def revisit_message(pending: list[tuple[str, str, str, str]]) -> str:
-    """The one follow-up a model gets: the lines written in terms of a value it just replaced."""
-    listed = "\n".join(f'{n}. {path}: "{line}" (names the old value of "{old}", now "{new}")'
-                       for n, (path, line, old, new) in enumerate(pending, start=1))
-    return (f"You replaced facts, and these other lines still name the old value:\n\n{listed}\n\n"
-            "Revisit each one now: update it to the new value with edit_file, remove it if the change makes it "
-            "untrue, or leave it if it is still true as written. Then finish with a one-line summary. nanodream "
-            "keeps every replaced line in the archive with its dates; do not archive them yourself.")

@@ -75,7 +75,7 @@ def _confirmations(work: BatchWork) -> PassResult:
 
 PASSES: tuple[Pass, ...] = (
     Pass("session", "prompting/, engines/", "one session (llm.py or builtin.py) edits a staged copy through the "
-         "tools of toolbox/registry.py; run/noop.py asks once when it changed nothing, run/cascade.py once to "
+         "tools of toolbox/registry.py; run/noop.py asks once when it changed nothing, run/revisit.py once to "
          "revisit lines naming a value it replaced", session),
     Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
          _keep_dates),

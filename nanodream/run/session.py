@@ -18,7 +18,7 @@ from nanodream.engines import SessionError, SessionRequest, describe_error
 from nanodream.memory import archive
 from nanodream.prompting.prompt import session_texts
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import cascade, noop
+from nanodream.run import noop, revisit
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.run.transcripts import Transcript, save_transcript
@@ -39,7 +39,7 @@ def session(work: BatchWork) -> PassResult:
         result = work.engine.run(request, work.toolbox)
         result, account = noop.hold_to_account(work.engine, request, result, work.toolbox,
                                                text_calls=ctx.settings.tool_mode != "native")
-        result = cascade.revisit(work.engine, request, result, work.toolbox, today=archive.today())
+        result = revisit.revisit(work.engine, request, result, work.toolbox, today=archive.today())
     except SessionError as exc:
         _failed(work, exc)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied

@@ -9,22 +9,36 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanodream import api
-from nanodream.config import Settings
+from nanodream.api import SlashReply
 from nanodream.controls import visible
-from nanodream.edits.restore import RestoreReport
-from nanodream.edits.review import ReviewReport, Selection
-from nanodream.prompting.prompt_override import OVERRIDE
-from nanodream.run.context import RunOptions
-from nanodream.run.report import BatchOutcome, RunReport
-from nanodream.versioning.logview import CommitDetail, CommitSummary
-from nanodream.versioning.pending import Proposal
-from nanodream.vocab import FAILURES, ExitCode, Outcome, Refused, Report, count, count_entries, numbered, spoken_tokens
-from nanodream.workspace import Workspace
+from nanodream.vocab import (
+    FAILURES,
+    ExitCode,
+    Outcome,
+    Refused,
+    Report,
+    count,
+    count_entries,
+    numbered,
+    spoken_tokens,
+)
+
+if TYPE_CHECKING:
+    from nanodream.api import (
+        BatchOutcome,
+        CommitDetail,
+        CommitSummary,
+        Proposal,
+        RestoreReport,
+        ReviewReport,
+        RunReport,
+        Workspace,
+    )
 
 LIST_LIMIT = 10
 USAGE = {
@@ -36,19 +50,7 @@ USAGE = {
     "/dream-accept": "`/dream-accept [id|all]` — apply a pending proposal (no id: list them); `all` for every one",
     "/dream-reject": "`/dream-reject [id|all] [reason]` — drop a proposal, recording its facts as rejected",
 }
-_SETTING_NAMES = {f.name for f in fields(Settings)}
-
-
-@dataclass(frozen=True)
-class SlashReply:
-    markdown: str
-    exit_code: int = ExitCode.OK
-    result: Any = None  # the structured answer behind the markdown (`slash --json`), None for an error
-
-    def to_dict(self, text: str) -> dict[str, Any]:
-        words = text.split()
-        return {"command": words[0].lower() if words else "", "exit_code": int(self.exit_code),
-                "markdown": self.markdown, "result": self.result}
+_SETTING_NAMES = {f.name for f in fields(api.Settings)}
 
 
 class SlashError(Exception):
@@ -71,12 +73,13 @@ def respond(workspace_path: str | Path, text: str, **options: Any) -> SlashReply
     passed on to whatever displays the markdown.
     """
     reply = _reply(workspace_path, text, options)
-    return replace(reply, markdown=visible(reply.markdown))
+    words = (text or "").split()
+    return replace(reply, markdown=visible(reply.markdown), command=words[0].lower() if words else "")
 
 
 def _reply(workspace_path: str | Path, text: str, options: dict[str, Any]) -> SlashReply:
     try:
-        return _dispatch(Workspace.at(workspace_path), text, options)
+        return _dispatch(api.Workspace.at(workspace_path), text, options)
     except SlashError as exc:
         return SlashReply(str(exc), ExitCode.USAGE)
     except Exception as exc:  # the host shows our reply to a person; a traceback helps nobody there
@@ -127,7 +130,7 @@ def _dream(workspace: Workspace, args: list[str], options: dict[str, Any]) -> Sl
         settings = api.settings_for(workspace, overrides)
     except Refused as exc:
         return SlashReply(f"**Configuration problem:** {exc.reason.removeprefix('configuration: ')}", ExitCode.USAGE)
-    report = api.run(workspace, settings, RunOptions(trigger="slash"), engine_factory=engine_factory)
+    report = api.run(workspace, settings, api.RunOptions(trigger="slash"), engine_factory=engine_factory)
     return SlashReply(render_run(report), report.exit_code, report.to_json())
 
 
@@ -174,7 +177,7 @@ def _dream_log(workspace: Workspace, args: list[str], options: dict[str, Any]) -
         body = "\n".join(_commit_item(c) for c in commits)
         return SlashReply(f"**Recent memory commits** (newest first)\n\n{body}\n\n"
                           "Details of one: `/dream-log <sha>` · undo a dream: `/dream-restore <sha>`",
-                          result=[c.to_dict() for c in commits])
+                          result=[c.to_json() for c in commits])
     shown = api.show(workspace, args[0])
     if shown.detail is None:
         raise SlashError(f"**{shown.reason}.** `/dream-log` lists recent commits.")
@@ -232,7 +235,7 @@ def _dream_restore(workspace: Workspace, args: list[str], options: dict[str, Any
         raise _usage_error("/dream-restore", problem)
     if not shas:
         dreams = api.log(workspace, LIST_LIMIT, kind="dream").commits
-        return SlashReply(_restorable_list(dreams), result=[c.to_dict() for c in dreams])
+        return SlashReply(_restorable_list(dreams), result=[c.to_json() for c in dreams])
     report = api.restore(workspace, shas[0], before="--before" in flags, replay="--replay" in flags)
     return SlashReply(render_restore(report, shas[0]), report.exit_code, report.to_json())
 
@@ -316,13 +319,13 @@ def render_restore(report: RestoreReport, ref: str) -> str:
 def _dream_review(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
     if args:
         raise _usage_error("/dream-review", "`/dream-review` takes no arguments; accept with `/dream-accept <id>`.")
-    found = api.proposals(workspace, with_diffs=True)
-    parts = [_proposal_list(found.proposals)]
-    for proposal in found.proposals:
-        diff = found.diffs[proposal.id].rstrip()
+    queue = api.review_queue(workspace).proposals
+    parts = [_proposal_list([item.proposal for item in queue])]
+    for item in queue:
+        diff = item.diff.rstrip()
         fence = "`" * max(3, _longest_backtick_run(diff) + 1)
         parts.append(f"{fence}diff\n{diff}\n{fence}")
-    return SlashReply("\n\n".join(parts), result=[p.to_dict() for p in found.proposals])
+    return SlashReply("\n\n".join(parts), result=[item.proposal.to_json() for item in queue])
 
 
 def _dream_accept(workspace: Workspace, args: list[str], options: dict[str, Any]) -> SlashReply:
@@ -337,10 +340,10 @@ def _decide(workspace: Workspace, command: str, args: list[str]) -> SlashReply:
     """Accept or reject one proposal, or `all`; without an id, list what is pending with hints."""
     if not args:
         chain = api.proposals(workspace).proposals
-        return SlashReply(_proposal_list(chain), result=[p.to_dict() for p in chain])
+        return SlashReply(_proposal_list(chain), result=[p.to_json() for p in chain])
     if command == "/dream-accept" and len(args) > 1:
         raise _usage_error(command, "Give one proposal id, or `all`.")
-    selection = Selection(None if args[0] == "all" else args[0], everything=args[0] == "all")
+    selection = api.Selection(None if args[0] == "all" else args[0], everything=args[0] == "all")
     if command == "/dream-accept":
         report = api.accept(workspace, selection)
     else:
@@ -389,14 +392,14 @@ def _dream_prompt(workspace: Workspace, args: list[str], options: dict[str, Any]
     info = api.prompt(workspace).info
     text = f"Active dream prompt: **{info.source}** (`{info.path}`, {info.chars} chars)."
     notes = {
-        "absent": f"Customise it with `/dream-prompt init` (copies it to `{OVERRIDE}`).",
-        "empty": f"`{OVERRIDE}` is empty, so the built-in prompt is used.",
-        "symlink": f"`{OVERRIDE}` is a symlink and is ignored.",
-        "not-a-file": f"`{OVERRIDE}` is not a file and is ignored.",
+        "absent": f"Customise it with `/dream-prompt init` (copies it to `{api.OVERRIDE}`).",
+        "empty": f"`{api.OVERRIDE}` is empty, so the built-in prompt is used.",
+        "symlink": f"`{api.OVERRIDE}` is a symlink and is ignored.",
+        "not-a-file": f"`{api.OVERRIDE}` is not a file and is ignored.",
         "active": "It is identical to the built-in prompt." if info.override_identical_to_builtin
         else "It differs from the built-in prompt (`nanodream prompt reset` goes back).",
     }
-    return SlashReply(f"{text}\n\n{notes[info.override_state]}", result=info.to_dict())
+    return SlashReply(f"{text}\n\n{notes[info.override_state]}", result=info.to_json())
 
 
 # helpers --------------------------------------------------------------------------------------------

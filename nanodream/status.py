@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
@@ -17,12 +17,12 @@ from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import FAILURES, SUCCEEDED, RunRecord
+from nanodream.vocab import FAILURES, SUCCEEDED, Declared, RunRecord
 from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 
 @dataclass
-class Status:
+class Status(Declared):
     workspace: str
     model: str
     cursor: int
@@ -53,9 +53,6 @@ class Status:
     # "replaced_by", "message"} (run/cascade.py), newest change first
     out_of_date: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
 LATEST_NOTABLE = 50
@@ -73,8 +70,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         sha = store.head_sha()
         subject = store.head_message().splitlines()[0] if sha else None
     records = read_records(workspace, limit=200)
-    successes = [r.to_dict() for r in records if r.outcome in SUCCEEDED]
-    failures = [r.to_dict() for r in records if r.outcome in FAILURES]
+    successes = [r.to_json() for r in records if r.outcome in SUCCEEDED]
+    failures = [r.to_json() for r in records if r.outcome in FAILURES]
     try:
         quarantine, quarantine_error = [vars(e) for e in load_quarantine(workspace)], ""
     except QuarantineUnreadable as exc:
@@ -109,7 +106,7 @@ def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:
     from nanodream.versioning.logview import summarize
 
     dreams = store.memory_commits(1, kind="dream")
-    return summarize(dreams[0]).to_dict() if dreams else None
+    return summarize(dreams[0]).to_json() if dreams else None
 
 
 def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:

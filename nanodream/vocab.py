@@ -1,4 +1,4 @@
-"""The words every layer shares: exit codes, outcomes, the run record, run ids and commit trailers.
+"""The words every layer shares: exit codes, outcomes, reports and their JSON, the run record, run ids, trailers.
 
 One spelling each, so the CLI, the slash commands, the scheduler and the records cannot drift apart.
 Imports nothing from nanodream: any module may use it, including on `status`'s fast path.
@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
-from enum import IntEnum, StrEnum
+from enum import Enum, IntEnum, StrEnum
+from functools import cache
 from typing import Any
 
 
@@ -106,12 +107,98 @@ class Refused(Exception):
                                                                                          Outcome.REFUSED)
 
 
+# declared JSON -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a declared value's JSON differs from its dataclass fields, said once on the class (`json_shape`).
+
+    A class's shape adds to its bases': `hidden` fields stay out, `derived` properties go in (their return
+    annotation is their type), `renamed` fields take another key, `rounded` floats keep that many digits,
+    `spread` fields lend their own keys to this object, and `inner` names the one field whose JSON is the whole
+    JSON while it is not None (an envelope: a report around a domain answer).
+    """
+
+    hidden: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
+    rounded: tuple[tuple[str, int], ...] = ()
+    spread: tuple[str, ...] = ()
+    inner: str | None = None
+
+    def merged(self, other: Shape) -> Shape:
+        """This shape with `other` (a subclass's) on top."""
+        return Shape(self.hidden + other.hidden, self.derived + other.derived, self.renamed + other.renamed,
+                     self.rounded + other.rounded, self.spread + other.spread, other.inner or self.inner)
+
+
+@cache
+def shape_of(cls: type) -> Shape:
+    """The shape a class declares with its bases', base first; a plain dataclass has the empty shape."""
+    shape = Shape()
+    for klass in reversed(cls.__mro__):
+        own = klass.__dict__.get("json_shape")
+        if isinstance(own, Shape):
+            shape = shape.merged(own)
+    return shape
+
+
+def json_keys(cls: type) -> list[tuple[str, str]]:
+    """(key, attribute) of a declared class's JSON object in order, spread fields left to the caller."""
+    shape = shape_of(cls)
+    renamed = dict(shape.renamed)
+    names = [f.name for f in fields(cls)] + list(shape.derived)
+    return [(renamed.get(name, name), name) for name in dict.fromkeys(names)
+            if name not in shape.hidden and name not in shape.spread]
+
+
+def as_json(value: Any) -> Any:
+    """`value` as the JSON it is declared to be: dataclasses by their fields and shape, containers item by item,
+    enums as their value, times as ISO 8601; anything else as it is (json.dumps says the rest)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return _object_json(value)
+    if isinstance(value, list | tuple):
+        return [as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="seconds")
+    return value
+
+
+def _object_json(value: Any) -> dict[str, Any]:
+    shape = shape_of(type(value))
+    if shape.inner is not None and getattr(value, shape.inner) is not None:
+        return as_json(getattr(value, shape.inner))
+    digits = dict(shape.rounded)
+    data: dict[str, Any] = {}
+    for name in shape.spread:
+        data.update(as_json(getattr(value, name)) or {})
+    for key, name in json_keys(type(value)):
+        item = getattr(value, name)
+        data[key] = round(item, digits[name]) if name in digits and isinstance(item, float) else as_json(item)
+    return data
+
+
+class Declared:
+    """A value whose JSON is declared by its dataclass fields and its `json_shape`: never written by hand."""
+
+    def to_json(self) -> Any:
+        return as_json(self)
+
+
 @dataclass(kw_only=True)
-class Report:
+class Report(Declared):
     """What every action tells its caller: how it ended, why, what to do next, and the exit code that says so.
 
-    The exit code follows the outcome unless set (a refusal's usage error is exit 2, not 1).
+    The exit code follows the outcome unless set (a refusal's usage error is exit 2, not 1). Its JSON is every
+    field, with `exit_code` in place of the internal `code`.
     """
+
+    json_shape = Shape(hidden=("code",), derived=("exit_code",))
 
     outcome: str = Outcome.NOTHING_TO_DO
     reason: str = ""
@@ -130,12 +217,9 @@ class Report:
         self.outcome, self.reason, self.hint, self.code = (refused.outcome, refused.reason, refused.hint,
                                                            refused.exit_code)
 
-    def to_json(self) -> dict[str, Any]:
-        """The `--json` object: every field, with `exit_code` in place of the internal `code`."""
-        data = asdict(self)
-        data.pop("code")
-        data["exit_code"] = int(self.exit_code)
-        return data
+
+# The keys every report has; a report whose JSON is only its own answer hides them (`Shape(hidden=VERDICT)`).
+VERDICT = ("outcome", "reason", "hint", "exit_code")
 
 
 def count(number: int, noun: str, plural: str = "") -> str:
@@ -163,7 +247,7 @@ def utc_stamp(moment: datetime | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class RunRecord(Declared):
     """One line of .nanodream/runs.jsonl: an attempt as `status`, `log` and the scheduler read it back."""
 
     id: str
@@ -197,9 +281,6 @@ class RunRecord:
     requests: int = 0  # model requests, all batches together
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord | None:

@@ -1,7 +1,8 @@
-"""The host API (nanodream/api.py): every action returns a typed report; nothing raises for a person's mistake."""
+"""The host API (nanodream/api/): every action returns a typed report; nothing raises for a person's mistake."""
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import pytest
@@ -62,6 +63,31 @@ def test_every_action_refuses_a_place_that_is_no_workspace_with_a_report(tmp_pat
     assert report.outcome == "refused" and report.exit_code == ExitCode.USAGE
     assert "no workspace at" in report.reason and "nanodream init" in report.hint
     assert not (tmp_path / "nowhere").exists()
+
+
+# A value for each argument an action cannot do without, by its name.
+ARGUMENTS = {"ref": "HEAD", "query": "x", "selection": Selection(everything=True), "target": Target(session="s"),
+             "text": "x", "line": 1, "decision": "stale", "lines": None, "path": "USER.md", "kind": "crontab",
+             "plan": api.SchedulePlan()}
+# Actions on a workspace that may answer a missing one otherwise: init creates it; model check reads only settings.
+CREATE_OR_IGNORE = {"init", "check_model"}
+
+
+def test_every_action_on_a_workspace_refuses_a_missing_one_with_its_own_report(tmp_path):
+    """The refusal path is the one `@action` writes: whatever the action, its own report type comes back."""
+    where = tmp_path / "nowhere"
+    for name in api.ACTIONS:
+        act = getattr(api, name)
+        parameters = inspect.signature(act).parameters
+        if "where" not in parameters or name in CREATE_OR_IGNORE:
+            continue
+        needed = {key: ARGUMENTS[key] for key, spec in parameters.items()
+                  if key != "where" and spec.default is spec.empty}
+        report = act(where, **needed)
+        assert type(report) is getattr(api, act.__annotations__["return"]), name
+        assert (report.outcome, report.exit_code) == ("refused", ExitCode.USAGE), name
+        assert "no workspace at" in report.reason and "nanodream init" in report.hint, name
+    assert not where.exists()
 
 
 def test_bad_references_are_usage_errors_and_change_nothing(workspace):

@@ -164,6 +164,57 @@ def test_the_architecture_page_lists_exactly_what_each_unit_imports():
     assert drift == {}, "docs/architecture.md's floors table (documented, actual) has drifted from the code"
 
 
+# Front ends parse, call the host API and render; they reach nanodream through these doors alone (and each other:
+# a command starts the page or the MCP server, the MCP server shares the page's guard).
+FRONT_ENDS = ("nanodream.commands", "nanodream.slash", "nanodream.serve", "nanodream.mcp")
+FRONT_DOORS = ("nanodream.api", "nanodream.vocab", "nanodream.controls", "nanodream.process", *FRONT_ENDS)
+
+
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == package or module.startswith(f"{package}.") for package in packages)
+
+
+def _imported_names(module: str, path: Path) -> set[str]:
+    """Every `nanodream…` name a module imports, wherever the statement stands (functions, TYPE_CHECKING):
+    `import a.b` gives a.b, `from a import b` gives a.b, relative imports resolved."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            package = module.split(".")[: -node.level] if node.level else []
+            base = ".".join([*package, node.module] if node.module else package)
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] == "nanodream"}
+
+
+def test_front_ends_reach_nanodream_only_through_the_api():
+    """commands/, slash.py, serve/ and mcp/ import nanodream.api (and its submodules), vocab, controls, process,
+    each other and nanodream.__version__: nothing below the API, not even for a type."""
+    below = {module: sorted(name for name in _imported_names(module, path)
+                            if not _within(name, FRONT_DOORS) and name != "nanodream.__version__")
+             for module, path in _modules().items() if _within(module, FRONT_ENDS)}
+    assert {module: names for module, names in below.items() if names} == {}
+
+
+def test_the_front_door_check_sees_every_kind_of_import(tmp_path):
+    module = tmp_path / "probe.py"
+    module.write_text("from nanodream import api, config\nimport nanodream.run.dream\n"
+                      "def f():\n    from ..edits.review import Selection\n"
+                      "if TYPE_CHECKING:\n    from nanodream.status import Status\n", encoding="utf-8")
+    assert _imported_names("nanodream.commands.probe", module) == {
+        "nanodream.api", "nanodream.config", "nanodream.run.dream", "nanodream.edits.review.Selection",
+        "nanodream.status.Status"}
+
+
+def test_the_refusal_path_is_written_once():
+    """Only `@action` catches Refused in the API's actions: no action repeats try/except around workspace_at."""
+    tree = ast.parse((PACKAGE / "api" / "actions.py").read_text(encoding="utf-8"))
+    caught = [ast.walk(node.type) for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler) and node.type]
+    handlers = [names for names in caught if any(isinstance(n, ast.Name) and n.id == "Refused" for n in names)]
+    assert len(handlers) == 1
+
+
 def _calls(attribute: str) -> dict[str, int]:
     """Modules that call `<something>.<attribute>(...)` or `<attribute>(...)`, with how often."""
     counts: dict[str, int] = defaultdict(int)

@@ -107,4 +107,4 @@ def test_why_of_a_replaced_line_tells_until_when_it_was_true_and_what_replaced_i
     assert (old.became_true, old.until, old.replaced_by) == ("2026-03-14", "2026-06-02", "User moved to Utrecht")
     assert old.time.startswith("2026-06-05")  # archived by the dream that read the move
     assert old.first_written["time"].startswith("2026-03-14")
-    assert old.to_dict()["replaced"] == []
+    assert old.to_json()["replaced"] == []

@@ -12,10 +12,11 @@ from typer.testing import CliRunner
 
 from nanodream.backlog.history import session_of, tagged_lines
 from nanodream.cli import app
+from nanodream.commands.eval import failures
 from nanodream.config import Settings
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.evaluation.checks import Memory, evaluate
-from nanodream.evaluation.report import compare, failures
+from nanodream.evaluation.report import compare
 from nanodream.evaluation.runner import EvalConfig, run_corpus
 from nanodream.evaluation.scenario import Check, ScenarioError, discover, load_scenario, shipped_corpus
 from nanodream.evaluation.simulate import simulate, write_scenario

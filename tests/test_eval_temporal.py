@@ -54,7 +54,7 @@ def test_asks_as_of_a_date_are_answered_from_memory_as_it_stood_and_reported_apa
     assert moves.temporal and [ask["coverage"] for ask in moves.metrics["asks"]] == [1.0, 1.0, 1.0]
     assert [(ask["kind"], ask["as_of"]) for ask in moves.metrics["asks"]] == [
         ("current", None), ("as-of", "2026-10-02"), ("as-of", "2026-10-01")]
-    assert report.score == 1.0 and report.temporal()["kinds"]["as-of"] == {"asks": 2, "coverage": 1.0,
+    assert report.score == 1.0 and report.temporal["kinds"]["as-of"] == {"asks": 2, "coverage": 1.0,
                                                                            "baseline": 1.0}
     text = runner.invoke(app, ["eval", str(corpus)], terminal_width=200).output
     assert "(temporal)" in text and "temporal, apart from the score: 1 scenarios" in text

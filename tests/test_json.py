@@ -1,17 +1,22 @@
-"""Every --json output parses and has exactly the keys docs/json.md lists for it."""
+"""Every --json output parses and has exactly the keys docs/json.md lists for it, and the page and the MCP output
+schemas are what the report declarations generate."""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from nanodream import api
+from nanodream.api import outputs, schema
 from nanodream.cli import app
 from nanodream.memory.transaction import ensure_repository
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import Report, Shape
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, write_history
 
@@ -127,3 +132,41 @@ def test_an_error_is_a_json_object_with_the_exit_code(tmp_path):
     result = cli("status", "-w", str(tmp_path / "nowhere"), "--json")
     assert json.loads(result.stdout) == {"error": json.loads(result.stdout)["error"], "exit_code": result.exit_code}
     assert result.exit_code == 2
+
+
+def test_the_page_and_the_stored_schemas_are_generated_from_the_declarations():
+    assert outputs.render() == DOC, "docs/json.md drifted from the declarations: python -m nanodream.api.outputs"
+    assert schema.stored_schemas() == json.loads(json.dumps(schema.schemas())), (
+        "nanodream/api/schemas.json drifted from the declarations: python -m nanodream.api.outputs")
+
+
+def test_every_section_names_a_declared_type_and_every_heading_once():
+    headings = [section.heading for section in outputs.SECTIONS]
+    assert len(headings) == len(set(headings))
+    for section in outputs.SECTIONS:
+        for keys in section.keys:
+            assert schema.keys_of(getattr(api, keys.type)), keys.type
+
+
+@dataclass
+class Toy(Report):
+    """A report a new action might return: the whole cost of its JSON, schema and keys is this declaration."""
+
+    json_shape = Shape(hidden=("hint",), derived=("twice",), renamed=(("count", "n"),))
+
+    count: int = 0
+    note: str | None = None
+
+    @property
+    def twice(self) -> int:
+        return 2 * self.count
+
+
+def test_a_report_declared_once_gives_its_json_its_schema_and_its_keys():
+    toy = Toy(count=2, outcome="refused", reason="no")
+    assert toy.to_json() == {"outcome": "refused", "reason": "no", "n": 2, "note": None, "exit_code": 1, "twice": 4}
+    declared = schema.schema_of(Toy)
+    assert list(declared["properties"]) == list(toy.to_json()) == schema.keys_of(Toy)
+    assert declared["required"] == list(toy.to_json()) and declared["additionalProperties"] is False
+    assert declared["properties"]["n"] == {"type": "integer"} and declared["properties"]["twice"] == {"type": "integer"}
+    assert declared["properties"]["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}

@@ -82,6 +82,20 @@ def test_a_read_only_server_lists_the_read_tools_and_no_write_tool(client):
     assert all(tool.output_schema["type"] == "object" for tool in tools.values())
 
 
+def test_output_schemas_are_the_declared_schemas_of_the_reports_the_tools_answer_with(client):
+    """What a host validates a result against is generated from the report's declaration, marked untrusted."""
+    from nanodream.api.schema import output_schema, schema_of
+    from nanodream.mcp.tools import TOOLS
+
+    for name, listed in client.tools().items():
+        declared = TOOLS.tools[name].answers
+        assert output_schema(declared) == json.loads(json.dumps(schema_of(getattr(api, declared))))
+        assert listed.output_schema["properties"] == {**output_schema(declared)["properties"],
+                                                      "untrusted": {"const": True}}
+        assert set(listed.output_schema["required"]) == set(listed.output_schema["properties"])
+        assert listed.output_schema["additionalProperties"] is False
+
+
 def test_schemas_come_from_the_typed_signatures(client):
     tools = client.tools()
     recall = tools["memory_recall"].input_schema

@@ -64,6 +64,13 @@ def test_the_wheel_holds_the_page_templates(wheel):
     assert shipped == {p.name for p in (REPO / "nanodream/serve/templates").glob("*.html")} != set()
 
 
+def test_the_wheel_holds_the_mcp_output_schemas(wheel):
+    """The MCP server lists each tool's output schema from the stored schemas: an installed server needs them."""
+    with zipfile.ZipFile(wheel) as archive:
+        stored = archive.read("nanodream/api/schemas.json")
+    assert stored == (REPO / "nanodream/api/schemas.json").read_bytes() and b'"RunReport"' in stored
+
+
 def test_the_wheel_holds_the_text_layers_word_lists(wheel):
     with zipfile.ZipFile(wheel) as archive:
         shipped = {name.rsplit("/", 1)[1]: archive.read(name) for name in archive.namelist()

@@ -17,6 +17,25 @@ def test_importing_the_package_loads_no_run_machinery():
     assert out.stdout.split() == []
 
 
+def test_importing_the_host_api_loads_no_run_machinery():
+    """`import nanodream.api` is what `status` and `--help` pay: the actions and the types, nothing they call."""
+    heavy = ("nanodream.run.dream", "nanodream.run.report", "nanodream.edits.restore", "nanodream.status",
+             "nanodream.memory.door", "litellm", "git", "bm25s", "detect_secrets", "pydantic")
+    code = f"import sys, nanodream.api\nprint(' '.join(m for m in {heavy!r} if m in sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []
+
+
+def test_the_host_api_exports_every_action_and_type_a_front_end_uses():
+    from nanodream import api
+
+    assert set(api.ACTIONS) <= set(api.__all__) and len(api.ACTIONS) >= 37
+    for name in api.__all__:  # the re-exported domain types too: each is where the map says
+        assert getattr(api, name) is not None, name
+    assert api.RunReport.__module__ == "nanodream.run.report" and api.Selection.__module__ == "nanodream.edits.review"
+    assert not hasattr(api, "no_such_thing")
+
+
 def test_every_public_name_resolves_to_the_real_object(workspace):
     from nanodream.run.dream import run_dream
     from nanodream.slash import handle

@@ -14,15 +14,15 @@ from rich.markup import escape
 from rich.text import Text
 
 from nanodream.controls import visible
-from nanodream.vocab import ExitCode, Outcome
+from nanodream.vocab import ExitCode, Outcome, Refused
+from nanodream.vocab import as_json as as_json_value
 
 # The door (or the action) turned the request away: nothing was written.
 REFUSALS = (Outcome.BUSY, Outcome.BLOCKED, Outcome.REFUSED)
 
 if TYPE_CHECKING:
-    from nanodream.config import Settings
+    from nanodream.api import Settings, Workspace
     from nanodream.vocab import Report
-    from nanodream.workspace import Workspace
 
 class VisibleConsole(Console):
     """A console that shows the control characters of what it prints instead of sending them to the terminal.
@@ -70,18 +70,20 @@ def _say_why(message: str, code: int) -> None:
     err_console.print(f"[{colour}]{label}:[/{colour}] {escape(message)}", highlight=False, soft_wrap=True)
 
 
-def concluded(report: Report, as_json: bool, render: Callable[[Any], None], *, json_report: bool = False) -> NoReturn:
+def concluded(report: Report, as_json: bool, render: Callable[[Any], None], *, json_report: bool = False,
+              listed: list[Any] | None = None) -> NoReturn:
     """Print a report and exit with its code: refusals the one shared way, the rest with `render`.
 
     `json_report`: the command's documented `--json` is the report itself even when it refused (run, restore,
-    review, forget); otherwise a refusal prints docs/json.md's `{"error", "exit_code"}`.
+    review, forget); otherwise a refusal prints docs/json.md's `{"error", "exit_code"}`. `listed`: the command's
+    `--json` is this list of the report's (docs/json.md says which), not the report.
     """
     turned_away = report.outcome in REFUSALS
     if as_json:
         if turned_away and not json_report:
             emit_json({"error": report.reason, "exit_code": int(report.exit_code)})
         else:
-            emit_json(report.to_json())
+            emit_json(report.to_json() if listed is None else as_json_value(listed))
     elif turned_away:
         refused(report)
     else:
@@ -112,43 +114,25 @@ def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
-def write_result(path: Path, data: Any) -> None:
-    """`-o FILE`: the same object `--json` prints, as JSON, or YAML when FILE ends in .yaml/.yml; atomically."""
-    from nanodream.atomic import atomic_write
-
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        text = yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False, allow_unicode=True)
-    else:
-        text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
-    atomic_write(path, text)
-
-
 def resolve_workspace(option: Path | None, *, must_exist: bool = True, as_json: bool = False) -> Workspace:
-    from nanodream.workspace import Workspace
+    """The workspace `-w` (else $NANODREAM_WORKSPACE, else here) names; one that is none ends the command."""
+    from nanodream import api
 
     raw = option or os.environ.get("NANODREAM_WORKSPACE") or "."
-    workspace = Workspace.at(raw)
-    problem = workspace.problem() if must_exist else None
-    if problem:
-        hint = f"; create one with: nanodream init {raw}" if workspace.missing else ""
-        fail(f"{problem}{hint}", as_json=as_json)
-    if must_exist:
-        from nanodream.layout import Linked, check_plain
-
-        try:
-            check_plain(workspace)
-        except Linked as exc:
-            fail(str(exc), ExitCode.NEEDS_PERSON, as_json=as_json)
-    return workspace
+    if not must_exist:
+        return api.Workspace.at(raw)
+    try:
+        return api.workspace_at(raw)
+    except Refused as exc:  # said with the path as the person typed it
+        hint = f"; create one with: nanodream init {raw}" if exc.hint else ""
+        fail(f"{exc.reason}{hint}", exc.exit_code, as_json=as_json)
 
 
 def resolve_settings(workspace: Workspace, overrides: dict[str, Any] | None = None, *,
                      as_json: bool = False) -> Settings:
-    from nanodream.config import ConfigError, load_settings
+    from nanodream import api
 
     try:
-        return load_settings(workspace, overrides)
-    except ConfigError as exc:
-        fail(f"configuration: {exc}", as_json=as_json)
+        return api.settings_for(workspace, overrides)
+    except Refused as exc:
+        fail(exc.reason, exc.exit_code, as_json=as_json)

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich import box
+from rich.table import Table
 from typer.core import TyperGroup
 
 from nanodream.commands.common import (
+    REFUSALS,
     JsonOption,
     ModelOption,
+    concluded,
     console,
     emit_json,
     err_console,
-    fail,
-    write_result,
 )
 from nanodream.vocab import ExitCode
+
+if TYPE_CHECKING:
+    from nanodream.api import EvalAnswer, EvalReport, LocomoReport
 
 PathsArgument = Annotated[list[Path] | None, typer.Argument(
     help="Scenario directories, or directories of them (default: the shipped corpus).", show_default=False)]
@@ -59,37 +64,23 @@ def eval_command(
       nanodream eval --prompt my-dream.md --min-score 0.9
       nanodream eval --transcripts          # retention against keeping every turn
     """
-    from nanodream.config import ConfigError
-    from nanodream.evaluation.report import compare
-    from nanodream.evaluation.runner import EvalConfig, run_corpus
-    from nanodream.evaluation.scenario import ScenarioError, discover, shipped_corpus, shipped_transcripts
+    from nanodream import api
 
-    for path in (prompt, against_prompt):
-        if path is not None and not path.is_file():
-            fail(f"prompt file not found: {path}", as_json=as_json)
-    default = shipped_transcripts() if transcripts else shipped_corpus()
-    try:
-        scenarios = discover(list(corpus or [default]))
-        base = run_corpus(scenarios, EvalConfig(_overrides(model), prompt, max_cost, top_k=top_k), _progress)
-        other = None
-        if against_model is not None or against_prompt is not None:
-            spent = None if max_cost is None else max(max_cost - base.cost, 0.0)
-            other = run_corpus(scenarios, EvalConfig(_overrides(against_model or model), against_prompt or prompt,
-                                                     spent, top_k=top_k), _progress)
-    except (ScenarioError, ConfigError) as exc:
-        fail(str(exc), as_json=as_json)
-    diff = compare(base, other) if other is not None else None
-    against = None if diff is None else {key: diff[key] for key in ("other", "delta", "scenarios")}
-    data = {**base.to_dict(), "against": against}
+    request = api.EvalRequest(tuple(corpus or ()), transcripts, top_k, model, prompt, against_model, against_prompt,
+                              max_cost)
+    answer = api.evaluate(request, _progress)
+    if answer.outcome in REFUSALS:
+        concluded(answer, as_json, lambda report: None)
+    data = answer.to_json()
     if output is not None:
-        write_result(output, data)
+        api.write_result(output, data)
     if as_json:
         emit_json(data)
     else:
-        _print(base, diff)
-    if min_score is not None and base.score < min_score:
+        _print(answer)
+    if min_score is not None and answer.evaluation.score < min_score:
         if not as_json:
-            console.print(f"score {base.score:.3f} is below --min-score {min_score}", highlight=False)
+            console.print(f"score {answer.evaluation.score:.3f} is below --min-score {min_score}", highlight=False)
         raise typer.Exit(ExitCode.FAILED)
 
 
@@ -99,13 +90,8 @@ def _progress(result: Any) -> None:
         err_console.print(f"{result.score:.2f}  {result.name}", markup=False, highlight=False)
 
 
-def _overrides(model: str | None) -> dict[str, Any]:
-    return {"model": model} if model else {}
-
-
-def _print(base: Any, diff: dict[str, Any] | None) -> None:
-    from nanodream.evaluation.report import asks_line, difference_table, failures, score_table, temporal_line
-
+def _print(answer: EvalAnswer) -> None:
+    base = answer.evaluation
     console.print(score_table(base))
     for line in failures(base):
         console.print(line, markup=False, highlight=False)
@@ -114,8 +100,79 @@ def _print(base: Any, diff: dict[str, Any] | None) -> None:
             console.print(line, markup=False, highlight=False)
     if base.stopped:
         console.print(f"stopped: {base.stopped}", highlight=False, markup=False)
-    if diff is not None:
-        console.print(difference_table(diff))
+    if answer.against is not None:
+        console.print(difference_table({"base": base.to_json(), **answer.against}))
+
+
+def score_table(report: EvalReport) -> Table:
+    """One row per scenario: score, passed/total and the metrics; failed checks are listed by `failures`."""
+    table = Table(title=f"nanodream eval · {report.model} · score {report.score:.3f}", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("scenario", overflow="fold")
+    asked = report.asked("ask_coverage") is not None
+    for column in ("score", "checks", "tokens", "cost", "s", "+bytes", *(("asks/all",) if asked else ())):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column) + 1)
+    for result in report.scenarios:
+        metrics = result.metrics
+        cost = "" if metrics["cost"] is None else f"{metrics['cost']:.4f}"
+        passed = f"{sum(c.passed for c in result.checks)}/{len(result.checks)}"
+        extra = [_asked(metrics)] if asked else []
+        tokens = str(metrics["tokens_in"] + metrics["tokens_out"])
+        if metrics.get("cached_tokens"):
+            tokens += f" ({metrics['cached_tokens']} cached)"
+        name = f"{result.name} (temporal)" if result.temporal else result.name
+        table.add_row(name, f"{result.score:.2f}", passed, tokens, cost, f"{metrics['seconds']:.2f}",
+                      str(metrics["bytes_grown"]), *extra)
+    return table
+
+
+def _asked(metrics: dict[str, Any]) -> str:
+    """Memory's answer coverage over the keep-everything baseline's, for a scenario with asks."""
+    if metrics.get("ask_coverage") is None:
+        return ""
+    return f"{metrics['ask_coverage']:.2f}/{metrics['baseline_coverage']:.2f}"
+
+
+def asks_line(report: EvalReport) -> str:
+    """Retention beside compression, when the corpus has asks: coverage@k, the keep-everything figure, sizes."""
+    coverage, baseline, share = (report.asked(key) for key in ("ask_coverage", "baseline_coverage", "memory_share"))
+    if coverage is None:
+        return ""
+    ratio = f" ({coverage / baseline:.2f}× of it)" if baseline else ""
+    size = f" · memory is {share:.2f}× the transcript's text" if share is not None else ""
+    return (f"asks: coverage@{report.top_k} {coverage:.3f} · keeping every turn {baseline:.3f}{ratio}{size}")
+
+
+def temporal_line(report: EvalReport) -> str:
+    """The temporal scenarios, reported apart from the score: their checks, and coverage per kind of question."""
+    found = report.temporal
+    if found is None:
+        return ""
+    kinds = " · ".join(f"{kind} {item['coverage']:.2f} ({item['asks']} asked, keeping everything "
+                       f"{item['baseline']:.2f})" for kind, item in found["kinds"].items())
+    return (f"temporal, apart from the score: {found['scenarios']} scenarios, checks {found['score']:.3f}"
+            + (f" · coverage@{report.top_k}: {kinds}" if kinds else ""))
+
+
+def failures(report: EvalReport) -> list[str]:
+    """One line per failed check, with what was found instead: what a person reads to improve a prompt."""
+    return [f"✗ {result.name}: {check.label} ({check.detail})"
+            for result in report.scenarios for check in result.checks if not check.passed]
+
+
+def difference_table(diff: dict[str, Any]) -> Table:
+    """Every scenario with both scores and their difference, and the checks that flipped (✓ now passes)."""
+    base, other = diff["base"], diff["other"]
+    table = Table(title=f"{base['model']} {base['score']:.3f} → {other['model']} {other['score']:.3f} "
+                        f"(Δ {diff['delta']:+.3f})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("scenario", overflow="fold")
+    for column in ("base", "other", "Δ"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("checks that flipped", overflow="fold")
+    for row in diff["scenarios"]:
+        flips = "; ".join(f"{'✓' if c['other'] else '✗'} {c['check']}" for c in row["changed"])
+        table.add_row(row["name"], f"{row['base']:.2f}", f"{row['other']:.2f}", f"{row['delta']:+.2f}", flips)
+    return table
 
 
 def import_locomo(
@@ -135,19 +192,14 @@ def import_locomo(
       nanodream eval import-locomo locomo10.json -o /tmp/locomo
       nanodream eval /tmp/locomo --json     # coverage against the keep-everything baseline
     """
-    from nanodream.evaluation.locomo import import_locomo as convert
-    from nanodream.evaluation.scenario import ScenarioError, load_scenario
+    from nanodream import api
 
-    try:
-        written = convert(source, output)
-    except ScenarioError as exc:
-        fail(str(exc), as_json=as_json)
-    asks = {str(path): len(load_scenario(path).asks) for path in written}
-    if as_json:
-        emit_json({"scenarios": [{"path": path, "asks": count} for path, count in asks.items()]})
-        return
-    for path, count in asks.items():
-        console.print(f"{path}: {count} asks", markup=False, highlight=False)
+    concluded(api.import_locomo(source, output), as_json, _print_imported)
+
+
+def _print_imported(report: LocomoReport) -> None:
+    for scenario in report.scenarios:
+        console.print(f"{scenario.path}: {scenario.asks} asks", markup=False, highlight=False)
 
 
 class _ScoresByDefault(TyperGroup):

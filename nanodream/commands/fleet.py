@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from nanodream.commands.common import JsonOption, console, emit_json, fail
-from nanodream.vocab import ExitCode
+from nanodream.commands.common import JsonOption, concluded, console
 
 if TYPE_CHECKING:
-    from redis import Redis
-
-    from nanodream.fleet.config import FleetConfig
+    from nanodream.api import FleetStatus
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 DEFAULT_QUEUE = "nanodream"
@@ -38,39 +33,6 @@ ConfigOption = Annotated[Path | None, typer.Option(
     help="Fleet config (TOML): model, api_base, api_key_env, quotas, and which workspace keys apply.")]
 
 
-def _need_the_extra(as_json: bool = False) -> None:
-    try:
-        import redis  # noqa: F401
-        import rq  # noqa: F401
-    except ImportError:
-        fail("the fleet commands need rq and redis: pip install 'nanodream[fleet]'", as_json=as_json)
-
-
-@contextmanager
-def _redis(url: str, as_json: bool = False) -> Iterator[Redis]:
-    """A checked connection; any Redis failure in the block ends the command with one line and exit 69."""
-    from redis.exceptions import RedisError
-
-    from nanodream.fleet.connection import RedisUnavailable, connect, unavailable
-
-    try:
-        yield connect(url)
-    except RedisUnavailable as exc:
-        fail(str(exc), ExitCode.UNAVAILABLE, as_json=as_json)
-    except RedisError as exc:
-        fail(str(unavailable(url, exc)), ExitCode.UNAVAILABLE, as_json=as_json)
-
-
-def _config(path: Path | None, as_json: bool = False) -> FleetConfig:
-    from nanodream.config import ConfigError
-    from nanodream.fleet.config import load_fleet_config
-
-    try:
-        return load_fleet_config(path)
-    except ConfigError as exc:
-        fail(f"fleet config: {exc}", as_json=as_json)
-
-
 @app.command()
 def enqueue(
     roots: Annotated[list[Path], typer.Argument(help="Directories to search for workspaces.", show_default=False)],
@@ -86,22 +48,10 @@ def enqueue(
       nanodream fleet enqueue /srv/agents --queue nightly
       NANODREAM_REDIS_URL=redis://:secret@redis:6379/0 nanodream fleet enqueue /srv/agents
     """
-    _need_the_extra(as_json)
-    from rq import Queue
+    from nanodream import api
 
-    from nanodream.fleet.sweep import sweep
-    from nanodream.scheduling.hostbusy import utc_now
-
-    missing = [str(root) for root in roots if not root.is_dir()]
-    if missing:
-        fail(f"not a directory: {', '.join(missing)}", as_json=as_json)
-    settings = _config(config, as_json)
-    with _redis(redis_url, as_json) as connection:
-        report = sweep(roots, settings, Queue(queue, connection=connection), utc_now())
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        console.print(report.describe(), highlight=False)
+    report = api.fleet_enqueue(roots, redis_url=redis_url, queue=queue, config=config)
+    concluded(report, as_json, lambda done: console.print(done.sweep.describe(), highlight=False))
 
 
 @app.command()
@@ -118,12 +68,11 @@ def worker(
       nanodream fleet worker --config /etc/nanodream/fleet.toml
       nanodream fleet worker --burst      # exit once the queue is empty
     """
-    _need_the_extra()
-    from nanodream.fleet.jobs import run_worker
+    from nanodream import api
 
-    settings = _config(config)
-    with _redis(redis_url) as connection:  # a Redis that goes away later ends the worker the same way: exit 69
-        run_worker(connection, queue, settings, burst=burst)
+    # a Redis that goes away later ends the worker the same way: exit 69
+    concluded(api.fleet_worker(redis_url=redis_url, queue=queue, config=config, burst=burst), False,
+              lambda done: None)
 
 
 @app.command()
@@ -139,27 +88,18 @@ def status(
       nanodream fleet status
       nanodream fleet status --json
     """
-    _need_the_extra(as_json)
-    from rq import Queue
+    from nanodream import api
 
-    from nanodream.fleet.status import fleet_status
-
-    with _redis(redis_url, as_json) as connection:
-        data = fleet_status(Queue(queue, connection=connection))
-    if as_json:
-        emit_json(data)
-    else:
-        _render_status(data)
+    concluded(api.fleet_status(redis_url=redis_url, queue=queue), as_json, _render_status)
 
 
-def _render_status(data: dict[str, Any]) -> None:
-    console.print(f"queue {data['queue']}: {data['queued']} queued · {data['started']} started · "
-                  f"{data['finished']} finished · {data['failed']} failed", highlight=False)
-    if data["failures"]:
+def _render_status(report: FleetStatus) -> None:
+    console.print(f"queue {report.queue}: {report.queued} queued · {report.started} started · "
+                  f"{report.finished} finished · {report.failed} failed", highlight=False)
+    if report.failures:
         console.print("failing workspaces, newest first:", highlight=False)
-    for failure in data["failures"]:
-        console.print(f"  {failure['at']}  {escape(failure['workspace'])}: {escape(failure['reason'])}",
-                      highlight=False)
+    for failure in report.failures:
+        console.print(f"  {failure.at}  {escape(failure.workspace)}: {escape(failure.reason)}", highlight=False)
 
 
 def register(root: typer.Typer) -> None:

@@ -10,7 +10,7 @@ from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, fa
 from nanodream.vocab import Outcome, count
 
 if TYPE_CHECKING:
-    from nanodream.edits.forget import ForgetReport
+    from nanodream.api import ForgetReport
 
 
 def forget(
@@ -36,7 +36,7 @@ def forget(
       nanodream forget --session cli:direct --purge-transcripts
     """
     from nanodream import api
-    from nanodream.edits.forget import Target
+    from nanodream.api import Target
 
     if (session is None) == (entry is None):
         fail("give exactly one of --session KEY or --entry LINE", as_json=as_json)

@@ -11,14 +11,13 @@ from nanodream.commands.common import (
     WorkspaceOption,
     concluded,
     console,
-    emit_json,
     fail,
     resolve_workspace,
 )
+from nanodream.vocab import numbered
 
 if TYPE_CHECKING:
-    from nanodream.api import AckReport
-from nanodream.vocab import numbered
+    from nanodream.api import AckReport, DeadLettersReport
 
 app = typer.Typer()
 
@@ -44,13 +43,14 @@ def list_letters(workspace: WorkspaceOption = None, as_json: JsonOption = False)
     Examples:
       nanodream history list --json
     """
-    from nanodream.backlog.deadletters import pending_letters
+    from nanodream import api
 
-    ws = resolve_workspace(workspace, as_json=as_json)
-    letters = pending_letters(ws)
-    if as_json:
-        emit_json([{"line": d.line, "offset": d.offset, "reason": d.reason, "raw": d.raw} for d in letters])
-        return
+    report = api.dead_letters(resolve_workspace(workspace, as_json=as_json))
+    concluded(report, as_json, render_letters, listed=report.letters)
+
+
+def render_letters(report: DeadLettersReport) -> None:
+    letters = report.letters
     if not letters:
         console.print("no malformed history lines waiting")
         return

@@ -10,8 +10,7 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, inherited, resolve_workspace, say
 
 if TYPE_CHECKING:
-    from nanodream.api import HypothesesReport
-    from nanodream.edits.hypotheses import DecisionReport
+    from nanodream.api import DecisionReport, HypothesesReport
 
 app = typer.Typer()
 LineArgument = Annotated[str, typer.Argument(metavar="LINE", show_default=False, help=(

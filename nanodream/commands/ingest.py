@@ -20,7 +20,7 @@ from nanodream.commands.common import (
 from nanodream.vocab import INGEST_FORMATS, Outcome, count_entries
 
 if TYPE_CHECKING:
-    from nanodream.ingest.report import IngestReport, SourceReport
+    from nanodream.api import IngestReport, SourceReport
 
 # Entries and skipped files listed on a terminal; --json has them all (entries up to the report's limit).
 SHOWN = 5

@@ -12,7 +12,7 @@ from nanodream.controls import visible
 from nanodream.vocab import spoken_tokens
 
 if TYPE_CHECKING:
-    from nanodream.versioning.logview import CommitSummary
+    from nanodream.api import CommitSummary
 
 KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "init": "dim", "other": "dim"}
 
@@ -31,7 +31,7 @@ def log(
       nanodream log --kind dream --json
     """
     from nanodream import api
-    from nanodream.versioning.commitmsg import COMMIT_KINDS
+    from nanodream.api import COMMIT_KINDS
 
     ws = resolve_workspace(workspace, as_json=as_json)
     if kind is not None and kind not in COMMIT_KINDS:

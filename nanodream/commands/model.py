@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, console, emit_json, fail
-from nanodream.vocab import ExitCode
+from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, concluded, console
 
 if TYPE_CHECKING:
-    from nanodream.config import Settings
-    from nanodream.engines.probe import ProbeReport
+    from nanodream.api import ProbeReport
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -48,33 +46,10 @@ def check(
       nanodream model check -m openai/qwen2.5-coder --api-base http://127.0.0.1:8080/v1
       nanodream model check -m ollama/llama3.2 --json
     """
-    from nanodream.config import ConfigError, load_settings
-    from nanodream.workspace import Workspace
+    from nanodream import api
 
-    raw = workspace or Path.cwd()
-    try:
-        settings = load_settings(Workspace.at(raw), {"model": model, "api_base": api_base})
-    except ConfigError as exc:
-        fail(f"configuration: {exc}", as_json=as_json)
-    if settings.offline:
-        fail("the builtin engine needs no check (it calls the tools in-process); name a model with -m",
-             as_json=as_json)
-    report = _probe(settings, as_json)
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        render_probe(report)
-    raise typer.Exit(ExitCode.OK if report.usable else ExitCode.FAILED)
-
-
-def _probe(settings: Settings, as_json: bool) -> ProbeReport:
-    from nanodream.engines import ProviderMisconfigured
-    from nanodream.engines.probe import check_model
-
-    try:
-        return check_model(settings)
-    except ProviderMisconfigured as exc:
-        fail(f"configuration: {exc}", as_json=as_json)
+    concluded(api.check_model(workspace or Path.cwd(), model=model, api_base=api_base), as_json,
+              lambda report: render_probe(report.probe))
 
 
 def render_probe(report: ProbeReport) -> None:

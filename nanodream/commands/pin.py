@@ -9,7 +9,7 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, resolve_workspace
 
 if TYPE_CHECKING:
-    from nanodream.edits.pin import PinReport
+    from nanodream.api import PinReport
 
 
 def pin(

@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from nanodream.run.progress import RunObserver, Tally
+from nanodream.api import RunObserver, Tally
 from nanodream.vocab import FAILURES, count_entries
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from nanodream.backlog.history import Batch
-    from nanodream.run.report import BatchOutcome
+    from nanodream.api import Batch, BatchOutcome
 
 
 class BatchLines(Tally):

@@ -27,10 +27,7 @@ from nanodream.controls import visible
 from nanodream.vocab import Outcome, count_entries
 
 if TYPE_CHECKING:
-    from nanodream.edits.prompt import PromptInitReport
-    from nanodream.prompting.prompt import RenderedRequest
-    from nanodream.prompting.prompt_override import PromptInfo
-    from nanodream.workspace import Workspace
+    from nanodream.api import PromptInfo, PromptInitReport, RenderedRequest, Workspace
 
 
 prompt_app = typer.Typer(no_args_is_help=False)
@@ -118,7 +115,7 @@ def reset(
       nanodream prompt reset -w ~/agent
     """
     from nanodream import api
-    from nanodream.prompting.prompt_override import OVERRIDE
+    from nanodream.api import OVERRIDE
 
     ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
@@ -150,7 +147,7 @@ def render_request(request: RenderedRequest) -> None:
     console.rule(f"user · {what}", style="dim")
     typer.echo(visible(request.user.rstrip("\n")))
     console.rule(style="dim")
-    parts = request.token_breakdown()
+    parts = request.token_breakdown
     fixed = parts["system"] + parts["memory"] + parts["skills"]
     payload = "tidy notice" if batch is None else "history"
     say(f"~{request.estimated_tokens} tokens (chars/4): fixed {fixed} = system {parts['system']} + memory "
@@ -161,7 +158,7 @@ def render_request(request: RenderedRequest) -> None:
 
 def describe(info: PromptInfo) -> list[str]:
     """Where the active prompt comes from, and why an override is or is not in use."""
-    from nanodream.prompting.prompt_override import OVERRIDE
+    from nanodream.api import OVERRIDE
 
     lines = [f"active prompt: {info.source}" + (" (workspace override)" if info.source != "built-in" else ""),
              f"file:          {info.path} ({info.chars} chars, {info.lines} lines)"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,11 +13,12 @@ from nanodream.commands.common import (
     WorkspaceOption,
     concluded,
     console,
-    emit_json,
-    fail,
     resolve_settings,
     resolve_workspace,
 )
+
+if TYPE_CHECKING:
+    from nanodream.api import QuarantineReport
 
 app = typer.Typer()
 
@@ -43,16 +44,14 @@ def list_entries(workspace: WorkspaceOption = None, as_json: JsonOption = False)
     Examples:
       nanodream quarantine list --json
     """
-    from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
+    from nanodream import api
 
-    ws = resolve_workspace(workspace, as_json=as_json)
-    try:
-        entries = load_quarantine(ws)
-    except QuarantineUnreadable as exc:
-        fail(str(exc), 1, as_json=as_json)
-    if as_json:
-        emit_json([vars(e) for e in entries])
-        return
+    report = api.quarantine(resolve_workspace(workspace, as_json=as_json))
+    concluded(report, as_json, render_quarantine, listed=report.entries)
+
+
+def render_quarantine(report: QuarantineReport) -> None:
+    entries = report.entries
     if not entries:
         console.print("quarantine is empty")
         return

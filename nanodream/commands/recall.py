@@ -6,14 +6,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, emit_json, resolve_workspace
-from nanodream.vocab import ExitCode
+from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, resolve_workspace
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from nanodream.api import RecallReport
-    from nanodream.retrieval.api import Hit
+    from nanodream.api import Hit, RecallReport
 
 
 def recall(
@@ -33,10 +31,7 @@ def recall(
 
     ws = resolve_workspace(workspace, as_json=as_json)
     report = api.recall(ws, query, k)
-    if as_json and report.exit_code == ExitCode.OK:
-        emit_json([hit.to_dict() for hit in report.hits])  # docs/json.md: a list of hits
-        return
-    concluded(report, as_json, render_hits)
+    concluded(report, as_json, render_hits, listed=report.hits)
 
 
 def render_hits(report: RecallReport) -> None:

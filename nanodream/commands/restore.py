@@ -16,7 +16,7 @@ from nanodream.commands.common import (
 from nanodream.vocab import Outcome, count
 
 if TYPE_CHECKING:
-    from nanodream.edits.restore import RestoreReport
+    from nanodream.api import RestoreReport
 
 
 def restore(

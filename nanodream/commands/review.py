@@ -15,16 +15,14 @@ from nanodream.commands.common import (
     JsonOption,
     WorkspaceOption,
     concluded,
-    emit_json,
     inherited,
     resolve_workspace,
     say,
 )
-from nanodream.vocab import ExitCode, count
+from nanodream.vocab import count
 
 if TYPE_CHECKING:
-    from nanodream.api import ProposalsReport
-    from nanodream.edits.review import ReviewReport
+    from nanodream.api import ReviewQueue, ReviewReport
 
 review_app = typer.Typer(no_args_is_help=False)
 
@@ -49,23 +47,23 @@ def review(ctx: typer.Context, workspace: WorkspaceOption = None, as_json: JsonO
     from nanodream import api
 
     ws = resolve_workspace(workspace, as_json=as_json)
-    report = api.proposals(ws, with_diffs=not as_json)
-    if as_json and report.exit_code == ExitCode.OK:
-        emit_json([p.to_dict() for p in report.proposals])  # docs/json.md: a list of proposals
-        return
-    concluded(report, as_json, render_proposals)
+    if as_json:
+        report = api.proposals(ws)
+        concluded(report, as_json, render_proposals, listed=report.proposals)
+    concluded(api.review_queue(ws), as_json, render_proposals)
 
 
-def render_proposals(report: ProposalsReport) -> None:
+def render_proposals(report: ReviewQueue) -> None:
     if not report.proposals:
         say("no proposals are pending")
         return
-    for proposal in report.proposals:
+    for item in report.proposals:
+        proposal = item.proposal
         state = f"CONFLICTED ({proposal.reason})" if proposal.state == "conflicted" else "pending"
         say(f"{proposal.id}  {proposal.time[:16].replace('T', ' ')}  {state}  {proposal.summary}")
-        for item in proposal.files:
-            say(f"    {item['path']} +{item['added']} -{item['removed']}")
-        say(report.diffs[proposal.id].rstrip("\n"))
+        for stat in proposal.files:
+            say(f"    {stat['path']} +{stat['added']} -{stat['removed']}")
+        say(item.diff.rstrip("\n"))
     say("accept: nanodream review accept ID|--all [--file PATH] · reject: nanodream review reject ID|--all")
 
 
@@ -81,11 +79,10 @@ def accept(ctx: typer.Context, proposal: IdArgument = None, everything: AllOptio
       nanodream review accept 3f2a9c1e --file USER.md
     """
     from nanodream import api
-    from nanodream.edits.review import Selection
 
     ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
-    concluded(api.accept(ws, Selection(proposal, everything, file)), as_json, render_decision, json_report=True)
+    concluded(api.accept(ws, api.Selection(proposal, everything, file)), as_json, render_decision, json_report=True)
 
 
 @review_app.command()
@@ -100,11 +97,10 @@ def reject(ctx: typer.Context, proposal: IdArgument = None, everything: AllOptio
       nanodream review reject --all --file SOUL.md
     """
     from nanodream import api
-    from nanodream.edits.review import Selection
 
     ws_option, as_json = inherited(ctx, workspace, as_json)
     ws = resolve_workspace(ws_option, as_json=as_json)
-    concluded(api.reject(ws, Selection(proposal, everything, file), reason), as_json, render_decision,
+    concluded(api.reject(ws, api.Selection(proposal, everything, file), reason), as_json, render_decision,
               json_report=True)
 
 

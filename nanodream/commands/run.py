@@ -20,14 +20,12 @@ from nanodream.commands.common import (
     refused,
     resolve_settings,
     resolve_workspace,
-    write_result,
 )
 from nanodream.controls import visible
 from nanodream.vocab import FAILURES, ExitCode, Outcome, count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
-    from nanodream.run.report import BatchOutcome, RunReport
-    from nanodream.scheduling.hostbusy import HostBusy
+    from nanodream.api import BatchOutcome, HostBusy, RunReport
 
 TRIGGERS = ("manual", "cron", "slash")
 
@@ -79,10 +77,8 @@ def run(
       nanodream run --review                 # propose; accept with `nanodream review accept`
     """
     from nanodream import api
+    from nanodream.api import GracefulStop, HostWait, RunOptions
     from nanodream.commands.progress import run_progress
-    from nanodream.run.context import RunOptions
-    from nanodream.scheduling.hostbusy import HostWait
-    from nanodream.scheduling.shutdown import GracefulStop
 
     ws = resolve_workspace(workspace, as_json=as_json)
     if trigger not in TRIGGERS:
@@ -106,7 +102,7 @@ def run(
                  as_json=as_json)
     if output is not None:
         try:
-            write_result(output, report.to_json())
+            api.write_result(output, report.to_json())
         except OSError as exc:
             fail(f"could not write {output}: {exc.strerror or exc} (the run ended {report.outcome})",
                  ExitCode.FAILED, as_json=as_json)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,7 +10,7 @@ import typer
 from nanodream.commands.common import (
     ModelOption,
     WorkspaceOption,
-    emit_json,
+    concluded,
     err_console,
     fail,
     resolve_settings,
@@ -21,9 +20,7 @@ from nanodream.controls import visible
 from nanodream.vocab import ExitCode
 
 if TYPE_CHECKING:
-    from nanodream.config import Settings
-    from nanodream.scheduling.scheduler import Decision
-    from nanodream.scheduling.timetable import Schedule
+    from nanodream.api import Decision
 
 
 def schedule(
@@ -50,10 +47,7 @@ def schedule(
       nanodream schedule --every 4h                           # in the foreground
       nanodream schedule --cron "0 3 * * *" --print-crontab   # a line for crontab -e
     """
-    from nanodream.scheduling.scheduler import Scheduler
-    from nanodream.scheduling.shutdown import GracefulStop
-    from nanodream.scheduling.snippets import crontab_snippet, systemd_snippet
-    from nanodream.scheduling.timetable import ScheduleError, parse_duration
+    from nanodream import api
 
     ws = resolve_workspace(workspace, as_json=as_json)
     settings = resolve_settings(ws, {"model": model, "timezone": timezone}, as_json=as_json)
@@ -61,50 +55,27 @@ def schedule(
         fail("pass --cron or --every, not both", as_json=as_json)
     if print_crontab and print_systemd:
         fail("pass --print-crontab or --print-systemd, not both", as_json=as_json)
-    try:
-        plan = _plan(cron, every, settings)
-        delay = parse_duration(initial_delay) if initial_delay else timedelta(0)
-        if plan is not None and (print_crontab or print_systemd):
-            extra = (["--model", model] if model else []) + (["--max-batches", str(max_batches)] if max_batches else [])
-            text = (crontab_snippet if print_crontab else systemd_snippet)(ws, plan, extra)
-            if as_json:
-                emit_json({"kind": "crontab" if print_crontab else "systemd", "schedule": plan.describe(),
-                           "cron": plan.cron, "interval_seconds": plan.interval.total_seconds() if plan.interval
-                           else None, "timezone": str(plan.tz), "text": text})
-            else:
-                typer.echo(text, nl=False)
-            return
-    except ScheduleError as exc:
-        fail(str(exc), as_json=as_json)
-    if plan is None:
-        fail('no schedule: pass --cron "0 */4 * * *" or --every 4h, or set schedule in nanodream.toml',
-             as_json=as_json)
+    plan = api.schedule_plan(ws, settings, cron=cron, every=every, initial_delay=initial_delay)
+    if plan.timetable is None:
+        concluded(plan, as_json, lambda report: None)
+    if print_crontab or print_systemd:
+        extra = (["--model", model] if model else []) + (["--max-batches", str(max_batches)] if max_batches else [])
+        snippet = api.schedule_snippet(ws, plan, "crontab" if print_crontab else "systemd", extra)
+        concluded(snippet, as_json, lambda report: typer.echo(report.text, nl=False))
 
     def log(decision: Decision) -> None:
         if as_json:
-            typer.echo(json.dumps(decision.to_dict(), default=str))
+            typer.echo(json.dumps(decision.to_json(), default=str))
         else:
-            typer.echo(f"{decision.at.astimezone(plan.tz).isoformat(timespec='seconds')} {visible(decision.message)}")
+            typer.echo(f"{decision.at.astimezone(plan.timetable.tz).isoformat(timespec='seconds')} "
+                       f"{visible(decision.message)}")
 
-    with GracefulStop(on_first=_announce_stop) as stop:
-        scheduler = Scheduler(ws, settings, plan, initial_delay=delay, max_batches=max_batches, sleep=stop.sleep,
-                              stop=stop.reason, log=log)
+    with api.GracefulStop(on_first=_announce_stop) as stop:
         try:
-            scheduler.run()
+            api.schedule(ws, plan, settings, max_batches=max_batches, stop=stop, log=log)
         except KeyboardInterrupt:
             fail("abandoned: the batch in progress was discarded (or finished from its journal); "
                  "the workspace is consistent", ExitCode.INTERRUPTED, as_json=as_json)
-
-
-def _plan(cron: str | None, every: str | None, settings: Settings) -> Schedule | None:
-    """The schedule the flags ask for, else the workspace's `schedule` setting, else None."""
-    from nanodream.scheduling.timetable import Schedule
-
-    if cron:
-        return Schedule.from_cron(cron, settings.timezone)
-    if every:
-        return Schedule.every(every, settings.timezone)
-    return Schedule.parse(settings.schedule, settings.timezone) if settings.schedule else None
 
 
 def _announce_stop(name: str) -> None:

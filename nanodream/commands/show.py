@@ -15,7 +15,7 @@ from nanodream.vocab import count_entries
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from nanodream.versioning.logview import CommitDetail
+    from nanodream.api import CommitDetail
 
 
 def show(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nanodream.commands.common import JsonOption, console, emit_json, fail
+from nanodream.commands.common import JsonOption, concluded, console, fail
 from nanodream.vocab import count
 
 
@@ -31,19 +31,13 @@ def simulate(
       nanodream simulate --seed 7 -o /tmp/sim7 && nanodream eval /tmp/sim7
       nanodream simulate --seed 1 --days 365 --user-facts 3 -o /tmp/year
     """
-    from nanodream.evaluation.simulate import write_scenario
+    from nanodream import api
 
     if days < 1 or not 1 <= user_facts <= 5:
         fail("--days must be at least 1 and --user-facts between 1 and 5", as_json=as_json)
-    if output.exists() and any(output.iterdir()) and not (output / "expect.toml").is_file():
-        fail(f"{output} is not empty and is not a scenario; choose an empty directory", as_json=as_json)
-    written = write_scenario(output, seed, days, user_facts)
-    if as_json:
-        emit_json({"path": str(output.resolve()), "seed": seed, "days": days, "entries": written})
-        return
-    console.print(f"wrote {count(written, 'history entry', 'history entries')} and their ground truth to {output}",
-                  markup=False,
-                  highlight=False)
+    concluded(api.simulate(output, seed, days, user_facts), as_json, lambda report: console.print(
+        f"wrote {count(report.entries, 'history entry', 'history entries')} and their ground truth to {output}",
+        markup=False, highlight=False))
 
 
 def register(root: typer.Typer) -> None:

@@ -29,7 +29,7 @@ def slash(
     ws = resolve_workspace(workspace, must_exist=False)  # a missing workspace is answered in markdown too
     reply = respond(ws.root, text, **({"model": model} if model else {}))
     if as_json:
-        emit_json(reply.to_dict(text))
+        emit_json(reply.to_json())
     else:
         typer.echo(reply.markdown)
     raise typer.Exit(reply.exit_code)

@@ -19,7 +19,7 @@ from nanodream.commands.common import (
 from nanodream.vocab import count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
-    from nanodream.status import Status
+    from nanodream.api import Status
 
 
 # Dead letters and anomalies listed on a terminal; --json has them all.

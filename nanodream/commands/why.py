@@ -9,7 +9,7 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, resolve_workspace, say
 
 if TYPE_CHECKING:
-    from nanodream.versioning.provenance import WhyReport
+    from nanodream.api import WhyReport
 
 
 def why(

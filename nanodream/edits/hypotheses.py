@@ -11,9 +11,8 @@ and `restore`.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 from nanodream.changes import FileChange
 from nanodream.edits.shared import as_text, committed, on_disk, through_door
@@ -21,7 +20,17 @@ from nanodream.hypotheses import Hypothesis, asked_first, parse, with_hypothesis
 from nanodream.markdown import with_fences
 from nanodream.memory.door import Door
 from nanodream.rejected import fact_key, fact_text, with_rejected
-from nanodream.vocab import ExitCode, Outcome, Refused, Report, Trailer, format_trailers, new_run_id
+from nanodream.vocab import (
+    Declared,
+    ExitCode,
+    Outcome,
+    Refused,
+    Report,
+    Shape,
+    Trailer,
+    format_trailers,
+    new_run_id,
+)
 from nanodream.workspace import CORE_FILES, REJECTED_FILE, Workspace
 
 DECISIONS = ("reinforce", "stale", "reject", "promote")
@@ -29,8 +38,10 @@ _REF = re.compile(r"^(?:(?P<path>[\w./-]+):)?(?P<line>\d+)$")
 
 
 @dataclass(frozen=True)
-class HypothesisLine:
+class HypothesisLine(Declared):
     """One marked line of an active memory file, as a person (and `--json`) sees it."""
+
+    json_shape = Shape(derived=("ref",))
 
     path: str
     line: int  # 1-based
@@ -44,9 +55,6 @@ class HypothesisLine:
     @property
     def ref(self) -> str:
         return f"{self.path}:{self.line}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "ref": self.ref}
 
 
 def hypothesis_lines(workspace: Workspace) -> list[HypothesisLine]:

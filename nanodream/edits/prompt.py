@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
 
 from nanodream.atomic import atomic_write, read_text
 from nanodream.edits.shared import through_door
 from nanodream.memory.door import Door
 from nanodream.prompting.prompt_override import OVERRIDE, builtin_prompt, override_state
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import Outcome, Refused, Report
+from nanodream.vocab import VERDICT, Outcome, Refused, Report, Shape
 from nanodream.workspace import Workspace
 
 
@@ -23,22 +22,20 @@ from nanodream.workspace import Workspace
 class PromptInitReport(Report):
     """What `prompt init` did (docs/json.md): created | refused | busy | blocked."""
 
+    json_shape = Shape(hidden=VERDICT)
+
     created: str | None = None  # the file written
     source: str = OVERRIDE
-
-    def to_json(self) -> dict[str, Any]:
-        return {"created": self.created, "source": self.source}
 
 
 @dataclass
 class PromptResetReport(Report):
     """What `prompt reset` did (docs/json.md): removed | nothing-to-do | refused | busy | blocked."""
 
+    json_shape = Shape(hidden=VERDICT)
+
     removed: bool = False
     source: str = "built-in"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"removed": self.removed, "source": self.source}
 
 
 def init_override(workspace: Workspace) -> PromptInitReport:

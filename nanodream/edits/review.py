@@ -63,7 +63,7 @@ def reject(workspace: Workspace, selection: Selection, reason: str = "") -> Revi
 def _decided(workspace: Workspace, report: ReviewReport, body: Callable[[Door, ReviewReport], None]) -> ReviewReport:
     through_door(workspace, report, lambda door: body(door, report))
     store = GitStore(workspace)
-    report.pending = [p.to_dict() for p in pending.proposals(store)] if store.exists else []
+    report.pending = [p.to_json() for p in pending.proposals(store)] if store.exists else []
     return report
 
 

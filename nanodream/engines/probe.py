@@ -9,8 +9,7 @@ text-mode session describes them. No memory is read or written.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionResult
@@ -18,6 +17,7 @@ from nanodream.engines.conversation import Conversation
 from nanodream.engines.llm import LLMEngine, content_text
 from nanodream.toolbox.textcalls import read_calls, text_mode_instructions
 from nanodream.toolbox.tools import TOOLS
+from nanodream.vocab import Declared, Shape
 
 PROBE_TOOL = "read_file"
 _SYSTEM = ("You are being checked for tool use. Call the tool read_file once, with path USER.md. "
@@ -26,8 +26,10 @@ _USER = 'Call read_file with {"path": "USER.md"} now.'
 
 
 @dataclass
-class ProbeReport:
+class ProbeReport(Declared):
     """What the probe learned; `tool_mode` is the setting to use, None when the model is not usable."""
+
+    json_shape = Shape(derived=("usable",))
 
     model: str
     api_base: str | None
@@ -44,9 +46,6 @@ class ProbeReport:
     @property
     def usable(self) -> bool:
         return self.tool_mode is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "usable": self.usable}
 
 
 def check_model(settings: Settings) -> ProbeReport:

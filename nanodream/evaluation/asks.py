@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.evaluation.scenario import Ask, ScenarioError
+from nanodream.vocab import Declared, Shape
 from nanodream.workspace import Workspace
 
 DEFAULT_K = 5
@@ -37,19 +38,15 @@ class Turn:
 
 
 @dataclass
-class AskResult:
+class AskResult(Declared):
+    json_shape = Shape(rounded=(("coverage", 4), ("baseline", 4)))
+
     question: str
     answer: str
     coverage: float  # share of the answer's words in memory's top-k lines
     baseline: float  # the same over the transcript's top-k turns
     kind: str = ""  # a temporal question's kind (scenario.ASK_KINDS), "" for the rest
-    as_of: date | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.answer, "coverage": round(self.coverage, 4),
-                "baseline": round(self.baseline, 4), "kind": self.kind,
-                "as_of": self.as_of.isoformat() if self.as_of else None}
-
+    as_of: str | None = None  # YYYY-MM-DD: asked of memory as it stood that day
 
 @dataclass
 class AskScores:
@@ -74,7 +71,7 @@ class AskScores:
         return {"ask_coverage": round(self.coverage, 4), "baseline_coverage": round(self.baseline, 4),
                 "memory_bytes": self.memory_bytes, "transcript_bytes": self.transcript_bytes,
                 "memory_share": None if share is None else round(share, 4),
-                "asks": [a.to_dict() for a in self.asks]}
+                "asks": [a.to_json() for a in self.asks]}
 
 
 def transcript_turns(paths: list[Path]) -> list[Turn]:
@@ -118,7 +115,8 @@ def score_asks(asks: tuple[Ask, ...], workspace: Workspace, turns: list[Turn], k
         kept = " ".join(doc.text for doc, _ in baselines[ask.as_of].search(ask.question, k))
         found = " ".join(hit.text for hit in hits)
         results.append(AskResult(ask.question, ask.answer, _share(wanted, found, tokenize),
-                                 _share(wanted, kept, tokenize), ask.kind, ask.as_of))
+                                 _share(wanted, kept, tokenize), ask.kind,
+                                 ask.as_of.isoformat() if ask.as_of else None))
     return results
 
 

@@ -14,7 +14,7 @@ import yaml
 
 from nanodream.evaluation.scenario import Check, Scenario
 from nanodream.validity import is_replaced
-from nanodream.vocab import count
+from nanodream.vocab import Declared, Shape, count
 from nanodream.workspace import CORE_FILES, Workspace
 
 ARCHIVE_DIR = "memory/archive"
@@ -54,14 +54,13 @@ class Memory:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Declared):
+    json_shape = Shape(renamed=(("label", "check"),))
+
     kind: str
     label: str
     passed: bool
     detail: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "check": self.label, "passed": self.passed, "detail": self.detail}
 
 
 def score_checks(scenario: Scenario, before: Memory, after: Memory) -> list[CheckResult]:

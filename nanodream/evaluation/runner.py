@@ -27,7 +27,7 @@ from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.report import RunReport
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import Refused, count
+from nanodream.vocab import Declared, Refused, Shape, count
 from nanodream.workspace import Workspace, scaffold
 
 # A scenario's backlog is drained in one run however long it is: the per-run batch limit is a production brake.
@@ -46,7 +46,9 @@ class EvalConfig:
 
 
 @dataclass
-class ScenarioResult:
+class ScenarioResult(Declared):
+    json_shape = Shape(derived=("score",), rounded=(("score", 4),))
+
     name: str
     checks: list[CheckResult]
     metrics: dict[str, Any]
@@ -59,13 +61,12 @@ class ScenarioResult:
             return self.metrics.get("ask_coverage", 1.0)
         return sum(c.passed for c in self.checks) / len(self.checks)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "score": round(self.score, 4), "checks": [c.to_dict() for c in self.checks],
-                "metrics": self.metrics, "temporal": self.temporal}
-
 
 @dataclass
-class EvalReport:
+class EvalReport(Declared):
+    json_shape = Shape(derived=("score", "cost", "ask_coverage", "baseline_coverage", "memory_share", "temporal"),
+                       rounded=(("score", 4), ("cost", 6)))
+
     model: str
     scenarios: list[ScenarioResult] = field(default_factory=list)
     stopped: str = ""  # why the run ended before the last scenario (the cost cap), '' when it did not
@@ -79,6 +80,7 @@ class EvalReport:
         kept = [s for s in self.scenarios if not s.temporal] or self.scenarios
         return sum(s.score for s in kept) / len(kept) if kept else 0.0
 
+    @property
     def temporal(self) -> dict[str, Any] | None:
         """The temporal scenarios apart from the rest: their mean score, and per kind of question the asks'
         mean coverage and the keep-everything baseline's; None when the corpus has none."""
@@ -102,11 +104,17 @@ class EvalReport:
         values = [s.metrics[key] for s in self.scenarios if s.metrics.get(key) is not None]
         return round(sum(values) / len(values), 4) if values else None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"score": round(self.score, 4), "model": self.model, "stopped": self.stopped,
-                "cost": round(self.cost, 6), "top_k": self.top_k, "ask_coverage": self.asked("ask_coverage"),
-                "baseline_coverage": self.asked("baseline_coverage"), "memory_share": self.asked("memory_share"),
-                "temporal": self.temporal(), "scenarios": [s.to_dict() for s in self.scenarios]}
+    @property
+    def ask_coverage(self) -> float | None:
+        return self.asked("ask_coverage")
+
+    @property
+    def baseline_coverage(self) -> float | None:
+        return self.asked("baseline_coverage")
+
+    @property
+    def memory_share(self) -> float | None:
+        return self.asked("memory_share")
 
 
 def run_corpus(scenarios: list[Scenario], config: EvalConfig,

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nanodream.fleet.config import FleetConfig
 from nanodream.fleet.discovery import find_workspaces, workspace_id
 from nanodream.fleet.due import judge
 from nanodream.fleet.locks import Reservation, reserve
-from nanodream.vocab import count
+from nanodream.vocab import Declared, count
 from nanodream.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ GRACE = 60
 
 
 @dataclass
-class SweepReport:
+class SweepReport(Declared):
     """What one sweep found and did; `enqueued` and `over_quota` name workspaces, the rest are counts."""
 
     found: int = 0
@@ -45,9 +45,6 @@ class SweepReport:
     running: int = 0  # a job holds the workspace's lock
     not_due: int = 0
     over_quota: list[dict[str, str]] = field(default_factory=list)  # {workspace, reason}
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def describe(self) -> str:
         return (f"{count(self.found, 'workspace')}: {len(self.enqueued)} enqueued, "

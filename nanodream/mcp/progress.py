@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING
 
 import anyio.from_thread
 
-from nanodream.run.progress import Tally
+from nanodream.api import Tally
 from nanodream.vocab import count_entries
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
-    from nanodream.backlog.history import Batch
-    from nanodream.run.report import BatchOutcome
+    from nanodream.api import Batch, BatchOutcome
 
 
 class BatchProgress(Tally):

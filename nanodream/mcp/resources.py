@@ -12,7 +12,8 @@ from collections.abc import Callable
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from nanodream.workspace import CORE_FILES, PathRefused, Workspace
+from nanodream import api
+from nanodream.api import CORE_FILES, Workspace
 
 SCHEME = "memory://"
 UNTRUSTED = {"untrusted": True}  # what the tools' results say in a field, a resource says in its metadata
@@ -51,14 +52,12 @@ def _reader(workspace: Workspace, path: str) -> Callable[[], str]:
 
 def read_memory_file(workspace: Workspace, path: str) -> str:
     """The text of one memory file; ResourceError for a path the dream could not read either."""
-    try:
-        workspace.check_memory_path(path, archive=True)
-    except PathRefused as exc:
-        raise ResourceError(str(exc)) from None
-    file = workspace.root / path
-    if not file.is_file():
-        raise ResourceNotFoundError(f"{path} does not exist in this workspace")
-    return file.read_bytes().decode("utf-8", errors="replace")
+    found = api.memory_file(workspace, path)
+    if found.missing:
+        raise ResourceNotFoundError(found.reason)
+    if found.text is None:
+        raise ResourceError(found.reason)
+    return found.text
 
 
 def add_dream_prompt(server: MCPServer, workspace: Workspace, *, writes: bool) -> None:

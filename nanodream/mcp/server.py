@@ -14,13 +14,14 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as ListedTool
 from pydantic import ValidationError
 
 from nanodream import __version__
+from nanodream.api import Workspace
 from nanodream.mcp.resources import add_dream_prompt, add_memory_files
 from nanodream.mcp.results import failed
 from nanodream.mcp.tools import TOOLS
-from nanodream.workspace import Workspace
 
 
 def build_server(workspace: Workspace, *, writes: bool) -> MCPServer:
@@ -37,11 +38,17 @@ def build_server(workspace: Workspace, *, writes: bool) -> MCPServer:
 
 
 class NanodreamServer(MCPServer):
-    """The SDK's server, with refused calls said in one line a host's model can act on."""
+    """The SDK's server, with refused calls said in one line a host's model can act on, and each tool's output
+    schema the declared schema of its report."""
 
     def __init__(self, name: str, *, hidden: frozenset[str], **options: Any) -> None:
         super().__init__(name, **options)
         self.hidden = hidden  # the write tools a person did not allow
+
+    async def list_tools(self) -> list[ListedTool]:
+        """The tools, each with the declared schema of the report it answers with as its output schema."""
+        return [listed.model_copy(update={"output_schema": TOOLS.tools[listed.name].output_schema})
+                for listed in await super().list_tools()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None) -> CallToolResult | InputRequiredResult:

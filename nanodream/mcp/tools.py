@@ -16,10 +16,10 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from nanodream import api
+from nanodream.api import Workspace
 from nanodream.mcp.catalogue import Catalogue
 from nanodream.mcp.progress import BatchProgress
 from nanodream.mcp.results import ToolResult, failed, reported
-from nanodream.workspace import Workspace
 
 TOOLS = Catalogue()
 
@@ -40,7 +40,7 @@ def _not_a_sha(sha: str) -> ToolResult | None:
 # reading ---------------------------------------------------------------------------------------------------
 
 
-@TOOLS.reads
+@TOOLS.reads("RecallReport")
 def memory_recall(
     workspace: Workspace,
     query: Annotated[str, Field(min_length=1, max_length=2000, description="The question, in your own words.")],
@@ -55,14 +55,14 @@ def memory_recall(
     return reported(api.recall(workspace, query, k))
 
 
-@TOOLS.reads
+@TOOLS.reads("StatusReport")
 def memory_status(workspace: Workspace) -> ToolResult:
     """The history backlog waiting, how far it was consumed, the last dream and runs, each memory file's fill
     against its cap, and the proposals waiting for review."""
     return reported(api.status(workspace))
 
 
-@TOOLS.reads
+@TOOLS.reads("LogReport")
 def memory_log(
     workspace: Workspace,
     n: Annotated[int, Field(ge=1, le=500, description="How many commits, newest first.")] = 20,
@@ -74,13 +74,13 @@ def memory_log(
     return reported(api.log(workspace, n, kind))
 
 
-@TOOLS.reads
+@TOOLS.reads("ShowReport")
 def memory_show(workspace: Workspace, sha: Sha) -> ToolResult:
     """One memory commit in full: the dream's summary, the history entries it consumed, and its diff."""
     return _not_a_sha(sha) or reported(api.show(workspace, sha), reference="sha")
 
 
-@TOOLS.reads
+@TOOLS.reads("WhyAnswer")
 def memory_why(
     workspace: Workspace,
     text: Annotated[str, Field(min_length=1, max_length=2000,
@@ -91,19 +91,17 @@ def memory_why(
     return reported(api.why(workspace, text))
 
 
-@TOOLS.reads
+@TOOLS.reads("ReviewQueue")
 def dream_proposals(workspace: Workspace) -> ToolResult:
     """The changes review dreams left waiting, oldest first, each with its diff: accept them with
     `dream_accept`, drop them with `dream_reject`."""
-    report = api.proposals(workspace, with_diffs=True)
-    shown = [proposal.to_dict() | {"diff": report.diffs.get(proposal.id, "")} for proposal in report.proposals]
-    return reported(report, {"proposals": shown})
+    return reported(api.review_queue(workspace))
 
 
 # writing -----------------------------------------------------------------------------------------------------
 
 
-@TOOLS.writes(open_world=True)
+@TOOLS.writes("RunReport", open_world=True)
 async def dream_run(
     workspace: Workspace,
     context: Context,
@@ -115,23 +113,19 @@ async def dream_run(
 ) -> ToolResult:
     """Dream now: fold the agent's history backlog into its memory files, one git commit per batch, exactly as
     `nanodream run` does. Sends a progress notification per batch when asked for progress."""
-    from nanodream.run.context import RunOptions
-
-    options = RunOptions(dry_run=dry_run, max_batches=max_batches, review=review, trigger="mcp",
+    options = api.RunOptions(dry_run=dry_run, max_batches=max_batches, review=review, trigger="mcp",
                          observer=BatchProgress(context))
     report = await anyio.to_thread.run_sync(lambda: api.run(workspace, options=options))
     return reported(report)
 
 
-@TOOLS.writes()
+@TOOLS.writes("ReviewReport")
 def dream_accept(workspace: Workspace, id: ProposalId) -> ToolResult:
     """Apply one waiting proposal to memory as a commit (the person's hand edits made meanwhile are kept)."""
-    from nanodream.edits.review import Selection
-
-    return reported(api.accept(workspace, Selection(ref=id)), reference="id")
+    return reported(api.accept(workspace, api.Selection(ref=id)), reference="id")
 
 
-@TOOLS.writes()
+@TOOLS.writes("ReviewReport")
 def dream_reject(
     workspace: Workspace,
     id: ProposalId,
@@ -139,12 +133,10 @@ def dream_reject(
 ) -> ToolResult:
     """Drop one waiting proposal and record its facts in memory/rejected.md, so no later dream proposes them
     again."""
-    from nanodream.edits.review import Selection
-
-    return reported(api.reject(workspace, Selection(ref=id), reason), reference="id")
+    return reported(api.reject(workspace, api.Selection(ref=id), reason), reference="id")
 
 
-@TOOLS.writes(destructive=True)
+@TOOLS.writes("RestoreReport", destructive=True)
 def dream_restore(workspace: Workspace, sha: Sha) -> ToolResult:
     """Undo one commit (a dream, usually) as a new commit; later changes stay, and what a dream added is
     recorded as rejected so the next dream does not add it again."""
@@ -154,7 +146,7 @@ def dream_restore(workspace: Workspace, sha: Sha) -> ToolResult:
     return reported(report, reference="" if report.target else "sha")
 
 
-@TOOLS.writes()
+@TOOLS.writes("PinReport")
 def memory_pin(
     workspace: Workspace,
     text: Annotated[str, Field(min_length=1, max_length=2000,
@@ -167,7 +159,7 @@ def memory_pin(
     return reported(api.pin(workspace, text, path=path))
 
 
-@TOOLS.writes(destructive=True)
+@TOOLS.writes("ForgetReport", destructive=True)
 def memory_forget(
     workspace: Workspace,
     session: Annotated[str, Field(min_length=1, max_length=500,
@@ -175,12 +167,10 @@ def memory_forget(
 ) -> ToolResult:
     """Take out of memory what one session's history entries taught (lines only they support), and mark those
     entries never to be consumed again. Not erasure: git history keeps older versions."""
-    from nanodream.edits.forget import Target
-
-    return reported(api.forget(workspace, Target(session=session)))
+    return reported(api.forget(workspace, api.Target(session=session)))
 
 
-@TOOLS.writes()
+@TOOLS.writes("DecisionReport")
 def hypothesis_resolve(
     workspace: Workspace,
     line: Annotated[str, Field(min_length=1, max_length=300, description=(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from nanodream.backlog.history import Batch, HistoryEntry, estimate_tokens, next_batch
 from nanodream.backlog.position import resume
@@ -25,6 +24,7 @@ from nanodream.toolbox.limits import ToolLimits
 from nanodream.toolbox.textcalls import text_mode_instructions
 from nanodream.toolbox.tools import ToolBox
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import Declared, Shape
 from nanodream.workspace import CORE_FILES, Workspace
 
 _QUOTE_TAG = re.compile(r"</?\s*(?:history|context)\s*>", re.IGNORECASE)
@@ -297,8 +297,11 @@ class NothingToSend(Exception):
 
 
 @dataclass(frozen=True)
-class RenderedRequest:
+class RenderedRequest(Declared):
     """What the next session would send, without sending it."""
+
+    json_shape = Shape(hidden=("message", "batch"), derived=(
+        "user", "tidy", "estimated_tokens", "token_breakdown", "first_cursor", "last_cursor", "entries"))
 
     system: str
     prompt_source: str
@@ -314,21 +317,28 @@ class RenderedRequest:
     def estimated_tokens(self) -> int:
         return estimate_tokens(self.system) + estimate_tokens(self.user)
 
+    @property
     def token_breakdown(self) -> dict[str, int]:
         """Estimated tokens per part: the fixed overhead (system, memory, skills) versus what the batch adds."""
         parts = {"system": estimate_tokens(self.system)}
         parts.update({name: estimate_tokens(text) for name, text in self.message.parts().items()})
         return parts
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "system": self.system, "user": self.user, "prompt_source": self.prompt_source,
-            "tidy": self.batch is None, "estimated_tokens": self.estimated_tokens,
-            "token_breakdown": self.token_breakdown(), "notes": list(self.notes),
-            "first_cursor": self.batch.first_cursor if self.batch else None,
-            "last_cursor": self.batch.last_cursor if self.batch else None,
-            "entries": len(self.batch.entries) if self.batch else 0,
-        }
+    @property
+    def tidy(self) -> bool:
+        return self.batch is None
+
+    @property
+    def first_cursor(self) -> int | None:
+        return self.batch.first_cursor if self.batch else None
+
+    @property
+    def last_cursor(self) -> int | None:
+        return self.batch.last_cursor if self.batch else None
+
+    @property
+    def entries(self) -> int:
+        return len(self.batch.entries) if self.batch else 0
 
 
 def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool = False) -> RenderedRequest:

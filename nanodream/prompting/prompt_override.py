@@ -5,11 +5,11 @@ Starting or dropping an override is a person's change and goes through the door:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
 from nanodream.atomic import read_text
+from nanodream.vocab import Declared
 from nanodream.workspace import Workspace
 
 OVERRIDE = "prompts/dream.md"
@@ -36,7 +36,7 @@ def active_prompt(workspace: Workspace) -> ActivePrompt:
 
 
 @dataclass
-class PromptInfo:
+class PromptInfo(Declared):
     source: str  # "built-in" or "prompts/dream.md"
     path: str  # the file the active prompt is read from
     chars: int
@@ -44,9 +44,6 @@ class PromptInfo:
     override_state: str  # absent | active | empty | symlink | not-a-file
     override_identical_to_builtin: bool | None  # None when there is no readable override
     text: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def prompt_info(workspace: Workspace) -> PromptInfo:

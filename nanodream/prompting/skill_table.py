@@ -6,9 +6,8 @@ One row per skill: uses in the last 30 days, last use, the skills it is used wit
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from nanodream.config import Settings, zone
 from nanodream.memory.staging import Staging
@@ -17,11 +16,12 @@ from nanodream.prompting.skill_signals import SkillHealth
 from nanodream.skills import families, family_prefix, is_guide
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.versioning.gitstore import GitStore
+from nanodream.vocab import Declared
 from nanodream.workspace import Workspace
 
 
 @dataclass(frozen=True)
-class SkillRow:
+class SkillRow(Declared):
     name: str
     description: str | None  # None when its front matter does not parse
     uses: int  # sessions in the last 30 days
@@ -33,9 +33,6 @@ class SkillRow:
     family: str | None  # the prefix of its family (FAMILY_MIN skills or more), guides included
     see_also: list[str]
     chars: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def skill_rows(workspace: Workspace, settings: Settings, today: date | None = None) -> list[SkillRow]:

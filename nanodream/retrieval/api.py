@@ -3,16 +3,17 @@ see the same memory twice, `recall_apart()` for hosts that must not mistake an i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, date, tzinfo
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nanodream.hypotheses import evidence, without_marker
 from nanodream.retrieval.documents import Document
 from nanodream.validity import parse_validity
+from nanodream.vocab import Declared
 from nanodream.workspace import ARCHIVE_DIR, Workspace
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class RecallUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Hit:
+class Hit(Declared):
     """One memory that matches: its text, where it lives (`line` is 1-based), its heading path, its BM25 score.
 
     For a skill, `text` is its description, `heading` its name and `line` 1. `until` is the day a replaced
@@ -42,8 +43,7 @@ class Hit:
     score: float
     until: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    to_dict = Declared.to_json  # the name docs/recall.md gives hosts (`nanodream.Hit`)
 
 
 @dataclass(frozen=True)

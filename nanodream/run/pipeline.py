@@ -106,7 +106,7 @@ _HEAD = """\
  nanodream run · /dream · the scheduler · the page · the MCP server
         │            (commands/, slash.py, serve/, mcp/ parse and render)
         ▼
- api.py ─ run(): settings, the host-busy wait (scheduling/), then run_dream
+ api/ ─ run(): settings, the host-busy wait (scheduling/), then run_dream
         ▼
  run/dream.py ─ attempt(): enter the door ─ interrupt handling ─ one-line failures ─ run record
         │            memory/door.py: lock, git sane, recover, hand edits      run/records.py

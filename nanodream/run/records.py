@@ -18,7 +18,7 @@ _BLOCK = 64 * 1024
 def append_record(workspace: Workspace, record: RunRecord) -> None:
     """Append one record with a single O_APPEND write, so concurrent writers never interleave lines."""
     workspace.state_dir.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record.to_dict(), sort_keys=True, default=str) + "\n").encode("utf-8")
+    line = (json.dumps(record.to_json(), sort_keys=True, default=str) + "\n").encode("utf-8")
     fd = open_plain(workspace.runs_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         os.write(fd, line)

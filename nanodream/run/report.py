@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nanodream.safety import secret_scan
-from nanodream.vocab import CONSUMED, Outcome, Report, RunRecord, utc_stamp
+from nanodream.vocab import CONSUMED, Outcome, Report, RunRecord, Shape, utc_stamp
 
 # Entries listed per run record as not consumed normally; `status` shows the newest of these.
 NOTABLE_LIMIT = 200
@@ -48,7 +48,13 @@ class BatchOutcome:
 
 @dataclass
 class RunReport(Report):
-    """A run: outcome committed | no-change | nothing-to-do | dry-run | failed | busy | blocked | refused."""
+    """A run: outcome committed | no-change | nothing-to-do | dry-run | failed | busy | blocked | refused.
+
+    Its JSON (`run --json`, docs/json.md) is every field plus the totals computed from the batches.
+    """
+
+    json_shape = Shape(derived=("tokens_in", "tokens_out", "cached_tokens", "cost", "entries", "commits",
+                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed"))
 
     run_id: str
     model: str
@@ -128,15 +134,15 @@ class RunReport(Report):
         if len(self.notable) < NOTABLE_LIMIT:
             self.notable.append({"line": line, "cursor": cursor, "outcome": outcome, "detail": detail})
 
-    def to_json(self) -> dict[str, Any]:
-        """`run --json` (docs/json.md): every field plus the totals computed from the batches."""
-        data = super().to_json()
-        data.update(tokens_in=self.tokens_in, tokens_out=self.tokens_out, cached_tokens=self.cached_tokens,
-                    cost=self.cost, entries=self.entries, commits=self.commits, consumed=self.consumed,
-                    consumed_lines=self.consumed_lines, requests=self.requests,
-                    reasons=[r for b in self.batches for r in b.reasons],
-                    unconfirmed=[note for b in self.batches for note in b.unconfirmed])
-        return data
+    @property
+    def reasons(self) -> list[dict[str, str]]:
+        """Every batch's `{fact, reason}` for what its session kept out."""
+        return [r for b in self.batches for r in b.reasons]
+
+    @property
+    def unconfirmed(self) -> list[str]:
+        """What the sessions' summaries claim that their diffs do not show."""
+        return [note for b in self.batches for note in b.unconfirmed]
 
     def to_record(self) -> RunRecord:
         commits = self.commits

@@ -27,7 +27,7 @@ from nanodream.scheduling.timetable import (
     last_attempt_start,
     write_scheduler_state,
 )
-from nanodream.vocab import CONSUMED, Outcome, count_entries, new_run_id, utc_stamp
+from nanodream.vocab import CONSUMED, Declared, Outcome, Shape, count_entries, new_run_id, utc_stamp
 from nanodream.workspace import Workspace
 
 # Wake at least this often while waiting, so a suspended laptop or a clock change is noticed.
@@ -71,17 +71,15 @@ def run_when_idle(workspace: Workspace, settings: Settings, options: RunOptions,
 
 
 @dataclass
-class Decision:
-    """One line of the scheduler's log: what it decided and why."""
+class Decision(Declared):
+    """One line of the scheduler's log: what it decided and why, and what it has to say about it (`data`)."""
+
+    json_shape = Shape(spread=("data",))
 
     at: datetime
     kind: str  # next | waiting | ran | nothing-to-do | busy | blocked | failed | stopped
     message: str
     data: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"at": self.at.isoformat(timespec="seconds"), "kind": self.kind, "message": self.message,
-                **self.data}
 
 
 @dataclass

@@ -15,11 +15,10 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from nanodream import api
+from nanodream.api import Workspace
 from nanodream.controls import visible
-from nanodream.edits.review import Selection
 from nanodream.serve.guard import Guard
 from nanodream.vocab import Outcome
-from nanodream.workspace import Workspace
 
 SHA = re.compile(r"[0-9a-f]{4,40}")
 KINDS = ("dream", "manual", "restore")
@@ -58,7 +57,7 @@ class Pages:
         shown = [c for c in commits if not path or any(f["path"] == path for f in c.files)]
         return self._page(request, "timeline.html", commits=shown, kind=kind, file=path, files=files,
                           kinds=KINDS, status=self._status(), note=request.query_params.get("note", ""),
-                          proposals=[p.to_dict() | {"sha": p.sha} for p in api.proposals(self.workspace).proposals])
+                          proposals=[p.to_json() | {"sha": p.sha} for p in api.proposals(self.workspace).proposals])
 
     async def why(self, request: Request) -> Response:
         """Which commit wrote a memory line, and for a dream the history entries behind it."""
@@ -78,7 +77,7 @@ class Pages:
         if refused:
             return refused
         report = api.skills(self.workspace)
-        return self._page(request, "skills.html", skills=[row.to_dict() for row in report.skills],
+        return self._page(request, "skills.html", skills=[row.to_json() for row in report.skills],
                           problem=report.reason)
 
     async def decide(self, request: Request) -> Response:
@@ -90,7 +89,7 @@ class Pages:
         sha, action = request.path_params["sha"], request.path_params["action"]
         if not SHA.fullmatch(sha) or action not in ("accept", "reject"):
             return PlainTextResponse("no such action", 404)
-        chosen = Selection(ref=sha)
+        chosen = api.Selection(ref=sha)
         report = api.accept(self.workspace, chosen) if action == "accept" else api.reject(self.workspace, chosen)
         done = report.outcome in (Outcome.ACCEPTED, Outcome.REJECTED)
         note = f"{report.outcome} {sha[:8]}" if done else f"not {action}ed: {report.reason}"

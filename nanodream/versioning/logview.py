@@ -12,12 +12,12 @@ from typing import Any
 from nanodream.backlog.history import HistoryEntry, iter_after, read_from
 from nanodream.versioning.commitmsg import message_summary
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
-from nanodream.vocab import Trailer, Trailers
+from nanodream.vocab import Declared, Trailer, Trailers
 from nanodream.workspace import Workspace
 
 
 @dataclass
-class CommitSummary:
+class CommitSummary(Declared):
     """One line of `log`: the stable JSON shape documented in docs/review.md."""
 
     sha: str
@@ -35,9 +35,6 @@ class CommitSummary:
     model: str | None
     restores: str | None  # for a restore: the sha it undid
     cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass

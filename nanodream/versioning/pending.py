@@ -14,15 +14,17 @@ from typing import Any
 
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
 from nanodream.versioning.linerevert import revert_lines
-from nanodream.vocab import Trailer
+from nanodream.vocab import Declared, Shape, Trailer
 
 PENDING_REF = "refs/nanodream/pending"
 CONFLICT = Trailer.CONFLICT
 
 
 @dataclass
-class Proposal:
+class Proposal(Declared):
     """One pending proposal as `review --json` shows it (docs/json.md)."""
+
+    json_shape = Shape(hidden=("sha", "source"))
 
     id: str
     sha: str
@@ -33,10 +35,6 @@ class Proposal:
     state: str  # pending | conflicted
     reason: str = ""
     source: str = field(default="", repr=False)  # the commit whose diff is the proposal (itself, or the original)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "run_id": self.run_id, "time": self.time, "summary": self.summary,
-                "files": self.files, "state": self.state, "reason": self.reason}
 
 
 Change = dict[str, tuple[bytes | None, bytes | None]]  # path → (before, after)

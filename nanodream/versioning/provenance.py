@@ -15,7 +15,7 @@ that archived it, and `first_written` the one that first wrote the fact (one `gi
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -25,7 +25,7 @@ from nanodream.rejected import fact_key, fact_text
 from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore, LineOrigin
 from nanodream.versioning.logview import consumed_entries
-from nanodream.vocab import count
+from nanodream.vocab import Declared, count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, PathRefused, Workspace
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -37,7 +37,7 @@ class NotFound(Exception):
 
 
 @dataclass
-class WhyReport:
+class WhyReport(Declared):
     """The stable JSON shape of `why --json` (docs/json.md)."""
 
     commit: str | None  # None: the line is a hand edit not committed yet
@@ -53,9 +53,6 @@ class WhyReport:
     replaced_by: str = ""  # what replaced it ("" while current, or when nothing took its place)
     replaced: list[dict[str, Any]] = field(default_factory=list)  # facts it replaced: text, since, until, file, line
     first_written: dict[str, str] | None = None  # a replaced fact's first commit: {"commit", "time"}
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def why(workspace: Workspace, query: str) -> WhyReport:

@@ -1,0 +1,352 @@
+"""What each command prints with `--json`, and each MCP tool answers: the reference page docs/json.md.
+
+Each section names the report type behind an output; its keys and their types come from that type's declaration
+(vocab.Shape on the dataclass, api/schema.py), the words around them are written here. `python -m
+nanodream.api.outputs` writes docs/json.md and nanodream/api/schemas.json; tests/test_json.py fails when either
+disagrees with the declarations, and runs every command to check it prints exactly the keys listed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nanodream.api import reports
+from nanodream.api.schema import STORED, keys_of, schema_of, schemas
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "json.md"
+
+
+@dataclass(frozen=True)
+class Keys:
+    """One object's keys on the page: `label` starts the line ("Keys:", "Keys of a batch:"), `type` names the
+    report type (as `nanodream.api` exports it) whose declaration gives them; `untrusted` adds the MCP mark."""
+
+    label: str
+    type: str
+    about: str = ""
+    untrusted: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str  # markdown: `run --json`
+    about: str
+    keys: tuple[Keys, ...] = ()
+
+
+INTRO = """\
+# JSON output
+
+Generated from the report declarations of `nanodream/api/` (`python -m nanodream.api.outputs`, which also writes
+`nanodream/api/schemas.json`, the MCP tools' output schemas); do not edit by hand.
+
+Every command that prints something takes `--json` and then prints one JSON document on stdout (nothing
+else goes to stdout; progress and notices go to stderr). These shapes are stable: fields may be added,
+never renamed or removed. Times are ISO 8601 with an offset. On a usage or other error a command prints
+`{"error": "<message>", "exit_code": N}` and exits with that code (see the README's exit codes).
+
+Each section ends with a `Keys:` line: the exact top-level keys (of each element, for a list), each with its
+JSON type. They come from the declaration of the report behind the output, the same declaration the JSON is
+printed from; `tests/test_json.py` also runs every command with `--json` and checks it prints exactly these."""
+
+SECTIONS = (
+    Section("`init --json`", "The workspace, the files `init` created (nothing is ever overwritten), and whether it "
+            "created the git repository now.", (Keys("Keys:", "InitReport"),)),
+    Section("`run --json`", """\
+The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet`. `outcome`: `committed |
+no-change | nothing-to-do | busy | blocked | refused | failed | model-no-op | misconfigured | dry-run` (`busy`,
+`blocked` and `refused`: the write door turned the run away before anything was written, `reason` says why and
+`hint` what to do, if anything more; `model-no-op`: the model changed nothing twice while the batch held facts
+memory lacks, exit 1; `misconfigured`: e.g. the provider's key is not set, exit 2; neither is ever split or
+quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`); `commits` shas;
+`manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did; `notices` how
+reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with line numbers;
+`notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set aside by this
+run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`; `ingest` the
+pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null` without
+sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its prompt
+cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts sessions
+kept out of memory and why (`{fact, reason}`, from the no-op check); `unconfirmed` what sessions' summaries claim
+that their diffs do not show; `batches` one object per batch (below). `run -o FILE` writes this same object to
+FILE (YAML when FILE ends in `.yaml`/`.yml`); `quarantine retry LINE --json` prints it too.""", (
+        Keys("Keys:", "RunReport"),
+        Keys("Keys of a batch:", "BatchOutcome", """\
+Each of `batches`: `changes` are lines like `USER.md: modified (+1 -0)`, `warnings` non-blocking guard
+findings and the lines the batch left out (`memory/MEMORY.md: left out line 4: Password; …`, `SOUL.md: left
+out line 5, an agent rule (exfiltration): '…'`), `capacity` true when the batch failed because a file stayed over
+its cap, `blameless` true when it failed for a reason no history entry causes (git refused the commit: the files
+were put back; such a batch is never split or quarantined), `diff` the diff of a dry run (empty otherwise),
+`proposal` the commit on `refs/nanodream/pending` holding what waits for review (`run --review`, the `review`
+setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory lacked
+after a session that changed nothing (empty otherwise), `reasons` the session's `{fact, reason}` for each it kept
+out, `unconfirmed` lines like `the session's summary mentions USER.md; USER.md did not change`."""),
+    )),
+    Section("`status --json`", """\
+`position` is `{line, offset, cursor}`: how far history.jsonl has been consumed; `notice` says how reading
+will resume when that had to be worked out (an upgrade, a rotated or rewritten file — including the
+"cannot tell … remove .nanodream/position.json …" stop, when `pending_entries` counts the whole file).
+`dead_letters` are unacknowledged malformed lines the file still holds (`{line, reason}`; never a line
+of a file rotated away); `entry_outcomes` is `{counts: {outcome: n}, latest: [...]}` (the latest 50); `fill` maps
+each active file to `{chars, cap}`; `archive` is `{files, chars}` of `memory/archive/`; `last_dream` the newest
+dream commit in `log --json`'s shape (or `null`); `last_success` / `last_failure` the newest matching run record
+(the fields of `.nanodream/runs.jsonl`) or `null`; `schedule` the next scheduled run or `null`; `proposals` is
+`{pending, conflicted}`: how many review-lane proposals wait on `refs/nanodream/pending`. `ingest` is `{sources,
+last_pass, interrupted, error}`: each configured `[[ingest]]` source by its `path` with its watermark (`format`,
+`read_files` of `files_now`, `bytes_read`, `messages`, `pending_files` whose size changed since, `last_read`,
+`error`, and `files`: up to 100 per-file watermarks `{path, format, offset, size, line, messages, read_at}`, most
+recently read first), the last pass that wrote (a line of `.nanodream/ingest/passes.jsonl`) or `null`, and
+whether an interrupted pass waits to be finished ([ingest.md](ingest.md)). `out_of_date` lists the active lines
+that still name the old value of a replaced fact, newest change first, at most 100 ([time.md](time.md)): each
+`{file, line, text, fact, changed_on, replaced_by, message}`, `message` reading `USER.md:7: may be out of date
+since "Lives in Lisbon" changed on 2026-11-02`.""", (Keys("Keys:", "StatusReport"),)),
+    Section("`ingest --json`", """\
+The pass (see [ingest.md](ingest.md)). `outcome`: `ingested | nothing-to-do | dry-run | failed | refused |
+busy | blocked`; a path named on the command line that is missing or not a transcript is `refused` with
+exit 2 and nothing appended. `added` entries were appended (a dry run: would be), with cursors `cursors`
+`[first, last]` (`null` when none); `entries` lists the first 200 as `{cursor, timestamp, session_key,
+content}` (`cursor` is `null` in a dry run); `messages` new messages were taken in, `duplicates` were read
+again and recognised, `left_out` were of roles the source does not take or nanodream's own; `sources` one
+object per source (below); `extractor` is `builtin` or the model; `tokens_in`, `tokens_out`, `cost` what the
+model extraction spent; `recovered` what finishing an interrupted pass did; `notices` one line each.""", (
+        Keys("Keys:", "IngestReport"),
+        Keys("Keys of a source:", "SourceReport", "Each of `sources`: the files it holds, those with news, the "
+             "messages and entries made of them, the files `skipped` and why, and `error` when it could not be "
+             "read at all."),
+    )),
+    Section("`log --json`", """\
+The memory commits, newest first, each in the shape below.
+
+- `kind`: `dream | manual | restore | init | other`.
+- `files`: `{path, added, removed}` from the diff; `added` and `removed` both `null` for a binary file.
+- `history` (`{first, last}`: the host's cursor range), `lines` (`{first, last}`: the lines of history.jsonl
+  consumed; `null` for dreams made before positions), `tokens` (`{in, out, cached}`), `run`, `model`: `null` for
+  non-dream commits. `cost`: `null` when unknown.
+- `tokens.cached`: of `tokens.in`, those the provider read from its prompt cache (the `cached=` of the
+  `Dream-Tokens` trailer); `null` for commits made before nanodream recorded it.
+- `restores`: for a restore, the full sha it undid. `cursor_reset`: for a `--replay` restore, the cursor it
+  set.""", (Keys("Keys:", "LogReport"), Keys("Keys of a commit:", "CommitSummary"))),
+    Section("`show --json`", """\
+Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
+body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`
+(`{cursor, timestamp, content, session_key, line, offset, end}`; empty when compacted away or for non-dream
+commits).""", (Keys("Keys:", "ShowReport"),)),
+    Section("`restore --json`", """\
+- `outcome`: `restored | nothing-to-do | refused | busy | blocked`.
+- `mode`: `undo | before`; `replay` whether the cursor was set back so the next dream reads that history again.
+- `target` the full sha restored, `target_kind` and `target_subject` what it was; `commit` the new restore commit
+  and `manual_commit` the hand-edit commit made first (each `null` when there is none).
+- `conflicts`: one line per conflicting file when a restore is refused, naming the lines a later change edited.
+- `rejected`: the facts a plain undo of a dream recorded in `memory/rejected.md` (none for `--replay`,
+  `--before`, or the undo of a hand edit or a restore).
+- `recovered`: what recovering an interrupted earlier run did first, if anything.
+- `reason` / `hint`: why it was refused and what to do instead.""", (Keys("Keys:", "RestoreReport"),)),
+    Section("`review --json`", """\
+A list, oldest proposal first (`[]` when none is pending). `id` is the proposal commit's short sha
+(`accept`/`reject` take it, or the `run_id`); `files` `{path, added, removed}`; `state` `pending | conflicted`;
+`reason` says why a conflicted one no longer applies ("" otherwise).""", (
+        Keys("Keys of a proposal:", "Proposal"),
+        Keys("Keys of `review accept`:", "ReviewReport", """\
+`review accept|reject --json`: `action` (`accept | reject`), `outcome` (`accepted | rejected |
+nothing-to-do | refused | busy`), `ids` handled, `commits` made on the branch, `manual_commit` (hand edits
+committed first), `rejected` facts recorded, `conflicts` (why an accept was refused), `pending` the chain
+afterwards (proposal objects as above), `reason`, `hint`, `exit_code`."""),
+    )),
+    Section("`forget --json`", """\
+- `outcome`: `forgotten | dry-run | refused | busy | blocked`; `entries` the history lines marked as never to be
+  consumed again; `removed` the lines only those entries taught (`path:line: text`), `review` the lines
+  that also draw on other entries (left for you), `staled` the hypothesis lines among those, marked stale in
+  the same commit instead (part of their evidence is gone); `commit` the forget commit (or `null`);
+  `transcripts` deleted with `--purge-transcripts`; `not_erased` where copies still are (git history, …).""",
+            (Keys("Keys:", "ForgetReport"),)),
+    Section("`why TEXT|FILE:LINE --json`", """\
+- `commit`: the full sha of the commit that wrote the line, or `null` while it is an uncommitted hand edit.
+- `kind`: `dream | manual | restore | init | other | uncommitted`.
+- `entries`: for a dream, the history entries it consumed that mention the line (`{line, cursor, session_key,
+  timestamp, text}`; whole text first, then by the share of the line's words they hold); empty for other kinds or
+  when history.jsonl no longer holds them. Nothing matching: `{"error": ..., "exit_code": 1}`.
+- The line's life ([time.md](time.md)): `became_true` the day of the history entry that taught it (a replaced
+  line: its `from`), `null` when no entry says; `until` the day a replaced line stopped being true and
+  `replaced_by` what replaced it (`null` and `""` for a current line); `replaced` the facts this line replaced
+  (archive lines naming it as their successor: `{text, since, until, file, line}`); `first_written` for a
+  replaced line the commit that first wrote the fact (`{commit, time}`), `null` otherwise. For a replaced line
+  `commit`, `time` and `entries` are those of the dream that archived it.""",
+            (Keys("Keys:", "WhyAnswer"),)),
+    Section("`prompt --json`", """\
+The active prompt: `source` (`built-in` or `prompts/dream.md`), the `path` it is read from, its size and `text`;
+`override_state`: `absent | active | empty | symlink | not-a-file`; `override_identical_to_builtin` `null` when
+there is no readable override.""", (
+        Keys("Keys:", "PromptReport"),
+        Keys("Keys of `prompt init`:", "PromptInitReport", "`prompt init --json` prints the file it created "
+             "(`null` when refused) and the source it copied."),
+        Keys("Keys of `prompt reset`:", "PromptResetReport", "`prompt reset --json` prints whether it removed "
+             "the override and the prompt now active."),
+        Keys("Keys of `prompt show --rendered`:", "RenderedReport", """\
+`prompt show --rendered --json` prints the next request: `system` and `user` (the two messages), `prompt_source`,
+`tidy`, `estimated_tokens`, `token_breakdown` (per part), `notes`, and the batch's `first_cursor`, `last_cursor`
+and `entries`; with nothing to send, `{"nothing_to_send": "<why>"}`."""),
+    )),
+    Section("`pin --json`", """\
+`outcome`: `pinned | unpinned | nothing-to-do` (the line already was as asked; `reason` says which); `text` the
+line as it reads now; `matches` (`{path, line, text}`) the candidates when the text named several lines. A
+refusal (no line, several lines, busy, blocked) prints `{"error", "exit_code"}`.""", (Keys("Keys:", "PinReport"),)),
+    Section("`hypotheses --json` (and `hypotheses list --json`)", """\
+Every line of `SOUL.md`, `USER.md` and `memory/MEMORY.md` carrying a hypothesis marker, in file order. `line` is
+1-based; `text` is the line without its bullet and markers; `count` the sightings so far and `needed` what its
+`tone` (`strong | mild | neutral`) needs before it is promoted; `stale_since` a `YYYY-MM-DD` or null; `ask_first`
+whether it carries `<!-- ask-first -->`. `ref` is what a decision takes.""", (
+        Keys("Keys:", "HypothesesReport"), Keys("Keys of a hypothesis:", "HypothesisLine"))),
+    Section("`hypotheses reinforce|stale|reject|promote LINE --json`", """\
+`LINE` (the API's `line`, also what the MCP server's `hypothesis_resolve` passes on) is the `ref` of a listed
+hypothesis, `PATH:LINE` with a 1-based line number; a bare number is accepted when exactly one core file has a
+hypothesis on that line. The decision is applied to the line as it is on disk when the command runs (after your
+hand edits are committed), so list again after editing by hand: a `ref` names a position, not a text.
+`outcome`: `reinforced` (one more sighting) | `promoted` (the marker is gone: `promote`, or a `reinforce` that
+reached the threshold) | `stale` | `rejected` (`after` is null; the fact is recorded in `memory/rejected.md`) |
+`nothing-to-do` (`stale` on a line already stale). `before` and `after` are the whole line. A `LINE` that names
+no hypothesis, or several (`candidates` lists their refs in the API's report), and an unknown decision are
+refused with exit 2 and nothing written; busy (75) and blocked (78) as every writer. On the command line a
+refusal prints `{"error", "exit_code"}`.""", (Keys("Keys:", "DecisionReport"),)),
+    Section("`skills --json`", """\
+One object per skill, by name. `uses`: sessions of the last 30 days that used it (a session is one
+`session_key` on one day; use is a mention in history.jsonl or a record in `memory/skill-usage.jsonl`);
+`last_used` a `YYYY-MM-DD` or null; `co_used` the skills used in the same sessions, most shared first;
+`at_risk` used in a session of the last 30 days that held a `[correction]` or an outcome other than `ok`;
+`thin` fewer than 3 steps or a body under 200 characters; `unused` neither used nor changed in 90 days;
+`family` the shared prefix when three skills or more have it (their guide included); `description` null when
+the front matter does not parse. The page's `/skills` shows the same rows.""", (
+        Keys("Keys:", "SkillsReport"), Keys("Keys of a skill:", "SkillRow"))),
+    Section("`quarantine --json` (and `quarantine list --json`)", """\
+A list, oldest first. `line`/`offset` identify the entry in history.jsonl (`0`/`-1` for entries set aside
+before positions existed); `preview` is the start of its text; `retries` how often `quarantine retry` tried.
+`quarantine retry LINE --json` prints the run report of `run --json`.""", (Keys("Keys:", "QuarantinedEntry"),)),
+    Section("`history --json` (and `history list --json`)", """\
+A list of the malformed lines nobody acknowledged: `raw` is the line as stored (cut at 200 characters,
+credentials redacted).""", (
+        Keys("Keys:", "DeadLetter"),
+        Keys("Keys of `history ack`:", "AckReport", "`history ack --json` prints the lines acknowledged and the "
+             "numbers that are no malformed line nanodream knows of (exit 2 when no number was one)."),
+    )),
+    Section("`slash TEXT --json`", """\
+The markdown a host shows, plus the structured result behind it: the run report for `/dream`, a list of
+`log` entries for `/dream-log` and `/dream-restore` without a sha, one `show` object for `/dream-log SHA`,
+the restore report for `/dream-restore SHA`, the prompt info for `/dream-prompt` (`{"copied_to": path}`
+after `/dream-prompt init`); `null` when the command could not be served.""", (Keys("Keys:", "SlashReply"),)),
+    Section("`schedule --json`", """\
+With `--print-crontab` or `--print-systemd`: one object holding the snippet (`kind` is `crontab` or `systemd`;
+`interval_seconds` is `null` for a cron schedule, `cron` is `null` for an interval). While running: one JSON
+object per line and per decision: when (`at`), its `kind` (`next | waiting | ran | nothing-to-do | busy |
+blocked | failed | stopped`), the `message` the text log prints, and what the decision adds (the next run's
+time, a run's outcome and commits, …).""", (
+        Keys("Keys:", "ScheduleSnippet"), Keys("Keys of a decision:", "Decision"))),
+    Section("`recall QUERY --json`", """\
+A list of hits, best first (see [recall.md](recall.md)); no match is `[]` and exit 0. `until` is the day a
+replaced fact stopped being true (`YYYY-MM-DD`, a line of `memory/archive/` in the until-form), `null` for a
+current one.""", (Keys("Keys:", "Hit"),)),
+    Section("`fleet status --json`", """\
+Job counts of the queue (`queue` is its name) and, for each workspace whose latest job failed, when and why,
+newest first (see [fleet.md](fleet.md)). `fleet enqueue --json` prints what one sweep found: how many
+workspaces, those `enqueued` and those `over_quota` (`{workspace, reason}`), and the counts of the rest.""", (
+        Keys("Keys:", "FleetStatus"),
+        Keys("Keys of a failure:", "FleetFailure"),
+        Keys("Keys of `fleet enqueue`:", "FleetSweep"),
+    )),
+    Section("`model check --json`", """\
+What probing the model learned: whether it returned native tool calls or calls written as text, whether usage
+and price are known, the `tool_mode` to use (`null` when none works: `usable` is false and the exit code 1),
+the requests and tokens it took, and the `error` a request met.""", (Keys("Keys:", "ModelCheck"),)),
+    Section("`eval [CORPUS...] --json`", """\
+The evaluation (see [eval.md](eval.md)). `score` is the mean of the scenario scores (0 to 1); `model` the
+model that ran; `cost` the USD spent (0 for `builtin`); `stopped` why `--max-cost` ended the run early (`""`
+otherwise); `against` is `null`, or with `--against-model`/`--against-prompt` an object with `other` (the
+second run, same shape as this one without `against`), `delta` (other − this score) and `scenarios`
+(`{name, base, other, delta, changed}`, `changed` the checks whose verdict flipped: `{check, base, other}`).
+`ask_coverage` is the mean answer coverage of the `[[ask]]` checks (the share of each answer's words in the
+`top_k` lines recall returns from memory), `baseline_coverage` the same figure over the transcript's own turns
+(keeping everything), `memory_share` what the dream added to memory as a share of the transcript's text —
+each the mean over the scenarios that have asks, `null` when none has ([eval.md](eval.md)). `temporal` reports
+the temporal scenarios (those with a `kind` or `as_of` ask) apart from `score`, which leaves them out unless
+the corpus holds nothing else: `null` without any, else `{scenarios, score, kinds}`, `kinds` mapping each kind
+of question (`current`, `before`, `as-of`, `dependent`) to `{asks, coverage, baseline}`.
+`eval -o FILE` writes this same object to FILE.""", (
+        Keys("Keys:", "EvalAnswer"),
+        Keys("Keys of a scenario:", "ScenarioResult", """\
+Each of `scenarios`: `checks` in expect.toml's order (`max_growth_bytes` last), each `{kind, check, passed,
+detail}`; `metrics` holds `outcome`, `reason`, `batches`, `entries`, `tokens_in`, `tokens_out`, `cached_tokens`,
+`cost`, `seconds` and `bytes_grown` (reported, never scored); a scenario with a transcript adds `ingested` (entries
+its ingest added; its tokens and cost are in the totals), one with asks adds `ask_coverage`,
+`baseline_coverage`, `memory_bytes`, `transcript_bytes`, `memory_share` and `asks` (`{question, answer,
+coverage, baseline, kind, as_of}` each; `kind` is `""` and `as_of` `null` for an ask that has none).
+`temporal` is true for a temporal scenario."""),
+        Keys("Keys of `eval import-locomo`:", "LocomoReport", "`eval import-locomo --json` prints the scenarios "
+             "it wrote, each `{path, asks}`."),
+    )),
+    Section("`simulate --json`", "Where the scenario was written and how long its history is.",
+            (Keys("Keys:", "SimulateReport"),)),
+    Section("MCP tool results (`nanodream mcp`)", """\
+Each tool of the MCP server ([mcp.md](mcp.md)) answers with the object the matching command prints with
+`--json` — `memory_status` as `status`, `memory_log` as `log`, `memory_show` as `show`, `memory_why` as
+`why`, `dream_run` as `run`, `dream_restore` as `restore`, `dream_accept`/`dream_reject` as `review
+accept|reject`, `memory_pin` as `pin`, `memory_forget` as `forget`, `hypothesis_resolve` as `hypotheses
+reinforce|stale|reject|promote` — plus `"untrusted": true`, since each carries text from memory or history; the
+tool's output schema says so too. Two have no command of the same shape: `dream_proposals` answers the proposals
+of `review --json`, each with its `diff`, and `memory_recall` answers the facts and, apart from them, the
+hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way).""", (
+        Keys("Keys of `dream_proposals`:", "ReviewQueue", untrusted=True),
+        Keys("Keys of `memory_recall`:", "RecallReport", untrusted=True),
+        Keys("Keys of a related hypothesis:", "HypothesisHit"),
+    )),
+)
+
+OUTRO = "An error is an MCP tool error (`isError`) whose text is one line; see [mcp.md](mcp.md) for its wording."
+
+
+def render() -> str:
+    """docs/json.md, from the sections above and the declarations they name."""
+    lines = [INTRO]
+    for section in SECTIONS:
+        lines += ["", f"### {section.heading}", "", section.about]
+        for keys in section.keys:
+            if keys.about:
+                lines += ["", keys.about]
+            lines += ["", _keys_line(keys)]
+    lines += ["", OUTRO]
+    return "\n".join(lines) + "\n"
+
+
+def _keys_line(keys: Keys) -> str:
+    schema = schema_of(getattr(reports, keys.type))
+    listed = [f"`{key}` ({spoken(schema['properties'][key])})" for key in keys_of(getattr(reports, keys.type))]
+    if keys.untrusted:
+        listed.append("`untrusted` (true)")
+    more = ", and the keys it adds" if schema.get("additionalProperties") else ""
+    return f"{keys.label} {', '.join(listed)}{more}"
+
+
+def spoken(schema: dict[str, Any]) -> str:
+    """A JSON schema in a few words: `string`, `integer or null`, `list of string`, `object`."""
+    if "anyOf" in schema:
+        options = [spoken(option) for option in schema["anyOf"] if option.get("type") != "null"]
+        nullable = len(options) < len(schema["anyOf"])
+        return " or ".join(options) + (", or null" if nullable and len(options) == 1 and " " in options[0]
+                                       else " or null" if nullable else "")
+    if "enum" in schema:
+        return " | ".join(json.dumps(value) for value in schema["enum"])
+    kind = schema.get("type")
+    if kind == "array":
+        return f"list of {spoken(schema.get('items', {}))}" if schema.get("items") else "list"
+    return kind or "any"
+
+
+def write() -> None:
+    """Rewrite docs/json.md and schemas.json from the declarations."""
+    PAGE.write_text(render(), encoding="utf-8")
+    STORED.write_text(json.dumps(schemas(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write()
+    sys.stdout.write(f"wrote {PAGE} and {STORED}\n")

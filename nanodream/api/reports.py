@@ -1,0 +1,439 @@
+"""The request and report types of the host API: what a front end hands an action and what it gets back.
+
+The API's own reports are declared here; the types whose home is a domain module (a run's report, a restore's,
+the review lane's selection, …) are re-exported by name and imported only when first used, so `import
+nanodream.api` stays as light as `status` needs it to be. Every report declares its JSON once — its dataclass
+fields and its `json_shape` (vocab.Shape) — and `--json`, the MCP tools' output schemas and docs/json.md all
+come from that declaration (`python -m nanodream.api.outputs` writes the last two).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nanodream.vocab import VERDICT, Declared, ExitCode, Outcome, Refused, Report, Shape
+from nanodream.workspace import CORE_FILES, Workspace
+
+if TYPE_CHECKING:
+    from nanodream.backlog.quarantine import QuarantinedEntry
+    from nanodream.edits.hypotheses import HypothesisLine
+    from nanodream.engines.probe import ProbeReport
+    from nanodream.evaluation.runner import EvalReport
+    from nanodream.fleet.sweep import SweepReport
+    from nanodream.prompting.prompt import RenderedRequest
+    from nanodream.prompting.prompt_override import PromptInfo
+    from nanodream.prompting.skill_table import SkillRow
+    from nanodream.retrieval.api import Hit, HypothesisHit
+    from nanodream.scheduling.timetable import Schedule
+    from nanodream.status import Status
+    from nanodream.versioning.logview import CommitDetail, CommitSummary
+    from nanodream.versioning.pending import Proposal
+    from nanodream.versioning.provenance import WhyReport
+
+# name → the module it lives in: request and report types (and the few words a front end needs) of the domain.
+ELSEWHERE = {
+    "Batch": "nanodream.backlog.history",
+    "QuarantinedEntry": "nanodream.backlog.quarantine",
+    "Settings": "nanodream.config",
+    "ForgetReport": "nanodream.edits.forget",
+    "Target": "nanodream.edits.forget",
+    "DecisionReport": "nanodream.edits.hypotheses",
+    "HypothesisLine": "nanodream.edits.hypotheses",
+    "PinReport": "nanodream.edits.pin",
+    "PromptInitReport": "nanodream.edits.prompt",
+    "PromptResetReport": "nanodream.edits.prompt",
+    "RestoreReport": "nanodream.edits.restore",
+    "ReviewReport": "nanodream.edits.review",
+    "Selection": "nanodream.edits.review",
+    "ProbeReport": "nanodream.engines.probe",
+    "AskResult": "nanodream.evaluation.asks",
+    "CheckResult": "nanodream.evaluation.checks",
+    "EvalReport": "nanodream.evaluation.runner",
+    "ScenarioResult": "nanodream.evaluation.runner",
+    "SweepReport": "nanodream.fleet.sweep",
+    "IngestReport": "nanodream.ingest.report",
+    "SourceReport": "nanodream.ingest.report",
+    "Match": "nanodream.pinning",
+    "RenderedRequest": "nanodream.prompting.prompt",
+    "OVERRIDE": "nanodream.prompting.prompt_override",
+    "PromptInfo": "nanodream.prompting.prompt_override",
+    "SkillRow": "nanodream.prompting.skill_table",
+    "Hit": "nanodream.retrieval.api",
+    "HypothesisHit": "nanodream.retrieval.api",
+    "RunOptions": "nanodream.run.context",
+    "RunObserver": "nanodream.run.progress",
+    "Tally": "nanodream.run.progress",
+    "BatchOutcome": "nanodream.run.report",
+    "RunReport": "nanodream.run.report",
+    "HostBusy": "nanodream.scheduling.hostbusy",
+    "HostWait": "nanodream.scheduling.hostbusy",
+    "Decision": "nanodream.scheduling.scheduler",
+    "GracefulStop": "nanodream.scheduling.shutdown",
+    "Schedule": "nanodream.scheduling.timetable",
+    "Status": "nanodream.status",
+    "COMMIT_KINDS": "nanodream.versioning.commitmsg",
+    "CommitDetail": "nanodream.versioning.logview",
+    "CommitSummary": "nanodream.versioning.logview",
+    "Proposal": "nanodream.versioning.pending",
+    "WhyReport": "nanodream.versioning.provenance",
+}
+
+
+def elsewhere(name: str) -> Any:
+    """A re-exported type, imported on first use; AttributeError for a name the API does not export."""
+    try:
+        module = ELSEWHERE[name]
+    except KeyError:
+        raise AttributeError(f"module 'nanodream.api' has no attribute {name!r}") from None
+    return getattr(import_module(module), name)
+
+
+def __getattr__(name: str) -> Any:
+    return elsewhere(name)
+
+
+# the workspace -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class InitReport(Report):
+    """`init`: the workspace, the files created (nothing is ever overwritten), whether git was set up now."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    workspace: str = ""
+    created: list[str] = field(default_factory=list)
+    git_repository_created: bool = False
+
+
+@dataclass
+class MemoryFile(Report):
+    """One memory file's text, read as the dream's own tools may read it (the MCP server's resources)."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    path: str = ""
+    text: str | None = None  # None: refused, or (`missing`) not in this workspace
+    missing: bool = False
+
+
+# reading -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StatusReport(Report):
+    """`status`: backlog, cursor, last commit and runs (docs/json.md); refused, the verdict alone."""
+
+    json_shape = Shape(inner="status")
+
+    status: Status | None = None
+
+
+@dataclass
+class LogReport(Report):
+    """`log`: memory commits, newest first."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    workspace: str = ""
+    commits: list[CommitSummary] = field(default_factory=list)
+
+
+@dataclass
+class ShowReport(Report):
+    """`show`: one commit with its summary, the history it consumed and the diff."""
+
+    json_shape = Shape(inner="detail")
+
+    detail: CommitDetail | None = None
+
+
+@dataclass
+class WhyAnswer(Report):
+    """`why`: the commit that wrote a memory line, its kind, and for a dream the entries behind it."""
+
+    json_shape = Shape(inner="answer")
+
+    answer: WhyReport | None = None
+
+
+@dataclass
+class RecallReport(Report):
+    """`recall`: the memory lines, skills and archived lines that best match a question, and apart from them
+    the hypothesis lines that do (inferred, never stated: not to be presented as memory)."""
+
+    json_shape = Shape(hidden=(*VERDICT, "query"))
+
+    query: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    related_hypotheses: list[HypothesisHit] = field(default_factory=list)
+
+
+@dataclass
+class SkillsReport(Report):
+    """`skills`: each skill's use (30 days), last use, companions, at-risk, thin and unused marks, family."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    skills: list[SkillRow] = field(default_factory=list)
+
+
+@dataclass
+class DeadLetter(Declared):
+    """A malformed line of history.jsonl nobody acknowledged: where it is, why, and the line as stored."""
+
+    line: int
+    offset: int
+    reason: str
+    raw: str
+
+
+@dataclass
+class DeadLettersReport(Report):
+    """`history`: the malformed lines waiting for a person, in file order."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    letters: list[DeadLetter] = field(default_factory=list)
+
+
+@dataclass
+class AckReport(Report):
+    """`history ack`: malformed lines acknowledged, and numbers that are no dead letter nanodream knows."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    acknowledged: list[int] = field(default_factory=list)
+    not_found: list[int] = field(default_factory=list)
+
+
+@dataclass
+class QuarantineReport(Report):
+    """`quarantine`: the entries set aside because they failed even on their own, oldest first."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    entries: list[QuarantinedEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SlashReply(Declared):
+    """The answer to one slash command: the markdown a host shows, and (`slash --json`) what is behind it."""
+
+    markdown: str
+    exit_code: int = ExitCode.OK
+    result: Any = None  # the structured answer behind the markdown, None for an error
+    command: str = ""  # the command as typed, lower case; "" when there was none
+
+
+# the review lane --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ProposalsReport(Report):
+    """`review`: the proposals review runs left pending, oldest first."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    proposals: list[Proposal] = field(default_factory=list)
+
+
+@dataclass
+class Reviewable(Declared):
+    """A pending proposal and its diff, for a front end that shows both."""
+
+    json_shape = Shape(spread=("proposal",))
+
+    proposal: Proposal
+    diff: str = ""
+
+
+@dataclass
+class ReviewQueue(Report):
+    """The pending proposals with their diffs (one `git show` each), oldest first."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    proposals: list[Reviewable] = field(default_factory=list)
+
+
+@dataclass
+class HypothesesReport(Report):
+    """`hypotheses list`: the inferred lines still marked in the core files, each with its `ref` (docs/json.md)."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    hypotheses: list[HypothesisLine] = field(default_factory=list)
+
+
+# the prompt -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PromptReport(Report):
+    """`prompt show`: which dream prompt is active, and its text."""
+
+    json_shape = Shape(inner="info")
+
+    info: PromptInfo | None = None
+
+
+@dataclass
+class RenderedReport(Report):
+    """`prompt show --rendered`: exactly what the next session would send, without sending it."""
+
+    json_shape = Shape(inner="request")
+
+    request: RenderedRequest | None = None
+
+
+# models, evaluation ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ModelCheck(Report):
+    """`model check`: what probing the model learned; exit 1 when no tool_mode works with it."""
+
+    json_shape = Shape(inner="probe")
+
+    probe: ProbeReport | None = None
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """What `eval` scores: scenario folders (default: the shipped corpus, or its transcripts), with which model and
+    prompt, against what (`against_model`, `against_prompt`), spending at most `max_cost` USD."""
+
+    corpus: tuple[Path, ...] = ()
+    transcripts: bool = False
+    top_k: int = 5
+    model: str | None = None
+    prompt: Path | None = None
+    against_model: str | None = None
+    against_prompt: Path | None = None
+    max_cost: float | None = None
+
+    @property
+    def compared(self) -> bool:
+        return self.against_model is not None or self.against_prompt is not None
+
+
+@dataclass
+class EvalAnswer(Report):
+    """`eval`: the evaluation, and with a second model or prompt the difference to it (`against`)."""
+
+    json_shape = Shape(hidden=(*VERDICT, "evaluation"), spread=("evaluation",))
+
+    evaluation: EvalReport | None = None
+    against: dict[str, Any] | None = None  # {other, delta, scenarios}: evaluation.report.compare without `base`
+
+
+@dataclass
+class ImportedScenario(Declared):
+    path: str
+    asks: int
+
+
+@dataclass
+class LocomoReport(Report):
+    """`eval import-locomo`: the scenarios written, one per conversation, with their asks."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    scenarios: list[ImportedScenario] = field(default_factory=list)
+
+
+@dataclass
+class SimulateReport(Report):
+    """`simulate`: where the scenario was written and how long its history is."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    path: str = ""
+    seed: int = 0
+    days: int = 0
+    entries: int = 0
+
+
+# schedules, the fleet ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SchedulePlan(Report):
+    """When dreams are due: the flags' schedule, else the workspace's `schedule` setting; refused when neither
+    gives one or it does not parse."""
+
+    json_shape = Shape(hidden=(*VERDICT, "timetable", "delay"),
+                       derived=("schedule", "cron", "interval_seconds", "timezone"))
+
+    timetable: Schedule | None = None
+    delay: timedelta = timedelta(0)  # never run sooner than this after start-up
+
+    @property
+    def schedule(self) -> str:
+        return self.timetable.describe() if self.timetable else ""
+
+    @property
+    def cron(self) -> str | None:
+        return self.timetable.cron if self.timetable else None
+
+    @property
+    def interval_seconds(self) -> float | None:
+        interval = self.timetable.interval if self.timetable else None
+        return interval.total_seconds() if interval else None
+
+    @property
+    def timezone(self) -> str:
+        return str(self.timetable.tz) if self.timetable else ""
+
+
+@dataclass
+class ScheduleSnippet(Report):
+    """`schedule --print-crontab|--print-systemd`: the schedule and the text to install."""
+
+    json_shape = Shape(hidden=(*VERDICT, "plan"), spread=("plan",))
+
+    kind: str = ""  # crontab | systemd
+    plan: SchedulePlan | None = None
+    text: str = ""
+
+
+@dataclass
+class FleetSweep(Report):
+    """`fleet enqueue`: what one sweep over the roots found and enqueued."""
+
+    json_shape = Shape(inner="sweep")
+
+    sweep: SweepReport | None = None
+
+
+@dataclass
+class FleetFailure(Declared):
+    workspace: str
+    reason: str
+    at: str
+
+
+@dataclass
+class FleetStatus(Report):
+    """`fleet status`: the queue's job counts and each failing workspace's latest reason, newest first."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    queue: str = ""
+    queued: int = 0
+    started: int = 0
+    finished: int = 0
+    failed: int = 0
+    failures: list[FleetFailure] = field(default_factory=list)
+
+
+# What `from nanodream.api.reports import *` binds: the types declared here and the words every front end uses.
+# (The ELSEWHERE names are left out: binding them would import their modules.)
+__all__ = ["CORE_FILES", "VERDICT", "Declared", "ExitCode", "Outcome", "Refused", "Report", "Shape", "Workspace",
+           *(name for name, value in list(globals().items())
+             if isinstance(value, type) and value.__module__ == __name__)]

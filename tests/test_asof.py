@@ -108,3 +108,66 @@ def test_why_of_a_replaced_line_tells_until_when_it_was_true_and_what_replaced_i
     assert old.time.startswith("2026-06-05")  # archived by the dream that read the move
     assert old.first_written["time"].startswith("2026-03-14")
     assert old.to_json()["replaced"] == []
+
+
+# the command line -------------------------------------------------------------------------------------------
+
+
+def cli(*args: str):
+    from typer.testing import CliRunner
+
+    from nanodream.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_recall_as_of_prints_what_memory_said_that_day_and_json_keeps_file_and_line(moved):
+    where = ("-w", str(moved.root))
+    shown = cli("recall", "where does the user live?", "--as-of", "2026-04-01", *where)
+    assert shown.exit_code == 0 and shown.output.startswith("as of 2026-04-01 (commit ")
+    assert "The user lives in Ghent." in shown.output and "Utrecht" not in shown.output
+    hits = json.loads(cli("recall", "where does the user live?", "--as-of", "2026-04-01", "--json", *where).output)
+    assert hits[0]["file"] == USER and isinstance(hits[0]["line"], int) and hits[0]["until"] is None
+    today = json.loads(cli("recall", "where did the user live before Utrecht?", "--json", *where).output)
+    old = next(hit for hit in today if "Ghent" in hit["text"])
+    assert old["file"].startswith("memory/archive/") and old["until"] == "2026-06-02"
+
+
+@pytest.mark.parametrize("day", ["yesterday", "2026-02-30", "14/03/2026", "2026-3-1"])
+def test_a_day_that_is_not_a_date_is_exit_2_for_recall_and_show(moved, day):
+    where = ("-w", str(moved.root))
+    for args in (("recall", "where?", "--as-of", day), ("show", "--as-of", day)):
+        plain, as_json = cli(*args, *where), cli(*args, "--json", *where)
+        assert plain.exit_code == 2 and "not a date" in plain.output
+        assert as_json.exit_code == 2 and json.loads(as_json.output)["exit_code"] == 2
+
+
+def test_show_as_of_prints_a_memory_file_as_it_stood_named_either_way(moved):
+    where = ("-w", str(moved.root))
+    relative = cli("show", "--as-of", "2026-04-01", USER, *where)
+    assert relative.exit_code == 0 and "The user lives in Ghent." in relative.output
+    absolute = json.loads(cli("show", "--as-of", "2026-07-01", str(moved.root / USER), "--json", *where).output)
+    assert [f["path"] for f in absolute["files"]] == [USER] and "Utrecht" in absolute["files"][0]["text"]
+    assert absolute["time"].startswith("2026-06-05")
+    every = json.loads(cli("show", "--as-of", "2026-04-01", "--json", *where).output)
+    assert [f["path"] for f in every["files"]] == ["SOUL.md", USER, "memory/MEMORY.md"]
+    before = cli("show", "--as-of", "2026-01-01", *where)
+    assert before.exit_code == 0 and "no commit on or before 2026-01-01" in before.output
+
+
+@pytest.mark.parametrize("target", ["nanodream.toml", "memory/history.jsonl", "../elsewhere.md", "/etc/passwd"])
+def test_show_as_of_refuses_what_is_not_a_memory_file_with_exit_2(moved, target):
+    shown = cli("show", "--as-of", "2026-04-01", target, "-w", str(moved.root))
+    assert shown.exit_code == 2 and shown.output.strip()
+
+
+def test_why_and_status_say_a_line_s_life_and_what_may_be_out_of_date(moved):
+    where = ("-w", str(moved.root))
+    now = cli("why", "Utrecht", *where).output
+    assert "true since 2026-06-02" in now and "it replaced: The user lives in Ghent" in now
+    old = cli("why", "lives in Ghent", *where).output
+    assert "true from 2026-03-14 until 2026-06-02; replaced by: User moved to Utrecht" in old
+    user = moved.root / USER
+    user.write_text(user.read_text() + "- Cycles along the Ghent canal to work.\n")
+    status = cli("status", *where).output
+    assert 'may be out of date since "The user lives in Ghent" changed on 2026-06-02' in status

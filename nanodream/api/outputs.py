@@ -133,7 +133,15 @@ The memory commits, newest first, each in the shape below.
 Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
 body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`
 (`{cursor, timestamp, content, session_key, line, offset, end}`; empty when compacted away or for non-dream
-commits).""", (Keys("Keys:", "ShowReport"),)),
+commits).""", (
+        Keys("Keys:", "ShowReport"),
+        Keys("Keys of `show --as-of`:", "MemoryAsOf", """\
+`show --as-of DAY [FILE] --json` prints memory files as they stood on that day ([time.md](time.md)): `commit`
+the last commit on or before its end (committer date, in the workspace's time zone) and its `time`, both `null`
+when memory had no commit by then; `files` one `{path, text, missing}` per file asked (default the three active
+files), `missing` true (and `text` `null`) for one that did not exist then. A day that is not `YYYY-MM-DD`, or a
+file that is not a memory file, is `{"error": ..., "exit_code": 2}`."""),
+    )),
     Section("`restore --json`", """\
 - `outcome`: `restored | nothing-to-do | refused | busy | blocked`.
 - `mode`: `undo | before`; `replay` whether the cursor was set back so the next dream reads that history again.
@@ -294,7 +302,9 @@ accept|reject`, `memory_pin` as `pin`, `memory_forget` as `forget`, `hypothesis_
 reinforce|stale|reject|promote` — plus `"untrusted": true`, since each carries text from memory or history; the
 tool's output schema says so too. Two have no command of the same shape: `dream_proposals` answers the proposals
 of `review --json`, each with its `diff`, and `memory_recall` answers the facts and, apart from them, the
-hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way).""", (
+hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way); asked with
+`as_of`, memory as it stood that day (`as_of` and the `commit` it read, `null` when it had none; both `null` for
+memory as it is now).""", (
         Keys("Keys of `dream_proposals`:", "ReviewQueue", untrusted=True),
         Keys("Keys of `memory_recall`:", "RecallReport", untrusted=True),
         Keys("Keys of a related hypothesis:", "HypothesisHit"),

@@ -37,8 +37,9 @@ def end_of(day: date, zone: tzinfo) -> datetime:
 
 
 def snapshot(store: GitStore, day: date, zone: tzinfo, paths: tuple[str, ...] = ()) -> Snapshot:
-    """The memory files (only `paths`, when given) as the last commit on or before `day` left them."""
-    found = store.commit_before(end_of(day, zone))
+    """The memory files (only `paths`, when given) as the last commit on or before `day` left them (a day still
+    to come: as they are now, which git can also tell for a day past its own calendar)."""
+    found = store.commit_before(min(end_of(day, zone), datetime.now(zone)))
     if found is None:
         return Snapshot(day)
     sha, when = found

@@ -68,9 +68,18 @@ def why(workspace: Workspace, query: str) -> WhyReport:
         report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject)
         if commit.kind == "dream":
             entries = consumed_entries(workspace, commit.trailers)
-            report.entries = [_entry(e) for e in rank(entries, fact_text(text) or text)]
+            report.entries = [_entry(e) for e in rank(entries, _asked_fact(path, text))]
     _life(workspace, store if committed else None, report)
     return report
+
+
+def _asked_fact(path: str, text: str) -> str:
+    """What the entries behind a line mention: its fact, or for a replaced line what replaced it (the dream that
+    archived it read that)."""
+    validity = parse_validity(text) if path.startswith(f"{ARCHIVE_DIR}/") else None
+    if validity is not None:
+        return validity.successor or validity.text
+    return fact_text(text) or text
 
 
 def _life(workspace: Workspace, store: GitStore | None, report: WhyReport) -> None:

@@ -1,9 +1,12 @@
-"""A single history line of 50 MB and 200 MB: wall time and peak memory of `status` and of a run that passes it.
+"""A single history line of 50 MB and 200 MB: wall time and peak memory of `status` and of a run that passes it,
+and of an ingest whose history ends in such a line and whose source folder holds a sparse 10 GB transcript.
 
 Target: a line over MAX_LINE_BYTES (1 MiB) is a dead letter read past in bounded chunks, so time grows
 linearly with the line (200 MB within 5× of 50 MB) and peak memory does not grow with it at all (the
-200 MB run's max RSS within 16 MiB of the 50 MB run's). Each size is measured in its own fresh process, so
-its max RSS belongs to it alone. The files (one entry, the huge line, one entry) are cached between runs.
+200 MB run's max RSS within 16 MiB of the 50 MB run's). Ingest finds the history's last cursor behind the
+line (read backwards a block at a time) and names the sparse transcript as skipped after reading at most
+16 MiB of it. Each size is measured in its own fresh process, so its max RSS belongs to it alone. The files
+(one entry, the huge line, one entry) are cached between runs.
 """
 
 from __future__ import annotations
@@ -69,8 +72,40 @@ def child() -> None:
         result["run_s"] = time.perf_counter() - start
         result["outcome"], result["entries"] = str(report.outcome), report.entries
         result["dead_letters"] = len(status.dead_letters)
+        result.update(_ingest_past_huge_things(Path(tmp), source.stat().st_size))
     result["max_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps(result))
+
+
+def _ingest_past_huge_things(tmp: Path, size: int) -> dict[str, float | int | str]:
+    """`ingest` of a folder holding a sparse 10 GB transcript and a good one, into a history whose last line is
+    `size` bytes (sparse too: the file is made in an instant, the reads are real)."""
+    from nanodream import api
+    from nanodream.memory.transaction import ensure_repository
+    from nanodream.versioning.gitstore import GitStore
+    from nanodream.workspace import Workspace, scaffold
+
+    ws = Workspace.at(tmp / "ingest-ws")
+    scaffold(ws.root)
+    ensure_repository(GitStore(ws))
+    with ws.history_file.open("wb") as handle:
+        handle.write(json.dumps({"cursor": 41, "timestamp": "2026-10-01 10:00", "content": "[durable] Go"}).encode()
+                     + b"\n")
+        handle.seek(handle.tell() + size)
+        handle.write(b"\n")
+    folder = tmp / "sessions"
+    folder.mkdir()
+    with (folder / "sparse.jsonl").open("wb") as handle:
+        handle.truncate(10 * 1000 * MB)
+    (folder / "good.jsonl").write_text(json.dumps({"role": "user", "content": "I live in Lyon."}) + "\n")
+    start = time.perf_counter()
+    report = api.ingest(ws, [folder])
+    skipped = " ".join(report.sources[0].skipped) if report.sources else ""
+    with ws.history_file.open("rb") as handle:  # only the end: the bench must not read the huge line itself
+        handle.seek(max(handle.seek(0, os.SEEK_END) - 4096, 0))
+        cursors = [json.loads(line)["cursor"] for line in handle.read().split(b"\n") if line.startswith(b"{")]
+    return {"ingest_s": time.perf_counter() - start, "ingest_added": report.added,
+            "ingest_ok": str(report.added == 1 and "sparse.jsonl" in skipped and cursors == [42])}
 
 
 def _place(source: Path, target: Path) -> None:
@@ -103,6 +138,8 @@ def main(quick: bool = False, sizes: tuple[int, ...] | None = None) -> list[Row]
         rows.append(row(BENCH, f"run (2 entries consumed, the line a dead letter), {label}", f["run_s"], "s",
                         f"≤ {growth + 1:g}× of {sizes[0] // MB} MB" if last else "handled",
                         (time_ok and handled) if last else handled))
+        rows.append(row(BENCH, f"ingest: history ending in {label}, a sparse 10 GB transcript beside a good one",
+                        f["ingest_s"], "s", "cursor 42 appended, the 10 GB file skipped", f["ingest_ok"] == "True"))
         rss_ok = f["max_rss_bytes"] <= small["max_rss_bytes"] + 16 * 2**20
         rows.append(row(BENCH, f"process max RSS, {label}", f["max_rss_bytes"] / 2**20, "MiB",
                         f"≤ {sizes[0] // MB} MB's + 16 MiB" if last else "", rss_ok if last else None))

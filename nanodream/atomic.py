@@ -12,6 +12,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
@@ -76,12 +77,43 @@ def fsync_dir(directory: Path) -> None:
 def read_text(path: Path) -> str:
     """Read a text file exactly as stored: no newline translation, undecodable bytes kept as surrogates.
 
-    A link in the last place is never followed (ELOOP), even if one appeared after the workspace was checked.
+    A link anywhere on its path is never followed (see `open_plain`), even one that appeared after the workspace
+    was checked.
     """
     with open(open_plain(path), encoding=ENCODING, errors=ERRORS, newline="") as handle:
         return handle.read()
 
 
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes (at most `limit` of them), through `open_plain`."""
+    with open_binary(path) as handle:
+        return handle.read() if limit is None else handle.read(limit)
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """The file open for reading bytes, through `open_plain`."""
+    return os.fdopen(open_plain(path), "rb")
+
+
+# Traversal without read permission where the platform allows it (a folder on the way may be search-only).
+_WALK = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def open_plain(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
-    """A file descriptor for `path` that refuses to follow a symbolic link in its last component."""
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    """A file descriptor for `path` that refuses to follow a symbolic link at ANY component of it (ELOOP/ENOTDIR).
+
+    Each folder is opened relative to the one before it with O_NOFOLLOW, from `/` down, so a link swapped in
+    after a check — a workspace's `memory/` or `.nanodream/` turned into a link to another tenant's — is refused
+    at the moment of the open, not merely at the check. Workspaces have canonical roots (Workspace resolves its
+    root when made), so the only links this can meet are ones inside a workspace.
+    """
+    parts = Path(os.path.abspath(path)).parts
+    folder = os.open(parts[0], _WALK)
+    try:
+        for part in parts[1:-1]:
+            inner = os.open(part, _WALK, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=folder)
+    finally:
+        os.close(folder)

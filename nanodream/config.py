@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import tomllib
@@ -11,8 +12,12 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from nanodream.atomic import read_bytes
 from nanodream.vocab import numbered
 from nanodream.workspace import Workspace
+
+# A configuration file is a few kilobytes; one larger than this is not read (it cannot be a mistake worth parsing).
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -151,10 +156,7 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     """The settings a workspace's nanodream.toml sets ({} without one); bad TOML, unknown keys and api_key refused."""
     if not path.is_file():
         return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
+    data = read_toml(path, path.name)
     table = data.get("nanodream", data)
     return settings_table({key: value for key, value in table.items() if key != INGEST_KEY}, path.name)
 
@@ -167,8 +169,31 @@ def settings_table(table: dict[str, Any], source: str) -> dict[str, Any]:
                           "(NANODREAM_API_KEY and the provider's usual variable work too)")
     unknown = sorted(set(table) - set(_FIELDS))
     if unknown:
-        raise ConfigError(f"{source}: unknown {numbered('key', unknown)}; known: {', '.join(_FIELDS)}")
+        raise ConfigError(f"{source}: {unknown_names(unknown, _FIELDS)}")
     return {name: coerce_setting(name, value, source) for name, value in table.items()}
+
+
+def unknown_names(unknown: list[str], known: tuple[str, ...] | list[str], noun: str = "key") -> str:
+    """"unknown key modle (did you mean model?)", or the whole known list when a name is near none of them."""
+    near = {name: difflib.get_close_matches(name, known, n=1, cutoff=0.6) for name in unknown}
+    said = [f"{name} (did you mean {near[name][0]}?)" if near[name] else name for name in unknown]
+    listed = "" if all(near.values()) else f"; known: {', '.join(known)}"
+    return f"unknown {numbered(noun, said)}{listed}"
+
+
+def read_toml(path: Path, shown: str, *, follow: bool = False) -> dict[str, Any]:
+    """A TOML file's tables; ConfigError (naming `shown`) when it is not TOML, too large, or nested too deeply
+    (tomllib recurses per level: RecursionError is not a TOMLDecodeError). A workspace's file is read without
+    following a link anywhere on its path; `follow` reads one a person named (the fleet config)."""
+    try:
+        data = path.read_bytes()[:MAX_CONFIG_BYTES + 1] if follow else read_bytes(path, MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{shown}: larger than {MAX_CONFIG_BYTES // 1024} KiB; not a configuration file")
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{shown}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}: not valid TOML (nested too deeply)") from None
 
 
 INGEST_KEY = "ingest"  # [[ingest]] tables: transcript sources, not settings
@@ -192,10 +217,7 @@ def ingest_sources(workspace: Workspace) -> list[IngestSource]:
     path = workspace.config_file
     if not path.is_file():
         return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
+    data = read_toml(path, path.name)
     tables = data.get(INGEST_KEY, data.get("nanodream", {}).get(INGEST_KEY, []))
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path.name}: ingest must be an array of tables ([[ingest]])")
@@ -207,7 +229,7 @@ def _source(table: dict[str, Any], root: Path, where: str) -> IngestSource:
 
     unknown = sorted(set(table) - set(SOURCE_KEYS))
     if unknown:
-        raise ConfigError(f"{where}: not a key of a source: {', '.join(unknown)}; known: {', '.join(SOURCE_KEYS)}")
+        raise ConfigError(f"{where}: {unknown_names(unknown, SOURCE_KEYS)} (a source takes {', '.join(SOURCE_KEYS)})")
     raw = table.get("path")
     if not isinstance(raw, str) or not raw.strip():
         raise ConfigError(f"{where}: path must be a non-empty string")

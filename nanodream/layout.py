@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from nanodream.atomic import read_bytes
 from nanodream.workspace import CORE_FILES, Workspace
 
 # The files and folders nanodream itself reads or writes; folders marked with a trailing slash have their
@@ -29,8 +30,14 @@ class Linked(Exception):
 
 
 def check_plain(workspace: Workspace) -> None:
-    """Raise Linked for the first path nanodream uses that is a link (or a `.git` that is not a folder)."""
+    """Raise Linked for the first path nanodream uses that is a link (or a `.git` that is not a folder).
+
+    A linked skill (`Workspace.linked_skills`) is not one of them: it is left alone, and named where it is met.
+    """
+    linked_skills = set(workspace.linked_skills())
     for rel, info in _entries(workspace.root):
+        if rel in linked_skills:
+            continue
         if stat.S_ISLNK(info.st_mode):
             raise Linked(f"{rel} is a symbolic link; nanodream only reads and writes plain files and folders "
                          "inside the workspace (a link can reach another workspace): replace it with the real "
@@ -38,6 +45,14 @@ def check_plain(workspace: Workspace) -> None:
         if rel == ".git" and not stat.S_ISDIR(info.st_mode):
             raise Linked(".git is not a folder (a gitdir file points into another repository); nanodream keeps "
                          "memory in the workspace's own repository: move it away, `nanodream init` makes one")
+
+
+def read_memory_file(workspace: Workspace, path: str) -> str:
+    """The text of one memory file as the dream's tools spell it (an archive month too): PathRefused for any other
+    path, FileNotFoundError when it is absent, OSError when a link is met anywhere on the way — the check and
+    the open both refuse one, so a link swapped in between is refused too."""
+    workspace.check_memory_path(path, archive=True)
+    return read_bytes(workspace.root / path).decode("utf-8", errors="replace")
 
 
 def _entries(root: Path) -> Iterator[tuple[str, os.stat_result]]:

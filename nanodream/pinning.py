@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nanodream.atomic import read_text
 from nanodream.markdown import with_fences
 from nanodream.workspace import CORE_FILES, Workspace
 
@@ -46,13 +47,20 @@ def find_lines(workspace: Workspace, text: str, path: str | None = None) -> list
         file = workspace.root / rel
         if not file.is_file() or file.is_symlink():
             continue
-        lines = file.read_text(encoding="utf-8").splitlines()
+        lines = file_lines(read_text(file))
         body = _front_matter_end(lines)
         for number, (line, code) in enumerate(with_fences(lines), start=1):
             if number > body and not code and line.strip() and not line.lstrip().startswith("#") and \
                     needle in " ".join(line.split()).lower():
                 found.append(Match(rel, number, line))
     return found
+
+
+def file_lines(text: str) -> list[str]:
+    """A file's lines as git and the dream count them: split on "\n" only, a CRLF's "\r" set aside (kept in the
+    file: the edits that use these numbers put it back), bytes that are not UTF-8 kept as they are read."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _front_matter_end(lines: list[str]) -> int:
@@ -63,8 +71,7 @@ def _front_matter_end(lines: list[str]) -> int:
 
 
 def _skill_paths(workspace: Workspace) -> list[str]:
-    folder = workspace.root / "skills"
-    return [f"skills/{p.parent.name}/SKILL.md" for p in folder.glob("*/SKILL.md")] if folder.is_dir() else []
+    return [path for path in workspace.memory_paths() if path.startswith("skills/")]  # never a linked skill
 
 
 def unpinned(line: str) -> str:

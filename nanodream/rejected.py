@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from nanodream.atomic import read_text
 from nanodream.workspace import REJECTED_FILE, Workspace
 
 HEADER = ("# Rejected facts\n\nLines a person undid or rejected. Dreams do not add them again; delete a line here "
@@ -47,7 +48,7 @@ def read_ledger(workspace: Workspace) -> list[RejectedFact]:
     path = workspace.root / REJECTED_FILE
     if not path.is_file() or path.is_symlink():
         return []
-    return parse(path.read_text(encoding="utf-8", errors="replace"))
+    return parse(read_text(path))
 
 
 def parse(text: str) -> list[RejectedFact]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
@@ -16,6 +16,7 @@ from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
+from nanodream.versioning.gitrunner import repository_programs
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import FAILURES, SUCCEEDED, Declared, RunRecord
 from nanodream.workspace import ARCHIVE_DIR, Workspace
@@ -52,6 +53,9 @@ class Status(Declared):
     # active lines naming the old value of a replaced fact: {"file", "line", "text", "fact", "changed_on",
     # "replaced_by", "message"} (run/cascade.py), newest change first
     out_of_date: list[dict[str, Any]] = field(default_factory=list)
+    # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
+    git_ignored: list[dict[str, str]] = field(default_factory=list)
+    linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -91,6 +95,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
         {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
         out_of_date=[item.to_dict() for item in out_of_date(workspace)],
+        git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
+        linked_skills=workspace.linked_skills(),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -78,9 +79,19 @@ class PathRefused(ValueError):
 
 @dataclass(frozen=True)
 class Workspace:
-    """Paths of one agent workspace (nanobot-compatible layout)."""
+    """Paths of one agent workspace (nanobot-compatible layout).
+
+    The root's parent is canonical (absolute, every link on the way resolved): nanodream's reads refuse a link at
+    any component of a path (atomic.open_plain), so the only links they can meet are the workspace folder itself
+    (followed only by `Workspace.at`, a person naming their workspace) and links inside it.
+    """
 
     root: Path
+
+    def __post_init__(self) -> None:
+        absolute = Path(os.path.abspath(self.root))
+        object.__setattr__(self, "root", Path(os.path.realpath(absolute.parent)) / absolute.name
+                           if absolute.name else absolute)
 
     @classmethod
     def at(cls, path: str | Path) -> Workspace:
@@ -158,6 +169,23 @@ class Workspace:
                     paths.append(rel)
         return paths
 
+    def linked_skills(self) -> list[str]:
+        """Skills reached through a symbolic link — `skills/` itself, a skill's folder, or its SKILL.md — which
+        nanodream leaves alone: people share skills between agents this way, and a dream neither reads, writes,
+        indexes nor commits through a link (it could lead into another agent's files)."""
+        skills_dir = self.root / "skills"
+        if skills_dir.is_symlink():
+            return ["skills"]
+        if not skills_dir.is_dir():
+            return []
+        linked = []
+        for child in sorted(skills_dir.iterdir()):
+            if child.is_symlink():
+                linked.append(f"skills/{child.name}")
+            elif (child / "SKILL.md").is_symlink():
+                linked.append(f"skills/{child.name}/SKILL.md")
+        return linked
+
     def check_memory_path(self, path: str, *, archive: bool = False) -> str:
         """Return `path` if the dream may read or write it, else raise PathRefused saying why.
 
@@ -193,6 +221,9 @@ class Workspace:
         for part in parts:
             current = current / part
             if current.is_symlink():
+                if skill:  # a linked skill is someone's shared skill, not an escape: the model picks another name
+                    raise PathRefused(f"{shown} goes through a symlink: a linked skill, which nanodream leaves "
+                                      "alone; file this in another skill or in memory/MEMORY.md")
                 raise PathRefused(f"{shown} goes through a symlink; symlinked memory files are not allowed",
                                   reaches_out=True)
         return path

@@ -61,8 +61,12 @@ def snapshot(ws: Workspace) -> dict[str, str]:
     return files
 
 
+# A test's own git never runs what a workspace configures either (tests plant hooks and drivers on purpose).
+SAFE_GIT = ("git", "--no-pager", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
 def git(ws: Workspace, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ws.root, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run([*SAFE_GIT, *args], cwd=ws.root, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def llm_settings(server: ScriptedServer, **overrides) -> Settings:

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 from nanodream.workspace import Workspace
+from tests.conftest import SAFE_GIT
 
 
 def commit_at(ws: Workspace, when: str, message: str = "edit memory") -> None:
@@ -13,6 +14,6 @@ def commit_at(ws: Workspace, when: str, message: str = "edit memory") -> None:
     env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when,
            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@localhost",
            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@localhost"}
-    subprocess.run(["git", "add", "-A"], cwd=ws.root, check=True, env=env)
-    subprocess.run(["git", "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message],
+    subprocess.run([*SAFE_GIT, "add", "-A"], cwd=ws.root, check=True, env=env)
+    subprocess.run([*SAFE_GIT, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message],
                    cwd=ws.root, check=True, env=env)

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 FLOORS: list[set[str]] = [
     {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
      "validity", "workspace"},
-    {"config", "layout", "pinning", "rejected", "safety"},
+    {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
     {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only
     {"memory"},  # staging, journal, the transaction, the door

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,16 +38,17 @@ def _lock_is_a_directory(ws: Workspace) -> None:
     ws.lock_file.mkdir(parents=True)
 
 
-def _skills_is_a_symlink(ws: Workspace, outside: Path) -> None:
-    shutil.rmtree(ws.root / "skills")
-    (ws.root / "skills").symlink_to(outside, target_is_directory=True)
+def _soul_is_a_symlink(ws: Workspace, outside: Path) -> None:
+    """A core file that is a link still stops everything (a linked skill is left alone: test_linked_skills.py)."""
+    (ws.root / "SOUL.md").rename(outside / "SOUL.md")
+    (ws.root / "SOUL.md").symlink_to(outside / "SOUL.md")
 
 
 BROKEN = {
     "history.jsonl is a directory": (_history_is_a_directory, ("status",), 2, "history.jsonl is not a file"),
     "MEMORY.md is a directory": (_memory_file_is_a_directory, ("run",), 2, "MEMORY.md is not a file"),
     "dream.lock is a directory": (_lock_is_a_directory, ("run",), 2, "dream.lock is not a file"),
-    "skills/ is a symlink": (_skills_is_a_symlink, ("run",), 78, "skills is a symbolic link"),
+    "SOUL.md is a symlink": (_soul_is_a_symlink, ("run",), 78, "SOUL.md is a symbolic link"),
 }
 
 
@@ -56,9 +56,9 @@ BROKEN = {
 def test_a_broken_workspace_gets_one_line_and_a_documented_code(workspace, tmp_path, monkeypatch, capsys, case):
     break_it, command, code, message = BROKEN[case]
     write_history(workspace, [entry(1, "[durable] A fact.")])
-    if break_it is _skills_is_a_symlink:
-        break_it(workspace, tmp_path / "elsewhere")
+    if break_it is _soul_is_a_symlink:
         (tmp_path / "elsewhere").mkdir()
+        break_it(workspace, tmp_path / "elsewhere")
     else:
         break_it(workspace)
     before = snapshot(workspace)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,13 @@ def test_the_slash_commands_refuse_a_broken_journal_too(history):
         assert ".nanodream/journal.json" in reply.markdown and "unexpected error" not in reply.markdown
 
 
+@pytest.fixture
+def taken_after_the_check(monkeypatch):
+    """The locks these tests lay stand for another git process that takes them just after the door looked (a
+    lock no process holds when the door looks is cleared as stale: tests/test_git_locks.py)."""
+    monkeypatch.setattr("nanodream.memory.door.clear_stale_locks", lambda workspace: [])
+
+
 def _lock_head(ws: Workspace) -> Path:
     """What another git process leaves while it moves HEAD: git refuses to move the ref meanwhile."""
     lock = ws.root / ".git" / "refs" / "heads" / "main.lock"
@@ -110,7 +118,7 @@ def _next_hand_edit_is_committed_alone(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize("writer", ["run", "restore", "pin", "forget", "review reject --all"])
-def test_a_commit_git_refuses_puts_every_file_back(history, writer):
+def test_a_commit_git_refuses_puts_every_file_back(history, writer, taken_after_the_check):
     ws, shas = history
     append_history(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"))
     if writer == "review reject --all":  # something to reject: a proposal waiting for review
@@ -133,18 +141,23 @@ def test_a_commit_git_refuses_puts_every_file_back(history, writer):
     _next_hand_edit_is_committed_alone(ws)
 
 
-def test_a_reference_transaction_hook_that_refuses_puts_every_file_back(history):
+def test_a_git_that_refuses_the_ref_update_puts_every_file_back(history, tmp_path, monkeypatch):
+    """git itself refusing the ref (a workspace's own hook never runs: tests/test_git_untrusted.py)."""
     ws, _ = history
     append_history(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"))
-    hook = ws.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text('#!/bin/sh\n[ "$1" = prepared ] && exit 1\nexit 0\n')
-    hook.chmod(0o755)
+    refusing = tmp_path / "refusing-git"
+    refusing.mkdir()
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, check=True).stdout.strip()
+    (refusing / "git").write_text(f'#!/bin/sh\ncase " $* " in *" update-ref "*) echo "fatal: refused" >&2; exit 1;; '
+                                  f'esac\nexec {real} "$@"\n')
+    (refusing / "git").chmod(0o755)
     before = snapshot(ws)
+    monkeypatch.setenv("PATH", f"{refusing}{os.pathsep}{os.environ['PATH']}")
     report = run_dream(ws, dream_settings(), engine_factory=lambda settings: LiteralEngine())
+    monkeypatch.undo()
     assert report.outcome == "failed" and "could not be committed" in report.reason
     assert report.batches[-1].blameless  # git's refusal is no poisoned entry: never split or quarantined
     assert snapshot(ws) == before
-    hook.unlink()
     _clean(ws)
     _next_hand_edit_is_committed_alone(ws)
 
@@ -197,7 +210,7 @@ def test_a_crash_between_the_commit_and_the_index_update_is_finished_by_the_next
     _clean(ws)  # the person's index follows the dream: their next `git commit` cannot revert it
 
 
-def test_an_index_another_git_process_holds_is_updated_once_it_is_free(history):
+def test_an_index_another_git_process_holds_is_updated_once_it_is_free(history, taken_after_the_check):
     ws, _ = history
     append_history(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"))
     index_lock = ws.root / ".git" / "index.lock"
@@ -214,7 +227,7 @@ def test_an_index_another_git_process_holds_is_updated_once_it_is_free(history):
     assert not pending_sync_file(ws).exists()
 
 
-def test_a_person_staging_meanwhile_is_never_undone_by_the_retry(history):
+def test_a_person_staging_meanwhile_is_never_undone_by_the_retry(history, taken_after_the_check):
     ws, _ = history
     append_history(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"))
     index_lock = ws.root / ".git" / "index.lock"
@@ -233,7 +246,8 @@ def test_a_person_staging_meanwhile_is_never_undone_by_the_retry(history):
     assert git(ws, "ls-files", "-s", "memory/MEMORY.md") == staged
 
 
-def test_a_change_that_can_be_neither_committed_nor_put_back_stops_for_a_person(history, monkeypatch):
+def test_a_change_that_can_be_neither_committed_nor_put_back_stops_for_a_person(history, monkeypatch,
+                                                                              taken_after_the_check):
     ws, _ = history
     append_history(ws, entry(6, "[durable] memory/MEMORY.md: Uses redis"))
     lock = _lock_head(ws)

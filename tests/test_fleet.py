@@ -1,5 +1,6 @@
 """The fleet on a real Redis: one job per workspace, two workers draining many, a worker killed mid-dream,
-quotas, job outcomes, a Redis that is down, and a tenant's nanodream.toml aiming the worker elsewhere.
+quotas, job outcomes, a Redis that is down, a tenant's nanodream.toml aiming the worker elsewhere, and tenants
+that link past their folder or whose repository would run programs.
 
 redis-server is Debian's package; a missing one fails these tests (`.ci/run` installs it), it never skips
 them. Workers are real `nanodream fleet worker` processes; enqueue and status run in-process.
@@ -45,6 +46,7 @@ from nanodream.workspace import Workspace, scaffold
 from tests.conftest import git
 from tests.redis_server import RedisServer, RedisServerMissing, free_port
 from tests.scripted_server import final, keeps_nothing
+from tests.test_git_untrusted import marker_script, set_config
 from tests.test_json import section_keys
 from tests.test_processes import HOLD_THE_LOCK
 
@@ -570,3 +572,90 @@ def test_the_heartbeat_keeps_the_lock_and_notices_losing_it(redis):
     finally:
         lock.release()
     assert not redis.exists(lock_key("a" * 32))
+
+
+# tenants that reach past their own folder -----------------------------------------------------------------
+
+
+def _id_file(ws: Workspace) -> Path:
+    return ws.state_dir / ID_FILE
+
+
+def linked_tenants(agents: Path) -> tuple[Workspace, dict[str, Workspace]]:
+    """One victim and a tenant per kind of link into it."""
+    victim, *tenants = make_workspaces(agents, 6)
+    names = ["state-link", "git-link", "history-link", "memory-link", "clean"]
+    by_name = {}
+    for name, tenant in zip(names, tenants, strict=True):
+        target = agents / name
+        tenant.root.rename(target)
+        by_name[name] = Workspace(target)
+    victim.state_dir.mkdir(exist_ok=True)
+    os.symlink(victim.state_dir, by_name["state-link"].state_dir)
+    git_dir = by_name["git-link"].root / ".git"
+    os.rename(git_dir, git_dir.with_name("git-own"))
+    os.symlink(victim.root / ".git", git_dir)
+    history = by_name["history-link"].history_file
+    history.unlink()
+    os.symlink(victim.history_file, history)
+    memory = by_name["memory-link"].root / "memory"
+    os.rename(memory, memory.with_name("memory-own"))
+    os.symlink(victim.root / "memory", memory)
+    os.symlink(victim.root, agents / "folder-link")  # the workspace folder itself
+    return victim, by_name
+
+
+def test_a_tenant_that_links_is_skipped_and_every_other_is_enqueued(tmp_path, redis_url, redis):
+    agents = tmp_path / "agents"
+    victim, tenants = linked_tenants(agents)
+    config = fleet_config(tmp_path)
+
+    for round_ in range(3):
+        report = enqueue(redis_url, config, agents)
+        skipped = {Path(item["workspace"]).name: item["reason"] for item in report["skipped"]}
+        assert set(skipped) == {"state-link", "git-link", "history-link", "memory-link", "folder-link"}, skipped
+        assert all("symbolic link" in reason for reason in skipped.values())
+        assert ".nanodream" in skipped["state-link"] and ".git" in skipped["git-link"]
+        assert "history.jsonl" in skipped["history-link"] and "memory" in skipped["memory-link"]
+        if round_ == 0:
+            assert sorted(report["enqueued"]) == sorted([str(victim.root), str(tenants["clean"].root)])
+        else:
+            assert report["enqueued"] == [] and report["queued"] == 2
+
+    victim_id = read_workspace_id(victim)
+    assert victim_id and redis.get(queued_key(victim_id)) is not None  # the victim keeps its own slot
+    assert sorted(p.name for p in victim.state_dir.iterdir()) == [ID_FILE]  # nothing of another tenant in it
+    for name in ("git-link", "history-link", "memory-link"):
+        assert not _id_file(tenants[name]).exists()  # skipped before anything was written
+    text = runner.invoke(app, ["fleet", "enqueue", str(agents), "--redis", redis_url, "--config", str(config)])
+    assert text.exit_code == 0, text.output
+    said = " ".join(text.output.split())
+    assert "5 skipped" in said and "folder-link is a symbolic link" in said
+
+
+def test_a_tenant_whose_repository_runs_programs_is_skipped_and_its_job_refuses(tmp_path, redis_url, redis,
+                                                                              monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-worker-secret")
+    script, ran = marker_script(tmp_path)
+    clean, hooked, monitored, late = make_workspaces(tmp_path / "agents", 4)
+    (hooked.root / ".git" / "hooks" / "post-index-change").write_text(script.read_text())
+    (hooked.root / ".git" / "hooks" / "post-index-change").chmod(0o755)
+    set_config(monitored, "core.fsmonitor", str(script))
+    config = fleet_config(tmp_path)
+
+    report = enqueue(redis_url, config, tmp_path / "agents")
+
+    assert sorted(report["enqueued"]) == sorted([str(clean.root), str(late.root)])
+    skipped = {item["workspace"]: item["reason"] for item in report["skipped"]}
+    assert ".git/hooks/post-index-change" in skipped[str(hooked.root)]
+    assert "core.fsmonitor" in skipped[str(monitored.root)]
+
+    set_config(late, "filter.lfs.clean", str(script))  # after the sweep, before the job
+    (late.root / ".gitattributes").write_text("* filter=lfs\n")
+    finish(start_worker(redis_url, config))
+
+    assert not ran.exists(), ran.read_text()[:400]
+    failures = {item["workspace"]: item["reason"] for item in fleet_status(redis_url)["failures"]}
+    assert "filter.lfs.clean" in failures[str(late.root)] and failures[str(late.root)].startswith("blocked:")
+    assert "Fact 1" in (clean.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Fact 1" not in (late.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")

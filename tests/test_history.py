@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nanodream import boundedjson
 from nanodream.backlog.history import (
     DeadLetter,
-    _decode_json,
     drop_skip_lines,
     iter_after,
     next_batch,
@@ -124,7 +124,7 @@ _JSON_VALUES = st.recursive(
 @given(value=_JSON_VALUES, before=st.sampled_from(["", " ", "\t", "\ufeff", "\x0b", "x"]),
        after=st.sampled_from(["", "\n", "\r\n", " \t", "\x0c", "}", " 1"]), raw=st.binary(max_size=40))
 def test_line_decoding_accepts_exactly_what_json_loads_accepts(value, before, after, raw):
-    """The history reader's fast decoder must keep json.loads' verdict on every UTF-8 line, good or bad.
+    """The bounded reader (history's fast decoder) must keep json.loads' verdict on every UTF-8 line, good or bad.
 
     (json.loads would also sniff UTF-16/32 from the bytes; history.jsonl is UTF-8, so those are not compared.)
     """
@@ -137,7 +137,7 @@ def test_line_decoding_accepts_exactly_what_json_loads_accepts(value, before, af
         except (ValueError, UnicodeDecodeError):
             expected = ("error", None)
         try:
-            got = ("ok", _decode_json(line))
+            got = ("ok", boundedjson.loads(line, max_bytes=boundedjson.LINE_BYTES))
         except (ValueError, UnicodeDecodeError):
             got = ("error", None)
         assert got == expected, line

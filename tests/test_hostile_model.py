@@ -259,17 +259,19 @@ def test_symlinked_skills_pointing_outside_are_never_followed(ws, serve, tmp_pat
     else:
         link.mkdir()
         (link / "SKILL.md").symlink_to(outside / "SKILL.md")
-    GitStore(ws).commit("the person added a linked skill", DREAM_IDENTITY)
-    before, around = snapshot(ws), everything(tmp_path)
+    around = everything(tmp_path)
     server = serve([call("read_file", path="skills/linked/SKILL.md"),
                     call("write_file", path="skills/linked/SKILL.md", content=target_skill + "2. pwned\n"),
                     final("Extended the linked skill")])
     report = run_dream(ws, llm_settings(server))
-    # The door stops the run before anything is read: nothing outside is shown to a model or written.
-    assert report.outcome == "blocked" and report.exit_code == ExitCode.NEEDS_PERSON
-    assert "skills/linked" in report.reason and "symbolic link" in report.reason
-    assert snapshot(ws) == before and everything(tmp_path) == around
-    assert server.requests == []
+    # A linked skill is left alone: never shown to the model, never written, and no reason to stop the run.
+    assert report.outcome != "blocked", report.reason
+    assert any("skills/linked" in notice and "symbolic link" in notice for notice in report.notices)
+    assert everything(tmp_path) == around
+    first = json.dumps(server.requests[0])  # the prompt: memory files and the skills index
+    assert "outside step" not in first and "lives outside" not in first
+    read, write = tool_results(server)[:2]
+    assert "linked skill" in read and "outside step" not in read and "linked skill" in write
 
 
 def test_a_plain_wrong_name_is_a_correctable_mistake_not_an_attack(ws, serve):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from nanodream.run import records
+from nanodream.backlog import history
 from nanodream.run.records import append_record, read_records, records_since
 from nanodream.vocab import RunRecord, utc_stamp
 
@@ -25,7 +25,7 @@ def _write(workspace, count: int) -> list[RunRecord]:
 
 @pytest.mark.parametrize("block", [5, 64, 1 << 16])
 def test_the_newest_records_come_back_oldest_first_across_block_edges(workspace, monkeypatch, block):
-    monkeypatch.setattr(records, "_BLOCK", block)
+    monkeypatch.setattr(history, "_BACK_BLOCK", block)
     written = _write(workspace, 30)
     with workspace.runs_file.open("ab") as handle:
         handle.write(b"not json\n\n{\"foreign\": 1}\n")
@@ -42,7 +42,7 @@ def test_a_torn_last_line_is_skipped(workspace):
 
 @pytest.mark.parametrize("block", [5, 1 << 16])
 def test_records_since_stops_at_the_first_older_record(workspace, monkeypatch, block):
-    monkeypatch.setattr(records, "_BLOCK", block)
+    monkeypatch.setattr(history, "_BACK_BLOCK", block)
     written = _write(workspace, 48)
     assert records_since(workspace, START + timedelta(hours=24)) == written[24:]
     assert records_since(workspace, START + timedelta(days=9)) == []

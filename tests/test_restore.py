@@ -272,9 +272,9 @@ def test_a_symlinked_skill_folder_is_never_written_through(workspace, tmp_path):
     (workspace.root / "skills").mkdir(exist_ok=True)
     (workspace.root / "skills" / "release").symlink_to(outside, target_is_directory=True)
     before = snapshot(workspace)
-    report = restore_commit(workspace, "HEAD")  # would recreate skills/release/SKILL.md
-    assert report.outcome == "blocked" and report.exit_code == 78  # a link needs a person, before any read
-    assert "skills/release is a symbolic link" in report.reason
+    report = restore_commit(workspace, "HEAD")  # would recreate skills/release/SKILL.md, through the link
+    assert report.outcome == "refused" and report.exit_code == 1  # a linked skill is left alone, never written
+    assert "skills/release is a symlink" in report.reason
     assert list(outside.iterdir()) == [] and snapshot(workspace) == before
 
 

@@ -150,7 +150,9 @@ def write_result(path: Path, data: Any) -> None:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
-        text = yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False, allow_unicode=True)
+        from nanodream.boundedjson import plain
+
+        text = yaml.safe_dump(plain(data), sort_keys=False, allow_unicode=True)
     else:
         text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
     atomic_write(path, text)
@@ -181,18 +183,21 @@ def init(where: str | Path, *, example: bool = False) -> InitReport:
 @action()
 def memory_file(where: WorkspaceLike, path: str) -> MemoryFile:
     """The text of one memory file (core files, skills, archive months); a path the dream could not read is
-    refused (exit 2), one that is not there is `missing`."""
+    refused (exit 2), one that is not there is `missing`, and one reached through a link — swapped in after the
+    check included: the open refuses it too — needs a person (exit 78)."""
+    from nanodream.layout import read_memory_file
     from nanodream.workspace import PathRefused
 
     workspace = workspace_at(where)
     try:
-        workspace.check_memory_path(path, archive=True)
+        return MemoryFile(path=path, text=read_memory_file(workspace, path))
     except PathRefused as exc:
         raise Refused(str(exc), exit_code=ExitCode.USAGE) from None
-    file = workspace.root / path
-    if not file.is_file():
+    except FileNotFoundError:
         return MemoryFile(path=path, missing=True, reason=f"{path} does not exist in this workspace")
-    return MemoryFile(path=path, text=file.read_bytes().decode("utf-8", errors="replace"))
+    except OSError as exc:
+        raise Refused(f"{path} cannot be read without following a link ({exc.strerror})",
+                      exit_code=ExitCode.NEEDS_PERSON) from None
 
 
 # dreaming --------------------------------------------------------------------------------------------

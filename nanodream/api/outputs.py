@@ -99,10 +99,15 @@ last_pass, interrupted, error}`: each configured `[[ingest]]` source by its `pat
 `read_files` of `files_now`, `bytes_read`, `messages`, `pending_files` whose size changed since, `last_read`,
 `error`, and `files`: up to 100 per-file watermarks `{path, format, offset, size, line, messages, read_at}`, most
 recently read first), the last pass that wrote (a line of `.nanodream/ingest/passes.jsonl`) or `null`, and
-whether an interrupted pass waits to be finished ([ingest.md](ingest.md)). `out_of_date` lists the active lines
-that still name the old value of a replaced fact, newest change first, at most 100 ([time.md](time.md)): each
-`{file, line, text, fact, changed_on, replaced_by, message}`, `message` reading `USER.md:7: may be out of date
-since "Lives in Lisbon" changed on 2026-11-02`.""", (Keys("Keys:", "StatusReport"),)),
+whether an interrupted pass waits to be finished ([ingest.md](ingest.md)). `git_ignored` lists what the
+workspace's repository configures that would make git run a program — `{key, origin, runs}`, e.g.
+`{"key": "core.fsmonitor", "origin": ".git/config", "runs": "a file-system monitor"}` or a hook
+`{"key": ".git/hooks/pre-commit", …}` — none of which nanodream ever runs ([SECURITY.md](../SECURITY.md));
+`linked_skills` the skills reached through a symbolic link (`skills/<name>`), which a dream leaves alone.
+`out_of_date` lists the active lines that still name the old value of a replaced fact, newest change first, at
+most 100 ([time.md](time.md)): each `{file, line, text, fact, changed_on, replaced_by, message}`, `message`
+reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`.""",
+            (Keys("Keys:", "StatusReport"),)),
     Section("`ingest --json`", """\
 The pass (see [ingest.md](ingest.md)). `outcome`: `ingested | nothing-to-do | dry-run | failed | refused |
 busy | blocked`; a path named on the command line that is missing or not a transcript is `refused` with
@@ -257,7 +262,8 @@ current one.""", (Keys("Keys:", "Hit"),)),
     Section("`fleet status --json`", """\
 Job counts of the queue (`queue` is its name) and, for each workspace whose latest job failed, when and why,
 newest first (see [fleet.md](fleet.md)). `fleet enqueue --json` prints what one sweep found: how many
-workspaces, those `enqueued` and those `over_quota` (`{workspace, reason}`), and the counts of the rest.""", (
+workspaces, those `enqueued`, those `over_quota` and those `skipped` (each `{workspace, reason}`: a link past
+the tenant's folder, a repository that asks git to run programs), and the counts of the rest.""", (
         Keys("Keys:", "FleetStatus"),
         Keys("Keys of a failure:", "FleetFailure"),
         Keys("Keys of `fleet enqueue`:", "FleetSweep"),

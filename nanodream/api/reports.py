@@ -76,6 +76,10 @@ ELSEWHERE = {
     "GracefulStop": "nanodream.scheduling.shutdown",
     "Schedule": "nanodream.scheduling.timetable",
     "Status": "nanodream.status",
+    "JSONRefused": "nanodream.boundedjson",  # the one JSON reader, for a front end that parses (MCP's stdio)
+    "MESSAGE_BYTES": "nanodream.boundedjson",
+    "bounded_loads": "nanodream.boundedjson",
+    "plain": "nanodream.boundedjson",
     "COMMIT_KINDS": "nanodream.versioning.commitmsg",
     "CommitDetail": "nanodream.versioning.logview",
     "CommitSummary": "nanodream.versioning.logview",

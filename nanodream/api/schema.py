@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import operator
 import types
 import typing
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nanodream.api import reports
+from nanodream.boundedjson import STATE_BYTES, bounded_loads
 from nanodream.vocab import Declared, json_keys, shape_of
 
 STORED = Path(__file__).with_name("schemas.json")
@@ -143,7 +143,7 @@ def schemas() -> dict[str, dict[str, Any]]:
 @functools.cache
 def stored_schemas() -> dict[str, dict[str, Any]]:
     """schemas.json: what `schemas()` gave when the page and the file were last written."""
-    return json.loads(STORED.read_text(encoding="utf-8"))
+    return bounded_loads(STORED.read_bytes(), max_bytes=STATE_BYTES)  # package data, read through the one reader
 
 
 def output_schema(name: str) -> dict[str, Any]:

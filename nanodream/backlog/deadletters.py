@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import RAW_LIMIT, DeadLetter, kept_raw, line_fingerprint
 from nanodream.workspace import Workspace
 
@@ -45,7 +46,7 @@ def _load(workspace: Workspace) -> tuple[list[HeldLetter], bool]:
     that line is the one it kept, then redacted; one whose line is gone gets a fingerprint nothing matches.
     """
     try:
-        data = json.loads(dead_letter_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(dead_letter_file(workspace))
         letters = [HeldLetter(**item) for item in data["letters"]]
     except FileNotFoundError:
         return [], False
@@ -67,7 +68,7 @@ def _upgraded(history: Path, letter: HeldLetter) -> HeldLetter:
 def _line_at(history: Path, offset: int) -> bytes:
     """What `history._dead` keeps of the line starting at `offset`: its first RAW_LIMIT bytes, no line end."""
     try:
-        with history.open("rb") as handle:
+        with open_binary(history) as handle:
             handle.seek(offset)
             chunk = handle.read(RAW_LIMIT + 2)
     except OSError:
@@ -116,7 +117,7 @@ def in_file(path: Path, letters: list[HeldLetter]) -> list[HeldLetter]:
     if not letters:
         return []
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except (FileNotFoundError, NotADirectoryError):
         return []
     with handle:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.backlog.history import HistoryEntry
 from nanodream.workspace import Workspace
@@ -28,14 +29,14 @@ def forgotten_offsets(workspace: Workspace) -> frozenset[int]:
     if not path.is_file():
         return frozenset()
     try:
-        return frozenset(int(item["offset"]) for item in json.loads(path.read_text(encoding="utf-8")))
+        return frozenset(int(item["offset"]) for item in boundedjson.load_file(path))
     except (ValueError, KeyError, TypeError) as exc:
         raise ForgottenUnreadable(f"{path} is damaged ({exc}); fix or delete it, then run again") from None
 
 
 def mark_forgotten(workspace: Workspace, entries: list[HistoryEntry]) -> None:
     path = forgotten_file(workspace)
-    known = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    known = boundedjson.load_file(path) if path.is_file() else []
     seen = {item["offset"] for item in known}
     known += [{"offset": e.offset, "line": e.line, "session_key": e.session_key} for e in entries
               if e.offset not in seen]

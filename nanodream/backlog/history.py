@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -11,19 +10,19 @@ from datetime import date
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary, read_bytes
 
 TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
 CHARS_PER_TOKEN = 4
 ENTRY_OVERHEAD_TOKENS = 12
-_DECODER = json.JSONDecoder()
-_JSON_WHITESPACE = " \t\n\r"
 # A history line longer than this is not read: it is a dead letter, passed over in bounded chunks.
 MAX_LINE_BYTES = 1024 * 1024
 # A dead letter keeps at most this much of its line: enough to recognise and repair it, not a 50 MB blob.
 RAW_LIMIT = 64 * 1024
 _SKIP_CHUNK = 64 * 1024
+_BACK_BLOCK = 64 * 1024  # read backwards (the last cursor, the newest run records) a block at a time
 # Text no file, journal or commit can hold: a surrogate left unpaired (`"\ud83d"` in the JSON, or its bytes).
 _UNPAIRED = re.compile("[\ud800-\udfff]")
 # What str.splitlines breaks a line on besides `\n` and `\r\n`: inside one entry's content these are spaces,
@@ -150,8 +149,10 @@ def classify_line(line: str | bytes, number: int = 0, start: int = -1, end: int 
     than `\n` inside the content become spaces, and the stamp and session key are one line each.
     """
     try:
-        data = _decode_json(line)
-    except (ValueError, UnicodeDecodeError):
+        data = boundedjson.loads(line, max_bytes=MAX_LINE_BYTES + 2)
+    except (boundedjson.TooDeep, boundedjson.TooLong) as exc:
+        return str(exc)
+    except ValueError:
         return "not valid JSON"
     if not isinstance(data, dict):
         return "not a JSON object"
@@ -173,24 +174,6 @@ def _one_line(text: str) -> str:
     if _ONE_LINE_REPAIR.search(text):
         return _ANY_BREAK.sub(" ", _UNPAIRED.sub("\ufffd", text))
     return text
-
-
-def _decode_json(line: str | bytes) -> object:
-    """Exactly what json.loads accepts for a UTF-8 line, at about half its cost.
-
-    json.loads spends half its time re-detecting the encoding of bytes and running two whitespace regexes;
-    on a never-consumed backlog of a million lines (`status`) that was a third of the scan (bench/backlog.py).
-    """
-    if isinstance(line, bytes):
-        text = line.decode("utf-8", "surrogatepass")  # as json.loads decodes bytes, but with C's fast path
-        text = text[1:] if text.startswith("\ufeff") else text  # json.loads forgives a UTF-8 BOM in bytes
-    else:
-        text = line
-    text = text.strip(_JSON_WHITESPACE)
-    value, end = _DECODER.raw_decode(text)
-    if end != len(text):
-        raise ValueError("extra data after the JSON value")
-    return value
 
 
 def content_lines(content: str) -> list[str]:
@@ -238,7 +221,7 @@ def entry_tokens(entry: HistoryEntry) -> int:
 def read_cursor(path: Path) -> int:
     """The last consumed cursor; missing or unreadable means 0, as nanobot treats it."""
     try:
-        value = int(path.read_text(encoding="utf-8").strip())
+        value = int(read_bytes(path, 64).decode("utf-8").strip())
     except (OSError, ValueError, UnicodeDecodeError):
         return 0
     return max(value, 0)
@@ -263,8 +246,10 @@ class RawLine(NamedTuple):
     oversized: bool = False  # longer than MAX_LINE_BYTES: not read, only passed over
 
 
-def raw_lines(handle: BinaryIO, offset: int = 0, line: int = 0) -> Iterator[RawLine]:
-    """The lines from byte `offset` on (numbered on from `line`), in bounded memory whatever a line's length.
+def raw_lines(handle: BinaryIO, offset: int = 0, line: int = 0, *, max_line: int = MAX_LINE_BYTES,
+              ) -> Iterator[RawLine]:
+    """The lines from byte `offset` on (numbered on from `line`), in bounded memory whatever a line's length:
+    one longer than `max_line` is passed over in chunks (`oversized`, only its first RAW_LIMIT bytes kept).
 
     A position can end inside a line: an unterminated last line that already parsed was consumed before the
     host wrote its newline. The rest of that line is still line `line`, not a new one.
@@ -273,10 +258,10 @@ def raw_lines(handle: BinaryIO, offset: int = 0, line: int = 0) -> Iterator[RawL
         line -= 1  # the first piece is the rest of line `line`: numbered as it
     handle.seek(offset)
     at = offset
-    while data := handle.readline(MAX_LINE_BYTES + 2):
+    while data := handle.readline(max_line + 2):
         line += 1
         length = len(data)
-        if length > MAX_LINE_BYTES and len(data.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+        if length > max_line and len(data.rstrip(b"\r\n")) > max_line:
             terminated = data.endswith(b"\n")
             if not terminated:
                 length, terminated = _pass_over(handle, length)
@@ -284,6 +269,26 @@ def raw_lines(handle: BinaryIO, offset: int = 0, line: int = 0) -> Iterator[RawL
         else:
             yield RawLine(line, at, at + length, data, data.endswith(b"\n"))
         at += length
+
+
+def lines_backwards(handle: BinaryIO, end: int, *, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines before byte `end`, newest first, without their newlines, in bounded memory: the first is what
+    follows the last newline (b"" when the file ends with one), and a line longer than `max_line` is passed over
+    in blocks and stands as None."""
+    rest, skipping = b"", False
+    while end > 0:
+        start = max(0, end - _BACK_BLOCK)
+        handle.seek(start)
+        pieces = (handle.read(end - start) + rest).split(b"\n")
+        end = start
+        if skipping:  # the newest piece is the rest of the line being passed over
+            skipping = len(pieces) == 1
+            pieces.pop()
+        rest = pieces.pop(0) if start > 0 and pieces else b""  # may continue in the block before
+        yield from reversed(pieces)
+        if len(rest) > max_line:
+            rest, skipping = b"", True
+            yield None
 
 
 def _after_newline(handle: BinaryIO, offset: int) -> bool:
@@ -331,7 +336,7 @@ def iter_after(path: Path, cursor: int, counter: dict[str, int] | None = None) -
     counts = counter if counter is not None else {}
     counts.setdefault("malformed", 0)
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:
@@ -357,7 +362,7 @@ def read_from(path: Path, offset: int = 0, line: int = 0) -> Iterator[HistoryEnt
     it is left for later, not declared dead. A line over MAX_LINE_BYTES is a dead letter, never read whole.
     """
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from nanodream.atomic import open_binary
 from nanodream.backlog.history import MAX_LINE_BYTES, HistoryEntry, drop_skip_lines, entry_tokens, parse_line
 
 BLOCK = 64 * 1024
@@ -55,7 +56,7 @@ def _backwards(path: Path, end: int, end_line: int) -> Iterator[HistoryEntry]:
     A line longer than MAX_LINE_BYTES is passed over without being gathered whole (it is a dead letter).
     """
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import MAX_LINE_BYTES, Position, parse_line, raw_lines, read_cursor, write_cursor
 from nanodream.workspace import Workspace
 
@@ -37,7 +38,7 @@ def fingerprint(path: Path, offset: int) -> str:
     """A hash of the first and last SAMPLE bytes of `path`'s first `offset` bytes ('' for nothing consumed)."""
     if offset <= 0:
         return ""
-    with path.open("rb") as handle:
+    with path.open("rb") as handle:  # also a transcript's, whose named path may be a link the person chose
         head = handle.read(min(SAMPLE, offset))
         handle.seek(max(offset - SAMPLE, 0))
         tail = handle.read(offset - max(offset - SAMPLE, 0))
@@ -52,7 +53,7 @@ def line_key(data: bytes) -> str:
 def position_at(path: Path, offset: int, line: int, cursor: int) -> Position:
     if offset <= 0:
         return Position(offset, line, cursor)
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         first = next((raw for raw in raw_lines(handle) if not raw.data.isspace()), None)
         last = _last_line(handle, offset)
     head = line_key(first.data) if first is not None and first.start < offset else ""
@@ -81,7 +82,7 @@ def save_position(workspace: Workspace, position: Position) -> None:
 
 def _load(workspace: Workspace) -> Position | None:
     try:
-        data = json.loads(position_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(position_file(workspace))
         return Position(**data)
     except FileNotFoundError:
         return None
@@ -151,7 +152,7 @@ class _Scan:
         scan = cls()
         if not path.is_file():
             return scan
-        with path.open("rb") as handle:
+        with open_binary(path) as handle:
             for raw in (raw for raw in raw_lines(handle) if not raw.data.isspace()):
                 key = line_key(raw.data)
                 entry = None if raw.oversized else parse_line(raw.data)
@@ -170,7 +171,7 @@ def from_cursor(path: Path, cursor: int) -> Position:
         return Position()
     offset = line = 0
     last = 0
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for raw in raw_lines(handle):
             entry = None if raw.oversized or raw.data.isspace() else parse_line(raw.data)
             if entry is not None and entry.cursor > cursor:
@@ -190,7 +191,7 @@ def position_at_offset(path: Path, offset: int) -> Position | None:
         return None
     line = 0
     last = b""
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for raw in raw_lines(handle):
             if raw.start >= offset:
                 break

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.backlog.history import HistoryEntry, read_from
 from nanodream.workspace import Workspace
@@ -50,7 +51,7 @@ def load_quarantine(workspace: Workspace) -> list[QuarantinedEntry]:
     """Quarantined entries, oldest cursor first; a missing file means none."""
     path = quarantine_file(workspace)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = boundedjson.load_file(path)
     except FileNotFoundError:
         return []
     except (ValueError, UnicodeDecodeError):

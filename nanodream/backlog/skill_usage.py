@@ -26,7 +26,8 @@ from datetime import date
 from itertools import combinations
 from pathlib import Path
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import (
     HistoryEntry,
     drop_skip_lines,
@@ -131,7 +132,7 @@ class UsageRecord:
 def parse_usage(raw: bytes) -> UsageRecord | None:
     """One skill-usage.jsonl line, or None when it is not a record this format describes."""
     try:
-        data = json.loads(raw)
+        data = boundedjson.loads(raw, max_bytes=boundedjson.LINE_BYTES + 2)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("skill"), str) or not data["skill"].strip():
@@ -146,7 +147,7 @@ def parse_usage(raw: bytes) -> UsageRecord | None:
 def read_usage(path: Path, offset: int = 0) -> Iterator[tuple[UsageRecord | None, int]]:
     """Each complete line from `offset` on, as a record (None when malformed) and the offset just past it."""
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:
@@ -280,7 +281,7 @@ def _load(workspace: Workspace, names: list[str], history: Path,
     """The kept state, and True; or a fresh start and False when there is none usable."""
     fresh = SkillUsage(), {"history": _Source(), "usage": _Source()}, False
     try:
-        data = json.loads(state_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(state_file(workspace))
         if data.get("version") != STATE_VERSION or data.get("names") != names:
             return fresh
         sources = {key: _Source(**data["sources"][key]) for key in ("history", "usage")}

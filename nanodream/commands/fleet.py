@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from nanodream.commands.common import JsonOption, concluded, console
+from nanodream.controls import visible
 
 if TYPE_CHECKING:
     from nanodream.api import FleetStatus
@@ -51,7 +52,8 @@ def enqueue(
     from nanodream import api
 
     report = api.fleet_enqueue(roots, redis_url=redis_url, queue=queue, config=config)
-    concluded(report, as_json, lambda done: console.print(done.sweep.describe(), highlight=False))
+    concluded(report, as_json, lambda done: console.print(visible(done.sweep.describe()), highlight=False,
+                                                           markup=False))  # a skipped tenant's reason: its paths
 
 
 @app.command()

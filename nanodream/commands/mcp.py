@@ -17,7 +17,8 @@ TOKEN_VARIABLE = "NANODREAM_MCP_TOKEN"
 def mcp(
     workspace: WorkspaceOption = None,
     allow_write: Annotated[bool, typer.Option(
-        "--allow-write", help="List the write tools too: dream, accept, reject, restore, pin, forget "
+        "--allow-write", help="List the write tools too: dream, accept, reject, restore, pin, forget, "
+                              "hypothesis_resolve "
                               "(as the setting mcp_write = true).")] = False,
     http: Annotated[str | None, typer.Option(
         "--http", metavar="HOST:PORT", show_default=False,

@@ -59,8 +59,19 @@ def render_status(info: Status) -> None:
     _render_runs(info)
     _render_quarantine(info)
     _render_schedule(info)
+    _render_left_alone(info)
     if info.interrupted_run:
         console.print("[yellow]an interrupted run will be recovered by the next run[/yellow]")
+
+
+def _render_left_alone(info: Status) -> None:
+    if info.git_ignored:
+        keys = ", ".join(f"{item['key']} ({item['origin']})" for item in info.git_ignored)
+        console.print(f"[yellow]git[/yellow]        ignores {escape(keys)}: nanodream never runs what a repository "
+                      "configures (SECURITY.md); a fleet does not dream this workspace", highlight=False)
+    for path in info.linked_skills:
+        console.print(f"[yellow]linked[/yellow]     {escape(path)} is a symbolic link: left alone (not read, written, "
+                      "indexed or committed)", highlight=False)
 
 
 def _render_backlog(info: Status) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from nanodream.atomic import read_text
 from nanodream.backlog.forgotten import mark_forgotten
 from nanodream.backlog.history import HistoryEntry, read_from
 from nanodream.changes import FileChange
@@ -21,6 +22,7 @@ from nanodream.edits.hypotheses import stale_lines
 from nanodream.edits.shared import committed, through_door
 from nanodream.hypotheses import parse
 from nanodream.memory.door import Door
+from nanodream.pinning import file_lines
 from nanodream.rejected import fact_text, with_rejected
 from nanodream.run.transcripts import list_transcripts
 from nanodream.validity import parse_validity
@@ -102,7 +104,7 @@ def _attribute(store: GitStore, offsets: set[int], report: ForgetReport,
         file = store.workspace.root / path
         if not file.is_file() or file.is_symlink():
             continue
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines(read_text(file))
         for index, sha in enumerate(store.line_commits(path)):
             fact = fact_text(lines[index]) if index < len(lines) else ""
             consumed = _consumed(store, sha, cache, runs, offsets) if fact and sha else []
@@ -161,14 +163,14 @@ def _changes(workspace: Workspace, drop: dict[str, set[int]], target: Target,
              stale: dict[str, set[int]]) -> list[FileChange]:
     changes, taken = [], []
     for path in sorted(drop.keys() | stale.keys()):
-        before = (workspace.root / path).read_text(encoding="utf-8")
+        before = read_text(workspace.root / path)  # exact: the lines kept keep their bytes and their CRLF
         indexes = drop.get(path, set())
-        lines = stale_lines(before, stale.get(path, set()), date.today()).splitlines(keepends=True)
-        taken += [(path, lines[i]) for i in sorted(indexes)]
-        changes.append(FileChange(path, before, "".join(text for i, text in enumerate(lines) if i not in indexes)))
+        lines = stale_lines(before, stale.get(path, set()), date.today()).split("\n")
+        taken += [(path, lines[i].removesuffix("\r")) for i in sorted(indexes)]
+        changes.append(FileChange(path, before, "\n".join(text for i, text in enumerate(lines) if i not in indexes)))
     if taken:
         file = workspace.root / REJECTED_FILE
-        current = file.read_text(encoding="utf-8") if file.is_file() else None
+        current = read_text(file) if file.is_file() else None
         ledger, _ = with_rejected(current, taken, f"forgotten ({_describe(target)}), {date.today().isoformat()}")
         if ledger is not None:
             changes.append(FileChange(REJECTED_FILE, current, ledger))

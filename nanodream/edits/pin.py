@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from nanodream.atomic import read_text
 from nanodream.changes import FileChange
 from nanodream.edits.shared import committed, through_door
 from nanodream.memory.door import Door
@@ -54,9 +55,9 @@ def _pin(door: Door, text: str, path: str | None, remove: bool, report: PinRepor
         report.outcome, report.reason = Outcome.NOTHING_TO_DO, "is not pinned" if remove else "is already pinned"
         return
     new_line = unpinned(match.text) if remove else f"{match.text.rstrip()} {PIN}"
-    before = (workspace.root / match.path).read_text(encoding="utf-8")
+    before = read_text(workspace.root / match.path)  # exact: CRLF and bytes that are not UTF-8 stay as they are
     lines = before.split("\n")
-    lines[match.line - 1] = new_line
+    lines[match.line - 1] = new_line + ("\r" if lines[match.line - 1].endswith("\r") else "")
     change = FileChange(match.path, before, "\n".join(lines))
     report.commit = committed(door, f"pin-{new_run_id()}", pin_message(match.path, new_line, remove), [change])
     report.text = new_line

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from nanodream.atomic import atomic_write, read_text
+from nanodream.atomic import atomic_write, read_bytes, read_text
 from nanodream.edits.shared import through_door
 from nanodream.memory.door import Door
 from nanodream.prompting.prompt_override import OVERRIDE, builtin_prompt, override_state
@@ -82,7 +82,7 @@ def _reset(door: Door, force: bool, report: PromptResetReport) -> None:
         raise Refused(f"{OVERRIDE} is not a file; remove it by hand")
     if state != "symlink" and not force:
         text = read_text(override)
-        if text.strip() and text != builtin_prompt() and not _committed(door.store, override.read_bytes()):
+        if text.strip() and text != builtin_prompt() and not _committed(door.store, read_bytes(override)):
             raise Refused(f"{OVERRIDE} has edits that are not in the memory history yet and would be lost; "
                           "let a dream run commit them first, copy them elsewhere, or pass --force")
     override.unlink()

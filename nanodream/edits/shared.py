@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields
 
+from nanodream.atomic import read_bytes
 from nanodream.changes import FileChange
 from nanodream.memory.door import Door, writing
 from nanodream.memory.transaction import CommitFailed, Progress
@@ -51,7 +52,7 @@ def on_disk(workspace: Workspace, path: str) -> bytes | None:
         return None
     if not target.is_file():
         raise Refused(f"{path} is not a file; move it away and try again")
-    return target.read_bytes()
+    return read_bytes(target)  # never through a link swapped in since the check above
 
 
 def as_text(path: str, data: bytes | None) -> str | None:

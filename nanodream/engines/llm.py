@@ -20,7 +20,7 @@ from nanodream.config import Settings
 from nanodream.engines import caching
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation
-from nanodream.engines.credentials import api_key_for
+from nanodream.engines.credentials import api_key_for, check_routable
 from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import read_calls
@@ -60,7 +60,8 @@ class LLMEngine:
         self.name = settings.model
         self.sleep = sleep
         self.litellm = _import_litellm()
-        self.api_key = api_key_for(self.litellm, settings)  # a missing key stops here, before any request
+        check_routable(self.litellm, settings)  # a model litellm cannot route stops here, before any request
+        self.api_key = api_key_for(self.litellm, settings)  # and so does a missing key
         errors = self.litellm.exceptions
         self._transient = (
             errors.RateLimitError, errors.Timeout, errors.APIConnectionError,

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.evaluation.scenario import EXPECT_FILE, ScenarioError
 
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -27,7 +28,7 @@ _SESSION = re.compile(r"^session_(\d+)$")
 def import_locomo(source: Path, out: Path) -> list[Path]:
     """Write one scenario per conversation under `out`; the scenario folders, in the file's order."""
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
+        data = boundedjson.loads(source.read_bytes(), max_bytes=boundedjson.DOCUMENT_BYTES)  # a file a person named
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"{source}: not a LoCoMo JSON file ({exc})") from None
     samples = data if isinstance(data, list) else [data]

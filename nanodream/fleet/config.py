@@ -11,7 +11,6 @@ place an operator looks.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,9 @@ from nanodream.config import (
     build_settings,
     range_problem,
     read_settings_file,
+    read_toml,
     settings_table,
+    unknown_names,
 )
 from nanodream.vocab import numbered
 from nanodream.workspace import Workspace
@@ -97,14 +98,16 @@ def load_fleet_config(path: Path | None) -> FleetConfig:
     if path is None:
         return FleetConfig()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = read_toml(path, path.name, follow=True)
     except FileNotFoundError:
         raise ConfigError(f"fleet config {path} does not exist") from None
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"fleet config {path}: cannot be read ({exc})") from None
+    except ConfigError as exc:
+        raise ConfigError(f"fleet config {path} cannot be read: {exc}") from None
     unknown = sorted(set(data) - {"settings", "fleet", "paths"})
     if unknown:
-        raise ConfigError(f"{path.name}: unknown {numbered('table', unknown)}; known: settings, fleet, paths")
+        raise ConfigError(f"{path.name}: {unknown_names(unknown, ['settings', 'fleet', 'paths'], 'table')}")
     return FleetConfig(settings=_settings(data.get("settings", {}), path.name), paths=_paths(data, path.name),
                        **_fleet_values(data.get("fleet", {}), path.name))
 
@@ -121,8 +124,7 @@ def _settings(table: dict[str, Any], name: str) -> dict[str, Any]:
 def _fleet_values(table: dict[str, Any], name: str) -> dict[str, Any]:
     unknown = sorted(set(table) - _FLEET_KEYS)
     if unknown:
-        raise ConfigError(f"{name} [fleet]: unknown {numbered('key', unknown)}; known: "
-                          f"{', '.join(sorted(_FLEET_KEYS))}")
+        raise ConfigError(f"{name} [fleet]: {unknown_names(unknown, sorted(_FLEET_KEYS))}")
     for key, value in table.items():
         problem = _number_problem(key, value) if key in _NUMBERS else _list_problem(key, value)
         if problem:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from nanodream.config import ConfigError, build_settings
 from nanodream.engines import engine_for
+from nanodream.fleet import tenancy
 from nanodream.fleet.config import FleetConfig, job_settings, load_fleet_config
 from nanodream.fleet.discovery import read_workspace_id, workspace_id
 from nanodream.fleet.locks import WorkspaceLock, describe_holder, holder
 from nanodream.fleet.quotas import over_quota, usage_today, within_budget
-from nanodream.layout import Linked, check_plain
 from nanodream.run.context import RunOptions
 from nanodream.safety.secret_scan import scan_added
 from nanodream.scheduling.hostbusy import HostWait, utc_now
@@ -53,7 +53,7 @@ def dream_workspace(path: str, identity: str) -> dict[str, Any]:
 
     job = get_current_job()
     config = _worker_config or load_fleet_config(_env_path("NANODREAM_FLEET_CONFIG"))
-    workspace = Workspace.at(config.local_path(path))
+    workspace = Workspace(Path(config.local_path(path)))  # never resolved: a link there is refused, not followed
     lock = WorkspaceLock(job.connection, identity, ttl=config.lock_ttl, heartbeat=config.heartbeat)
     try:
         if not lock.claim(job.id):
@@ -96,10 +96,9 @@ def _not_this_workspace(workspace: Workspace, identity: str) -> str:
     problem = workspace.problem()
     if problem:
         return problem
-    try:
-        check_plain(workspace)  # before its config, its records or its id are read
-    except Linked as exc:
-        return f"blocked: {exc}"
+    refused = tenancy.refusal(workspace)  # before its config, its records or its id are read
+    if refused:
+        return f"blocked: {refused}"
     found = read_workspace_id(workspace)
     if found is not None and found != identity:
         return (f"{workspace.root} now holds another workspace (id {found}; this job was for {identity}); "

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from nanodream import boundedjson
 from nanodream.vocab import utc_stamp
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def holder(connection: Redis, workspace_id: str) -> dict[str, Any] | None:
 
 def _parse_holder(raw: bytes | str) -> dict[str, Any]:
     try:
-        value = json.loads(_text(raw))
+        value = boundedjson.loads(_text(raw), max_bytes=boundedjson.LINE_BYTES)
     except ValueError:
         value = None
     return value if isinstance(value, dict) else {"token": _text(raw)}

@@ -15,8 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nanodream.fleet import tenancy
 from nanodream.fleet.config import FleetConfig
-from nanodream.fleet.discovery import find_workspaces, workspace_id
+from nanodream.fleet.discovery import find_tenants, workspace_id
 from nanodream.fleet.due import judge
 from nanodream.fleet.locks import Reservation, reserve
 from nanodream.vocab import Declared, count
@@ -45,27 +46,24 @@ class SweepReport(Declared):
     running: int = 0  # a job holds the workspace's lock
     not_due: int = 0
     over_quota: list[dict[str, str]] = field(default_factory=list)  # {workspace, reason}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {workspace, reason}: links, programs git would run
 
     def describe(self) -> str:
-        return (f"{count(self.found, 'workspace')}: {len(self.enqueued)} enqueued, "
-                f"{self.queued} already queued, {self.running} running, {self.not_due} not due, "
-                f"{len(self.over_quota)} over quota")
+        counts = (f"{count(self.found, 'workspace')}: {len(self.enqueued)} enqueued, "
+                  f"{self.queued} already queued, {self.running} running, {self.not_due} not due, "
+                  f"{len(self.over_quota)} over quota, {len(self.skipped)} skipped")
+        return "\n".join([counts, *(f"skipped {item['reason']}" for item in self.skipped)])
 
 
 def sweep(roots: Iterable[Path], config: FleetConfig, queue: Queue, now: datetime) -> SweepReport:
-    """Enqueue every due workspace under `roots` that has no job yet."""
+    """Enqueue every due workspace under `roots` that has no job yet; name those the fleet must not touch."""
     report = SweepReport()
-    due: list[Workspace] = []
-    for root in find_workspaces(roots):
+    due: list[tuple[Workspace, str]] = []
+    for root, linked_root in find_tenants(roots):
         report.found += 1
-        workspace = Workspace(root)
-        verdict = judge(workspace, config, now)
-        if verdict.quota:
-            report.over_quota.append({"workspace": str(root), "reason": verdict.reason})
-        elif not verdict.due:
-            report.not_due += 1
-        else:
-            due.append(workspace)
+        found = _judged(Workspace(root), linked_root, config, now, report)
+        if found is not None:
+            due.append(found)
         if len(due) == CHUNK:
             enqueue_due(queue, due, config, report)
             due = []
@@ -73,11 +71,39 @@ def sweep(roots: Iterable[Path], config: FleetConfig, queue: Queue, now: datetim
     return report
 
 
-def enqueue_due(queue: Queue, workspaces: list[Workspace], config: FleetConfig, report: SweepReport) -> None:
+def _judged(workspace: Workspace, linked_root: str, config: FleetConfig, now: datetime,
+            report: SweepReport) -> tuple[Workspace, str] | None:
+    """The workspace and its id when it is due, else None with the report told why not."""
+    refused = linked_root or tenancy.linked(workspace)  # before anything of it is read
+    verdict = judge(workspace, config, now) if not refused else None
+    if verdict is not None and verdict.due:
+        refused = tenancy.runs_programs(workspace, quick=True) or _id_or_reason(workspace)
+    if refused:
+        report.skipped.append({"workspace": str(workspace.root), "reason": refused})
+    elif verdict.quota:
+        report.over_quota.append({"workspace": str(workspace.root), "reason": verdict.reason})
+    elif not verdict.due:
+        report.not_due += 1
+    else:
+        return workspace, workspace_id(workspace)
+    return None
+
+
+def _id_or_reason(workspace: Workspace) -> str:
+    """'' once the workspace has its id; the reason when making it met a link swapped in since the check."""
+    try:
+        workspace_id(workspace)
+    except OSError as exc:
+        return f"{workspace.root}: its state folder cannot be reached without following a link ({exc.strerror})"
+    return ""
+
+
+def enqueue_due(queue: Queue, found: list[tuple[Workspace, str]], config: FleetConfig, report: SweepReport) -> None:
     """Mark and enqueue the due workspaces that have no job yet, in a few pipelines for all of them."""
-    if not workspaces:
+    if not found:
         return
-    ids = [workspace_id(workspace) for workspace in workspaces]
+    workspaces = [workspace for workspace, _ in found]
+    ids = [identity for _, identity in found]
     job_ids = [f"dream-{identity}-{uuid.uuid4().hex[:8]}" for identity in ids]
     states = reserve(queue.connection, [(identity, job_id, "") for identity, job_id in zip(ids, job_ids, strict=True)])
     stale = _stale_markers(queue, states)

@@ -6,16 +6,18 @@ one line naming it; an empty file, or one whose first line is still being writte
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from nanodream import boundedjson
 from nanodream.ingest.formats import claude_code, codex, nanobot, openai, openclaw
 from nanodream.ingest.formats.base import Format
 from nanodream.vocab import INGEST_FORMATS
 
 SAMPLE_RECORDS = 20
 SAMPLE_BYTES = 8 * 1024 * 1024
+MAX_LINE = boundedjson.MESSAGE_BYTES  # a transcript line longer than this is never read (tool output, a blob)
 
 REGISTRY: dict[str, Format] = {fmt.name: fmt for fmt in (nanobot.FORMAT, codex.FORMAT, openclaw.FORMAT,
                                                           claude_code.FORMAT, openai.FORMAT)}
@@ -25,9 +27,15 @@ class Unrecognised(ValueError):
     """A file ingest cannot read; the message is one line that names it."""
 
 
-def is_document(path: Path) -> bool:
+def open_transcript(path: Path, *, follow: bool = True) -> BinaryIO:
+    """The file for reading; `follow` False (a file found inside a source folder) refuses a symlink, so one
+    swapped in after the listing is not read."""
+    return os.fdopen(os.open(path, os.O_RDONLY | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)), "rb")
+
+
+def is_document(path: Path, *, follow: bool = True) -> bool:
     """A whole-file JSON array (the OpenAI export shape) rather than JSON Lines."""
-    with path.open("rb") as handle:
+    with open_transcript(path, follow=follow) as handle:
         return starts_document(handle.read(HEAD_BYTES))
 
 
@@ -38,9 +46,9 @@ def starts_document(head: bytes) -> bool:
     return head.lstrip().startswith(b"[")
 
 
-def detect(path: Path, forced: str | None = None) -> Format | None:
+def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> Format | None:
     """The file's format (None: nothing complete to look at yet); Unrecognised when no format fits."""
-    records = _sample(path)
+    records = _sample(path, follow)
     if not records:
         return None
     if forced is not None:
@@ -53,36 +61,71 @@ def detect(path: Path, forced: str | None = None) -> Format | None:
     raise Unrecognised(f"{path}: not a transcript nanodream recognises (formats: {', '.join(INGEST_FORMATS)})")
 
 
-def _sample(path: Path) -> list[Any]:
-    if is_document(path):
-        try:
-            data = json.loads(path.read_bytes())
-        except ValueError:
-            raise Unrecognised(f"{path}: starts like a JSON array but is not valid JSON") from None
-        if not isinstance(data, list):
-            raise Unrecognised(f"{path}: a JSON document that is not an array of messages")
-        return data[:SAMPLE_RECORDS]
-    return _first_lines(path)
+def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
+    """A whole-file JSON array: its records and its bytes; Unrecognised when it is not one, too large or too
+    deep to read."""
+    handle.seek(0)
+    data = handle.read(boundedjson.DOCUMENT_BYTES + 1)
+    try:
+        records = boundedjson.loads(data, max_bytes=boundedjson.DOCUMENT_BYTES)
+    except boundedjson.JSONRefused as exc:
+        raise Unrecognised(f"{path}: starts like a JSON array but cannot be read: {exc}") from None
+    if not isinstance(records, list):
+        raise Unrecognised(f"{path}: a JSON document that is not an array of messages")
+    return records, data
 
 
-def _first_lines(path: Path) -> list[Any]:
+def _sample(path: Path, follow: bool) -> list[Any]:
+    with open_transcript(path, follow=follow) as handle:
+        if starts_document(handle.read(HEAD_BYTES)):
+            return read_document(handle, path)[0][:SAMPLE_RECORDS]
+        handle.seek(0)
+        return _first_lines(handle, path)
+
+
+def _first_lines(handle: BinaryIO, path: Path) -> list[Any]:
     """The first complete non-blank lines as JSON values; a line that is not JSON ends the sample (or refuses
-    the file, when it is the first)."""
+    the file, when it is the first). No line is read past MAX_LINE bytes, however long it is."""
     records: list[Any] = []
-    read = 0
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            read += len(raw)
-            if not records and raw.strip() and not raw.lstrip().startswith(b"{"):
-                raise Unrecognised(f"{path}: line {number} is not a JSON object")
-            if not raw.endswith(b"\n") or len(records) >= SAMPLE_RECORDS or (records and read > SAMPLE_BYTES):
-                break  # the last line may still be being written; a huge first line is still looked at
-            if not raw.strip():
-                continue
-            try:
-                records.append(json.loads(raw))
-            except ValueError:
-                if not records:
-                    raise Unrecognised(f"{path}: line {number} is not JSON") from None
-                break
+    read = number = 0
+    while raw := handle.readline(MAX_LINE + 1):
+        number += 1
+        read += len(raw)
+        if len(raw) > MAX_LINE:
+            if not records:
+                raise Unrecognised(f"{path}: line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB")
+            break
+        if not records and raw.strip() and not raw.lstrip().startswith(b"{"):
+            raise Unrecognised(f"{path}: line {number} is not a JSON object")
+        written = raw.endswith(b"\n") or path.suffix == ".json"  # a .json file is written whole, newline or not
+        if not written or len(records) >= SAMPLE_RECORDS or (records and read > SAMPLE_BYTES):
+            break  # the last line may still be being written; a huge first line is still looked at
+        if not raw.strip():
+            continue
+        try:
+            records.append(boundedjson.loads(raw, max_bytes=MAX_LINE))
+        except ValueError as exc:
+            if not records:
+                raise Unrecognised(_not_json(handle, path, number, exc)) from None
+            break
     return records
+
+
+def _not_json(handle: BinaryIO, path: Path, number: int, error: ValueError) -> str:
+    """Why the first record is not JSON, with a hint when the file is JSON written over several lines."""
+    if not isinstance(error, boundedjson.TooDeep) and number == 1 and _pretty_printed(handle):
+        return (f"{path}: line 1 is not JSON on its own: the file looks like pretty-printed JSON (one record spread "
+                "over several lines), but JSON Lines holds one record per line; rewrite it with `jq -c . FILE`")
+    detail = f" ({error})" if isinstance(error, (boundedjson.TooDeep, boundedjson.TooLong)) else ""
+    return f"{path}: line {number} is not JSON{detail}"
+
+
+def _pretty_printed(handle: BinaryIO) -> bool:
+    """The file's start is one JSON object written over several lines (within the sample's bytes)."""
+    handle.seek(0)
+    text = handle.read(SAMPLE_BYTES).decode("utf-8", "replace").lstrip()
+    try:
+        value, end = boundedjson.raw_decode(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "\n" in text[:end]

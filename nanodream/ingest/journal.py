@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
 from nanodream.workspace import Workspace
@@ -56,7 +57,7 @@ class IngestJournalUnreadable(ValueError):
 
 def load(workspace: Workspace) -> IngestJournal | None:
     try:
-        return IngestJournal(**json.loads(journal_file(workspace).read_text(encoding="utf-8")))
+        return IngestJournal(**boundedjson.load_file(journal_file(workspace)))
     except FileNotFoundError:
         return None
     except (ValueError, TypeError, UnicodeDecodeError):
@@ -102,7 +103,7 @@ def _cut(path: Path, expected_size: int, keep: int) -> bool:
 
 def _read_from(path: Path, offset: int) -> bytes:
     try:
-        with path.open("rb") as handle:
+        with open_binary(path) as handle:
             handle.seek(offset)
             return handle.read()
     except FileNotFoundError:

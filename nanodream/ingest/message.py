@@ -1,8 +1,9 @@
 """One message as every format hands it over: who said it, what, when, in which session, and its identity.
 
-The identity (`key`) is what makes ingest exactly-once whatever happens to the files: the format's stable
-message id where it has one, else a hash of role, timestamp and text. A file rewritten from the start is read
-again and every message whose key was seen before is passed over.
+The identity (`key`) is what makes ingest exactly-once whatever happens to the files: a hash of the session,
+role, timestamp, speaker and text, and of the format's message id where it has one. A file rewritten from the
+start is read again and every message whose key was seen before is passed over. The id alone is not an
+identity: a host that reuses an id for a different message (another text, another time) would lose it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Message:
     key: str
     when: datetime | None = None
     speaker: str = ""  # a named speaker (an OpenAI `name`), '' for the usual person-and-agent pair
+    legacy_key: str = ""  # the id-only key versions before this one recorded: still recognised, never recorded
 
 
 @dataclass(frozen=True)
@@ -42,15 +44,19 @@ def session_key(fmt: str, session: str) -> str:
 
 
 def make(fmt: str, session: str, said: Said) -> Message:
-    """The Message with its identity: the format's message id, else a hash of role, timestamp and text."""
+    """The Message with its identity: a hash of what was said, when and by whom, with the format's message id."""
     session = session_key(fmt, session)
+    when = "" if said.when is None else said.when
+    basis = f"{fmt}\0{session}\0{said.role}\0{when}\0{said.speaker}\0{said.text}"
+    legacy = ""
     if said.msg_id not in (None, ""):
-        basis = f"{fmt}\0{session}\0id\0{said.msg_id}"
-    else:
-        when = "" if said.when is None else said.when
-        basis = f"{fmt}\0{session}\0{said.role}\0{when}\0{said.speaker}\0{said.text}"
-    key = hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return Message(said.role, said.text, session, key, parse_when(said.when), said.speaker)
+        legacy = _digest(f"{fmt}\0{session}\0id\0{said.msg_id}")
+        basis = f"{basis}\0id\0{said.msg_id}"
+    return Message(said.role, said.text, session, _digest(basis), parse_when(said.when), said.speaker, legacy)
+
+
+def _digest(basis: str) -> str:
+    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def parse_when(value: object) -> datetime | None:

@@ -5,10 +5,11 @@ Never imports the readers or the extractors: status stays instant however many t
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
+from nanodream import boundedjson
+from nanodream.atomic import open_binary
 from nanodream.config import ConfigError, IngestSource, ingest_sources
 from nanodream.ingest.journal import journal_file
 from nanodream.ingest.report import log_file
@@ -69,9 +70,9 @@ def _pending(path: Any, mark: Watermark | None) -> bool:
 
 def _last_pass(workspace: Workspace) -> dict[str, Any] | None:
     try:
-        with log_file(workspace).open("rb") as handle:
+        with open_binary(log_file(workspace)) as handle:
             handle.seek(max(handle.seek(0, os.SEEK_END) - 8192, 0))
             lines = handle.read().splitlines()
-        return json.loads(lines[-1]) if lines else None
+        return boundedjson.loads(lines[-1], max_bytes=boundedjson.LINE_BYTES) if lines else None
     except (OSError, ValueError, IndexError):
         return None

@@ -146,28 +146,27 @@ class _Pass:
         try:
             stat = os.stat(path) if follow else os.lstat(path)
             mark = self.marks.get(str(path)) or moved_here(path, stat, self.renamed)
-            how = change(path, stat, mark, is_document(path))
+            how = change(path, stat, mark, is_document(path, follow=follow))
             if how == "unchanged":
                 return None
-            fmt = self._format(path, source, mark if how == "appended" else None)
+            fmt = self._format(path, source, mark if how == "appended" else None, follow)
             if fmt is None:
                 return None
             found = read_new(path, fmt, how, mark if how == "appended" else None, follow=follow)
             found.mark.messages = mark.messages if mark is not None else 0  # read again: the count goes on
             return found
         except Unrecognised as exc:
-            if follow:
-                shown.error = str(exc)
-            else:
-                shown.skipped.append(str(exc))
+            _unreadable(shown, str(exc), named=follow)
         except OSError as exc:
             shown.skipped.append(f"{path}: {exc.strerror or exc}")
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:  # a record no reader expected
+            _unreadable(shown, f"{path}: a record nanodream cannot read ({type(exc).__name__}: {exc})", named=follow)
         return None
 
-    def _format(self, path: Path, source: IngestSource, mark: Watermark | None):
+    def _format(self, path: Path, source: IngestSource, mark: Watermark | None, follow: bool):
         if mark is not None and mark.format in REGISTRY and source.format in (None, mark.format):
             return REGISTRY[mark.format]
-        return detect(path, source.format)
+        return detect(path, source.format, follow=follow)
 
     # one group: select, chunk, extract, append -------------------------------------------------------
 
@@ -202,12 +201,14 @@ class _Pass:
             for message in self._not_nanodreams(origin):
                 if message.role not in origin.roles:
                     self.report.left_out += 1
-                elif message.key not in origin_of:
+                elif message.key in origin_of:
+                    self.report.duplicates += 1  # the same message twice in this pass (a copied file)
+                else:
                     origin_of[message.key] = origin
                     candidates.append(message)
-        known = self.seen.known([m.key for m in candidates])
-        self.report.duplicates += len(known)
-        selected = [m for m in candidates if m.key not in known]
+        known = self.seen.known([key for m in candidates for key in (m.key, m.legacy_key) if key])
+        selected = [m for m in candidates if m.key not in known and m.legacy_key not in known]
+        self.report.duplicates += len(candidates) - len(selected)
         for message in selected:
             origin_of[message.key].taken += 1
             origin_of[message.key].source.messages += 1
@@ -279,6 +280,15 @@ class _Pass:
             report.outcome = Outcome.INGESTED
         if not self.request.dry_run and (report.added or self.stopped):
             record_pass(self.door.workspace, report, self.request.trigger)
+
+
+def _unreadable(shown: SourceReport, reason: str, *, named: bool) -> None:
+    """A file that cannot be read is the source's error when the source names it, else passed over, said so:
+    one bad file in a folder never stops the others."""
+    if named:
+        shown.error = reason
+    else:
+        shown.skipped.append(reason)
 
 
 def _preflight(sources: tuple[IngestSource, ...]) -> None:

@@ -7,13 +7,14 @@ folder are opened without following a symlink, so one swapped in after the listi
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nanodream import boundedjson
+from nanodream.backlog.history import raw_lines
 from nanodream.backlog.position import fingerprint
-from nanodream.ingest.detect import HEAD_BYTES, Unrecognised, starts_document
+from nanodream.ingest.detect import HEAD_BYTES, MAX_LINE, open_transcript, read_document, starts_document
 from nanodream.ingest.formats.base import Format
 from nanodream.ingest.message import Message
 from nanodream.ingest.watermarks import Watermark
@@ -35,8 +36,7 @@ class FileRead:
 
 def read_new(path: Path, fmt: Format, how: str, since: Watermark | None, *, follow: bool) -> FileRead:
     """The messages after `since` (None: from the start) and the watermark that follows them."""
-    flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(os.open(path, flags), "rb") as handle:
+    with open_transcript(path, follow=follow) as handle:
         stat = os.fstat(handle.fileno())
         start = since or Watermark(str(path), fmt.name, context={"session": path.stem})
         mark = Watermark(str(path), fmt.name, stat.st_dev, stat.st_ino, stat.st_size, start.offset, start.line,
@@ -51,18 +51,20 @@ def read_new(path: Path, fmt: Format, how: str, since: Watermark | None, *, foll
 
 
 def _read_lines(handle, fmt: Format, found: FileRead) -> None:
+    """Complete lines after the watermark, in bounded memory: a line longer than MAX_LINE is passed over in
+    chunks and reported like any other line that is not JSON."""
     mark = found.mark
-    handle.seek(mark.offset)
-    for raw in handle:
-        if not raw.endswith(b"\n"):
+    for raw in raw_lines(handle, mark.offset, mark.line, max_line=MAX_LINE):
+        if not raw.terminated:
             break  # still being written: the next pass reads it whole
-        mark.offset += len(raw)
-        mark.line += 1
-        if not raw.strip():
+        mark.offset, mark.line = raw.end, raw.number
+        if raw.data.isspace():
             continue
         try:
-            record = json.loads(raw)
+            record = None if raw.oversized else boundedjson.loads(raw.data, max_bytes=MAX_LINE + 2)
         except ValueError:
+            record = None
+        if record is None:
             found.bad_lines.append(mark.line)
             continue
         found.messages += fmt.read(record, mark.context)
@@ -70,14 +72,7 @@ def _read_lines(handle, fmt: Format, found: FileRead) -> None:
 
 def _read_document(handle, fmt: Format, found: FileRead) -> None:
     """A JSON array is read whole, every time it changes; its messages already ingested are recognised by key."""
-    handle.seek(0)
-    data = handle.read()
-    try:
-        records = json.loads(data)
-    except ValueError:
-        raise Unrecognised(f"{found.path}: not valid JSON (still being written?)") from None
-    if not isinstance(records, list):
-        raise Unrecognised(f"{found.path}: a JSON document that is not an array of messages")
+    records, data = read_document(handle, found.path)
     mark = found.mark
     mark.offset, mark.line = len(data), data.count(b"\n")
     for record in records:

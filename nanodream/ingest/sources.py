@@ -14,8 +14,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from nanodream.config import IngestSource
+from nanodream.ingest.detect import REGISTRY
 
-DEFAULT_INCLUDE = ("*.jsonl",)
 SKIPPED_DIRS = frozenset({".nanodream", ".git"})
 
 
@@ -60,10 +60,16 @@ def _take(source: IngestSource, candidates: list[Path], listing: Listing) -> Non
 
 
 def wanted(relative: str, source: IngestSource) -> bool:
-    """Matched by an include glob (default *.jsonl) and by no exclude glob. A glob without "/" matches the
-    file's name; one with "/" its path below the source."""
-    include = source.include or DEFAULT_INCLUDE
+    """Matched by an include glob and by no exclude glob. A glob without "/" matches the file's name; one with
+    "/" its path below the source. Without `include`, every file the source's format is kept in (any format's,
+    when the format is detected): `*.jsonl`, and `*.json` for OpenAI's exported arrays."""
+    include = source.include or default_include(source.format)
     return any(_matches(relative, p) for p in include) and not any(_matches(relative, p) for p in source.exclude)
+
+
+def default_include(fmt: str | None) -> tuple[str, ...]:
+    formats = [REGISTRY[fmt]] if fmt in REGISTRY else list(REGISTRY.values())
+    return tuple(dict.fromkeys(glob for each in formats for glob in each.files))
 
 
 def _matches(relative: str, pattern: str) -> bool:

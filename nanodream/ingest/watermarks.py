@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.backlog.position import fingerprint
 from nanodream.workspace import Workspace
@@ -49,7 +50,7 @@ class WatermarksUnreadable(ValueError):
 def load(workspace: Workspace) -> dict[str, Watermark]:
     """Every file's watermark by path; {} before the first ingest. WatermarksUnreadable when it is damaged."""
     try:
-        data = json.loads(watermarks_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(watermarks_file(workspace))
         return {path: Watermark(**mark) for path, mark in data.items()}
     except FileNotFoundError:
         return {}

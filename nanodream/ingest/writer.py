@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
-from nanodream.backlog.history import parse_line
+from nanodream import boundedjson
+from nanodream.atomic import open_binary
+from nanodream.backlog.history import MAX_LINE_BYTES, lines_backwards, parse_line
 from nanodream.ingest.journal import IngestJournal
 from nanodream.ingest.seen import Seen
 from nanodream.workspace import Workspace
-
-_TAIL_BLOCK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -45,39 +46,34 @@ class Tail:
 
 
 def tail_of(path: Path) -> Tail:
-    """The file's size, its last cursor (0 for none) and whether its last line needs a newline first."""
-    if not path.exists():
+    """The file's size, its last cursor (0 for none) and whether its last line needs a newline first.
+
+    Read backwards in bounded blocks until an entry parses: a history ending in a huge line, or gigabytes of
+    nothing, costs time, never memory.
+    """
+    try:
+        handle = open_binary(path)
+    except FileNotFoundError:
         return Tail(0, 0, False)
-    with path.open("rb") as handle:
+    with handle:
         size = os.fstat(handle.fileno()).st_size
-        lines = _last_lines(handle, size)
-    unfinished = lines[-1] if lines and not lines[-1].endswith(b"\n") and lines[-1].strip() else None
-    if unfinished is not None and not _complete_json(unfinished):
-        raise HistoryMidWrite("history.jsonl ends in an unfinished line (the host agent is writing?); "
-                              "nothing was appended, the transcripts wait for the next pass")
-    cursor = next((entry.cursor for raw in reversed(lines) if (entry := parse_line(raw)) is not None), 0)
-    return Tail(size, cursor, unfinished is not None)
+        lines = lines_backwards(handle, size)
+        last = next(lines, b"")  # what follows the last newline: b"" when the file ends with one
+        unfinished = last is None or bool(last.strip())
+        if unfinished and (last is None or not _complete_json(last)):
+            raise HistoryMidWrite("history.jsonl ends in an unfinished line (the host agent is writing?); "
+                                  "nothing was appended, the transcripts wait for the next pass")
+        earlier = chain([last], lines) if unfinished else lines
+        cursor = next((entry.cursor for raw in earlier if raw and (entry := parse_line(raw)) is not None), 0)
+    return Tail(size, cursor, unfinished)
 
 
 def _complete_json(raw: bytes) -> bool:
     try:
-        json.loads(raw)
+        boundedjson.loads(raw, max_bytes=MAX_LINE_BYTES)
     except ValueError:
         return False
     return True
-
-
-def _last_lines(handle, size: int) -> list[bytes]:
-    """The file's last lines, reading back block by block until one parses as an entry (or the start)."""
-    block = _TAIL_BLOCK
-    while True:
-        start = max(size - block, 0)
-        handle.seek(start)
-        lines = handle.read(size - start).splitlines(keepends=True)
-        complete = lines if start == 0 else lines[1:]  # the first may be the end of a longer line
-        if start == 0 or any(parse_line(raw) is not None for raw in complete):
-            return complete
-        block *= 4
 
 
 def append(workspace: Workspace, entries: list[Entry], journal: IngestJournal, seen: Seen) -> list[int]:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from mcp_types import CallToolResult, TextContent
 
+from nanodream.api import plain
 from nanodream.controls import json_visible, visible
 from nanodream.vocab import ExitCode, Outcome, Report
 
@@ -36,12 +37,12 @@ def reported(report: Report, data: dict[str, Any] | None = None, *, reference: s
 def succeeded(content: dict[str, Any]) -> CallToolResult:
     text = json_visible(json.dumps(content, ensure_ascii=False, default=str))
     return CallToolResult(content=[TextContent(type="text", text=text), TextContent(type="text", text=FRAMING)],
-                          structured_content=json.loads(text))
+                          structured_content=plain(content))
 
 
 def failed(line: str, content: dict[str, Any] | None = None) -> CallToolResult:
     """A tool error: one line saying what went wrong (and, for a host that reads it, the report behind it)."""
-    structured = json.loads(json.dumps(content, default=str)) if content is not None else None
+    structured = plain(content) if content is not None else None
     return CallToolResult(content=[TextContent(type="text", text=one_line(line))], structured_content=structured,
                           is_error=True)
 

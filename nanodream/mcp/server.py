@@ -21,6 +21,7 @@ from nanodream import __version__
 from nanodream.api import Workspace
 from nanodream.mcp.resources import add_dream_prompt, add_memory_files
 from nanodream.mcp.results import failed
+from nanodream.mcp.stdio import answering_stdio
 from nanodream.mcp.tools import TOOLS
 
 
@@ -44,6 +45,12 @@ class NanodreamServer(MCPServer):
     def __init__(self, name: str, *, hidden: frozenset[str], **options: Any) -> None:
         super().__init__(name, **options)
         self.hidden = hidden  # the write tools a person did not allow
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio through a transport that answers every request (mcp/stdio.py)."""
+        async with answering_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
     async def list_tools(self) -> list[ListedTool]:
         """The tools, each with the declared schema of the report it answers with as its output schema."""

@@ -20,6 +20,7 @@ from nanodream.layout import Linked, check_plain
 from nanodream.memory import transaction
 from nanodream.memory.journal import Journal
 from nanodream.memory.lock import WorkspaceBusy, workspace_lock
+from nanodream.versioning.gitlocks import clear_stale_locks
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode, Refused
@@ -107,7 +108,12 @@ def _locked(workspace: Workspace, preview: bool) -> Iterator[None]:
 
 
 def _enter(door: Door) -> None:
-    """Everything before a writer may look at its targets: sane git, a repository, no half-finished change."""
+    """Everything before a writer may look at its targets: sane git, no lock a killed git left, a repository,
+    no half-finished change; and a word about the linked skills it will leave alone."""
     check_writable(door.workspace)
+    door.notices += [f"removed {path}, left by a git command that was killed (no process holds it)"
+                     for path in clear_stale_locks(door.workspace)]  # one that may be held needs a person
     transaction.ensure_repository(door.store)
     door.recovered = transaction.recover(door.workspace, door.store)  # an unrecoverable journal needs a person
+    door.notices += [f"{path} is a symbolic link: left alone (a dream neither reads, writes, indexes nor commits "
+                     "it)" for path in door.workspace.linked_skills()]

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write, fsync_dir, is_writable, read_text
 from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.workspace import ARCHIVE_DIR, Workspace
@@ -47,7 +48,7 @@ class Journal:
     @classmethod
     def load(cls, workspace: Workspace) -> Journal | None:
         try:
-            data = json.loads(workspace.journal_file.read_text(encoding="utf-8"))
+            data = boundedjson.load_file(workspace.journal_file)
             return cls(**data)
         except FileNotFoundError:
             return None

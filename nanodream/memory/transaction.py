@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import read_cursor, write_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
@@ -161,7 +162,7 @@ def _finish_index_sync(store: GitStore) -> str:
     """Retry an index update another git process blocked; only entries still staging the old text move."""
     path = pending_sync_file(store.workspace)
     try:
-        pending = json.loads(path.read_text(encoding="utf-8"))
+        pending = boundedjson.load_file(path)
         old, new = pending["old"], pending["new"]
     except FileNotFoundError:
         return ""

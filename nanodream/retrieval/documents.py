@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from nanodream.atomic import read_bytes
 from nanodream.markdown import is_heading, with_fences
 from nanodream.pinning import PIN
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_INTROS, CORE_FILES, STARTER_FILES, PathRefused, Workspace
@@ -60,7 +61,7 @@ def collect(workspace: Workspace, paths: list[str]) -> list[Document]:
     """Every document of `paths`, in their order."""
     documents: list[Document] = []
     for path in paths:
-        text = (workspace.root / path).read_bytes().decode("utf-8", errors="replace")
+        text = read_bytes(workspace.root / path).decode("utf-8", errors="replace")  # never through a link
         if path in CORE_FILES or path.startswith(f"{ARCHIVE_DIR}/"):
             documents.extend(line_documents(path, text))
         else:

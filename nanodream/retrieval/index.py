@@ -13,6 +13,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from nanodream import boundedjson
 from nanodream.retrieval.documents import Document
 
 STOPWORDS = "en_plus"  # NLTK's list: drops the question words (what, how, which, we, our) the short list keeps
@@ -63,7 +64,7 @@ class Index:
         No pickle is involved, so a tampered folder can only fail to load. `indexed` is not kept: the index
         holds its terms.
         """
-        rows = json.loads((folder / _DOCUMENTS).read_text(encoding="utf-8"))
+        rows = boundedjson.load_file(folder / _DOCUMENTS)
         documents = [Document(text, file, line, heading, "") for text, file, line, heading in rows]
         bm25 = bm25s.BM25.load(str(folder), allow_pickle=False) if documents else None
         if bm25 is not None and bm25.scores["num_docs"] != len(documents):

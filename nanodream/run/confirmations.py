@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from datetime import date
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.workspace import Workspace
 
@@ -23,7 +24,7 @@ def line_key(line: str) -> str:
 
 def load(workspace: Workspace) -> dict[str, date]:
     try:
-        raw = json.loads((workspace.state_dir / "confirmed.json").read_text(encoding="utf-8"))
+        raw = boundedjson.load_file(workspace.state_dir / "confirmed.json")
         return {key: date.fromisoformat(day) for key, day in raw.items()}
     except FileNotFoundError:
         return {}

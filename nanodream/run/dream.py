@@ -153,8 +153,8 @@ def _ingest_sources(ctx: RunContext, report: RunReport) -> None:
     try:
         found = ingest(ctx.door, ctx.settings, IngestRequest(tuple(sources), trigger=ctx.options.trigger))
     except Refused as exc:
-        if exc.exit_code == ExitCode.NEEDS_PERSON:
-            raise
+        if exc.exit_code in (ExitCode.NEEDS_PERSON, ExitCode.USAGE):
+            raise  # a configuration mistake (a missing key, a model litellm cannot route) is the run's too
         report.notices.append(f"ingest: {exc.reason}")
         return
     if sources or found.recovered:

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nanodream.atomic import open_plain
+from nanodream import boundedjson
+from nanodream.atomic import open_binary, open_plain
+from nanodream.backlog.history import lines_backwards
 from nanodream.vocab import RunRecord
 from nanodream.workspace import Workspace
-
-_BLOCK = 64 * 1024
 
 
 def append_record(workspace: Workspace, record: RunRecord) -> None:
@@ -68,26 +68,19 @@ def _started(record: RunRecord) -> datetime | None:
 
 def _parse(line: bytes) -> RunRecord | None:
     try:
-        value = json.loads(line.decode("utf-8", errors="replace"))
+        value = boundedjson.loads(line.decode("utf-8", errors="replace"), max_bytes=boundedjson.LINE_BYTES)
     except ValueError:
         return None
     return RunRecord.from_dict(value) if isinstance(value, dict) else None
 
 
 def _lines_from_end(path: Path) -> Iterator[bytes]:
-    """The file's non-empty lines, newest first, read backwards in blocks (a torn last line included)."""
+    """The file's non-empty lines, newest first, read backwards in blocks (a torn last line included); one
+    longer than a record can be is passed over, never gathered."""
     try:
-        handle = path.open("rb")
+        handle = open_binary(path)
     except FileNotFoundError:
         return
     with handle:
-        end = handle.seek(0, os.SEEK_END)
-        rest = b""
-        while end > 0:
-            start = max(0, end - _BLOCK)
-            handle.seek(start)
-            chunk = handle.read(end - start) + rest
-            end = start
-            lines = chunk.split(b"\n")
-            rest = lines.pop(0) if start > 0 else b""  # may continue in the block before
-            yield from (line for line in reversed(lines) if line.strip())
+        lines = lines_backwards(handle, handle.seek(0, os.SEEK_END), max_line=boundedjson.LINE_BYTES)
+        yield from (line for line in lines if line is not None and line.strip())

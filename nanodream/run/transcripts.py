@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nanodream.atomic import atomic_write
+from nanodream.boundedjson import plain
 from nanodream.safety import secret_scan
 from nanodream.workspace import Workspace
 
@@ -40,7 +41,7 @@ def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> 
     if keep <= 0 or not transcript.messages:
         return None
     path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
-    messages = _redacted(json.loads(json.dumps(transcript.messages, default=str)))
+    messages = _redacted(plain(transcript.messages))
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
                "model": transcript.model, "ended": _redacted(transcript.ended),
                "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}

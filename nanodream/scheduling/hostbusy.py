@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from nanodream.atomic import atomic_write
+from nanodream import boundedjson
+from nanodream.atomic import atomic_write, read_bytes
 from nanodream.workspace import Workspace
 
 DEFAULT_TTL = timedelta(minutes=10)
+MAX_BYTES = 64 * 1024  # a claim is a few dozen bytes
 MAX_AGE = timedelta(minutes=10)
 
 
@@ -54,14 +56,14 @@ def read_host_busy(workspace: Workspace, now: datetime | None = None) -> HostBus
     now = now or utc_now()
     path = busy_file(workspace)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = read_bytes(path, MAX_BYTES + 1)
         modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError):
-        raw, modified = "", now
+    except OSError:
+        raw, modified = b"", now
     try:
-        data = json.loads(raw)
+        data = boundedjson.loads(raw, max_bytes=MAX_BYTES)
         pid, since, expires = data["pid"], _parse_time(data.get("since")), _parse_time(data["expires"])
         if not isinstance(pid, int) or isinstance(pid, bool) or expires is None:
             raise ValueError

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from nanodream import boundedjson
 from nanodream.atomic import atomic_write
 from nanodream.config import Settings, zone
 from nanodream.run.records import read_records
@@ -159,7 +160,7 @@ def write_scheduler_state(workspace: Workspace, schedule: Schedule, next_run: da
 def read_scheduler_state(workspace: Workspace) -> dict[str, Any] | None:
     """The running scheduler's state, or None when none runs (a file left by a dead one is ignored)."""
     try:
-        data = json.loads(scheduler_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(scheduler_file(workspace))
         pid = int(data["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -175,7 +176,7 @@ def read_scheduler_state(workspace: Workspace) -> dict[str, Any] | None:
 
 def clear_scheduler_state(workspace: Workspace) -> None:
     try:
-        data = json.loads(scheduler_file(workspace).read_text(encoding="utf-8"))
+        data = boundedjson.load_file(scheduler_file(workspace))
         if data.get("pid") == os.getpid():
             scheduler_file(workspace).unlink()
     except (OSError, ValueError, AttributeError):

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.toolbox.registry import Registry
 
-_DECODER = json.JSONDecoder()
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<tool_call>)|$)", re.DOTALL)
 _FUNCTION_TAG = re.compile(r"<function=([\w.-]+)>\s*(.*?)\s*(?:</function>|(?=<function=)|$)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool_calls|javascript|js)?[ \t]*\n(.*?)```", re.DOTALL | re.I)
@@ -104,7 +104,7 @@ def _prefixed(content: str, taken: list[tuple[int, int]]) -> list[_Found]:
     found = []
     for match in _FUNCTIONS_PREFIX.finditer(content):
         try:
-            value, end = _DECODER.raw_decode(content, match.end())
+            value, end = boundedjson.raw_decode(content, match.end())
         except ValueError:
             continue
         if isinstance(value, dict) and _outside(match.start(), end, taken):
@@ -119,7 +119,7 @@ def _bare(content: str, taken: list[tuple[int, int]]) -> list[_Found]:
         resume = index + 1
         if _outside(index, resume, taken):
             try:
-                value, end = _DECODER.raw_decode(content, index)
+                value, end = boundedjson.raw_decode(content, index)
             except ValueError:
                 pass
             else:
@@ -136,7 +136,7 @@ def _json_values(text: str) -> list[Any] | None:
     values, index, text = [], 0, text.strip()
     while index < len(text):
         try:
-            value, index = _DECODER.raw_decode(text, index)
+            value, index = boundedjson.raw_decode(text, index)
         except ValueError:
             return None
         values.append(value)
@@ -174,7 +174,7 @@ def _arguments(raw: Any) -> str | dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw) if raw.strip() else {}
+            value = boundedjson.loads(raw, max_bytes=boundedjson.MESSAGE_BYTES) if raw.strip() else {}
         except ValueError:
             return raw
         return value if isinstance(value, dict) else raw

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from nanodream import boundedjson
 from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN, is_pinned, lost_pins
@@ -329,7 +330,7 @@ def _canonical(raw: Any) -> str:
     """Arguments in one spelling, so whitespace or key order cannot dodge the loop guard."""
     if isinstance(raw, str):
         try:
-            return json.dumps(json.loads(raw), sort_keys=True)
+            return json.dumps(boundedjson.loads(raw, max_bytes=boundedjson.MESSAGE_BYTES), sort_keys=True)
         except ValueError:
             return raw
     return json.dumps(raw, sort_keys=True, default=str)
@@ -341,7 +342,7 @@ def _decode_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw)
+        value = boundedjson.loads(raw, max_bytes=boundedjson.MESSAGE_BYTES)
     except (TypeError, ValueError):
         raise ToolError("arguments were not valid JSON", "send a JSON object of the tool's parameters") from None
     if not isinstance(value, dict):

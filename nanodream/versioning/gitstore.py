@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from nanodream.controls import visible
 from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitrunner import GitError, run_git
 from nanodream.vocab import Trailer, Trailers
@@ -109,14 +110,20 @@ class GitStore:
     # state ----------------------------------------------------------------------------------------
 
     def _pathspecs(self) -> list[str]:
-        """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing)."""
+        """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing), without
+        the linked skills: nanodream commits nothing through a link, and leaves a shared skill as it is."""
         tracked = set(self._git("ls-files", "-z").split("\0")) if self.head_sha() else set()
+        linked = self.workspace.linked_skills()
         specs = []
         for pattern in TRACKED_PATTERNS:
+            if pattern == "skills/" and linked == ["skills"]:
+                continue
             on_disk = (self.workspace.root / pattern).exists()
             in_index = any(p == pattern.rstrip("/") or p.startswith(pattern) for p in tracked)
             if on_disk or in_index:
                 specs.append(pattern)
+        if "skills/" in specs:
+            specs += [f":(exclude){path}" for path in linked]
         return specs
 
     def dirty_paths(self) -> list[str]:
@@ -214,7 +221,9 @@ class GitStore:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
-        cleaned = self._git("stripspace", stdin=message.encode("utf-8", "surrogateescape"))  # as commit does
+        # Control and bidi characters (a model's summary, a reason, a memory line) become visible escapes, so
+        # `git log` in a terminal shows `\x1b]0;…` instead of obeying it; then stripped as `git commit` does.
+        cleaned = self._git("stripspace", stdin=visible(message).encode("utf-8", "surrogateescape"))
         parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=(cleaned + "\n").encode("utf-8", "surrogateescape"))

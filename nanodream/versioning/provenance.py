@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from nanodream.atomic import read_text
 from nanodream.backlog.history import HistoryEntry, entry_day
-from nanodream.pinning import find_lines
+from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_key, fact_text
 from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore, LineOrigin
@@ -150,7 +151,7 @@ def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:
     """(path, 1-based line, text) of the line asked about; NotFound when there is none."""
     head, sep, tail = query.rpartition(":")
     if sep and tail.strip().isdigit() and _is_memory_file(workspace, head):
-        lines = (workspace.root / head).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines(read_text(workspace.root / head))
         number = int(tail)
         if not 1 <= number <= len(lines):
             raise NotFound(f"{head} has {count(len(lines), 'line')}; there is no line {number}")

@@ -14,7 +14,7 @@ from datetime import tzinfo
 
 from nanodream.backlog.history import CHARS_PER_TOKEN, TAG_LINE
 from nanodream.config import Settings
-from nanodream.engines.base import SessionError
+from nanodream.engines.base import ProviderMisconfigured, SessionError
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction, ExtractionFailed
 from nanodream.ingest.message import local
@@ -23,6 +23,7 @@ from nanodream.safety.injection import reveal_hidden
 from nanodream.safety.secret_scan import redact
 from nanodream.text.dates import MONTHS
 from nanodream.text.words import content_words
+from nanodream.vocab import ExitCode, Refused
 
 # Share of a fact's meaningful words the conversation must contain (dates and numbers may be worked out).
 SUPPORT_SHARE = 0.5
@@ -41,7 +42,10 @@ class ModelExtractor:
         if self._engine is None:
             from nanodream.engines.llm import LLMEngine  # litellm only on this path
 
-            self._engine = LLMEngine(self.settings)
+            try:
+                self._engine = LLMEngine(self.settings)
+            except ProviderMisconfigured as exc:  # a person's to fix: said at once, nothing appended
+                raise Refused(f"configuration: {exc}", exit_code=ExitCode.USAGE) from None
         limit = self.settings.ingest_chunk_tokens * CHARS_PER_TOKEN
         try:
             result = self._engine.answer(self.prompt, render_chunk(chunk, self.zone, limit))

@@ -16,6 +16,7 @@ class Format:
     name: str
     sniff: Callable[[list[Any]], bool]  # the first records of a file (parsed JSON values) look like this format
     read: Callable[[Any, Context], list[Message]]  # one record → its messages (most records hold none)
+    files: tuple[str, ...] = ("*.jsonl",)  # the file names it is kept in: what a folder source reads by default
 
 
 def first_dict(records: list[Any]) -> dict[str, Any] | None:

@@ -37,4 +37,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker))]
 
 
-FORMAT = Format("openai", sniff, read)
+FORMAT = Format("openai", sniff, read, files=("*.jsonl", "*.json"))  # JSON Lines, or one exported array

@@ -1,0 +1,224 @@
+"""The smaller holes of the third trust round: reads that never follow a link swapped in after the check,
+bounded reads wherever ingest and history read, one identity per message, why/pin/forget keeping bytes and line
+endings, and commit messages a terminal cannot obey."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tracemalloc
+
+import pytest
+from typer.testing import CliRunner
+
+from nanodream import boundedjson
+from nanodream.backlog.history import read_from
+from nanodream.cli import app
+from nanodream.edits.forget import Target, forget
+from nanodream.ingest import writer
+from nanodream.ingest.seen import seen_file
+from nanodream.run.dream import run_dream
+from tests.conftest import entry, git, llm_settings, write_history
+from tests.memory_engine import dream
+from tests.scripted_server import call, final
+
+runner = CliRunner()
+MiB = 1024 * 1024
+
+
+def cli(*args: str, ws) -> object:
+    return runner.invoke(app, [*args, "-w", str(ws.root)])
+
+
+def history_lines(ws) -> list[dict]:
+    return [json.loads(line) for line in ws.history_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# reads never follow a link, even one swapped in after the check --------------------------------------------
+
+
+@pytest.mark.parametrize("swap", ["memory", ".nanodream"])
+def test_a_link_swapped_in_after_the_check_is_refused_by_the_reader(workspace, tmp_path, swap):
+    """A folder on the way to history.jsonl or the state files becomes a link to another tenant's after the
+    workspace was checked: the reader's open refuses it instead of reading the other tenant's files."""
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "history.jsonl").write_text(json.dumps(entry(1, "[durable] The other tenant's secret."))
+                                                    + "\n")
+    (other / ".nanodream").mkdir()
+    (other / ".nanodream" / "position.json").write_text("{}")
+    write_history(workspace, [entry(1, "[durable] Our own fact.")])
+    (workspace.state_dir).mkdir(exist_ok=True)
+    victim = workspace.root / swap
+    victim.rename(victim.with_name(f"{swap}-moved"))
+    victim.symlink_to(other / swap)
+    with pytest.raises(OSError):
+        if swap == "memory":
+            list(read_from(workspace.history_file))
+        else:
+            boundedjson.load_file(workspace.state_dir / "position.json")
+
+
+# bounded reads -----------------------------------------------------------------------------------------------
+
+
+def test_a_sparse_ten_gigabyte_transcript_is_skipped_in_bounded_memory(workspace, tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    huge = folder / "sparse.jsonl"
+    with huge.open("wb") as handle:
+        handle.truncate(10 * 1024 * MiB)  # ten gigabytes of nothing, no newline: one endless line
+    (folder / "good.jsonl").write_text(json.dumps({"role": "user", "content": "I live in Lyon.",
+                                                   "timestamp": "2026-10-01T10:00:00Z"}) + "\n")
+    tracemalloc.start()
+    try:
+        done = cli("ingest", str(folder), "--json", ws=workspace)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert done.exit_code == 0, done.output
+    [source] = json.loads(done.output)["sources"]
+    assert any("sparse.jsonl" in line and "longer than" in line for line in source["skipped"])
+    assert "Lyon" in workspace.history_file.read_text(encoding="utf-8")
+    assert peak < 80 * MiB, peak
+
+
+def test_a_transcript_line_over_the_limit_is_passed_over_in_chunks(workspace, tmp_path, monkeypatch):
+    from nanodream.ingest import detect, reader
+
+    monkeypatch.setattr(reader, "MAX_LINE", 1000)
+    monkeypatch.setattr(detect, "MAX_LINE", 1000)
+    chat = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "content": "I live in Lyon.", "timestamp": "2026-10-01T10:00:00Z"},
+             {"role": "user", "content": "x" * 5000, "timestamp": "2026-10-01T10:01:00Z"},
+             {"role": "user", "content": "I work at Acme.", "timestamp": "2026-10-01T10:02:00Z"}]
+    chat.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = cli("ingest", str(chat), "--json", ws=workspace)
+    assert done.exit_code == 0, done.output
+    text = workspace.history_file.read_text(encoding="utf-8")
+    assert "Lyon" in text and "Acme" in text and "xxxxx" not in text
+
+
+def test_the_last_cursor_is_found_behind_a_huge_line_in_bounded_memory(workspace):
+    write_history(workspace, [entry(7, "[durable] The host wrote this.")])
+    with workspace.history_file.open("r+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
+        handle.write(b"\n")
+    tracemalloc.start()
+    try:
+        tail = writer.tail_of(workspace.history_file)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert tail.last_cursor == 7 and not tail.needs_newline
+    assert peak < 8 * MiB, peak
+
+
+# one identity per message ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt, record", [
+    ("openai", lambda text, minute: {"role": "user", "content": text, "id": "msg-1", "session": "s1",
+                                     "timestamp": f"2026-10-01T10:{minute:02d}:00Z"}),
+    ("claude-code", lambda text, minute: {
+        "type": "user", "uuid": "u-1", "sessionId": "c1", "timestamp": f"2026-10-01T10:{minute:02d}:00Z",
+        "message": {"role": "user", "content": text}}),
+])
+def test_two_messages_sharing_a_reused_id_are_both_ingested_once(workspace, tmp_path, fmt, record):
+    chat = tmp_path / "chat.jsonl"
+    said = [("I live in Lyon.", 0), ("I work at Acme as a gardener.", 5)]
+    chat.write_text("".join(json.dumps(record(text, minute)) + "\n" for text, minute in said))
+
+    first = json.loads(cli("ingest", str(chat), "--format", fmt, "--json", ws=workspace).output)
+    assert first["messages"] == 2
+    text = workspace.history_file.read_text(encoding="utf-8")
+    assert "Lyon" in text and "Acme" in text
+
+    rewritten = json.dumps(record("I have a dog called Rex.", 9)).replace('"u-1"', '"u-2"').replace('"msg-1"', '"m2"')
+    chat.write_text(rewritten + "\n" + chat.read_text())  # rewritten from the start: every line read again
+    again = json.loads(cli("ingest", str(chat), "--format", fmt, "--json", ws=workspace).output)
+    assert (again["messages"], again["duplicates"]) == (1, 2)
+    assert "Rex" in workspace.history_file.read_text(encoding="utf-8")
+
+
+def test_a_message_an_earlier_version_recorded_by_id_alone_is_still_recognised(workspace, tmp_path):
+    import hashlib
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "I live in Lyon.", "id": "m-9", "session": "s1"}) + "\n")
+    seen_file(workspace).parent.mkdir(parents=True, exist_ok=True)
+    legacy = hashlib.sha256(b"openai\0openai:s1\0id\0m-9").hexdigest()[:32]
+    with sqlite3.connect(seen_file(workspace)) as db:
+        db.execute("CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID")
+        db.execute("INSERT INTO seen VALUES (?)", (legacy,))
+    report = json.loads(cli("ingest", str(chat), "--json", ws=workspace).output)
+    assert report["added"] == 0 and report["duplicates"] == 1
+
+
+# why, pin and forget keep bytes and line endings -------------------------------------------------------------
+
+
+def crlf_user_file(ws) -> bytes:
+    data = (b"# User\r\n\r\n## Preferences\r\n- Runs the Caf\xe9 R\xf6sti stall.\r\n"
+            b"- Prefers short answers.\r\n- Walks to work.\r\n")
+    (ws.root / "USER.md").write_bytes(data)
+    git(ws, "add", "USER.md")
+    git(ws, "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-qm", "by hand", "--no-verify")
+    return data
+
+
+def test_pin_and_unpin_keep_every_other_byte_and_the_crlf(workspace):
+    before = crlf_user_file(workspace)
+    pinned = cli("pin", "short answers", ws=workspace)
+    assert pinned.exit_code == 0, pinned.output
+    after = (workspace.root / "USER.md").read_bytes()
+    assert after == before.replace(b"- Prefers short answers.\r\n", b"- Prefers short answers. <!-- keep -->\r\n")
+    assert cli("pin", "--remove", "short answers", ws=workspace).exit_code == 0
+    assert (workspace.root / "USER.md").read_bytes() == before
+
+
+def test_why_reads_a_file_with_bytes_that_are_not_utf8(workspace):
+    crlf_user_file(workspace)
+    for query in ("short answers", "Walks to work", "USER.md:5"):
+        done = cli("why", query, ws=workspace)
+        assert done.exit_code == 0, (query, done.output)
+        assert "Traceback" not in done.output
+
+
+def test_forget_keeps_every_other_byte_and_the_crlf(workspace):
+    crlf_user_file(workspace)
+    dream(workspace, entry(1, "[permanent] USER.md: Has a sister in Oslo", session_key="private"))
+    with_fact = (workspace.root / "USER.md").read_bytes()
+    assert b"- Has a sister in Oslo\r\n" in with_fact  # the dream took the file's dominant ending
+
+    report = forget(workspace, Target(session="private"))
+
+    assert report.outcome == "forgotten", report.reason
+    assert (workspace.root / "USER.md").read_bytes() == with_fact.replace(b"- Has a sister in Oslo\r\n", b"")
+
+
+# commit messages a terminal cannot obey ----------------------------------------------------------------------
+
+
+CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31m\u202eevil\u2066 \x9b2J"
+
+
+def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(workspace, serve):
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    server = serve([call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
+                         new_text="## Project\n- The API is written in Go.\n"),
+                    final(f"Filed{CONTROLS} the API's language")])
+    assert run_dream(workspace, llm_settings(server)).outcome == "committed"
+    message = git(workspace, "log", "-1", "--format=%B")
+    assert not any(char in message for char in "\x1b\x07\x9b\u202e\u2066")
+    assert "\\x1b]0;owned" in message
+
+
+def test_a_memory_line_with_escapes_pinned_by_a_person_is_shown_not_obeyed_in_the_commit(workspace):
+    user = workspace.root / "USER.md"
+    user.write_text(user.read_text() + f"- Likes tea{CONTROLS}\n")
+    assert cli("pin", "Likes tea", ws=workspace).exit_code == 0
+    messages = git(workspace, "log", "--format=%B")
+    assert "\x1b" not in messages and "\u202e" not in messages and "\\x1b" in messages

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import date, tzinfo
 
+from nanodream.atomic import read_bytes
 from nanodream.rejected import fact_key
 from nanodream.retrieval.documents import Document, fingerprint, line_documents, skill_document, sources
 from nanodream.retrieval.index import Index
@@ -47,7 +48,7 @@ def documents_as_of(workspace: Workspace, taken: Snapshot, archive: list[str]) -
             held += [doc for doc in line_documents(path, text) if parse_validity(doc.text) is None]
     current = {fact_key(doc.text) for doc in held}
     for path in archive:
-        text = (workspace.root / path).read_text(encoding="utf-8", errors="replace")
+        text = read_bytes(workspace.root / path).decode("utf-8", errors="replace")
         for doc in line_documents(path, text):
             validity = parse_validity(doc.text)
             if validity is not None and validity.covers(taken.day) and fact_key(validity.text) not in current:

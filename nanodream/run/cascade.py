@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from nanodream.atomic import read_bytes
 from nanodream.engines.replacing import Change, names_old_value, value_change
 from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
@@ -60,7 +61,7 @@ def out_of_date(workspace: Workspace, limit: int = MAX_LISTED) -> list[OutOfDate
         file = workspace.root / path
         if not file.is_file() or file.is_symlink():
             continue
-        lines = file.read_text(encoding="utf-8", errors="replace").split("\n")
+        lines = read_bytes(file).decode("utf-8", errors="replace").split("\n")
         for number, (line, code) in enumerate(with_fences(lines), start=1):
             fact = fact_text(line) if not code and line.lstrip().startswith(("- ", "* ", "+ ")) else ""
             if not fact or PIN in line:
@@ -86,7 +87,7 @@ def _replaced_facts(workspace: Workspace) -> list[Validity]:
     for path in sorted(folder.glob("*.md")):
         if path.is_symlink() or not ARCHIVE_PATH.fullmatch(f"{ARCHIVE_DIR}/{path.name}"):
             continue
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in read_bytes(path).decode("utf-8", errors="replace").splitlines():
             validity = parse_validity(line)
             if validity is not None:
                 found.append(validity)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from nanodream.atomic import read_text
+from nanodream.atomic import read_bytes, read_text
 from nanodream.backlog.history import HistoryEntry, entry_day
 from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_key, fact_text
@@ -101,7 +101,7 @@ def _replaced_by_line(workspace: Workspace, fact: str) -> list[dict[str, Any]]:
     key = fact_key(fact)
     found = []
     for path in _archive_months(workspace):
-        lines = (workspace.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_bytes(workspace.root / path).decode("utf-8", errors="replace").splitlines()
         for number, line in enumerate(lines, start=1):
             validity = parse_validity(line)
             if validity is not None and key and fact_key(validity.successor) == key:

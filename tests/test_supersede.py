@@ -86,6 +86,20 @@ def test_a_line_of_any_active_file_replaced_is_archived_and_leaves_the_active_fi
     assert validity.successor == correction.rstrip(".")
 
 
+def test_a_correction_the_session_files_in_other_words_still_archives_the_line_it_replaced(workspace):
+    history(workspace, ("2026-07-01", "[permanent] Always answer in British English."))
+    dream(workspace)
+    history(workspace, ("2026-08-01", "[correction] Always answer in American English, not British English."))
+    dream(workspace)
+
+    soul = (workspace.root / SOUL).read_text()
+    assert "- Always answer in British English." not in soul
+    [kept] = [parse_validity(line) for line in archived(workspace)]
+    assert (kept.text, str(kept.since), str(kept.until)) == (
+        "Always answer in British English", "2026-07-01", "2026-08-01")
+    assert "American English" in kept.successor and f"- {kept.successor}" in soul  # the line now in SOUL.md
+
+
 def test_a_refinement_a_pin_and_a_plain_deletion_are_not_replacements(workspace):
     (workspace.root / MEMORY).write_text("# Memory\n\n## Project\n- Uses Go.\n- Staging runs Debian.\n")
     history(workspace, ("2026-10-01", "[durable] Uses Go 1.23 for the API."),

@@ -121,17 +121,21 @@ def _replayed(removed: list[Candidate], said: list[Said], memory: _Memory, added
             live.append(new)
             told[new.index] = line
     kept: set[int] = set()
-    for old, new, _ in reversed(pairs):
-        if (memory.holds(new.text) or new.index in kept) and not memory.holds(old.text):
+    for old, new, line in reversed(pairs):
+        held = memory.holds(new.text) or _holder(line, added, said) is not None
+        if (held or new.index in kept) and not memory.holds(old.text):
             kept.add(old.index)
-    return [Replaced(old, _holder(new.text, added), line.day or undated, told[old.index].day if old.index in told
-                     else None) for old, new, line in pairs if old.index in kept]
+    return [Replaced(old, _holder(line, added, said) or new.text, line.day or undated,
+                     told[old.index].day if old.index in told else None)
+            for old, new, line in pairs if old.index in kept]
 
 
-def _holder(text: str, added: list[Candidate]) -> str:
-    """The new memory line that states the history line `text` (the same words, or all of it), else `text`."""
-    return next((line.text for line in added if fact_key(line.text) == fact_key(text) or covers(line.text, text)),
-                text)
+def _holder(line: Said, added: list[Candidate], said: list[Said]) -> str | None:
+    """The new memory line that states the history line: the same words, all of it, or the line the session
+    wrote from it in its own words (an anti-pattern made of a correction, a fact reworded)."""
+    text = tidy_sentence(line.text)
+    return next((new.text for new in added if fact_key(new.text) == fact_key(text) or covers(new.text, text)
+                 or _source(new.text, said) is line), None)
 
 
 class _Memory:

@@ -4,7 +4,8 @@ Real local models answer in prose that claims edits, or call tools that do not e
 taking that at its word advances the cursor past facts that are then kept nowhere. So after a session that
 made no edit, the batch's *unkept facts* are listed: its `[permanent]`, `[durable]` and `[correction]` lines
 (untagged raw text may rightly be dropped) that memory does not already hold. Held means the builtin
-engine's own duplicate test finds the fact in an active file or the archive — the same word set
+engine's own duplicate test finds the fact in an active file or the archive (a replaced fact, in the
+until-form, holds none) — the same word set
 (`engines/routing.py:fact_key`), or a line that says all of it (`covers`) — or `memory/rejected.md` holds it
 (`rejected.fact_key`); lines that look like a secret or an injected instruction are never kept, so never
 unkept. With none, the batch passes at once. Otherwise the engine is asked once more, in the same
@@ -29,6 +30,7 @@ from nanodream.safety import injection, secret_scan
 from nanodream.text.words import covers, fact_key
 from nanodream.toolbox.textcalls import CALL_EXAMPLE
 from nanodream.toolbox.tools import ToolBox
+from nanodream.validity import is_replaced
 from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES
 
@@ -60,7 +62,8 @@ class Account:
 
 def unkept_facts(batch: Batch, staging: Staging, rejected: frozenset[frozenset[str]]) -> list[str]:
     """The batch's tagged facts that memory (active files, archive, rejected ledger) does not hold, in order."""
-    lines = [fact_text(line) for path in _memory_paths(staging) for line in (staging.read(path) or "").splitlines()]
+    lines = [fact_text(line) for path in _memory_paths(staging) for line in (staging.read(path) or "").splitlines()
+             if not is_replaced(line)]  # a replaced fact is not a current one: true again, it is filed again
     lines = [line for line in lines if line]
     keys = {fact_key(line) for line in lines}
     unkept: list[str] = []

@@ -46,7 +46,8 @@ def _unsafe(work: BatchWork) -> PassResult:
 def _superseded(work: BatchWork) -> PassResult:
     # A SOUL.md change waiting for review is not applied yet: its replaced lines stay where they are.
     held_back = (SOUL,) if work.ctx.review == "soul" else ()
-    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back)
+    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back,
+                            rejected=ledger_keys(work.ctx))
     return DONE
 
 

@@ -32,6 +32,7 @@ from nanodream.engines.routing import OPEN_TASKS, parse_task, route_fact
 from nanodream.markdown import MarkdownDoc
 from nanodream.memory import archive
 from nanodream.memory.staging import Staging
+from nanodream.rejected import fact_key as rejected_key
 from nanodream.text.words import covers, fact_key, jaccard, tidy_sentence
 from nanodream.validity import replaced_line
 from nanodream.versioning.gitstore import GitStore
@@ -69,10 +70,13 @@ class Replaced:
 
 
 def keep_replaced(staging: Staging, store: GitStore, batch: Batch | None, *, today: date,
-                  held_back: Iterable[str] = ()) -> list[Replaced]:
+                  held_back: Iterable[str] = (), rejected: frozenset[frozenset[str]] = frozenset()) -> list[Replaced]:
     """Archive every fact the session's batch replaced (see the module docstring); `held_back` files wait for a
-    person (the review lane), so their lines are left where they are."""
-    found = replacements(staging, batch, today=today, paths=[p for p in CORE_FILES if p not in set(held_back)])
+    person (the review lane), so their lines are left where they are. A fact a person rejected (`rejected`:
+    the ledger's keys) is never written back, not even as a replaced one."""
+    found = [item for item in replacements(staging, batch, today=today,
+                                           paths=[p for p in CORE_FILES if p not in set(held_back)])
+             if rejected_key(item.old.text) not in rejected]
     moved = []
     for item in found:
         since = taught_on(store, item.old.path, item.old.index + 1, item.old.text) if item.from_files else item.since

@@ -95,10 +95,11 @@ def replacements(staging: Staging, batch: Batch | None, *, today: date,
     said = [s for s in _said(batch) if route_fact(s.text).path in paths]
     fallback = max((s.day for s in said if s.day is not None), default=today)
     memory = _Memory(staging, paths)
-    found = _replayed(removed, said, memory, added, fallback)
+    sources = _Sources(said)
+    found = _replayed(removed, sources, memory, added, fallback)
     gone = [line for line in removed if line not in {item.old for item in found}]
     for new in added:
-        source = _source(new.text, said)
+        source = sources.of(new.text)
         corrected = source is not None and source.tag == "correction"
         match = find_replaced(new.text, gone, prefer=new.path, frames=corrected, where=new.path)
         if match is not None:
@@ -108,14 +109,14 @@ def replacements(staging: Staging, batch: Batch | None, *, today: date,
     return [_placed(item, staging) for item in found]
 
 
-def _replayed(removed: list[Candidate], said: list[Said], memory: _Memory, added: list[Candidate],
+def _replayed(removed: list[Candidate], sources: _Sources, memory: _Memory, added: list[Candidate],
               undated: date) -> list[Replaced]:
     """The batch's facts in order, each replacing what it changes among the lines memory held and the batch's
     earlier facts; kept when the old line is gone and what replaced it is held (or was replaced in turn)."""
     live = list(removed)
     told: dict[int, Said] = {}
     pairs: list[tuple[Candidate, Candidate, Said]] = []
-    for order, line in enumerate(said):
+    for order, line in enumerate(sources.said):
         new = Candidate(route_fact(line.text).path, -1 - order, tidy_sentence(line.text))
         match = find_replaced(line.text, live, prefer=new.path, frames=line.tag == "correction", where=new.path)
         if match is not None:
@@ -126,20 +127,20 @@ def _replayed(removed: list[Candidate], said: list[Said], memory: _Memory, added
             told[new.index] = line
     kept: set[int] = set()
     for old, new, line in reversed(pairs):
-        held = memory.holds(new.text) or _holder(line, added, said) is not None
+        held = memory.holds(new.text) or _holder(line, added, sources) is not None
         if (held or new.index in kept) and not memory.holds(old.text):
             kept.add(old.index)
-    return [Replaced(old, _holder(line, added, said) or new.text, line.day or undated,
+    return [Replaced(old, _holder(line, added, sources) or new.text, line.day or undated,
                      told[old.index].day if old.index in told else None)
             for old, new, line in pairs if old.index in kept]
 
 
-def _holder(line: Said, added: list[Candidate], said: list[Said]) -> str | None:
+def _holder(line: Said, added: list[Candidate], sources: _Sources) -> str | None:
     """The new memory line that states the history line: the same words, all of it, or the line the session
     wrote from it in its own words (an anti-pattern made of a correction, a fact reworded)."""
     text = tidy_sentence(line.text)
     return next((new.text for new in added if fact_key(new.text) == fact_key(text) or covers(new.text, text)
-                 or _source(new.text, said) is line), None)
+                 or sources.of(new.text) is line), None)
 
 
 class _Memory:
@@ -208,12 +209,23 @@ def _said(batch: Batch | None) -> list[Said]:
     return found
 
 
-def _source(line: str, said: list[Said]) -> Said | None:
-    """The history line that states `line`: the one sharing most of its words (the latest of equals)."""
-    words = stems(line)
-    scored = [(jaccard(words, stems(s.text)), order, s) for order, s in enumerate(said)]
-    best = max(scored, key=lambda item: item[:2], default=None)
-    return best[2] if best is not None and best[0] >= SOURCE_SHARE else None
+class _Sources:
+    """Which history line of the batch states a memory line: the one sharing most of its words (the latest of
+    equals), at least SOURCE_SHARE of them. Each history line's words are taken once and each answer kept, as a
+    batch asks about every new line and every replacement."""
+
+    def __init__(self, said: list[Said]) -> None:
+        self.said = said
+        self._words = [stems(s.text) for s in said]
+        self._known: dict[str, Said | None] = {}
+
+    def of(self, line: str) -> Said | None:
+        if line not in self._known:
+            words = stems(line)
+            scored = [(jaccard(words, theirs), order) for order, theirs in enumerate(self._words)]
+            share, order = max(scored, default=(0.0, -1))
+            self._known[line] = self.said[order] if scored and share >= SOURCE_SHARE else None
+        return self._known[line]
 
 
 def _placed(item: Replaced, staging: Staging) -> Replaced:

@@ -194,7 +194,7 @@ def _dream(scenario: Scenario, ws: Workspace, settings: Settings, config: EvalCo
         if lines:
             with ws.history_file.open("ab") as history:
                 history.write(lines)
-        with _committed_on(day):
+        with committed_on(day):
             done.add(run_dream(ws, settings, RunOptions(trigger="eval"), engine_factory=config.engine_factory))
     return done
 
@@ -214,7 +214,7 @@ def _days(history: Path) -> list[tuple[str, bytes]]:
 
 
 @contextmanager
-def _committed_on(day: str) -> Iterator[None]:
+def committed_on(day: str) -> Iterator[None]:
     """Commits made inside are dated `day` at 23:00 UTC (git honours these variables); nothing when `day` is ""."""
     names = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
     saved = {name: os.environ.get(name) for name in names}

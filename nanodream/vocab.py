@@ -316,6 +316,7 @@ class Trailer(StrEnum):
     RESTORE_MODE = "Dream-Restore-Mode"
     ACCEPTED = "Dream-Accepted"  # a review proposal landed on the branch: its history was consumed when proposed
     CONFLICT = "Dream-Conflict"  # a pending proposal that no longer applies, and why
+    HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")

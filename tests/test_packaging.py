@@ -79,6 +79,14 @@ def test_the_wheel_holds_the_text_layers_word_lists(wheel):
     assert shipped == {p.name: p.read_bytes() for p in data.iterdir() if p.is_file()} != {}
 
 
+def test_the_wheel_holds_the_second_opinions_weights(wheel):
+    """Nothing is downloaded at run time: the learned second opinion (safety/second_opinion.py) ships its data."""
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {name.rsplit("/", 1)[1]: archive.read(name) for name in archive.namelist()
+                   if name.startswith("nanodream/safety/data/")}
+    assert shipped == {"second-opinion.toml": (REPO / "nanodream/safety/data/second-opinion.toml").read_bytes()}
+
+
 def test_init_example_works_from_the_installed_wheel(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

@@ -4,6 +4,8 @@ bench/corpora/ stay above the targets (precision and recall ≥ 0.95)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bench import secret_prose
@@ -108,7 +110,9 @@ def test_words_around_a_prose_password_survive_its_redaction():
     ("378282246310005", True), ("3782 822463 10005", True), ("6011 1111 1111 1117", True),
     ("4111 1111 1111 1112", False),  # fails the Luhn check
     ("1234 5678 9012 3456", False),  # no network issues numbers starting with 1
-    ("4111 1111 111 11111", False),  # not grouped the way cards are printed
+    ("4111 1111 111 11111", True), ("41111111 11111111", True), ("4111.1111.1111.1111", True),  # any grouping
+    ("4111 - 1111 - 1111 - 1111", True), ("3782.822463.10005", True),
+    ("41 11 11 11 11 11 11 11", False),  # pairs are dates, times and phone numbers, not how a card is split
     ("5555555555554444000", False),  # a Mastercard prefix at a length Mastercard does not issue
 ])
 def test_card_numbers_are_told_apart_by_luhn_prefix_length_and_grouping(number, card):
@@ -123,3 +127,155 @@ def test_the_scanner_meets_its_targets_on_the_corpora(corpus, name):
     result = score(items, "secret", secret_prose.caught)
     assert result.precision >= secret_prose.TARGET, (corpus, result.false_alarms)
     assert result.recall >= secret_prose.TARGET, (corpus, result.missed)
+
+
+# issue #34, class 5(b): a password-shaped value near any word for a credential, before or after it -------------
+
+NEAR_A_CREDENTIAL_WORD = {
+    "credentials-comma-pair": ("My NAS credentials: maya, Gx7!pq2Lz.", "Gx7!pq2Lz"),
+    "log-into-using": ("I log into the router using Qw9#zt4Kp.", "Qw9#zt4Kp"),
+    "value-then-dash-password": ("Hm7$rv2Xq — that's my bank password.", "Hm7$rv2Xq"),
+    "login-slash-pair": ("Bank login: maya.l / Vt8&wq3Rm", "Vt8&wq3Rm"),
+    "signed-in-with": ("Signed in to the VPN with Zp4@ky9Wd this morning.", "Zp4@ky9Wd"),
+    "value-first-unlock": ("Kx8%mn2Qa is what I type to unlock the laptop.", "Kx8%mn2Qa"),
+    "code-for-app": ("The code for the building's gate app is Wd5!hz7Pq.", "Wd5!hz7Pq"),
+    "pin-after": ("PIN for the office safe app: Lm3#vb8Qe", "Lm3#vb8Qe"),
+    "key-before": ("Rt5&gb2Wy is the key to the storage unit's app.", "Rt5&gb2Wy"),
+    "secret-equals-inside": ("Ut9=ob3Hs is the secret for the webhook.", "Ut9=ob3Hs"),
+    "arrow": ("password for the family Apple ID → Mn4!xc8Tz", "Mn4!xc8Tz"),
+    "no-symbol-two-digit-runs": ("The alarm app login is a8Kd93Lq.", "a8Kd93Lq"),
+    "passcode-plus-pair": ("creds for staging: deploy + Jk2*ws9Ed", "Jk2*ws9Ed"),
+}
+
+
+@pytest.mark.parametrize("case", NEAR_A_CREDENTIAL_WORD)
+def test_a_password_shaped_value_in_the_sentence_of_a_credential_word_is_redacted(case):
+    sentence, value = NEAR_A_CREDENTIAL_WORD[case]
+    assert secret_scan.rules_hit(sentence), sentence
+    assert value not in secret_scan.redacted(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The Wi-Fi uses WPA2-Enterprise and each user has their own login.",
+    "The deploy key is used by the node18-alpine image in CI.",
+    "Login to the Grafana box runs on Python3.11-slim now.",
+    "The signing key fingerprint starts with 0x3AA5C343.",
+    "Argon2 password hashing uses m=64MiB and t=3.",
+    "The PIN pad on the iPhone15Pro is broken.",
+    "Login with the YubiKey5C-NFC works on Firefox.",
+    "The access code for the conference is printed in the QR-Code2026 flyer.",
+    "Her login name is MayaL_1987.",
+    "The code is in branch feat/oauth2-PKCE-flow.",
+    "Signed in as @maya_dev42 on Mastodon.",
+    "She signs in on the Pixel8a and the ThinkPadX1.",
+    "Sign in to the HP LaserJet M404dn admin page with the admin account.",
+    "The password rules need 3 of: upper, lower, digit, symbol (e.g. Aa1!).",
+])
+def test_a_name_version_handle_or_model_near_a_credential_word_is_left_alone(sentence):
+    assert secret_scan.rules_hit(sentence) == [], sentence
+
+
+@pytest.mark.parametrize("written", [
+    "4111.1111.1111.1111 exp 12/27", "4111 1111 1111 1111 exp 12/27", "4111-1111-1111-1111, exp 12/27",
+    "41111111 11111111 exp 12/27", "4111111111111111 exp 12/27", "5555.5555.5555.4444 exp 12/27",
+    "3782.822463.10005 exp 12/27",
+])
+def test_a_card_number_in_any_grouping_is_redacted_with_its_expiry(written):
+    redacted = secret_scan.redacted(f"Paid the hotel with {written}.")
+    assert redacted.startswith("Paid the hotel with (redacted Card Number)") and "12/27" not in redacted
+
+
+def test_ingest_redacts_the_new_shapes_before_anything_reaches_history(workspace, tmp_path):
+    from nanodream import api
+
+    said = [value for value, _ in NEAR_A_CREDENTIAL_WORD.values()] + ["Card: 4111.1111.1111.1111 exp 12/27"]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "content": text, "session": "s1",
+                                        "timestamp": f"2026-10-01T10:{n:02d}:00Z"}) + "\n"
+                            for n, text in enumerate(said)))
+    report = api.ingest(workspace.root, [path])
+    assert report.outcome == "ingested", report.reason
+    history = workspace.history_file.read_text(encoding="utf-8")
+    for _, value in NEAR_A_CREDENTIAL_WORD.values():
+        assert value not in history, value
+    assert "4111.1111" not in history and "12/27" not in history and "(redacted Password)" in history
+
+
+# issue #34, 5(b), the PIN and the phrase: a numeric code anywhere in the sentence of a word for one, before or
+# after it (held-out set 2 found codes named by what they open missing), and words stated as a password or named
+# by what they encrypt ------------------------------------------------------------------------------------------
+
+NAMED_CODES_AND_WORD_PASSWORDS = [
+    ("The Zoom host code is 739104.", "739104"), ("Our meeting code is 482913 for the standup.", "482913"),
+    ("The gym locker code is 3391.", "3391"), ("The code to the bike shed lock is 0417.", "0417"),
+    ("The code for my bike lock is 5521.", "5521"), ("The babysitter knows the alarm: 2-7-1-9.", "2-7-1-9"),
+    ("The home alarm: 8-2-6-4 (disarm within 30 s).", "8-2-6-4"),
+    ("Backup drive encryption phrase: marble orbit velvet canyon", "marble orbit velvet canyon"),
+    ("Vault phrase: lantern copper meadow tide", "lantern copper meadow tide"),
+    ("Remember: 2741 is the code for the bike room.", "2741"), ("Heads up: 8812 is the new door code.", "8812"),
+    ("5180 is the PIN for the joint account card.", "5180"), ("9021 is my ATM PIN.", "9021"),
+    ("7734, that's the passcode on Dad's phone.", "7734"), ("Her pin is on a sticky note: 2468.", "2468"),
+    ("4482 — that's the code for the storage unit.", "4482"), ("Bank card pin 5521", "5521"),
+    ("The shed combo is 09-17-33.", "09-17-33"), ("Alarm disarm: 2-7-1-9", "2-7-1-9"),
+    ("Type 4102 into the keypad by the lift.", "4102"), ("The front door keypad takes 2580.", "2580"),
+    ("My tablet unlocks with 90210 now.", "90210"), ("Phone unlocks with 845120.", "845120"),
+    ("Punch in 6655 to get into the bike room.", "6655"), ("Use 3346 to get into the building.", "3346"),
+    ("The cabin lock code - 7781", "7781"), ("Garage opener code - 55120", "55120"),
+    ("The storage code, if you need it: 3017.", "3017"), ("PIN backup 2580", "2580"),
+    ("The wifi key is correct-horse-battery-staple.", "correct-horse-battery-staple"),
+    ("Laptop password is violet-otter-sunrise-paddle.", "violet-otter-sunrise-paddle"),
+    ("The Wi-Fi key: ember-lattice-canyon-42", "ember-lattice-canyon-42"),
+    ("Password for the shared drive: tiger lamp ocean seven", "tiger lamp ocean seven"),
+    ("Our router password: maple tundra ribbon falcon", "maple tundra ribbon falcon"),
+    ("My Trezor recovery sentence is ripple canvas orbit velvet lunar pocket zebra cactus mirror blanket tangerine "
+     "rocket", "ripple canvas orbit"),
+    ("The 24 words for the cold wallet: apple brave cliff dune eagle fabric giant harbor island jungle kettle lemon",
+     "apple brave cliff"),
+]
+NOT_A_CODE_OR_A_PASSWORD = [
+    "The postal code is 75001.", "Error code is 1004 when the disk is full.", "The zip code for the office is 94107.",
+    "lock: 2026-01-05 for the release branch", "Set an alarm for 0630 every weekday.",
+    "Status code is 5031 on timeout.",
+    "The PIN is 4 digits and the card arrives in 5 days.", "Dial 112 in an emergency; the door code changed.",
+    "The country code 0046 is on the form next to the PIN field.", "The discount code 48213 worked at checkout.",
+    "Flight 2231 lands at 14:05; the gate code is on the app.", "The keypad battery lasts 1200 hours.",
+    "Error code 1603 means the installer lacked rights.", "Issue 4412 tracks the PIN reset bug.",
+    "Unlocked the 2027 budget with a vote of 9 to 2.", "Building 5 has a keypad; the code is with reception.",
+    "My zip code is 10001.", "Room 2104 has a keypad on the door.", "Code review for PR 4521 is due Friday.",
+    "She walked 4500 steps before the keypad broke.", "Since 2019 the PIN has been the same.",
+    "The meeting ID is 845 2913 0076, passcode on the invite.", "I unlocked achievement 1500 in the game.",
+    "The phone battery is 5000 mAh and unlocks with a fingerprint.",
+    "The password is case-sensitive and must be long.", "The wifi password: changes every month at the office.",
+    "Her Wi-Fi password: check the fridge note.", "The password: ask Maya for it.",
+    "Her password is long-ish and hard-to-remember.", "The seed phrase is written on paper in the safe.",
+    "The password for the guest network is printed on the router.", "Password policy: twelve characters minimum.",
+]
+
+
+@pytest.mark.parametrize(("sentence", "value"), NAMED_CODES_AND_WORD_PASSWORDS)
+def test_a_numeric_code_near_a_word_for_one_or_words_stated_as_a_password_are_redacted(sentence, value):
+    """A code anywhere in the sentence of a word for one, before or after it; words joined by hyphens after a
+    password's name, or plain words after its colon; a wallet's words."""
+    assert value not in secret_scan.redacted(sentence), sentence
+
+
+@pytest.mark.parametrize("sentence", NOT_A_CODE_OR_A_PASSWORD)
+def test_a_number_that_is_no_code_and_a_statement_about_a_password_are_left_alone(sentence):
+    assert secret_scan.rules_hit(sentence) == [], sentence
+
+
+@pytest.mark.parametrize("written", [
+    "Visa 4111/1111/1111/1111 exp 03/28", "card: 4111 11 11 1111 1111 exp 03/28", "4111_1111_1111_1111 exp 03/28",
+    "debit card 5555 55 555 555 4444 exp 03/28", "the Amex 37 8282 2463 10005 exp 03/28",
+])
+def test_a_card_split_by_slashes_or_underscores_or_in_any_grouping_after_its_name_is_redacted(written):
+    redacted = secret_scan.redacted(f"Booked it with {written}.")
+    assert "(redacted Card Number)" in redacted and "03/28" not in redacted and "1111" not in redacted, redacted
+
+
+@pytest.mark.parametrize("sentence", [
+    "Call 41 11 11 11 11 11 11 11 for the front desk.", "On 12/25/2026 at 11:11 the order 4111/1111/1111/1111 "
+    "shipped.", "Build 41 11 11 11 11 11 11 11 passed.",
+])
+def test_a_number_in_pairs_or_labelled_otherwise_without_a_card_word_is_left_alone(sentence):
+    assert secret_scan.rules_hit(sentence) == [], sentence

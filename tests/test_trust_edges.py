@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from nanodream import api
 from nanodream.backlog.deadletters import dead_letter_file, load_dead_letters
 from nanodream.backlog.history import kept_raw, read_cursor
 from nanodream.backlog.quarantine import preview
 from nanodream.cli import app
 from nanodream.config import Settings
+from nanodream.edits.review import Selection
 from nanodream.run.dream import run_dream
 from nanodream.run.records import read_records
 from nanodream.slash import render_run
@@ -121,14 +123,20 @@ def test_redact_policy_keeps_the_line_without_the_secret_and_a_card_loses_its_cv
         assert leaks(workspace, secret) == [], secret
 
 
-def test_injection_policy_warn_keeps_a_hostile_rule_and_reports_it(workspace, serve):
+def test_injection_policy_warn_holds_a_hostile_rule_for_review_and_reports_it(workspace, serve):
+    """"warn" means a person decides: the rule waits in the review lane instead of being left out (issue #34, 5a)."""
     write_history(workspace, [entry(1, f"[permanent] {HOSTILE}.")])
     server = serve([call("edit_file", path="SOUL.md", old_text="# Soul\n", new_text=f"# Soul\n\n- {HOSTILE}.\n"),
                     final("Added the forwarding rule")])
     report = run_dream(workspace, llm_settings(server, injection_policy="warn"))
-    assert report.outcome == "committed", report.reason
-    assert HOSTILE in (workspace.root / "SOUL.md").read_text()
-    assert any("SOUL.md: injected instruction" in w and "exfiltration" in w for w in report.batches[0].warnings)
+    batch = report.batches[0]
+    assert batch.outcome == "committed" and batch.proposal, report.reason
+    assert HOSTILE not in (workspace.root / "SOUL.md").read_text()
+    assert any(w.startswith("SOUL.md: held back line") and "exfiltration" in w for w in batch.warnings)
+    [proposal] = api.proposals(workspace).proposals
+    assert "exfiltration" in proposal.held
+    assert api.accept(workspace, Selection(ref=proposal.id)).outcome == "accepted"
+    assert HOSTILE in (workspace.root / "SOUL.md").read_text()  # the person's say-so lands it
 
 
 # the model's summary ------------------------------------------------------------------------------------------
@@ -261,3 +269,28 @@ def test_a_password_stated_in_a_hand_edit_stops_the_run_like_any_credential(work
     assert "USER.md line" in report.reason and "Password" in report.reason and NAS_PW not in report.reason
     assert git(workspace, "rev-parse", "HEAD") == head and NAS_PW in user.read_text()
     assert NAS_PW not in workspace.runs_file.read_text()
+
+
+ISSUE_34_SHAPES = {  # issue #34, class 5(b): shapes SECURITY.md listed that reached history, memory and git
+    "My NAS credentials: maya, Gx7!pq2Lz.": "Gx7!pq2Lz",
+    "I log into the router using Qw9#zt4Kp.": "Qw9#zt4Kp",
+    "Hm7$rv2Xq — that's my bank password.": "Hm7$rv2Xq",
+    "Paid the deposit with 4111.1111.1111.1111 exp 12/27.": "4111.1111.1111.1111",
+    "The storage unit app's code, Wd5!hz7Pq, is on the fridge.": "Wd5!hz7Pq",
+    "Card 5555 5555 55554444, expires 09/30.": "5555 5555 55554444",
+    "9021 is my ATM PIN.": "9021",
+    "The cabin keypad takes 7781.": "7781",
+    "The wifi key is correct-horse-battery-staple.": "correct-horse-battery-staple",
+    "Visa 4111/1111/1111/1111 exp 03/28.": "4111/1111/1111/1111",
+}
+
+
+@pytest.mark.parametrize("policy", ["refuse", "redact"])
+def test_the_new_credential_shapes_reach_no_file_and_no_commit_through_a_builtin_dream(workspace, policy):
+    write_history(workspace, [entry(1, "[durable] The NAS lives at nas.lan.\n"
+                                       + "\n".join(f"[durable] {line}" for line in ISSUE_34_SHAPES))])
+    report = run_dream(workspace, Settings(model="builtin", secret_policy=policy))
+    assert report.outcome == "committed", report.reason
+    assert "nas.lan" in memory_text(workspace)
+    for value in ISSUE_34_SHAPES.values():
+        assert leaks(workspace, value) == [], value

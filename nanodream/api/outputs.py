@@ -160,7 +160,9 @@ file that is not a memory file, is `{"error": ..., "exit_code": 2}`."""),
     Section("`review --json`", """\
 A list, oldest proposal first (`[]` when none is pending). `id` is the proposal commit's short sha
 (`accept`/`reject` take it, or the `run_id`); `files` `{path, added, removed}`; `state` `pending | conflicted`;
-`reason` says why a conflicted one no longer applies ("" otherwise).""", (
+`reason` says why a conflicted one no longer applies ("" otherwise); `held`, for lines a run held back for a
+person (any run, `--review` or not: guards.md, "Lines held back for you"), each as `path:line: reason` joined by
+`; ` (e.g. `"SOUL.md:7: keeps something from the user"`), "" for an ordinary review proposal.""", (
         Keys("Keys of a proposal:", "Proposal"),
         Keys("Keys of `review accept`:", "ReviewReport", """\
 `review accept|reject --json`: `action` (`accept | reject`), `outcome` (`accepted | rejected |

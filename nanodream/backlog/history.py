@@ -449,7 +449,7 @@ def kept_raw(raw: str) -> str:
     stored in .nanodream/ and shown by `history list`; the secret stays only in history.jsonl, the host's file)."""
     from nanodream.safety import secret_scan  # ~60 ms with detect_secrets: only a run that keeps a letter pays it
 
-    return secret_scan.redact(None, raw[:RAW_LIMIT + SECRET_MARGIN])[0][:RAW_LIMIT]
+    return secret_scan.redacted(raw[:RAW_LIMIT + SECRET_MARGIN])[:RAW_LIMIT]
 
 
 @dataclass(frozen=True)

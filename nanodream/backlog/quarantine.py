@@ -43,7 +43,7 @@ def preview(content: str) -> str:
     """The start of an entry, to recognise it by: credentials redacted first, so none reaches quarantine.json."""
     from nanodream.safety import secret_scan  # only when quarantining: `status` reads this module too
 
-    text = " ".join(secret_scan.redact(None, content)[0].split())
+    text = " ".join(secret_scan.redacted(content).split())
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 

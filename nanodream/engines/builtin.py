@@ -82,7 +82,7 @@ class BuiltinEngine:
         skills.upkeep()
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0,
-                             warnings=ledger.withheld_rules, declined=dict(ledger.declined))
+                             warnings=ledger.withheld_secrets + ledger.withheld_rules, declined=dict(ledger.declined))
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
@@ -177,9 +177,15 @@ class Consolidator:
             self.ledger.declined[text] = reason
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
-        if secret_scan.rules_hit(text):
+        credentials = secret_scan.rules_hit(text)
+        if credentials and not self.files.redacts_secrets:  # left out, and said: never silently
             self.ledger.withheld += 1
+            self.ledger.withheld_secrets.append(f"{route_fact(text).path}: withheld a fact holding a credential "
+                                                f"({', '.join(credentials)}); secrets never go into memory")
             return
+        if credentials:
+            text = secret_scan.redacted(text)
+            self.ledger.redacted += 1
         tripped = injection.rules_hit(text)
         if tripped:
             self.ledger.withheld_injection += 1

@@ -35,6 +35,7 @@ class Conversation:
     tools: list[dict[str, Any]] | None  # None: text mode, no `tools` parameter is sent
     results_as_user: bool = False  # answer calls written as text in a user message
     user_blocks: tuple[str, ...] = ()  # the first user message cut where its stable parts end (SessionRequest)
+    called_natively: bool = False  # the model made a native tool call in this session
     _written: list[tuple[int, str, int]] = field(default_factory=list)  # (index, the model's text, calls) per turn
 
     def answered(self, content: str) -> None:
@@ -53,6 +54,10 @@ class Conversation:
         self._written.append((len(self.messages), content, len(calls)))
         self.called(prose, calls)
 
+    def given(self) -> list[str]:
+        """The text of every message the model was given (system, user, tool results), not its own answers."""
+        return [content_text(m.get("content")) for m in self.messages if m.get("role") != "assistant"]
+
     def results_to_user_messages(self) -> bool:
         """Rewrite the turns of calls written as text to answer in user messages; False when there is none."""
         if not self._written:
@@ -66,6 +71,18 @@ class Conversation:
         self._written.clear()
         self.results_as_user = True
         return True
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a string, or the text parts of a list of content parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [part.get("text", "") if isinstance(part, dict) else str(part) for part in content]
+        return "".join(parts)
+    return str(content)
 
 
 def _as_user(content: str, calls: list[Call]) -> list[dict[str, Any]]:

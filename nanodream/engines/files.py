@@ -28,6 +28,11 @@ class MemoryFiles:
         self._skills: dict[str, str | None] = {}
         self._archived: list[str] | None = None
 
+    @property
+    def redacts_secrets(self) -> bool:
+        """`secret_policy = "redact"`: a line holding a credential is kept with the credential replaced."""
+        return self._toolbox.redact_secrets
+
     def archived(self) -> list[str]:
         """The archive's bullets (read once, only when a correction needs them), oldest month first."""
         if self._archived is None:

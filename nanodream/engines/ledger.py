@@ -42,6 +42,8 @@ class Ledger:
     ask_first: int = 0  # lines filed with <!-- ask-first -->
     skills_deferred: int = 0  # skill changes left for a later batch: the tool-call cap had no room
     withheld: int = 0
+    withheld_secrets: list[str] = field(default_factory=list)  # "<file>: withheld a fact holding a credential (…)"
+    redacted: int = 0  # facts filed with their credential redacted (secret_policy = "redact")
     withheld_injection: int = 0
     withheld_rules: list[str] = field(default_factory=list)  # "<file>: withheld an agent rule (<kinds>): '<line>'"
     untagged: int = 0
@@ -122,6 +124,7 @@ class Ledger:
             (self.skills_deferred, _count(self.skills_deferred, "skill change") + " left for a later batch (the "
              "session's tool-call cap)"),
             (self.withheld, _count(self.withheld, "line") + " withheld: looks like a secret"),
+            (self.redacted, _count(self.redacted, "line") + " filed with its credential redacted"),
             (self.withheld_injection,
              _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),
             (self.untagged, _count(self.untagged, "untagged line") + " left for a model (rules do not file them)"),

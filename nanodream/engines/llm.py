@@ -3,6 +3,12 @@
 The model's tools are sent natively (`tool_mode = "auto"` or `"native"`) or described in the system prompt
 (`"text"`). In `auto` and `text`, an answer without native `tool_calls` is read for calls written as text
 (toolbox/textcalls.py), which run exactly like native ones: same toolbox, same caps, same guards.
+
+A written call runs only when it is the model's own. An answer that carries native calls is never read for
+written ones; in `auto`, once the model has called natively, its later answers are not read either (it can
+call, so a call in its prose is one it quotes or discusses); and a call that repeats one the session was given
+(the history, memory, tool results: `Quotations`) is a quotation of its input. Such calls are not run, and the
+run reports them.
 """
 
 from __future__ import annotations
@@ -19,11 +25,11 @@ from typing import Any
 from nanodream.config import Settings
 from nanodream.engines import caching
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
-from nanodream.engines.conversation import Call, Conversation
+from nanodream.engines.conversation import Call, Conversation, content_text
 from nanodream.engines.credentials import api_key_for, check_routable
 from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
-from nanodream.toolbox.textcalls import read_calls
+from nanodream.toolbox.textcalls import Quotations, TextCall, read_calls
 from nanodream.toolbox.tools import SessionAborted, ToolBox
 from nanodream.vocab import count
 
@@ -114,9 +120,9 @@ class LLMEngine:
             request.activity(f"waiting for the model (request {result.requests})")
             message = self.complete(conversation, result, request.activity).choices[0].message
             content = content_text(message.content)
-            turn = self._turn(message, content, toolbox, result, len(conversation.messages))
+            turn = self._turn(message, content, toolbox, result, conversation, request)
             if not turn.ran:
-                result.summary = content.strip() or summary
+                result.summary = turn.prose.strip() or summary
                 conversation.answered(content)
                 return result
             if turn.written:
@@ -128,16 +134,42 @@ class LLMEngine:
                 result.summary = summary
                 return result
 
-    def _turn(self, message: Any, content: str, toolbox: ToolBox, result: SessionResult, turn: int) -> Turn:
+    def _turn(self, message: Any, content: str, toolbox: ToolBox, result: SessionResult,
+              conversation: Conversation, request: SessionRequest) -> Turn:
         """Run the calls of one answer: native ones, else (unless `tool_mode = "native"`) those written as text."""
         native = list(message.tool_calls or [])
-        if native:
+        if native:  # what it wrote beside them may become the summary: without any call written in it
+            conversation.called_natively = True
+            prose = content if self.settings.tool_mode == "native" else read_calls(content)[1]
             return Turn([self._run(c.id, c.function.name, c.function.arguments, toolbox, result) for c in native],
-                        content)
-        written, prose = read_calls(content) if self.settings.tool_mode != "native" else ([], content)
-        # `turn` makes the ids of this answer's calls unique in the session
+                        prose)
+        written, prose = self._own_calls(content, conversation, request, result)
+        turn = len(conversation.messages)  # makes the ids of this answer's calls unique in the session
         return Turn([self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
                      for n, call in enumerate(written, start=1)], prose, written=True)
+
+    def _own_calls(self, content: str, conversation: Conversation, request: SessionRequest,
+                   result: SessionResult) -> tuple[list[TextCall], str]:
+        """The calls written in an answer that are the model's own, and the answer without any call.
+
+        Calls it may not have meant, or quotes from its input, are left out and reported in the run's warnings.
+        """
+        if self.settings.tool_mode == "native":
+            return [], content
+        written, prose = read_calls(content)
+        if not written:
+            return [], prose
+        if self.settings.tool_mode == "auto" and conversation.called_natively:
+            result.warnings.append(f"session: did not run {_described(written)} written as text after the model "
+                                   "had called tools natively: such a call is one it quotes or discusses")
+            return [], prose
+        given = Quotations([*conversation.given(), *(entry.content for entry in request.batch.entries)])
+        quoted = [call for call in written if given.holds(call)]
+        if quoted:
+            result.warnings.append(f"session: did not run {_described(quoted)} written as text: it repeats a call "
+                                   "in the history or memory the session was given (a quotation, not the model's "
+                                   "own call)")
+        return [call for call in written if not any(call is q for q in quoted)], prose
 
     def _run(self, call_id: str, name: str, arguments: str | dict[str, Any], toolbox: ToolBox,
              result: SessionResult, unreadable: str = "") -> Ran:
@@ -247,6 +279,15 @@ class Turn:
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
 
 
+def _described(calls: list[TextCall]) -> str:
+    """'edit_file(SOUL.md), write_file': each call by its tool and, when it names one, its file."""
+    named = []
+    for call in calls:
+        path = call.arguments.get("path") if isinstance(call.arguments, dict) else None
+        named.append(f"{call.name[:40]}({path[:60]})" if isinstance(path, str) else call.name[:40])
+    return ", ".join(named)
+
+
 def cached_tokens(usage: Any) -> int:
     """Prompt tokens the provider read from its cache: OpenAI's `prompt_tokens_details.cached_tokens`, or
     Anthropic's `cache_read_input_tokens` (litellm reports both ways; either is part of `prompt_tokens`)."""
@@ -264,15 +305,3 @@ def _provider(litellm: Any, model: str) -> str:
         return str(litellm.get_llm_provider(model)[1])
     except Exception:  # litellm raises for a model string it cannot route
         return ""
-
-
-def content_text(content: Any) -> str:
-    """A message's content as text: a string, or the text parts of a list of content parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [part.get("text", "") if isinstance(part, dict) else str(part) for part in content]
-        return "".join(parts)
-    return str(content)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 
 from nanodream.config import Settings
 from nanodream.engines.base import SessionError, SessionResult
-from nanodream.engines.conversation import Conversation
-from nanodream.engines.llm import LLMEngine, content_text
+from nanodream.engines.conversation import Conversation, content_text
+from nanodream.engines.llm import LLMEngine
 from nanodream.toolbox.textcalls import read_calls, text_mode_instructions
 from nanodream.toolbox.tools import TOOLS
 from nanodream.vocab import Declared, Shape

@@ -30,7 +30,7 @@ from nanodream.ingest.sources import SourceMissing, list_files
 from nanodream.ingest.watermarks import Watermark, WatermarksUnreadable, by_inode, change, moved_here
 from nanodream.ingest.writer import Entry, HistoryMidWrite, append
 from nanodream.memory.door import Door
-from nanodream.safety.secret_scan import redact
+from nanodream.safety.secret_scan import redacted
 from nanodream.vocab import ExitCode, Outcome, Refused, count_entries, utc_stamp
 
 GROUP_BYTES = 16 * 1024 * 1024
@@ -243,7 +243,7 @@ class _Pass:
 
     def _entry(self, chunk: Chunk, content: str) -> Entry:
         """Secrets redacted with the memory's own scanner before anything is written."""
-        return Entry(history_stamp(chunk.when, self.zone), redact(None, content)[0], chunk.session)
+        return Entry(history_stamp(chunk.when, self.zone), redacted(content), chunk.session)
 
     def _write(self, entries: list[Entry], keys: list[str], finished: list[_Origin]) -> None:
         marks = {str(o.read.path): _advanced(o) for o in finished}

@@ -15,7 +15,7 @@ from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
-from nanodream.vocab import Outcome
+from nanodream.vocab import Outcome, Trailer
 from nanodream.workspace import SOUL
 
 
@@ -65,6 +65,16 @@ def apply(work: BatchWork) -> PassResult:
         outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,
                                                                             hooks.trailers))
         outcome.outcome = Outcome.COMMITTED
+    notes: tuple[str, ...] = ()
+    if work.held is not None:  # on top of the review lane's proposal, before the position moves like it
+        held = work.held
+        message = dream_message(held.summary(), held.changes, facts, (*hooks.trailers, (Trailer.HELD, held.trailer())))
+        sha = pending.propose_change(ctx.store, {c.path: (_bytes(c.before), _bytes(c.after)) for c in held.changes},
+                                     message) or pending.tip(ctx.store) or ""
+        outcome.proposal = outcome.proposal or sha
+        outcome.outcome = Outcome.COMMITTED
+        notes = (f"held-back lines wait as proposal {sha[:8]}: `nanodream review` shows them, `nanodream review "
+                 f"accept {sha[:8]}` lands them",)
     if changes:
         message = dream_message(outcome.summary, changes, facts, hooks.trailers)
         try:
@@ -74,7 +84,11 @@ def apply(work: BatchWork) -> PassResult:
         outcome.outcome = Outcome.COMMITTED
     elif position is not None:
         transaction.advance(ctx.workspace, position)
-    return DONE
+    return PassResult(warnings=notes)
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8", "surrogateescape")
 
 
 def _end_of(ctx: RunContext, batch: Batch | None) -> Position | None:

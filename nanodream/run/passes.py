@@ -14,6 +14,7 @@ from nanodream.backlog.position import Position
 from nanodream.engines import Engine
 from nanodream.memory.staging import Staging
 from nanodream.run.context import RunContext
+from nanodream.run.holds import Holds
 from nanodream.run.report import BatchOutcome
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import Outcome, Trailer
@@ -33,7 +34,8 @@ class BatchWork:
     """What the passes of one batch share: the run, the batch, its staged copy and the outcome being built.
 
     A pass reads and edits `staging` and fills in `outcome`'s facts (tokens, summary, changes); whether the
-    batch goes on is said by the PassResult it returns. `confirmed` is handed from pressure to confirmations.
+    batch goes on is said by the PassResult it returns. `confirmed` is handed from pressure to confirmations,
+    `held` from the hold pass to apply.
     """
 
     ctx: RunContext
@@ -44,6 +46,7 @@ class BatchWork:
     toolbox: ToolBox
     outcome: BatchOutcome
     confirmed: list[str] = field(default_factory=list)  # lines of memory/MEMORY.md this batch restated
+    held: Holds | None = None  # lines held back for a person (run/holds.py), proposed by the apply pass
 
 
 @dataclass(frozen=True)

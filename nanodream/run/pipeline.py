@@ -2,6 +2,8 @@
 
     Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
          "it stopped being true, and what replaced it", _superseded),
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
 
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 
 from nanodream.memory import archive
-from nanodream.run import askfirst, confirmations, guards, merges, supersede
+from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
 from nanodream.run.pressure import relieve
@@ -49,6 +51,12 @@ def _superseded(work: BatchWork) -> PassResult:
     supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back,
                             rejected=ledger_keys(work.ctx))
     return DONE
+
+
+def _hold(work: BatchWork) -> PassResult:
+    held = holds.hold_back(work.staging, work.ctx.settings)
+    work.held = held if held.lines else None
+    return PassResult(warnings=tuple(str(line) for line in held.lines))
 
 
 def _pressure(work: BatchWork) -> PassResult:
@@ -86,6 +94,8 @@ PASSES: tuple[Pass, ...] = (
          _unsafe),
     Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
          "it stopped being true, and what replaced it", _superseded),
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
     Pass("guards", "run/guards.py", "injection, SOUL policy, deletion, size caps, skills: refuse or warn",

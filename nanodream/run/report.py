@@ -42,7 +42,7 @@ class BatchOutcome:
 
     def fail(self, reason: str, outcome: str = Outcome.FAILED) -> BatchOutcome:
         # a reason can quote what a session wrote (a pinned line, a tool error): it reaches records and quarantine
-        self.outcome, self.reason = outcome, secret_scan.redact(None, reason)[0]
+        self.outcome, self.reason = outcome, secret_scan.redacted(reason)
         return self
 
 

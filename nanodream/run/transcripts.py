@@ -59,7 +59,7 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, str):
         if len(value) > STRING_LIMIT:
             value = value[:STRING_LIMIT] + f" … [{len(value) - STRING_LIMIT} more characters not kept]"
-        return secret_scan.redact(None, value)[0]
+        return secret_scan.redacted(value)
     if isinstance(value, list):
         return [_redacted(item) for item in value]
     if isinstance(value, dict):

@@ -38,7 +38,7 @@ _CLAUSES = re.compile(r"(?<=[.;!?]) | (?:—|–) |;")  # over text whose whites
 LOOKBACK = 60
 REACH = 300
 # A prohibition governing the verb that follows it within a few words: "never send", "do not upload".
-_PROHIBITION = re.compile(r"\b(?:never|not|no\s+one\s+should|avoid|refuse\s+to|stop|don't|dont|doesn't|won't"
+PROHIBITION = re.compile(r"\b(?:never|not|no\s+one\s+should|avoid|refuse\s+to|stop|don't|dont|doesn't|won't"
                           r"|mustn't|shouldn't|can't|cannot|ask\s+(?:the\s+user\s+)?(?:before|first))\b"
                           r"(?:\s+[\w'-]+){0,3}?\s*$", _I)
 
@@ -80,7 +80,7 @@ _PRIVATE = re.compile(rf"{_CREDENTIAL}|{_ENVIRONMENT}|{_PRIVATE_FILE}|{_MEMORY}"
 _BULK_RE = re.compile(_BULK, _I)
 
 # --- where it goes ------------------------------------------------------------------------------------------
-_EXTERNAL = re.compile(
+EXTERNAL = re.compile(
     r"https?://\S+|\b(?:s3|gs|ftp|sftp|scp|wss?)://\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b\d{1,3}(?:\.\d{1,3}){3}\b"
     r"|(?<![\w./])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|xyz|ru|cn|info|biz|site|online|cloud"
     r"|tk|top|example|onion)\b(?!\.\w)|@[A-Za-z]\w{2,}|\b(?:webhooks?|pastebin|gists?"
@@ -91,7 +91,7 @@ _EXTERNAL = re.compile(
     r"|\b(?:to|in|into)\s+(?:every|each|all|any)\s+(?:outgoing\s+)?(?:e-?mails?|messages?|replies|posts?|tweets?)\b",
     _I)
 # A destination that is the user: "to the user's own email", "to my inbox", "with the user", "to me".
-_TO_THE_USER = re.compile(r"\b(?:to|into|with|on|in)\s+(?:the\s+user'?s?\b|their\s+own\b|my\b|me\b)", _I)
+TO_THE_USER = re.compile(r"\b(?:to|into|with|on|in)\s+(?:the\s+user'?s?\b|their\s+own\b|my\b|me\b)", _I)
 
 # --- what it does -------------------------------------------------------------------------------------------
 # Verbs that move data away by themselves, and those that need an outside destination to ("copy it into .env").
@@ -169,7 +169,7 @@ _FROM_THE_USER = re.compile(r"\b(?:from|to)\s+(?:the\s+user|them|him|her|the\s+o
 _SILENT_ABOUT = re.compile(rf"\b(?:keep\s+quiet|stay\s+(?:quiet|silent)|say\s+nothing|remain\s+silent|be\s+silent)"
                            rf"\s+about\b{_IN_SENTENCE}{{0,60}}?\b{_CONDUCT}\b", _I)
 _HIDDEN_FROM = re.compile(r"\bfrom\s+(?:the\s+user|them|him|her|the\s+owner|the\s+family|anyone)\b", _I)
-_UNKNOWN_TO_USER = re.compile(r"\bwithout\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+user|them|him"
+UNKNOWN_TO_USER = re.compile(r"\bwithout\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+user|them|him"
                               r"|her|anyone)\b|\bwithout\s+(?:the\s+user'?s?|their|them|him|her|anyone|the\s+owner)\s*(?:knowing"
                               r"|noticing|being\s+told|finding\s+out|knowledge|consent|permission|seeing)?\b"
                               r"|\bbehind\s+(?:the\s+user'?s?|their|his|her)\s+back\b", _I)
@@ -194,7 +194,7 @@ _COVER_TRACKS = re.compile(r"\b(?:delete|erase|clear|wipe|remove|purge)\s+(?:the
 
 
 # The user kept in the dark: "the user must not find out", "so they never notice".
-_USER_UNAWARE = re.compile(r"\b(?:the\s+user|they|he|she)\s+(?:(?:must|should|may|can|will|does|do)\s*(?:not|never|n't)"
+USER_UNAWARE = re.compile(r"\b(?:the\s+user|they|he|she)\s+(?:(?:must|should|may|can|will|does|do)\s*(?:not|never|n't)"
                            r"|never)\s+(?:find(?:s)?\s+out|knows?|notices?|learns?|discovers?|reali[sz]es?|sees?"
                            r"|suspects?)\b", _I)
 # The user's say-so: sharing a credential with a person the user chose is theirs to decide.
@@ -221,11 +221,11 @@ _PRONOUN = re.compile(r"\b(?:it|them|this|these|those|that)\b", _I)
 def classify(line: str) -> list[str]:
     """The hostile kinds of rule `line` states (empty for an ordinary rule), in RULES order."""
     line = " ".join(line.split())
-    found = {rule for clause in _clauses(line) for rule in _judge(clause, line)}
+    found = {rule for clause in clauses(line) for rule in _judge(clause, line)}
     return [rule for rule in RULES if rule in found]
 
 
-def _clauses(line: str) -> list[str]:
+def clauses(line: str) -> list[str]:
     return [clause for clause in _CLAUSES.split(line) if clause.strip()]
 
 
@@ -244,7 +244,7 @@ def _judge(clause: str, line: str) -> set[str]:
 
 def _allowed(pattern: re.Pattern[str], clause: str) -> list[re.Match[str]]:
     """Matches that no prohibition governs ('send', but not 'never send' or 'do not upload')."""
-    return [match for match in pattern.finditer(clause) if not _PROHIBITION.search(_before(clause, match))]
+    return [match for match in pattern.finditer(clause) if not PROHIBITION.search(_before(clause, match))]
 
 
 def _before(clause: str, match: re.Match[str]) -> str:
@@ -277,7 +277,7 @@ def _exfiltrates(clause: str) -> bool:
     if _allowed(_PIPED_SECRETS, clause):
         return True
     clause = _HEADER_ARGUMENT.sub(" ", clause)  # a token sent as its own API's auth header is use, not a leak
-    if not (_private(clause) or _bulk(clause) or _ANY_KEY.search(clause) and _EXTERNAL.search(clause)):
+    if not (_private(clause) or _bulk(clause) or _ANY_KEY.search(clause) and EXTERNAL.search(clause)):
         return False  # nothing worth taking: no need to weigh each verb
     return any(_moves_away(clause, move) for move in _verbs(_MOVE, clause))
 
@@ -290,7 +290,7 @@ def _moves_away(clause: str, move: re.Match[str]) -> bool:
                   or move.group(0).lower().startswith(("is ", "are ", "get", "be ")))
     payload = clause[max(move.start() - REACH, 0):move.start()] + after if came_first else after
     private, bulk = _private(payload), _bulk(payload)
-    if _EXTERNAL.search(after) and (private or bulk or _ANY_KEY.search(payload)):
+    if EXTERNAL.search(after) and (private or bulk or _ANY_KEY.search(payload)):
         return True  # "whenever you learn a new key, publish it at https://…"
     if not (private or bulk):
         return False
@@ -303,7 +303,7 @@ def _moves_away(clause: str, move: re.Match[str]) -> bool:
 def _discloses(clause: str) -> bool:
     """Credentials or private files shown to anyone who asks, or put into the chat."""
     allowed_to_have = _ANYONE_GETS.search(clause)
-    if allowed_to_have and _private(clause) and not _PROHIBITION.search(
+    if allowed_to_have and _private(clause) and not PROHIBITION.search(
             clause[max(allowed_to_have.start(1) - LOOKBACK, 0):allowed_to_have.start(1)]):
         return True
     for show in _verbs(_SHOW, clause):
@@ -316,7 +316,7 @@ def _discloses(clause: str) -> bool:
 
 def _for_the_user(clause: str, verb: re.Match[str]) -> bool:
     """The user receives it: 'tell the user …', 'e-mail me …', '… to the user's own inbox'."""
-    return bool(_RECIPIENT_USER.match(clause, verb.end()) or _TO_THE_USER.search(_after(clause, verb)))
+    return bool(_RECIPIENT_USER.match(clause, verb.end()) or TO_THE_USER.search(_after(clause, verb)))
 
 
 def _runs_remote_code(clause: str) -> bool:
@@ -326,14 +326,14 @@ def _runs_remote_code(clause: str) -> bool:
 
 
 def _conceals(clause: str, line: str) -> bool:
-    silenced = [match for match in _TELL.finditer(clause) if _PROHIBITION.search(_before(clause, match))]
+    silenced = [match for match in _TELL.finditer(clause) if PROHIBITION.search(_before(clause, match))]
     if silenced and _FROM_THE_USER.search(clause) and (_ABOUT_ITSELF.search(_after(clause, silenced[0])) or (
             _PRONOUN.match(clause, silenced[0].end() + 1) and _allowed(_CONDUCT_RE, clause[:silenced[0].start()]))):
         return True  # "never tell the user that you save …", "record every call and don't mention it"
     hidden = _allowed(_HIDE, clause)
     if hidden and _HIDDEN_FROM.search(clause) and _ABOUT_ITSELF.search(_after(clause, hidden[0])):
         return True
-    if (_UNKNOWN_TO_USER.search(clause) or _USER_UNAWARE.search(clause)) and _allowed(_CONDUCT_RE, clause):
+    if (UNKNOWN_TO_USER.search(clause) or USER_UNAWARE.search(clause)) and _allowed(_CONDUCT_RE, clause):
         return True
     return bool(_allowed(_STEALTHILY, clause) or _allowed(_DENY, clause) or _allowed(_SILENT_ABOUT, clause)
                 or _COVER_TRACKS.search(line))

@@ -1,7 +1,9 @@
 """Payment card numbers, with the security code and expiry written beside them.
 
-A card number is 13 to 19 digits, written whole or in the groups printed on cards (4-4-4-4, 4-6-5), that
-passes the Luhn check and starts with a card network's prefix at that network's length. That rules out
+A card number is 13 to 19 digits, written whole or in groups (as printed, 4-4-4-4 or 4-6-5, or any other way
+people split them: 8-8, 4-4-8, …; after a word for a card, any grouping at all) separated by spaces, dots,
+dashes, slashes or underscores, that passes the Luhn check and starts with a card network's prefix at that
+network's length. That rules out
 nearly every other long number: order and tracking numbers, phone numbers, timestamps, ISBNs. A number
 labelled as something else ("order 4111…", "IMEI …") is left alone.
 
@@ -18,7 +20,8 @@ CARD_NUMBER = "Card Number"
 CARD_CODE = "Card Security Code"
 
 _I = re.IGNORECASE
-_RUN = re.compile(r"(?<![\w.,/-])\d{4,19}(?:[ -]\d{1,6}){0,4}(?![\w-])")
+_RUN = re.compile(r"(?<![\w.,/-])\d{2,19}(?:(?:[ .\u00a0_/-]|\s*[-–]\s*)\d{1,19}){0,8}(?![\w-])")
+_GROUP_MIN = 3  # digits in each group of a number split another way than printed (the last may be shorter)
 _GROUP = re.compile(r"\d+")
 # What may follow a card number and belongs to it: an expiry, a CVV, each maybe labelled.
 _EXPIRY = r"(?:\d{1,2}\s*/\s*\d{2,4}|\d{4}-\d{2}|\d{2}-\d{2,4})"
@@ -47,8 +50,9 @@ def findings(line: str) -> list[tuple[str, str]]:
     """(rule, text) for every card number on `line` (with its CVV and expiry) and every labelled CVV."""
     found: list[tuple[str, str]] = []
     for run in _RUN.finditer(line):
-        end = _card_end(run)
-        if end is None or _labelled_otherwise(line[max(run.start() - LABEL_REACH, 0):run.start()]):
+        before = line[max(run.start() - LABEL_REACH, 0):run.start()]
+        end = _card_end(run, named=bool(_CARD_WORDS.search(before)))
+        if end is None or labelled_otherwise(before):
             continue
         while tail := _TAIL_ITEM.match(line, end):
             end = tail.end()
@@ -58,27 +62,31 @@ def findings(line: str) -> list[tuple[str, str]]:
     return found
 
 
-def _card_end(run: re.Match[str]) -> int | None:
-    """Where the longest card number at the start of `run` ends (its groups may be followed by a CVV), or None."""
+def _card_end(run: re.Match[str], *, named: bool) -> int | None:
+    """Where the longest card number at the start of `run` ends (its groups may be followed by a CVV), or None.
+
+    Named a card ('card: 4111 11 11 1111 1111'), any grouping counts; unnamed, only groupings people use for
+    cards, since pairs and single digits are more often a date or a phone number."""
     groups = list(_GROUP.finditer(run.group(0)))
     for count in range(len(groups), 0, -1):
         lengths = [len(group.group(0)) for group in groups[:count]]
         digits = "".join(group.group(0) for group in groups[:count])
-        if _printed_grouping(lengths) and is_card_number(digits):
+        if (named or _printed_grouping(lengths)) and is_card_number(digits):
             return run.start() + groups[count - 1].end()
     return None
 
 
 def _printed_grouping(lengths: list[int]) -> bool:
-    """Whole, 4-4-4-4(-3) or 4-6-5/4-6-4, as card numbers are printed."""
+    """Whole, as printed (4-4-4-4(-3), 4-6-5/4-6-4), or in groups of at least three digits (8-8, 4-4-8), the last
+    maybe shorter: what people type. Pairs and single digits (a date, a phone number) are other numbers."""
     if len(lengths) == 1:
         return True
     if len(lengths) >= 3 and all(n == 4 for n in lengths[:-1]) and 1 <= lengths[-1] <= 4:
         return True
-    return lengths in ([4, 6, 5], [4, 6, 4])
+    return lengths in ([4, 6, 5], [4, 6, 4]) or all(n >= _GROUP_MIN for n in lengths[:-1]) and lengths[-1] >= 2
 
 
-def _labelled_otherwise(before: str) -> bool:
+def labelled_otherwise(before: str) -> bool:
     """'order 4111…', 'IMEI …': the words just before say this number is not a card's."""
     return bool(_OTHER_LABELS.search(before)) and not _CARD_WORDS.search(before)
 

@@ -89,7 +89,7 @@ QUOTE_CHARS = 120  # of a refused line, where a report quotes it
 
 def quoted(line: str) -> str:
     """A refused line as a report may show it: secrets redacted, hidden characters visible, cut short."""
-    shown = reveal_hidden(secret_scan.redact(None, line.strip())[0])
+    shown = reveal_hidden(secret_scan.redacted(line.strip()))
     return shown if len(shown) <= QUOTE_CHARS else shown[:QUOTE_CHARS - 1] + "…"
 
 

@@ -16,13 +16,17 @@ limit", "secret santa", "passphrase-protected") names something else and is igno
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
+from nanodream.safety.cards import labelled_otherwise
 from nanodream.safety.secret_values import (
     STOP_WORDS,
     built_from_a_password_word,
     looks_default,
     looks_numeric_code,
+    looks_password_shaped,
+    looks_quantity,
     looks_secret,
     looks_strong,
     looks_token,
@@ -30,6 +34,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
+from nanodream.text.lists import wordlist
 
 PASSWORD = "Password"
 PASSPHRASE = "Passphrase"
@@ -49,7 +54,9 @@ def _words(text: str) -> frozenset[str]:
 _PASSWORD_CUE = (r"(?:(?:wi-?fi|wpa2?|wlan|wireless|network|guest|hotspot)\s+(?:password|passphrase|key|code|pass)"
                  r"|(?:code|key|password)\s+(?:to|for|of)\s+(?:the\s+)?(?:wi-?fi|network|router|hotspot)"
                  r"|pass(?:word|wd|wort|code)s?|pass[\s-]word|pword|pwd|pw|p/w|pass)")
-_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|master\s+password"
+_PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup|encryption|unlock|secret|security|disk|drive"
+               r"|vault|wallet)\s+(?:phrase|words|sentence)|master\s+password"
+               r"|(?:1[28]|2[04]|twelve|eighteen|twenty[\s-]four)[\s-]+(?:secret\s+|seed\s+|recovery\s+)?words"
                r"|(?:wallet|recovery)\s+seed(?:\s+(?:phrase|words))?|mnemonic)")
 _KEY_CUE = (r"(?:(?:api|access|secret|private|client|app|consumer|licen[cs]e|product|activation|encryption|signing"
             r"|master|recovery|deploy|webhook|shared|session|bot|auth|bearer|refresh|personal\s+access|long-lived"
@@ -59,9 +66,11 @@ _NAMED_KEY = re.compile(r"\b[A-Z][\w.-]{1,30}\s+(?:API\s+|api\s+)?key\b")
 # Licence and product keys: groups of letters or digits ("VK7JG-NPHTM-…", "1118-1234-5678-9012-3456-7890").
 _LICENCE = re.compile(r"(?:[A-Z0-9]{4,6}-){3,}[A-Z0-9]{4,6}")
 _PIN_CUE = (r"(?:pin(?:\s*code)?|puk\d?|passcode|(?:door|alarm|gate|lock|entry|garage|safe|unlock|keypad|combination"
-            r"|access|master|security|disarm|arming)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
-            r"|code\s+(?:to|for|of)\s+(?:the\s+)?(?:front\s+)?(?:door|gate|alarm|safe|lock|garage|building|house"
-            r"|storage\s+unit|locker)|(?:safe\s+|lock\s+)?combination(?:\s+code)?)")
+            r"|access|master|security|disarm|arming|host|meeting|verification|one-time|otp|sms|2fa|sim|parental|locker"
+            r"|pairing|voicemail)\s+code|(?:door\s+|gate\s+|front\s+gate\s+)?keypad(?:\s+code)?"
+            r"|code\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'-]+\s+){0,2}(?:door|gate|alarm|safe|lock"
+            r"|padlock|garage|building|house|storage\s+unit|locker|shed|cabinet|box)"
+            r"|(?:safe\s+|lock\s+)?combination(?:\s+code)?|alarm|padlock)")
 _PAIR_CUE = (r"(?:user(?:name)?\s*(?:/|and|&|\+)\s*pass(?:word)?|u/p|log\s?in|logon|sign[\s-]?in|credentials?|creds"
              r"|basic\s+auth|account)")
 
@@ -76,6 +85,7 @@ servers holder ring chain pair pairs exchange size sizes window cost costs price
 lifetime ttl scope scopes permission permissions list agent fingerprint reuse sharing strategy audit leak leaks
 breach sprawl scanning scanner detection cache mode flow grant grants level levels life refresh refreshes
 helper helpers option options setting settings flag flags env variable variable's file's card cards
+review reviews freeze base snippet snippets block blocks editor
 """)
 NEARBY_REACH = 80  # characters after a cue searched for an unmistakable password
 _NEARBY_CUE = re.compile(rf"(?<![\w/]){_PASSWORD_CUE}(?![\w/])|\b(?:requirepass|masterauth"
@@ -241,12 +251,35 @@ def _passphrases(line: str) -> list[Finding]:
             if value[:1] in "\"'`“" and len(strip_value(value).split()) >= 2:
                 found.append((PASSPHRASE, strip_value(value)))
             elif cue is not _PHRASE_CUE:
-                continue
+                if connected and (phrase := _words_as_password(line, start)):
+                    found.append((PASSPHRASE, phrase))
             elif looks_secret(value):
                 found.append((PASSPHRASE, strip_value(value)))
             elif connected and (words := _PHRASE_WORDS.match(line, start)) and _word_phrase(words.group(0)):
                 found.append((PASSPHRASE, words.group(0)))
     return found
+
+
+_HYPHENED_WORDS = re.compile(r"[a-z]{2,}(?:-[a-z]{2,}){2,11}(?:-\d{1,4})?(?![\w-])")
+_LOWER_WORDS = re.compile(r"[a-z]{2,}(?: [a-z]{2,}){3,11}(?=\s*(?:[.;!,)]?\s*$|[.;!]\s))")
+
+
+def _words_as_password(line: str, start: int) -> str:
+    """Words stated as a password after its name: joined by hyphens ('the wifi key is correct-horse-battery-staple'),
+    or four or more plain words ending the sentence after a colon ('Password for the shared drive: tiger lamp
+    ocean seven') — never a statement about it ('case-sensitive', 'changes every month at the office')."""
+    after_symbol = re.search(r"(?::|=|->|=>|→)\s*$", line[max(start - 40, 0):start]) is not None
+    match = _HYPHENED_WORDS.match(line, start) or (_LOWER_WORDS.match(line, start) if after_symbol else None)
+    phrase = match.group(0) if match else ""
+    words = re.split(r"[ -]", phrase)
+    if not phrase or any(word in _COMPOUND for word in words) or " " in phrase and _says_something(words):
+        return ""
+    return phrase if _word_phrase(phrase) else ""
+
+
+def _says_something(words: list[str]) -> bool:
+    """Plain words that make a sentence ('check the fridge note', 'ask the admin for it'), not a list of words."""
+    return words[0] in wordlist("imperatives") or any(word in wordlist("function-words") for word in words)
 
 
 def _word_phrase(phrase: str) -> bool:
@@ -271,16 +304,139 @@ def _strong_nearby(line: str) -> list[Finding]:
     """A value only a password looks like, later in the same sentence as a password's name or a login:
     'set the NAS pw to R3silio!Bkp', 'the wifi password was written on the fridge: BeachHouse2026',
     'he logs in to the bank with Castle#Gate2026', 'requirepass is set to Rds-Prod-Pw!4'."""
-    found = []
+    found, judged = [], {}  # each distinct token judged once: a line of cues repeats the same words
     for cue in _NEARBY_CUE.finditer(line):
         if _NEXT_WORD.match(line, cue.end()) and _NEXT_WORD.match(line, cue.end()).group(1).lower() in _COMPOUND:
             continue
         sentence = _SENTENCE_END.split(line[cue.end():cue.end() + NEARBY_REACH], maxsplit=1)[0]
-        found += [(PASSWORD, strip_value(token)) for token in sentence.split() if looks_unmistakable(token)]
+        for token in sentence.split():
+            if token not in judged:
+                judged[token] = looks_unmistakable(token)
+            if judged[token]:
+                found.append((PASSWORD, strip_value(token)))
     return found
+
+
+# Any word for a credential or for logging in: a password-shaped value in its sentence, before or after it, is
+# the credential ('My NAS credentials: maya, Gx7!pq2Lz.', 'I log into the router using Qw9#zt4Kp.',
+# 'Hm7$rv2Xq — that's my bank password.').
+_CREDENTIAL_WORD = re.compile(
+    r"(?<![\w/])(?:pass(?:word|wd|wort|code|phrase|key)s?|pass[\s-]word|pwd|pw|p/w|pins?|puk|codes?|keys?"
+    r"|secrets?|tokens?|credentials?|creds|log-?ins?|logons?|sign-?ins?|(?:log|sign)(?:s|ged|ging|ed|ing)?\s+"
+    r"(?:in|on)(?:to)?|unlock(?:s|ed|ing)?|auth(?:enticate[sd]?|enticating)?)(?![\w/])", _I)
+SHAPE_REACH = 80  # characters before and after a credential's word searched for a password-shaped value
+
+
+def _password_shaped_near(line: str) -> list[Finding]:
+    """A password-shaped value in the same sentence as a word for a credential, before or after it.
+
+    Tokens are judged first (each distinct one once) and only a password-shaped one looks for its cue, so a
+    long line full of credential words costs no more than one full of anything else.
+    """
+    found, shaped = [], {}
+    for token in re.finditer(r"\S{6,}", line):
+        value = token.group(0)
+        if value not in shaped:
+            shaped[value] = bool(re.search(r"\d", value)) and looks_password_shaped(value)
+        if shaped[value] and _cue_in_sentence(line, token.start(), token.end()):
+            found.append((PASSWORD, strip_value(value)))
+    return found
+
+
+def _cue_in_sentence(line: str, start: int, end: int) -> bool:
+    """A word for a credential within reach of `line[start:end]`, in its sentence, that is not the first half of
+    another noun ('login name', 'PIN pad', 'key fob')."""
+    before = _SENTENCE_END.split(line[max(start - SHAPE_REACH, 0):start])[-1]
+    after = _SENTENCE_END.split(line[end:end + SHAPE_REACH], maxsplit=1)[0]
+    for text in (before, after):
+        for cue in _CREDENTIAL_WORD.finditer(text):
+            word = _NEXT_WORD.match(text, cue.end())
+            if not (word and word.group(1).lower() in _COMPOUND):
+                return True
+    return False
+
+
+# Any word for what opens a door, a phone or a card with a number: a numeric code in its sentence, before or after
+# it, is that code ('9021 is my ATM PIN.', 'the front door keypad takes 2580', 'Phone unlocks with 845120',
+# 'PIN backup 2580', '4482 — that's the code for the storage unit'). "code" counts unless a public kind of code
+# names it ("zip code 10001", "error code 5003": text/data/public-codes.txt).
+_CODE_WORD = re.compile(
+    r"(?<![\w/])(?:pins?|puks?\d?|pass\s?codes?|combos?|combinations?|key\s?pads?|disarm(?:s|ed|ing)?|codes?"
+    r"|unlock(?:s|ed|ing)?(?:\s+(?:it|them|[\w'-]{1,30}|the\s+[\w'-]{1,30}|my\s+[\w'-]{1,30}))?"
+    r"\s+(?:with|using|by\s+\w{1,20}ing)|to\s+(?:unlock|get\s+in(?:to)?|let\s+\w{1,20}\s+in|buzz\s+in))(?![\w/])", _I)
+_KIND = re.compile(r"([\w'-]+)[\s-]+$")
+_NUMBER = re.compile(r"(?<![\w/.,:#$€£¥-])\d[\d -]{2,12}\d(?:[#*](?!\w))?(?![\w/.,:-]\w|%)")
+_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|for\s+example|for\s+instance|such\s+as|like|say)\s*$", _I)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+MAX_DIGITS = 10  # a PUK has 8, a phone's passcode up to 10; more is a meeting ID, a phone or an account number
+AROUND_A_NUMBER = 40  # characters each side of a number read to tell what it is
+LABEL_WORDS = 2  # words right before a number that may say what it is ('order no. 4111'; not 'Phone unlocks with')
+# A capitalised word or an acronym right before a number names it ('Room 2104', 'PR 4521', 'Flight SK 1415'),
+# unless it is the name of a code ('PIN 4827', 'Keypad: 2580') or says what to do with it ('Enter 8812').
+_A_NAME = re.compile(r"(?!(?i:pins?|puks?|pass\s?codes?|codes?|combos?|combinations?|key\s?pads?)\W*$)"
+                     r"(?:[A-Z][a-z]+|[A-Z]{2,5})")
+_CODE_VERBS = frozenset({"enter", "type", "dial", "press", "punch", "key", "tap", "input"})
+
+
+def _numeric_code_near(line: str) -> list[Finding]:
+    """A PIN or door code in the same sentence as a word for one, before or after it: 4 to 10 digits (or a
+    combination), not a year, an amount, a quantity, an example, an address or a number labelled otherwise.
+
+    The words for codes and the sentence ends are found once per line, so a long line costs one pass."""
+    cues = _code_words(line)
+    if not cues:
+        return []
+    breaks = [match.start() for match in _SENTENCE_END.finditer(line)]
+    found = []
+    for number in _NUMBER.finditer(line):
+        value = number.group(0).strip()
+        if not looks_numeric_code(value) or _YEAR.fullmatch(value) or sum(c.isdigit() for c in value) > MAX_DIGITS:
+            continue
+        if _cue_within_reach(cues, breaks, number.start(), number.end()) and not _other_number(line, number):
+            found.append((PIN, value.rstrip("#*")))
+    return found
+
+
+def _code_words(line: str) -> list[tuple[int, int]]:
+    """Where the words for codes are on `line`, minus first halves of other nouns ('PIN pad') and public kinds
+    of code ('zip code')."""
+    spans = []
+    for cue in _CODE_WORD.finditer(line):
+        word = _NEXT_WORD.match(line, cue.end())
+        kind = _KIND.search(line[max(cue.start() - 30, 0):cue.start()]) if cue.group(0).lower()[:4] == "code" else None
+        if not (word and word.group(1).lower() in _COMPOUND) and not (
+                kind and kind.group(1).lower() in wordlist("public-codes")):
+            spans.append((cue.start(), cue.end()))
+    return spans
+
+
+def _cue_within_reach(cues: list[tuple[int, int]], breaks: list[int], start: int, end: int) -> bool:
+    """The nearest cue before `start` or after `end` lies within SHAPE_REACH, with no sentence end between."""
+    index = bisect_left(cues, (start, start))
+    nearest = ([(cues[index - 1][1], start)] if index else []) + ([(end, cues[index][0])] if index < len(cues) else [])
+    for first, last in nearest:
+        if 0 <= last - first <= SHAPE_REACH and bisect_left(breaks, first) == bisect_left(breaks, last):
+            return True
+    return False
+
+
+def _other_number(line: str, number: re.Match[str]) -> bool:
+    """An example ('e.g. 123456'), a quantity ('4500 steps'), an address ('4471 Kungsgatan') or a number the
+    words before it label as something else ('order 4111', 'room 2104')."""
+    before = line[max(number.start() - AROUND_A_NUMBER, 0):number.start()]
+    after = line[number.end():number.end() + AROUND_A_NUMBER]
+    label = before.split()[-LABEL_WORDS:]
+    return bool(_EXAMPLE.search(before) or looks_quantity(number.group(0), after)
+                or re.match(r"\s+[A-Z][a-zäöüåéø]+\b(?!['’])", after) and number.start() > 0
+                or labelled_otherwise(" ".join(label)) or label and _names_a_number(label[-1]))
+
+
+def _names_a_number(word: str) -> bool:
+    """'Room', 'PR', 'Flight' before a number; not a verb saying what to do with it ('Enter 8812', 'Dial 4471')."""
+    return bool(_A_NAME.fullmatch(word)) and word.lower() not in wordlist("imperatives") | _CODE_VERBS
 
 
 _FINDERS: tuple[Callable[[str], list[Finding]], ...] = (
     _passphrases, _pairs, _password_values, _key_values, _pin_values, _values_before,
-    _spelled_passwords, _used_for_accounts, _strong_nearby,
+    _spelled_passwords, _used_for_accounts, _strong_nearby, _password_shaped_near, _numeric_code_near,
 )

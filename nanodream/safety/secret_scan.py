@@ -4,7 +4,8 @@ detect-secrets' detectors are used as plain string scanners: each plugin's `anal
 regular-expression match, so nothing touches files, global settings or the network (its optional
 verification step, which calls providers, is never invoked). A few gaps of detect-secrets 1.5.0 that
 matter for an agent's memory are filled here: current LLM-provider key formats, unquoted high-entropy
-tokens next to words like key/secret/token, and passwords stated in prose.
+tokens next to words like key/secret/token, and passwords stated in prose. A learned second opinion
+(second_opinion.py) adds the words it reads as credentials that no rule named.
 
 A hit names its rule and line, never the secret; the value is kept only so `redact` can replace it.
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from nanodream.safety import cards, credential_syntax, prose_secrets
+from nanodream.safety import cards, credential_syntax, prose_secrets, second_opinion
 from nanodream.safety.secret_values import entropy, is_reference
 
 REDACTED = "(redacted {rule})"
@@ -88,6 +89,15 @@ def redact(before: str | None, after: str) -> tuple[str, list[SecretHit]]:
     return "".join(line for line in lines if line is not None), hits
 
 
+def redacted(text: str) -> str:
+    """`text` as any view may show it: every credential the scanner finds replaced by a marker naming its rule.
+
+    The one function every view of history, every record and every message nanodream keeps goes through, so
+    they show what memory would (`show`, `why`, the page, MCP, run reports, quarantine, dead letters).
+    """
+    return redact(None, text)[0]
+
+
 def without_secrets(before: str | None, after: str) -> tuple[str, list[SecretHit]]:
     """`after` without the added lines that hold a secret (a private key: its whole block). What a refusing
     guard keeps: the rest of the file, untouched."""
@@ -145,6 +155,8 @@ def _scan_line(line: str) -> tuple[tuple[str, str], ...]:
     found.matches("Secret Keyword", _KEYWORD_TOKEN, _random_looking, group=1)
     for rule, value in (*cards.findings(line), *credential_syntax.findings(line), *prose_secrets.findings(line)):
         found.add(rule, value)
+    for value in second_opinion.secret_tokens(line):  # what only the learned model sees, under its own name
+        found.add(second_opinion.SECOND_OPINION, value)
     return tuple(found.found)
 
 

@@ -45,8 +45,10 @@ DEFAULT_PASSWORDS = frozenset({
 # Stems of the passwords people build from words, spelled with digits and symbols ("P@ssw0rd2026").
 _LEET = str.maketrans("@4310$5!7+", "aaeiosslit")
 _LEET_STEMS = re.compile(r"password|passwd|letmein|qwerty")
-# Product names: 1Password, iPhone15, PlayStation5, Windows11.
-_PRODUCT_NAME = re.compile(r"\d{0,2}[a-z]?[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,2}")
+# Product names: 1Password, iPhone15, PlayStation5, Windows11, Pixel8a, ThinkPadX1.
+_PRODUCT_NAME = re.compile(r"\d{0,2}[a-z]?[A-Z]?[a-z]+(?:[A-Z][a-z]+)*(?:[A-Z]?\d{0,2}[a-z]?)")
+# Model numbers: M404dn, RT-AX88U's AX88U, X1.
+_MODEL_NUMBER = re.compile(r"[A-Z]{1,3}\d{1,5}[a-z]{0,3}")
 MIN_LENGTH = 6
 
 
@@ -102,11 +104,60 @@ def looks_unmistakable(value: str) -> bool:
     near a password's name, nothing else looks like this. Model numbers (RT-AX88U) have no lower case, model
     names (claude-3-5-sonnet) only hyphens."""
     core = strip_value(value)
-    if _PRODUCT_NAME.fullmatch(core):
+    if _PRODUCT_NAME.fullmatch(core) or _MODEL_NUMBER.fullmatch(core):
         return False
     return len(core) >= MIN_LENGTH and looks_secret(core) and bool(
         re.search(r"[a-z]", core) and re.search(r"\d", core)
         and (re.search(r"[A-Z]", core) or re.search(r"\w[^\w\s-]+\w", core)))
+
+
+# What counts as a symbol in a password: not the separators names, versions and identifiers are joined with.
+_PASSWORD_SYMBOL = re.compile(r"[^\w\s.\-'/]")
+_VERSION_INSIDE = re.compile(r"\d\.\d")
+# A setting (m=64MiB, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), not a value.
+_NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+")
+# Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]'): quotes, or brackets that open and close.
+_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
+_NAME_PIECE = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z0-9]+|[a-z]+\d+|\d+[a-z]*")
+PASSWORD_SHAPE_LENGTH = 8
+PASSWORD_SHAPE_ENTROPY = 2.5  # bits per character: 'Aa1!Aa1!' repeats itself, 'Gx7!pq2Lz' does not
+
+
+def looks_password_shaped(value: str) -> bool:
+    """A value only a password is made like, whatever words stand around it: 8 or more characters (6 with all
+    four classes) mixing at least three of lower case, upper case, digit and symbol, with a symbol or digits in
+    two places, not repetitive, and no name, version, path, setting or identifier ('Gx7!pq2Lz', 'Qw9zt4Kp';
+    not 'Python3.11-slim', 'WPA2-Enterprise', 'iPhone15Pro', 'MayaL_1987', 'm=64MiB')."""
+    core = strip_value(value)
+    symbol = bool(_PASSWORD_SYMBOL.search(core))
+    classes = sum(bool(found) for found in (re.search(r"[a-z]", core), re.search(r"[A-Z]", core),
+                                             re.search(r"\d", core))) + symbol
+    long_enough = len(core) >= PASSWORD_SHAPE_LENGTH and classes >= 3 or len(core) >= MIN_LENGTH and classes == 4
+    if not long_enough or len(core) > 64 or not (symbol or len(re.findall(r"\d+", core)) >= 2):
+        return False
+    if (_VERSION_INSIDE.search(core) or _PRODUCT_NAME.fullmatch(core) or _TECH_NAME.fullmatch(core)
+            or _NOT_A_VALUE.fullmatch(core) or _MODEL_NUMBER.fullmatch(core) or _joined_names(core)
+            or _MARKUP.search(core)):
+        return False
+    return entropy(core) >= PASSWORD_SHAPE_ENTROPY and looks_secret(core)
+
+
+def _joined_names(core: str) -> bool:
+    """Names joined by hyphens, dots, slashes or underscores, each piece a word, an acronym or a number
+    ('WPA2-Enterprise', 'node18-alpine', 'feat/oauth2-PKCE-flow'): a product, a branch or a standard."""
+    pieces = [piece for piece in re.split(r"[-_./]", core) if piece]
+    return len(pieces) > 1 and all(_NAME_PIECE.fullmatch(piece) for piece in pieces)
+
+
+def could_be_a_secret(value: str) -> bool:
+    """Anything a credential could be, whatever stands around it: a default password, or a value `looks_secret`
+    passes that is no product or model name nor names joined by hyphens ('WPA2-Enterprise'). What the learned
+    second opinion weighs (second_opinion.py)."""
+    core = strip_value(value)
+    if looks_default(core):
+        return True
+    return (len(core) <= 128 and looks_secret(core) and not _PRODUCT_NAME.fullmatch(core)
+            and not _MODEL_NUMBER.fullmatch(core) and not _joined_names(core))
 
 
 def looks_default(value: str) -> bool:
@@ -129,7 +180,23 @@ def built_from_a_password_word(value: str) -> bool:
 
 def looks_numeric_code(value: str) -> bool:
     """A PIN, PUK or door code: 4 to 10 digits (or a combination like 19-42-07), maybe ending in # or *."""
-    return bool(re.fullmatch(r"\d{4,10}[#*]?|\d{1,4}(?:[-‐ ]\d{1,4}){1,3}", strip_value(value)))
+    core = strip_value(value)
+    if re.fullmatch(r"(?:19|20)\d\d-\d{1,2}(?:-\d{1,2})?", core):
+        return False  # a date
+    return bool(re.fullmatch(r"\d{4,10}[#*]?|\d{1,4}(?:[-‐ ]\d{1,4}){1,3}", core))
+
+
+# Units and counted things after a number: "4500 mAh", "1200 km", "3000 rpm", "2000 steps", "6 digits".
+_UNIT_AFTER = re.compile(
+    r"\s?(?:[kmgt]i?b|[kmgt]?hz|m?ah|[kmc]?m|kg|g|mg|lbs?|ml|l|w|kw|kwh|v|rpm|dpi|ppi|px|fps|ms|s|secs?|seconds?"
+    r"|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|eur|euros?|usd|dollars?|gbp|pounds?|sek|kr|yen"
+    r"|%|percent|digits?|chars?|characters?|bits?|bytes?|words?|steps?|calories|kcal|points?|pages?|people"
+    r"|users?|members?|items?|units?|pieces?|times|x)\b", re.IGNORECASE)
+
+
+def looks_quantity(number: str, after: str) -> bool:
+    """`number` counts or measures something: a unit or a counted noun follows it ('5000 mAh', '2000 steps')."""
+    return bool(number and _UNIT_AFTER.match(after))
 
 
 def looks_token(value: str, min_length: int = 10) -> bool:

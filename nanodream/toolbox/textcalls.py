@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nanodream import boundedjson
@@ -41,6 +42,12 @@ class TextCall:
     name: str
     arguments: str | dict[str, Any]  # a JSON object, or the raw text the model sent as arguments
     unreadable: str = ""
+    source: str = field(default="", compare=False)  # the text the call was read from (its block)
+
+    @property
+    def key(self) -> str:
+        """The call whatever syntax wrote it: its name and arguments as canonical JSON."""
+        return call_key(self.name, self.arguments)
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def read_calls(content: str) -> tuple[list[TextCall], str]:
     for finder in (_tagged, _function_tags, _fenced, _prefixed, _bare):
         found += finder(content, [(f.start, f.end) for f in found])
     found.sort(key=lambda f: f.start)
-    calls = [call for item in found for call in item.calls]
+    calls = [replace(call, source=content[item.start:item.end]) for item in found for call in item.calls]
     rest, last = [], 0
     for item in found:
         rest.append(content[last:item.start])
@@ -179,6 +186,79 @@ def _arguments(raw: Any) -> str | dict[str, Any]:
             return raw
         return value if isinstance(value, dict) else raw
     return json.dumps(raw)
+
+
+# quotations: calls the session was shown ---------------------------------------------------------------
+
+MAX_NESTED_TEXT = 3  # levels of JSON held in a JSON string ("arguments": "{…}") looked into for calls
+
+
+def call_key(name: str, arguments: str | dict[str, Any]) -> str:
+    """A call as canonical JSON: the same key whether it was written as a tag, a fence, a list or a wrapper."""
+    return json.dumps([name, _arguments(arguments)], sort_keys=True, ensure_ascii=False)
+
+
+class Quotations:
+    """Every call written in what a session was given: a written call that repeats one is quoted, not its own.
+
+    A model that echoes an instruction it found in the history ("I ignored this: ```json {…}```") writes the
+    call again, in the same syntax or another, maybe re-indented; what it never does is invent the same name
+    and the same arguments by itself. So a call counts as quoted when its name and arguments (canonical JSON)
+    equal those of a call found anywhere in the given text, or when its block's text occurs there.
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.keys: set[str] = set()
+        given = []
+        for text in texts:
+            given.append(_squeezed(text))
+            self.keys |= {call.key for call in mentioned_calls(text)}
+        self.text = "\n".join(given)
+
+    def holds(self, call: TextCall) -> bool:
+        source = _squeezed(call.source)
+        return call.key in self.keys or bool(source) and source in self.text
+
+
+def mentioned_calls(text: str, depth: int = 0) -> list[TextCall]:
+    """Every call-shaped value in `text`: the forms `read_calls` reads, and any JSON object or list at any depth,
+    and JSON held in a string inside one ("arguments": "{\\"name\\": …}")."""
+    calls = list(read_calls(text)[0])
+    for value in _json_documents(text):
+        for node in _nodes(value):
+            calls += _calls_in(node, lenient=True)
+            if isinstance(node, str) and "{" in node and depth < MAX_NESTED_TEXT:
+                calls += mentioned_calls(node, depth + 1)
+    return calls
+
+
+def _json_documents(text: str) -> Iterator[Any]:
+    """Each JSON object in `text`, outermost first; one that is not whole JSON is looked into at its next `{`."""
+    index = text.find("{")
+    while index != -1:
+        try:
+            value, end = boundedjson.raw_decode(text, index)
+        except ValueError:  # not JSON here, or deeper than any call: an object inside it is met at its own `{`
+            index = text.find("{", index + 1)
+            continue
+        yield value
+        index = text.find("{", end)
+
+
+def _nodes(value: Any) -> Iterator[Any]:
+    """`value` and everything inside it, without recursion (a deep document cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, dict):
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
 
 
 # text mode: what the system prompt teaches --------------------------------------------------------------

@@ -1,12 +1,13 @@
 """What `log`, `show` and the slash commands tell a person about memory commits: read-only and fast.
 
 Everything comes from the commit itself (the real diff and the trailers), never from anyone's memory of
-the run; the history entries a dream consumed are looked up in history.jsonl by the commit's cursor range.
+the run; the history entries a dream consumed are looked up in history.jsonl by the commit's cursor range and
+shown as memory would hold them: credentials redacted (`shown_entry`), for every view that lists them.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from nanodream.backlog.history import HistoryEntry, iter_after, read_from
@@ -79,8 +80,15 @@ def commit_detail(workspace: Workspace, ref: str | None = None) -> CommitDetail:
         commit = store.commit_info(store.resolve_commit(ref))
     detail = CommitDetail(**asdict(summarize(commit)), message=commit.message,
                           summary=message_summary(commit.message), diff=store.commit_diff(commit.sha))
-    detail.history_entries = [asdict(e) for e in consumed_entries(workspace, commit.trailers)]
+    detail.history_entries = [asdict(shown_entry(e)) for e in consumed_entries(workspace, commit.trailers)]
     return detail
+
+
+def shown_entry(entry: HistoryEntry) -> HistoryEntry:
+    """A history entry as a view may show it: what the secret guard would keep out of memory is redacted."""
+    from nanodream.safety.secret_scan import redacted  # detect-secrets: `log` and `status` read this module too
+
+    return replace(entry, content=redacted(entry.content))
 
 
 def consumed_entries(workspace: Workspace, trailers: Trailers) -> list[HistoryEntry]:

@@ -34,6 +34,7 @@ class Proposal(Declared):
     files: list[dict[str, Any]]
     state: str  # pending | conflicted
     reason: str = ""
+    held: str = ""  # what a run held back for a person, and why (run/holds.py); "" for an ordinary proposal
     source: str = field(default="", repr=False)  # the commit whose diff is the proposal (itself, or the original)
 
 
@@ -80,6 +81,37 @@ def pending_view(store: GitStore, only: str | None = None) -> dict[str, str | No
 def propose(store: GitStore, files: dict[str, bytes | None], message: str) -> str:
     """Add a proposal on top of the chain (or of HEAD); the branch, index and files are untouched."""
     return store.commit_on_ref(PENDING_REF, tip(store) or store.head_sha() or "HEAD", files, message)
+
+
+def propose_change(store: GitStore, change: Change, message: str) -> str | None:
+    """Add a proposal of `change` (path → (before, after)) laid on the chain's tip: the tip's files with what the
+    change adds, whatever the proposals before it changed there. A line that no longer fits goes at the end.
+
+    None when the tip already holds every line it adds (the same batch proposed again after a failed commit).
+    """
+    base = tip(store) or store.head_sha() or "HEAD"
+    files: dict[str, bytes | None] = {}
+    for path, (old, new) in change.items():
+        current = store.file_at(base, path)
+        if not set(_added(old, new)) - set((current or b"").splitlines()):
+            continue
+        done, conflicts = merged({path: current}, {path: (old, new)})
+        files[path] = _appended(current, old, new) if conflicts else done.get(path, current)
+    return store.commit_on_ref(PENDING_REF, base, files, message) if files else None
+
+
+def _added(old: bytes | None, new: bytes | None) -> list[bytes]:
+    had = set((old or b"").splitlines())
+    return [line for line in (new or b"").splitlines() if line not in had]
+
+
+def _appended(current: bytes | None, old: bytes | None, new: bytes | None) -> bytes | None:
+    """`current` with the lines `new` has and `old` had not, at its end."""
+    added = [line + b"\n" for line in _added(old, new)]
+    text = current or b""
+    if text and not text.endswith(b"\n"):
+        text += b"\n"
+    return text + b"".join(added)
 
 
 def change_of(store: GitStore, proposal: Proposal, only: str | None = None) -> Change:
@@ -142,7 +174,8 @@ def _proposal(store: GitStore, commit: MemoryCommit) -> Proposal:
     return Proposal(id=commit.sha[:8], sha=commit.sha, run_id=commit.trailers.get(Trailer.RUN), time=commit.time,
                     summary=commit.subject.removeprefix("dream: "),
                     files=[{"path": f.path, "added": f.added, "removed": f.removed} for f in stats],
-                    state="conflicted" if reason else "pending", reason=reason, source=source)
+                    state="conflicted" if reason else "pending", reason=reason, source=source,
+                    held=_trailer(commit.message, Trailer.HELD))
 
 
 def _trailer(message: str, name: str) -> str:

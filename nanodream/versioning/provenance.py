@@ -25,7 +25,7 @@ from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_key, fact_text
 from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore, LineOrigin
-from nanodream.versioning.logview import consumed_entries
+from nanodream.versioning.logview import consumed_entries, shown_entry
 from nanodream.vocab import Declared, count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, PathRefused, Workspace
 
@@ -144,7 +144,7 @@ def rank(entries: list[HistoryEntry], fact: str) -> list[HistoryEntry]:
 
 def _entry(entry: HistoryEntry) -> dict[str, Any]:
     return {"line": entry.line, "cursor": entry.cursor, "session_key": entry.session_key,
-            "timestamp": entry.timestamp, "text": entry.content}
+            "timestamp": entry.timestamp, "text": shown_entry(entry).content}
 
 
 def _locate(workspace: Workspace, query: str) -> tuple[str, int, str]:

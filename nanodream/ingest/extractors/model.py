@@ -20,7 +20,7 @@ from nanodream.ingest.extractors.base import Extraction, ExtractionFailed
 from nanodream.ingest.message import local
 from nanodream.prompting.prompt import HISTORY_FRAMING
 from nanodream.safety.injection import reveal_hidden
-from nanodream.safety.secret_scan import redact
+from nanodream.safety.secret_scan import redacted
 from nanodream.text.dates import MONTHS
 from nanodream.text.words import content_words
 from nanodream.vocab import ExitCode, Refused
@@ -70,7 +70,7 @@ def render_chunk(chunk: Chunk, zone: tzinfo, limit: int) -> str:
         text = message.text if len(message.text) <= limit else (
             f"{message.text[:limit]} … [{len(message.text) - limit} more characters not shown]")
         text = _QUOTE_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), reveal_hidden(text))
-        lines.append(f"[{when}{who}] {redact(None, text)[0]}")
+        lines.append(f"[{when}{who}] {redacted(text)}")
     lines.append("</transcript>")
     return "\n".join(lines)
 

@@ -1,0 +1,151 @@
+"""Lines held back for a person: a new line of a file a host loads that sends data away or keeps something from
+the user waits in the review lane instead of landing, whatever the run's review setting.
+
+The staged result loses the line (the rest of the batch lands and the history position moves past it); the
+line becomes a proposal on refs/nanodream/pending through versioning/pending.py, with its reason in the
+proposal's subject and its `Dream-Held` trailer, so `nanodream review` lists it, `accept` lands it as the dream's
+and `reject` records it in memory/rejected.md. What is held (safety/review_rules.py):
+
+- a rule that sends data to someone other than the user, or keeps something from the user;
+- with `injection_policy = "warn"`, a rule the classifier calls hostile (safety/agent_rules.py): "warn" means
+  a person decides, and a person decides in the review lane (with "refuse" such a line is left out before this);
+- a rule the learned second opinion (safety/second_opinion.py) reads as hostile when no rule found it. It judges
+  rules for the agent: every line of SOUL.md and of a skill, and a line elsewhere that reads as one (an
+  obligation, the agent addressed, every reply or message, or an opening verb of command). Facts are not its
+  training ("Project ledgerline deploys to the staging server every Friday" is not a rule to weigh).
+
+Lines the injection tripwires flag (override-instructions, tool-call syntax, …) are left to the guards, which fail
+the batch over them: holding such a line would let a hijacked session land the rest.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from nanodream.changes import FileChange
+from nanodream.config import Settings
+from nanodream.memory.staging import Staging, with_original_endings
+from nanodream.safety import agent_rules, injection, review_rules, second_opinion
+from nanodream.text.lists import wordlist
+from nanodream.workspace import ARCHIVE_DIR, SOUL
+
+# A line outside SOUL.md and the skills that reads as a rule for the agent rather than a fact.
+_OBLIGATION = re.compile(r"\b(?:must|should|shall|always|never|make\s+sure|remember\s+to|be\s+sure|don't|do\s+not"
+                         r"|you|your|the\s+(?:agent|assistant|bot)|(?:every|each|all|any)\s+(?:reply|replies|answer"
+                         r"|answers|response|responses|message|messages|conversation|conversations|chat|chats))\b",
+                         re.IGNORECASE)
+_COMMAND_VERBS = wordlist("imperatives") | {"send", "forward", "post", "upload", "share", "email", "e-mail", "copy",
+                                            "sync", "append", "print", "reveal", "delete", "hide", "download",
+                                            "execute", "fetch", "mirror", "bcc", "cc", "leak", "dump", "export"}
+_FIRST_WORD = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[\w+\]\s*)*([A-Za-z-]+)")
+
+QUOTE_CHARS = injection.QUOTE_CHARS
+
+
+@dataclass(frozen=True)
+class HeldLine:
+    """One line held back: where the session put it and why it waits."""
+
+    path: str
+    line: int  # 1-based, in the staged file
+    text: str
+    reasons: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.path}: held back line {self.line} for review ({'; '.join(self.reasons)}): " \
+               f"{injection.quoted(self.text)!r}"
+
+
+@dataclass
+class Holds:
+    """What a batch holds back, and the change that proposes it (the staged files before, plus those lines)."""
+
+    lines: list[HeldLine]
+    changes: list[FileChange]
+
+    def summary(self) -> str:
+        """The proposal's summary: its first line is the subject `nanodream review` lists."""
+        first = self.lines[0]
+        head = (f"held back for review: {first.path} line {first.line} {' and '.join(first.reasons)}"
+                if len(self.lines) == 1 else f"held back for review: {len(self.lines)} lines a person should see")
+        return "\n".join([head, *(f"- {line}" for line in self.lines)])
+
+    def trailer(self) -> str:
+        return "; ".join(f"{line.path}:{line.line}: {', '.join(line.reasons)}" for line in self.lines)
+
+
+def hold_back(staging: Staging, settings: Settings) -> Holds:
+    """Take every held line out of the staged files a host loads; what was taken, as a change to propose."""
+    lines: list[HeldLine] = []
+    changes: list[FileChange] = []
+    for path in staging.existing_paths():
+        before, text = staging.original.get(path), staging.read(path) or ""
+        if path.startswith(f"{ARCHIVE_DIR}/") or text == before:
+            continue  # the archive is never loaded by a host
+        held = _held_in(path, before, text, settings)
+        if not held:
+            continue
+        numbers = {line.line for line in held}
+        staged = text.splitlines(keepends=True)
+        kept = "".join(line for number, line in enumerate(staged, start=1) if number not in numbers)
+        # what is left of the edit may be only the blank line around what was taken out
+        staging.write(path, before if before is not None and _filled(kept) == _filled(before) else kept)
+        proposed = _with_only(before or "", staged, numbers)
+        raw_before = staging.on_disk.get(path)
+        changes.append(FileChange(path, raw_before, with_original_endings(raw_before, proposed)))
+        lines += held
+    return Holds(lines, changes)
+
+
+def _held_in(path: str, before: str | None, text: str, settings: Settings) -> list[HeldLine]:
+    existing = set((before or "").splitlines())
+    held = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line in existing or not line.strip() or _tripwire(line):
+            continue
+        why = reasons(line, settings, path)
+        if why:
+            held.append(HeldLine(path, number, line, tuple(why)))
+    return held
+
+
+def _tripwire(line: str) -> bool:
+    return any(hit.rule not in injection.AGENT_RULES for hit in injection.scan_line(line))
+
+
+def reasons(line: str, settings: Settings, path: str = SOUL) -> list[str]:
+    """Why a new line of `path` waits for a person; empty when it may land."""
+    found = review_rules.reasons(line)
+    if settings.injection_policy == "warn":
+        found += [f"an agent rule ({kind})" for kind in agent_rules.classify(line)]
+    if not found and _a_rule(path, line) and (score := second_opinion.hostile_rule(line)) is not None:
+        found.append(f"the second opinion reads it as a hostile rule ({score:.2f})")
+    return found
+
+
+def _a_rule(path: str, line: str) -> bool:
+    """A line that is a rule for the agent: all of SOUL.md and the skills, and commands and obligations elsewhere."""
+    if path == SOUL or path.startswith("skills/"):
+        return True
+    first = _FIRST_WORD.match(line)
+    return bool(_OBLIGATION.search(line) or first and first.group(1).lower() in _COMMAND_VERBS)
+
+
+def _with_only(before: str, staged: list[str], numbers: set[int]) -> str:
+    """`before` with only the staged lines numbered `numbers` added, each where the session put it."""
+    old = before.splitlines(keepends=True)
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=old, b=staged, autojunk=False)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        out += old[a1:a2]  # every line of before stays, whatever else the session changed
+        added = [staged[index] for index in range(b1, b2) if index + 1 in numbers] if tag != "equal" else []
+        if added and out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out += [line if line.endswith("\n") else line + "\n" for line in added]
+    return "".join(out)
+
+
+def _filled(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip()]

@@ -195,7 +195,8 @@ def test_hypotheses_come_apart_from_facts_and_never_as_hits(memory):
     guessed = {hit.text: hit.evidence for hit in report.related_hypotheses}
     assert guessed == {"Prefers answers with deploy commands spelled out": 2, "Probably deploys on Mondays": 1}
     assert all(hit.file == "USER.md" and hit.line > 0 for hit in report.related_hypotheses)
-    assert set(report.to_json()) == {"hits", "related_hypotheses"}
+    assert set(report.to_json()) == {"hits", "related_hypotheses", "as_of", "commit"}
+    assert report.to_json()["as_of"] is None and report.to_json()["commit"] is None  # today's memory
     assert set(report.to_json()["related_hypotheses"][0]) == {"text", "file", "line", "heading", "score", "until",
                                                                "evidence"}
     one = api.recall(memory, "Mondays", k=1)

@@ -94,7 +94,8 @@ def history_turns(path: Path) -> list[Turn]:
 
     if not path.is_file():
         return []
-    return [Turn(item.content, item.session_key or "", "", entry_day(item.timestamp)) for item in read_from(path)
+    real = path.resolve()  # a corpus file, not a workspace's: the packaged corpus is a link in a checkout
+    return [Turn(item.content, item.session_key or "", "", entry_day(item.timestamp)) for item in read_from(real)
             if isinstance(item, HistoryEntry)]
 
 

@@ -64,6 +64,9 @@ class Settings:
     review: str = "off"  # off | all (`review = true`) | soul: changes wait on refs/nanodream/pending (docs/review.md)
     mcp_write: bool = False  # `nanodream mcp` lists its write tools (dream, accept, restore, …) as --allow-write does
     ingest_chunk_tokens: int = 1500  # transcript tokens per history entry `nanodream ingest` writes (docs/ingest.md)
+    # insights (docs/insights.md): the phases after the consolidation, and how many new insights a run may propose
+    phases: tuple[str, ...] = ("reflect", "re-evaluate", "connect")
+    max_insights: int = 3
 
     @property
     def offline(self) -> bool:
@@ -89,6 +92,8 @@ def coerce_setting(name: str, value: Any, source: str) -> Any:
     if value is None or (isinstance(value, str) and value == "" and "None" in kind):
         return None
     try:
+        if kind.startswith("tuple"):
+            return _names(value)
         if kind.startswith("bool"):
             return _boolean(value)
         if kind.startswith("int"):
@@ -101,8 +106,18 @@ def coerce_setting(name: str, value: Any, source: str) -> Any:
             raise ValueError
         return value
     except (TypeError, ValueError, OverflowError):
-        wanted = {"int": "a whole number", "float": "a number"}.get(kind.split(" ")[0], kind.split(" ")[0])
+        wanted = {"int": "a whole number", "float": "a number", "tuple[str,": "a list of names"}.get(
+            kind.split(" ")[0], kind.split(" ")[0])
         raise ConfigError(f"{source}: {name} must be {wanted}, got {value!r}") from None
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A TOML list of strings, or its spelling in a variable or flag: names separated by commas."""
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value)
+    raise ValueError
 
 
 def _whole_number(value: Any) -> int:
@@ -170,7 +185,14 @@ def settings_table(table: dict[str, Any], source: str) -> dict[str, Any]:
     unknown = sorted(set(table) - set(_FIELDS))
     if unknown:
         raise ConfigError(f"{source}: {unknown_names(unknown, _FIELDS)}")
+    for name, kind, wanted in _TOML_ONLY:  # a file has real lists and integers: their spelling as text is a mistake
+        if name in table and (not isinstance(table[name], kind) or isinstance(table[name], bool)):
+            raise ConfigError(f"{source}: {name} must be {wanted}, got {table[name]!r}")
     return {name: coerce_setting(name, value, source) for name, value in table.items()}
+
+
+_TOML_ONLY = (("max_insights", int, "a whole number from 1 to 50"),
+              ("phases", list, "a list of reflect, re-evaluate, connect"))
 
 
 def unknown_names(unknown: list[str], known: tuple[str, ...] | list[str], noun: str = "key") -> str:
@@ -274,6 +296,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "timeout": (0, DAY, False), "retry_backoff": (0, 3_600, True), "host_wait": (0, 7 * DAY, True),
     "host_poll": (0, 3_600, False), "max_cost": (0, 10**9, True),
     "max_shrink_ratio": (0, 1, False), "pressure_ratio": (0, 1, False), "ingest_chunk_tokens": (0, 10**9, False),
+    "max_insights": (1, 50, True),
 }
 
 
@@ -311,8 +334,12 @@ def _validate(settings: Settings) -> None:
     for name, allowed in POLICY_CHOICES.items():
         if getattr(settings, name) not in allowed:
             raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {getattr(settings, name)!r}")
+    unknown = [phase for phase in settings.phases if phase not in PHASES]
+    if unknown or len(set(settings.phases)) != len(settings.phases):
+        raise ConfigError(f"phases must list some of {', '.join(PHASES)} (each once); got {list(settings.phases)!r}")
 
 
+PHASES = ("reflect", "re-evaluate", "connect")  # after the consolidation, in this order (docs/insights.md)
 POLICY_CHOICES = {
     "secret_policy": ("refuse", "redact"),
     "injection_policy": ("refuse", "warn"),

@@ -158,10 +158,19 @@ def render_run(report: RunReport) -> str:
         lines.insert(0, f"{head} {count_entries(report.entries)} of history consumed; {spend}.")
         if report.reason:
             lines.append(report.reason)
+    return "\n".join(lines + _next_steps(report))
+
+
+def _next_steps(report: RunReport) -> list[str]:
+    """Where to look next: the last commit, and apart from it the insights the run proposed or changed."""
+    lines = []
     if report.commits:
         lines.append(f"\nSee a change with `/dream-log {report.commits[-1][:8]}`; "
                      f"undo it with `/dream-restore {report.commits[-1][:8]}`.")
-    return "\n".join(lines)
+    if report.insights:  # connections, never facts: said apart from what the dream filed
+        shown = ", ".join(f"`{item['name']}` ({item['change']})" for item in report.insights)
+        lines.append(f"\n_Insights (not memory; `nanodream insights` to decide):_ {shown}")
+    return lines
 
 
 # /dream-log -----------------------------------------------------------------------------------------

@@ -7,11 +7,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.backlog.deadletters import in_file, load_dead_letters
-from nanodream.backlog.history import Position, Survey, read_cursor, survey
+from nanodream.backlog.history import Position, Survey, read_cursor
 from nanodream.backlog.position import resume
 from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
+from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
 from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
@@ -53,6 +55,7 @@ class Status(Declared):
     # active lines naming the old value of a replaced fact: {"file", "line", "text", "fact", "changed_on",
     # "replaced_by", "message"} (run/cascade.py), newest change first
     out_of_date: list[dict[str, Any]] = field(default_factory=list)
+    insights: dict[str, int] = field(default_factory=dict)  # status → how many (docs/insights.md), and "broken"
     # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
     git_ignored: list[dict[str, str]] = field(default_factory=list)
     linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
@@ -67,7 +70,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     resumed = resume(workspace)
     # When no place in a rewritten history can be trusted, any line of it may be unread: count them all.
     start = Position() if resumed.needs_person else resumed.position
-    backlog = survey(workspace.history_file, start, settings.max_cursor_jump)
+    backlog = survey_of(workspace, start, settings.max_cursor_jump, keep=False)
     store = GitStore(workspace)
     sha = subject = None
     if store.exists:
@@ -93,7 +96,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         anomalies=[a.message for a in backlog.anomalies[:LATEST_NOTABLE]] + (records[-1].anomalies if records else []),
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
-        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace),
+        {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace), insights=tally(workspace),
         out_of_date=[item.to_dict() for item in out_of_date(workspace)],
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
         linked_skills=workspace.linked_skills(),

@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import Enum, IntEnum, StrEnum
 from functools import cache
 from typing import Any
@@ -155,7 +155,7 @@ def json_keys(cls: type) -> list[tuple[str, str]]:
 
 def as_json(value: Any) -> Any:
     """`value` as the JSON it is declared to be: dataclasses by their fields and shape, containers item by item,
-    enums as their value, times as ISO 8601; anything else as it is (json.dumps says the rest)."""
+    enums as their value, times and days as ISO 8601; anything else as it is (json.dumps says the rest)."""
     if is_dataclass(value) and not isinstance(value, type):
         return _object_json(value)
     if isinstance(value, list | tuple):
@@ -166,6 +166,8 @@ def as_json(value: Any) -> Any:
         return value.value
     if isinstance(value, datetime):
         return value.isoformat(timespec="seconds")
+    if isinstance(value, date):
+        return value.isoformat()
     return value
 
 
@@ -227,6 +229,12 @@ def count(number: int, noun: str, plural: str = "") -> str:
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
+def by_language(counts: dict[str, int]) -> str:
+    """'3 messages in zh, 1 in de': the person's messages the rules left for a model, by language (most first)."""
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{count(n, 'message') if i == 0 else n} in {lang}" for i, (lang, n) in enumerate(ranked))
+
+
 def numbered(noun: str, names: Sequence[object], plural: str = "") -> str:
     """'line 4', 'lines 4, 9', 'argument path': things named one by one, with the noun agreeing."""
     return f"{noun if len(names) == 1 else plural or noun + 's'} {', '.join(map(str, names))}"
@@ -281,6 +289,7 @@ class RunRecord(Declared):
     requests: int = 0  # model requests, all batches together
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
+    phases: dict[str, Any] | None = None  # the insight phases: notes, their own tokens and cost, commit, insights
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord | None:
@@ -316,6 +325,9 @@ class Trailer(StrEnum):
     RESTORE_MODE = "Dream-Restore-Mode"
     ACCEPTED = "Dream-Accepted"  # a review proposal landed on the branch: its history was consumed when proposed
     CONFLICT = "Dream-Conflict"  # a pending proposal that no longer applies, and why
+    INSIGHT = "Dream-Insight"  # an insight a person decided on: NAME DECISION
+    INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
+    INSIGHT_COST = "Dream-Insight-Cost"
     HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
 
 

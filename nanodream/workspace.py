@@ -21,7 +21,7 @@ PROTECTED_PATHS = ("nanodream.toml", "memory/history.jsonl")
 PROTECTED_DIRS = ("prompts",)
 
 # Tracked by the workspace's git repository; everything else (history, cursor, state) is ignored.
-TRACKED_PATTERNS = (SOUL, USER, MEMORY, "memory/archive/", "memory/rejected.md", "skills/",
+TRACKED_PATTERNS = (SOUL, USER, MEMORY, "memory/archive/", "memory/rejected.md", "memory/insights/", "skills/",
                     "prompts/", "nanodream.toml", ".gitignore")
 # Facts still true but no longer hot, moved out of memory/MEMORY.md under pressure: tracked, never loaded by default.
 ARCHIVE_DIR = "memory/archive"
@@ -31,6 +31,10 @@ ARCHIVE_PATH = re.compile(r"^memory/archive/\d{4}-\d{2}\.md\Z")
 # Facts a person undid or rejected (see rejected.py): tracked, written by restore, never by the dream's tools.
 REJECTED_FILE = "memory/rejected.md"
 REJECTED_RULE = "!/memory/rejected.md"
+# Connections a run proposed between what it learned and what was known (nanodream/insights/): tracked like the
+# archive, never loaded by hosts as facts, never counted against a file's cap.
+INSIGHTS_DIR = "memory/insights"
+INSIGHTS_RULE = "!/memory/insights/"
 ARCHIVE_INTRO = ("Facts no longer hot, moved out of memory/MEMORY.md to keep it under its cap, and facts no longer "
                  "true, each marked with the day it stopped being true (until) and what replaced it. Not loaded by "
                  "default; searchable, and in git.")
@@ -50,6 +54,7 @@ GITIGNORE = """\
 !/memory/MEMORY.md
 !/memory/archive/
 !/memory/rejected.md
+!/memory/insights/
 !/skills/
 !/prompts/
 """

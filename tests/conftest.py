@@ -70,8 +70,10 @@ def git(ws: Workspace, *args: str) -> str:
 
 
 def llm_settings(server: ScriptedServer, **overrides) -> Settings:
+    """A model on the scripted server. Its script answers the consolidation: connect's own conversation after it
+    is left out unless a test asks for it (phases=...), as tests/test_insight_connect.py does."""
     values = dict(model="openai/scripted-model", api_base=server.url, api_key="test-key", max_retries=2,
-                  retry_backoff=0.0, timeout=5.0)
+                  retry_backoff=0.0, timeout=5.0, phases=("reflect", "re-evaluate"))
     values.update(overrides)
     return Settings(**values)
 

@@ -20,14 +20,13 @@ FLOORS: list[set[str]] = [
     {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
     {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only
-    {"memory"},  # staging, journal, the transaction, the door
+    {"memory", "retrieval"},  # staging, journal, the transaction, the door; recall, today's and as of a date (git)
     {"toolbox"},  # the dream's tools over a staged copy
     {"prompting"},
     {"engines"},
-    {"ingest"},  # transcripts into history: one more writer, which a run calls first
+    {"ingest", "insights"},  # transcripts into history, a writer a run calls first; insight records and phases
     {"run"},  # one dream: batches, sessions, guards
     {"edits"},  # a person's changes: restore, review, forget, pin, prompt
-    {"retrieval"},  # recall; eval scores answers with it
     {"scheduling", "evaluation"},
     {"status", "fleet"},
     {"api"},  # one function per action, typed reports

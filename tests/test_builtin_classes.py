@@ -136,3 +136,24 @@ def test_a_procedure_told_once_or_twice_in_one_session_stays_a_fact(tmp_path: Pa
     assert not (drained.workspace.root / "skills" / "reindex-search-cluster").exists()
     assert drained.read(MEMORY).count("make reindex") == 1
     assert parse_untitled_procedure("To be honest: it was fine.") is None
+
+
+# lines memory never keeps ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("[durable] Which database should the events table use?", "a question"),
+    ("[durable] Key technical concepts:", "a heading"),
+    ("[durable] The agno framework has a Knowledge class that manages inserting content into vector databases and",
+     "a fragment"),
+    ("[permanent] User wants you to do a research on that.", "addressed to the agent"),
+    ("[permanent] User keeps notes in `~/notes/daily.md`.", "code"),
+])
+def test_a_tagged_line_of_a_kind_memory_never_keeps_is_declined_with_its_reason(tmp_path, line, kind):
+    kept = "[durable] The mobile app ships every second Tuesday."
+    drained = bare_workspace(tmp_path, [f"{line}\n{kept}"])
+    text = drained.all_text()
+    assert "ships every second Tuesday" in text
+    assert line.split("] ", 1)[1].rstrip(".?:")[:30] not in text
+    [batch] = [b for report in drained.reports for b in report.batches]
+    assert f"not filed: {kind}" in batch.summary

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -255,3 +258,25 @@ def test_an_engine_that_cannot_start_is_reported(workspace):
     report = run_dream(workspace, Settings(model="openai/unused"), engine_factory=missing)
     assert report.outcome == "failed" and "cannot start engine" in report.reason and "mcp" in report.reason
     assert read_cursor(workspace.cursor_file) == 0
+
+
+def test_a_session_with_tools_never_imports_the_mcp_sdk(workspace):
+    """litellm's first call with tools looks for MCP tools to run through its gateway, importing the MCP SDK
+    (+244 modules); nanodream's tools are plain functions, so a run never pays it (a fresh interpreter)."""
+    three_entries(workspace)
+    code = (
+        "import sys\n"
+        "from nanodream.config import Settings\n"
+        "from nanodream.run.dream import run_dream\n"
+        "from nanodream.workspace import Workspace\n"
+        "from tests.scripted_server import ScriptedServer, call, final\n"
+        "steps = [call('edit_file', path='USER.md', old_text='## Preferences\\n',\n"
+        "              new_text='## Preferences\\n\\n- Prefers concise answers.\\n'), final('Filed a preference')]\n"
+        "with ScriptedServer(steps) as server:\n"
+        "    settings = Settings(model='openai/scripted', api_base=server.url, api_key='k', max_retries=0)\n"
+        f"    report = run_dream(Workspace.at({str(workspace.root)!r}), settings)\n"
+        "print(report.outcome, len(server.requests), 'mcp' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.split() == ["committed", "2", "False"], out.stderr[-2000:]

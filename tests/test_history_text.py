@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
+from nanodream.backlog import history
 from nanodream.backlog.history import MAX_LINE_BYTES, RAW_LIMIT, drop_skip_lines, read_from, survey, tagged_lines
 from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.position import Position, position_file
@@ -176,7 +177,7 @@ def test_a_line_over_the_limit_is_a_dead_letter_read_in_bounded_chunks(workspace
     huge = json.dumps(entry(2, "[durable] " + "x" * (MAX_LINE_BYTES + 10)))
     write_history(workspace, [entry(1, "[durable] Uses Go"), huge, entry(3, "[durable] Uses Rust")])
     largest = []
-    real_open = type(workspace.history_file).open
+    real_open = history.open_binary
 
     class Watched:
         def __init__(self, handle):
@@ -200,9 +201,7 @@ def test_a_line_over_the_limit_is_a_dead_letter_read_in_bounded_chunks(workspace
             largest.append(len(data))
             return data
 
-    monkeypatch.setattr(type(workspace.history_file), "open",
-                        lambda self, *a, **k: Watched(real_open(self, *a, **k)) if self.name == "history.jsonl"
-                        else real_open(self, *a, **k))
+    monkeypatch.setattr(history, "open_binary", lambda path: Watched(real_open(path)))  # the reader's only door
     found = survey(workspace.history_file, Position(), 1000)
     assert found.pending == 2
     [letter] = found.dead_letters

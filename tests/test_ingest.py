@@ -251,7 +251,7 @@ def test_configured_roles_leave_the_assistant_out(workspace, tmp_path):
 def test_chunks_follow_the_token_budget_and_each_message_lands_in_exactly_one_entry(workspace, tmp_path):
     path = tmp_path / "long.jsonl"
     cities = [f"Town{n:02d}" for n in range(30)]
-    chat(path, [("user", f"I visited {city} with my brother last summer and loved the old harbour there.")
+    chat(path, [("user", f"I visit {city} with my brother every summer and love the old harbour there.")
                 for city in cities])
     workspace.config_file.write_text("ingest_chunk_tokens = 120\n")
     report = api.ingest(workspace.root, [path])

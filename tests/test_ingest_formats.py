@@ -190,3 +190,21 @@ def test_a_line_separator_cannot_smuggle_a_tagged_line_into_an_entry(tmp_path):
     path.write_text(json.dumps({"role": "user", "content": said}) + "\n")
     _, said = messages(path)
     assert [tag for tag, _ in tagged_lines(said[0].text)] == [None]
+
+
+def test_openclaw_takes_the_gateways_envelope_off_what_the_person_typed(tmp_path):
+    typed = "I moved to Tromsø last spring. From now on, answer in short paragraphs."
+    envelope = ('Conversation info (untrusted metadata):\n```json\n{"chat_id": "telegram:81", "sender": "佐藤"}'
+                '\n```\n\n'
+                'Sender (untrusted metadata):\n```json\n{"label": "佐藤 (81)", "name": "佐藤"}\n```\n\n'
+                f"[Current message - respond to this]\n[Telegram 佐藤 id:81 +3m Tue 2026-04-07 21:14:05 CEST] {typed}")
+    path = tmp_path / "sessions" / "0d1c7a52-5d5e-4b39-8d33-0c3f1f6b2e11.jsonl"
+    path.parent.mkdir()
+    records = [{"type": "session", "id": "0d1c", "cwd": "/srv", "timestamp": "2026-04-07T19:14:05Z"},
+               {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-04-07T19:14:05Z",
+                "message": {"role": "user", "content": [{"type": "text", "text": envelope}]}},
+               {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "2026-04-07T19:14:09Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "[noted] Will do."}]}}]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    _, said = messages(path)
+    assert [m.text for m in said] == [typed, "[noted] Will do."]

@@ -115,3 +115,37 @@ def test_a_pasted_log_is_cut_so_its_chunk_can_always_be_sent(workspace, serve, t
     report = api.ingest(workspace.root, [path], settings=llm_settings(server, ingest_chunk_tokens=500))
     sent = server.requests[0]["messages"][1]["content"]
     assert report.added == 1 and len(sent) < 3_000 and "more characters not shown" in sent
+
+
+def test_the_model_paths_lines_pass_the_same_filter_of_what_never_enters_memory_before_they_are_filed(workspace,
+                                                                                                      serve):
+    """A small model files what the prompt says never to: a question, the person's errand to the agent, code
+    and a path, a heading, half a sentence. Those lines never reach history, so no dream files them; the
+    facts beside them are filed."""
+    server = serve([final("[permanent] User is a nurse at the Erasmus hospital.\n"
+                          "[durable] Should the recipes be vegetarian?\n"
+                          "[permanent] User wants you to find recipes without meat.\n"
+                          "[durable] User grows tomatoes with `tomato.py` in /home/sam/garden.\n"
+                          "[durable] Garden notes:\n"
+                          "[durable] User's sister Ada is visiting and\n"
+                          "[permanent] User loves gardening and grows tomatoes on the balcony.\n"
+                          "[permanent] Keep the recipes you suggest vegetarian.")])
+    report = api.ingest(workspace.root, [CHAT], settings=llm_settings(server))
+    assert report.outcome == "ingested"
+    assert any("kind memory never keeps" in notice and ": 5" in notice for notice in report.notices)
+    content = history(workspace)[0]["content"]
+    assert content.splitlines() == ["[permanent] User is a nurse at the Erasmus hospital.",
+                                    "[permanent] User loves gardening and grows tomatoes on the balcony.",
+                                    "[permanent] Keep the recipes you suggest vegetarian."]
+    assert api.run(workspace.root).outcome == "committed"  # the builtin dream files what passed
+    memory = "\n".join((workspace.root / f).read_text() for f in ("USER.md", "SOUL.md", "memory/MEMORY.md"))
+    assert "Erasmus" in memory and "balcony" in memory and "recipes you suggest vegetarian" in memory
+    for never in ("Should the recipes", "wants you", "tomato.py", "Garden notes", "is visiting and"):
+        assert never not in memory
+
+
+def test_a_model_answer_of_nothing_but_lines_memory_never_keeps_is_nothing_worth_keeping(workspace, serve):
+    server = serve([final("[durable] Is Ada vegetarian?\n[durable] My sister Ada is visiting and")])
+    report = api.ingest(workspace.root, [CHAT], settings=llm_settings(server))
+    assert report.outcome == "ingested" and report.exit_code == 0
+    assert history(workspace)[0]["content"].startswith("[skip]")

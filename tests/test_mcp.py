@@ -27,9 +27,10 @@ from tests.conftest import entry, git, snapshot, write_history
 from tests.mcp_client import McpClient, mcp_server, server_parameters, text
 from tests.test_json import documented
 
-READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals"]
+READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals",
+              "insights_list", "insight_get"]
 WRITE_TOOLS = ["dream_run", "dream_accept", "dream_reject", "dream_restore", "memory_pin", "memory_forget",
-               "hypothesis_resolve"]
+               "hypothesis_resolve", "insight_resolve", "insights_run"]
 HYPOTHESIS = "- Prefers deploy notes as bullet lists <!-- hypothesis: 2 -->"
 SKILL = "---\nname: deploy\ndescription: Ship the API.\n---\n\n1. docker compose up -d\n"
 
@@ -102,7 +103,7 @@ def test_schemas_come_from_the_typed_signatures(client):
     assert recall["required"] == ["query"]
     assert recall["properties"]["k"].items() >= {"minimum": 1, "maximum": 50, "default": 5}.items()
     kinds = tools["memory_log"].input_schema["properties"]["kind"]["anyOf"][0]["enum"]
-    assert kinds == ["dream", "manual", "restore"]
+    assert kinds == ["dream", "manual", "restore", "insights"]
     assert tools["memory_status"].input_schema["properties"] == {}
 
 

@@ -13,7 +13,7 @@ from nanodream.config import Settings
 from nanodream.run import batch as batch_module
 from nanodream.run.dream import run_dream
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
-from nanodream.run.pipeline import BEGIN, END, PASSES, diagram, rewrite
+from nanodream.run.pipeline import BATCH_PASSES, BEGIN, END, PASSES, diagram, rewrite
 from nanodream.run.records import read_records
 from tests.conftest import entry, snapshot, write_history
 
@@ -42,9 +42,9 @@ def test_each_pass_is_named_once_and_the_consolidation_ends_by_landing_its_commi
 
 def _with(monkeypatch: pytest.MonkeyPatch, extra: Pass, before: str) -> None:
     """The declared list with `extra` inserted before the pass named `before`: adding a pass is one entry."""
-    passes = batch_module.PASSES
+    passes = batch_module.BATCH_PASSES
     at = [each.name for each in passes].index(before)
-    monkeypatch.setattr(batch_module, "PASSES", (*passes[:at], extra, *passes[at:]))
+    monkeypatch.setattr(batch_module, "BATCH_PASSES", (*passes[:at], extra, *passes[at:]))
 
 
 def test_a_pass_added_to_the_list_runs_at_its_place_over_the_staged_result(workspace, monkeypatch):
@@ -68,9 +68,10 @@ def test_a_pass_that_fails_the_batch_is_the_last_to_run_and_nothing_lands(worksp
     write_history(workspace, [entry(1, f"[durable] {FACT}")])
     before = snapshot(workspace)
     ran: list[str] = []
-    steps = {each.name: each for each in PASSES}
-    monkeypatch.setattr(batch_module, "PASSES", tuple(
-        replace(each, step=lambda work, each=each: (ran.append(each.name), each.step(work))[1]) for each in PASSES))
+    steps = {each.name: each for each in BATCH_PASSES}
+    watched = tuple(replace(each, step=lambda work, each=each: (ran.append(each.name), each.step(work))[1])
+                    for each in BATCH_PASSES)
+    monkeypatch.setattr(batch_module, "BATCH_PASSES", watched)
     _with(monkeypatch, Pass("refuse", "tests", "refuses", lambda work: PassResult(failure="refused by a test")),
           before="guards")
 

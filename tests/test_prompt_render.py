@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -15,11 +16,13 @@ from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings, load_settings
+from nanodream.memory.staging import Staging
 from nanodream.memory.transaction import ensure_repository
 from nanodream.prompting import signals
-from nanodream.prompting.prompt import NothingToSend, render_next_request
+from nanodream.prompting.prompt import NothingToSend, render_next_request, render_skills
 from nanodream.prompting.prompt_override import builtin_prompt
 from nanodream.run.dream import run_dream
+from nanodream.toolbox.limits import ToolLimits
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.conftest import entry, llm_settings, snapshot, write_history
@@ -69,7 +72,8 @@ def test_example_request_shows_every_signal(example):
     assert "## memory/MEMORY.md (340/24000 chars)" in user
     assert "- memory/MEMORY.md: all lines 14d" in user
     assert "weekly-report — Compile Maya's" in user
-    assert "weekly-report — Compile Maya's" in user and "[639/12000 chars · 6 steps]" in user
+    assert "weekly-report — Compile Maya's" in user and "[639 · 6]" in user
+    assert "[chars · steps], at most 12000 chars each)" in user  # the cap once, not on every skill
     # how old a skill is and how much it is used are signals, which change with the day; the index does not
     assert "weekly-report 14d, used 1× in 30d, last 2026-10-10" in user  # #36 names the weekly report
     # the release procedure is told in two sessions (#11 and #47): the evidence for a skill
@@ -174,7 +178,7 @@ def test_near_cap_and_thin_skill_marks_reach_the_model(workspace):
     commit_at(workspace, "2026-10-10T12:00:00Z")
     user = render_next_request(workspace, Settings(max_file_chars=1000), tidy=True).user
     assert "## memory/MEMORY.md (920/1000 chars — near cap: merge and prune first)" in user
-    assert "- deploy — Deploy it [" in user and "1 step · THIN: expand or merge]" in user
+    assert "- deploy — Deploy it [" in user and " · 1 · THIN: expand or merge]" in user
     assert "days since changed, and use: deploy 5d" in user
 
 
@@ -248,3 +252,29 @@ def test_text_mode_appends_the_tools_to_whichever_prompt_is_active(workspace):
     system = render_next_request(workspace, Settings(model="openai/x", tool_mode="text")).system
     assert system.startswith("Consolidate the history, tersely.") and system.rstrip().endswith(part)
     assert part not in render_next_request(workspace, Settings(model="builtin", tool_mode="text")).system
+
+
+def test_skills_index_costs_little_per_skill_and_is_bounded(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    scaffold(ws.root)
+    body = ("1. Run `make step` in the project folder and wait until it prints its summary\n"
+            "2. Check the output against the expected figures in the release notes\n"
+            "3. Write down the result in the team's log, with the date and who ran it\n")
+    for number in range(400):
+        folder = ws.root / "skills" / f"skill-{number:04d}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: skill-{number:04d}\ndescription: Procedure {number}\n---\n\n"
+                                         f"{body}", encoding="utf-8")
+    settings = Settings()
+    limits = ToolLimits.from_settings(settings)
+    found = signals.compute_signals(Staging(ws), None, GitStore(ws), settings, limits=limits)
+    few = replace(found, skills=found.skills[:10])
+    ten = render_skills(few)
+    per_skill = (len(ten.encode()) - len(ten.split("\n", 1)[0])) / 10
+    assert per_skill <= 45 and "12000" not in ten.split("\n", 1)[1]  # name, description, [chars · steps]
+    bounded = render_skills(found, budget=2_000)
+    lines = bounded.split("\n")
+    assert len(bounded) <= 2_000 + len(lines[0]) + len(lines[-1]) + 2
+    assert lines[-1].startswith(f"(and {400 - (len(lines) - 2)} more") and "list_skills" in lines[-1]
+    assert render_skills(found) == "\n".join([lines[0], *(f"- {s.name} — {s.description} [{s.size.chars} · 3]"
+                                                            for s in found.skills)])

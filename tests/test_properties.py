@@ -239,3 +239,48 @@ def test_any_tool_call_is_answered_and_staging_stays_inside_the_allowlist(calls)
     for path in box.staging.current:
         assert path in CORE_FILES or ALLOWED_SKILL.fullmatch(path), path
     assert all(refusal.blocking == (refusal.tool in WRITERS) for refusal in box.refusals)
+
+
+def cursor_upgrade_reference(path: Path, cursor: int) -> tuple[int, int, int]:
+    """(offset, line, cursor) of the upgrade from `.dream_cursor`, line by line: stop before the first entry whose
+    cursor is above `cursor`; the cursor is that of the last entry before it."""
+    offset = line = last = 0
+    data = path.read_bytes()
+    pieces = [piece + b"\n" for piece in data.split(b"\n")[:-1]] + ([data.rsplit(b"\n", 1)[-1]] if data else [])
+    for number, raw in enumerate(filter(None, pieces), start=1):
+        entry = parse_line(raw) if raw.strip() else None
+        if entry is not None and entry.cursor > cursor:
+            break
+        offset, line, last = offset + len(raw), number, entry.cursor if entry is not None else last
+    return offset, line, last or cursor
+
+
+usual_lines = st.one_of(
+    st.builds(lambda c: json.dumps({"cursor": c, "timestamp": "2026-10-01 10:00", "content": "x"}).encode(),
+              st.integers(1, 60)),
+    st.builds(lambda c, d: b'{"cursor": %d, "timestamp": "t", "content": "y", "cursor": %d}' % (c, d),
+              st.integers(1, 60), st.integers(1, 60)),
+    st.builds(lambda c: b'{"cursor": %d, "timestamp": 5, "content": "not an entry"}' % c, st.integers(1, 60)),
+    st.builds(lambda c: b'{"cursor": %d, "timestamp": "t", "content": "\\"cursor\\""}' % c, st.integers(1, 60)),
+    malformed_lines,
+)
+
+
+@PROPERTY
+@given(st.lists(usual_lines, max_size=30), st.integers(min_value=1, max_value=61), st.booleans(),
+       st.sampled_from([8, 64, 1024]))
+def test_the_upgrade_from_a_cursor_passes_over_blocks_exactly_where_reading_every_line_would_stop(
+        lines, cursor, trailing_newline, block):
+    from nanodream.backlog import position as module
+
+    path = materialise(lines, trailing_newline)
+    try:
+        with_blocks = module._FAST_BLOCK
+        module._FAST_BLOCK = block
+        try:
+            found = from_cursor(path, cursor)
+        finally:
+            module._FAST_BLOCK = with_blocks
+        assert (found.offset, found.line, found.cursor) == cursor_upgrade_reference(path, cursor)
+    finally:
+        path.unlink()

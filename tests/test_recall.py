@@ -73,6 +73,37 @@ def test_a_paraphrased_question_finds_the_line_in_any_inflection(memory, questio
     assert expected in hits[0].text, [h.text for h in hits]
 
 
+CJK_USER = """# User
+
+## Preferences
+- 使用者偏好用繁體中文寫作業，先討論再動手。
+- 東京に住んでいて、毎朝コーヒーを飲みます。
+- 서울에서 일하고 주말에는 등산을 좋아해요.
+- Prefers concise answers in British English.
+"""
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("繁體中文", "繁體中文"), ("先討論", "先討論"), ("他住在哪裡？東京", "東京"), ("コーヒー", "コーヒー"),
+    ("서울", "서울"), ("등산", "등산"),
+])
+def test_chinese_japanese_and_korean_words_are_found_without_spaces_between_them(workspace, question, expected):
+    (workspace.root / "USER.md").write_text(CJK_USER, encoding="utf-8")
+    hits = nanodream.recall(workspace, question, k=1)
+    assert hits and expected in hits[0].text, question
+    assert nanodream.recall(workspace, "British English", k=1)[0].text.startswith("Prefers concise")
+
+
+def test_the_raw_baseline_finds_cjk_words_too():
+    from nanodream.retrieval.documents import Document
+    from nanodream.retrieval.index import Index
+
+    turns = ["我住在台北，平常用繁體中文。", "I live in Taipei.", "週末は京都で写真を撮ります。"]
+    index = Index.build([Document(t, "s", n, "", t) for n, t in enumerate(turns, start=1)])
+    assert index.search("繁體中文", 1)[0][0].text == turns[0]
+    assert index.search("京都", 1)[0][0].text == turns[2]
+
+
 def test_a_hit_says_where_the_line_is_and_under_which_headings(memory):
     [hit] = nanodream.recall(memory, "staging cluster", k=1)
     assert hit.file == "memory/MEMORY.md"
@@ -195,7 +226,7 @@ def test_hypotheses_come_apart_from_facts_and_never_as_hits(memory):
     guessed = {hit.text: hit.evidence for hit in report.related_hypotheses}
     assert guessed == {"Prefers answers with deploy commands spelled out": 2, "Probably deploys on Mondays": 1}
     assert all(hit.file == "USER.md" and hit.line > 0 for hit in report.related_hypotheses)
-    assert set(report.to_json()) == {"hits", "related_hypotheses", "as_of", "commit"}
+    assert set(report.to_json()) == {"hits", "related_hypotheses", "related_insights", "as_of", "commit"}
     assert report.to_json()["as_of"] is None and report.to_json()["commit"] is None  # today's memory
     assert set(report.to_json()["related_hypotheses"][0]) == {"text", "file", "line", "heading", "score", "until",
                                                                "evidence"}

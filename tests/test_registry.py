@@ -4,6 +4,7 @@ reference page all come from that declaration."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, TypedDict, Unpack
 
 from nanodream.backlog.history import Batch
 from nanodream.config import Settings
@@ -99,3 +100,48 @@ def test_typed_results_say_what_happened_without_parsing_prose(workspace):
 
 def test_the_tool_reference_page_is_generated_from_the_declarations():
     assert DOCS.read_text(encoding="utf-8") == TOOLS.markdown() + "\n", "regenerate: python -m nanodream.toolbox.tools"
+
+
+class Pair(TypedDict):
+    left: str
+    weight: float
+
+
+class Fields(TypedDict):
+    label: str
+    pairs: list[Pair]
+
+
+def test_a_typed_tool_declares_numbers_enums_lists_and_records_and_checks_their_kinds(workspace):
+    registry = TOOLS.copy()
+
+    @registry.tool()
+    def rate(box: ToolBox, score: float, mood: Literal["calm", "loud"], **fields: Unpack[Fields]) -> ToolResult:
+        """Rate something.
+
+        score: 0 to 1
+        """
+        return ToolResult("rated", (score, mood, fields))
+
+    tool = registry.get("rate")
+    assert [p.name for p in tool.parameters] == ["score", "mood", "label", "pairs"]  # a record spreads into its keys
+    properties = tool.schema()["function"]["parameters"]["properties"]
+    assert properties["score"] == {"type": "number", "description": "0 to 1"}
+    assert properties["mood"] == {"type": "string", "enum": ["calm", "loud"]}
+    assert properties["pairs"] == {"type": "array", "items": {
+        "type": "object", "properties": {"left": {"type": "string"}, "weight": {"type": "number"}},
+        "required": ["left", "weight"]}}
+    box = box_for(workspace, registry)
+    good = box.dispatch("rate", {"score": 0.5, "mood": "calm", "label": "x", "pairs": [{"left": "a", "weight": 1}]})
+    assert good.ok and good.value[2]["label"] == "x"
+    refused = box.dispatch("rate", {"score": 0.5, "mood": "calm", "label": "x", "pairs": "a, b"})
+    assert refused.error == "invalid" and "'pairs'" in refused.text and "expects a list" in refused.text
+    assert not box.dispatch("rate", {"score": True, "mood": "calm", "label": "x", "pairs": []}).ok
+
+
+def test_connects_tool_reference_page_is_generated_from_its_declarations():
+    from nanodream.insights.tools import CONNECT_TOOLS
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "insight-tools.md"
+    expected = CONNECT_TOOLS.markdown("connect's tools", "nanodream.insights.tools", "docs/insight-tools.md")
+    assert page.read_text(encoding="utf-8") == expected + "\n", "regenerate: python -m nanodream.insights.tools"

@@ -171,3 +171,48 @@ def test_a_failed_sessions_transcript_is_kept_too_and_keep_zero_keeps_none(works
     kept.unlink()
     run_dream(workspace, fake(keep_transcripts=0), engine_factory=NoteEngine())
     assert list_transcripts(workspace) == []
+
+
+AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+GITHUB_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+
+
+def scanned_texts(monkeypatch) -> list[str]:
+    """Every text the transcripts' secret scan is given, from now on."""
+    from nanodream.run import transcripts
+
+    seen: list[str] = []
+    original = transcripts.secret_scan.redact
+    monkeypatch.setattr(transcripts.secret_scan, "redact", lambda before, text: seen.append(text) or original(
+        before, text))
+    return seen
+
+
+def test_a_transcript_scans_what_the_model_and_the_batch_added_not_the_memory_files_in_git(workspace, monkeypatch):
+    memory = workspace.root / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text() + f"- The example key in the docs is {AWS_KEY}.\n")
+    git(workspace, "add", "memory/MEMORY.md")
+    git(workspace, "-c", "user.name=me", "-c", "user.email=me@x", "commit", "-qm", "a key the person committed")
+    write_history(workspace, [entry(1, f"[durable] The CI token is {GITHUB_TOKEN} for now.")])
+    seen = scanned_texts(monkeypatch)
+    run_dream(workspace, fake(), engine_factory=NoteEngine())
+
+    [kept] = list_transcripts(workspace)
+    text = kept.read_text()
+    assert GITHUB_TOKEN not in text and "redacted GitHub Token" in text  # the batch is scanned
+    assert any("noted 1..1" in scanned for scanned in seen)  # and the model's words
+    assert not any(AWS_KEY in scanned for scanned in seen)  # the file in git is not scanned again
+    assert AWS_KEY in text
+
+
+def test_a_file_edited_while_a_run_goes_on_is_scanned_in_the_next_transcript(workspace):
+    eight_entries(workspace)
+    user = workspace.root / "USER.md"
+
+    def edit(batch: int) -> None:
+        if batch == 0:  # the host writes USER.md by hand during the first session
+            user.write_text(user.read_text() + f"- Deploy key {AWS_KEY}.\n")
+
+    run_dream(workspace, fake(max_batches=2), engine_factory=NoteEngine(during=edit))
+    second = list_transcripts(workspace)[-1].read_text()
+    assert "- Deploy key (redacted AWS Access Key)." in second and AWS_KEY not in second

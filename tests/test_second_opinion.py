@@ -52,6 +52,22 @@ def test_facts_and_ordinary_rules_are_not_weighed_as_hostile(workspace):
     assert report.batches[0].proposal is None and report.batches[0].warnings == [], report.batches[0].warnings
 
 
+STYLE_RULES = ["Keep your answers short, no more than three sentences.",
+               "Always put the severity in capitals at the top of each write-up.",
+               "Keep each summary under five bullet points and put the verdict first.",
+               "Never open an answer with a compliment; start with the result.",
+               "Always end a code review with a one-line verdict at the bottom."]
+
+
+def test_rules_about_the_shape_of_answers_land_whatever_the_model_scores(workspace):
+    """The model weighs only rules that name someone, somewhere or what to tell: a style rule is not its call."""
+    write_history(workspace, [entry(1, "\n".join(f"[permanent] {rule}" for rule in STYLE_RULES))])
+    report = run_dream(workspace, Settings(model="builtin"))
+    assert report.batches[0].proposal is None, report.batches[0].warnings
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert [rule for rule in STYLE_RULES if rule.rstrip(".") not in soul] == []
+
+
 def test_a_password_with_no_word_for_it_nearby_is_redacted_by_the_second_opinion():
     hits = secret_scan.scan_added(None, NO_CUE_WORD)
     assert [hit.rule for hit in hits] == [SECOND_OPINION]
@@ -61,6 +77,7 @@ def test_a_password_with_no_word_for_it_nearby_is_redacted_by_the_second_opinion
 
 def test_it_redacts_only_password_shaped_words_whatever_the_model_says():
     for line in ("The PIN pad on the iPhone15Pro is broken.", "Signed in as @maya_dev42 on Mastodon.",
+                 "Said in the session telegram:7 on Monday.", "Her Discord tag is maya:1234.",
                  "Her login name is MayaL_1987.", "Argon2 password hashing uses m=64MiB and t=3."):
         assert second_opinion.secret_tokens(line) == [], line
 

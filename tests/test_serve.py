@@ -305,3 +305,45 @@ def test_the_memory_view_shows_today_or_any_day_and_pins_and_forgets_per_line(wo
 
         browser.get(server.url + "/memory?as_of=last+spring")
         assert "not a date" in browser.find_element(By.ID, "memory-problem").text
+
+
+def test_the_insights_page_shows_each_connection_with_its_sources_and_takes_a_decision(workspace, browser, shots):
+    import json as jsonlib
+
+    from selenium.webdriver.common.by import By
+
+    from tests.gitdates import commit_at
+
+    decision = "Decided to host the billing service on Hetzner in Falkenstein."
+    archive = workspace.root / "memory/archive/2026-03.md"
+    archive.parent.mkdir()
+    archive.write_text(f"# Archive 2026-03\n\n## Infrastructure (archived 2026-03-04)\n- {decision}\n")
+    commit_at(workspace, "2026-03-04T12:00:00Z", "archive")
+    write_history(workspace, [entry(1, "[durable] The Hetzner bill doubled after the load balancer went live.",
+                                    "telegram:7")])
+    run_dream(workspace, Settings())
+    [name] = [p.stem for p in (workspace.root / "memory/insights").glob("*.md")]
+    with PageServer(workspace) as running:
+        browser.get(running.url + "/")
+        browser.find_element(By.ID, "insights-link").click()
+        card = browser.find_element(By.ID, f"insight-{name}")
+        assert "proposed" in card.text and decision in card.text and "session:telegram:7" in card.text
+        browser.save_screenshot(str(shots / "insights.png"))
+        card.find_element(By.NAME, "note").send_keys("the bill is about hosting")
+        card.find_element(By.CSS_SELECTOR, "button.promote").click()
+        assert f"{name}: proposed → promoted" in browser.find_element(By.ID, "note").text
+        last = jsonlib.loads(workspace.history_file.read_text().splitlines()[-1])
+        assert last["session_key"] == f"insight:{name}"
+        card = browser.find_element(By.ID, f"insight-{name}")
+        assert "promoted: the bill is about hosting" in card.text
+        card.find_element(By.CSS_SELECTOR, "button.reject").click()
+        assert f"{name}: promoted → rejected" in browser.find_element(By.ID, "note").text
+        assert browser.find_element(By.ID, "no-insights")  # out of view
+        head, before = git(workspace, "rev-parse", "HEAD"), snapshot(workspace)
+        page = httpx.get(running.url + f"/commit/{head}")  # any page with a form hands out the session's token
+        token = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        evil = httpx.post(running.url + f"/insight/{name}/reinforce", data={"csrf": token},
+                          cookies={"nanodream_session": page.cookies["nanodream_session"]},
+                          headers={"Origin": "http://evil.example"})
+        assert evil.status_code == 403 and git(workspace, "rev-parse", "HEAD") == head
+        assert snapshot(workspace) == before

@@ -32,7 +32,7 @@ def dream(workspace, *entries: dict) -> str:
     append_history(workspace, *entries)
     report = run_dream(workspace, Settings(model="builtin"))
     assert report.outcome == "committed", report.reason
-    return git(workspace, "log", "-1", "--format=%B")
+    return git(workspace, "log", "-1", "--format=%B", report.commits[-1])  # the dream's (insights commit apart)
 
 
 def read(workspace, name: str) -> str:

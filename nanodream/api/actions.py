@@ -34,6 +34,8 @@ from nanodream.api.reports import (
     HypothesesReport,
     ImportedScenario,
     InitReport,
+    InsightReport,
+    InsightsReport,
     LocomoReport,
     LogReport,
     MemoryAsOf,
@@ -43,6 +45,7 @@ from nanodream.api.reports import (
     ProposalsReport,
     QuarantineReport,
     RecallReport,
+    ReflectReport,
     RenderedReport,
     Reviewable,
     ReviewQueue,
@@ -64,6 +67,7 @@ if TYPE_CHECKING:
     from nanodream.config import Settings
     from nanodream.edits.forget import ForgetReport, Target
     from nanodream.edits.hypotheses import DecisionReport
+    from nanodream.edits.insights import InsightDecisionReport
     from nanodream.edits.pin import PinReport
     from nanodream.edits.prompt import PromptInitReport, PromptResetReport
     from nanodream.edits.restore import RestoreReport
@@ -314,21 +318,27 @@ def show(where: WorkspaceLike, ref: str | None = None) -> ShowReport:
 @action()
 def why(where: WorkspaceLike, query: str) -> WhyAnswer:
     """Answer for `FILE:LINE` or for the memory line holding `query`; nothing matching is refused (exit 1)."""
+    from nanodream.insights.edges import citing_line
+    from nanodream.insights.shelf import read_shelf
     from nanodream.versioning.provenance import NotFound
     from nanodream.versioning.provenance import why as explain
 
     workspace = workspace_at(where)
     try:
-        return WhyAnswer(answer=explain(workspace, query))
+        answer = explain(workspace, query)
     except NotFound as exc:
         raise Refused(str(exc)) from None
+    answer.insights = citing_line(read_shelf(workspace).insights, answer.file, answer.text)
+    return WhyAnswer(answer=answer)
 
 
 @action(lambda query, **_: {"query": query})
 def recall(where: WorkspaceLike, query: str, k: int = 5, as_of: date | str | None = None) -> RecallReport:
-    """Best matches first, up to `k` facts and `k` hypotheses; `as_of` (YYYY-MM-DD) asks memory as it stood on
-    that day: the last commit by its end (committer date, the workspace's time zone) and the replaced facts true
-    then. A date that is not one, or the `recall` extra missing, is refused (exit 2)."""
+    """Best matches first, up to `k` facts and `k` hypotheses, and the insights the question touches; `as_of`
+    (YYYY-MM-DD) asks memory as it stood on that day: the last commit by its end (committer date, the workspace's
+    time zone) and the replaced facts true then (insights are today's connections, so none are given then). A
+    date that is not one, or the `recall` extra missing, is refused (exit 2)."""
+    from nanodream.insights.related import related
     from nanodream.retrieval.api import RecallUnavailable, recall_apart, recall_as_of
 
     workspace = workspace_at(where)
@@ -336,7 +346,8 @@ def recall(where: WorkspaceLike, query: str, k: int = 5, as_of: date | str | Non
     try:
         if day is None:
             hits, hypotheses = recall_apart(workspace, query, k)
-            return RecallReport(query=query, hits=hits, related_hypotheses=hypotheses)
+            return RecallReport(query=query, hits=hits, related_hypotheses=hypotheses,
+                                related_insights=related(workspace, query, k))
         hits, hypotheses, taken = recall_as_of(workspace, query, day, k, _zone(workspace))
     except RecallUnavailable as exc:
         raise Refused(str(exc), exit_code=ExitCode.USAGE) from None
@@ -509,6 +520,80 @@ def resolve_hypothesis(where: WorkspaceLike, line: str | int, decision: str) -> 
     from nanodream.edits.hypotheses import resolve
 
     return resolve(workspace_at(where), line, decision)
+
+
+# insights ---------------------------------------------------------------------------------------------------
+
+
+@action()
+def insights(where: WorkspaceLike, status: str | None = None, limit: int | None = None) -> InsightsReport:
+    """The insights in view (every status but rejected), or those of `status`, by name; changes nothing.
+
+    An unknown status is refused (exit 2); a file that does not parse is listed apart in `broken`.
+    """
+    from nanodream.insights.records import STATUSES
+    from nanodream.insights.shelf import read_shelf
+
+    if status is not None and status not in STATUSES:
+        raise Refused(f"unknown status {status!r}; choose one of {', '.join(STATUSES)}", exit_code=ExitCode.USAGE)
+    shelf = read_shelf(workspace_at(where))
+    return InsightsReport(insights=shelf.shown(status)[:limit], broken=shelf.broken)
+
+
+@action()
+def insight(where: WorkspaceLike, name: str) -> InsightReport:
+    """One insight by name; an unknown name is refused (exit 2) naming the insights there are."""
+    from nanodream.insights.shelf import read_shelf
+
+    shelf = read_shelf(workspace_at(where))
+    found = shelf.get(name)
+    if found is None:
+        broken = next((b for b in shelf.broken if b.path.endswith(f"/{name}.md")), None)
+        if broken is not None:
+            raise Refused(f"{broken.path} cannot be read: {broken.problem}", exit_code=ExitCode.USAGE)
+        known = ", ".join(item.name for item in shelf.insights[:10]) or "none yet"
+        raise Refused(f"no insight named {name!r} (insights: {known})", "`nanodream insights list` lists them",
+                      ExitCode.USAGE)
+    return InsightReport(insight=found)
+
+
+@action(lambda name, decision, **_: {"name": name, "decision": decision})
+def decide_insight(where: WorkspaceLike, name: str, decision: str, note: str = "") -> InsightDecisionReport:
+    """A decision on one insight — reinforce, stale, reject or promote — as one commit; `promote` appends one
+    history entry (session_key `insight:<name>`) for the next dream to judge, and writes no fact."""
+    from nanodream.edits.insights import decide
+
+    workspace = workspace_at(where)
+    return decide(workspace, settings_for(workspace), name, decision, note)
+
+
+@action(_run_blank)
+def insights_run(where: WorkspaceLike, phases: list[str] | None = None, max_insights: int | None = None, *,
+                 options: RunOptions | None = None) -> RunReport:
+    """A run with these insight phases and `max_insights` (the settings' when None): the backlog first, as any
+    run does, then the phases; with an empty backlog the tidy pass, then connect explores old material."""
+    from nanodream.run.context import RunOptions
+
+    workspace = workspace_at(where)
+    overrides = {"phases": None if phases is None else ",".join(phases), "max_insights": max_insights}
+    settings = settings_for(workspace, overrides)
+    return run(workspace, settings, options or RunOptions(trigger="mcp", allow_empty=True))
+
+
+@action()
+def reflect(where: WorkspaceLike) -> ReflectReport:
+    """Memory's health without a model: lines near their archive date, lines that disagree, decisions waiting,
+    dead letters (what a run's reflect phase hands connect); changes nothing."""
+    from nanodream.insights.reflect import reflect as look
+    from nanodream.insights.shelf import read_shelf
+    from nanodream.run import confirmations
+
+    workspace = workspace_at(where)
+    settings = settings_for(workspace)
+    restated = confirmations.load(workspace)
+    found = look(workspace, read_shelf(workspace), settings.archive_after_days,
+                 lambda line: restated.get(confirmations.line_key(line)))
+    return ReflectReport(reflection=found)
 
 
 @action()

@@ -71,9 +71,20 @@ pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json
 sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its prompt
 cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts sessions
 kept out of memory and why (`{fact, reason}`, from the no-op check); `unconfirmed` what sessions' summaries claim
-that their diffs do not show; `batches` one object per batch (below). `run -o FILE` writes this same object to
-FILE (YAML when FILE ends in `.yaml`/`.yml`); `quarantine retry LINE --json` prints it too.""", (
+that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases after the
+consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their tokens,
+cost and requests are not in the run's totals. `insights` the insight records this run proposed or changed (each
+as `insights show --json` prints it, plus `change`: `proposed | reinforced | stale | followed`), each with its
+`sources` as edges (`{ref, reason, weight, relation}`); `back_edges` maps each ref those insights cite to every
+insight citing it (`{insight, status, relation, weight, reason}`, rejected ones left out) ([insights.md](
+insights.md)). `run -o FILE` writes this same object to FILE (YAML when FILE ends in `.yaml`/`.yml`); `quarantine
+retry LINE --json` prints it too.""", (
         Keys("Keys:", "RunReport"),
+        Keys("Keys of `phases`:", "PhaseOutcome", """\
+`phases`: `ran` the phases that read something, in order; `notes` one line per phase (what it did, or
+`connect: skipped (…)` and why); `reflection` what reflect found (as `reflect --json` prints it); `insights` and
+`back_edges` as above; `tokens_in`, `tokens_out`, `cached_tokens`, `cost`, `requests` what connect's conversation
+spent, apart; `commit` the insights commit (`null` when nothing changed); `diff` a dry run's."""),
         Keys("Keys of a batch:", "BatchOutcome", """\
 Each of `batches`: `changes` are lines like `USER.md: modified (+1 -0)`, `warnings` non-blocking guard
 findings and the lines the batch left out (`memory/MEMORY.md: left out line 4: Password; …`, `SOUL.md: left
@@ -99,7 +110,10 @@ last_pass, interrupted, error}`: each configured `[[ingest]]` source by its `pat
 `read_files` of `files_now`, `bytes_read`, `messages`, `pending_files` whose size changed since, `last_read`,
 `error`, and `files`: up to 100 per-file watermarks `{path, format, offset, size, line, messages, read_at}`, most
 recently read first), the last pass that wrote (a line of `.nanodream/ingest/passes.jsonl`) or `null`, and
-whether an interrupted pass waits to be finished ([ingest.md](ingest.md)). `git_ignored` lists what the
+whether an interrupted pass waits to be finished ([ingest.md](ingest.md)). `insights` counts the records in
+`memory/insights/` by status (`proposed`, `reinforced`, `stale`, `rejected`, `promoted`, and `broken` for a file
+without a status to read); a run record's `phases` holds the insight phases' own tokens, cost, requests and
+commit, apart from the consolidation's ([insights.md](insights.md)). `git_ignored` lists what the
 workspace's repository configures that would make git run a program — `{key, origin, runs}`, e.g.
 `{"key": "core.fsmonitor", "origin": ".git/config", "runs": "a file-system monitor"}` or a hook
 `{"key": ".git/hooks/pre-commit", …}` — none of which nanodream ever runs ([SECURITY.md](../SECURITY.md));
@@ -114,7 +128,9 @@ busy | blocked`; a path named on the command line that is missing or not a trans
 exit 2 and nothing appended. `added` entries were appended (a dry run: would be), with cursors `cursors`
 `[first, last]` (`null` when none); `entries` lists the first 200 as `{cursor, timestamp, session_key,
 content}` (`cursor` is `null` in a dry run); `messages` new messages were taken in, `duplicates` were read
-again and recognised, `left_out` were of roles the source does not take or nanodream's own; `sources` one
+again and recognised, `left_out` were of roles the source does not take or nanodream's own; `for_model`
+counts the person's messages the builtin rules left whole for a model because of their language, by ISO 639-1
+code (`{"zh": 3, "de": 1}`; `{}` with a model extractor or when every message was English); `sources` one
 object per source (below); `extractor` is `builtin` or the model; `tokens_in`, `tokens_out`, `cost` what the
 model extraction spent; `recovered` what finishing an interrupted pass did; `notices` one line each.""", (
         Keys("Keys:", "IngestReport"),
@@ -125,7 +141,8 @@ model extraction spent; `recovered` what finishing an interrupted pass did; `not
     Section("`log --json`", """\
 The memory commits, newest first, each in the shape below.
 
-- `kind`: `dream | manual | restore | init | other`.
+- `kind`: `dream | manual | restore | insights | init | other` (`insights`: a run's insight phases or a decision
+  on an insight, [insights.md](insights.md)).
 - `files`: `{path, added, removed}` from the diff; `added` and `removed` both `null` for a binary file.
 - `history` (`{first, last}`: the host's cursor range), `lines` (`{first, last}`: the lines of history.jsonl
   consumed; `null` for dreams made before positions), `tokens` (`{in, out, cached}`), `run`, `model`: `null` for
@@ -188,7 +205,9 @@ afterwards (proposal objects as above), `reason`, `hint`, `exit_code`."""),
   `replaced_by` what replaced it (`null` and `""` for a current line); `replaced` the facts this line replaced
   (archive lines naming it as their successor: `{text, since, until, file, line}`); `first_written` for a
   replaced line the commit that first wrote the fact (`{commit, time}`), `null` otherwise. For a replaced line
-  `commit`, `time` and `entries` are those of the dream that archived it.""",
+  `commit`, `time` and `entries` are those of the dream that archived it.
+- `insights`: the insights citing the line (`{insight, status, relation, weight, reason}`; rejected ones left
+  out), read off the records: nothing is written next to the line ([insights.md](insights.md)).""",
             (Keys("Keys:", "WhyAnswer"),)),
     Section("`prompt --json`", """\
 The active prompt: `source` (`built-in` or `prompts/dream.md`), the `path` it is read from, its size and `text`;
@@ -225,6 +244,31 @@ reached the threshold) | `stale` | `rejected` (`after` is null; the fact is reco
 no hypothesis, or several (`candidates` lists their refs in the API's report), and an unknown decision are
 refused with exit 2 and nothing written; busy (75) and blocked (78) as every writer. On the command line a
 refusal prints `{"error", "exit_code"}`.""", (Keys("Keys:", "DecisionReport"),)),
+    Section("`insights --json` (and `insights list --json`)", """\
+A list of the insights in view (every status but `rejected`; `--status S` for one status), by name, each as the
+record `memory/insights/<name>.md` holds it ([insights.md](insights.md)): its nine front matter keys, then
+`summary`, `what_if`, `possible_outcome`, `rationale`, `decisions` (one dated line each, oldest first) and its
+`path`. A file that does not parse is left out of the list (`insights list` says which, and why).""", (
+        Keys("Keys of an insight:", "Insight"),
+        Keys("Keys of an insight's source:", "Source", "Each of `sources`: `ref` (`FILE: TEXT`, `skill:NAME`, "
+             "`commit:SHA` or `session:KEY`), `reason`, `weight` (0-1) and `relation` (`supports | extends | "
+             "contradicts | recurs | relates`)."),
+    )),
+    Section("`insights show NAME --json`", "The one record, as in the list. An unknown name is refused with exit 2.",
+            (Keys("Keys:", "InsightReport"),)),
+    Section("`insights reinforce|stale|reject|promote NAME --json`", """\
+`outcome`: `reinforced | stale | rejected | promoted | nothing-to-do` (the insight already had that status);
+`before` and `status` the status it had and has; `commit` the decision's commit; `history_cursor` the cursor of
+the history entry a `promote` appended (`[durable]` and the insight's statement, `session_key`
+`insight:<name>`; `null` otherwise, and for a promote whose entry an interrupted earlier attempt appended).
+An unknown name or decision is refused with exit 2 and nothing written; a promote while the host is writing
+history is `busy` (75).""", (Keys("Keys:", "InsightDecisionReport"),)),
+    Section("`reflect --json`", """\
+Memory's health, read without a model: `near_archive` lines of `memory/MEMORY.md` within 14 days of their archive
+date (`{ref, days_left}`); `disagreements` pairs of active lines about one subject where one negates the other or
+they give it different numbers (`{first, second, why}`, `why` `negation | number`); `hypotheses` the refs of lines
+still marked as hypotheses; `insights` the names of insights waiting for a decision; `dead_letters` one line each.
+A run's `phases.reflection` is the same object.""", (Keys("Keys:", "ReflectReport"),)),
     Section("`skills --json`", """\
 One object per skill, by name. `uses`: sessions of the last 30 days that used it (a session is one
 `session_key` on one day; use is a mention in history.jsonl or a record in `memory/skill-usage.jsonl`);
@@ -310,12 +354,16 @@ accept|reject`, `memory_pin` as `pin`, `memory_forget` as `forget`, `hypothesis_
 reinforce|stale|reject|promote` — plus `"untrusted": true`, since each carries text from memory or history; the
 tool's output schema says so too. Two have no command of the same shape: `dream_proposals` answers the proposals
 of `review --json`, each with its `diff`, and `memory_recall` answers the facts and, apart from them, the
-hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way); asked with
-`as_of`, memory as it stood that day (`as_of` and the `commit` it read, `null` when it had none; both `null` for
-memory as it is now).""", (
+hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way) and the
+insights the question touches (`related_insights`: connections a run proposed, never facts); asked with `as_of`,
+memory as it stood that day (`as_of` and the `commit` it read, `null` when it had none; both `null` for memory as
+it is now; no `related_insights` then). `insights_list` answers as `insights list`, `insight_get` as `insights
+show`, `insight_resolve` as `insights reinforce|stale|reject|promote`, `insights_run` as `run`.""", (
         Keys("Keys of `dream_proposals`:", "ReviewQueue", untrusted=True),
         Keys("Keys of `memory_recall`:", "RecallReport", untrusted=True),
         Keys("Keys of a related hypothesis:", "HypothesisHit"),
+        Keys("Keys of a related insight:", "RelatedInsight"),
+        Keys("Keys of `insights_list`:", "InsightsReport", untrusted=True),
     )),
 )
 

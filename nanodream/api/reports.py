@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from nanodream.engines.probe import ProbeReport
     from nanodream.evaluation.runner import EvalReport
     from nanodream.fleet.sweep import SweepReport
+    from nanodream.insights.records import Insight
+    from nanodream.insights.reflect import Reflection
+    from nanodream.insights.related import RelatedInsight
+    from nanodream.insights.shelf import Broken
     from nanodream.prompting.prompt import RenderedRequest
     from nanodream.prompting.prompt_override import PromptInfo
     from nanodream.prompting.skill_table import SkillRow
@@ -55,7 +59,13 @@ ELSEWHERE = {
     "EvalReport": "nanodream.evaluation.runner",
     "ScenarioResult": "nanodream.evaluation.runner",
     "SweepReport": "nanodream.fleet.sweep",
+    "InsightDecisionReport": "nanodream.edits.insights",
     "IngestReport": "nanodream.ingest.report",
+    "Insight": "nanodream.insights.records",
+    "Source": "nanodream.insights.records",
+    "Reflection": "nanodream.insights.reflect",
+    "RelatedInsight": "nanodream.insights.related",
+    "Broken": "nanodream.insights.shelf",
     "SourceReport": "nanodream.ingest.report",
     "Match": "nanodream.pinning",
     "PIN": "nanodream.pinning",
@@ -69,6 +79,7 @@ ELSEWHERE = {
     "RunObserver": "nanodream.run.progress",
     "Tally": "nanodream.run.progress",
     "BatchOutcome": "nanodream.run.report",
+    "PhaseOutcome": "nanodream.run.report",
     "RunReport": "nanodream.run.report",
     "HostBusy": "nanodream.scheduling.hostbusy",
     "HostWait": "nanodream.scheduling.hostbusy",
@@ -177,6 +188,7 @@ class RecallReport(Report):
     query: str = ""
     hits: list[Hit] = field(default_factory=list)
     related_hypotheses: list[HypothesisHit] = field(default_factory=list)
+    related_insights: list[RelatedInsight] = field(default_factory=list)  # connections, never facts
     as_of: str | None = None  # YYYY-MM-DD, or None for memory as it is now
     commit: str | None = None
 
@@ -289,6 +301,38 @@ class HypothesesReport(Report):
     json_shape = Shape(hidden=VERDICT)
 
     hypotheses: list[HypothesisLine] = field(default_factory=list)
+
+
+# insights ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class InsightsReport(Report):
+    """`insights list`: the insights in view (or of one status), by name, and apart the files that do not parse;
+    `--json` prints the list of insights alone."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    insights: list[Insight] = field(default_factory=list)
+    broken: list[Broken] = field(default_factory=list)
+
+
+@dataclass
+class InsightReport(Report):
+    """`insights show`: one insight record, and what cites each of its sources too."""
+
+    json_shape = Shape(inner="insight")
+
+    insight: Insight | None = None
+
+
+@dataclass
+class ReflectReport(Report):
+    """`reflect`: memory's health, read without a model (docs/insights.md)."""
+
+    json_shape = Shape(inner="reflection")
+
+    reflection: Reflection | None = None
 
 
 # the prompt -------------------------------------------------------------------------------------------------

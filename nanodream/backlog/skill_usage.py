@@ -9,39 +9,39 @@ Two sources, both the host's files, both read by position and never rewritten:
 
 A session is one `session_key` on one day (hosts keep a key such as `cli:direct` for weeks: a day of it is one
 sitting); it is troubled when it holds a `[correction]` line or an outcome other than ok, and the skills it
-used are at risk. What has been read is kept in `.nanodream/skill-usage.json` (offsets and fingerprints of both files,
-the skill names it was read for, and per session its skills and trouble), so a run reads only what was
-appended since; a rewritten file or a changed set of skills is read again from the start.
+used are at risk. What has been read is kept in `.nanodream/skill-usage.json` (backlog/skill_ledger.py), so a run
+reads only what was appended since, and a new skill's past, or a history never read, is read back newest first
+within a budget per call — never the whole file at once.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import combinations
 from pathlib import Path
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write, open_binary
+from nanodream.atomic import open_binary
 from nanodream.backlog.history import (
+    MAX_LINE_BYTES,
     HistoryEntry,
+    classify_line,
     drop_skip_lines,
     entry_day,
     raw_lines,
     read_from,
     tagged_lines,
 )
-from nanodream.backlog.position import fingerprint
+from nanodream.backlog.past import Prefilter, whole_lines_before
+from nanodream.backlog.skill_ledger import HISTORY, USAGE, Debt, Ledger, adopted, load, merge_debts, save
 from nanodream.workspace import Workspace
 
 USAGE_FILE = "memory/skill-usage.jsonl"
 OUTCOMES = ("ok", "corrected", "failed")
-STATE_VERSION = 2
 CO_USED_SHOWN = 10
 
 
@@ -55,67 +55,94 @@ def state_file(workspace: Workspace) -> Path:
 
 # naming a skill -----------------------------------------------------------------------------------------------
 
-_CHUNK = re.compile(r"[\w-]+")
+_WORD_SPLIT = re.compile(r"([^\W_]+)")  # the words a chunk holds, between its `-` and `_`
 
 
-@dataclass(frozen=True)
-class _Token:
-    word: str
-    first: bool  # starts its chunk (a run of letters, digits, `_` and `-`)
-    last: bool  # ends its chunk
-    spaced: bool  # its chunk follows the previous one after whitespace only
+class _Words:
+    """The words of a lowercased text, and on demand where each sits in its chunk (a run of letters, digits, `_` and
+    `-`): only `-` and `_` between two words keep them in one chunk. Read from the separators between words, and
+    only for the few words that could start a skill's name."""
+
+    def __init__(self, lowered: str) -> None:
+        parts = _WORD_SPLIT.split(lowered)
+        self.words = parts[1::2]
+        self.between = parts[0::2]  # between[i] precedes words[i]; the last follows the last word
+
+    def _joined(self, index: int) -> bool:
+        """Word `index` and the next are one chunk."""
+        if index + 1 >= len(self.words):
+            return False
+        between = self.between[index + 1]
+        return bool(between) and not between.strip("-_")
+
+    def first(self, index: int) -> bool:
+        return index == 0 or not self._joined(index - 1)
+
+    def last(self, index: int) -> bool:
+        return not self._joined(index)
+
+    def spaced(self, index: int) -> bool:
+        """For the first word of a chunk: only whitespace lies between its chunk and the chunk before (which may be
+        a bare `-`); never for the text's first chunk."""
+        core = self.between[index].rstrip("-_")
+        cut = max(core.rfind("-"), core.rfind("_"))  # the chunk before ends there, or at the word before
+        return (cut >= 0 or index > 0) and core[cut + 1:].isspace()
 
 
 class SkillNames:
     """Finds the skills a text names: `skills/<name>`, "the <name> skill", or the name's words in a row (spaces,
     `-` or `_` between them), case aside. Whole words only: `redeploy` and `deploy-prod` do not name `deploy`;
-    the longest name wins, so `mcp-email-send` is not read as `mcp-email`. A word lookup, no regular expression,
-    so a thousand skills cost what ten do."""
+    the longest name wins, so `mcp-email-send` is not read as `mcp-email`. A word lookup, no regular expression
+    per name, so a thousand skills cost what ten do; a text without every word of some name costs one scan."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        self._by_words = {tuple(name.split("-")): name for name in names}
-        self._longest = max((len(words) for words in self._by_words), default=0)
+        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for name in names:
+            words = tuple(name.split("-"))
+            by_first.setdefault(words[0], []).append((words, name))
+        for options in by_first.values():
+            options.sort(key=lambda option: -len(option[0]))  # the longest name wins
+        self._by_first = by_first
 
     def found(self, text: str, *, plainly: bool = False) -> set[str]:
         """The skills `text` names. `plainly`: a one-word name counts only as `skills/<name>` or "<name> skill"
         (a word such as `release` is in many lines that are not about the skill)."""
-        tokens = _tokens(text)
+        words = _Words(text.lower())
+        if not self._may_name(set(words.words)):
+            return set()
         named: set[str] = set()
-        index = 0
-        while index < len(tokens):
-            name, length = self._at(tokens, index)
-            if name is not None and (not plainly or "-" in name or _called_a_skill(tokens, index, length)):
-                named.add(name)
-            index += length
+        free = 0  # a name found covers its words: the next one starts after them
+        for index, word in enumerate(words.words):
+            if index < free or word not in self._by_first:
+                continue
+            name, length = self._at(words, index)
+            if name is not None:
+                if not plainly or "-" in name or _called_a_skill(words.words, index, length):
+                    named.add(name)
+                free = index + length
         return named
 
-    def _at(self, tokens: list[_Token], index: int) -> tuple[str | None, int]:
-        if not tokens[index].first:
+    def _may_name(self, words: set[str]) -> bool:
+        """Whether every word of some name is in the text: most texts name no skill, and this is one set lookup."""
+        return any(words.issuperset(option) for first in words & self._by_first.keys()
+                   for option, _ in self._by_first[first])
+
+    def _at(self, words: _Words, index: int) -> tuple[str | None, int]:
+        """The longest name whose words start a chunk at `index`, run in a row and end a chunk, with its length."""
+        if not words.first(index):
             return None, 1
-        for length in range(min(self._longest, len(tokens) - index), 0, -1):
-            span = tokens[index:index + length]
-            if span[-1].last and all(t.spaced for t in span[1:] if t.first):
-                name = self._by_words.get(tuple(t.word for t in span))
-                if name is not None:
-                    return name, length
+        for option, name in self._by_first[words.words[index]]:
+            end = index + len(option)
+            if (tuple(words.words[index:end]) == option and words.last(end - 1)
+                    and all(words.spaced(i) for i in range(index + 1, end) if words.first(i))):
+                return name, len(option)
         return None, 1
 
 
-def _called_a_skill(tokens: list[_Token], index: int, length: int) -> bool:
-    before = tokens[index - 1].word if index > 0 else ""
-    after = tokens[index + length].word if index + length < len(tokens) else ""
+def _called_a_skill(words: list[str], index: int, length: int) -> bool:
+    before = words[index - 1] if index > 0 else ""
+    after = words[index + length] if index + length < len(words) else ""
     return before == "skills" or after == "skill"
-
-
-def _tokens(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    end = None
-    for match in _CHUNK.finditer(text.lower()):
-        words = [word for word in re.split(r"[-_]+", match.group(0)) if word]
-        spaced = end is not None and text[end:match.start()].isspace()
-        tokens += [_Token(word, n == 0, n == len(words) - 1, spaced) for n, word in enumerate(words)]
-        end = match.end()
-    return tokens
 
 
 # the usage file ------------------------------------------------------------------------------------------------
@@ -189,15 +216,6 @@ class SkillUsage:
 
     sessions: dict[str, SessionUse] = field(default_factory=dict)
 
-    def note(self, session: str, skills: Iterable[str], day: str, *, trouble: bool = False) -> None:
-        used = set(skills)
-        if not used and not trouble and session not in self.sessions:
-            return
-        found = self.sessions.setdefault(session, SessionUse())
-        for skill in used:
-            found.skills[skill] = max(found.skills.get(skill, ""), day)
-        found.trouble = found.trouble or trouble
-
     def skills_in(self, session: str) -> set[str]:
         found = self.sessions.get(session)
         return set(found.skills) if found is not None else set()
@@ -225,13 +243,6 @@ class SkillUsage:
         ranked = sorted(pairs.items(), key=lambda item: (-item[1], item[0]))
         return [(a, b, count) for (a, b), count in ranked[:limit]]
 
-    def to_json(self) -> dict[str, object]:
-        return {key: {"skills": use.skills, "trouble": use.trouble} for key, use in sorted(self.sessions.items())}
-
-    @classmethod
-    def from_json(cls, data: dict[str, dict]) -> SkillUsage:
-        return cls({key: SessionUse(dict(item["skills"]), bool(item["trouble"])) for key, item in data.items()})
-
 
 def entry_use(entry: HistoryEntry, names: SkillNames) -> tuple[set[str], bool]:
     """The skills one history entry names and whether it holds a [correction] ([skip] lines do not count)."""
@@ -242,63 +253,137 @@ def entry_use(entry: HistoryEntry, names: SkillNames) -> tuple[set[str], bool]:
 
 # reading, incrementally -------------------------------------------------------------------------------------
 
+CORRECTION_ANCHOR = "[correction]"
+
 
 @dataclass
-class _Source:
-    offset: int = 0
-    line: int = 0
-    fingerprint: str = ""
+class LearnBudget:
+    """How much of what new skills owe one call reads (backlog/skill_ledger.py), newest first: about 35,000 history
+    entries scanned for their names, of which at most `lines` are decoded (those that may name one, or hold a
+    correction when those are owed too). A few tenths of a second, whatever the history's length."""
+
+    bytes: int = 8 * 1024 * 1024
+    lines: int = 4000
+
+    @property
+    def spent(self) -> bool:
+        return self.bytes <= 0 or self.lines <= 0
 
 
-def skill_usage(workspace: Workspace, names: Iterable[str]) -> SkillUsage:
-    """Usage of the skills `names` from both files, reading only what was appended since the last call.
+def skill_usage(workspace: Workspace, names: Iterable[str], *, budget: LearnBudget | None = None) -> SkillUsage:
+    """Usage of the skills `names` from both files, reading only what was appended since the last call, and within
+    `budget` what new skills still owe (backlog/skill_ledger.py).
 
-    The kept state is a cache: unreadable, or written for other skill names, it is rebuilt from the start;
-    a workspace nanodream may not write to is read whole each time.
+    The kept state is a cache: unreadable, or no longer describing the files, it starts again as if the files had
+    never been read (their past owed, newest first); a workspace nanodream may not write to starts so each time.
     """
     names = sorted(set(names))
-    history, usage_path = workspace.history_file, usage_file(workspace)
-    usage, sources, kept = _load(workspace, names, history, usage_path)
-    start = (sources["history"].offset, sources["usage"].offset)
+    files = {HISTORY: workspace.history_file, USAGE: usage_file(workspace)}
+    ledger = load(state_file(workspace), files)
+    changed = ledger is None or ledger.names != names
+    if ledger is None:
+        ledger = adopted(names, files)
+    elif ledger.names != names:
+        ledger.rename(names)
     finder = SkillNames(names)
-    known = set(names)
-    for item in read_from(history, sources["history"].offset, sources["history"].line):
+    changed |= _read_on(ledger, files, finder)
+    changed |= _pay(ledger, files, finder, replace(budget or LearnBudget()))  # spent on this call alone
+    if changed:
+        save(state_file(workspace), ledger, files)
+    return _view(ledger)
+
+
+def _read_on(ledger: Ledger, files: dict[str, Path], finder: SkillNames) -> bool:
+    """Read what was appended to both files since the last call; True when anything was."""
+    history, usage = ledger.sources[HISTORY], ledger.sources[USAGE]
+    start = (history.offset, usage.offset)
+    for item in read_from(files[HISTORY], history.offset, history.line):
         if isinstance(item, HistoryEntry):  # a dead letter teaches nothing; reading it again costs nothing
             skills, corrected = entry_use(item, finder)
-            usage.note(entry_session(item), skills, _day(item.timestamp), trouble=corrected)
-            sources["history"].offset, sources["history"].line = item.end, item.line
-    for record, end in read_usage(usage_path, sources["usage"].offset):
+            ledger.note(entry_session(item), skills, _day(item.timestamp), corrected)
+            history.offset, history.line = item.end, item.line
+    known = set(ledger.names)
+    for record, end in read_usage(files[USAGE], usage.offset):
         if record is not None and record.skill in known:
-            usage.note(record.session, [record.skill], record.day, trouble=record.outcome != "ok")
-        sources["usage"].offset = end
-    if not kept or (sources["history"].offset, sources["usage"].offset) != start:  # else nothing new was read
-        _save(workspace, names, usage, sources, history, usage_path)
+            _note_record(ledger, record)
+        usage.offset = end
+    return (history.offset, usage.offset) != start
+
+
+def _note_record(ledger: Ledger, record: UsageRecord) -> None:
+    ledger.note(record.session, {record.skill}, record.day)
+    if record.outcome != "ok":
+        ledger.sitting(record.session).fail(record.skill)
+
+
+def _pay(ledger: Ledger, files: dict[str, Path], finder: SkillNames, budget: LearnBudget) -> bool:
+    """Read back what new skills owe, newest first, within `budget`; True when anything was read."""
+    paid = False
+    while not budget.spent and ledger.debts:
+        merge_debts(ledger)
+        debt = max(ledger.debts, key=lambda d: d.below)
+        before = debt.below
+        _pay_one(ledger, debt, files[debt.source], finder, budget)
+        paid = True
+        if debt.below == 0 or debt.below == before:  # paid, or the file cannot be read: nothing more to learn there
+            ledger.debts.remove(debt)
+    return paid
+
+
+def _pay_one(ledger: Ledger, debt: Debt, path: Path, finder: SkillNames, budget: LearnBudget) -> None:
+    """Read back from `debt.below` in `path` until the debt is paid or `budget` spent; the frontier moves with it."""
+    owed = set(debt.names)
+    history = debt.source == HISTORY
+    prefilter = Prefilter(owed, [CORRECTION_ANCHOR] if debt.corrections else []) if history else None
+    for start, chunk in whole_lines_before(path, debt.below, max(budget.bytes, 1)):
+        budget.bytes -= debt.below - start
+        lines = prefilter.lines(chunk) if prefilter is not None else _every_line(chunk)
+        for offset, line in reversed(lines):
+            if not line.strip():
+                continue
+            if history:
+                _learn_entry(ledger, debt, owed, line, finder)
+            else:
+                _learn_record(ledger, owed, line)
+            budget.lines -= 1
+            if budget.lines <= 0:
+                debt.below = start + offset
+                return
+        debt.below = start
+        if budget.spent:
+            return
+
+
+def _every_line(chunk: bytes) -> list[tuple[int, bytes]]:
+    lines, at = [], 0
+    for line in chunk.split(b"\n"):
+        lines.append((at, line))
+        at += len(line) + 1
+    return lines
+
+
+def _learn_entry(ledger: Ledger, debt: Debt, owed: set[str], line: bytes, finder: SkillNames) -> None:
+    if len(line.rstrip(b"\r")) > MAX_LINE_BYTES:
+        return  # a dead letter: never an entry, whoever reads it
+    item = classify_line(line)
+    if isinstance(item, HistoryEntry):
+        skills, corrected = entry_use(item, finder)
+        ledger.note(entry_session(item), skills & owed, _day(item.timestamp), corrected and debt.corrections)
+
+
+def _learn_record(ledger: Ledger, owed: set[str], line: bytes) -> None:
+    record = parse_usage(line) if len(line.rstrip(b"\r")) <= MAX_LINE_BYTES else None
+    if record is not None and record.skill in owed:
+        _note_record(ledger, record)
+
+
+def _view(ledger: Ledger) -> SkillUsage:
+    """The kept sittings as the current skills see them: uses of current skills, trouble from either source."""
+    known = set(ledger.names)
+    usage = SkillUsage()
+    for session, kept in ledger.sittings.items():
+        skills = {name: day for name, day in kept.skills.items() if name in known}
+        trouble = kept.corrected or any(name in known for name in kept.failed)
+        if skills or trouble:
+            usage.sessions[session] = SessionUse(skills, trouble)
     return usage
-
-
-def _load(workspace: Workspace, names: list[str], history: Path,
-          usage_path: Path) -> tuple[SkillUsage, dict[str, _Source], bool]:
-    """The kept state, and True; or a fresh start and False when there is none usable."""
-    fresh = SkillUsage(), {"history": _Source(), "usage": _Source()}, False
-    try:
-        data = boundedjson.load_file(state_file(workspace))
-        if data.get("version") != STATE_VERSION or data.get("names") != names:
-            return fresh
-        sources = {key: _Source(**data["sources"][key]) for key in ("history", "usage")}
-        for source, path in ((sources["history"], history), (sources["usage"], usage_path)):
-            size = path.stat().st_size if path.is_file() else 0
-            if size < source.offset or fingerprint(path, source.offset) != source.fingerprint:
-                return fresh
-        return SkillUsage.from_json(data["sessions"]), sources, True
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return fresh
-
-
-def _save(workspace: Workspace, names: list[str], usage: SkillUsage, sources: dict[str, _Source],
-          history: Path, usage_path: Path) -> None:
-    for source, path in ((sources["history"], history), (sources["usage"], usage_path)):
-        source.fingerprint = fingerprint(path, source.offset) if source.offset else ""
-    data = {"version": STATE_VERSION, "names": names,
-            "sources": {key: vars(source) for key, source in sources.items()}, "sessions": usage.to_json()}
-    with contextlib.suppress(OSError):  # a read-only workspace: the next call reads the files whole again
-        atomic_write(state_file(workspace), json.dumps(data, sort_keys=True) + "\n")

@@ -17,7 +17,7 @@ from nanodream.commands.common import (
     resolve_workspace,
     say,
 )
-from nanodream.vocab import INGEST_FORMATS, Outcome, count_entries
+from nanodream.vocab import INGEST_FORMATS, Outcome, by_language, count_entries
 
 if TYPE_CHECKING:
     from nanodream.api import IngestReport, SourceReport
@@ -70,6 +70,8 @@ def render_ingest(report: IngestReport) -> None:
         say(f"    {cursor} {entry['timestamp']} {entry['session_key']}: {first}")
     if report.added > SHOWN:
         say(f"    and {report.added - SHOWN} more (nanodream ingest --json lists them)")
+    if report.for_model:
+        say(f"left for a model (languages the rules do not read): {by_language(report.for_model)}")
     for notice in report.notices:
         say(f"notice: {notice}")
     if report.tokens_in or report.tokens_out:

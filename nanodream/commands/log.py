@@ -14,13 +14,14 @@ from nanodream.vocab import spoken_tokens
 if TYPE_CHECKING:
     from nanodream.api import CommitSummary
 
-KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "init": "dim", "other": "dim"}
+KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "insights": "blue", "init": "dim",
+              "other": "dim"}
 
 
 def log(
     workspace: WorkspaceOption = None,
     number: Annotated[int, typer.Option("--number", "-n", min=1, help="Show at most N commits.")] = 20,
-    kind: Annotated[str | None, typer.Option("--kind", help="Only dream, manual or restore commits.")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="Only dream, manual, restore or insights commits.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """List memory commits: what each dream changed, which history it consumed, and what it cost.

@@ -51,6 +51,12 @@ def render_hits(report: RecallReport) -> None:
     if report.related_hypotheses:  # inferred, never stated: shown apart so nobody reads them as facts
         console.print("related hypotheses (inferred by a dream, not stated by the user):", highlight=False)
         _render(report.related_hypotheses)
+    if report.related_insights:  # connections a run proposed: never facts either
+        console.print("related insights (connections to look at, not memory; nanodream insights show NAME):",
+                      highlight=False)
+        for found in report.related_insights:
+            console.print(f"{found.score:5.2f}  {found.name} ({found.status}): {found.summary}", markup=False,
+                          highlight=False)
 
 
 def _render(hits: Sequence[Hit]) -> None:

@@ -22,10 +22,10 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 from nanodream.controls import visible
-from nanodream.vocab import FAILURES, ExitCode, Outcome, count, count_entries, spoken_tokens
+from nanodream.vocab import FAILURES, ExitCode, Outcome, by_language, count, count_entries, spoken_tokens
 
 if TYPE_CHECKING:
-    from nanodream.api import BatchOutcome, HostBusy, RunReport
+    from nanodream.api import BatchOutcome, HostBusy, PhaseOutcome, RunReport
 
 TRIGGERS = ("manual", "cron", "slash")
 
@@ -63,6 +63,13 @@ def run(
         help="How the model gets its tools: auto (native, and calls written as text are understood), native, "
              "or text (described in the prompt, for servers without tool support). Default: the tool_mode "
              "setting.")] = None,
+    phases: Annotated[str | None, typer.Option(
+        "--phases", metavar="LIST", show_default=False,
+        help="The insight phases after the consolidation, comma-separated, of reflect, re-evaluate, connect "
+             "('' for none). Default: the phases setting (all three).")] = None,
+    max_insights: Annotated[str | None, typer.Option(
+        "--max-insights", metavar="N", show_default=False,
+        help="New insights connect may propose in this run, 1-50. Default: the max_insights setting (3).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a dream: fold the history backlog into the memory files and commit the result.
@@ -75,6 +82,7 @@ def run(
       nanodream run --allow-empty -o r.yaml  # nightly: tidy when idle
       nanodream run --lookback 3             # last 3 days as context
       nanodream run --review                 # propose; accept with `nanodream review accept`
+      nanodream run --phases reflect,connect # only these insight phases after it
     """
     from nanodream import api
     from nanodream.api import GracefulStop, HostWait, RunOptions
@@ -85,8 +93,9 @@ def run(
         fail(f"--trigger must be one of {', '.join(TRIGGERS)}, got {trigger!r}", as_json=as_json)
     if lookback and tidy:
         fail("--lookback shows history next to a batch; a --tidy pass has none", as_json=as_json)
-    settings = resolve_settings(ws, {"model": model, "host_wait": host_wait, "tool_mode": tool_mode},
-                                as_json=as_json)  # checks them all
+    overrides = {"model": model, "host_wait": host_wait, "tool_mode": tool_mode, "phases": phases,
+                 "max_insights": max_insights}
+    settings = resolve_settings(ws, overrides, as_json=as_json)  # checks them all
     with GracefulStop(on_first=_announce_stop) as stop, run_progress(err_console) as observer:
         try:
             options = RunOptions(dry_run=dry_run, max_batches=max_batches, trigger=trigger, tidy=tidy,
@@ -119,7 +128,25 @@ def render_report(report: RunReport) -> None:
         cost = "unknown" if report.cost is None else f"${report.cost:.4f}"
         console.print(f"{spoken_tokens(report.tokens_in, report.tokens_out, report.cached_tokens)} · cost {cost}",
                       highlight=False)
+    if report.phases is not None:
+        _render_phases(report.phases)
     _render_ending(report)
+
+
+def _render_phases(phases: PhaseOutcome) -> None:
+    """The insight phases: a line each, what they spent (apart), and a dry run's diff."""
+    from rich.syntax import Syntax
+
+    for note in phases.notes:
+        console.print(f"  {visible(note)}", markup=False, highlight=False, style="dim")
+    if phases.tokens_in or phases.tokens_out:
+        cost = "unknown" if phases.cost is None else f"${phases.cost:.4f}"
+        console.print(f"  connect: {spoken_tokens(phases.tokens_in, phases.tokens_out, phases.cached_tokens)} · "
+                      f"cost {cost}", highlight=False)
+    if phases.insights:
+        console.print("  see them: nanodream insights", highlight=False)
+    if phases.diff:
+        console.print(Syntax(visible(phases.diff), "diff", theme="ansi_dark"))
 
 
 def _render_preamble(report: RunReport) -> None:
@@ -140,6 +167,9 @@ def _render_ingested(ingest: dict) -> None:
     cursors = f" (cursors {ingest['cursors'][0]}..{ingest['cursors'][1]})" if ingest["cursors"] else ""
     console.print(f"ingested {count_entries(ingest['added'])}{cursors} · new messages {ingest['messages']} · "
                   f"sources {len(ingest['sources'])}", highlight=False)
+    if ingest.get("for_model"):
+        console.print(f"left for a model (languages the rules do not read): {by_language(ingest['for_model'])}",
+                      highlight=False)
     for source in ingest["sources"]:
         if source["error"]:
             console.print(f"    [yellow]warning:[/yellow] {escape(source['path'])}: {escape(source['error'])}",

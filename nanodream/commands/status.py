@@ -55,6 +55,7 @@ def render_status(info: Status) -> None:
                       "(nanodream review)", highlight=False)
     _render_fill(info)
     _render_out_of_date(info)
+    _render_insights(info)
     _render_ingest(info)
     _render_runs(info)
     _render_quarantine(info)
@@ -150,10 +151,22 @@ def _render_runs(info: Status) -> None:
                  if ok.get("tokens_in") else "")
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
                       f"{count_entries(ok.get('entries', 0))}{spent})", highlight=False)
+        phases = ok.get("phases") or {}
+        if phases.get("tokens_in") or phases.get("tokens_out"):
+            cost = "unknown" if phases.get("cost") is None else f"${phases['cost']:.4f}"
+            tokens = spoken_tokens(phases["tokens_in"], phases["tokens_out"], phases.get("cached_tokens"))
+            say(f"           connect: {tokens} · cost {cost} (apart from the consolidation's)")
     if info.last_failure:
         bad = info.last_failure
         console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",
                       highlight=False)
+
+
+def _render_insights(info: Status) -> None:
+    waiting = {status: number for status, number in info.insights.items() if number and status != "rejected"}
+    if waiting:
+        said = " · ".join(f"{number} {status}" for status, number in waiting.items())
+        say(f"insights   {said} (see: nanodream insights)")
 
 
 def _render_quarantine(info: Status) -> None:

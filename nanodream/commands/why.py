@@ -40,6 +40,7 @@ def why(
 def render_why(report: WhyReport) -> None:
     say(f"{report.file}:{report.line}: {report.text.strip()}")
     _render_life(report)
+    _render_citing(report)
     if report.commit is None:
         say("not committed yet: a hand edit the next run or restore commits as yours")
         return
@@ -70,6 +71,13 @@ def _render_life(report: WhyReport) -> None:
     for old in report.replaced:
         since = f"from {old['since']} " if old["since"] else ""
         say(f"it replaced: {old['text']} (true {since}until {old['until']}; {old['file']}:{old['line']})")
+
+
+def _render_citing(report: WhyReport) -> None:
+    """The insights citing the line (connections kept apart from memory: nanodream insights show NAME)."""
+    for edge in report.insights:
+        say(f"cited by insight {edge['insight']} ({edge['status']}, {edge['relation']}, weight {edge['weight']}): "
+            f"{edge['reason']}")
 
 
 def register(root: typer.Typer) -> None:

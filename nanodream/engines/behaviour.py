@@ -92,9 +92,32 @@ def read_correction(text: str) -> Said:
     return Said(clean(content), True, tone_of(text), bool(_ASKING.match(report.group("verb"))))
 
 
+# A mild wish that the agent not do something, said in other words: "I'd rather you didn't paste whole logs",
+# "I'd prefer it if you didn't …", "would you mind not pasting …", "could you maybe stop adding …", "whether the
+# agent could perhaps not …". Its point is a "don't": read as one, its tone stays mild.
+_WISH_NOT = re.compile(
+    r"^(?:i['’]?d|i\s+would)\s+(?:rather|prefer(?:\s+it)?(?:\s+if)?|like\s+it\s+if)\s+(?:you|the\s+agent)\s+"
+    r"(?:didn['’]?t|did\s+not|don['’]?t|do\s+not|not|wouldn['’]?t|never)\s+|"
+    r"^(?:would|could|can)\s+(?:you|the\s+agent)\s+(?:please\s+)?(?:mind\s+)?(?:maybe\s+|perhaps\s+|possibly\s+)?"
+    r"(?:not|stop|avoid)\s+|"
+    r"^(?:whether|if)\s+(?:you|the\s+agent)\s+(?:could|would|might)\s+(?:please\s+)?(?:maybe\s+|perhaps\s+)?"
+    r"(?:not|stop|avoid)\s+",
+    re.IGNORECASE,
+)
+_HEDGES = re.compile(r"\b(?:maybe|perhaps|possibly|kindly|just)\s+(?=(?:stop|not|avoid|don['’]?t)\b)", re.IGNORECASE)
+
+
 def clean(content: str) -> str:
-    """The point without its emphasis: "I told you, stop pasting logs!!" → "stop pasting logs"."""
+    """The point without its emphasis: "I told you, stop pasting logs!!" → "stop pasting logs"; a mild wish
+    ("I'd rather you didn't paste whole logs") → "don't paste whole logs"."""
     content = _TRAILING.sub("", _FLUFF.sub("", " ".join(content.split())))
+    wish = _WISH_NOT.match(content)
+    if wish is not None:
+        rest = content[wish.end():]
+        words = rest.split(maxsplit=1)
+        verb = base_verb(words[0]) if words and words[0].lower().endswith("ing") else (words[0] if words else "")
+        content = f"don't {' '.join([verb, *words[1:]])}"
+    content = _HEDGES.sub("", content)
     if content == content.upper():  # shouted: said again in plain case
         return content.lower()
     first = content.split(maxsplit=1)[0] if content else ""

@@ -38,6 +38,7 @@ from nanodream.pinning import PIN
 from nanodream.prompting.signals import today_in
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.safety import injection, secret_scan
+from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.stems import singular
 from nanodream.text.words import content_words, covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
@@ -130,6 +131,38 @@ def shrink_budget(before: str | None, after: str, ratio: float) -> int | None:
     return max(int(ratio * len(lines)) - lost, 0)
 
 
+# Kinds every tagged line is checked for; a line about the user (USER.md) also holds no code, link or "you".
+_NEVER_FILED = ("a question", "a heading", "a fragment", "too long")
+
+
+def _not_memory(text: str, *, reported: bool = False) -> str:
+    """The kind of line memory never keeps that `text` is (text/kinds.py), or "". Tasks and procedures are
+    exempt: their steps may quote commands, and a task's subject need not be a sentence. A correction may quote
+    what the person said to the agent ("User said: 'I told you, …'"): it is read for its point, not filed as is."""
+    if parse_task(text) is not None or parse_procedure(text) or parse_untitled_procedure(text):
+        return ""
+    if text.rstrip().endswith(":"):
+        return "a heading"
+    line = tidy_sentence(text)  # as it would be filed: a host's "user prefers tea" opens no sentence midway
+    if route_fact(text).path == USER and not reported:
+        return forbidden_in_profile(line)
+    kind = forbidden_kind(line)
+    return kind if kind in _NEVER_FILED else ""
+
+
+_CORRECTION_LEAD = re.compile(r"^(?:actually|correction|update|to be clear|scratch that)\s*[,:;!.—–-]*\s+", re.I)
+# A second statement joined by "and": its own subject (a name, "the …", "our …", "User's …") and verb.
+_SECOND_FACT = re.compile(r"\s*,?\s+and\s+(?=(?:(?:the|our|their|its|user['’]s)\s+(?:\w+\s+){0,3}|(?-i:[A-Z])\w+\s+)"
+                          r"(?:is|are|was|were|runs|lives|works|uses|moved|has|have)\b)", re.IGNORECASE)
+
+
+def correction_parts(text: str) -> list[str]:
+    """The facts one correction states, each a sentence of its own ("Actually," and the like dropped)."""
+    text = _CORRECTION_LEAD.sub("", text.strip())
+    parts = [part.strip().rstrip(".") for part in _SECOND_FACT.split(text) if part.strip()]
+    return [part[:1].upper() + part[1:] for part in parts] or [text]
+
+
 def strip_tags(text: str) -> str:
     """Remove any further leading tags ("[permanent] [durable] x"): tag text never reaches a file."""
     while match := TAG_LINE.match(text):
@@ -174,7 +207,7 @@ class Consolidator:
         self._take(tag, text, day, session)
         reason = self.ledger.why_kept_out(before)
         if reason:
-            self.ledger.declined[text] = reason
+            self.ledger.declined.setdefault(text, reason)
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
         credentials = secret_scan.rules_hit(text)
@@ -193,6 +226,11 @@ class Consolidator:
             if hostile:  # reported by file and rule: a person decides whether the agent should follow it
                 self.ledger.withheld_rules.append(f"{route_fact(text).path}: withheld an agent rule "
                                                   f"({', '.join(hostile)}): {injection.quoted(text)!r}")
+            return
+        kind = _not_memory(text, reported=tag == "correction")
+        if kind:  # declined with its reason: the no-op check counts it as accounted for
+            self.ledger.not_memory.append(kind)
+            self.ledger.declined[text] = f"not filed: it is {kind}, which memory never keeps"
             return
         self.day = day or self.undated
         self._file(tag, text, day, session)
@@ -218,7 +256,15 @@ class Consolidator:
             self._fact(tidy_sentence(text))
 
     def _corrected(self, text: str) -> None:
-        """A [correction]: a lesson for the skill in use, then a lesson about conduct or a corrected fact."""
+        """A [correction]: each fact it states on its own ("the database is PostgreSQL 17 and the cache is
+        Valkey now" corrects two lines), then a lesson for the skill in use, a lesson about conduct or a
+        corrected fact."""
+        parts = correction_parts(text)
+        if len(parts) > 1:
+            for part in parts:
+                self._corrected(part)
+            return
+        text = parts[0]
         domain = ""
         if self.skills is not None:
             self.skills.pitfall(text, self.sitting)

@@ -47,6 +47,7 @@ class Ledger:
     withheld_injection: int = 0
     withheld_rules: list[str] = field(default_factory=list)  # "<file>: withheld an agent rule (<kinds>): '<line>'"
     untagged: int = 0
+    not_memory: list[str] = field(default_factory=list)  # tagged lines of a kind memory never keeps, and the kind
     declined: dict[str, str] = field(default_factory=dict)  # a tagged line that changed nothing → why
 
     def kept_out(self) -> tuple[int, ...]:
@@ -128,6 +129,8 @@ class Ledger:
             (self.withheld_injection,
              _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),
             (self.untagged, _count(self.untagged, "untagged line") + " left for a model (rules do not file them)"),
+            (len(self.not_memory), _count(len(self.not_memory), "tagged line") + " not filed: "
+             + ", ".join(sorted(set(self.not_memory))) + " (never memory)"),
             (self.skipped_lines, _count(self.skipped_lines, "[skip] line") + " dropped before the session"),
         ]
         lines += [f"- {text}" for count, text in counts if count]
@@ -157,6 +160,7 @@ _KEPT_OUT = (
     ("withheld", "withheld: it looks like a secret"),
     ("withheld_injection", "withheld: it reads like instructions aimed at the agent"),
     ("tasks_unmatched", "it marks a task done that is not open"),
+    ("not_memory", "not a line memory keeps (a question, a heading, a fragment, or code in USER.md)"),
 )
 
 

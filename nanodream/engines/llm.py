@@ -88,6 +88,11 @@ class LLMEngine:
         result = SessionResult(summary="", transcript=conversation.messages, state=conversation)
         return self._converse(conversation, result, request, toolbox)
 
+    def converse(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        """A conversation of its own over any toolbox (connect's, after the consolidation): the session loop,
+        its retries, budget and accounting, and none of a dream's follow-up."""
+        return self.run(request, toolbox)
+
     def answer(self, system: str, user: str, activity: Callable[[str], None] = lambda text: None) -> SessionResult:
         """One request without tools (ingest's extraction), with a session's retries, token budget and accounting;
         the answer's text is the result's summary. Raises SessionError like a session."""
@@ -180,7 +185,12 @@ class LLMEngine:
         return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
-        """One completion, retried with exponential backoff on timeouts, 429 and 5xx."""
+        """One completion, retried with exponential backoff on timeouts, 429 and 5xx.
+
+        nanodream's tools are plain functions, never MCP servers for litellm's gateway to call: litellm's own
+        `_skip_mcp_handler` keeps its first call with tools from importing the MCP SDK to look (+244 modules,
+        ~0.5 s of CPU; litellm 1.106.2 is pinned, and it pops the flag before anything reaches the provider).
+        """
         attempt = 0
         while True:
             try:
@@ -189,7 +199,7 @@ class LLMEngine:
                 response = self.litellm.completion(
                     model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
-                    num_retries=0, max_retries=0,
+                    num_retries=0, max_retries=0, _skip_mcp_handler=True,
                 )
             except self._transient as exc:
                 if attempt >= self.settings.max_retries:

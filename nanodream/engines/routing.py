@@ -145,7 +145,9 @@ def parse_procedure(text: str) -> Procedure | None:
     return Procedure(name, steps)
 
 
-_UNTITLED = re.compile(r"^(?:how\s+to|steps\s+to|to)\s+([^:]{3,80}?)\s*:\s*(1[.)]\s+.+)$", re.IGNORECASE | re.DOTALL)
+_UNTITLED = re.compile(r"^(?:(?:here['’]?s|here\s+is|this\s+is)\s+how\s+(?:I|we|you)\s+|"
+                       r"(?:the\s+)?(?:way|steps)\s+to\s+|how\s+(?:I|we|you)\s+|how\s+to\s+|to\s+)([^:]{3,80}?)\s*:\s*(1[.)]\s+.+)$",
+                       re.IGNORECASE | re.DOTALL)
 
 
 def parse_untitled_procedure(text: str) -> Procedure | None:

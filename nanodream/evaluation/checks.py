@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 
 from nanodream.evaluation.scenario import Check, Scenario
+from nanodream.insights.records import Insight
+from nanodream.insights.shelf import read_shelf
 from nanodream.validity import is_replaced
 from nanodream.vocab import Declared, Shape, count
 from nanodream.workspace import CORE_FILES, Workspace
@@ -27,6 +29,7 @@ class Memory:
     active: dict[str, str]
     archive: dict[str, str]
     flagged: tuple[str, ...] = ()  # active lines listed as maybe out of date (run/cascade.py)
+    insights: tuple[Insight, ...] = ()  # kept apart from memory: never counted in its size
 
     @classmethod
     def read(cls, root: Path) -> Memory:
@@ -35,7 +38,9 @@ class Memory:
         active = {path: _read(root / path) for path in CORE_FILES if (root / path).is_file()}
         active.update({p.relative_to(root).as_posix(): _read(p) for p in sorted(root.glob("skills/*/SKILL.md"))})
         archive = {p.relative_to(root).as_posix(): _read(p) for p in sorted((root / ARCHIVE_DIR).glob("*.md"))}
-        return cls(active, archive, tuple(item.text for item in out_of_date(Workspace.at(root))))
+        workspace = Workspace.at(root)
+        return cls(active, archive, tuple(item.text for item in out_of_date(workspace)),
+                   tuple(read_shelf(workspace).insights))
 
     @property
     def current_archive(self) -> dict[str, str]:
@@ -65,7 +70,8 @@ class CheckResult(Declared):
 
 def score_checks(scenario: Scenario, before: Memory, after: Memory) -> list[CheckResult]:
     """Every check of the scenario, in file order, then the growth limit when it has one."""
-    results = [evaluate(check, after) for check in scenario.checks]
+    results = [_unchanged(check, before, after) if check.kind == "unchanged" else evaluate(check, after)
+               for check in scenario.checks]
     if scenario.max_growth_bytes is not None:
         grown = after.size - before.size
         results.append(CheckResult("max_growth_bytes", f"max_growth_bytes {scenario.max_growth_bytes}",
@@ -78,6 +84,8 @@ def evaluate(check: Check, memory: Memory) -> CheckResult:
         return _skill(check, memory)
     if check.kind == "cascade":
         return _cascade(check, memory)
+    if check.kind == "insight":
+        return _insight(check, memory)
     needle = fold(check.text)
     if check.kind == "present":
         places = _places(check.file, memory, with_archive=True)
@@ -121,6 +129,23 @@ def _cascade(check: Check, memory: Memory) -> CheckResult:
     else:
         passed, detail = False, "left as it was, unflagged" if lines else "not found"
     return CheckResult(check.kind, check.label, passed, detail)
+
+
+def _insight(check: Check, memory: Memory) -> CheckResult:
+    """How many insights have the name, status and cited refs the check asks for: that many, or at least one."""
+    wanted = [fold(text) for text in check.cites]
+    found = [insight.name for insight in memory.insights
+             if (not check.name or insight.name == check.name) and (not check.status or insight.status == check.status)
+             and all(any(text in fold(ref) for ref in insight.refs) for text in wanted)]
+    passed = len(found) == check.count if check.count is not None else bool(found)
+    shown = ", ".join(f"{i.name} ({i.status})" for i in memory.insights) or "none"
+    return CheckResult("insight", check.label, passed, f"{count(len(found), 'match')} (insights: {shown})")
+
+
+def _unchanged(check: Check, before: Memory, after: Memory) -> CheckResult:
+    file = check.file or ""
+    same = before.active.get(file) == after.active.get(file)
+    return CheckResult("unchanged", check.label, same, "unchanged" if same else "changed")
 
 
 def _skill(check: Check, memory: Memory) -> CheckResult:

@@ -25,7 +25,7 @@ from nanodream.memory.door import writing
 from nanodream.memory.transaction import ensure_repository
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
-from nanodream.run.report import RunReport
+from nanodream.run.report import PhaseOutcome, RunReport
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import Declared, Refused, Shape, count
 from nanodream.workspace import Workspace, scaffold
@@ -175,12 +175,14 @@ class Dreamed:
     cost: float | None = None
 
     def add(self, run: RunReport) -> None:
+        phases = run.phases or PhaseOutcome()  # connect's spend is the run's too, apart in its record
         self.outcome, self.reason = run.outcome, run.reason
         self.batches += len(run.batches)
         self.entries += run.entries
-        self.tokens_in, self.tokens_out = self.tokens_in + run.tokens_in, self.tokens_out + run.tokens_out
-        self.cached_tokens += run.cached_tokens
-        self.cost = _sum(self.cost, run.cost)
+        self.tokens_in += run.tokens_in + phases.tokens_in
+        self.tokens_out += run.tokens_out + phases.tokens_out
+        self.cached_tokens += run.cached_tokens + phases.cached_tokens
+        self.cost = _sum(self.cost, run.cost, phases.cost)
 
 
 def _dream(scenario: Scenario, ws: Workspace, settings: Settings, config: EvalConfig) -> Dreamed:
@@ -195,7 +197,8 @@ def _dream(scenario: Scenario, ws: Workspace, settings: Settings, config: EvalCo
             with ws.history_file.open("ab") as history:
                 history.write(lines)
         with committed_on(day):
-            done.add(run_dream(ws, settings, RunOptions(trigger="eval"), engine_factory=config.engine_factory))
+            options = RunOptions(trigger="eval", allow_empty=scenario.allow_empty)
+            done.add(run_dream(ws, settings, options, engine_factory=config.engine_factory))
     return done
 
 

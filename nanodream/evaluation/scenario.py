@@ -17,7 +17,7 @@ from typing import Any
 
 from nanodream.vocab import numbered
 
-CHECK_KINDS = ("present", "absent", "once", "replaced", "cascade", "skill")
+CHECK_KINDS = ("present", "absent", "once", "replaced", "cascade", "skill", "insight", "unchanged")
 # What a temporal ask asks (LongMemEval's knowledge-update and temporal-reasoning questions): the value after
 # the last change, the value before it, the value on a past date (`as_of`), a fact that depends on a changed one.
 ASK_KINDS = ("current", "before", "as-of", "dependent")
@@ -43,6 +43,9 @@ class Check:
     name: str = ""
     description_contains: str | None = None
     now: str = ""  # cascade: the value the dependent line names once it is revised
+    cites: tuple[str, ...] = ()  # insight: each text is part of one of its sources' refs
+    status: str | None = None  # insight: the status it must have
+    count: int | None = None  # insight: exactly this many match (None: at least one)
 
     @property
     def label(self) -> str:
@@ -52,6 +55,14 @@ class Check:
             return f"skill {self.name}{extra}"
         if self.kind == "cascade":
             return f"cascade {self.text!r} → {self.now!r}"
+        if self.kind == "insight":
+            what = [f"named {self.name}"] if self.name else []
+            what += [f"citing {', '.join(repr(text) for text in self.cites)}"] if self.cites else []
+            what += [self.status] if self.status else []
+            many = f" x{self.count}" if self.count is not None else ""
+            return f"insight {' '.join(what)}{many}"
+        if self.kind == "unchanged":
+            return f"unchanged {self.file}"
         where = f" in {self.file}" if self.file else ""
         return f"{self.kind} {self.text!r}{where}"
 
@@ -80,6 +91,7 @@ class Scenario:
     settings: dict[str, Any] = field(default_factory=dict)
     asks: tuple[Ask, ...] = ()
     daily: bool = False  # dream once per history day, each run's commits dated that day (as a nightly host would)
+    allow_empty: bool = False  # run as `run --allow-empty`: an empty history explores old material
 
     @property
     def temporal(self) -> bool:
@@ -145,7 +157,8 @@ def load_scenario(root: Path) -> Scenario:
         raise ScenarioError(f"{expect}: not valid TOML ({exc})") from None
     if not (root / HISTORY_FILE).is_file() and not any((root / name).exists() for name in TRANSCRIPT_NAMES):
         raise ScenarioError(f"{root}: {HISTORY_FILE} (or a transcript: {', '.join(TRANSCRIPT_NAMES)}) is missing")
-    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings", "dream"}
+    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings", "dream",
+                           "allow_empty"}
     if unknown:
         raise ScenarioError(f"{expect}: unknown {numbered('key', sorted(unknown))}")
     checks = tuple(_check(kind, item, expect) for kind in CHECK_KINDS for item in _tables(data, kind, expect))
@@ -160,9 +173,32 @@ def load_scenario(root: Path) -> Scenario:
         raise ScenarioError(f"{expect}: [settings] must be a table")
     if data.get("dream", "once") not in DREAMS:
         raise ScenarioError(f"{expect}: dream must be one of {', '.join(DREAMS)}")
+    if not isinstance(data.get("allow_empty", False), bool):
+        raise ScenarioError(f"{expect}: allow_empty must be true or false")
     return Scenario(name=str(data.get("name") or root.name), root=root, checks=checks,
                     description=str(data.get("description", "")), max_growth_bytes=growth, settings=settings,
-                    asks=asks, daily=data.get("dream") == "daily")
+                    asks=asks, daily=data.get("dream") == "daily", allow_empty=data.get("allow_empty", False))
+
+
+def _insight(item: dict[str, Any], expect: Path) -> Check:
+    """[[insight]]: `cites` (texts each part of a source's ref), `name`, `status`, `count`; a name or cites."""
+    cites, count = item.get("cites", []), item.get("count")
+    valid = (not set(item) - {"cites", "name", "status", "count"}
+             and isinstance(cites, list) and all(isinstance(text, str) and text.strip() for text in cites)
+             and isinstance(item.get("name", ""), str) and isinstance(item.get("status", ""), str)
+             and (count is None or (isinstance(count, int) and not isinstance(count, bool) and count >= 0))
+             and (cites or item.get("name")))
+    if not valid:
+        raise ScenarioError(f"{expect}: [[insight]] needs `cites` (a list of texts) or a `name`, and may have "
+                            "`status` and a `count` (a whole number); nothing else")
+    return Check("insight", name=item.get("name", ""), cites=tuple(cites), status=item.get("status"), count=count)
+
+
+def _unchanged(item: dict[str, Any], expect: Path) -> Check:
+    """[[unchanged]]: a `file` whose text the run must leave as it was."""
+    if set(item) != {"file"} or not isinstance(item["file"], str) or not item["file"].strip():
+        raise ScenarioError(f"{expect}: [[unchanged]] needs a `file` and nothing else")
+    return Check("unchanged", file=item["file"])
 
 
 def _ask(item: dict[str, Any], expect: Path) -> Ask:
@@ -202,6 +238,10 @@ _KEYS = {"skill": {"name", "description_contains"}, "replaced": {"text"}, "casca
 
 
 def _check(kind: str, item: dict[str, Any], expect: Path) -> Check:
+    if kind == "insight":
+        return _insight(item, expect)
+    if kind == "unchanged":
+        return _unchanged(item, expect)
     allowed = _KEYS.get(kind, {"text", "file"})
     unknown = set(item) - allowed
     required = "name" if kind == "skill" else "text"

@@ -229,6 +229,8 @@ class _Pass:
                 break
             self.report.spend(extraction.tokens_in, extraction.tokens_out, extraction.cost)
             self.report.notices += [f"session {chunk.session}: {note}" for note in extraction.notes]
+            for language, messages in extraction.for_model.items():
+                self.report.for_model[language] = self.report.for_model.get(language, 0) + messages
             extracted.append((chunk, extraction))
         return extracted
 

@@ -54,7 +54,8 @@ def memory_recall(
     `hits` are what the memory holds as facts, each with `file` and `line`; a hit with `until` is a fact that
     stopped being true that day (its text says what replaced it): never present it as current.
     `related_hypotheses` are lines a dream inferred but the user never stated (`evidence`: how often history
-    pointed that way): never present them as facts or as something the user said.
+    pointed that way): never present them as facts or as something the user said. `related_insights` are
+    connections a dream proposed between things memory holds (insights_list, insight_get): never facts either.
     """
     return reported(api.recall(workspace, query, k, as_of=as_of))
 
@@ -70,8 +71,8 @@ def memory_status(workspace: Workspace) -> ToolResult:
 def memory_log(
     workspace: Workspace,
     n: Annotated[int, Field(ge=1, le=500, description="How many commits, newest first.")] = 20,
-    kind: Annotated[Literal["dream", "manual", "restore"] | None, Field(
-        description="Only dreams, the person's own edits, or restores.")] = None,
+    kind: Annotated[Literal["dream", "manual", "restore", "insights"] | None, Field(
+        description="Only dreams, the person's own edits, restores, or insights commits.")] = None,
 ) -> ToolResult:
     """What changed in memory: its commits newest first, each with the files it changed (+/- lines), the
     history it consumed, tokens and cost. `memory_show` gives one in full."""
@@ -103,6 +104,28 @@ def dream_proposals(workspace: Workspace) -> ToolResult:
 
 
 # writing -----------------------------------------------------------------------------------------------------
+
+
+@TOOLS.reads("InsightsReport")
+def insights_list(
+    workspace: Workspace,
+    status: Annotated[Literal["proposed", "reinforced", "stale", "rejected", "promoted"] | None, Field(
+        description="Only this status (default: every insight but the rejected ones).")] = None,
+    limit: Annotated[int, Field(ge=1, le=500, description="How many at most, by name.")] = 50,
+) -> ToolResult:
+    """The insights dreams proposed: connections between what they learned and what memory held, each with its
+    sources, likelihood and confidence. Never facts: insight_resolve decides one."""
+    return reported(api.insights(workspace, status, limit))
+
+
+@TOOLS.reads("InsightReport")
+def insight_get(
+    workspace: Workspace,
+    name: Annotated[str, Field(min_length=1, max_length=100, description="The insight's name, as insights_list "
+                                                                          "gives it.")],
+) -> ToolResult:
+    """One insight in full: summary, what if, possible outcome, rationale, its sources and the decisions taken."""
+    return reported(api.insight(workspace, name), reference="name")
 
 
 @TOOLS.writes("RunReport", open_world=True)
@@ -186,3 +209,35 @@ def hypothesis_resolve(
 ) -> ToolResult:
     """A person's decision on one inferred preference (a hypothesis line), as one commit of their own."""
     return reported(api.resolve_hypothesis(workspace, line, decision), reference="line")
+
+
+@TOOLS.writes("InsightDecisionReport")
+def insight_resolve(
+    workspace: Workspace,
+    name: Annotated[str, Field(min_length=1, max_length=100, description="The insight's name.")],
+    decision: Annotated[Literal["reinforce", "stale", "reject", "promote"], Field(description=(
+        "reinforce: it holds; stale: it no longer does; reject: out of view, never proposed again; promote: its "
+        "statement goes to history, and the next dream decides whether it becomes memory."))],
+    note: Annotated[str, Field(max_length=500, description="Why, kept under the insight's Decisions.")] = "",
+) -> ToolResult:
+    """A decision on one insight, as one commit. Promoting writes no fact: it appends one history entry
+    (session `insight:<name>`) for the next dream to judge."""
+    return reported(api.decide_insight(workspace, name, decision, note), reference="name")
+
+
+@TOOLS.writes("RunReport", open_world=True)
+async def insights_run(
+    workspace: Workspace,
+    context: Context,
+    phases: Annotated[list[Literal["reflect", "re-evaluate", "connect"]] | None, Field(
+        description="The insight phases to run (default: the phases setting, all three).")] = None,
+    max_insights: Annotated[int | None, Field(ge=1, le=50, description=(
+        "New insights connect may propose in this run (default: the max_insights setting)."))] = None,
+) -> ToolResult:
+    """Run now with these insight phases: the backlog is consolidated first, as by dream_run, then reflect,
+    re-evaluate and connect; with nothing new, connect explores old material. `insights` and `back_edges` say
+    what it proposed or changed."""
+    options = api.RunOptions(trigger="mcp", allow_empty=True, observer=BatchProgress(context))
+    report = await anyio.to_thread.run_sync(lambda: api.insights_run(workspace, phases, max_insights,
+                                                                     options=options))
+    return reported(report)

@@ -20,6 +20,7 @@ from nanodream.layout import Linked, check_plain
 from nanodream.memory import transaction
 from nanodream.memory.journal import Journal
 from nanodream.memory.lock import WorkspaceBusy, workspace_lock
+from nanodream.memory.snapshot import Committed
 from nanodream.versioning.gitlocks import clear_stale_locks
 from nanodream.versioning.gitstate import NeedsPerson, check_writable
 from nanodream.versioning.gitstore import GitStore
@@ -40,6 +41,14 @@ class Door:
     manual_commit: str | None = None  # the person's hand edits, committed as theirs before the first change
     notices: list[str] = field(default_factory=list)
     _settled: bool = field(default=False, repr=False)
+    _committed: Committed | None = field(default=None, repr=False)
+
+    @property
+    def committed(self) -> Committed | None:
+        """The memory files as committed (memory/snapshot.py), once the person's edits are; None before."""
+        if self._settled and self._committed is None and not self.preview:
+            self._committed = Committed.read(self.workspace)
+        return self._committed
 
     def settle(self, message: str | None = None) -> None:
         """Commit the person's hand edits (and upgrade the tracked set) once, before anything of ours lands.
@@ -50,8 +59,8 @@ class Door:
             return
         self._settled = True
         self.manual_commit = transaction.commit_hand_edits(self.workspace, self.store, message)
-        self.notices += [note for note in (transaction.track_archive(self.workspace, self.store),
-                                           transaction.track_rejected(self.workspace, self.store)) if note]
+        tracking = (transaction.track_archive, transaction.track_rejected, transaction.track_insights)
+        self.notices += [note for note in (track(self.workspace, self.store) for track in tracking) if note]
 
     def apply(self, journal: Journal) -> str | None:
         """Apply one journalled change (see memory/transaction.py); the commit's sha, or None if it changed nothing.
@@ -61,7 +70,10 @@ class Door:
         if self.preview:
             raise RuntimeError("a preview writes nothing")  # a bug in a caller, never a person's doing
         self.settle()
-        return transaction.apply(self.workspace, self.store, journal)
+        sha = transaction.apply(self.workspace, self.store, journal)
+        if self._committed is not None:
+            self._committed.refresh(sorted(journal.after))
+        return sha
 
     def change(self, run_id: str, message: str, changes: list[FileChange],
                progress: transaction.Progress | None = None) -> str | None:

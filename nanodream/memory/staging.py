@@ -12,6 +12,7 @@ from collections import Counter
 
 from nanodream.atomic import read_text, writable
 from nanodream.changes import FileChange, split_on_newline
+from nanodream.memory.snapshot import Committed
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, Workspace
 
 
@@ -46,13 +47,25 @@ class Staging:
     LF views the tools and guards work on.
     """
 
-    def __init__(self, workspace: Workspace, overlay: dict[str, str | None] | None = None) -> None:
-        """`overlay`: files as the review lane's pending proposals would leave them, read instead of the disk."""
+    def __init__(self, workspace: Workspace, overlay: dict[str, str | None] | None = None,
+                 committed: Committed | None = None) -> None:
+        """`overlay`: files as the review lane's pending proposals would leave them, read instead of the disk.
+        `committed`: the files as last committed (memory/snapshot.py): those still so are not read again, and
+        `as_committed` names them."""
         self.workspace = workspace
         self.on_disk: dict[str, str | None] = {}
+        self.as_committed: set[str] = set()
         for path in workspace.memory_paths():
-            self.on_disk[path] = read_text(workspace.root / path)
+            kept = committed.text(path) if committed is not None else None
+            if kept is None:
+                self.on_disk[path] = read_text(workspace.root / path)
+            else:
+                self.on_disk[path] = kept
+                self.as_committed.add(path)
         self.on_disk.update(overlay or {})
+        self.as_committed -= set(overlay or {})
+        # every staged file is as last committed: what it shows of them is already in git
+        self.settled = all(path in self.as_committed for path, text in self.on_disk.items() if text is not None)
         self.original: dict[str, str | None] = {
             path: None if raw is None else plain_newlines(raw) for path, raw in self.on_disk.items()}
         self.current: dict[str, str | None] = dict(self.original)

@@ -25,7 +25,7 @@ from nanodream.versioning.gitrunner import GitError
 from nanodream.versioning.gitstate import check_hand_edits
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.vocab import count
-from nanodream.workspace import ARCHIVE_RULE, GITIGNORE, REJECTED_RULE, Workspace
+from nanodream.workspace import ARCHIVE_RULE, GITIGNORE, INSIGHTS_RULE, REJECTED_RULE, Workspace
 
 
 def ensure_repository(store: GitStore) -> bool:
@@ -56,6 +56,14 @@ def track_rejected(workspace: Workspace, store: GitStore) -> str:
     return _allow(workspace, store, REJECTED_RULE, "memory/rejected.md",
                   "nanodream now records the facts a person undid in memory/rejected.md, so no later dream adds\n"
                   "them again; this commit only adds that file to the .gitignore allowlist.")
+
+
+def track_insights(workspace: Workspace, store: GitStore) -> str:
+    """A workspace made before insights existed gets their folder on its .gitignore allowlist, in a labelled commit."""
+    return _allow(workspace, store, INSIGHTS_RULE, "memory/insights/",
+                  "nanodream now keeps the connections a run proposes between what it learned and what was known\n"
+                  "in memory/insights/ (never loaded as facts); this commit only adds that folder to the .gitignore\n"
+                  "allowlist.")
 
 
 def _allow(workspace: Workspace, store: GitStore, rule: str, what: str, why: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 
 from nanodream.backlog.history import Batch, HistoryEntry, estimate_tokens, next_batch
 from nanodream.backlog.position import resume
@@ -95,19 +96,52 @@ def render_memory(staging: Staging, signals: Signals) -> str:
     return "\n".join(parts)
 
 
-def render_skills(signals: Signals) -> str:
+# The index's bound: beyond it, the most used and most recently changed skills are shown, and how many are not.
+SKILLS_INDEX_CHARS = 20_000
+
+
+def render_skills(signals: Signals, budget: int = SKILLS_INDEX_CHARS) -> str:
     """Each skill's name, description and what its text says of it; its age and use, which change with the day,
-    are signals (the index stays byte-identical until a skill changes, so a prompt cache can keep it)."""
-    lines = ["# Skills index (read_file a SKILL.md before changing it)"]
-    lines += [f"- {_skill_line(skill)}" for skill in signals.skills] or ["(no skills yet)"]
-    return "\n".join(lines)
+    are signals (the index stays byte-identical until a skill changes, so a prompt cache can keep it).
+
+    What every skill shares (the cap, the units) is said once in the heading, not on each line."""
+    skills = signals.skills
+    if not skills:
+        return "# Skills index (read_file a SKILL.md before changing it)\n(no skills yet)"
+    cap = max(skill.size.cap for skill in skills)
+    lines = {skill.name: f"- {_skill_line(skill, cap)}" for skill in skills}
+    shown = _within_budget(signals, lines, budget)
+    heading = (f"# Skills index (read_file a SKILL.md before changing it; [chars · steps], "
+               f"at most {cap} chars each)")
+    rest = len(skills) - len(shown)
+    more = [f"(and {rest} more, less used and older: list_skills names them all)"] if rest else []
+    return "\n".join([heading, *(lines[name] for name in lines if name in shown), *more])
 
 
-def _skill_line(skill: SkillSignal) -> str:
-    facts = [f"{skill.size.chars}/{skill.size.cap} chars"]
+def _within_budget(signals: Signals, lines: dict[str, str], budget: int) -> set[str]:
+    """The skills whose lines fit `budget`, the most used first, then the most recently changed; all when all fit."""
+    if sum(len(line) + 1 for line in lines.values()) <= budget:
+        return set(lines)
+    uses = signals.health.uses
+
+    def rank(skill: SkillSignal) -> tuple[int, date]:
+        use = uses.get(skill.name)
+        return (use.uses if use is not None else 0), skill.changed or date.min
+
+    shown: set[str] = set()
+    for skill in sorted(signals.skills, key=rank, reverse=True):
+        budget -= len(lines[skill.name]) + 1
+        if budget < 0:
+            break
+        shown.add(skill.name)
+    return shown
+
+
+def _skill_line(skill: SkillSignal, cap: int) -> str:
+    size = f"{skill.size.chars}" if skill.size.cap == cap else f"{skill.size.chars}/{skill.size.cap}"
     if skill.description is None:
-        return f"{skill.name} — (invalid SKILL.md front matter) [{facts[0]}]"
-    facts.append(f"{skill.steps} step{'s' if skill.steps != 1 else ''}")
+        return f"{skill.name} — (invalid SKILL.md front matter) [{size}]"
+    facts = [size, str(skill.steps)]
     if skill.size.near_cap:
         facts.append("near cap")
     if skill.thin:

@@ -23,7 +23,7 @@ from nanodream.retrieval.index import STOPWORDS, Index
 from nanodream.workspace import Workspace
 
 # Bump when documents or tokens change meaning: indexes saved by an older nanodream then no longer match.
-FORMAT = 1
+FORMAT = 2
 _TMP = ".tmp-"
 _ABANDONED_AFTER = 600.0  # seconds: a temporary folder this old belongs to a save that died
 

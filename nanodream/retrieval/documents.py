@@ -82,10 +82,10 @@ def line_documents(path: str, text: str) -> list[Document]:
             headings = [(lvl, title) for lvl, title in headings if lvl < level]
             headings.append((level, line.lstrip("#").strip()))
             continue
-        shown = _shown(line)
-        if shown and line.strip() not in BOILERPLATE:
+        text = shown(line)
+        if text and line.strip() not in BOILERPLATE:
             heading = " > ".join(title for lvl, title in headings if lvl > 1)
-            found.append(Document(shown, path, number, heading, f"{heading}\n{shown}"))
+            found.append(Document(text, path, number, heading, f"{heading}\n{text}"))
     return found
 
 
@@ -104,7 +104,7 @@ def skill_document(path: str, text: str) -> Document:
     return Document(description or name, path, 1, name, f"{summary}\n{summary}\n{body}")
 
 
-def _shown(line: str) -> str:
+def shown(line: str) -> str:
     """The line as a host would inject it: no list marker, no pin marker, no surrounding space."""
     text = line.replace(PIN, "").strip()
     for marker in ("- ", "* ", "+ "):

@@ -2,6 +2,8 @@
 
 Questions and memories rarely share a word's exact form, so both go through the same Snowball stemmer and
 English stop-word list: "how are we deploying?" becomes `deploy`, which a line saying "deploys" also holds.
+Chinese, Japanese and Korean runs are cut into character pairs first (text/cjk.py), so a question finds the
+words of a language written without spaces.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import Stemmer
 
 from nanodream import boundedjson
 from nanodream.retrieval.documents import Document
+from nanodream.text.cjk import TOKEN_PATTERN, spaced_bigrams
 
 STOPWORDS = "en_plus"  # NLTK's list: drops the question words (what, how, which, we, our) the short list keeps
 _STEMMER = Stemmer.Stemmer("english")
@@ -22,7 +25,8 @@ _DOCUMENTS = "documents.json"
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
-    return bm25s.tokenize(texts, stopwords=STOPWORDS, stemmer=_STEMMER, return_ids=False, show_progress=False)
+    return bm25s.tokenize([spaced_bigrams(text) for text in texts], token_pattern=TOKEN_PATTERN, stopwords=STOPWORDS,
+                          stemmer=_STEMMER, return_ids=False, show_progress=False)
 
 
 class Index:

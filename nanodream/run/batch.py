@@ -12,7 +12,7 @@ from nanodream.memory.staging import Staging
 from nanodream.run.apply import pending_overlay
 from nanodream.run.context import RunContext
 from nanodream.run.passes import BatchHooks, BatchWork, PassResult
-from nanodream.run.pipeline import PASSES
+from nanodream.run.pipeline import BATCH_PASSES
 from nanodream.run.report import BatchOutcome
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import Outcome
@@ -31,12 +31,12 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
-    staging = Staging(ctx.workspace, pending_overlay(ctx))
+    staging = Staging(ctx.workspace, pending_overlay(ctx), ctx.door.committed if ctx.door is not None else None)
     observer = ctx.options.observer
     toolbox = ToolBox(staging, ctx.limits, redact_secrets=ctx.settings.secret_policy == "redact",
                       on_call=lambda number, name: observer.activity(f"applying tool {number}: {name}"))
     work = BatchWork(ctx, engine, batch, hooks or BatchHooks(), staging, toolbox, outcome)
-    for each in PASSES:
+    for each in BATCH_PASSES:
         result = each.step(work)
         _settle(outcome, result)
         if result.stops:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from nanodream.backlog.deadletters import drop_stale, remember
-from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from, survey
+from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from
 from nanodream.backlog.position import NEEDS_PERSON_HINT, Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
@@ -21,12 +21,15 @@ from nanodream.backlog.quarantine import (
     load_quarantine,
     save_quarantine,
 )
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
 from nanodream.memory import transaction
 from nanodream.memory.door import writing
 from nanodream.run.batch import BatchHooks, dream_batch
 from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
+from nanodream.run.phases import before_run, run_phases
+from nanodream.run.pipeline import RUN_PASSES
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
@@ -123,14 +126,18 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
         _prepare(ctx, report)
         if not ctx.options.tidy:
             _ingest_sources(ctx, report)
+    before = before_run(ctx.workspace) if ctx.settings.phases else None
+    exploring = False
     try:
         if ctx.options.tidy:
             _tidy(ctx, report)
         else:
             _drain(ctx, report)
             if ctx.options.allow_empty and report.outcome == Outcome.NOTHING_TO_DO:
-                report.tidy = True  # the maintenance pass stands in for the empty backlog
+                report.tidy = exploring = True  # the maintenance pass, then connect explores old material
                 _tidy(ctx, report)
+        if before is not None:
+            run_phases(ctx, report, before, exploring, RUN_PASSES)
     except EngineUnavailable as exc:
         report.fail(str(exc), outcome=exc.outcome)
 
@@ -301,7 +308,7 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
             save_position(ctx.workspace, resumed.position)  # repaired once, not re-derived every run
     if not ctx.dry_run:
         _drop_stale_letters(ctx, report)
-    found = survey(ctx.workspace.history_file, resumed.position, ctx.settings.max_cursor_jump)
+    found = survey_of(ctx.workspace, resumed.position, ctx.settings.max_cursor_jump, keep=not ctx.dry_run)
     ctx.options.observer.backlog(found.pending, found.tokens, ctx.settings.batch_tokens)
     report.malformed_lines = len(found.dead_letters)
     report.dead_letters = [letter.describe() for letter in found.dead_letters[:NOTABLE_LIMIT]]

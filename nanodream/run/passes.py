@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position
@@ -73,11 +74,19 @@ class PassResult:
 DONE = PassResult()  # the pass did its work; the batch goes on
 
 
+Work = TypeVar("Work")
+
+
 @dataclass(frozen=True)
-class Pass:
-    """One named step of a run: `does` is the line the architecture page's diagram shows for it."""
+class Pass(Generic[Work]):
+    """One named step of a run: `does` is the line the architecture page's diagram shows for it.
+
+    A pass runs in every batch over its BatchWork, or with `once` after the last batch over the run's
+    PhaseWork (run/phases.py): the insight phases.
+    """
 
     name: str
     unit: str  # where its work lives, as docs/architecture.md names units (`run/pressure.py`)
     does: str
-    step: Callable[[BatchWork], PassResult]
+    step: Callable[[Work], PassResult]
+    once: bool = False

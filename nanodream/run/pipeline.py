@@ -1,4 +1,5 @@
-"""The run, declared: every batch takes these passes, in this order, and nothing else decides the order.
+"""The run, declared: every batch takes these passes, in this order, then the run its phases once; nothing else
+decides the order.
 
     Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
          "it stopped being true, and what replaced it", _superseded),
@@ -21,6 +22,7 @@ from nanodream.memory import archive
 from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
+from nanodream.run.phases import connect_phase, record_phase, reevaluate_phase, reflect_phase
 from nanodream.run.pressure import relieve
 from nanodream.run.session import ledger_keys, session
 from nanodream.workspace import SOUL
@@ -106,7 +108,18 @@ PASSES: tuple[Pass, ...] = (
          "position + .dream_cursor → forget journal", apply),
     Pass("confirmations", "run/confirmations.py", "lines the batch restated count as hot for pressure",
          _confirmations),
+    # once, after the last batch: the insight phases (run/phases.py; `phases` setting, `run --phases`)
+    Pass("reflect", "insights/reflect.py", "memory's health: lines near their archive date, lines that disagree, "
+         "decisions waiting, dead letters", reflect_phase, once=True),
+    Pass("re-evaluate", "insights/reevaluate.py", "an insight history mentions again is reinforced; one whose "
+         "source is gone or superseded goes stale", reevaluate_phase, once=True),
+    Pass("connect", "insights/", "new insights linking this run's material to older knowledge: generator.py "
+         "(builtin) or a conversation of its own over tools.py", connect_phase, once=True),
+    Pass("insights", "run/phases.py", "one commit of memory/insights/ alone, its tokens and cost in its own "
+         "trailers", record_phase, once=True),
 )
+BATCH_PASSES = tuple(each for each in PASSES if not each.once)
+RUN_PASSES = tuple(each for each in PASSES if each.once)
 
 
 # The "One run" diagram ------------------------------------------------------------------------------------
@@ -129,15 +142,29 @@ _HEAD = """\
         │"""
 
 
+_ONCE = """\
+        ▼
+ run/dream.py ─ once, after the last batch (not after a failure, nor with nothing to do): run_phases()
+        │"""
+
+
 def diagram(passes: tuple[Pass, ...] = PASSES) -> str:
     """The fenced diagram docs/architecture.md shows, one line per pass (a long one wraps under its name)."""
-    lines = [BEGIN, "```", _HEAD]
+    lines = [BEGIN, "```", _HEAD, *_branches([each for each in passes if not each.once])]
+    once = [each for each in passes if each.once]
+    if once:
+        lines += [_ONCE, *_branches(once)]
+    lines += ["```", END]
+    return "\n".join(lines)
+
+
+def _branches(passes: list[Pass]) -> list[str]:
+    lines: list[str] = []
     for number, each in enumerate(passes):
         branch = "└─" if number == len(passes) - 1 else "├─"
         lines += _wrapped(f"        {branch} {each.name} ─ {each.unit}: {each.does}",
                           "        " + ("   " if branch == "└─" else "│  ") + " " * (len(each.name) + 3))
-    lines += ["```", END]
-    return "\n".join(lines)
+    return lines
 
 
 def _wrapped(line: str, indent: str, width: int = 116) -> list[str]:

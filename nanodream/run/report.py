@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from nanodream.insights.reflect import Reflection
 from nanodream.safety import secret_scan
 from nanodream.vocab import CONSUMED, Outcome, Report, RunRecord, Shape, utc_stamp
 
@@ -47,6 +48,32 @@ class BatchOutcome:
 
 
 @dataclass
+class PhaseOutcome:
+    """The run's insight phases after the consolidation (docs/insights.md): what ran, what each said, what they
+    proposed or changed, and what they spent — recorded apart from the consolidation's tokens and cost."""
+
+    ran: list[str] = field(default_factory=list)  # the phases that read something, in order
+    notes: list[str] = field(default_factory=list)  # one line per phase: what it did, or why it was skipped
+    reflection: Reflection | None = None
+    insights: list[dict[str, Any]] = field(default_factory=list)  # each record this run proposed or changed
+    back_edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # cited ref → insights citing it
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+    requests: int = 0
+    commit: str | None = None
+    diff: str = ""  # a dry run's
+
+    def to_record(self) -> dict[str, Any]:
+        """What the run record keeps: the notes, the spend, the commit and each insight's name and change."""
+        return {"ran": self.ran, "notes": self.notes, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "cached_tokens": self.cached_tokens, "cost": self.cost, "requests": self.requests,
+                "commit": self.commit,
+                "insights": [{"name": item["name"], "change": item["change"]} for item in self.insights]}
+
+
+@dataclass
 class RunReport(Report):
     """A run: outcome committed | no-change | nothing-to-do | dry-run | failed | busy | blocked | refused.
 
@@ -54,7 +81,8 @@ class RunReport(Report):
     """
 
     json_shape = Shape(derived=("tokens_in", "tokens_out", "cached_tokens", "cost", "entries", "commits",
-                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed"))
+                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed", "insights",
+                                "back_edges"))
 
     run_id: str
     model: str
@@ -72,6 +100,7 @@ class RunReport(Report):
     malformed_lines: int = 0
     skipped_lines: int = 0
     tidy: bool = False
+    phases: PhaseOutcome | None = None  # the insight phases, when any was on and the consolidation got that far
     started: str = field(default_factory=utc_stamp)
     finished: str = ""
     duration_s: float = 0.0
@@ -144,6 +173,16 @@ class RunReport(Report):
         """What the sessions' summaries claim that their diffs do not show."""
         return [note for b in self.batches for note in b.unconfirmed]
 
+    @property
+    def insights(self) -> list[dict[str, Any]]:
+        """The insight records this run proposed or changed, each with its sources as edges (`run -o`)."""
+        return self.phases.insights if self.phases else []
+
+    @property
+    def back_edges(self) -> dict[str, list[dict[str, Any]]]:
+        """Per ref this run's insights cite, every insight citing it."""
+        return self.phases.back_edges if self.phases else {}
+
     def to_record(self) -> RunRecord:
         commits = self.commits
         return RunRecord(
@@ -158,4 +197,5 @@ class RunReport(Report):
             warnings=[warning for batch in self.batches for warning in batch.warnings], requests=self.requests,
             reasons=[r for b in self.batches for r in b.reasons],
             unconfirmed=[note for b in self.batches for note in b.unconfirmed],
+            phases=self.phases.to_record() if self.phases else None,
         )

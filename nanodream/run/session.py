@@ -16,7 +16,9 @@ from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import SessionError, SessionRequest, describe_error
 from nanodream.memory import archive
-from nanodream.prompting.prompt import session_texts
+from nanodream.memory.staging import Staging
+from nanodream.prompting.prompt import UserMessage, session_texts
+from nanodream.prompting.prompt_override import ActivePrompt
 from nanodream.rejected import read_ledger, rejected_keys
 from nanodream.run import noop, revisit
 from nanodream.run.context import RunContext
@@ -33,6 +35,7 @@ def session(work: BatchWork) -> PassResult:
         return DONE
     context = _lookback(ctx, batch)
     prompt, message, signals = session_texts(work.toolbox, ctx.store, ctx.settings, batch, context)
+    in_git = _in_git(work.staging, prompt, message)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
                              rejected=ledger_keys(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
@@ -41,7 +44,7 @@ def session(work: BatchWork) -> PassResult:
                                                text_calls=ctx.settings.tool_mode != "native")
         result = revisit.revisit(work.engine, request, result, work.toolbox, today=archive.today())
     except SessionError as exc:
-        _failed(work, exc)
+        _failed(work, exc, in_git)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
     else:
@@ -54,11 +57,11 @@ def session(work: BatchWork) -> PassResult:
         outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
         if account.no_op:
             outcome.fail(noop.no_op_reason(work.toolbox, account), Outcome.MODEL_NO_OP)
-        _keep_transcript(ctx, batch, result.transcript, outcome.reason or "finished")
+        _keep_transcript(work, result.transcript, outcome.reason or "finished", in_git)
     return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
 
 
-def _failed(work: BatchWork, exc: SessionError) -> None:
+def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None:
     outcome = work.outcome
     outcome.fail(exc.reason)
     spent = exc.spent  # what the failed session cost counts toward the run's budgets too
@@ -66,7 +69,16 @@ def _failed(work: BatchWork, exc: SessionError) -> None:
     outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
     if exc.misuse and not work.staging.changes():
         outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
-    _keep_transcript(work.ctx, work.batch, exc.transcript, f"failed: {outcome.reason}")
+    _keep_transcript(work, exc.transcript, f"failed: {outcome.reason}", in_git)
+
+
+def _in_git(staging: Staging, prompt: ActivePrompt, message: UserMessage) -> tuple[str, ...]:
+    """What a session starts with that is already in git, so its transcript need not be scanned for it again: the
+    built-in prompt, the files as last committed (as `read_file` shows them) and, when every staged file is, the
+    memory files and skills index that open the user message. Taken before any tool has run."""
+    files = tuple(staging.original[path] or "" for path in sorted(staging.as_committed))
+    opening = "".join(message.blocks()[:2]) if staging.settled else ""
+    return (prompt.text if prompt.source == "built-in" else "", opening, *files)
 
 
 def said(text: str) -> str:
@@ -92,11 +104,13 @@ def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
     return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
 
 
-def _keep_transcript(ctx: RunContext, batch: Batch | None, messages: list[dict[str, Any]], ended: str) -> None:
+def _keep_transcript(work: BatchWork, messages: list[dict[str, Any]], ended: str, in_git: tuple[str, ...]) -> None:
+    """Keep the session's transcript; `in_git`, what it opens with that is already in git, is not scanned again."""
+    ctx, batch = work.ctx, work.batch
     if ctx.dry_run:
         return
     first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
     transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
-                            messages=messages, ended=ended)
+                            messages=messages, ended=ended, settled=in_git)
     save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)
 

@@ -2,7 +2,10 @@
 
 They live in the unversioned state folder, far from memory/history.jsonl: a transcript is never read back
 by a dream, so the model's own words cannot leak into the history it consolidates. Every string in them
-passes through the secret scanner first: a credential the guard refused is stored nowhere in the workspace.
+passes through the secret scanner first — what the model wrote, what the tools answered, the batch — so a
+credential the guard refused is stored nowhere in the workspace. Only text already in git is not scanned again:
+the built-in prompt, and the memory files and skills index that open the first user message when every file
+they show is as last committed (memory/snapshot.py).
 """
 
 from __future__ import annotations
@@ -34,14 +37,16 @@ class Transcript:
     model: str
     messages: list[dict[str, Any]]
     ended: str  # "finished" or "failed: <reason>"
+    part: str = ""  # a conversation after the batches (connect): named by it instead of a cursor
+    settled: tuple[str, ...] = ()  # texts already in git: a string that is one, or starts with one, keeps it unscanned
 
 
 def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> Path | None:
-    """Write `<run-id>-<first cursor>.json`, then delete all but the newest `keep` (0 keeps none)."""
+    """Write `<run-id>-<first cursor or part>.json`, then delete all but the newest `keep` (0 keeps none)."""
     if keep <= 0 or not transcript.messages:
         return None
-    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.first_cursor}.json"
-    messages = _redacted(plain(transcript.messages))
+    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.part or transcript.first_cursor}.json"
+    messages = _redacted(plain(transcript.messages), transcript.settled)
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
                "model": transcript.model, "ended": _redacted(transcript.ended),
                "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}
@@ -54,17 +59,26 @@ def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> 
 STRING_LIMIT = 64 * 1024
 
 
-def _redacted(value: Any) -> Any:
-    """`value` (plain JSON data) with every credential in every string replaced by a marker naming its rule."""
+def _redacted(value: Any, settled: tuple[str, ...] = ()) -> Any:
+    """`value` (plain JSON data) with every credential in every string replaced by a marker naming its rule; the
+    part of a string that is one of the `settled` texts (at its start) is kept as it is."""
     if isinstance(value, str):
-        if len(value) > STRING_LIMIT:
-            value = value[:STRING_LIMIT] + f" … [{len(value) - STRING_LIMIT} more characters not kept]"
-        return secret_scan.redacted(value)
+        return _redacted_text(value, settled)
     if isinstance(value, list):
-        return [_redacted(item) for item in value]
+        return [_redacted(item, settled) for item in value]
     if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
+        return {key: _redacted(item, settled) for key, item in value.items()}
     return value
+
+
+def _redacted_text(value: str, settled: tuple[str, ...]) -> str:
+    note = ""
+    if len(value) > STRING_LIMIT:
+        note = f" … [{len(value) - STRING_LIMIT} more characters not kept]"
+    kept = max((len(text) for text in settled if text and value.startswith(text)), default=0)
+    value = value[:STRING_LIMIT]
+    kept = min(kept, len(value))
+    return value[:kept] + secret_scan.redacted(value[kept:]) + note
 
 
 def list_transcripts(workspace: Workspace) -> list[Path]:

@@ -38,6 +38,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
+from nanodream.text.lists import wordlist
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
@@ -100,9 +101,27 @@ def rule_score(line: str) -> float:
 
 
 def hostile_rule(line: str) -> float | None:
-    """The model's score when it reads `line` as a hostile rule for the agent, else None."""
+    """The model's score when it reads `line` as a hostile rule for the agent, else None.
+
+    It speaks only of a rule that names someone or somewhere — the user, an address, a URL, a host, a handle, a
+    path or a variable — or says what to tell: a rule turns against its user by acting on them, by sending
+    something away or by what it has them told. Trained on few sentences, the model is otherwise sure of itself
+    on rules about the shape of answers ("Keep your answers short, no more than three sentences." scored 0.97),
+    and a person would be asked to review every style rule they state.
+    """
+    if not _names_someone_or_somewhere(line):
+        return None
     score = rule_score(line)
     return score if score >= models()["rules"].threshold else None
+
+
+_THE_USER = re.compile(r"\busers?(?:'s|’s)?\b", re.IGNORECASE)
+
+
+def _names_someone_or_somewhere(line: str) -> bool:
+    if _THE_USER.search(line) or set(re.findall(r"\w+", line.lower())) & wordlist("telling-verbs"):
+        return True
+    return any(form.search(line) for name, form in _TOKEN_FORMS if name != "<num>")
 
 
 def rule_features(line: str) -> list[str]:

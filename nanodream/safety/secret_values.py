@@ -143,9 +143,10 @@ def looks_password_shaped(value: str) -> bool:
 
 
 def _joined_names(core: str) -> bool:
-    """Names joined by hyphens, dots, slashes or underscores, each piece a word, an acronym or a number
-    ('WPA2-Enterprise', 'node18-alpine', 'feat/oauth2-PKCE-flow'): a product, a branch or a standard."""
-    pieces = [piece for piece in re.split(r"[-_./]", core) if piece]
+    """Names joined by hyphens, dots, slashes, underscores or colons, each piece a word, an acronym or a number
+    ('WPA2-Enterprise', 'node18-alpine', 'feat/oauth2-PKCE-flow', 'telegram:7'): a product, a branch, a standard
+    or a session's key."""
+    pieces = [piece for piece in re.split(r"[-_./:]", core) if piece]
     return len(pieces) > 1 and all(_NAME_PIECE.fullmatch(piece) for piece in pieces)
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from nanodream.backlog.history import survey
 from nanodream.backlog.position import resume
+from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
 from nanodream.run.context import RunOptions
@@ -126,7 +126,7 @@ class Scheduler:
         now = self.clock()
         try:
             resumed = resume(self.workspace)  # a history rewritten past placing is no empty backlog: run, to say so
-            backlog = survey(self.workspace.history_file, resumed.position, self.settings.max_cursor_jump)
+            backlog = survey_of(self.workspace, resumed.position, self.settings.max_cursor_jump, keep=False)
             if backlog.pending == 0 and not resumed.needs_person and not self.workspace.journal_file.exists():
                 self._record(now, Outcome.NOTHING_TO_DO, "the backlog is empty")
                 return Decision(now, Outcome.NOTHING_TO_DO, "nothing to do: the backlog is empty")

@@ -1,5 +1,6 @@
 """The page's routes: the timeline, one commit, restore, proposals to accept or reject, why, the skills table,
-the memory files (today or as of a day) with each line's why, pin and forget. Guarded first."""
+the memory files (today or as of a day) with each line's why, pin and forget, the insights and a decision on
+each. Guarded first."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ from nanodream.serve.guard import Guard
 from nanodream.vocab import Outcome, count
 
 SHA = re.compile(r"[0-9a-f]{4,40}")
-KINDS = ("dream", "manual", "restore")
+NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+DECISIONS = ("reinforce", "stale", "reject", "promote")
+KINDS = ("dream", "manual", "restore", "insights")
 TIMELINE_LIMIT = 500
 
 
@@ -38,6 +41,8 @@ def build_app(workspace: Workspace, guard: Guard) -> Starlette:
         Route("/memory", pages.memory),
         Route("/memory/pin", pages.pin, methods=["POST"]),
         Route("/forget", pages.forget, methods=["POST"]),
+        Route("/insights", pages.insights),
+        Route("/insight/{name}/{decision}", pages.decide_insight, methods=["POST"]),
     ])
 
 
@@ -130,6 +135,30 @@ class Pages:
         report = api.skills(self.workspace)
         return self._page(request, "skills.html", skills=[row.to_json() for row in report.skills],
                           problem=report.reason)
+
+    async def insights(self, request: Request) -> Response:
+        """The insights in view (or of one status) with their sources, and the four decisions on each."""
+        refused = self.guard.refusal(request)
+        if refused:
+            return refused
+        status = request.query_params.get("status") or None
+        report = api.insights(self.workspace, status)
+        return self._page(request, "insights.html", insights=[i.to_json() for i in report.insights],
+                          broken=report.broken, status=status, problem=report.reason,
+                          note=request.query_params.get("note", ""), decisions=DECISIONS)
+
+    async def decide_insight(self, request: Request) -> Response:
+        """One decision on one insight: reinforce, stale, reject or promote (a promote appends to history)."""
+        form = await request.form()
+        refused = self.guard.refusal(request, str(form.get("csrf", "")))
+        if refused:
+            return refused
+        name, decision = request.path_params["name"], request.path_params["decision"]
+        if not NAME.fullmatch(name) or decision not in DECISIONS:
+            return PlainTextResponse("no such action", 404)
+        report = api.decide_insight(self.workspace, name, decision, str(form.get("note", "")))
+        note = (f"{name}: {report.before} → {report.status}" if report.commit else f"{name}: {report.reason}")
+        return RedirectResponse(f"/insights?note={quote(note)}", status_code=303)
 
     async def decide(self, request: Request) -> Response:
         """Accept or reject one pending proposal of the review lane."""

@@ -54,13 +54,21 @@ def _fixed(day: date) -> list[tuple[str, str]]:
     ]
 
 
+# The words every relative time holds: a sentence without one is left as it is, without trying each pattern.
+_RELATIVE = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|this|last|next|ago)\b", re.IGNORECASE)
+_FIXED_PATTERNS = tuple(re.compile(_PREPOSITION + r"\b(?:" + pattern + r")\b", re.IGNORECASE)
+                        for pattern, _ in _fixed(date(2000, 1, 1)))
+
+
 def absolute(text: str, day: date | None) -> str:
     """`text` with its relative times replaced by dates counted from `day` (unchanged without a day)."""
-    if day is None:
+    if day is None or not _RELATIVE.search(text):
         return text
-    for pattern, replacement in _fixed(day):
-        text = re.sub(_PREPOSITION + r"\b(?:" + pattern + r")\b",
-                      lambda m, r=replacement: _joined(m, m.expand(r)), text, flags=re.IGNORECASE)
+    fixed: list[tuple[str, str]] = []
+    for index, compiled in enumerate(_FIXED_PATTERNS):
+        if compiled.search(text):  # the day's phrases are written out only for a sentence that needs them
+            fixed = fixed or _fixed(day)
+            text = compiled.sub(lambda m, r=fixed[index][1]: _joined(m, m.expand(r)), text)
     text = _AGO.sub(lambda m: _joined(m, _ago(m, day)), text)
     text = _NAMED_MONTH.sub(lambda m: f"in {_named_month(m, day)}", text)
     return _LAST_WEEKDAY.sub(lambda m: _joined(m, f"on {day_text(_previous(day, m.group('day').lower()))}"), text)

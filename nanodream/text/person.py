@@ -16,10 +16,12 @@ ADVERBS = wordlist("adverbs")  # words that may stand between "I" and its verb
 _LEAD = re.compile(r"^(?:i(?P<short>['’](?:m|ve|d|ll))\b(?P<after>.*)|i\s+(?P<rest>.*)|my\s+(?P<owned>.*))$",
                    re.IGNORECASE | re.DOTALL)
 _LATER = [  # pronouns after the opening, in the order they must be replaced ("I'm" before "I")
-    (r"\bI(?:'|’)m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"),
-    (r"\bI(?:'|’)ve\b", "they've"), (r"\bI(?:'|’)d\b", "they'd"), (r"\bI(?:'|’)ll\b", "they'll"),
-    (r"\bI\b", "they"), (r"\bmyself\b", "themselves"), (r"\bmine\b", "theirs"), (r"\bmy\b", "their"),
-    (r"\bme\b", "them"),
+    (re.compile(pattern, 0 if pattern.startswith(r"\bI") else re.IGNORECASE), replacement) for pattern, replacement in (
+        (r"\bI(?:'|’)m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"),
+        (r"\bI(?:'|’)ve\b", "they've"), (r"\bI(?:'|’)d\b", "they'd"), (r"\bI(?:'|’)ll\b", "they'll"),
+        (r"\bI\b", "they"), (r"\bmyself\b", "themselves"), (r"\bmine\b", "theirs"), (r"\bmy\b", "their"),
+        (r"\bme\b", "them"),
+    )
 ]
 
 
@@ -51,5 +53,5 @@ def _agree(rest: str) -> str:
 
 def _later(head: str, rest: str) -> str:
     for pattern, replacement in _LATER:
-        rest = re.sub(pattern, replacement, rest, flags=0 if pattern.startswith(r"\bI") else re.IGNORECASE)
+        rest = pattern.sub(replacement, rest)
     return head + rest

@@ -1,8 +1,16 @@
-"""The prose sentences of a message: what the rules read, with code blocks, quotes and code-like lines left out.
+"""The prose sentences of a message, as people write them: hard-wrapped, in lists, dictated, quoting others.
 
-A message is cut at sentence ends (not after an initial or a title: "Ursula K. Le Guin", "Dr. Okafor"), list
-markers are dropped, and a sentence holding two statements of the person's ("… and I live in Rotterdam") is
-cut in two.
+A message is read as markdown blocks first. Code fences, indented code, quoted lines ("> …", someone else's
+words), headings, table rows and code-like lines are not prose and are left out. The lines of one paragraph
+are one text: a terminal or an editor that wrapped a sentence does not cut it in two (a line that opens with
+"I", "my" or "we" after a line without a full stop starts a new statement, as dictated lines do). Each list
+item is a text of its own. A text the person pasted for the agent to read is not theirs to file either: a letter
+(from a salutation line, "Hi all,", to the end) and whatever follows a first paragraph announcing it ("here's the
+intro I rewrote:"). Each text is cut into sentences by sentencex (Wikimedia's rule-based segmenter,
+which knows abbreviations, initials and decimals: "Dr. Okafor moved to St. Louis in 2019."), then a sentence
+holding two statements of the person's ("… and I live in Rotterdam", "…; never add co-author trailers") is
+cut in two, and so is a statement joined to a question by a comma ("we decided to X, does the template need
+changing?") or to a standing rule with no stop between them ("please generate them please always …").
 """
 
 from __future__ import annotations
@@ -10,36 +18,84 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9])")
-# Where one sentence holds two statements of the person's: "… and I live in Rotterdam", "Quick note: my …".
-_CLAUSE = re.compile(r"(?::\s+|;\s+|,?\s+(?:and|but|so|because)\s+)(?=(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e)\b)")
-_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
+from sentencex import segment
+
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s|^\s*[=-]{3,}\s*$")
+_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _CODE_CHARS = frozenset("{}[]();=<>/\\`$|")
+_SENTENCE_END = re.compile(r"[.!?:;)\"'”]\s*$")
+# A wrapped line that starts a new statement of the person's (dictated lines carry no full stops).
+_STATEMENT_START = re.compile(r"^(?:I|i|I['’](?:m|ve|d|ll)|i['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b")
+_PERSON = r"(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll)|[Oo]ur)\b"
+_STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:always|never)\b|please don['’]?t)"
+# Where one sentence holds two statements: "… and I live in Rotterdam", "Quick note: my …", "…; never push",
+# "…, and from now on never add co-author trailers".
+_CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\s+)(?={_PERSON})|"
+                     rf"(?:;\s+|,\s+(?:and\s+)?|\s+and\s+)(?={_STANDING})|"
+                     r"(?<=\w)\s+(?=please\s+(?:always|never|don['’]?t|do not)\b)|"
+                     r",\s+(?=(?:does|do|did|is|are|was|were|can|could|should|would|will|shall|what|how|why|where|"
+                     r"which|who|when)\b[^,.!?]*\?\s*$)", re.IGNORECASE)
+# A line that opens a letter ("Hi all,", "Dear Ana,"): what follows was written for someone else.
+_SALUTATION = re.compile(r"^\s*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening))\b"
+                         r"[\w\s'’-]{0,30},\s*$", re.IGNORECASE)
+# A first paragraph announcing the text that follows it: "here's the intro I rewrote, can you check it?".
+_ANNOUNCED = re.compile(r"^\s*(?:here['’]?s|here is|here are|below is|this is)\b.*(?::|\?)\s*$", re.IGNORECASE)
 
 
 def sentences(text: str) -> Iterator[str]:
-    """The prose sentences of a message: code blocks, quoted and code-like lines left out."""
-    for raw in _FENCE.sub("\n", text).splitlines():
-        if raw.startswith(("    ", "\t", ">")) or _looks_like_code(raw):
-            continue
-        line = _BULLET.sub("", raw.strip())
-        for sentence in _joined_abbreviations(_SENTENCE_END.split(line)):
-            yield from (part.strip() for part in _CLAUSE.split(sentence) if part.strip())
+    """The prose sentences of a message: code, quotes, headings and code-like lines left out."""
+    for block in prose_blocks(text):
+        for sentence in segment("en", block):
+            yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
 
 
-# A full stop that ends an initial or a title, not a sentence: "Ursula K. Le Guin", "Dr. Okafor".
-_ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx|No))\.$")
-
-
-def _joined_abbreviations(parts: list[str]) -> list[str]:
-    joined: list[str] = []
-    for part in parts:
-        if joined and _ABBREVIATION.search(joined[-1]):
-            joined[-1] = f"{joined[-1]} {part}"
+def prose_blocks(text: str) -> list[str]:
+    """The message's paragraphs and list items, each one text with its wrapped lines joined."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    fenced = False
+    for raw in _own_words(text.splitlines()):
+        if _FENCE.match(raw):
+            fenced, current = not fenced, None
+        elif fenced or not raw.strip() or _not_prose(raw):
+            current = None
+        elif _BULLET.match(raw):
+            current = [_BULLET.sub("", raw).strip()]
+            blocks.append(current)
+        elif current is None:
+            current = [raw.strip()]
+            blocks.append(current)
         else:
-            joined.append(part)
-    return joined
+            current.append(raw.strip())
+    return [_joined(lines) for lines in blocks]
+
+
+def _own_words(lines: list[str]) -> list[str]:
+    """The message's lines before a pasted letter or an announced paste begins."""
+    for index, line in enumerate(lines):
+        if _SALUTATION.match(line):
+            return lines[:index]
+        if index and not line.strip() and _ANNOUNCED.match(" ".join(lines[:index])):
+            return lines[:index]
+    return lines
+
+
+def _not_prose(line: str) -> bool:
+    return (line.startswith(("    ", "\t", ">")) or bool(_HEADING.match(line)) or bool(_TABLE.match(line))
+            or _looks_like_code(line))
+
+
+def _joined(lines: list[str]) -> str:
+    """Wrapped lines as one text; a line opening a new statement after an unfinished one starts a sentence."""
+    text = lines[0]
+    for line in lines[1:]:
+        if not _SENTENCE_END.search(text) and _STATEMENT_START.match(line):
+            text = f"{text}. {line}"
+        else:
+            text = f"{text} {line}"
+    return text
 
 
 def _looks_like_code(line: str) -> bool:

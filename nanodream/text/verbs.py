@@ -14,6 +14,8 @@ IRREGULAR_PAST = {form: base for base, past, participle in _IRREGULAR_ROWS for f
                   if form != base}
 # Every irregular past tense and participle, those the same as their base form too ("put", "read").
 PAST_FORMS = frozenset(form for _, past, participle in _IRREGULAR_ROWS for form in (past, participle))
+# Base forms whose past tense is the same word ("read", "put"): "I read the readme" may be either.
+SAME_IN_PAST = frozenset(base for base, past, _ in _IRREGULAR_ROWS if past == base)
 # Forms that read the same after "I" and after "she": auxiliaries and irregular past tenses.
 UNCHANGED = wordlist("auxiliaries") | {past for _, past, _ in _IRREGULAR_ROWS}
 THIRD_PERSON = {first: third for first, third in table("third-person")}

@@ -9,15 +9,19 @@ whose typed result the model reads as text and an in-process engine reads as dat
         '''
 
 The first paragraph of the docstring is the tool's description; later lines `param: text` describe
-parameters. Every parameter is a string (the tools edit text), so a schema needs nothing more.
+parameters. A parameter's annotation gives its JSON schema: `str` (the dream's tools edit text, so all of
+theirs are strings), `float`, a `Literal` of strings (an enum), `list[...]` and a `TypedDict` (an object).
+A tool whose arguments are a record's fields takes them as `**fields: Unpack[TheRecord]`: each key of the
+TypedDict is one parameter, in its order.
 """
 
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Unpack, get_args, get_origin, is_typeddict
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,35 @@ class NotFound(ToolError):
     kind = "not-found"
 
 
+STRING: dict[str, Any] = {"type": "string"}
+
+
 @dataclass(frozen=True)
 class Parameter:
     name: str
     description: str = ""
+    schema: dict[str, Any] = field(default_factory=lambda: dict(STRING))
+
+    @property
+    def kind(self) -> str:
+        """The JSON type a value must have: string | number | array | object."""
+        return str(self.schema["type"])
+
+
+def schema_of(annotation: Any) -> dict[str, Any]:
+    """The JSON schema of a parameter's annotation (see the module docstring); text for anything else."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation in (float, int):
+        return {"type": "number"}
+    if origin is Literal and all(isinstance(value, str) for value in args):
+        return {"type": "string", "enum": list(args)}
+    if origin is list and len(args) == 1:
+        return {"type": "array", "items": schema_of(args[0])}
+    if is_typeddict(annotation):
+        hints = typing.get_type_hints(annotation)
+        return {"type": "object", "properties": {key: schema_of(value) for key, value in hints.items()},
+                "required": list(hints)}
+    return dict(STRING)
 
 
 @dataclass(frozen=True)
@@ -83,7 +112,7 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI-style function schema litellm passes on to every provider."""
-        properties = {p.name: {"type": "string", **({"description": p.description} if p.description else {})}
+        properties = {p.name: {**p.schema, **({"description": p.description} if p.description else {})}
                       for p in self.parameters}
         parameters: dict[str, Any] = {"type": "object", "properties": properties}
         if self.parameters:
@@ -92,11 +121,16 @@ class Tool:
                                                  "parameters": parameters}}
 
 
+DREAM_EFFECTS = ("no — it only reads the staged copy", "yes — a path outside the memory files voids the whole session")
+
+
 @dataclass
 class Registry:
-    """The tools a session may call, by name, in declaration order."""
+    """The tools a session may call, by name, in declaration order; `effects` says on the reference page what a
+    reading and a writing tool do."""
 
     tools: dict[str, Tool] = field(default_factory=dict)
+    effects: tuple[str, str] = DREAM_EFFECTS
 
     def tool(self, *, writes: bool = False,
              finishes: bool = False) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
@@ -105,8 +139,8 @@ class Registry:
 
         def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
             description, documented = _parse_doc(inspect.getdoc(function) or "")
-            names = list(inspect.signature(function).parameters)[1:]  # the first is the ToolBox
-            parameters = tuple(Parameter(name, documented.get(name, "")) for name in names)
+            parameters = tuple(Parameter(name, documented.get(name, ""), schema_of(hint))
+                               for name, hint in _declared(function))
             self.tools[function.__name__] = Tool(function.__name__, description, parameters, function, writes,
                                                  finishes)
             return function
@@ -114,7 +148,7 @@ class Registry:
         return declare
 
     def copy(self) -> Registry:
-        return Registry(dict(self.tools))
+        return Registry(dict(self.tools), self.effects)
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.tools.values())
@@ -122,27 +156,52 @@ class Registry:
     def get(self, name: object) -> Tool | None:
         return self.tools.get(name) if isinstance(name, str) else None
 
+    def _effect(self, tool: Tool) -> str:
+        if tool.finishes:
+            return "- ends the session once every call of its response has succeeded; its value is the summary"
+        return "- writes: " + self.effects[tool.writes]
+
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self]
 
-    def markdown(self) -> str:
-        """The reference page docs/tools.md, generated so it cannot drift from what the model is sent."""
-        lines = ["# The dream's tools", "",
-                 "Generated from the tool declarations in `nanodream/toolbox/tools.py` "
-                 "(`python -m nanodream.toolbox.tools > docs/tools.md`); do not edit by hand.", ""]
+    def markdown(self, title: str = "The dream's tools", module: str = "nanodream.toolbox.tools",
+                 page: str = "docs/tools.md") -> str:
+        """A reference page (docs/tools.md for the dream's), generated so it cannot drift from what the model is
+        sent."""
+        lines = [f"# {title}", "",
+                 f"Generated from the tool declarations in `{module.replace('.', '/')}.py` "
+                 f"(`python -m {module} > {page}`); do not edit by hand.", ""]
         for tool in self:
             signature = ", ".join(p.name for p in tool.parameters)
             lines += [f"## `{tool.name}({signature})`", "", tool.description, ""]
-            lines += [f"- `{p.name}`: {p.description or 'text'}" for p in tool.parameters]
-            lines += [_effect(tool), ""]
+            lines += [f"- `{p.name}`: {p.description or 'text'}{_kind(p)}" for p in tool.parameters]
+            lines += [self._effect(tool), ""]
         return "\n".join(lines)
 
 
-def _effect(tool: Tool) -> str:
-    if tool.finishes:
-        return "- ends the session once every call of its response has succeeded; its value is the summary"
-    return "- writes: " + ("yes — a path outside the memory files voids the whole session"
-                           if tool.writes else "no — it only reads the staged copy")
+def _declared(function: Callable[..., ToolResult]) -> list[tuple[str, Any]]:
+    """(name, annotation) of each parameter after the ToolBox, a `**fields: Unpack[Record]` spread into its keys."""
+    hints = typing.get_type_hints(function)
+    found: list[tuple[str, Any]] = []
+    for name, parameter in list(inspect.signature(function).parameters.items())[1:]:
+        hint = hints.get(name, str)
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD and get_origin(hint) is Unpack:
+            found += list(typing.get_type_hints(get_args(hint)[0]).items())
+        else:
+            found.append((name, hint))
+    return found
+
+
+def _kind(parameter: Parameter) -> str:
+    """What a parameter that is not plain text takes, as the reference page says it."""
+    schema = parameter.schema
+    if "enum" in schema:
+        return f" (one of {', '.join(schema['enum'])})"
+    if schema["type"] == "array" and schema["items"]["type"] == "object":
+        return f" (a list of objects with {', '.join(schema['items']['properties'])})"
+    return {"number": " (a number)", "array": " (a list of strings)"}.get(schema["type"], "")
+
+
 
 
 def _parse_doc(doc: str) -> tuple[str, dict[str, str]]:

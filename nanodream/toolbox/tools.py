@@ -351,16 +351,25 @@ def _decode_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _only(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The tool's own arguments, each present and a string (every parameter is text; extra keys are ignored)."""
+    """The tool's own arguments, each present and of its declared kind (extra keys are ignored)."""
     names = [p.name for p in tool.parameters]
     missing = [n for n in names if n not in arguments]
     if missing:
         raise Misuse(f"missing {numbered('argument', missing)}", f"call it as {tool.signature()}")
-    for name in names:
-        if not isinstance(arguments[name], str):
-            raise Misuse(f"parameter {name!r} of {tool.signature()} expects a string, got "
-                         f"{_json_kind(arguments[name])}", "send it as one string (join lines with \\n)")
+    for parameter in tool.parameters:
+        value = arguments[parameter.name]
+        if not isinstance(value, _KINDS[parameter.kind]) or isinstance(value, bool):
+            wanted = _WANTED[parameter.kind]
+            raise Misuse(f"parameter {parameter.name!r} of {tool.signature()} expects {wanted}, got "
+                         f"{_json_kind(value)}", _HOW[parameter.kind])
     return {n: arguments[n] for n in names}
+
+
+# A number may come as text ("0.6"): the handler reads it, and says so when it is not one.
+_KINDS: dict[str, type | tuple[type, ...]] = {"string": str, "number": (int, float, str), "array": list, "object": dict}
+_WANTED = {"string": "a string", "number": "a number", "array": "a list", "object": "an object"}
+_HOW = {"string": "send it as one string (join lines with \\n)", "number": "send a number, e.g. 0.6",
+        "array": "send a JSON list", "object": "send a JSON object"}
 
 
 def _json_kind(value: Any) -> str:

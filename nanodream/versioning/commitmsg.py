@@ -105,6 +105,34 @@ def _span(facts: DreamFacts) -> list[tuple[Trailer, object]]:
     return span
 
 
+@dataclass(frozen=True)
+class InsightFacts:
+    """What an insights commit says besides its files: which run, and what its phases spent, apart."""
+
+    run_id: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+
+
+def insights_message(decided: list[tuple[str, str, str]], changes: list[FileChange], facts: InsightFacts) -> str:
+    """The commit of a run's insight phases: (name, change, note) per insight, the diff's list, then trailers."""
+    tally: dict[str, int] = {}
+    for _, change, _ in decided:
+        tally[change] = tally.get(change, 0) + 1
+    subject = "insights: " + ", ".join(f"{number} {change}" for change, number in tally.items())
+    body = [subject, "", *(f"- {name}: {change}" + (f" ({note})" if note else "") for name, change, note in decided),
+            "", _CHANGES_HEAD, *change_lines(changes), ""]
+    body += format_trailers([
+        (Trailer.KIND, "insights"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model),
+        (Trailer.INSIGHT_TOKENS, format_tokens(facts.tokens_in, facts.tokens_out, facts.cached_tokens)),
+        (Trailer.INSIGHT_COST, format_cost(facts.cost)),
+    ])
+    return "\n".join(body)
+
+
 def manual_message(paths: list[str]) -> str:
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     return "\n".join([
@@ -119,11 +147,12 @@ def manual_message(paths: list[str]) -> str:
 
 # reading messages back ----------------------------------------------------------------------------
 
-COMMIT_KINDS = ("dream", "manual", "restore")
+COMMIT_KINDS = ("dream", "manual", "restore", "insights")
 
 
 def commit_kind(message: str) -> str:
-    """dream | manual | restore from the Dream-Kind trailer; init for the first commit; other for anything else."""
+    """dream | manual | restore | insights from the Dream-Kind trailer; init for the first commit; other for anything
+    else."""
     kind = Trailers.parse(message).get(Trailer.KIND) or ""
     if kind in COMMIT_KINDS:
         return kind

@@ -14,6 +14,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from nanodream.controls import visible
+from nanodream.versioning import gitcache
 from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitrunner import GitError, run_git
 from nanodream.vocab import Trailer, Trailers
@@ -22,6 +23,7 @@ from nanodream.workspace import TRACKED_PATTERNS, Workspace
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
 UNCOMMITTED = "0" * 40
+_COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 PROGRESS_LOOKBACK = 200  # commits with progress trailers searched past accepted proposals (beyond: none found)
 
 
@@ -82,6 +84,7 @@ class GitStore:
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        self._synced: tuple[str | None, str] | None = None  # the last commit whose index entries this store moved
 
     # running git ----------------------------------------------------------------------------------
 
@@ -112,7 +115,7 @@ class GitStore:
     def _pathspecs(self) -> list[str]:
         """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing), without
         the linked skills: nanodream commits nothing through a link, and leaves a shared skill as it is."""
-        tracked = set(self._git("ls-files", "-z").split("\0")) if self.head_sha() else set()
+        tracked = self._tracked() if self.head_sha() else set()
         linked = self.workspace.linked_skills()
         specs = []
         for pattern in TRACKED_PATTERNS:
@@ -126,19 +129,30 @@ class GitStore:
             specs += [f":(exclude){path}" for path in linked]
         return specs
 
+    def _tracked(self) -> set[str]:
+        """The paths the person's index tracks (asked again only when the index or HEAD changed)."""
+        root = self.workspace.root
+        return gitcache.kept(("ls-files", str(root)), gitcache.index_stamp(root),
+                             lambda: set(self._git("ls-files", "-z").split("\0")))
+
     def dirty_paths(self) -> list[str]:
         """Memory files whose working copy differs from the last commit, untracked ones included."""
         specs = self._pathspecs()
         if not specs:
             return []
-        out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--ignored=no", "--", *specs)
-        paths = _status_paths(out)
-        forced = self._git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *specs)
-        paths += [p for p in forced.split("\0") if p]
-        return sorted(set(paths))
+        # Ignored files count too (a memory file is committed with -f): `!!` entries, each file on its own.
+        out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--ignored=traditional", "--", *specs)
+        return sorted(set(_status_paths(out)))
 
     def head_sha(self) -> str | None:
-        return self._read("rev-parse", "--verify", "-q", "HEAD")
+        """HEAD's commit (None before the first): asked again only when a file that decides it changed."""
+        root = self.workspace.root
+        return gitcache.kept(("HEAD", str(root)), gitcache.head_stamp(root),
+                             lambda: self._read("rev-parse", "--verify", "-q", "HEAD"))
+
+    def tree_of(self, commit: str) -> str:
+        """The tree id of `commit` (a commit id never changes its tree: asked once)."""
+        return gitcache.fixed(("tree", commit), lambda: self._git("rev-parse", f"{commit}^{{tree}}"))
 
     def head_message(self) -> str:
         return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
@@ -162,11 +176,16 @@ class GitStore:
             if specs:
                 self._git("add", "-A", "-f", "--", *specs, env=index)
             tree = self._git("write-tree", env=index)
-        if parent and tree == self._git("rev-parse", f"{parent}^{{tree}}"):
+        if parent and tree == self.tree_of(parent):
             return None
         sha = self._commit_tree(tree, parent, message, author)
+        gitcache.remember(("tree", sha), tree)
         self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", "HEAD", sha, parent or "")
-        self.sync_index(parent, sha)
+        gitcache.moved(("HEAD", str(self.workspace.root)), gitcache.head_stamp(self.workspace.root), sha)
+        if parent:
+            gitcache.carried(self.workspace.root, parent, sha, self.changed_paths(parent, sha))
+        if self.sync_index(parent, sha):
+            self._synced = (parent, sha)
         return sha
 
     def commit_on_ref(self, ref: str, parent: str, files: dict[str, bytes | None], message: str,
@@ -213,8 +232,13 @@ class GitStore:
         return done.stdout if done.returncode == 0 else None
 
     def changed_paths(self, old: str, new: str) -> list[str]:
-        out = self._git("diff", "--name-only", "-z", "--no-renames", old, new, "--")
-        return [p for p in out.split("\0") if p]
+        """The paths two revisions differ in (asked once per pair of commit ids; a name like HEAD every time)."""
+        def ask() -> list[str]:
+            out = self._git("diff", "--name-only", "-z", "--no-renames", old, new, "--")
+            return [p for p in out.split("\0") if p]
+        if _COMMIT_ID.match(old) and _COMMIT_ID.match(new):
+            return list(gitcache.fixed(("diff", old, new), ask))
+        return ask()
 
     def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str],
                      extra_parent: str | None = None) -> str:
@@ -232,8 +256,11 @@ class GitStore:
         """Point the person's index entries of the files `new` changed since `old` at `new`; others stay.
 
         `stale_only` moves only entries that still stage `old`'s text (a retry must not undo what the person
-        staged since). False when another git process holds the index: nothing moved, try again later.
+        staged since). False when another git process holds the index: nothing moved, try again later. Asked
+        again for the commit this store just made and synced, it has nothing left to move.
         """
+        if (old, new) == self._synced:
+            return True
         changed = self.changed_paths(old, new) if old else [p for p in self._git(
             "ls-tree", "-r", "-z", "--name-only", new).split("\0") if p]
         if stale_only and changed:
@@ -282,8 +309,14 @@ class GitStore:
         One `git blame` per file, whatever its length. None when git cannot blame the file at all
         (no repository or no commit yet, or a file it has never tracked): all of it is new to git.
         """
-        if not self.exists or not self.head_sha():
+        head = self.head_sha() if self.exists else None
+        if not head:
             return None
+        working = gitcache.file_digest(self.workspace.root / path)
+        times = gitcache.kept(("blame", str(self.workspace.root), path), (head, working), lambda: self._blamed(path))
+        return None if times is None else list(times)
+
+    def _blamed(self, path: str) -> list[int | None] | None:
         out = self._read("blame", "--line-porcelain", "--", path)
         return None if out is None else parse_line_porcelain(out)
 
@@ -313,9 +346,14 @@ class GitStore:
 
         One `git log` for the whole folder, however many files it holds; {} without a commit yet.
         """
-        if not self.exists or not self.head_sha():
+        head = self.head_sha() if self.exists else None
+        if not head:
             return {}
-        out = self._git("log", "--format=@%ct", "--name-only", "--no-renames", "HEAD", "--", prefix)
+        return dict(gitcache.kept(("log", str(self.workspace.root), prefix), (head,),
+                                  lambda: self._change_times(head, prefix)))
+
+    def _change_times(self, head: str, prefix: str) -> dict[str, int]:
+        out = self._git("log", "--format=@%ct", "--name-only", "--no-renames", head, "--", prefix)
         times: dict[str, int] = {}
         when = 0
         for line in out.splitlines():

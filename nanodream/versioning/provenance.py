@@ -54,6 +54,7 @@ class WhyReport(Declared):
     replaced_by: str = ""  # what replaced it ("" while current, or when nothing took its place)
     replaced: list[dict[str, Any]] = field(default_factory=list)  # facts it replaced: text, since, until, file, line
     first_written: dict[str, str] | None = None  # a replaced fact's first commit: {"commit", "time"}
+    insights: list[dict[str, Any]] = field(default_factory=list)  # cite it: insight, status, relation, weight, reason
 
 
 def why(workspace: Workspace, query: str) -> WhyReport:

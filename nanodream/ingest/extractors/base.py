@@ -15,6 +15,7 @@ class Extraction:
     tokens_out: int = 0
     cost: float | None = None
     notes: list[str] = field(default_factory=list)  # what was left out of the answer, and why
+    for_model: dict[str, int] = field(default_factory=dict)  # the person's messages in languages rules do not read
 
 
 class ExtractionFailed(RuntimeError):

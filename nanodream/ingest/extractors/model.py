@@ -22,11 +22,13 @@ from nanodream.prompting.prompt import HISTORY_FRAMING
 from nanodream.safety.injection import reveal_hidden
 from nanodream.safety.secret_scan import redacted
 from nanodream.text.dates import MONTHS
-from nanodream.text.words import content_words
+from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text.words import content_words, tidy_sentence
 from nanodream.vocab import ExitCode, Refused
 
 # Share of a fact's meaningful words the conversation must contain (dates and numbers may be worked out).
 SUPPORT_SHARE = 0.5
+_ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:['’]s)?\b", re.IGNORECASE)
 _QUOTE_TAG = re.compile(r"</?\s*transcript\s*>", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _FREE = frozenset({"user", "users", "person", "decided", "task", "now", "prefers", "on", "in"}) | frozenset(MONTHS)
@@ -80,7 +82,7 @@ def honest_lines(answer: str, chunk: Chunk) -> tuple[list[str], list[str]]:
     said = _stems(" ".join(message.text for message in chunk.messages))
     facts: list[str] = []
     gist: list[str] = []
-    invented = prose = 0
+    invented = prose = never = 0
     for raw in answer.splitlines():
         line = _LIST_MARK.sub("", raw).strip().strip("`").strip()
         if not line:
@@ -91,13 +93,34 @@ def honest_lines(answer: str, chunk: Chunk) -> tuple[list[str], list[str]]:
                 prose += 1
             else:
                 gist.append(line)
-        elif tag.group(1).lower() == "skip" or supported(line[tag.end():], said):
+        elif tag.group(1).lower() == "skip":
             facts.append(line)
-        else:
+        elif not supported(line[tag.end():], said):
             invented += 1
+        elif never_memory(tag.group(1).lower(), line[tag.end():].strip()):
+            never += 1
+        else:
+            facts.append(line)
     notes = [f"left out {what}: {count}" for count, what in (
-        (invented, "fact lines the conversation does not support"), (prose, "untagged lines beyond one gist")) if count]
+        (invented, "fact lines the conversation does not support"), (prose, "untagged lines beyond one gist"),
+        (never, "fact lines of a kind memory never keeps (a question, code, a fragment …)")) if count]
+    if never and not facts:  # the model wrote only what memory never keeps: nothing worth keeping, not a failure
+        facts = ["[skip] every fact line the model wrote was of a kind memory never keeps"]
     return ([*facts, *gist] if facts else []), notes
+
+
+def never_memory(tag: str, text: str) -> bool:
+    """The same test the builtin rules' facts pass (text/kinds.py): a line about the user holds no code, link or
+    "you"; a rule for the agent may speak to it; a task's subject need not be a sentence."""
+    if tag == "ephemeral":
+        return False
+    if text.rstrip().endswith(":"):
+        return True  # a heading
+    text = tidy_sentence(text)  # as it would be filed
+    if _ABOUT_USER.match(text):
+        return bool(forbidden_in_profile(text))
+    kind = forbidden_kind(text)
+    return bool(kind) and not (tag == "permanent" and kind == "addressed to the agent")
 
 
 def supported(text: str, said: set[str]) -> bool:

@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from datetime import date
 
 from nanodream.text.dates import absolute, day_text
-from nanodream.text.person import third_person
+from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text.lists import wordlist
+from nanodream.text.person import ADVERBS, third_person
+from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
 from nanodream.text.words import content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -53,6 +56,7 @@ class Said:
     speaker: str = ""
     day: date | None = None
     spoken: str = ""  # the sentence as said, before its relative times became dates
+    errand: bool = False  # an earlier sentence of its message asked the agent for a piece of work
 
     @property
     def subject(self) -> str:
@@ -68,7 +72,7 @@ class Said:
         long transcript tells many more events than preferences). A line that names its own date and does not
         open with "User" needs neither.
         """
-        if re.search(r"\b\d{4}\b", text) and not text.startswith(DEFAULT_SUBJECT):
+        if _YEAR.search(text) and not text.startswith(DEFAULT_SUBJECT):
             return text
         return f"({self.day.isoformat() if self.day is not None else 'undated'}) {text}"
 
@@ -84,8 +88,9 @@ _FILLER = frozenset({
     "things", "stuff", "something", "anything", "everything", "good", "great", "nice", "fine", "okay", "ok", "yeah",
     "yes", "well",
 })
-_HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda)\s+)?(?:think|guess|suppose|believe|wonder|hope|"
-                    r"feel like|mean|know|see|agree|understand|bet|doubt|wish|appreciate|can'?t wait|"
+_HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda|still)\s+)?(?:think|guess|suppose|believe|wonder|"
+                    r"hope|suspect|feel like|mean|know|see|agree|disagree|understand|bet|doubt|wish|appreciate|"
+                    r"don'?t (?:know|understand|think|see)|dunno|(?:'d|would) like to|can'?t wait|"
                     r"love that|like that|love it|like it|love this|like this|totally agree)\b|"
                     r"^(?:i'?m|i am)\s+(?:not sure|sure|sorry|glad|so glad|happy to hear)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|thx|ok(?:ay)?|sure|great|cool|nice|yes|yeah|no|nope|hi|hello|hey|"
@@ -113,7 +118,7 @@ _NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w
 def correction(said: Said) -> Fact | None:
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
-        rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"))
+        rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
         text = inner.text if inner is not None else (rest.about() or rest.named(_capitalised(rest.sentence)))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
@@ -123,9 +128,12 @@ def correction(said: Said) -> Fact | None:
 
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
-_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop|avoid)\b.+)$",
+_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
+                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
+# A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
+_RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
+                         r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*,?\s+(?:please\s+)?(?P<rule>.+)$",
                        re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
@@ -133,7 +141,8 @@ _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
-                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+\w+(?:\s+\w+)?|answers|replies"
+                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies|reply|"
+                    r"responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
                     r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
@@ -144,12 +153,32 @@ _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
 _NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
 
 
+# Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
+_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at the moment|at this time|for now|"
+                      r"right away|anymore|again|previous|above|below|following|same)\b", re.IGNORECASE)
+
+
 def agent_rule(said: Said) -> Fact | None:
     if _NOT_A_RULE.match(said.sentence):
         return None
+    rather_not = _RATHER_NOT.match(said.sentence)
+    if rather_not is not None:
+        return _as_rule(f"Don't {rather_not.group('rule')}", said)
+    if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
+        return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
-             or _STYLE.match(said.sentence))
-    return None if match is None else _as_rule(match.group("rule"))
+             or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
+    if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
+        return None
+    return None if match is None else _as_rule(match.group("rule"), said)
+
+
+# A bare prohibition: "don't …" with no "please", "always", "never" or "from now on" to make it stand.
+_BARE_DONT = re.compile(r"^(?:don'?t|do not)\b", re.IGNORECASE)
+# A request with its standing words at the end: "use British spelling in the UI text from now on".
+_STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
+                             r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
+_INSTRUCTIONS = wordlist("imperatives") | {"always", "never", "don't", "dont", "avoid", "stop", "reply", "answer"}
 
 
 def standing_question(sentence: str) -> Fact | None:
@@ -159,15 +188,48 @@ def standing_question(sentence: str) -> Fact | None:
     return None if match is None else _as_rule(" ".join(_STANDING_WORDS.sub("", match.group("rule")).split()))
 
 
-def _as_rule(rule: str) -> Fact | None:
-    rule = _second_person(rule)
+def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
+    """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
+    person said it stands ("from now on")."""
+    standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
+    if not standing and _DEICTIC.search(_first_clause(rule)):
+        return None
+    if _GERUND_RULE.match(rule):
+        return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction
+    rule = _second_person(_plain_commands(rule))
     return Fact("permanent", rule) if meaningful(rule) >= 2 else None
 
 
+_YEAR = re.compile(r"\b\d{4}\b")
+_CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECASE)
+_GERUND_RULE = re.compile(r"^(?:always|never)\s+\w+ing\b", re.IGNORECASE)
+_CLAUSE_MARK = re.compile(r"[,;:—–]")
+_SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|after|except|while)\s", re.IGNORECASE)
+_QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
+_IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+    (r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"), (r"\bI\b", "they"),
+    (r"\bme\b", "the user"), (r"\bmy\b", "the user's")))
+_WE_HAVE = re.compile(r"^we\s+(?:have|own)\s+(?P<what>.+)$", re.IGNORECASE | re.DOTALL)
+_LOWER_WORD = re.compile(r"[a-z']+")
+_PLURAL_TO = re.compile(r"^\S+\s+\S+s\s+to\b")
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|I['’](?:m|ve|d|ll))\b")
+
+
+def _first_clause(text: str) -> str:
+    """The words before the first comma, semicolon, colon, dash or subordinate clause ("… unless I ask for
+    them"): what a sentence is about, not its aside."""
+    return _SUBORDINATE.split(_CLAUSE_MARK.split(text, maxsplit=1)[0], maxsplit=1)[0]
+
+
+def _plain_commands(rule: str) -> str:
+    """A command quoted as code in a rule ("run `pnpm build` first") as words: SOUL.md holds no backticks."""
+    return _QUOTED_COMMAND.sub(r"\1", rule)
+
+
 def _second_person(rule: str) -> str:
-    """An instruction as the agent keeps it: the person is "the user" in it, the agent stays "you"."""
-    for pattern, replacement in ((r"\bme\b", "the user"), (r"\bmy\b", "the user's"), (r"\bI\b", "the user")):
-        rule = re.sub(pattern, replacement, rule)
+    """An instruction as the agent keeps it: the person is "the user" (or "they") in it, the agent stays "you"."""
+    for pattern, replacement in _IN_A_RULE:
+        rule = pattern.sub(replacement, rule)
     return rule[:1].upper() + rule[1:]
 
 
@@ -175,20 +237,26 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
 _IDENTITY = re.compile(
-    r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an|the)\s+\w+|"  # I'm a nurse
+    r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
     r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
-    r"pregnant|\d+)\b|"
-    r"^i\s+(?:(?:now|currently|still)\s+)?(?:live|work|study|teach|speak|grew up|was born|moved|"
+    r"pregnant|learning|studying|\d+)\b|"
+    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
+    r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
+    r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"
+    r"babies|baby|pets?|parrots?|rabbits?|horses?|hamsters?)\b|"
     r"^my\s+(?:name|full name|pronouns|birthday|job|role|title|age|time ?zone|home|wife|husband|partner|"
     r"girlfriend|boyfriend|son|daughter|kids?|children|mom|mother|dad|father|parents|sister|brother|dog|cat|pet)"
     r"\b(?:\s+\w+)?\s+(?:is|are|was|were|'s)\b",
     re.IGNORECASE)
 
 
-# A sentence naming a time (a year, or a relative time made absolute) tells of an event, not a lasting trait.
+# A sentence naming a time (a year, or a relative time made absolute) tells of an event, not a lasting trait;
+# moving home or job is both, and belongs with where the person lives and works.
 _TIMED = re.compile(r"\b(?:1[89]|20)\d{2}\b|"
                     r"\bthe (?:week|weekend|night|morning|afternoon|evening) (?:before|after|of)\b")
+_MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
+                    r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
 def identity(said: Said) -> Fact | None:
@@ -198,16 +266,34 @@ def identity(said: Said) -> Fact | None:
     named = _SELF_NAMED.match(said.sentence)
     if named is not None:
         return Fact("permanent", f"{said.subject} is {named.group('word')}")
-    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence):
+    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence) and not _MOVED.match(said.sentence):
         return None
-    text = said.about()
+    if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
+        return None  # "I have a bug in my code": the work at hand, not something of their life
+    text = said.about() or _household(said)
     return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+
+
+# What someone has that belongs to their life: family, pets, a home, a condition, a degree.
+_LIFE_HAD = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+"
+                       r"(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids?|children|sons?|daughters?|bab(?:y|ies)|pets?|parrots?|"
+                       r"rabbits?|horses?|hamsters?|fish|wife|husband|partner|girlfriend|boyfriend|brothers?|sisters?|"
+                       r"twins|allerg\w*|condition|disability|degree|phd|masters|house|flat|apartment|garden|car|"
+                       r"bike|job|day job|side business)\b", re.IGNORECASE)
+
+
+def _household(said: Said) -> str | None:
+    """"We have a cat" said by the person: their household's, "User's household has a cat"."""
+    match = _WE_HAVE.match(said.sentence)
+    return f"{said.subject}'s household has {match.group('what')}" if match else None
 
 
 _PREFERENCE = re.compile(
     r"^i\s+(?:(?:really|much|generally|usually|also|still|absolutely|definitely|kind of|kinda|totally)\s+)*"
-    r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like|don'?t want|want)\b|"
+    r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like)\b|"
     r"^i'?d (?:rather|prefer)\b|^i would (?:rather|prefer)\b|"
+    r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
+    r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
     r"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|not into|not a fan of|obsessed with)\b|"
     r"^my\s+(?:favou?rite|preferred)\s+\w+(?:\s+\w+)?\s+(?:is|are)\b",
     re.IGNORECASE)
@@ -217,13 +303,29 @@ def preference(said: Said) -> Fact | None:
     if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence):
         return None
     text = said.about()
-    return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+    return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
+
+
+# "you" as the subject of a verb; any other "you" ("… invocations of you, Claude") keeps the line addressed.
+_YOU_DO = re.compile(r"\byou\s+(?P<verb>[a-z]+)\b")
+_NOT_VERBS = frozenset({"to", "and", "or", "a", "an", "the", "all", "both", "too", "first", "guys"})
+
+
+def _agent_named(text: str) -> str:
+    """A way of working that names the agent ("… before you generate anything") with the agent in the third
+    person, as USER.md speaks of it: "… before the agent generates anything"."""
+    def named(match: re.Match[str]) -> str:
+        verb = match.group("verb")
+        return match.group(0) if verb in _NOT_VERBS else f"the agent {conjugate(verb)}"
+
+    return _YOU_DO.sub(named, text.replace("you're", "the agent is").replace("you are", "the agent is"))
 
 
 _DECISION = re.compile(r"^(?:so\s+)?(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|chose|settled on|"
                        r"picked|went with)\b\s*(?P<rest>.*)$|"
                        r"^(?:ok(?:ay)?,?\s+|so,?\s+|alright,?\s+)?let'?s\s+"
-                       r"(?P<verb>use|go with|stick with|keep|switch to|move to|try|adopt)\s+(?P<thing>.+)$",
+                       r"(?P<verb>use|go with|stick with|keep|switch to|move to|adopt)\s+(?P<thing>(?!(?:it|this|that|"
+                       r"them|these|those|the same|going|on)\b).+)$",
                        re.IGNORECASE | re.DOTALL)
 _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrated|moved over|changed)\s+"
                      r"(?P<rest>(?:from\s+.+\s+)?to\s+.+)$|^we\s+(?:just\s+)?moved\s+(?P<moved>(?:from\s+.+\s+)?to\s+.+)$",
@@ -239,15 +341,20 @@ def decision(said: Said) -> Fact | None:
     if match is None:
         return None
     if match.group("thing"):
+        if _DEICTIC.search(_STANDING_WORDS.sub("", match.group("thing"))):
+            return None  # "let's keep that out of here": this piece of work, not a decision that lasts
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
     else:
-        text = f"Decided {_pronouns(match.group('rest'), said)}".strip()
+        chose = _CHOSE.search(said.sentence[:match.start("rest")])
+        rest = match.group("rest")
+        on = "on " if chose and not rest.lower().startswith("to ") else ""
+        text = f"Decided {on}{_pronouns(rest, said)}".strip()
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
 
 _TASK = re.compile(r"^(?:(?:i|we)\s+(?:still\s+|really\s+|also\s+)?(?:need|have|got|must remember)\s+to|"
-                   r"(?:i|we)\s+(?:must|should)|remind me to|don'?t let me forget to|don'?t forget to|"
+                   r"i\s+must|remind me to|don'?t let me forget to|don'?t forget to|"
                    r"(?:todo|to-do|to do)\s*:)\s+(?P<task>.+)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -269,7 +376,7 @@ def done(said: Said) -> Fact | None:
     if match is None:
         return None
     text = f"{match.group('verb').capitalize()} {_pronouns(match.group('what'), said)}"
-    if said.day is not None and not re.search(r"\b\d{4}\b", text):
+    if said.day is not None and not _YEAR.search(text):
         text = f"{text.rstrip('.!')} on {day_text(said.day)}"
     return Fact("durable", said.named(text)) if meaningful(match.group("what")) >= 2 else None
 
@@ -278,13 +385,77 @@ _PLAIN = re.compile(r"^(?:i\b|i['’]|my\b|we\b|we['’]|our\b)", re.IGNORECASE)
 
 
 def statement(said: Said) -> Fact | None:
-    """Any other plain statement about the person (or their team): dated, in the third person."""
+    """Any other plain statement about the person (or their team), in the third person.
+
+    Between people (a named speaker: both sides of the conversation are people) every such statement is
+    news worth a dated journal line. In what a person tells an agent, most are about the moment ("I read the
+    readme", "we are getting confused"): only lasting ones are kept, a habit ("I go climbing every Saturday")
+    for USER.md and how the team's work stands ("Our API runs on port 8080", "We use WeasyPrint for PDFs").
+    """
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
         return None
     text = said.about()
-    if text is None:  # "we" and "our": the team speaks; keep its words, say who reported them
-        return Fact("durable", said.named(said.sentence))
-    return Fact("durable", said.dated(text))
+    if said.speaker:
+        return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
+    if _DEICTIC.search(_first_clause(said.spoken or said.sentence)) or _AT_HAND.match(said.sentence):
+        return None
+    if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
+        return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
+    if text is not None and text.startswith(said.subject):
+        return Fact("permanent", text)
+    return Fact("durable", text or said.sentence)
+
+
+# What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
+# "we have a bug where …" (their household, "we have two cats", is read by `identity`).
+_AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
+                      r"loads|plenty|many|several|no|a few|tons|quite a few|a bunch)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
+                   r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
+                   r"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|not|need|want|also)\b))\b",
+                   re.IGNORECASE)  # "I may have typos": a verb, not the month
+
+
+def _placed_in_time(said: Said) -> bool:
+    """True when the person said when it happened ("last autumn", "in March", "yesterday")."""
+    return said.spoken != said.sentence or bool(_WHEN.search(said.sentence))
+
+
+# How often something is done: a habit, not an event.
+_HABIT = re.compile(r"\b(?:every|each)\s+(?:day|week|month|morning|evening|night|weekend|monday|tuesday|wednesday|"
+                    r"thursday|friday|saturday|sunday)\b|\bon\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|"
+                    r"fridays|saturdays|sundays)\b|\b(?:daily|weekly|twice a \w+|once a \w+|usually|regularly|most "
+                    r"(?:days|evenings|mornings|weekends))\b", re.IGNORECASE)
+_OWNER = re.compile(r"^(?:i|we|my|our)\b\s*", re.IGNORECASE)
+_NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "must", "may", "shall", "need", "'ll",
+                          "'d", "recall", "remember", "realise", "realize", "notice", "imagine", "assume", "expect",
+                          "hear", "didn't", "won't", "wouldn't", "couldn't", "shouldn't", "can't", "wasn't", "weren't",
+                          "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess", "hope",
+                          "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am", "are",
+                          "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
+
+
+def _lasting(sentence: str) -> bool:
+    """True when the statement's verb is in the present simple: how things stand, not what happened just now,
+    what someone thinks or wants, or what will be."""
+    owner = _OWNER.match(sentence)
+    pronoun = owner is not None and owner.group(0).strip().lower() in ("i", "we")
+    words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
+    for index, word in enumerate(words):
+        if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
+            continue
+        after = next((later for later in words[index + 1:] if later not in ADVERBS), "")
+        if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
+            return False  # "we have (recently) produced …": done just now
+        if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
+            continue  # "do not need to …": what the next word says
+        if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
+            return False
+        if word in SAME_IN_PAST and not _HABIT.search(sentence):
+            return False  # "I read the readme": what happened, unless it happens every week
+        if pronoun or word in ("is", "are", "has", "have", "does", "do") or word.endswith("s") and len(word) > 3:
+            return True
+    return False
 
 
 # What opens a request or a remark to the agent rather than a statement about the world.
@@ -306,15 +477,42 @@ def named_fact(said: Said) -> Fact | None:
     sentence = said.sentence
     if _REQUEST.match(sentence) or not _NAMED.search(said.spoken or sentence) or meaningful(sentence) < 3:
         return None  # a date worked out from "today" names nothing: the sentence must name something itself
+    if not said.speaker and not _named_state(sentence):
+        return None  # told to an agent: only how things stand, about something named ("Staging lives at …")
     return Fact("durable", said.dated(said.named(sentence)))
+
+
+# What a statement about the world opens with when it names nothing a later reader could find: a pronoun (or
+# the person, whose statements are read by the other rules).
+_UNNAMED_SUBJECT = re.compile(r"^(?:it|its|it's|this|that|these|those|there|here|he|she|they|them|which|what|"
+                              r"some|all|both|each|one|nothing|everything|something|i|i'm|my|we|our|re)\b",
+                              re.IGNORECASE)
+
+
+def _named_state(sentence: str) -> bool:
+    """A statement of how something named stands, told to an agent: four words or more, a named subject, no
+    pointing at the moment ("this", "that"), and a verb in the present ("Staging lives at …", "Ines reviews …")."""
+    words = sentence.split()
+    if len(words) < 4 or not words[0][:1].isupper() or _UNNAMED_SUBJECT.match(sentence):
+        return False
+    if _FIRST_PERSON.search(sentence):
+        return False  # "… surprises me": the person speaking of themselves, which the other rules read
+    if _DEICTIC.search(_first_clause(sentence)):
+        return False
+    if _PLURAL_TO.search(sentence):
+        return False  # "Spawn sub-agents to write …": an errand whose verb the rules do not know
+    return _lasting(sentence.split(" ", 1)[-1])
 
 
 def _pronouns(text: str, said: Said) -> str:
     """The person's pronouns inside a task or decision, pointing at them ("call my mom" → "call User's mom")."""
     owner = f"{said.subject}'s"
-    for pattern, replacement in ((r"\bmy\b", owner), (r"\bme\b", said.subject), (r"\bmyself\b", said.subject)):
-        text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
+    for pattern, replacement in zip(_MY_ME_MYSELF, (owner, said.subject, said.subject), strict=True):
+        text = pattern.sub(replacement, text)
     return text
+
+
+_MY_ME_MYSELF = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"\bmy\b", r"\bme\b", r"\bmyself\b"))
 
 
 RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_rule, task, done, decision, identity,
@@ -335,9 +533,11 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news)\b\s*[,:;!—–-]*\s*|"
+                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news|for context|"
+                      r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
                       r"(?:you know|i mean)\s*,\s*|"
-                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|thanks?|thank you|"
+                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
+                      r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
@@ -386,10 +586,49 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
                     r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
 
 
-def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact | None:
-    """The fact a sentence states, or None for questions, hedges, small talk and sentences about others."""
-    sentence = _EMOJI.sub("", sentence).strip().strip("\"'“”").strip()
-    sentence = _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence)))
+# Words a dictated sentence opens with before the person gets to it: "ok so quick thing I work as …".
+_DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick thing|one thing|also|and|like|yeah|"
+                            r"right|anyway)\s+)+(?=(?:I|I['’]m|my|we)\b)", re.IGNORECASE)
+_LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
+
+
+# A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
+_ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next|alright)\s*[,.!]?\s+)*(?:"
+                   r"(?:can|could|would|will)\s+you\b|please\s+(?!always|never|don|do not)|let'?s\b|"
+                   r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
+                   r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
+                   r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"
+                   r"open|set up|go ahead)\b)", re.IGNORECASE)
+
+
+def after_a_request(sentences: list[str]) -> list[bool]:
+    """For each sentence of a message, whether an earlier one asked the agent for a piece of work: a bare
+    "don't …" after it says how to do that errand ("… make a branch for each. do not open any PRs."), one
+    before it stands on its own ("Don't use emojis in commit messages. Can you add …?")."""
+    asked, flags = False, []
+    for sentence in sentences:
+        flags.append(asked)
+        asked = asked or bool(_ASKS.match(_LEAD_IN.sub("", sentence.strip())))
+    return flags
+
+
+def classify(sentence: str, speaker: str = "", day: date | None = None, errand: bool = False) -> Fact | None:
+    """The fact a sentence states, or None for questions, hedges, small talk, sentences about others and any
+    kind of line that never enters memory (text/kinds.py)."""
+    fact = _classified(sentence, speaker, day, errand)
+    if fact is None:
+        return None
+    line = tidy_sentence(fact.text)
+    profile = fact.tag == "permanent"  # bound for USER.md or SOUL.md
+    check = forbidden_in_profile if profile else forbidden_kind
+    kind = check(line) or ("a heading" if fact.text.rstrip().endswith(":") else "")
+    rule = profile and not line.startswith((speaker or DEFAULT_SUBJECT, "The user"))
+    return None if kind and not (rule and kind == "addressed to the agent") else fact
+
+
+def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
+    sentence = _LOWER_I.sub("I", _EMOJI.sub("", sentence).strip().strip("\"'“”").strip())
+    sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
     if sentence.endswith("?"):
         return standing_question(sentence)
     if not sentence or small_talk(sentence) and not _STYLE.match(sentence):
@@ -401,10 +640,31 @@ def classify(sentence: str, speaker: str = "", day: date | None = None) -> Fact 
     if setting is not None:  # said about oneself after all: the setting goes to the end
         rest = setting.group("rest").rstrip(".!")
         sentence = f"{rest} {setting.group('setting')[:1].lower()}{setting.group('setting')[1:]}."
-    fact = _first_fact(Said(sentence, speaker, day, spoken))
+    fact = _first_fact(Said(sentence, speaker, day, spoken, errand))
     if fact is None or fact.tag == "permanent" and fact.text.startswith(("Always", "Never", "Don't", "Do not")):
         return fact  # a rule for the agent keeps its reasons
-    return Fact(fact.tag, _without_filler(_ASIDE.sub("", fact.text)))
+    text = _ASIDE.sub("", fact.text)
+    if fact.text.startswith(speaker or DEFAULT_SUBJECT):
+        text = _own_clause(text)
+    return Fact(fact.tag, _without_filler(text))
+
+
+# What a fact about the person goes on to say about the moment: a consequence ("…, so expect short bursts",
+# "…, so most of the teams will get these in the evening") or a step of this work ("… and mostly work on this").
+_CONSEQUENCE = re.compile(r",?\s+(?:so|which means|that way|and so)\s+(?!(?:much|many|far|long|well|often|far)\b).*$",
+                          re.IGNORECASE | re.DOTALL)
+_CONJUNCT = re.compile(r"\s+and\s+(?!(?:I|we|my|our)\b)", re.IGNORECASE)
+
+
+def _own_clause(text: str) -> str:
+    """A fact about the person without what it means for the moment: what lasts is the fact itself."""
+    text = _CONSEQUENCE.sub("", text)
+    parts = _CONJUNCT.split(text)
+    while len(parts) > 1 and _DEICTIC.search(parts[-1]):
+        parts.pop()
+    text = " and ".join(parts)
+    head, *subordinate = _SUBORDINATE.split(text, maxsplit=1)
+    return head if subordinate and _DEICTIC.search(subordinate[0]) else text
 
 
 def _capitalised(text: str) -> str:

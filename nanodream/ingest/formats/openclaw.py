@@ -4,10 +4,18 @@ Verified against openclaw/openclaw `docs/reference/session-management-compaction
 the first line is the session header `{"type": "session", "id", "cwd", "timestamp"}`, then entries with `id` and
 `parentId`; `message` entries hold user, assistant and toolResult messages (`{"role", "content": [parts]}`),
 and `compaction`, `branch_summary`, `custom` and `custom_message` entries are the agent's own bookkeeping.
+
+The gateway wraps what arrives from a channel in an envelope for the model (docs.openclaw.ai, "Date and time"
+and "Messages"): labelled metadata blocks ("Conversation info (untrusted metadata):" and "Sender (untrusted
+metadata):", each a fenced JSON object), history wrappers ("[Chat messages since your last reply - for
+context]", "[Current message - respond to this]") and a "[<channel> <sender> <weekday> <date> <time> <zone>]"
+stamp before the text. None of it is the person's: it is taken off, so the rules read the words they typed (and
+tell their language by those words, not by a sender's name in the metadata).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
@@ -15,6 +23,16 @@ from nanodream.ingest.formats.base import Context, Format, first_dict
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
+_METADATA = re.compile(r"^[^\n]{0,60}\((?:un)?trusted metadata\):[ \t]*\n+```[\w-]*\n.*?\n```[ \t]*\n?",
+                       re.MULTILINE | re.DOTALL)
+_WRAPPER = re.compile(r"^\[(?:Chat messages since your last reply|Current message)\b[^\]\n]*\][ \t]*\n?", re.MULTILINE)
+_STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,40}\][ \t]*",
+                    re.MULTILINE)
+
+
+def without_envelope(text: str) -> str:
+    """The person's words with the gateway's metadata blocks, history wrappers and time stamps taken off."""
+    return _STAMP.sub("", _WRAPPER.sub("", _METADATA.sub("", text))).strip()
 
 
 def sniff(records: list[Any]) -> bool:
@@ -34,6 +52,8 @@ def read(record: Any, context: Context) -> list[Message]:
     if record.get("type") != "message" or not isinstance(message, dict) or message.get("role") not in ROLES:
         return []
     text = joined(part_texts(message.get("content"), TEXT_PARTS))
+    if message["role"] == "user":
+        text = without_envelope(text)
     if not text:
         return []
     when = record.get("timestamp", message.get("timestamp"))

@@ -1,0 +1,122 @@
+"""Consumed history by session and subject, kept in `.nanodream/history-index.json` and grown from where it
+stopped up to nanodream's saved position: no phase reads history.jsonl from its first line to search it or to
+find a session's entries.
+
+Each entry is kept as where it lives (offset and line, so its text is read back with one seek), its day, its
+session and its subject terms; never its text. A history file that was rotated or rewritten under the index
+(its indexed part no longer has the same fingerprint) is indexed again from its start, once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nanodream.atomic import atomic_write
+from nanodream.backlog.history import (
+    HistoryEntry,
+    Position,
+    entry_at,
+    read_from,
+    session_of,
+    tagged_lines,
+)
+from nanodream.backlog.position import fingerprint
+from nanodream.boundedjson import load_file
+from nanodream.insights.terms import named, terms
+from nanodream.safety import secret_scan
+from nanodream.workspace import Workspace
+
+FORMAT = 1
+SHOWN_LIMIT = 400  # characters of an entry a search shows
+
+
+@dataclass(frozen=True)
+class Indexed:
+    offset: int
+    line: int
+    day: str  # YYYY-MM-DD ('' when the timestamp has none)
+    session: str
+    terms: tuple[str, ...]
+    names: tuple[str, ...] = ()  # of its terms, those that name a thing (terms.named)
+
+
+@dataclass
+class HistoryIndex:
+    offset: int = 0
+    line: int = 0
+    fingerprint: str = ""
+    entries: list[Indexed] = field(default_factory=list)
+
+    def sessions(self) -> dict[str, list[Indexed]]:
+        """Session key → its entries, in file order."""
+        found: dict[str, list[Indexed]] = {}
+        for item in self.entries:
+            found.setdefault(item.session, []).append(item)
+        return found
+
+
+def index_file(workspace: Workspace) -> Path:
+    return workspace.state_dir / "history-index.json"
+
+
+def up_to_date(workspace: Workspace, upto: Position, *, save: bool = True) -> HistoryIndex:
+    """The index with every entry before `upto` (the saved position) in it, grown from where it stopped."""
+    path = workspace.history_file
+    index = _load(workspace)
+    if index.offset and (not path.is_file() or fingerprint(path, index.offset) != index.fingerprint):
+        index = HistoryIndex()  # rotated or rewritten under the index: what it holds describes another file
+    if index.offset >= upto.offset or not path.is_file():
+        return index
+    for item in read_from(path, index.offset, index.line):
+        if item.offset >= upto.offset:
+            break
+        if isinstance(item, HistoryEntry):
+            index.entries.append(_indexed(item))
+    index.offset, index.line, index.fingerprint = upto.offset, upto.line, fingerprint(path, upto.offset)
+    if save:
+        workspace.state_dir.mkdir(exist_ok=True)
+        atomic_write(index_file(workspace), json.dumps(_stored(index), separators=(",", ":")) + "\n")
+    return index
+
+
+def _indexed(entry: HistoryEntry) -> Indexed:
+    said = _plain(entry.content)
+    day = entry.timestamp.strip()[:10]
+    return Indexed(entry.offset, entry.line, day, session_of(entry), tuple(sorted(terms(said))),
+                   tuple(sorted(named(said))))
+
+
+def _plain(content: str) -> str:
+    """An entry's text without its tags, `[skip]` lines left out."""
+    return " ".join(text for tag, text in tagged_lines(content) if tag != "skip")
+
+
+def shown(workspace: Workspace, item: Indexed) -> str:
+    """The entry's text as a search shows it: read at its offset, `[skip]` lines out, tags off, credentials
+    redacted."""
+    entry = entry_at(workspace.history_file, item.offset, item.line)
+    if entry is None:
+        return ""
+    text = " ".join(secret_scan.redact(None, _plain(entry.content))[0].split())
+    return text if len(text) <= SHOWN_LIMIT else text[: SHOWN_LIMIT - 1] + "…"
+
+
+def _stored(index: HistoryIndex) -> dict:
+    return {"format": FORMAT, "offset": index.offset, "line": index.line, "fingerprint": index.fingerprint,
+            "entries": [[e.offset, e.line, e.day, e.session, list(e.terms), list(e.names)] for e in index.entries]}
+
+
+def _load(workspace: Workspace) -> HistoryIndex:
+    """The saved index; an empty one when there is none or it cannot be trusted (it is rebuilt, costing time only)."""
+    try:
+        data = load_file(index_file(workspace))
+        if data.get("format") != FORMAT:
+            return HistoryIndex()
+        entries = [Indexed(int(offset), int(line), str(day), str(session), tuple(map(str, held)),
+                           tuple(map(str, names))) for offset, line, day, session, held, names in data["entries"]]
+        return HistoryIndex(int(data["offset"]), int(data["line"]), str(data["fingerprint"]), entries)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return HistoryIndex()
+

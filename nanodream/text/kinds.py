@@ -1,0 +1,75 @@
+"""What never enters memory, told from a line's own words: one test shared by every path that files a fact.
+
+Memory is loaded into every prompt the host sends, so a line is filed only when it is a complete,
+self-contained statement. `forbidden_kind(line)` names the first kind it falls in, or returns "":
+
+- a question;
+- code: backticks, a file path or file name, a command-line flag, a stack trace, an assignment;
+- a heading or label (it ends with a colon);
+- a fragment: it ends on a word that cannot end a sentence ("the", "and", "to", …), opens in the middle of
+  one, leaves a bracket open, or is a single word;
+- addressed to the agent: it speaks to "you", says "please", or turns to an instruction ("…, so don't …",
+  "…, so expect …") (a standing rule is restated as an instruction instead);
+- too long: over `MAX_CHARS` characters, which is a pasted paragraph, not a fact.
+
+A line about the person (it opens with "User", "The user" or a named speaker) or a rule for the agent must also
+hold no link: USER.md and SOUL.md are not a bookmark list (`forbidden_in_profile`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from nanodream.text.lists import wordlist
+
+MAX_CHARS = 300
+# Words a sentence does not end on: articles, prepositions, conjunctions, possessives.
+DANGLING = wordlist("dangling-words")
+_QUESTION = re.compile(r"\?[\s\"'”)]*$")
+_CODE = re.compile(
+    r"`|"  # inline code
+    r"(?<![\w.])(?:~|\.{1,2})?/[\w.-]+/|(?<![\w/])[\w.-]+/[\w.-]+\.\w{1,5}\b|"  # paths
+    r"\b[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
+    r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
+    r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
+    r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__",  # code
+)
+_LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|please)\b|"
+                  r"(?:,|\bso|\bthen)\s+(?:don['’]?t|do not|never|always|expect|remember|make sure|keep in mind)\b",
+                  re.IGNORECASE)
+_OPENS_MID_SENTENCE = re.compile(r"^(?:[a-z]|[,;:)\]}.…-]|(?:and|or|but|so|because|which|that|who)\b)")
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def forbidden_kind(line: str) -> str:
+    """Why `line` may not enter memory ("a question", "code", …), or "" when it may."""
+    text = line.strip()
+    if len(text) > MAX_CHARS:
+        return "too long"
+    if _QUESTION.search(text):
+        return "a question"
+    if _CODE.search(text):
+        return "code"
+    if text.rstrip().endswith(":"):
+        return "a heading"
+    if _fragment(text):
+        return "a fragment"
+    if _YOU.search(text):
+        return "addressed to the agent"
+    return ""
+
+
+def forbidden_in_profile(line: str) -> str:
+    """`forbidden_kind`, and no link either: for a line bound for USER.md or SOUL.md."""
+    return forbidden_kind(line) or ("a link" if _LINK.search(line) else "")
+
+
+def _fragment(text: str) -> bool:
+    words = _WORD.findall(text)
+    if len(words) < 2 or _OPENS_MID_SENTENCE.match(text):
+        return True
+    if text.count("(") != text.count(")") or text.count("[") != text.count("]") or text.count('"') % 2:
+        return True
+    last = words[-1]
+    return last.lower() in DANGLING and last.islower() and not text.rstrip().endswith((")", '"', "”"))

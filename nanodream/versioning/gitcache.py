@@ -1,0 +1,123 @@
+"""What git already answered in this process, kept while the files that decide the answer are unchanged.
+
+A batch asks the same questions again and again — which commit HEAD is, which memory paths the index tracks, when
+each line of a file last changed — and each answer used to cost a git process. Here each answer is kept with a
+stamp (inode, modification time in nanoseconds, size) of the repository files it depends on: `.git/HEAD`, the
+branch's ref file, `packed-refs`, the reftable list, the index, the working file. git replaces those files by
+renaming a new one into place, so any change gives a new stamp and the next question goes to git again; a
+repository laid out otherwise (`.git` as a file, a ref that cannot be read) is never cached. Answers about
+commits by id (a commit's tree, the paths two commits differ in) never change and need no stamp.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+Stamp = tuple[object, ...]
+
+_ANSWERS: dict[tuple[str, ...], tuple[Stamp, object]] = {}
+_FIXED: dict[tuple[str, ...], object] = {}
+_MAX_ANSWERS = 4096
+
+
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, mtime in ns, size) of `path`, None when it does not exist."""
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return found.st_ino, found.st_mtime_ns, found.st_size
+
+
+def file_digest(path: Path) -> str | None:
+    """A hash of `path`'s bytes (None when it cannot be read): the exact key for an answer about its content."""
+    try:
+        return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
+def head_stamp(root: Path) -> Stamp | None:
+    """What HEAD's commit depends on, or None when it cannot be told from the files (then nothing is cached).
+
+    The texts of `.git/HEAD` and of the branch's ref file, not their times: a ref rewritten within one tick of the
+    file system's clock is still told apart. A branch only in `packed-refs` is stamped by that file; a reftable
+    repository is never cached."""
+    git = root / ".git"
+    try:
+        head = (git / "HEAD").read_bytes()
+    except OSError:
+        return None
+    if (git / "reftable").exists():
+        return None
+    ref_text: bytes | None = None
+    if head.startswith(b"ref: "):
+        ref = head[len(b"ref: "):].decode("utf-8", "replace").strip()
+        if not ref.startswith("refs/") or ".." in ref.split("/"):
+            return None
+        try:
+            ref_text = (git / ref).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            ref_text = None
+        except OSError:
+            return None
+    return head, ref_text, file_stamp(git / "packed-refs")
+
+
+def index_stamp(root: Path) -> Stamp | None:
+    """What the person's index says, with HEAD (an answer about tracked paths may depend on both)."""
+    head = head_stamp(root)
+    return None if head is None else (*head, file_stamp(root / ".git" / "index"))
+
+
+def kept(key: tuple[str, ...], stamp: Stamp | None, ask: Callable[[], T]) -> T:
+    """The answer kept for `key` while `stamp` is unchanged; else `ask()` (kept with it when `stamp` is known)."""
+    if stamp is not None:
+        found = _ANSWERS.get(key)
+        if found is not None and found[0] == stamp:
+            return found[1]  # type: ignore[return-value]
+    answer = ask()
+    if stamp is not None:
+        if len(_ANSWERS) >= _MAX_ANSWERS:
+            _ANSWERS.clear()
+        _ANSWERS[key] = (stamp, answer)
+    return answer
+
+
+def fixed(key: tuple[str, ...], ask: Callable[[], T]) -> T:
+    """An answer that never changes (about commits by id), asked once."""
+    if key not in _FIXED:
+        if len(_FIXED) >= _MAX_ANSWERS:
+            _FIXED.clear()
+        _FIXED[key] = ask()
+    return _FIXED[key]  # type: ignore[return-value]
+
+
+def moved(key: tuple[str, ...], stamp: Stamp | None, sha: str) -> None:
+    """HEAD was just moved to `sha` by this process: kept as the answer when the ref file says so."""
+    ref_text = stamp[1] if stamp is not None else None
+    if isinstance(ref_text, bytes) and ref_text.strip() == sha.encode():
+        _ANSWERS[key] = (stamp, sha)
+
+
+def carried(root: Path, parent: str, new: str, changed: list[str]) -> None:
+    """A commit from `parent` to `new` that changed only `changed`: answers kept about paths it left alone at
+    `parent` (keys `(kind, root, path)`, stamps that start with the commit) hold at `new` as well. A key's path
+    ending in "/" is a folder: any changed path under it ends the answer."""
+    for key, (stamp, answer) in list(_ANSWERS.items()):
+        if len(key) != 3 or key[1] != str(root) or not stamp or stamp[0] != parent:
+            continue
+        path = key[2]
+        touched = any(p.startswith(path) for p in changed) if path.endswith("/") else path in changed
+        if not touched:
+            _ANSWERS[key] = ((new, *stamp[1:]), answer)
+
+
+def remember(key: tuple[str, ...], answer: object) -> None:
+    """Keep an answer about commits by id learned another way (a commit's tree, from building it)."""
+    _FIXED[key] = answer

@@ -1,0 +1,67 @@
+"""A batch runs a handful of git processes, and what git already answered is asked again whenever it may differ:
+a person's commit, a hand edit, a file the dream changed (bench/git_calls.py measures the figure as processes)."""
+
+from __future__ import annotations
+
+from nanodream.run.dream import run_dream
+from nanodream.versioning import gitrunner
+from nanodream.versioning.gitstore import GitStore
+from tests.conftest import entry, git, llm_settings, write_history
+from tests.test_prompt_cache import file_the_batch
+
+# What a committing batch needs in steady state (bench/README.md, "Git processes per batch"), with room for a
+# pass that asks one more thing; it was 30 before (issue #38).
+CEILING_PER_BATCH = 14
+
+
+def counted(monkeypatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    spawn = gitrunner._spawn
+
+    def counting(root, argv, env, stdin):
+        calls.append(argv)
+        return spawn(root, argv, env, stdin)
+
+    monkeypatch.setattr(gitrunner, "_spawn", counting)
+    return calls
+
+
+def test_each_committing_batch_runs_few_git_processes(workspace, serve, monkeypatch):
+    facts = ["Uses Go.", "Uses chi.", "Uses sqlc.", "Uses htmx.", "Deploys with ko.", "Tests with gotestsum."]
+    write_history(workspace, [entry(i + 1, f"[durable] {fact}", day=i + 1) for i, fact in enumerate(facts)])
+    server = serve([file_the_batch] * len(facts))
+    run_dream(workspace, llm_settings(server, batch_tokens=20, max_batches=1))  # start-up costs paid here
+    calls = counted(monkeypatch)
+    report = run_dream(workspace, llm_settings(server, batch_tokens=20))
+    assert report.outcome == "committed" and len(report.commits) == len(facts) - 1
+    assert len(calls) <= CEILING_PER_BATCH * len(report.commits), [argv[2:4] for argv in calls]
+    assert all(fact in (workspace.root / "memory/MEMORY.md").read_text() for fact in facts)
+
+
+def test_head_follows_a_commit_made_by_another_git(workspace):
+    store = GitStore(workspace)
+    before = store.head_sha()
+    (workspace.root / "USER.md").write_text("# User\n\n- Prefers tabs.\n")
+    git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "by hand")
+    assert store.head_sha() not in (None, before)
+    assert store.head_sha() == git(workspace, "rev-parse", "HEAD").strip()
+
+
+def test_line_times_follow_the_file_and_commits_the_file_was_not_in(workspace, serve):
+    store = GitStore(workspace)
+    user = "USER.md"
+    before = store.line_times(user)
+    write_history(workspace, [entry(1, "[durable] Uses Go.")])
+    run_dream(workspace, llm_settings(serve([file_the_batch]), batch_tokens=20))  # a commit without USER.md
+    assert store.line_times(user) == before == GitStore(workspace)._blamed(user)
+    (workspace.root / user).write_text((workspace.root / user).read_text() + "- Works at night.\n")
+    after = store.line_times(user)
+    assert after is not None and len(after) == len(before) + 1 and after[-1] is None  # the new line: not committed
+    assert after == store._blamed(user)
+
+
+def test_a_memory_file_ignored_by_gitignore_still_counts_as_changed(workspace):
+    (workspace.root / ".gitignore").write_text("memory/MEMORY.md\n")
+    (workspace.root / "memory/MEMORY.md").write_text("# Memory\n\n- Hidden from git status.\n")
+    git(workspace, "rm", "-q", "--cached", "memory/MEMORY.md")
+    assert "memory/MEMORY.md" in GitStore(workspace).dirty_paths()

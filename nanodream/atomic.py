@@ -7,6 +7,7 @@ byte that is not UTF-8 survives a read → write round trip unchanged instead of
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -18,6 +19,7 @@ ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 # Surrogates other than the escapes of undecodable bytes (U+DC80..U+DCFF): no file and no commit can hold them.
 _UNWRITABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+_READ_BLOCK = 1024 * 1024
 
 
 def writable(text: str) -> str:
@@ -85,9 +87,28 @@ def read_text(path: Path) -> str:
 
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """The file's bytes (at most `limit` of them), through `open_plain`."""
+    """The file's bytes (at most `limit` of them), through `open_plain`.
+
+    Read a block at a time: `read(limit)` would allocate the whole limit (64 MiB for a state file) up front,
+    however small the file."""
     with open_binary(path) as handle:
-        return handle.read() if limit is None else handle.read(limit)
+        if limit is None:
+            return handle.read()
+        blocks: list[bytes] = []
+        left = limit
+        while left > 0 and (block := handle.read(min(left, _READ_BLOCK))):
+            blocks.append(block)
+            left -= len(block)
+        return b"".join(blocks)
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append `data` with one O_APPEND write (concurrent writers never interleave it), through `open_plain`."""
+    fd = open_plain(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def open_binary(path: Path) -> BinaryIO:
@@ -106,8 +127,21 @@ def open_plain(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
     after a check — a workspace's `memory/` or `.nanodream/` turned into a link to another tenant's — is refused
     at the moment of the open, not merely at the check. Workspaces have canonical roots (Workspace resolves its
     root when made), so the only links this can meet are ones inside a workspace.
+
+    An error names the whole path (not the component or descriptor it met), and a folder where a file was
+    expected is IsADirectoryError at the open, not an error of the first read naming a descriptor.
     """
-    parts = Path(os.path.abspath(path)).parts
+    try:
+        fd = _open_each(Path(os.path.abspath(path)).parts, flags, mode)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if not flags & os.O_DIRECTORY and stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    return fd
+
+
+def _open_each(parts: tuple[str, ...], flags: int, mode: int) -> int:
     folder = os.open(parts[0], _WALK)
     try:
         for part in parts[1:-1]:

@@ -229,7 +229,7 @@ class IngestSource:
 
     path: Path  # absolute (relative ones are the workspace's); its own symlink is followed, none below it
     format: str | None = None  # None: detected per file
-    include: tuple[str, ...] = ()  # globs; a pattern without "/" matches file names (default: *.jsonl)
+    include: tuple[str, ...] = ()  # globs; a pattern without "/" matches file names (default: the format's files)
     exclude: tuple[str, ...] = ()
     roles: tuple[str, ...] = SOURCE_ROLES
 

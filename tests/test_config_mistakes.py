@@ -86,14 +86,29 @@ def test_a_model_litellm_cannot_route_is_exit_2_with_no_request_retry_or_split(w
     assert "Fact number" not in (workspace.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
 
 
-def test_mcp_dream_run_with_a_missing_key_is_a_tool_error_carrying_exit_code_2(workspace):
-    (workspace.root / "nanodream.toml").write_text('model = "openai/gpt-4o-mini"\n')
+@pytest.mark.parametrize("model, said", [("openai/gpt-4o-mini", "OPENAI_API_KEY"),
+                                         ("gtp-4o-mini", "LLM Provider NOT provided")])
+def test_mcp_dream_run_with_a_configuration_mistake_is_a_tool_error_carrying_exit_code_2(workspace, model, said):
+    (workspace.root / "nanodream.toml").write_text(f'model = "{model}"\n')
     write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
     with mcp_server(workspace.root, "--allow-write") as client:
         result = client.call("dream_run", {})
     assert result.is_error
     assert result.structured_content["exit_code"] == 2
-    assert "OPENAI_API_KEY" in result.content[0].text
+    assert said in result.content[0].text
+    assert load_quarantine(workspace) == []
+
+
+def test_a_run_whose_ingest_sources_name_a_model_litellm_cannot_route_is_exit_2(workspace, tmp_path, serve):
+    server = serve([])
+    (workspace.root / "nanodream.toml").write_text(
+        f'model = "gtp-4o-mini"\napi_base = "{server.url}"\n\n[[ingest]]\npath = "{transcript(tmp_path)}"\n')
+    commit_config(workspace)
+    before = snapshot(workspace)
+    done = runner.invoke(app, ["run", "-w", str(workspace.root)])
+    assert done.exit_code == 2, done.output
+    assert "LLM Provider NOT provided" in one_line_error(done.output)
+    assert server.requests == [] and snapshot(workspace) == before
 
 
 # unknown keys --------------------------------------------------------------------------------------------------

@@ -659,3 +659,51 @@ def test_a_tenant_whose_repository_runs_programs_is_skipped_and_its_job_refuses(
     assert "filter.lfs.clean" in failures[str(late.root)] and failures[str(late.root)].startswith("blocked:")
     assert "Fact 1" in (clean.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
     assert "Fact 1" not in (late.root / "memory" / "MEMORY.md").read_text(encoding="utf-8")
+
+
+DEEP = "[" * 1500 + "]" * 1500  # raised RecursionError (not a ValueError) in every JSON reader before
+
+
+def _hostile_state(ws: Workspace, how: str) -> None:
+    """One tenant's files as no nanodream wrote them."""
+    state = ws.state_dir
+    state.mkdir(exist_ok=True)
+    if how == "deep history line":
+        ws.history_file.write_text(DEEP + "\n" + ws.history_file.read_text(encoding="utf-8"), encoding="utf-8")
+    elif how == "deep position":
+        (state / "position.json").write_text(DEEP)
+    elif how == "deep run records":
+        (state / "runs.jsonl").write_text(DEEP + "\n")
+    elif how == "folder for position":
+        (state / "position.json").mkdir()
+    elif how == "folder for run records":
+        (state / "runs.jsonl").mkdir()
+    elif how == "file for state folder":
+        state.rmdir()
+        state.write_text("not a folder")
+    elif how == "folder for id":
+        (state / ID_FILE).mkdir()
+
+
+def test_no_tenant_s_files_stop_the_sweep_for_the_others(tmp_path, redis_url, redis):
+    """Over-deep documents are read as malformed; files no sweep can read skip that tenant with the reason."""
+    read_as_malformed = ["deep history line", "deep position", "deep run records"]
+    unreadable = ["folder for position", "folder for run records", "file for state folder", "folder for id"]
+    workspaces = make_workspaces(tmp_path / "agents", len(read_as_malformed) + len(unreadable) + 1)
+    hostile = dict(zip(read_as_malformed + unreadable, workspaces, strict=False))
+    for how, ws in hostile.items():
+        _hostile_state(ws, how)
+    config = fleet_config(tmp_path, max_runs_per_day=5)
+
+    report = enqueue(redis_url, config, tmp_path / "agents")
+
+    assert report["found"] == len(workspaces)
+    assert sorted(report["enqueued"]) == sorted(str(ws.root) for ws in
+                                                 [*(hostile[how] for how in read_as_malformed), workspaces[-1]])
+    skipped = {Path(item["workspace"]).name: item["reason"] for item in report["skipped"]}
+    assert set(skipped) == {hostile[how].root.name for how in unreadable}
+    reasons = {how: skipped[hostile[how].root.name] for how in unreadable}
+    assert ".nanodream/position.json cannot be read (Is a directory)" in reasons["folder for position"]
+    assert ".nanodream/runs.jsonl cannot be read (Is a directory)" in reasons["folder for run records"]
+    assert f".nanodream/{ID_FILE}" in reasons["folder for id"]
+    assert all("\n" not in reason for reason in reasons.values())

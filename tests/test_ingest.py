@@ -50,9 +50,10 @@ def test_every_format_becomes_entries_after_the_hosts_last_cursor(workspace, tmp
         result = cli("ingest", str(FIXTURES / name), ws=workspace)
         assert result.exit_code == 0, result.output
     lines = history(workspace)
-    assert [line["cursor"] for line in lines] == [7, 41, 42, 43, 44, 45, 46]
+    assert [line["cursor"] for line in lines] == [7, 41, 42, 43, 44, 45, 46, 47]
     keys = [line["session_key"] for line in lines[2:]]
-    assert keys == ["telegram:4711", "openai:web-42", "claude-code:6f0c2a4e-1b7d-4c39-9a51-3e2d8c7b9f10",
+    assert keys == ["telegram:4711", "openai:web-42", "openai:export",  # the folder's .json array export too
+                    "claude-code:6f0c2a4e-1b7d-4c39-9a51-3e2d8c7b9f10",
                     "codex:0199d2a1-7c3e-7b40-9f12-4e5d6c7b8a90", "openclaw:b7300bff-a214-4c11-97ae-eab26883c67a"]
     assert lines[2]["timestamp"] == "2026-10-10 09:06"  # the chunk's last message, on the person's clock
 
@@ -261,7 +262,8 @@ def test_chunks_follow_the_token_budget_and_each_message_lands_in_exactly_one_en
         assert sum(city in line["content"] for line in entries) == 1
 
 
-def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twice(workspace, monkeypatch):
+@pytest.mark.parametrize("block", [1024 * 1024, 16, 1000])  # recovery reads history a block at a time
+def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twice(workspace, monkeypatch, block):
     def crash(self, workspace, seen):
         raise KeyboardInterrupt  # the process dies after the write, before the state is saved
 
@@ -269,6 +271,7 @@ def test_a_crash_after_appending_finishes_on_the_next_start_and_adds_nothing_twi
     with pytest.raises(KeyboardInterrupt):
         api.ingest(workspace.root, [FIXTURES / "openclaw"])
     monkeypatch.undo()
+    monkeypatch.setattr(journal, "_BLOCK", block)  # the pass's bytes span many blocks
     assert len(history(workspace)) == 1 and journal.journal_file(workspace).exists()
     report = api.ingest(workspace.root, [FIXTURES / "openclaw"])
     assert "finished an interrupted ingest" in report.recovered and report.added == 0

@@ -12,13 +12,16 @@ import tracemalloc
 import pytest
 from typer.testing import CliRunner
 
-from nanodream import boundedjson
+from nanodream import api, boundedjson
 from nanodream.backlog.history import read_from
 from nanodream.cli import app
 from nanodream.edits.forget import Target, forget
-from nanodream.ingest import writer
-from nanodream.ingest.seen import seen_file
+from nanodream.ingest import journal, writer
+from nanodream.ingest.report import IngestReport, record_pass
+from nanodream.ingest.seen import Seen, seen_file
 from nanodream.run.dream import run_dream
+from nanodream.run.records import append_record
+from nanodream.vocab import RunRecord
 from tests.conftest import entry, git, llm_settings, write_history
 from tests.memory_engine import dream
 from tests.scripted_server import call, final
@@ -60,7 +63,40 @@ def test_a_link_swapped_in_after_the_check_is_refused_by_the_reader(workspace, t
             boundedjson.load_file(workspace.state_dir / "position.json")
 
 
+@pytest.mark.parametrize("writer_of", ["run record", "ingest pass record"])
+def test_a_link_swapped_in_after_the_check_is_refused_by_the_appenders(workspace, tmp_path, writer_of):
+    """The state files nanodream appends to are opened the same way: another tenant's file is never written."""
+    other = tmp_path / "other" / ".nanodream"
+    (other / "ingest").mkdir(parents=True)
+    workspace.state_dir.mkdir(exist_ok=True)
+    workspace.state_dir.rename(workspace.root / "moved-state")
+    workspace.state_dir.symlink_to(other)
+    with pytest.raises(OSError):
+        if writer_of == "run record":
+            append_record(workspace, RunRecord(id="r1", start="2026-10-01T10:00:00Z", trigger="cli",
+                                               outcome="committed"))
+        else:
+            record_pass(workspace, IngestReport(outcome="ingested"), "cli")
+    assert sorted(p.name for p in other.rglob("*")) == ["ingest"]
+
+
 # bounded reads -----------------------------------------------------------------------------------------------
+
+
+def append_huge_line(path) -> None:
+    with path.open("r+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
+        handle.write(b"\n")
+
+
+def measured(read):
+    """What `read()` returns, and the most memory Python held meanwhile."""
+    tracemalloc.start()
+    try:
+        return read(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def test_a_sparse_ten_gigabyte_transcript_is_skipped_in_bounded_memory(workspace, tmp_path):
@@ -71,12 +107,7 @@ def test_a_sparse_ten_gigabyte_transcript_is_skipped_in_bounded_memory(workspace
         handle.truncate(10 * 1024 * MiB)  # ten gigabytes of nothing, no newline: one endless line
     (folder / "good.jsonl").write_text(json.dumps({"role": "user", "content": "I live in Lyon.",
                                                    "timestamp": "2026-10-01T10:00:00Z"}) + "\n")
-    tracemalloc.start()
-    try:
-        done = cli("ingest", str(folder), "--json", ws=workspace)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    done, peak = measured(lambda: cli("ingest", str(folder), "--json", ws=workspace))
     assert done.exit_code == 0, done.output
     [source] = json.loads(done.output)["sources"]
     assert any("sparse.jsonl" in line and "longer than" in line for line in source["skipped"])
@@ -102,18 +133,32 @@ def test_a_transcript_line_over_the_limit_is_passed_over_in_chunks(workspace, tm
 
 def test_the_last_cursor_is_found_behind_a_huge_line_in_bounded_memory(workspace):
     write_history(workspace, [entry(7, "[durable] The host wrote this.")])
-    with workspace.history_file.open("r+b") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(handle.tell() + 200 * MiB)  # a sparse 200 MB line of NULs, then its newline
-        handle.write(b"\n")
-    tracemalloc.start()
-    try:
-        tail = writer.tail_of(workspace.history_file)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    append_huge_line(workspace.history_file)
+    tail, peak = measured(lambda: writer.tail_of(workspace.history_file))
     assert tail.last_cursor == 7 and not tail.needs_newline
     assert peak < 8 * MiB, peak
+
+
+def test_an_interrupted_ingest_is_recovered_behind_a_huge_host_line_in_bounded_memory(workspace, tmp_path,
+                                                                                     monkeypatch):
+    """The pass died after its append and before its state; the host then wrote a 200 MB line. Recovery finds
+    the pass's bytes whole a block at a time, and adds nothing twice."""
+    source = tmp_path / "chat.jsonl"
+    source.write_text(json.dumps({"role": "user", "content": "I live in Lyon.",
+                                  "timestamp": "2026-10-01T10:00:00Z"}) + "\n")
+
+    def killed(self, workspace, seen):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal.IngestJournal, "settle", killed)
+    with pytest.raises(KeyboardInterrupt):
+        api.ingest(workspace.root, [source])
+    monkeypatch.undo()
+    append_huge_line(workspace.history_file)
+    said, peak = measured(lambda: journal.recover(workspace, Seen(workspace)))
+    assert "finished an interrupted ingest" in said
+    assert peak < 16 * MiB, peak
+    assert api.ingest(workspace.root, [source]).added == 0
 
 
 # one identity per message ------------------------------------------------------------------------------------
@@ -202,7 +247,10 @@ def test_forget_keeps_every_other_byte_and_the_crlf(workspace):
 # commit messages a terminal cannot obey ----------------------------------------------------------------------
 
 
-CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31m\u202eevil\u2066 \x9b2J"
+# Apart, so that no run of them reads as one password-shaped token (the scanner would redact that whole). An
+# OSC title sequence reads as a credential to the learned second opinion, so a person's line carries the others.
+SCREEN = " \x1b[2J \x1b[31m \u202eevil\u2066 \x9b2J"
+CONTROLS = " \x1b]0;owned\x07" + SCREEN
 
 
 def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(workspace, serve):
@@ -213,12 +261,14 @@ def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(works
     assert run_dream(workspace, llm_settings(server)).outcome == "committed"
     message = git(workspace, "log", "-1", "--format=%B")
     assert not any(char in message for char in "\x1b\x07\x9b\u202e\u2066")
-    assert "\\x1b]0;owned" in message
+    assert "\\x1b[2J" in message and "\\u202eevil" in message  # shown, not obeyed
+    reflog = git(workspace, "reflog", "-1")  # the subject again, as the reflog keeps it
+    assert "Filed" in reflog and not any(char in reflog for char in "\x1b\x07\x9b\u202e\u2066")
 
 
 def test_a_memory_line_with_escapes_pinned_by_a_person_is_shown_not_obeyed_in_the_commit(workspace):
     user = workspace.root / "USER.md"
-    user.write_text(user.read_text() + f"- Likes tea{CONTROLS}\n")
+    user.write_text(user.read_text() + f"- Likes tea{SCREEN}\n")
     assert cli("pin", "Likes tea", ws=workspace).exit_code == 0
     messages = git(workspace, "log", "--format=%B")
     assert "\x1b" not in messages and "\u202e" not in messages and "\\x1b" in messages

@@ -8,6 +8,7 @@ Judging is per workspace (files only); the Redis work for CHUNK due workspaces g
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from nanodream.fleet import tenancy
 from nanodream.fleet.config import FleetConfig
-from nanodream.fleet.discovery import find_tenants, workspace_id
+from nanodream.fleet.discovery import ID_FILE, find_tenants, workspace_id
 from nanodream.fleet.due import judge
 from nanodream.fleet.locks import Reservation, reserve
 from nanodream.vocab import Declared, count
@@ -73,7 +74,21 @@ def sweep(roots: Iterable[Path], config: FleetConfig, queue: Queue, now: datetim
 
 def _judged(workspace: Workspace, linked_root: str, config: FleetConfig, now: datetime,
             report: SweepReport) -> tuple[Workspace, str] | None:
-    """The workspace and its id when it is due, else None with the report told why not."""
+    """The workspace and its id when it is due, else None with the report told why not.
+
+    A tenant whose files cannot be read as nanodream keeps them (a folder where its state file should be, a
+    file where its state folder should be) is skipped with the reason: one tenant never stops the sweep."""
+    try:
+        return _judge_tenant(workspace, linked_root, config, now, report)
+    except OSError as exc:
+        shown = os.path.relpath(exc.filename, workspace.root) if exc.filename else "a file"
+        reason = f"{workspace.root}: {shown} cannot be read ({exc.strerror or exc})"
+        report.skipped.append({"workspace": str(workspace.root), "reason": reason})
+        return None
+
+
+def _judge_tenant(workspace: Workspace, linked_root: str, config: FleetConfig, now: datetime,
+                  report: SweepReport) -> tuple[Workspace, str] | None:
     refused = linked_root or tenancy.linked(workspace)  # before anything of it is read
     verdict = judge(workspace, config, now) if not refused else None
     if verdict is not None and verdict.due:
@@ -94,7 +109,7 @@ def _id_or_reason(workspace: Workspace) -> str:
     try:
         workspace_id(workspace)
     except OSError as exc:
-        return f"{workspace.root}: its state folder cannot be reached without following a link ({exc.strerror})"
+        return f"{workspace.root}: its id cannot be kept in .nanodream/{ID_FILE} ({exc.strerror or exc})"
     return ""
 
 

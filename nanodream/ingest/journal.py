@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanodream import boundedjson
-from nanodream.atomic import atomic_write, open_binary
+from nanodream.atomic import atomic_write, open_binary, open_plain
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
 from nanodream.workspace import Workspace
@@ -51,6 +51,9 @@ def journal_file(workspace: Workspace) -> Path:
     return state_dir(workspace) / "journal.json"
 
 
+_BLOCK = 1024 * 1024  # what a recovery reads of history at a time
+
+
 class IngestJournalUnreadable(ValueError):
     pass
 
@@ -76,16 +79,16 @@ def recover(workspace: Workspace, seen: Seen) -> str:
     if journal is None:
         return ""
     history = workspace.history_file
-    tail = _read_from(history, journal.start)
     payload = journal.payload.encode("utf-8")
-    if payload in tail:
+    if _holds(history, journal.start, payload):
         journal.settle(workspace, seen)
         return "finished an interrupted ingest (what it appended was in history whole)"
-    torn = _torn_at(tail, payload)
+    size, end_start, end = _end_of(history, journal.start, len(payload))
+    torn = _torn_at(end, payload, from_start=end_start == journal.start)
     clear(workspace)
-    if torn is None and not tail:
+    if torn is None and size <= journal.start:
         return "an interrupted ingest had appended nothing; its messages are read again"
-    if torn is None or not _cut(history, journal.start + len(tail), journal.start + torn):
+    if torn is None or not _cut(history, size, end_start + torn):
         return ("an interrupted ingest left no whole line in history and could not cut back a torn one the host "
                 "wrote after (nanodream lists it as malformed); its messages are read again")
     return "cut back a line an interrupted ingest left torn at the end of history; its messages are read again"
@@ -93,27 +96,58 @@ def recover(workspace: Workspace, seen: Seen) -> str:
 
 def _cut(path: Path, expected_size: int, keep: int) -> bool:
     """Truncate to `keep` bytes, only if nobody appended since the file was `expected_size` bytes long."""
-    with open(path, "r+b") as handle:
-        if os.fstat(handle.fileno()).st_size != expected_size:
+    fd = open_plain(path, os.O_RDWR)  # never through a link swapped in since the door's check
+    try:
+        if os.fstat(fd).st_size != expected_size:
             return False
-        handle.truncate(keep)
-        os.fsync(handle.fileno())
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return True
 
 
-def _read_from(path: Path, offset: int) -> bytes:
+def _holds(path: Path, start: int, payload: bytes) -> bool:
+    """Whether `payload` is whole in the file after byte `start`, read a block at a time: whatever a host
+    appended since (a 200 MB line) costs time, never memory."""
+    keep = max(len(payload) - 1, 0)
     try:
         with open_binary(path) as handle:
-            handle.seek(offset)
-            return handle.read()
+            handle.seek(start)
+            carry = b""
+            while block := handle.read(_BLOCK):
+                window = carry + block
+                if payload in window:
+                    return True
+                carry = window[-keep:] if keep else b""  # the whole window when it is shorter
     except FileNotFoundError:
-        return b""
+        pass
+    return False
 
 
-def _torn_at(tail: bytes, payload: bytes) -> int | None:
-    """Where a strict, non-empty prefix of `payload` starts in `tail` and runs to its end, if one does."""
-    for start in [0, *(i + 1 for i, byte in enumerate(tail) if byte == 0x0A)]:
-        rest = tail[start:]
+def _end_of(path: Path, start: int, length: int) -> tuple[int, int, bytes]:
+    """The file's size, and its last bytes after `start` — no more than `length` of them — with where they begin:
+    a torn tail of a payload of `length` bytes can only lie there."""
+    try:
+        with open_binary(path) as handle:
+            size = handle.seek(0, os.SEEK_END)
+            begin = max(start, size - length)
+            handle.seek(begin)
+            return size, begin, handle.read(size - begin)
+    except FileNotFoundError:
+        return start, start, b""
+
+
+def _torn_at(end: bytes, payload: bytes, *, from_start: bool) -> int | None:
+    """Where in `end` a strict, non-empty prefix of `payload` starts (at a line's start, or at `end`'s own start
+    when that is where the pass began) and runs to the end, if one does."""
+    starts = [0] if from_start else []
+    at = end.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = end.find(b"\n", at + 1)
+    for start in starts:
+        rest = end[start:]
         if rest and len(rest) < len(payload) and payload.startswith(rest):
             return start
     return None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nanodream.atomic import append_bytes
 from nanodream.ingest.watermarks import state_dir
 from nanodream.vocab import Report, utc_stamp
 from nanodream.workspace import Workspace
@@ -69,5 +70,4 @@ def record_pass(workspace: Workspace, report: IngestReport, trigger: str) -> Non
             "cost": report.cost}
     path = log_file(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
+    append_bytes(path, (json.dumps(line) + "\n").encode("utf-8"))  # never through a link swapped in

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nanodream import boundedjson
-from nanodream.atomic import open_binary, open_plain
+from nanodream.atomic import append_bytes, open_binary
 from nanodream.backlog.history import lines_backwards
 from nanodream.vocab import RunRecord
 from nanodream.workspace import Workspace
@@ -19,11 +19,7 @@ def append_record(workspace: Workspace, record: RunRecord) -> None:
     """Append one record with a single O_APPEND write, so concurrent writers never interleave lines."""
     workspace.state_dir.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(record.to_json(), sort_keys=True, default=str) + "\n").encode("utf-8")
-    fd = open_plain(workspace.runs_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+    append_bytes(workspace.runs_file, line)
 
 
 def read_records(workspace: Workspace, limit: int = 50) -> list[RunRecord]:

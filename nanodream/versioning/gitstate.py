@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from nanodream.atomic import read_text
+from nanodream.atomic import read_bytes, read_text
 from nanodream.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def check_writable(workspace: Workspace) -> None:
         for marker, state, way_out in _IN_PROGRESS:
             if (git_dir / marker).exists():
                 raise NeedsPerson(f"{state} in {workspace.root}", way_out)
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        head = read_bytes(git_dir / "HEAD", 4096).decode("utf-8", errors="replace").strip()  # never via a link
         if not head.startswith("ref: "):
             raise NeedsPerson(f"detached HEAD in {workspace.root} (at {head[:8]})",
                               "`git switch main` (or the branch that holds the memory), then run again")

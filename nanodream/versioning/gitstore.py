@@ -180,7 +180,7 @@ class GitStore:
             return None
         sha = self._commit_tree(tree, parent, message, author)
         gitcache.remember(("tree", sha), tree)
-        self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", "HEAD", sha, parent or "")
+        self._git("update-ref", "-m", _reflog_message(message), "HEAD", sha, parent or "")
         gitcache.moved(("HEAD", str(self.workspace.root)), gitcache.head_stamp(self.workspace.root), sha)
         if parent:
             gitcache.carried(self.workspace.root, parent, sha, self.changed_paths(parent, sha))
@@ -206,7 +206,7 @@ class GitStore:
                     self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
             tree = self._git("write-tree", env=index)
         sha = self._commit_tree(tree, parent, message, DREAM_IDENTITY, extra_parent)
-        self._git("update-ref", "-m", f"nanodream: {message.splitlines()[0]}", ref, sha)
+        self._git("update-ref", "-m", _reflog_message(message), ref, sha)
         return sha
 
     def ref_sha(self, ref: str) -> str | None:
@@ -507,3 +507,9 @@ def parse_line_porcelain(out: str) -> list[int | None]:
         elif line.startswith("committer-time "):
             when = int(line.split(" ", 1)[1])
     return times
+
+
+def _reflog_message(message: str) -> str:
+    """The subject as `git reflog` shows it: control and bidi characters as visible escapes, like the commit's."""
+    lines = visible(message).splitlines()
+    return f"nanodream: {lines[0] if lines else ''}"

@@ -52,6 +52,10 @@ def test_a_line_naming_the_old_value_is_listed_as_maybe_out_of_date(workspace):
                             'in MySQL 8" changed on 2026-09-14')
     status = json.loads(runner.invoke(app, ["status", "-w", str(workspace.root), "--json"]).output)
     assert [item["message"] for item in status["out_of_date"]] == [flag.message]
+    reflected = runner.invoke(app, ["reflect", "-w", str(workspace.root)])
+    assert flag.message in reflected.output  # reflect lists it for a person too
+    assert json.loads(runner.invoke(app, ["reflect", "-w", str(workspace.root), "--json"]).output)[
+        "out_of_date"] == [flag.message]
 
 
 def test_revising_the_line_or_the_value_becoming_true_again_clears_the_flag(workspace):

@@ -583,16 +583,19 @@ def insights_run(where: WorkspaceLike, phases: list[str] | None = None, max_insi
 @action()
 def reflect(where: WorkspaceLike) -> ReflectReport:
     """Memory's health without a model: lines near their archive date, lines that disagree, decisions waiting,
-    dead letters (what a run's reflect phase hands connect); changes nothing."""
+    dead letters (what a run's reflect phase hands connect), lines that may be out of date since a fact they
+    name changed; changes nothing."""
     from nanodream.insights.reflect import reflect as look
     from nanodream.insights.shelf import read_shelf
     from nanodream.run import confirmations
+    from nanodream.run.cascade import out_of_date
 
     workspace = workspace_at(where)
     settings = settings_for(workspace)
     restated = confirmations.load(workspace)
     found = look(workspace, read_shelf(workspace), settings.archive_after_days,
                  lambda line: restated.get(confirmations.line_key(line)))
+    found.out_of_date = [item.message for item in out_of_date(workspace)]
     return ReflectReport(reflection=found)
 
 

@@ -267,8 +267,10 @@ history is `busy` (75).""", (Keys("Keys:", "InsightDecisionReport"),)),
 Memory's health, read without a model: `near_archive` lines of `memory/MEMORY.md` within 14 days of their archive
 date (`{ref, days_left}`); `disagreements` pairs of active lines about one subject where one negates the other or
 they give it different numbers (`{first, second, why}`, `why` `negation | number`); `hypotheses` the refs of lines
-still marked as hypotheses; `insights` the names of insights waiting for a decision; `dead_letters` one line each.
-A run's `phases.reflection` is the same object.""", (Keys("Keys:", "ReflectReport"),)),
+still marked as hypotheses; `insights` the names of insights waiting for a decision; `dead_letters` one line each;
+`out_of_date` active lines that may be out of date since a fact they name changed (`FILE:LINE: may be out of date
+since "<fact>" changed on <day>`, [time.md](time.md); the lines `status` lists). A run's `phases.reflection` is
+the same object.""", (Keys("Keys:", "ReflectReport"),)),
     Section("`skills --json`", """\
 One object per skill, by name. `uses`: sessions of the last 30 days that used it (a session is one
 `session_key` on one day; use is a mention in history.jsonl or a record in `memory/skill-usage.jsonl`);

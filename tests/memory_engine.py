@@ -53,7 +53,7 @@ class LiteralEngine:
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """Literal filing answers the no-op check's question the same way twice."""
+        """Literal filing answers the accounting's question the same way twice."""
         return result
 
 

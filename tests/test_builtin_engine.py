@@ -553,16 +553,16 @@ def test_shrink_budget_counts_like_the_guard() -> None:
     assert shrink_budget("", "anything", 0.5) is None
 
 
-# the no-op check: the rules say why a line changed nothing ---------------------------------------------
+# the per-fact accounting: the rules say why a line changed nothing ---------------------------------------------
 
 
-def test_a_batch_the_rules_keep_nothing_of_passes_the_no_op_check_with_their_reasons(tmp_path):
+def test_a_batch_the_rules_keep_nothing_of_passes_the_accounting_with_their_reasons(tmp_path):
     procedure = "[durable] Procedure release: 1) run make test 2) tag it"
-    drained = bare_workspace(tmp_path, [procedure, procedure + "\n[durable] Task done: rotate the TLS certificate"],
-                             days=[1, 2], batch_tokens=10)
-    repeated = drained.reports[0].batches[1]
-    assert repeated.outcome == "no-change" and repeated.requests == 0
-    assert repeated.reasons == [
-        {"fact": "Procedure release: 1) run make test 2) tag it", "reason": "already in memory"},
-        {"fact": "Task done: rotate the TLS certificate", "reason": "it marks a task done that is not open"}]
-    assert read_cursor(drained.workspace.cursor_file) == 2
+    drained = bare_workspace(tmp_path, [procedure, procedure + "\n[durable] Uses the staging VPN only.",
+                                        "[durable] Uses the staging VPN only."],
+                             days=[1, 2, 3], batch_tokens=10)
+    repeated, again = drained.reports[0].batches[1:3]
+    assert repeated.outcome == "committed" and again.outcome == "no-change" and again.requests == 0
+    assert repeated.unaccounted == [] and again.unaccounted == []  # a skill's steps and a line hold them
+    assert read_cursor(drained.workspace.cursor_file) == 3
+

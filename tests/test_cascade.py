@@ -85,7 +85,7 @@ def test_a_line_that_already_names_the_new_value_or_only_the_subject_is_not_flag
 
 def test_a_model_is_asked_once_to_revisit_the_lines_that_name_the_old_value(workspace, serve):
     seed(workspace, USER, "Lives in Ghent.", "Cycles to the office along the Ghent canal.")
-    history(workspace, ("2026-05-02", "[correction] The user has moved to Utrecht."))
+    history(workspace, ("2026-05-02", "[correction] The user lives in Utrecht now."))
     server = serve([
         call("edit_file", path=USER, old_text="- Lives in Ghent.", new_text="- Lives in Utrecht."),
         final("Moved the user to Utrecht"),
@@ -104,7 +104,7 @@ def test_a_model_is_asked_once_to_revisit_the_lines_that_name_the_old_value(work
 
 def test_a_failed_revisit_keeps_the_edits_and_leaves_the_line_listed(workspace, serve):
     seed(workspace, USER, "Lives in Ghent.", "Cycles to the office along the Ghent canal.")
-    history(workspace, ("2026-05-02", "[correction] The user has moved to Utrecht."))
+    history(workspace, ("2026-05-02", "[correction] The user lives in Utrecht now."))
     server = serve([
         call("edit_file", path=USER, old_text="- Lives in Ghent.", new_text="- Lives in Utrecht."),
         final("Moved the user to Utrecht"),

@@ -206,7 +206,8 @@ def test_builtin_scores_at_least_095_on_simulated_seeds(tmp_path, seed):
 
 def test_a_model_is_evaluated_through_the_same_tools_and_its_tokens_and_prompt_are_used(corpus, serve, tmp_path):
     """The model path end to end against the local scripted server (never a real provider)."""
-    user = "# User\n\n## Identity\n\n- The user's time zone is America/Chicago.\n"
+    user = ("# User\n\nWho the user is: identity, preferences and communication style.\n\n## Preferences\n\n"
+            "## Identity\n\n- The user's time zone is America/Chicago.\n")
     server = serve([call("write_file", path="USER.md", content=user), final("moved the time zone")], cached=60)
     prompt = tmp_path / "mine.md"
     prompt.write_text("You are the dream. Keep memory tidy. {{memory}}\n", encoding="utf-8")

@@ -125,7 +125,7 @@ def test_a_line_that_only_restated_the_old_value_goes_with_it_and_one_that_says_
 
 def test_a_model_that_edits_the_old_line_in_place_gets_it_archived_with_the_history_date(workspace, serve):
     (workspace.root / USER).write_text("# User\n\n## Identity\n- Lives in Ghent.\n- Prefers tea.\n")
-    history(workspace, ("2026-09-30", "[correction] The user has moved to Utrecht."))
+    history(workspace, ("2026-09-30", "[correction] The user lives in Utrecht now."))
     server = serve([call("edit_file", path=USER, old_text="- Lives in Ghent.", new_text="- Lives in Utrecht."),
                     final("Moved the user to Utrecht")])
     dream(workspace, llm_settings(server))

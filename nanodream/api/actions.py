@@ -657,26 +657,30 @@ def prompt_reset(where: WorkspaceLike, *, force: bool = False) -> PromptResetRep
 
 
 @action()
-def check_model(where: WorkspaceLike, *, model: str | None = None, api_base: str | None = None) -> ModelCheck:
-    """Ask the model (one or two tiny requests) whether it calls the dream's tools, natively or as text.
+def check_model(where: WorkspaceLike, *, model: str | None = None, api_base: str | None = None,
+                tool_mode: str | None = None) -> ModelCheck:
+    """Dream a tiny batch (two tagged facts and a correction) with the model on a scratch workspace, judged by
+    the run's own per-fact accounting.
 
-    Settings come from the workspace's nanodream.toml and NANODREAM_*, with `model` and `api_base` over them; no
-    memory is read or written. Exit 1 when no tool_mode works; the builtin engine is refused (exit 2).
+    Settings come from the workspace's nanodream.toml and NANODREAM_*, with `model`, `api_base` and `tool_mode`
+    over them; the workspace's memory is never read or written. Exit 1 unless the dream kept both facts and
+    replaced the corrected line; the builtin engine and configuration mistakes are refused (exit 2).
     """
     from nanodream.engines import ProviderMisconfigured
-    from nanodream.engines.probe import check_model as probe
+    from nanodream.evaluation.model_check import check_model as tiny_dream
 
-    settings = settings_for(Workspace.at(where), {"model": model, "api_base": api_base})
+    settings = settings_for(Workspace.at(where), {"model": model, "api_base": api_base, "tool_mode": tool_mode})
     if settings.offline:
         raise Refused("the builtin engine needs no check (it calls the tools in-process); name a model with -m",
                       exit_code=ExitCode.USAGE)
     try:
-        found = probe(settings)
+        verdict = tiny_dream(settings)
     except ProviderMisconfigured as exc:
         raise Refused(f"configuration: {exc}", exit_code=ExitCode.USAGE) from None
-    if found.usable:
-        return ModelCheck(probe=found)
-    return ModelCheck(outcome=Outcome.FAILED, reason=found.error or "no tool_mode works", probe=found)
+    if verdict.usable:
+        return ModelCheck(verdict=verdict)
+    return ModelCheck(outcome=Outcome.FAILED, reason=verdict.problems[0] if verdict.problems else "not usable",
+                      verdict=verdict)
 
 
 @action()

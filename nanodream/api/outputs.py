@@ -60,22 +60,24 @@ SECTIONS = (
 The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet`. `outcome`: `committed |
 no-change | nothing-to-do | busy | blocked | refused | failed | model-no-op | misconfigured | dry-run` (`busy`,
 `blocked` and `refused`: the write door turned the run away before anything was written, `reason` says why and
-`hint` what to do, if anything more; `model-no-op`: the model changed nothing twice while the batch held facts
-memory lacks, exit 1; `misconfigured`: e.g. the provider's key is not set, exit 2; neither is ever split or
-quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`); `commits` shas;
-`manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did; `notices` how
-reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with line numbers;
-`notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set aside by this
-run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`; `ingest` the
-pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null` without
-sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its prompt
-cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts sessions
-kept out of memory and why (`{fact, reason}`, from the no-op check); `unconfirmed` what sessions' summaries claim
-that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases after the
-consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their tokens,
-cost and requests are not in the run's totals. `insights` the insight records this run proposed or changed (each
-as `insights show --json` prints it, plus `change`: `proposed | reinforced | stale | followed`), each with its
-`sources` as edges (`{ref, reason, weight, relation}`); `back_edges` maps each ref those insights cite to every
+`hint` what to do, if anything more; `model-no-op`: the model could not do the job — a tagged fact of the batch is
+neither kept nor explained after the corrective question, its edits broke memory, or a cap or loop guard stopped it
+— exit 1, the cursor before the first entry with an unaccounted fact (the entries before it may be committed: a
+`committed` batch then a `model-no-op` one); `misconfigured`: e.g. the provider's key is not set, exit 2; neither
+is ever split or quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`);
+`commits` shas; `manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did;
+`notices` how reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with
+line numbers; `notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set
+aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`;
+`ingest` the pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null`
+without sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its
+prompt cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts
+sessions kept out of memory and why (`{fact, reason}`, from the per-fact accounting); `unconfirmed` what sessions'
+summaries claim that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases
+after the consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their
+tokens, cost and requests are not in the run's totals. `insights` the insight records this run proposed or changed
+(each as `insights show --json` prints it, plus `change`: `proposed | reinforced | stale | followed`), each with
+its `sources` as edges (`{ref, reason, weight, relation}`); `back_edges` maps each ref those insights cite to every
 insight citing it (`{insight, status, relation, weight, reason}`, rejected ones left out) ([insights.md](
 insights.md)). `run -o FILE` writes this same object to FILE (YAML when FILE ends in `.yaml`/`.yml`); `quarantine
 retry LINE --json` prints it too.""", (
@@ -92,9 +94,13 @@ out line 5, an agent rule (exfiltration): '…'`), `capacity` true when the batc
 its cap, `blameless` true when it failed for a reason no history entry causes (git refused the commit: the files
 were put back; such a batch is never split or quarantined), `diff` the diff of a dry run (empty otherwise),
 `proposal` the commit on `refs/nanodream/pending` holding what waits for review (`run --review`, the `review`
-setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory lacked
-after a session that changed nothing (empty otherwise), `reasons` the session's `{fact, reason}` for each it kept
-out, `unconfirmed` lines like `the session's summary mentions USER.md; USER.md did not change`."""),
+setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory does not
+hold after the session (kept out for a reason, or lost), `reasons` the `{fact, reason}` for each kept out with a
+reason that holds up (the model's, the built-in rules', or "replaced by the batch's own correction"),
+`unaccounted` the `{fact, entry_line, problem}` neither kept nor explained (such a batch is `model-no-op` and
+never consumed; `problem` says what was wrong, e.g. "its reason 'reason' is a placeholder, not a reason" or "it
+landed beside the line it corrects"), `unconfirmed` lines like `the session's summary mentions USER.md; USER.md
+did not change`."""),
     )),
     Section("`status --json`", """\
 `position` is `{line, offset, cursor}`: how far history.jsonl has been consumed; `notice` says how reading
@@ -317,9 +323,14 @@ the tenant's folder, a repository that asks git to run programs), and the counts
         Keys("Keys of `fleet enqueue`:", "FleetSweep"),
     )),
     Section("`model check --json`", """\
-What probing the model learned: whether it returned native tool calls or calls written as text, whether usage
-and price are known, the `tool_mode` to use (`null` when none works: `usable` is false and the exit code 1),
-the requests and tokens it took, and the `error` a request met.""", (Keys("Keys:", "ModelCheck"),)),
+What the tiny dream on a scratch copy did (README, "Local models"). `tool_mode` is the mode checked (the
+setting, `NANODREAM_TOOL_MODE` or `--tool-mode`); `outcome` and `reason` the dream's; `facts` one
+`{fact, status, note, file}` per tagged fact of the check's batch (`status` as the accounting says it: `kept`,
+`explained`, `unaccounted`, …; `file` the file holding it, `""` when none does); `replaced` whether the line the
+correction replaces is gone; `structured_used` whether `auto` fell back to structured mode and that kept the
+batch; `native_tool_calls` and `text_tool_calls` the calls made each way; `usable` true only when every fact is
+kept and `replaced`; `problems` what failed, one line each; `advice` one line for a person. Exit 0 when usable, 1
+when not, 2 on a configuration error.""", (Keys("Keys:", "ModelCheck"),)),
     Section("`eval [CORPUS...] --json`", """\
 The evaluation (see [eval.md](eval.md)). `score` is the mean of the scenario scores (0 to 1); `model` the
 model that ran; `cost` the USD spent (0 for `builtin`); `stopped` why `--max-cost` ended the run early (`""`

@@ -21,7 +21,7 @@ from nanodream.workspace import CORE_FILES, Workspace
 if TYPE_CHECKING:
     from nanodream.backlog.quarantine import QuarantinedEntry
     from nanodream.edits.hypotheses import HypothesisLine
-    from nanodream.engines.probe import ProbeReport
+    from nanodream.evaluation.model_check import ModelVerdict
     from nanodream.evaluation.runner import EvalReport
     from nanodream.fleet.sweep import SweepReport
     from nanodream.insights.records import Insight
@@ -53,9 +53,9 @@ ELSEWHERE = {
     "RestoreReport": "nanodream.edits.restore",
     "ReviewReport": "nanodream.edits.review",
     "Selection": "nanodream.edits.review",
-    "ProbeReport": "nanodream.engines.probe",
     "AskResult": "nanodream.evaluation.asks",
     "CheckResult": "nanodream.evaluation.checks",
+    "ModelVerdict": "nanodream.evaluation.model_check",
     "EvalReport": "nanodream.evaluation.runner",
     "ScenarioResult": "nanodream.evaluation.runner",
     "SweepReport": "nanodream.fleet.sweep",
@@ -361,11 +361,12 @@ class RenderedReport(Report):
 
 @dataclass
 class ModelCheck(Report):
-    """`model check`: what probing the model learned; exit 1 when no tool_mode works with it."""
+    """`model check`: what the model's tiny dream kept; exit 1 unless it kept both facts and replaced the
+    corrected line."""
 
-    json_shape = Shape(inner="probe")
+    json_shape = Shape(inner="verdict")
 
-    probe: ProbeReport | None = None
+    verdict: ModelVerdict | None = None
 
 
 @dataclass(frozen=True)

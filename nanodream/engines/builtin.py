@@ -83,7 +83,8 @@ class BuiltinEngine:
         skills.upkeep()
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0,
-                             warnings=ledger.withheld_secrets + ledger.withheld_rules, declined=dict(ledger.declined))
+                             warnings=ledger.withheld_secrets + ledger.withheld_rules, declined=dict(ledger.declined),
+                             filed=dict(ledger.kept_as))
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
@@ -196,18 +197,20 @@ class Consolidator:
 
     def take(self, tag: str | None, text: str, day: date | None, session: str = "") -> None:
         """Route one line by its tag and shape; the ledger records what happened to it (and, for a line that
-        changed nothing, why: the no-op check reads that instead of asking again)."""
+        changed nothing, why: the accounting reads that instead of asking again)."""
         text = strip_tags(text)
         if not text or tag == "skip":
             return
         if tag is None:
             self.ledger.untagged += 1
             return
-        before = self.ledger.kept_out()
+        before, progress = self.ledger.kept_out(), self.ledger.progress()
         self._take(tag, text, day, session)
         reason = self.ledger.why_kept_out(before)
         if reason:
             self.ledger.declined.setdefault(text, reason)
+        elif self.ledger.how_filed(progress):
+            self.ledger.kept_as[text] = self.ledger.how_filed(progress)
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
         credentials = secret_scan.rules_hit(text)

@@ -77,6 +77,12 @@ def slot_of(text: str) -> Slot | None:
     return None
 
 
+def same_slot(a: str, b: str) -> bool:
+    """Both sentences fill the same slot (with any values): the later one replaces the earlier."""
+    left, right = slot_of(a), slot_of(b)
+    return left is not None and right is not None and left.key == right.key
+
+
 def _keyed(slot: Slot, attribute: str) -> Slot:
     """"The user's employer is X" fills the slot "works at" as "The user works at X" does."""
     key = " ".join(attribute.lower().split())

@@ -14,8 +14,8 @@ from nanodream.backlog.history import Batch, HistoryEntry, entry_day, read_curso
 from nanodream.config import Settings, load_settings
 from nanodream.engines.base import SessionRequest
 from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated, strip_tags
+from nanodream.engines.replacing import Candidate, find_replaced
 from nanodream.engines.routing import (
-    CORRECTION_THRESHOLD,
     Route,
     parse_procedure,
     parse_task,
@@ -414,8 +414,9 @@ def test_fact_key_ignores_case_punctuation_whitespace_and_order() -> None:
 
 def test_similarity_finds_the_conflicting_fact_and_ignores_unrelated_ones() -> None:
     old, new = "User prefers 4-space indentation in SQL files.", "User prefers 2-space indentation in SQL files."
-    assert similarity(old, new) >= CORRECTION_THRESHOLD
-    assert similarity(new, "User prefers dark mode in all tools.") < CORRECTION_THRESHOLD
+    candidates = [Candidate(USER, 1, "User prefers dark mode in all tools."), Candidate(USER, 2, old)]
+    assert find_replaced(new, candidates, frames=True).candidate.text == old
+    assert find_replaced(new, candidates[:1], frames=True) is None
     assert similarity("the of a", "the of a") == 0.0  # nothing but stopwords says nothing
     assert similarity("", "anything") == 0.0
     assert similarity("Cats purr.", "cats purr") == 1.0

@@ -113,6 +113,17 @@ def test_checks_fold_case_and_spacing_and_count_the_archive_only_for_presence():
     assert not evaluate(Check("skill", name="deploy"), memory).passed
 
 
+def test_a_replaced_line_is_history_present_and_absent_look_past_and_replaced_looks_at():
+    memory = Memory(active={"USER.md": "- Lives in Rotterdam.\n"},
+                    archive={"memory/archive/2026-10.md": "- Lives in Lyon (until 2026-10-15; replaced by: Lives in "
+                                                          "Rotterdam)\n- Cycles to work.\n"})
+    assert evaluate(Check("absent", text="Lyon"), memory).passed  # replaced: not what memory holds now
+    assert not evaluate(Check("present", text="Lyon"), memory).passed
+    assert evaluate(Check("present", text="cycles to work"), memory).passed  # a cold line is still a fact
+    assert evaluate(Check("replaced", text="lives in lyon"), memory).passed
+    assert not evaluate(Check("replaced", text="cycles"), memory).passed
+
+
 # running -----------------------------------------------------------------------------------------
 
 

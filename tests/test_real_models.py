@@ -246,6 +246,21 @@ def test_archived_facts_count_as_kept(workspace, serve):
     assert report.outcome == "no-change" and len(server.requests) == 1
 
 
+def test_a_replaced_fact_in_the_archive_does_not_count_as_kept_when_it_is_true_again(workspace, serve):
+    archive = workspace.root / "memory/archive/2026-09.md"
+    archive.parent.mkdir(parents=True)
+    archive.write_text("# Archive 2026-09\n\n## Project\n- Project kiwi deploys with Nomad on host atlas "
+                       "(from 2026-03-01 until 2026-09-12; replaced by: Project kiwi deploys with Kubernetes)\n")
+    write_history(workspace, [{"cursor": 1, "timestamp": "2026-11-20 10:00",
+                               "content": "[correction] Project kiwi deploys with Nomad on host atlas."}])
+    server = serve([final("Nothing worth keeping.")] * 4)
+    report = run_dream(workspace, llm_settings(server))
+    # asked again, in tools and then in structured mode: memory does not hold it
+    assert report.outcome == "model-no-op" and len(server.requests) == 4
+    assert report.batches[0].unkept == ["Project kiwi deploys with Nomad on host atlas."]
+    assert read_cursor(workspace.cursor_file) == 0
+
+
 def test_a_model_that_keeps_answering_in_prose_never_moves_the_cursor_nor_quarantines(workspace, serve):
     kiwi(workspace)
     before = snapshot(workspace)

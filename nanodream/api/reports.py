@@ -68,6 +68,7 @@ ELSEWHERE = {
     "Broken": "nanodream.insights.shelf",
     "SourceReport": "nanodream.ingest.report",
     "Match": "nanodream.pinning",
+    "PIN": "nanodream.pinning",
     "RenderedRequest": "nanodream.prompting.prompt",
     "OVERRIDE": "nanodream.prompting.prompt_override",
     "PromptInfo": "nanodream.prompting.prompt_override",
@@ -179,7 +180,8 @@ class WhyAnswer(Report):
 @dataclass
 class RecallReport(Report):
     """`recall`: the memory lines, skills and archived lines that best match a question, and apart from them
-    the hypothesis lines that do (inferred, never stated: not to be presented as memory)."""
+    the hypothesis lines that do (inferred, never stated: not to be presented as memory). Asked `as_of` a day,
+    memory as it stood then: `commit` is the commit it read (None when memory had none by then)."""
 
     json_shape = Shape(hidden=(*VERDICT, "query"))
 
@@ -187,6 +189,21 @@ class RecallReport(Report):
     hits: list[Hit] = field(default_factory=list)
     related_hypotheses: list[HypothesisHit] = field(default_factory=list)
     related_insights: list[RelatedInsight] = field(default_factory=list)  # connections, never facts
+    as_of: str | None = None  # YYYY-MM-DD, or None for memory as it is now
+    commit: str | None = None
+
+
+@dataclass
+class MemoryAsOf(Report):
+    """`show --as-of`: memory files as the last commit on or before a day left them (`commit` None: memory had
+    no commit by then, so no file existed)."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    as_of: str = ""
+    commit: str | None = None
+    time: str | None = None  # the commit's committer date
+    files: list[MemoryFile] = field(default_factory=list)  # `missing`: the file did not exist then
 
 
 @dataclass

@@ -13,12 +13,16 @@ import re
 from dataclasses import dataclass
 
 from nanodream.backlog.history import Batch, tagged_lines
-from nanodream.engines.routing import CORRECTION_THRESHOLD, parse_procedure, parse_task, parse_untitled_procedure
+from nanodream.engines.routing import parse_procedure, parse_task, parse_untitled_procedure
 from nanodream.engines.slots import same_slot
 from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, content_words, covers, fact_key, similarity, words
+from nanodream.validity import is_replaced
 
 FACT_TAGS = ("permanent", "durable", "correction")
+# How alike a line and a correction must be (text.words.similarity) for the line to say what the correction
+# changed, when neither a slot nor a named old value decides it.
+CORRECTION_THRESHOLD = 0.5
 # Words a file implies about its lines: "User prefers X" is kept in USER.md as "Prefers X".
 _SUBJECT_WORDS = frozenset({"user", "users", "agent", "assistant", "project", "should", "must", "always"})
 # Words that date a statement or mark it as new without changing what it says.
@@ -73,8 +77,9 @@ def strip_tag_prefix(text: str) -> str:
 
 
 def marked_replaced(line: str) -> bool:
-    """An archived line that says it stopped being true (`until` a date, "replaced by" its successor)."""
-    return bool(_REPLACED_MARK.search(line))
+    """An archived line that says it stopped being true: the archive's until-form (validity.py, `from` day
+    included), or a mark a model wrote in its own words (`until` a date, "replaced by" its successor)."""
+    return is_replaced(line) or bool(_REPLACED_MARK.search(line))
 
 
 def new_part(text: str) -> tuple[str, frozenset[str]]:

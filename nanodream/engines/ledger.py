@@ -25,6 +25,7 @@ class Ledger:
     refined: list[Change] = field(default_factory=list)
     corrected: list[Change] = field(default_factory=list)
     corrections_as_new: list[str] = field(default_factory=list)
+    superseded: list[Change] = field(default_factory=list)  # lines that only restated a replaced fact: gone with it
     skills: list[tuple[str, str, bool]] = field(default_factory=list)
     tasks_opened: list[str] = field(default_factory=list)
     tasks_updated: list[str] = field(default_factory=list)
@@ -110,6 +111,7 @@ class Ledger:
         lines += self._file_lines()
         lines += [f"- {path}: {what}" for path, what, _ in self.skills]
         lines += [f'- corrected in {c.path}: "{c.old}" → "{c.new}"' for c in self.corrected]
+        lines += [f'- went with it from {c.path}: "{c.old}"' for c in self.superseded]
         lines += [f'- correction with no similar fact, filed as new: "{text}"' for text in self.corrections_as_new]
         lines += [f'- refined in {c.path}: "{c.old}" → "{c.new}"' for c in self.refined]
         lines += [f'- anti-pattern in SOUL.md: "{text}"' for text in self.anti_patterns]

@@ -1,6 +1,8 @@
 """The run, declared: every batch takes these passes, in this order, then the run its phases once; nothing else
 decides the order.
 
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
     Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
          "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from nanodream.backlog.history import Batch
 from nanodream.memory import archive
-from nanodream.run import askfirst, confirmations, guards, holds, merges
+from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.accounting import unaccounted_reason
 from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
@@ -27,6 +29,7 @@ from nanodream.run.pressure import relieve
 from nanodream.run.report import BatchOutcome
 from nanodream.run.session import ledger_keys, session
 from nanodream.vocab import Outcome, count_entries
+from nanodream.workspace import SOUL
 
 
 def _keep_dates(work: BatchWork) -> PassResult:
@@ -46,6 +49,14 @@ def _rejected(work: BatchWork) -> PassResult:
 
 def _unsafe(work: BatchWork) -> PassResult:
     return PassResult(warnings=tuple(guards.leave_out_unsafe(work.staging, work.ctx.settings)))
+
+
+def _superseded(work: BatchWork) -> PassResult:
+    # A SOUL.md change waiting for review is not applied yet: its replaced lines stay where they are.
+    held_back = (SOUL,) if work.ctx.review == "soul" else ()
+    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back,
+                            rejected=ledger_keys(work.ctx))
+    return DONE
 
 
 def _hold(work: BatchWork) -> PassResult:
@@ -111,13 +122,16 @@ def _confirmations(work: BatchWork) -> PassResult:
 PASSES: tuple[Pass, ...] = (
     Pass("session", "prompting/, engines/", "one session (llm.py, its structured mode structured.py, or "
          "builtin.py) edits a staged copy through the tools of toolbox/registry.py; run/accounting.py asks once "
-         "about tagged facts neither kept nor explained", session),
+         "about tagged facts neither kept nor explained, run/revisit.py once to revisit lines naming a value it "
+         "replaced", session),
     Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
          _keep_dates),
     Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),
     Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
     Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
          _unsafe),
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
     Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
          "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",

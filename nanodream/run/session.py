@@ -15,11 +15,12 @@ from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import SessionError, SessionRequest, SessionResult, describe_error
+from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import UserMessage, session_texts
 from nanodream.prompting.prompt_override import ActivePrompt
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import accounting
+from nanodream.run import accounting, revisit
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.run.transcripts import Transcript, save_transcript
@@ -45,6 +46,7 @@ def session(work: BatchWork) -> PassResult:
         result, work.account = accounting.hold_to_account(work.engine, request, result, work.toolbox,
                                                           ledgers=ledgers,
                                                           text_calls=ctx.settings.tool_mode != "native")
+        result = revisit.revisit(work.engine, request, result, work.toolbox, today=archive.today())
     except SessionError as exc:
         _failed(work, exc, in_git)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied

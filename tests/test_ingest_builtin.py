@@ -330,6 +330,8 @@ def test_a_bare_dont_after_a_request_is_how_to_do_that_errand():
     "Oops for the double post.",
     "Update the changelog with the release date.",
     "Wait for the nightly build before tagging.",
+    "oops, wrong terminal tab",
+    "Sorry, bad paste.",
 ])
 def test_an_apology_or_an_errand_is_not_a_correction(said):
     assert filed(said) is None
@@ -360,9 +362,16 @@ def test_a_standing_rule_after_its_marker_and_a_colon_or_dash(said, line):
      "[permanent] User has been working at Shopify since 2021."),
     ("I have been living in Lisbon since March 2018.", "[permanent] User has been living in Lisbon since March 2018."),
     ("I've been studying law for two years.", "[permanent] User has been studying law for two years."),
+    ("I have worked at Canonical since 2015.", "[permanent] User has worked at Canonical since 2015."),
 ])
 def test_a_life_fact_that_still_holds_since_a_date_is_the_persons(said, line):
     assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I've been working on this migration since Tuesday.",
+                                  "I have been learning the new deploy scripts since the outage."])
+def test_the_work_at_hand_since_a_date_is_not_a_life_fact(said):
+    assert filed(said) is None
 
 
 @pytest.mark.parametrize(("said", "line"), [
@@ -370,6 +379,8 @@ def test_a_life_fact_that_still_holds_since_a_date_is_the_persons(said, line):
      "changelog.", "[durable] Decided to use Terraform instead of Pulumi for the staging stack."),
     ("please redeploy it we are going with Fly.io instead of Heroku for the API",
      "[durable] Decided to go with Fly.io instead of Heroku for the API."),
+    ("update the runbook we're going with Loki instead of Elasticsearch for logs",
+     "[durable] Decided to go with Loki instead of Elasticsearch for logs."),
     ("We're going with Caddy instead of nginx for the proxy.",
      "[durable] Decided to go with Caddy instead of nginx for the proxy."),
 ])

@@ -114,6 +114,7 @@ def meaningful(text: str) -> int:
 # the changelog", "wait for the build"): they mark a correction only with a stop after them ("Sorry, I …").
 _CORRECTION = re.compile(r"^(?:(?:actually|correction|to be clear|scratch that|no wait)\s*[,:;!.—–-]*|"
                          r"(?:update|wait|sorry|oops)\s*[,:;!.—–-]+)\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+_APOLOGY = re.compile(r"^(?:sorry|oops)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w+ing there\b", re.IGNORECASE)
 
 
@@ -122,6 +123,8 @@ def correction(said: Said) -> Fact | None:
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
+        if inner is None and _APOLOGY.match(said.sentence):
+            return None  # "oops, wrong window": an apology's words, not a fact restated
         text = inner.text if inner is not None else (rest.about() or rest.named(_capitalised(rest.sentence)))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
     if _NO_LONGER.search(said.sentence) and (text := said.about()) and meaningful(text) >= 2:
@@ -237,6 +240,13 @@ def _second_person(rule: str) -> str:
     return rule[:1].upper() + rule[1:]
 
 
+# A life fact that still holds, with when it began: "I've been living in Porto since 2019", "I have worked at
+# Canonical since 2015" (its year is no event). Not the work at hand: "I've been working on this bug since Monday".
+_ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with|abroad)|based\s+in|"
+                 r"work(?:ed|ing)\s+(?:at|for|as|remotely|from home)|"
+                 r"(?:stud(?:ied|ying)|learn(?:ed|ing|t)|taught|teaching)\s+(?!(?:the|this|that|these|those|it|"
+                 r"your|my|our|a|an|some|how|what|why)\b))")
+_ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
 _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?$", re.IGNORECASE)  # I'm Lena, Dutch
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
@@ -244,7 +254,7 @@ _IDENTITY = re.compile(
     r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
     r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
     r"pregnant|learning|studying|\d+)\b|"
-    r"^(?:i'?ve|i have)\s+been\s+(?:living|working|studying|teaching|learning|based)\b|"  # … since 2019
+    rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
@@ -262,11 +272,6 @@ _TIMED = re.compile(r"\b(?:1[89]|20)\d{2}\b|"
                     r"\bthe (?:week|weekend|night|morning|afternoon|evening) (?:before|after|of)\b")
 _MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
                     r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
-
-
-# A life fact that still holds, with when it began: "I've been living in Porto since 2019" (its year is no event).
-_ONGOING = re.compile(r"^(?:i'?ve|i have)\s+been\s+(?:living|working|studying|teaching|learning|based)\b"
-                      r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
 
 
 def identity(said: Said) -> Fact | None:
@@ -495,11 +500,15 @@ _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "m
                           "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
 
 
+_DOING = re.compile(r"^(?:\w+\s+)?\w+ing\b")
+
+
 def _lasting(sentence: str) -> bool:
     """True when the statement's verb is in the present simple: how things stand, not what happened just now,
     what someone thinks or wants, or what will be."""
     owner = _OWNER.match(sentence)
     pronoun = owner is not None and owner.group(0).strip().lower() in ("i", "we")
+    busy = owner is not None and owner.group(0).strip().lower() == "i"  # "we have been running X": how it stands
     words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
     for index, word in enumerate(words):
         if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
@@ -507,6 +516,8 @@ def _lasting(sentence: str) -> bool:
         after = next((later for later in words[index + 1:] if later not in ADVERBS), "")
         if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
             return False  # "we have (recently) produced …": done just now
+        if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
+            return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
             continue  # "do not need to …": what the next word says
         if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
@@ -593,8 +604,9 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news|for context|"
+                      r"fun fact|oh and|guess what|for context|"
                       r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
+                      r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
                       r"(?:you know|i mean)\s*,\s*|"
                       r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
                       r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"

@@ -399,10 +399,10 @@ def test_a_decision_only_mentioned_inside_an_errand_is_not_filed(said):
 def test_a_rule_said_without_a_verb_lands_in_soul_and_a_statement_that_nothing_exists_does_not(workspace, tmp_path):
     path = tmp_path / "rules.jsonl"
     said = ["Going forward: no force pushes to shared branches.", "No backups are kept for the staging database.",
-            "Never mind, I merged it myself."]
+            "Never mind, I merged it myself.", "From now on, no more than two emoji per reply."]
     path.write_text("".join(json.dumps({"role": "user", "content": text}) + "\n" for text in said), encoding="utf-8")
     assert runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)]).exit_code == 0
     assert runner.invoke(app, ["run", "-w", str(workspace.root)]).exit_code == 0
     soul = (workspace.root / "SOUL.md").read_text(encoding="utf-8")
-    assert "No force pushes to shared branches." in soul
+    assert "No force pushes to shared branches." in soul and "No more than two emoji per reply." in soul
     assert "backups" not in soul and "mind" not in soul.lower()

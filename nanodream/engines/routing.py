@@ -84,9 +84,9 @@ _TO_AGENT = re.compile(
 
 # A prohibition said without a verb: "No emojis in commit messages", "No force pushes to shared branches". Not
 # a statement that nothing of a kind exists ("No backups are kept"): no "is/are/was/has…" may follow.
-_NOTHING_OF = re.compile(r"^no\s+(?!(?:one|longer|more|matter|idea|problem|worries|need|way|doubt)\b)"
+_NOTHING_OF = re.compile(r"^no\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt)\b)"
                          r"[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:in|on|inside|within|for|to|at|during|unless|without|"
-                         r"before|after|from)\b", re.IGNORECASE)
+                         r"before|after|from|per|than)\b", re.IGNORECASE)
 _STATES = wordlist("auxiliaries") | {"is", "are", "be", "been", "has", "have", "exist", "exists", "left"}
 
 

@@ -2,9 +2,10 @@
 
 The eight public sessions of tests/fixtures/holdout/ (Claude Code, Codex, nanobot, OpenClaw, OpenAI-style chat)
 carry statements planted in the person's messages in the forms issue #33 fixes, and traps that must stay out.
-Five are the development set tests/test_holdout_transcripts.py pins; three are marked `heldout = true` in
-labels.toml: nobody tuning the rules reads them, so their line says how the rules do on sessions they were not
-fitted to.
+All eight are the development set tests/test_holdout_transcripts.py pins: the three first held out (cc-rock-ci,
+cc-sungather-fix, openclaw-hakua) were read, their classes fixed, and promoted (bench/README.md keeps their
+held-out figures). A transcript marked `heldout = true` in labels.toml is read by nobody tuning the rules and
+reported on its own line: how the rules do on sessions they were not fitted to. Add new ones that way.
 
 Method: each transcript goes into a fresh workspace with `ingest` (all its .jsonl files), then the builtin `run`,
 in-process. Per transcript and per part: planted and stated facts kept (one line in the right file) and missed,
@@ -105,6 +106,8 @@ def main(quick: bool = False, limit: int | None = None, verbose: bool = False) -
     rows: list[Row] = []
     for part, held in (("development", False), ("held out", True)):
         names = [name for name in sorted(labels) if bool(labels[name].get("heldout")) == held]
+        if not names:
+            continue  # no transcript held out now: a line for none would read as a perfect score
         total = Score()
         for name in names[:1 if quick else limit]:
             result = score(name, labels[name])

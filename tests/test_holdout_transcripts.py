@@ -8,8 +8,9 @@ sentences, no questions, no "I" beside "User", no addressing the agent, no code 
 planted statement must be one line in the right file, nothing labelled "never" may appear, and every line filed
 must be one a careful reader keeps (labels.toml).
 
-Five transcripts are the development set these tests pin; three are marked `heldout = true` in labels.toml and
-are only measured, by bench/holdout.py, so that their figures say how the rules do on sessions nobody tuned for.
+All eight are the development set these tests pin (three were held out until their classes were fixed; their
+held-out figures are in bench/README.md). A transcript marked `heldout = true` in labels.toml is only measured,
+by bench/holdout.py, so that its figures say how the rules do on sessions nobody tuned for.
 """
 
 from __future__ import annotations

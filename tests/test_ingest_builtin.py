@@ -322,3 +322,87 @@ def test_a_bare_dont_after_a_request_is_how_to_do_that_errand():
     assert "Don't" not in content("Please draft a release note for each fix. Don't push anything.")
     assert "[permanent] Don't push on Fridays." in content("Don't push on Fridays. Can you add a test for the parser?")
     assert "[permanent] Never push on Fridays." in content("Draft the notes. Please never push on Fridays.")
+
+
+@pytest.mark.parametrize("said", [
+    "Sorry about the long delay this morning.",
+    "sorry for all the typos in my last message",
+    "Oops for the double post.",
+    "Update the changelog with the release date.",
+    "Wait for the nightly build before tagging.",
+    "oops, wrong terminal tab",
+    "Sorry, bad paste.",
+])
+def test_an_apology_or_an_errand_is_not_a_correction(said):
+    assert filed(said) is None
+
+
+def test_a_correction_after_an_apology_still_replaces_the_old_fact():
+    assert filed("Sorry, I live in Leeds now.") == "[correction] User lives in Leeds now."
+
+
+@pytest.mark.parametrize("said", ["Never mind.", "nevermind", "Never mind, the tests pass now.", "Don't bother."])
+def test_an_idiom_that_opens_like_a_rule_is_not_one(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Going forward: no force pushes to shared branches.", "[permanent] No force pushes to shared branches."),
+    ("From now on — no exclamation marks in release notes.",
+     "[permanent] No exclamation marks in release notes."),
+    ("In future; never squash merge commits from the docs team.",
+     "[permanent] Never squash merge commits from the docs team."),
+])
+def test_a_standing_rule_after_its_marker_and_a_colon_or_dash(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("For the record, I've been working at Shopify since 2021.",
+     "[permanent] User has been working at Shopify since 2021."),
+    ("I have been living in Lisbon since March 2018.", "[permanent] User has been living in Lisbon since March 2018."),
+    ("I've been studying law for two years.", "[permanent] User has been studying law for two years."),
+    ("I have worked at Canonical since 2015.", "[permanent] User has worked at Canonical since 2015."),
+])
+def test_a_life_fact_that_still_holds_since_a_date_is_the_persons(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I've been working on this migration since Tuesday.",
+                                  "I have been learning the new deploy scripts since the outage."])
+def test_the_work_at_hand_since_a_date_is_not_a_life_fact(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Push the branch we agreed to use Terraform instead of Pulumi for the staging stack, so note that in the "
+     "changelog.", "[durable] Decided to use Terraform instead of Pulumi for the staging stack."),
+    ("please redeploy it we are going with Fly.io instead of Heroku for the API",
+     "[durable] Decided to go with Fly.io instead of Heroku for the API."),
+    ("update the runbook we're going with Loki instead of Elasticsearch for logs",
+     "[durable] Decided to go with Loki instead of Elasticsearch for logs."),
+    ("We're going with Caddy instead of nginx for the proxy.",
+     "[durable] Decided to go with Caddy instead of nginx for the proxy."),
+])
+def test_a_decision_run_on_after_an_errand_is_filed_without_the_errand(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "Check whether we agreed to use Terraform for the staging stack.",
+    "Look at the notes where we decided to drop the old API.",
+])
+def test_a_decision_only_mentioned_inside_an_errand_is_not_filed(said):
+    assert filed(said) is None
+
+
+def test_a_rule_said_without_a_verb_lands_in_soul_and_a_statement_that_nothing_exists_does_not(workspace, tmp_path):
+    path = tmp_path / "rules.jsonl"
+    said = ["Going forward: no force pushes to shared branches.", "No backups are kept for the staging database.",
+            "Never mind, I merged it myself.", "From now on, no more than two emoji per reply."]
+    path.write_text("".join(json.dumps({"role": "user", "content": text}) + "\n" for text in said), encoding="utf-8")
+    assert runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)]).exit_code == 0
+    assert runner.invoke(app, ["run", "-w", str(workspace.root)]).exit_code == 0
+    soul = (workspace.root / "SOUL.md").read_text(encoding="utf-8")
+    assert "No force pushes to shared branches." in soul and "No more than two emoji per reply." in soul
+    assert "backups" not in soul and "mind" not in soul.lower()

@@ -82,12 +82,24 @@ _TO_AGENT = re.compile(
 )
 
 
+# A prohibition said without a verb: "No emojis in commit messages", "No force pushes to shared branches". Not
+# a statement that nothing of a kind exists ("No backups are kept"): no "is/are/was/has…" may follow.
+_NOTHING_OF = re.compile(r"^no\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt)\b)"
+                         r"[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:in|on|inside|within|for|to|at|during|unless|without|"
+                         r"before|after|from|per|than)\b", re.IGNORECASE)
+_STATES = wordlist("auxiliaries") | {"is", "are", "be", "been", "has", "have", "exist", "exists", "left"}
+
+
+def _prohibits(text: str) -> bool:
+    return bool(_NOTHING_OF.match(text)) and not _STATES.intersection(words(text))
+
+
 def instructs_agent(text: str) -> bool:
     """True when the sentence tells the agent how to behave: "Always …", "Agent should …", "You must …",
     an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
     """
     rest = CONDITION.sub("", text.strip(), count=1)
-    if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest):
+    if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest) or _prohibits(rest):
         return True
     tokens = rest.split(maxsplit=1)
     if not tokens:

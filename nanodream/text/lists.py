@@ -27,3 +27,9 @@ def wordlist(name: str) -> frozenset[str]:
 def table(name: str) -> tuple[tuple[str, ...], ...]:
     """The rows of `data/<name>.tsv`, each a tuple of its cells."""
     return tuple(tuple(cell.strip() for cell in line.split("\t")) for line in _lines(f"{name}.tsv"))
+
+
+@cache
+def phrases(name: str) -> tuple[str, ...]:
+    """The lines of `data/<name>.txt`, each one phrase (words that mean something only together)."""
+    return tuple(" ".join(line.split()) for line in _lines(f"{name}.txt"))

@@ -31,10 +31,10 @@ from datetime import date
 
 from nanodream.text.dates import absolute, day_text
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
-from nanodream.text.lists import wordlist
+from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import ADVERBS, third_person
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
-from nanodream.text.words import content_words, tidy_sentence
+from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
 
@@ -110,8 +110,11 @@ def meaningful(text: str) -> int:
 # ------------------------------------------------------------------------------------------------ rules
 
 
-_CORRECTION = re.compile(r"^(?:actually|correction|update|to be clear|scratch that|no wait|wait|sorry|oops)"
-                         r"\s*[,:;!.—–-]*\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+# "Sorry", "oops", "update" and "wait" also open an apology ("sorry for the slow replies") or an errand ("update
+# the changelog", "wait for the build"): they mark a correction only with a stop after them ("Sorry, I …").
+_CORRECTION = re.compile(r"^(?:(?:actually|correction|to be clear|scratch that|no wait)\s*[,:;!.—–-]*|"
+                         r"(?:update|wait|sorry|oops)\s*[,:;!.—–-]+)\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+_APOLOGY = re.compile(r"^(?:sorry|oops)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w+ing there\b", re.IGNORECASE)
 
 
@@ -120,6 +123,8 @@ def correction(said: Said) -> Fact | None:
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
+        if inner is None and _APOLOGY.match(said.sentence):
+            return None  # "oops, wrong window": an apology's words, not a fact restated
         text = inner.text if inner is not None else (rest.about() or rest.named(_capitalised(rest.sentence)))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
     if _NO_LONGER.search(said.sentence) and (text := said.about()) and meaningful(text) >= 2:
@@ -129,13 +134,13 @@ def correction(said: Said) -> Fact | None:
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
 _RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   r"\s*,?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
+                   r"\s*[,:;—–-]?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
 _RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
                          r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*,?\s+(?:please\s+)?(?P<rule>.+)$",
-                       re.IGNORECASE | re.DOTALL)
+_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+"
+                       r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
@@ -150,7 +155,9 @@ _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|wou
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
                              re.IGNORECASE | re.DOTALL)
 _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
-_NOT_A_RULE = re.compile(r"^(?:don'?t|do not)\s+(?:worry|mention it|forget\b|let me forget)", re.IGNORECASE)
+_IDIOMS = "|".join(re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+")
+                   for idiom in phrases("not-instructions"))
+_NOT_A_RULE = re.compile(rf"^(?:{_IDIOMS})\b", re.IGNORECASE)
 
 
 # Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
@@ -233,6 +240,13 @@ def _second_person(rule: str) -> str:
     return rule[:1].upper() + rule[1:]
 
 
+# A life fact that still holds, with when it began: "I've been living in Porto since 2019", "I have worked at
+# Canonical since 2015" (its year is no event). Not the work at hand: "I've been working on this bug since Monday".
+_ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with|abroad)|based\s+in|"
+                 r"work(?:ed|ing)\s+(?:at|for|as|remotely|from home)|"
+                 r"(?:stud(?:ied|ying)|learn(?:ed|ing|t)|taught|teaching)\s+(?!(?:the|this|that|these|those|it|"
+                 r"your|my|our|a|an|some|how|what|why)\b))")
+_ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
 _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?$", re.IGNORECASE)  # I'm Lena, Dutch
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
@@ -240,6 +254,7 @@ _IDENTITY = re.compile(
     r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
     r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
     r"pregnant|learning|studying|\d+)\b|"
+    rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
@@ -266,7 +281,8 @@ def identity(said: Said) -> Fact | None:
     named = _SELF_NAMED.match(said.sentence)
     if named is not None:
         return Fact("permanent", f"{said.subject} is {named.group('word')}")
-    if not _IDENTITY.match(said.sentence) or _TIMED.search(said.sentence) and not _MOVED.match(said.sentence):
+    timed = _TIMED.search(said.sentence) and not (_MOVED.match(said.sentence) or _ONGOING.match(said.sentence))
+    if not _IDENTITY.match(said.sentence) or timed:
         return None
     if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
         return None  # "I have a bug in my code": the work at hand, not something of their life
@@ -332,14 +348,62 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
                      re.IGNORECASE | re.DOTALL)
 
 
+# "We're going with X (instead of Y)": a decision said in the present.
+_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$",
+                         re.IGNORECASE | re.DOTALL)
+# A decision typed straight after an errand, with no stop between them: "commit these changes we're going with X
+# instead of Y". Only after a request's verb, and never after a word that makes it the errand's object ("check
+# whether we agreed …", "the notes where we decided …").
+_DECISION_INSIDE = re.compile(r"^(?P<errand>.+?)\s+(?=we(?:'re|\s+are|'ve|\s+have)?\s+(?:finally\s+)?"
+                              r"(?:decided|agreed|chose|settled on|going with)\b)", re.IGNORECASE | re.DOTALL)
+_EMBEDDING = re.compile(r"\b(?:if|whether|that|what|where|when|why|how|which|because|since|as|after|before|"
+                        r"until|once|what)\s*$", re.IGNORECASE)
+# What a decision goes on to ask of the agent: "…, so mention that in the README".
+_SO_ERRAND = re.compile(r",?\s+so\s+(?P<clause>[^.!]*)[.!]*$", re.IGNORECASE)
+
+
+def _decision_after_errand(said: Said) -> Fact | None:
+    """The decision a run-on request ends with, without the errand before it."""
+    inside = _DECISION_INSIDE.match(said.sentence)
+    if inside is None or _EMBEDDING.search(inside.group("errand")) or not _imperative(inside.group("errand")):
+        return None
+    rest = said.sentence[inside.end():]
+    return decision(Said(rest, said.speaker, said.day, rest, said.errand))
+
+
+# A verb in the base form before what it acts on: "Push the branch", "commit these changes", "redeploy it".
+_VERB_OBJECT = re.compile(r"^(?P<verb>[a-z]+)\s+(?:the|these|this|those|that|it|them|all|my|our|a|an)\b",
+                          re.IGNORECASE)
+
+
+def _imperative(clause: str) -> bool:
+    """True when the clause asks the agent for something: a request's opening, or a verb before its object."""
+    verb_object = _VERB_OBJECT.match(clause)
+    plain_verb = verb_object is not None and verb_object.group("verb").lower() not in STOPWORDS
+    return bool(_ASKS.match(clause)) or plain_verb
+
+
+def _without_errand(text: str) -> str:
+    """A decision without the errand it asks for next ("…, so note that in the changelog")."""
+    after = _SO_ERRAND.search(text)
+    if after is None:
+        return text
+    clause = after.group("clause")
+    asks = _imperative(clause) or clause.split()[:1] and clause.split()[0].lower() in _INSTRUCTIONS
+    return text[:after.start()] if asks or _DEICTIC.search(clause) else text
+
+
 def decision(said: Said) -> Fact | None:
+    going = _GOING_WITH.match(said.sentence)
+    if going is not None:
+        said = Said(f"we decided to go with {going.group('thing')}", said.speaker, said.day, said.spoken, said.errand)
     switch = _SWITCH.match(said.sentence)
     if switch is not None:
         rest = switch.group("rest") or switch.group("moved")
         return Fact("correction", said.named(f"Switched {_pronouns(rest, said)}"))
     match = _DECISION.match(said.sentence)
     if match is None:
-        return None
+        return _decision_after_errand(said)
     if match.group("thing"):
         if _DEICTIC.search(_STANDING_WORDS.sub("", match.group("thing"))):
             return None  # "let's keep that out of here": this piece of work, not a decision that lasts
@@ -350,6 +414,7 @@ def decision(said: Said) -> Fact | None:
         rest = match.group("rest")
         on = "on " if chose and not rest.lower().startswith("to ") else ""
         text = f"Decided {on}{_pronouns(rest, said)}".strip()
+    text = _without_errand(text)
     return Fact("durable", said.named(text)) if meaningful(text) >= 3 else None
 
 
@@ -435,11 +500,15 @@ _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "m
                           "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
 
 
+_DOING = re.compile(r"^(?:\w+\s+)?\w+ing\b")
+
+
 def _lasting(sentence: str) -> bool:
     """True when the statement's verb is in the present simple: how things stand, not what happened just now,
     what someone thinks or wants, or what will be."""
     owner = _OWNER.match(sentence)
     pronoun = owner is not None and owner.group(0).strip().lower() in ("i", "we")
+    busy = owner is not None and owner.group(0).strip().lower() == "i"  # "we have been running X": how it stands
     words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
     for index, word in enumerate(words):
         if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
@@ -447,6 +516,8 @@ def _lasting(sentence: str) -> bool:
         after = next((later for later in words[index + 1:] if later not in ADVERBS), "")
         if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
             return False  # "we have (recently) produced …": done just now
+        if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
+            return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
             continue  # "do not need to …": what the next word says
         if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
@@ -533,8 +604,9 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"quick update|update|fun fact|oh and|guess what|good news|big news|news|for context|"
+                      r"fun fact|oh and|guess what|for context|"
                       r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
+                      r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
                       r"(?:you know|i mean)\s*,\s*|"
                       r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
                       r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"

@@ -31,7 +31,7 @@ from tests.scripted_server import ScriptedServer  # noqa: E402
 BENCH = "scale"
 TARGET_RATIO = 2.0
 TAIL = 50  # entries after `.dream_cursor` in the "near the end" case: one batch
-SMOKE = {"sizes": (200, 400), "skill_counts": (3,), "memory_bullets": (20,), "repeats": 1}  # test_bench_smoke
+SMOKE = {"sizes": (100,), "skill_counts": (3,), "memory_bullets": (20,), "repeats": 1}  # test_bench_smoke
 Prepare = Callable[[Path], None]
 
 
@@ -129,7 +129,7 @@ def history_rows(tmp: Path, sizes: tuple[int, ...], repeats: int) -> list[Row]:
             cpu = median_cpu(sources[lines], tmp / "work", repeats, prepare)
             base = base or cpu
             ratio = cpu / base
-            judged = lines == judged_size(sizes)
+            judged = lines == judged_size(sizes) and lines != sizes[0]
             rows.append(row(BENCH, f"{name}, {lines:,} lines (x{ratio:.2f} of {sizes[0]:,})", cpu, "s CPU",
                             f"≤ {TARGET_RATIO:g}x" if judged else "", ratio <= TARGET_RATIO if judged else None))
     return rows

@@ -7,7 +7,7 @@ has 200k lines; 1M lines are reported too. Memory file sizes and 10 -> 1,000 ski
 Each figure is the CPU (user + system) of a real `nanodream run --max-batches 1 --json` process and every git
 process it starts (they are its children), against the scripted OpenAI-compatible server (three zero-latency
 turns that add one bullet to MEMORY.md, so every run commits one batch); the server runs in this process and is
-not counted. Every run gets a fresh copy of its workspace; the median of `repeats` runs (2, 1 with --quick) is shown.
+not counted. Every run gets a fresh copy of its workspace; one run each (`repeats` for a median).
 """
 
 from __future__ import annotations
@@ -144,15 +144,18 @@ def workspace_rows(tmp: Path, skill_counts: tuple[int, ...], memory_bullets: tup
     for bullets in memory_bullets:
         source = template(tmp / f"memory-{bullets}", 1_000, 10, bullets)
         size = (source / "memory" / "MEMORY.md").stat().st_size
-        cpu = median_cpu(source, tmp / "work", repeats)
-        rows.append(row(BENCH, f"first run, 1,000 lines, MEMORY.md {size / 1024:,.1f} KiB", cpu, "s CPU"))
+        measure = f"first run, 1,000 lines, MEMORY.md {size / 1024:,.1f} KiB"
+        try:
+            rows.append(row(BENCH, measure, median_cpu(source, tmp / "work", repeats), "s CPU"))
+        except RuntimeError as failed:  # a memory file past its cap: the run refuses the batch, said as a figure
+            rows.append(row(BENCH, measure, f"no commit: {str(failed)[-80:]}", "", "", False))
     return rows
 
 
 def main(quick: bool = False, sizes: tuple[int, ...] | None = None, skill_counts: tuple[int, ...] = (10, 1_000),
-         memory_bullets: tuple[int, ...] = (0, 300, 1_500), repeats: int | None = None) -> list[Row]:
+         memory_bullets: tuple[int, ...] = (0, 100), repeats: int | None = None) -> list[Row]:
     sizes = sizes or ((1_000, 20_000) if quick else (1_000, 100_000, 200_000, 1_000_000))
-    repeats = repeats or (1 if quick else 2)
+    repeats = repeats or 1
     with tempfile.TemporaryDirectory(prefix="nanodream-scale-") as tmp:
         rows = history_rows(Path(tmp), sizes, repeats)
         rows += workspace_rows(Path(tmp), skill_counts, memory_bullets, repeats)

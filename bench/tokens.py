@@ -88,12 +88,12 @@ def drain(ws: Workspace, script: list) -> tuple[RunReport, list[dict[str, Any]]]
 
 
 def opening(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each session's first request (system + user message): not tool turns, not the no-op check's question."""
+    """Each session's first request (system + user message): not tool turns, not the accounting's question."""
     return [body for body in requests if len(body["messages"]) == 2]
 
 
 def nothing_to_change(batches: int) -> list:
-    """A model that files nothing and, asked by the no-op check, says why for each fact: two requests a batch."""
+    """A model that files nothing and, asked by the accounting, says why for each fact: two requests a batch."""
     return [keeps_nothing("Nothing to change: the memory already holds these facts.", "already in memory")] * (
         2 * batches)
 

@@ -32,8 +32,11 @@ class Settings:
     api_base: str | None = None
     api_key: str | None = None  # from NANODREAM_API_KEY or a flag only: never from nanodream.toml (it is committed)
     api_key_env: str | None = None  # the name of the environment variable that holds the key
-    tool_mode: str = "auto"  # auto | native | text: how the model is offered its tools (README "Local models")
-    timeout: float = 120.0
+    tool_mode: str = "auto"  # auto | native | text | structured: how the model files facts (README "Local models")
+    # Tokens one answer may generate: bounds every request (a small local model can otherwise generate until its
+    # context is full, for minutes). Sized for a dream's answer: a turn of edits or a new skill and a summary.
+    max_tokens: int = 4096
+    timeout: float = 120.0  # seconds per request: keep it above max_tokens / the server's tokens per second
     max_retries: int = 3
     retry_backoff: float = 2.0
     batch_tokens: int = 8000
@@ -288,7 +291,7 @@ DAY = 86_400
 RANGES: dict[str, tuple[float, float, bool]] = {
     "batch_tokens": (0, 10**9, False), "lookback_tokens": (0, 10**9, False),
     "max_run_tokens": (0, 10**12, False), "max_session_tokens": (0, 10**12, False),
-    "max_batches": (0, 10**6, False), "max_tool_calls": (0, 10**6, False),
+    "max_batches": (0, 10**6, False), "max_tool_calls": (0, 10**6, False), "max_tokens": (0, 10**7, False),
     "max_file_chars": (0, 10**9, False), "max_skill_chars": (0, 10**9, False),
     "max_cursor_jump": (0, 10**15, False), "max_retries": (0, 20, True), "keep_transcripts": (0, 10**6, True),
     "archive_after_days": (0, 36_500, True), "ephemeral_max_age_days": (0, 36_500, True),
@@ -345,7 +348,7 @@ POLICY_CHOICES = {
     "injection_policy": ("refuse", "warn"),
     "soul_policy": ("open", "tagged", "locked"),
     "review": ("off", "all", "soul"),
-    "tool_mode": ("auto", "native", "text"),
+    "tool_mode": ("auto", "native", "text", "structured"),
 }
 _REVIEW_WORDS = {"true": "all", "false": "off"}
 _BOOLEAN_WORDS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False,

@@ -15,6 +15,7 @@ from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
 from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
+from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
 from nanodream.versioning.gitrunner import repository_programs
@@ -51,6 +52,9 @@ class Status(Declared):
     proposals: dict[str, int]  # review lane: {"pending", "conflicted"} proposals on refs/nanodream/pending
     # transcript sources: {"sources": [{"path", "format", watermark totals, "files": [...]}], "last_pass", ...}
     ingest: dict[str, Any] = field(default_factory=dict)
+    # active lines naming the old value of a replaced fact: {"file", "line", "text", "fact", "changed_on",
+    # "replaced_by", "message"} (run/cascade.py), newest change first
+    out_of_date: list[dict[str, Any]] = field(default_factory=list)
     insights: dict[str, int] = field(default_factory=dict)  # status → how many (docs/insights.md), and "broken"
     # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
     git_ignored: list[dict[str, str]] = field(default_factory=list)
@@ -93,6 +97,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         entry_outcomes=_entry_outcomes(records), fill=_fill(workspace, settings), archive=_archive(workspace),
         last_dream=_last_dream(workspace, store) if sha else None, proposals=_proposals(store) if sha else
         {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace), insights=tally(workspace),
+        out_of_date=[item.to_dict() for item in out_of_date(workspace)],
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
         linked_skills=workspace.linked_skills(),
     )

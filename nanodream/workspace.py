@@ -35,8 +35,12 @@ REJECTED_RULE = "!/memory/rejected.md"
 # archive, never loaded by hosts as facts, never counted against a file's cap.
 INSIGHTS_DIR = "memory/insights"
 INSIGHTS_RULE = "!/memory/insights/"
-ARCHIVE_INTRO = ("Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it under its cap. "
-                 "Not loaded by default; searchable, and in git.")
+ARCHIVE_INTRO = ("Facts no longer hot, moved out of memory/MEMORY.md to keep it under its cap, and facts no longer "
+                 "true, each marked with the day it stopped being true (until) and what replaced it. Not loaded by "
+                 "default; searchable, and in git.")
+# What archive months written before replaced facts were kept there say under their title.
+ARCHIVE_INTROS = (ARCHIVE_INTRO, "Facts still true but no longer hot, moved out of memory/MEMORY.md to keep it "
+                                 "under its cap. Not loaded by default; searchable, and in git.")
 
 GITIGNORE = """\
 # nanodream versions only the agent's memory files; everything else stays out of git.

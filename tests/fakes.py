@@ -9,10 +9,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from nanodream.engines import SessionError, SessionRequest, SessionResult
+from nanodream.engines.facts import batch_facts
 from nanodream.toolbox.tools import ToolBox
 from tests.scripted_server import call, error, final
 
 CURSOR_IN_MESSAGE = re.compile(r"^\[#(\d+) ", re.MULTILINE)
+FACT_IN_MESSAGE = re.compile(r"\[(?:permanent|durable|correction)\]\s*([^\n]+?)\s*$", re.MULTILINE)
+
+
+def noted(first: int, last: int, facts: list[str]) -> str:
+    """What the noting doubles add under `## Project`: the batch's range, then each tagged fact as a bullet."""
+    return f"## Project\n- noted {first}..{last}\n" + "".join(f"- {fact}\n" for fact in facts)
 
 
 @dataclass
@@ -58,8 +65,9 @@ class NoteEngine:
         if reason:
             raise SessionError(reason, spent=SessionResult("", tokens_in=7, transcript=[
                 {"role": "user", "content": request.user_message}]))
+        facts = [fact.text for fact in batch_facts(request.batch)]
         result = toolbox.call("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
-                                            "new_text": f"## Project\n- noted {cursors[0]}..{cursors[-1]}\n"})
+                                            "new_text": noted(cursors[0], cursors[-1], facts)})
         assert result.startswith("OK"), result
         messages = [{"role": "system", "content": request.system_prompt},
                     {"role": "user", "content": request.user_message},
@@ -74,7 +82,8 @@ def history_cursors(body: dict[str, Any]) -> list[int]:
 
 
 def noting_model(poison: str | None = None) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A scripted-server step: note the batch in MEMORY.md, then finish; refuse any batch containing `poison`."""
+    """A scripted-server step: note the batch and its tagged facts in MEMORY.md, then finish; refuse any batch
+    containing `poison`."""
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
         if poison is not None and poison in body["messages"][1]["content"]:
@@ -82,8 +91,9 @@ def noting_model(poison: str | None = None) -> Callable[[dict[str, Any]], dict[s
         if body["messages"][-1]["role"] == "tool":
             return final("Noted the batch")
         cursors = history_cursors(body)
+        history = body["messages"][1]["content"].split("<history>")[-1]
         return call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
-                    new_text=f"## Project\n- noted {cursors[0]}..{cursors[-1]}\n")
+                    new_text=noted(cursors[0], cursors[-1], FACT_IN_MESSAGE.findall(history)))
 
     return respond
 

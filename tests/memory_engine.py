@@ -29,7 +29,7 @@ class LiteralEngine:
 
     def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
         self.batches.append((request.batch.first_cursor, request.batch.last_cursor))
-        notes, declined = [], {}
+        notes, declined, filed = [], {}, {}
         for item in request.batch.entries:
             for tag, text in tagged_lines(item.content):
                 match = _FACT.match(text)
@@ -48,12 +48,14 @@ class LiteralEngine:
                 if not result.startswith("OK"):
                     raise SessionError(f"gave up after a refused tool call: {result}")
                 notes.append(f"{path}: {fact}")
+                filed[text] = f"'{fact}' in {path}"  # its line is the fact without the FILE: prefix
         return SessionResult(summary="Filed " + "; ".join(notes) if notes else "Nothing to keep",
-                             tokens_in=100 * len(request.batch.entries), tokens_out=10, declined=declined)
+                             tokens_in=100 * len(request.batch.entries), tokens_out=10, declined=declined,
+                             filed=filed)
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """Literal filing answers the no-op check's question the same way twice."""
+        """Literal filing answers the accounting's question the same way twice."""
         return result
 
 

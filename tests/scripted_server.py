@@ -40,8 +40,9 @@ def final(text: str) -> Step:
     return {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
 
 
-def keeps_nothing(summary: str = "Nothing worth keeping.", reason: str = "already known") -> Callable[[dict], Step]:
-    """A model that changes nothing: it answers a batch with `summary`, and the no-op check's question (a user
+def keeps_nothing(summary: str = "Nothing worth keeping.",
+                  reason: str = "a passing remark, not a lasting fact") -> Callable[[dict], Step]:
+    """A model that changes nothing: it answers a batch with `summary`, and the accounting's question (a user
     message after its answer, listing facts as `N. fact`) with one `N: reason` line per listed fact."""
 
     def respond(body: dict[str, Any]) -> Step:
@@ -54,7 +55,7 @@ def keeps_nothing(summary: str = "Nothing worth keeping.", reason: str = "alread
 
 
 def reason_per_fact(question: str, reason: str) -> str:
-    """An answer to the no-op check's question giving `reason` for every fact it lists (`N. fact` lines)."""
+    """An answer to the accounting's question giving `reason` for every fact it lists (`N. fact` lines)."""
     return "\n".join(f"{number}: {reason}" for number in re.findall(r"^(\d+)\. ", question, re.MULTILINE))
 
 

@@ -16,11 +16,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
     {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
-     "workspace"},
+     "validity", "workspace"},
     {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
-    {"backlog", "retrieval"},  # reading history.jsonl; recall over the memory files (eval scores answers with it)
+    {"backlog"},  # reading history.jsonl
     {"versioning"},  # git only
-    {"memory"},  # staging, journal, the transaction, the door
+    {"memory", "retrieval"},  # staging, journal, the transaction, the door; recall, today's and as of a date (git)
     {"toolbox"},  # the dream's tools over a staged copy
     {"prompting"},
     {"engines"},

@@ -14,8 +14,8 @@ from nanodream.backlog.history import Batch, HistoryEntry, entry_day, read_curso
 from nanodream.config import Settings, load_settings
 from nanodream.engines.base import SessionRequest
 from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated, strip_tags
+from nanodream.engines.replacing import Candidate, find_replaced
 from nanodream.engines.routing import (
-    CORRECTION_THRESHOLD,
     Route,
     parse_procedure,
     parse_task,
@@ -414,8 +414,9 @@ def test_fact_key_ignores_case_punctuation_whitespace_and_order() -> None:
 
 def test_similarity_finds_the_conflicting_fact_and_ignores_unrelated_ones() -> None:
     old, new = "User prefers 4-space indentation in SQL files.", "User prefers 2-space indentation in SQL files."
-    assert similarity(old, new) >= CORRECTION_THRESHOLD
-    assert similarity(new, "User prefers dark mode in all tools.") < CORRECTION_THRESHOLD
+    candidates = [Candidate(USER, 1, "User prefers dark mode in all tools."), Candidate(USER, 2, old)]
+    assert find_replaced(new, candidates, frames=True).candidate.text == old
+    assert find_replaced(new, candidates[:1], frames=True) is None
     assert similarity("the of a", "the of a") == 0.0  # nothing but stopwords says nothing
     assert similarity("", "anything") == 0.0
     assert similarity("Cats purr.", "cats purr") == 1.0
@@ -552,16 +553,16 @@ def test_shrink_budget_counts_like_the_guard() -> None:
     assert shrink_budget("", "anything", 0.5) is None
 
 
-# the no-op check: the rules say why a line changed nothing ---------------------------------------------
+# the per-fact accounting: the rules say why a line changed nothing ---------------------------------------------
 
 
-def test_a_batch_the_rules_keep_nothing_of_passes_the_no_op_check_with_their_reasons(tmp_path):
+def test_a_batch_the_rules_keep_nothing_of_passes_the_accounting_with_their_reasons(tmp_path):
     procedure = "[durable] Procedure release: 1) run make test 2) tag it"
-    drained = bare_workspace(tmp_path, [procedure, procedure + "\n[durable] Task done: rotate the TLS certificate"],
-                             days=[1, 2], batch_tokens=10)
-    repeated = drained.reports[0].batches[1]
-    assert repeated.outcome == "no-change" and repeated.requests == 0
-    assert repeated.reasons == [
-        {"fact": "Procedure release: 1) run make test 2) tag it", "reason": "already in memory"},
-        {"fact": "Task done: rotate the TLS certificate", "reason": "it marks a task done that is not open"}]
-    assert read_cursor(drained.workspace.cursor_file) == 2
+    drained = bare_workspace(tmp_path, [procedure, procedure + "\n[durable] Uses the staging VPN only.",
+                                        "[durable] Uses the staging VPN only."],
+                             days=[1, 2, 3], batch_tokens=10)
+    repeated, again = drained.reports[0].batches[1:3]
+    assert repeated.outcome == "committed" and again.outcome == "no-change" and again.requests == 0
+    assert repeated.unaccounted == [] and again.unaccounted == []  # a skill's steps and a line hold them
+    assert read_cursor(drained.workspace.cursor_file) == 3
+

@@ -113,6 +113,17 @@ def test_checks_fold_case_and_spacing_and_count_the_archive_only_for_presence():
     assert not evaluate(Check("skill", name="deploy"), memory).passed
 
 
+def test_a_replaced_line_is_history_present_and_absent_look_past_and_replaced_looks_at():
+    memory = Memory(active={"USER.md": "- Lives in Rotterdam.\n"},
+                    archive={"memory/archive/2026-10.md": "- Lives in Lyon (until 2026-10-15; replaced by: Lives in "
+                                                          "Rotterdam)\n- Cycles to work.\n"})
+    assert evaluate(Check("absent", text="Lyon"), memory).passed  # replaced: not what memory holds now
+    assert not evaluate(Check("present", text="Lyon"), memory).passed
+    assert evaluate(Check("present", text="cycles to work"), memory).passed  # a cold line is still a fact
+    assert evaluate(Check("replaced", text="lives in lyon"), memory).passed
+    assert not evaluate(Check("replaced", text="cycles"), memory).passed
+
+
 # running -----------------------------------------------------------------------------------------
 
 
@@ -195,7 +206,8 @@ def test_builtin_scores_at_least_095_on_simulated_seeds(tmp_path, seed):
 
 def test_a_model_is_evaluated_through_the_same_tools_and_its_tokens_and_prompt_are_used(corpus, serve, tmp_path):
     """The model path end to end against the local scripted server (never a real provider)."""
-    user = "# User\n\n## Identity\n\n- The user's time zone is America/Chicago.\n"
+    user = ("# User\n\nWho the user is: identity, preferences and communication style.\n\n## Preferences\n\n"
+            "## Identity\n\n- The user's time zone is America/Chicago.\n")
     server = serve([call("write_file", path="USER.md", content=user), final("moved the time zone")], cached=60)
     prompt = tmp_path / "mine.md"
     prompt.write_text("You are the dream. Keep memory tidy. {{memory}}\n", encoding="utf-8")

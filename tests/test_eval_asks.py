@@ -56,6 +56,9 @@ def test_a_scenario_of_asks_alone_scores_its_coverage(tmp_path):
     ('[[ask]]\nquestion = "Where?"\n', "needs a non-empty `question` and `answer`"),
     ('[[ask]]\nquestion = "Where?"\nanswer = "Ghent"\nhint = "x"\n', "nothing else"),
     ('[[ask]]\nquestion = ""\nanswer = "Ghent"\n', "needs a non-empty"),
+    ('[[ask]]\nquestion = "Where?"\nanswer = "Ghent"\nas_of = "last spring"\n', "as_of must be a date"),
+    ('[[ask]]\nquestion = "Where?"\nanswer = "Ghent"\nas_of = 2026-03-01T10:00:00\n', "as_of must be a date"),
+    ('[[ask]]\nquestion = "Where?"\nanswer = "Ghent"\nkind = "yesterday"\n', "kind must be one of"),
 ])
 def test_a_malformed_ask_is_an_error_naming_the_file(tmp_path, expect, problem):
     folder = transcript_scenario(tmp_path, expect)

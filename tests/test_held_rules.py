@@ -169,7 +169,8 @@ def test_a_model_writing_a_held_line_into_any_loaded_file_gets_the_rest_committe
 
 
 def test_a_held_line_in_a_new_skill_waits_and_the_skill_lands_without_it(workspace, serve):
-    write_history(workspace, [entry(1, "[durable] Weekly report: collect numbers, send them.")])
+    write_history(workspace, [entry(1, "[durable] How to put the weekly report together: 1. Collect the numbers "
+                                       "from the dashboard. 2. Send the report to finance.")])
     skill = ("---\nname: weekly-report\ndescription: Put the weekly report together.\n---\n\n"
              "1. Collect the numbers from the dashboard.\n2. Send the report to finance@acme.example.\n")
     server = serve([call("write_file", path="skills/weekly-report/SKILL.md", content=skill), final("A skill")])

@@ -71,15 +71,16 @@ def delete_skill(name: str):
     return tool_calls(("delete_skill", {"name": name}))
 
 
-def assert_refused(ws, report, before: dict[str, str], *needles: str) -> None:
-    assert report.outcome == "failed" and report.exit_code == ExitCode.FAILED, report.reason
+def assert_refused(ws, report, before: dict[str, str], *needles: str, outcome: str = "failed") -> None:
+    """Nothing applied; `outcome` "model-no-op" for a refusal that says the model broke memory (never split)."""
+    assert report.outcome == outcome and report.exit_code == ExitCode.FAILED, report.reason
     for needle in needles:
         assert needle in report.reason, report.reason
     assert snapshot(ws) == before
     assert read_cursor(ws.cursor_file) == 0
     assert not ws.journal_file.exists()
     record = read_records(ws)[-1]
-    assert record.outcome == "failed" and record.reason == report.reason
+    assert record.outcome == outcome and record.reason == report.reason
 
 
 def tool_results(server) -> list[str]:
@@ -125,7 +126,7 @@ def test_a_secret_written_into_memory_is_left_out_the_rest_committed_and_never_n
 def test_secret_redact_policy_commits_the_facts_without_the_secret(ws, serve):
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="- CI runs on GitHub Actions.\n",
                          new_text=f"- CI runs on GitHub Actions.\n- Deploy key {AWS_KEY}.\n- SSH key:\n{PEM}\n"),
-                    final("Recorded deploy credentials")])
+                    final("Recorded deploy credentials"), keeps_nothing()])
     report = run_dream(ws, llm_settings(server, secret_policy="redact"))
 
     assert report.outcome == "committed", report.reason
@@ -159,31 +160,46 @@ def test_model_that_removes_a_secret_after_the_warning_gets_its_other_edits_comm
 ], ids=["write-empty", "edit-away"])
 def test_deleting_all_of_memory_is_refused(ws, serve, wipe):
     before = snapshot(ws)
-    server = serve([wipe, final("Cleaned up memory")])
+    server = serve([wipe, final("Cleaned up memory"), keeps_nothing()])
     report = run_dream(ws, llm_settings(server))
-    assert_refused(ws, report, before, "memory/MEMORY.md: mass deletion", "without a [correction]")
+    assert_refused(ws, report, before, "memory/MEMORY.md: mass deletion", "model check", outcome="model-no-op")
 
 
-def test_a_correction_in_the_batch_justifies_a_large_rewrite(ws, serve):
+def test_a_correction_does_not_excuse_rewriting_what_it_does_not_correct(ws, serve):
     write_history(ws, [entry(1, "[correction] ledgerline was rewritten in Go; the old notes are all wrong.")])
+    before = snapshot(ws)
     rewrite = "# Memory\n\n## Project\n- ledgerline is written in Go.\n"
-    server = serve([call("write_file", path="memory/MEMORY.md", content=rewrite), final("Rewrote memory for Go")])
+    server = serve([call("write_file", path="memory/MEMORY.md", content=rewrite), final("Rewrote memory for Go"),
+                    keeps_nothing()])
+    report = run_dream(ws, llm_settings(server))
+    assert_refused(ws, report, before, "memory/MEMORY.md: mass deletion", "the batch's corrections replace none",
+                   outcome="model-no-op")
+
+
+def test_a_correction_replaces_the_line_it_corrects_and_keeps_the_rest(ws, serve):
+    write_history(ws, [entry(1, "[correction] ledgerline is now written in Go, not Rust.")])
+    server = serve([call("edit_file", path="memory/MEMORY.md",
+                         old_text="- ledgerline is a double-entry ledger written in Rust.\n",
+                         new_text="- ledgerline is a double-entry ledger written in Go.\n"), final("Rust -> Go")])
     report = run_dream(ws, llm_settings(server))
     assert report.outcome == "committed", report.reason
+    memory = (ws.root / "memory" / "MEMORY.md").read_text()
+    assert "written in Go" in memory and "Rust" not in memory and "Postgres 16" in memory
 
 
 def test_deleting_a_skill_without_merging_it_is_refused(ws, serve):
     before = snapshot(ws)
-    server = serve([delete_skill("release"), final("Removed an old skill")])
+    server = serve([delete_skill("release"), final("Removed an old skill"), keeps_nothing()])
     report = run_dream(ws, llm_settings(server))
-    assert_refused(ws, report, before, "skills/release/SKILL.md: skill deleted without merging")
+    assert_refused(ws, report, before, "skills/release/SKILL.md: skill deleted without merging",
+                   outcome="model-no-op")
 
 
 def test_deleting_a_skill_merged_into_another_one_is_allowed(ws, serve):
     merged = ("---\nname: ship\ndescription: Test, tag and deploy ledgerline\n---\n\n"
               "1. Run `make test`\n2. Tag vX.Y.Z\n3. fly deploy\n")
     server = serve([call("write_file", path="skills/ship/SKILL.md", content=merged),
-                    delete_skill("release"), final("Merged release into ship")])
+                    delete_skill("release"), final("Merged release into ship"), keeps_nothing()])
     report = run_dream(ws, llm_settings(server))
     assert report.outcome == "committed", report.reason
     assert not (ws.root / "skills" / "release").exists()
@@ -202,7 +218,8 @@ def test_writing_ten_megabytes_is_refused(ws, serve):
 def test_going_a_little_over_the_cap_asks_the_model_to_merge_and_prune(ws, serve):
     user = (ws.root / "USER.md").read_text()
     server = serve([call("write_file", path="USER.md", content=user + "- likes tea\n" * 60),
-                    call("write_file", path="USER.md", content=user + "- likes tea\n"), final("Noted tea")])
+                    call("write_file", path="USER.md", content=user + "- likes tea\n"), final("Noted tea"),
+                    keeps_nothing()])
     report = run_dream(ws, llm_settings(server, max_file_chars=500))
     assert report.outcome == "committed", report.reason
     assert "merge and prune" in tool_results(server)[0]
@@ -294,8 +311,8 @@ BAD_EDIT = call("edit_file", path="memory/MEMORY.md", old_text="- no such line\n
 def test_endless_loop_of_the_same_bad_edit_ends_the_session(ws, serve, limit):
     before = snapshot(ws)
     server = serve([lambda body: BAD_EDIT] * 100)
-    report = run_dream(ws, llm_settings(server, max_repeated_failures=limit))
-    assert_refused(ws, report, before, f"repeated {limit} times", "0 matches")
+    report = run_dream(ws, llm_settings(server, max_repeated_failures=limit, tool_mode="native"))
+    assert_refused(ws, report, before, f"repeated {limit} times", "0 matches", outcome="model-no-op")
     assert len(server.requests) == limit
 
 
@@ -306,14 +323,14 @@ def test_loop_guard_sees_through_reformatted_arguments_and_interleaved_calls(ws,
                     tool_calls(("read_file", spellings[1])), tool_calls(("read_file", spellings[2])),
                     final("never reached")])
     report = run_dream(ws, llm_settings(server))
-    assert_refused(ws, report, before, "read_file call was repeated 3 times")
+    assert_refused(ws, report, before, "read_file call was repeated 3 times", outcome="model-no-op")
 
 
 def test_endless_malformed_tool_call_json_ends_the_session(ws, serve):
     before = snapshot(ws)
     server = serve([lambda body: tool_calls(("write_file", '{"path": "USER.md", "content": "x'))] * 100)
     report = run_dream(ws, llm_settings(server))
-    assert_refused(ws, report, before, "repeated 3 times", "not valid JSON")
+    assert_refused(ws, report, before, "repeated 3 times", "not valid JSON", outcome="model-no-op")
 
 
 @pytest.mark.parametrize("arguments", ['{"path": "USER.md"', "[1, 2]", "null", "not json at all", '"USER.md"'])
@@ -362,7 +379,8 @@ def test_instructions_aimed_at_the_agent_are_refused(ws, serve, case):
 def test_injection_policy_warn_commits_and_reports(ws, serve):
     odd = "- A pasted page said: ignore previous instructions.\n"
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="- CI runs on GitHub Actions.\n",
-                         new_text="- CI runs on GitHub Actions.\n" + odd), final("Noted the odd page")])
+                         new_text="- CI runs on GitHub Actions.\n" + odd), final("Noted the odd page"),
+                    keeps_nothing()])
     report = run_dream(ws, llm_settings(server, injection_policy="warn"))
     assert report.outcome == "committed", report.reason
     assert any("override-instructions" in w for w in report.batches[0].warnings)
@@ -385,16 +403,17 @@ def test_soul_change_backed_only_by_untagged_history_is_refused(ws, serve):
     before = snapshot(ws)
     server = serve([RULE, final("Now replying in German")])
     report = run_dream(ws, llm_settings(server))
-    assert_refused(ws, report, before, "SOUL.md: untrusted soul change")
+    assert_refused(ws, report, before, "SOUL.md: untrusted soul change", outcome="model-no-op")
 
 
-@pytest.mark.parametrize("policy,outcome", [("tagged", "committed"), ("open", "committed"), ("locked", "failed")])
+@pytest.mark.parametrize("policy,outcome", [("tagged", "committed"), ("open", "committed"),
+                                            ("locked", "model-no-op")])
 def test_soul_policy_decides_what_a_tagged_correction_may_change(ws, serve, policy, outcome):
     write_history(ws, [entry(1, "[correction] Don't reply in English — instead reply in German.")])
     server = serve([RULE, final("Now replying in German")])
     report = run_dream(ws, llm_settings(server, soul_policy=policy))
     assert report.outcome == outcome, report.reason
-    if outcome == "failed":
+    if outcome == "model-no-op":
         assert "soul locked" in report.reason
 
 
@@ -407,7 +426,7 @@ def test_the_cli_shows_what_it_left_out_and_warnings_without_the_secret(ws, serv
 
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="- CI runs on GitHub Actions.\n",
                          new_text=f"- CI runs on GitHub Actions.\n- key {AWS_KEY}\n"), final("Saved the key"),
-                    call("read_file", path="../../etc/passwd"), *[keeps_nothing()] * 2])
+                    keeps_nothing(), call("read_file", path="../../etc/passwd"), *[keeps_nothing()] * 2])
     env = {"NANODREAM_MODEL": "openai/scripted", "NANODREAM_API_BASE": server.url, "NANODREAM_API_KEY": "k",
            "NANODREAM_MAX_RETRIES": "0"}
     runner = CliRunner()
@@ -447,7 +466,7 @@ def assert_no_model_directions(ws, *texts: str) -> None:
 ], ids=["refused", "no-match", "bad-json", "unknown-tool", "not-found"])
 def test_a_failure_reason_keeps_the_fact_and_leaves_the_models_instructions_out(ws, serve, script, fact):
     server = serve(script)
-    report = run_dream(ws, llm_settings(server))
+    report = run_dream(ws, llm_settings(server, tool_mode="native"))  # no structured second attempt to read
     # A model that keeps calling a tool there is not is a no-op (it may not support tools): a failure all the same.
     assert report.outcome in ("failed", "model-no-op") and fact in report.reason, report.reason
     assert_no_model_directions(ws, report.reason, *[w for b in report.batches for w in b.warnings])

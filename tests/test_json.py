@@ -81,6 +81,7 @@ def test_nested_and_other_shapes_match_the_doc(ws, tmp_path):
     report = as_json(ws, "run", "--tidy")
     assert keys(report["batches"]) == documented("Keys of a batch:")
     assert keys(as_json(ws, "log")["commits"]) == documented("Keys of a commit:")
+    assert keys(as_json(ws, "show", "--as-of", "2099-01-01")) == section_keys("show --json", "Keys of `show --as-of`:")
     assert keys(as_json(ws, "history", "ack", "--all")) == section_keys("history --json", "Keys of `history ack`:")
     assert keys(as_json(ws, "pin", "concise answers")) == section_keys("pin --json")
     assert keys(as_json(ws, "hypotheses")) == section_keys("hypotheses --json")

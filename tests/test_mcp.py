@@ -138,6 +138,16 @@ def test_status_log_show_and_why_answer_as_their_json_does(client, memory):
     assert structured(client.call("dream_proposals")) == {"proposals": []}
 
 
+def test_recall_as_of_a_day_answers_from_memory_as_it_stood_then(client, memory):
+    now = structured(client.call("memory_recall", {"query": "how do we deploy?", "as_of": "2999-01-01"}))
+    assert now["as_of"] == "2999-01-01" and now["commit"] == git(memory, "rev-parse", "HEAD")
+    assert "The API deploys with docker compose on a Hetzner VPS." in [hit["text"] for hit in now["hits"]]
+    before = structured(client.call("memory_recall", {"query": "how do we deploy?", "as_of": "2001-01-01"}))
+    assert before["commit"] is None and before["hits"] == []  # memory did not exist yet
+    refused = client.call("memory_recall", {"query": "deploy", "as_of": "last week"})
+    assert refused.is_error and "not a date" in text(refused) and "\n" not in text(refused)
+
+
 @pytest.mark.parametrize("sha", ["deadbeef", "0000000000000000000000000000000000000000", "HEAD~1", "--output=/tmp/x",
                                  "../../etc/passwd", "abc"])
 def test_an_unknown_or_malformed_sha_is_one_line_saying_unknown_sha(client, sha):

@@ -1,4 +1,4 @@
-"""`nanodream model check`: which tool_mode works with a model and its server, before cron relies on it."""
+"""`nanodream model check`: a tiny real dream on a scratch copy, judged by the run's own accounting."""
 
 from __future__ import annotations
 
@@ -8,64 +8,99 @@ import pytest
 from typer.testing import CliRunner
 
 from nanodream.cli import app
+from nanodream.evaluation.model_check import OLD_LINE
 from tests.conftest import snapshot
-from tests.scripted_server import call, error, final
+from tests.scripted_server import error, final, tool_calls
 
 runner = CliRunner()
-WRITTEN = '<tool_call>{"name": "read_file", "arguments": {"path": "USER.md"}}</tool_call>'
-FENCED = '```json\n{"name": "read_file", "arguments": {"path": "USER.md"}}\n```'
+CORRECTED = "- Project kiwi deploys with Kubernetes on host atlas."
+KEEPS_ALL = tool_calls(
+    ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                   "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+    ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD_LINE + "\n",
+                   "new_text": CORRECTED + "\n- The nightly backup runs at 02:00 on host birch.\n"}))
+BESIDE = tool_calls(
+    ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                   "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+    ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD_LINE + "\n",
+                   "new_text": OLD_LINE + "\n" + CORRECTED + "\n- The nightly backup runs at 02:00 on host birch.\n"}))
+STRUCTURED = json.dumps({"facts": [
+    {"number": 1, "file": "USER.md", "line": "Prefers answers in British English", "replaces": "", "reason": ""},
+    {"number": 2, "file": "memory/MEMORY.md", "line": "The nightly backup runs at 02:00 on host birch",
+     "replaces": "", "reason": ""},
+    {"number": 3, "file": "memory/MEMORY.md", "line": "Project kiwi deploys with Kubernetes on host atlas",
+     "replaces": OLD_LINE[2:], "reason": ""}], "summary": "Filed three facts"})
 
 
 def check(server, *args: str, env: dict | None = None):
     return runner.invoke(app, ["model", "check", "-m", "openai/local-model", "--api-base", server.url, *args],
-                         env=env)
+                         env={"NANODREAM_RETRY_BACKOFF": "0", **(env or {})})
 
 
-@pytest.mark.parametrize(("script", "native", "written", "mode", "requests"), [
-    ([call("read_file", path="USER.md")], True, False, "auto", 1),
-    ([final(WRITTEN)], False, True, "auto", 1),
-    ([final("I will read it."), final(FENCED)], False, True, "text", 2),
-    ([final("### Summary\nRead USER.md."), final("Done.")], False, False, None, 2),
-    ([call("list_skills"), final("no")], False, False, None, 2),  # a call, but not the one asked for
-])
-def test_the_json_says_which_calls_come_back_and_the_mode_to_use(serve, script, native, written, mode, requests):
-    server = serve(script)
+def test_a_model_that_keeps_both_facts_and_replaces_the_corrected_line_is_usable(serve, workspace):
+    before = snapshot(workspace)
+    server = serve([KEEPS_ALL, final("Filed three facts")])
+    result = check(server, "-w", str(workspace.root), "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0, data["problems"]
+    assert data["usable"] is True and data["replaced"] is True and data["problems"] == []
+    assert [(f["status"], f["file"]) for f in data["facts"]] == [
+        ("kept", "USER.md"), ("kept", "memory/MEMORY.md"), ("kept", "memory/MEMORY.md")]
+    assert data["native_tool_calls"] == 2 and data["requests"] == 2 and data["usage_reported"] is True
+    assert "tools" in server.requests[0] and all("max_tokens" in body for body in server.requests)
+    assert snapshot(workspace) == before  # the person's memory is never read or written
+
+
+def test_a_correction_beside_the_old_line_is_not_usable_and_says_so(serve):
+    server = serve([BESIDE, final("Filed three facts"), final("All filed."), *[final("All filed.")] * 2])
     result = check(server, "--json")
     data = json.loads(result.stdout)
-    assert result.exit_code == (0 if mode else 1)
-    assert data["usable"] is bool(mode) and data["tool_mode"] == mode
-    assert data["native_tool_calls"] is native and data["text_tool_calls"] is written
-    assert data["requests"] == requests == len(server.requests)
-    assert "tools" in server.requests[0]
-    if requests == 2:  # the second request is text mode: no tools sent, the tools described instead
-        assert "tools" not in server.requests[1]
-        assert "<tool_call>" in server.requests[1]["messages"][0]["content"]
+    assert result.exit_code == 1 and data["usable"] is False and data["replaced"] is False
+    problems = " ".join(data["problems"])
+    assert "landed beside the line it corrects" in problems or "still there" in problems
+    assert "structured mode" in data["reason"]  # auto tried structured mode too, as a run would
 
 
-def test_usage_and_price_are_reported_as_the_server_gives_them(serve):
-    with_usage = json.loads(check(serve([call("read_file", path="USER.md")]), "--json").stdout)
-    without = json.loads(check(serve([call("read_file", path="USER.md")], usage=None), "--json").stdout)
-    assert with_usage["usage_reported"] is True and without["usage_reported"] is False
-    assert with_usage["price_known"] is False  # litellm has no price for a local model
-
-
-def test_the_table_tells_a_person_what_to_set(serve):
-    result = check(serve([final("no"), final(WRITTEN)]))
-    assert result.exit_code == 0
+def test_a_model_that_answers_in_prose_is_not_usable_and_each_fact_says_why(serve):
+    result = check(serve([final("### Summary\nUpdated USER.md and MEMORY.md.")] * 4))
+    assert result.exit_code == 1
     out = " ".join(result.stdout.split())
-    assert "native tool calls no" in out and "tool calls written as text yes" in out
-    assert "tool_mode to use text" in out and "usable yes" in out
+    assert "usable no" in out and "unaccounted" in out and "do not schedule this model" in out
+    assert "British English" in out and "corrected line replaced no" in out
 
 
-def test_a_model_that_uses_no_tool_is_not_usable_and_says_why(serve):
-    result = check(serve([final("Sure!"), final("Sure!")]))
-    assert result.exit_code == 1 and "model-no-op" in result.stdout
-
-
-def test_a_server_that_keeps_failing_is_not_usable(serve):
-    result = check(serve([error(500, "out of memory")] * 4), "--json", env={"NANODREAM_RETRY_BACKOFF": "0"})
+def test_structured_mode_is_checked_when_asked_and_files_through_the_same_guards(serve):
+    server = serve([final(STRUCTURED)])
+    result = check(server, "--tool-mode", "structured", "--json")
     data = json.loads(result.stdout)
-    assert result.exit_code == 1 and data["usable"] is False and "out of memory" in data["error"]
+    assert result.exit_code == 0, data["problems"]
+    assert data["tool_mode"] == "structured" and data["requests"] == 1
+    [body] = server.requests
+    assert "tools" not in body and body["response_format"]["type"] == "json_schema"
+
+
+def test_auto_that_falls_back_to_structured_mode_is_usable_and_says_how(serve):
+    server = serve([final("I will file them."), final("Done."), final(STRUCTURED)])
+    data = json.loads(check(server, "--json").stdout)
+    assert data["usable"] is True and data["structured_used"] is True
+    assert 'tool_mode = "structured"' in data["advice"]
+
+
+@pytest.mark.parametrize("how", ["env", "setting"])
+def test_the_tool_mode_setting_and_variable_are_honoured(serve, workspace, how):
+    server = serve([final("Nothing to do."), final("Nothing."), *[final("Nothing.")] * 2])
+    env = {"NANODREAM_TOOL_MODE": "text"} if how == "env" else {}
+    if how == "setting":
+        workspace.config_file.write_text('tool_mode = "text"\n')
+    data = json.loads(check(server, "-w", str(workspace.root), "--json", env=env).stdout)
+    assert data["tool_mode"] == "text" and data["usable"] is False
+    assert "tools" not in server.requests[0] and "<tool_call>" in server.requests[0]["messages"][0]["content"]
+
+
+def test_a_server_that_keeps_failing_is_not_usable_and_names_the_error(serve):
+    result = check(serve([error(500, "out of memory")] * 4), "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 1 and data["usable"] is False and "out of memory" in data["problems"][0]
 
 
 def test_configuration_errors_exit_2(serve, monkeypatch):
@@ -76,15 +111,6 @@ def test_configuration_errors_exit_2(serve, monkeypatch):
     bad = runner.invoke(app, ["model", "check", "-m", "openai/x", "--api-base", "http://127.0.0.1:9/v1"],
                         env={"NANODREAM_TOOL_MODE": "sometimes"})
     assert bad.exit_code == 2 and "tool_mode" in bad.stderr
-
-
-def test_it_reads_its_settings_and_writes_nothing_in_the_workspace(workspace, serve):
-    server = serve([call("read_file", path="USER.md")])
-    workspace.config_file.write_text(f'model = "openai/configured"\napi_base = "{server.url}"\n')
-    (workspace.root / "USER.md").write_text("# User\n\n- Secretly loves marmite.\n")
-    before = snapshot(workspace)
-    result = runner.invoke(app, ["model", "check", "-w", str(workspace.root), "--json"])
-    assert result.exit_code == 0 and json.loads(result.stdout)["model"] == "openai/configured"
-    assert server.requests[0]["model"] == "configured"
-    assert snapshot(workspace) == before and not workspace.state_dir.exists()
-    assert "marmite" not in json.dumps(server.requests)  # no memory is read, let alone sent
+    flag = runner.invoke(app, ["model", "check", "-m", "openai/x", "--api-base", "http://127.0.0.1:9/v1",
+                               "--tool-mode", "sometimes"])
+    assert flag.exit_code == 2 and "tool_mode" in flag.stderr

@@ -108,17 +108,19 @@ def test_an_empty_finish_is_refused_and_the_model_says_it_again(workspace, serve
 
 def test_a_finish_that_changed_nothing_still_faces_the_no_op_check(workspace, serve):
     two_facts(workspace)
-    server = serve([call("finish", summary="Nothing worth keeping."), keeps_nothing(reason="already known")])
+    reason = "a passing remark in one chat, not a lasting fact"
+    server = serve([call("finish", summary="Nothing worth keeping."), keeps_nothing(reason=reason)])
     report = run_dream(workspace, llm_settings(server))
-    assert len(server.requests) == 2  # the finish, then the no-op check's one question
-    assert "You changed no memory file" in server.requests[1]["messages"][-1]["content"]
+    assert len(server.requests) == 2  # the finish, then the accounting's one question
+    assert "not in memory and have no reason given" in server.requests[1]["messages"][-1]["content"]
     assert report.outcome == "no-change", report.reason
-    assert [r["reason"] for r in report.batches[0].reasons] == ["already known", "already known"]
+    assert [r["reason"] for r in report.batches[0].reasons] == [reason, reason]
 
 
 def test_a_finish_that_changed_nothing_twice_fails_as_a_no_op(workspace, serve):
     two_facts(workspace)
     server = serve([call("finish", summary="Nothing worth keeping."), call("finish", summary="Still nothing.")])
-    report = run_dream(workspace, llm_settings(server))
-    assert len(server.requests) == 2
+    report = run_dream(workspace, llm_settings(server, tool_mode="native"))
+    assert len(server.requests) == 2  # the finish, the one question; native mode has no structured fallback
     assert report.outcome == "model-no-op", report.reason
+    assert not filed(workspace)

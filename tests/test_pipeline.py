@@ -78,7 +78,7 @@ def test_a_pass_that_fails_the_batch_is_the_last_to_run_and_nothing_lands(worksp
     report = run_dream(workspace, Settings())
 
     assert report.outcome == "failed" and report.reason == "refused by a test"
-    assert ran == [name for name in steps if name not in ("guards", "preview", "apply", "confirmations")]
+    assert ran == list(steps)[:list(steps).index("guards")]  # the passes before the refusing one
     assert snapshot(workspace) == before
     assert read_cursor(workspace.cursor_file) == 0
 

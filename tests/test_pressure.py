@@ -294,3 +294,24 @@ def test_pressure_merges_repeats_and_facts_another_line_says_all_of(workspace):
     assert "- Likes Go. <!-- keep -->" in merged and "- Likes Go and Rust." in merged  # pinned stays
     # a repeat anywhere in the file goes; saying more is only compared within a section
     assert merged.endswith("## Identity\n- Likes Go and Rust and Zig.\n" + filler)
+
+
+def test_a_line_in_the_until_form_leaves_the_active_file_once_its_day_has_passed(workspace):
+    from datetime import date
+
+    from nanodream.memory.staging import Staging
+    from nanodream.run.pressure import relieve
+    from nanodream.toolbox.limits import ToolLimits
+    from nanodream.versioning.gitstore import GitStore
+
+    ended = "- Lives in Ghent (until 2026-06-02; replaced by: Lives in Utrecht)"
+    running = "- Contract with Globex (until 2027-01-31)"
+    text = f"# User\n\n## Identity\n{ended}\n- Lives in Utrecht.\n{running}\n"
+    staging = Staging(workspace)
+    staging.write("USER.md", text)
+    chosen = settings(max_file_chars=len(text) * 10)
+    relieve(staging, GitStore(workspace), chosen, ToolLimits.from_settings(chosen), today=date(2026, 11, 2))
+    user = staging.read("USER.md")
+    assert ended not in user and "- Lives in Utrecht." in user  # its successor is not "said all of" by it
+    assert running in user  # still true: the date is what makes it true
+    assert ended in staging.read("memory/archive/2026-11.md")

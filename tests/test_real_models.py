@@ -20,8 +20,8 @@ from nanodream.run.records import read_records
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode
 from nanodream.workspace import Workspace, scaffold
-from tests.conftest import git, llm_settings, snapshot, write_history
-from tests.scripted_server import call, error, final, keeps_nothing, reason_per_fact
+from tests.conftest import entry, git, llm_settings, snapshot, write_history
+from tests.scripted_server import call, error, final, keeps_nothing, reason_per_fact, tool_calls
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real-model"
 EXAMPLE_HISTORY = Path(__file__).resolve().parents[1] / "workspace-example" / "memory" / "history.jsonl"
@@ -91,65 +91,72 @@ def tool_results(body: dict) -> list[str]:
 def test_session_1_replayed_twice_fails_as_model_no_op_and_keeps_the_backlog(workspace, serve):
     kiwi(workspace)
     before = snapshot(workspace)
-    server = serve([final(answer(1)), final(answer(1))])
+    server = serve([final(answer(1))] * 4)  # the tools session and its question, then structured mode's two
     report = run_dream(workspace, llm_settings(server))
 
     assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
     assert "tool" in report.reason and "nanodream model check" in report.reason and "\n" not in report.reason
+    assert report.reason.startswith("structured mode: ") and "the tools session before it" in report.reason
     assert report.batches[0].unkept == KIWI_FACTS
     untouched(workspace, before)
-    first, second = server.requests
+    assert [("response_format" in body) for body in server.requests] == [False, False, True, True]
+    first, second = server.requests[:2]
     question = second["messages"][-1]
     assert second["messages"][:2] == first["messages"]  # the same conversation, one more request
     assert second["messages"][2] == {"role": "assistant", "content": answer(1)}
     assert question["role"] == "user" and len(second["messages"]) == 4
-    for number, fact in enumerate(KIWI_FACTS, start=1):
-        assert f"{number}. {fact}" in question["content"]
-    assert "N: reason" in question["content"]
+    for number, (tag, fact) in enumerate(zip(("permanent", "durable", "correction"), KIWI_FACTS, strict=True), 1):
+        assert f"{number}. [{tag}] {fact}" in question["content"]
+    assert "its number, a colon, then why" in question["content"]
+    assert "new_text" not in question["content"] and "Prefers" not in question["content"]  # nothing to copy
     [record] = read_records(workspace)
-    assert record.outcome == "model-no-op" and record.failed_at == [1, 2] and record.requests == 2
+    assert record.outcome == "model-no-op" and record.failed_at == [1, 2] and record.requests == 4
 
 
 def test_session_1_then_a_reason_per_fact_is_accepted_and_recorded(workspace, serve):
     kiwi(workspace)
     head = git(workspace, "rev-parse", "HEAD")
-    reasons = "1: the user said it once, as a joke\n2: superseded by fact 3\n3: kiwi was cancelled the next day"
+    reasons = ("1: the user said it once, as a joke\n2: kiwi was a test project, shut down the same week\n"
+               "3: kiwi was cancelled the next day")
     server = serve([final(answer(1)), final(reasons)])
     report = run_dream(workspace, llm_settings(server))
 
     assert report.outcome == "no-change" and report.exit_code == 0
     assert read_cursor(workspace.cursor_file) == 2 and git(workspace, "rev-parse", "HEAD") == head
     expected = [{"fact": KIWI_FACTS[0], "reason": "the user said it once, as a joke"},
-                {"fact": KIWI_FACTS[1], "reason": "superseded by fact 3"},
+                {"fact": KIWI_FACTS[1], "reason": "kiwi was a test project, shut down the same week"},
                 {"fact": KIWI_FACTS[2], "reason": "kiwi was cancelled the next day"}]
     assert report.to_json()["reasons"] == expected
     assert read_records(workspace)[-1].reasons == expected
 
 
 @pytest.mark.parametrize("reasons", [
-    "1. the user said it once, as a joke\n2. superseded by fact 3\n3. kiwi was cancelled the next day",
-    "1) the user said it once, as a joke\n2) superseded by fact 3\n3) kiwi was cancelled the next day",
-    "- **Fact 1** — the user said it once, as a joke\n- #2 - superseded by fact 3\n- Fact 3: kiwi was cancelled "
-    "the next day",
+    "1. the user said it once, as a joke\n2. a test project, shut down\n3. kiwi was cancelled the next day",
+    "1) the user said it once, as a joke\n2) a test project, shut down\n3) kiwi was cancelled the next day",
+    "- **Fact 1** — the user said it once, as a joke\n- #2 - a test project, shut down\n- Fact 3: kiwi was "
+    "cancelled the next day",
 ])
 def test_reasons_numbered_the_way_models_number_lists_are_reasons_too(workspace, serve, reasons):
-    check_reasons(workspace, serve, reasons, ["the user said it once, as a joke", "superseded by fact 3",
+    check_reasons(workspace, serve, reasons, ["the user said it once, as a joke", "a test project, shut down",
                                               "kiwi was cancelled the next day"])
 
 
-def test_a_reason_that_says_a_fact_was_already_kept_earlier_is_a_reason_not_a_claim(workspace, serve):
-    reasons = ("1. Already added to USER.md in an earlier session.\n2. superseded by fact 3\n"
-               "3. Already covered: the release skill was updated last week.")
-    check_reasons(workspace, serve, reasons, ["Already added to USER.md in an earlier session.",
-                                              "superseded by fact 3",
-                                              "Already covered: the release skill was updated last week."])
+def test_a_reason_that_says_memory_already_holds_a_fact_is_one_when_memory_does(workspace, serve):
+    user = workspace.root / "USER.md"
+    user.write_text(user.read_text() + "- Writes in British English, answers too.\n")
+    git(workspace, "commit", "-qam", "hand")
+    reasons = ("1. Already in USER.md from an earlier session.\n2. a test project, shut down\n"
+               "3. kiwi was cancelled the next day")
+    check_reasons(workspace, serve, reasons, ["Already in USER.md from an earlier session.",
+                                              "a test project, shut down", "kiwi was cancelled the next day"])
 
 
 def check_reasons(workspace, serve, reasons: str, expected: list[str]) -> None:
     kiwi(workspace)
     server = serve([final(answer(1)), final(reasons)])
     report = run_dream(workspace, llm_settings(server))
-    assert report.outcome == "no-change" and [r["reason"] for r in report.to_json()["reasons"]] == expected
+    assert report.outcome == "no-change", report.reason
+    assert [r["reason"] for r in report.to_json()["reasons"]] == expected
 
 
 @pytest.mark.parametrize("second", [
@@ -157,6 +164,13 @@ def check_reasons(workspace, serve, reasons: str, expected: list[str]) -> None:
     "1: the user said it once\n3: kiwi was cancelled",  # fact 2 has no reason
     "I have updated the memory files as requested.",
     "\n".join(f"{n}. {fact}" for n, fact in enumerate(KIWI_FACTS, start=1)),  # the question's list, echoed
+    "1: Added to USER.md.\n2: Updated memory/MEMORY.md.\n3: Filed in memory/MEMORY.md.",  # claims, in the asked form
+    "1: reason\n2: reason\n3: reason",  # the template's own word
+    "1: N/A\n2: -\n3: see above",
+    "1: the user said it once\n2: superseded by fact 3\n3: superseded by fact 2",  # pointing at lost facts
+    "1: its number, a colon, then why\n2: in your own words\n3: must stay out of memory",  # the question's words
+    "1. **User preference for answers in British English**\n2. **Project deployment (Nomad to Kubernetes)**\n"
+    "3. **Kubernetes for kiwi**",  # titles, not reasons
 ])
 def test_numbered_claims_or_reasons_for_only_some_facts_are_not_reasons(workspace, serve, second):
     kiwi(workspace)
@@ -171,14 +185,38 @@ def test_session_1_then_the_corrected_model_applies_the_facts_with_its_tools(wor
     kiwi(workspace)
     server = serve([
         final(answer(1)),
-        call("edit_file", path="USER.md", old_text="## Preferences\n",
-             new_text="## Preferences\n\n- Prefers answers in British English.\n"),
-        final("Filed the preference\n- USER.md: British English"),
+        tool_calls(("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                                  "new_text": "## Preferences\n\n- Prefers answers in British English.\n"}),
+                   ("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n", "new_text":
+                                  "## Project\n\n- Project kiwi deploys with Kubernetes on host atlas.\n"})),
+        final("Filed the preference and kiwi's deployment\n- USER.md: British English\n- MEMORY.md: kiwi"),
     ])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed", report.reason
     assert "British English" in (workspace.root / "USER.md").read_text()
     assert read_cursor(workspace.cursor_file) == 2 and len(server.requests) == 3
+    # the Nomad fact is accounted for: the batch's own correction replaced it, and that correction is kept
+    assert report.batches[0].reasons == [{"fact": KIWI_FACTS[1], "reason": "replaced by the batch's own "
+                                          f"correction: {KIWI_FACTS[2]}"}]
+
+
+@pytest.mark.parametrize("files_it", [True, False])
+def test_a_reason_pointing_at_another_fact_holds_only_while_memory_holds_that_fact(workspace, serve, files_it):
+    write_history(workspace, [entry(1, "[durable] The team standup is at 09:00 in room Ada.\n"
+                                       "[durable] The team standup moved to 09:30 on Zoom.")])
+    before = snapshot(workspace)
+    keep = call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
+                new_text="## Project\n\n- The team standup moved to 09:30 on Zoom.\n")
+    server = serve([final("Nothing to keep."), keep if files_it else final("1: superseded by fact 2"),
+                    final("1: superseded by fact 2\n2: kept")])
+    report = run_dream(workspace, llm_settings(server))
+    if files_it:
+        assert report.outcome == "committed", report.reason
+        assert report.batches[0].reasons == [{"fact": "The team standup is at 09:00 in room Ada.",
+                                              "reason": "superseded by fact 2"}]
+    else:  # fact 2 is in memory nowhere: pointing at it explains nothing
+        assert report.outcome == "model-no-op" and "points to fact 2" in report.reason
+        untouched(workspace, before)
 
 
 def test_a_batch_memory_already_holds_passes_at_once_with_one_request(workspace, serve):
@@ -208,16 +246,31 @@ def test_archived_facts_count_as_kept(workspace, serve):
     assert report.outcome == "no-change" and len(server.requests) == 1
 
 
+def test_a_replaced_fact_in_the_archive_does_not_count_as_kept_when_it_is_true_again(workspace, serve):
+    archive = workspace.root / "memory/archive/2026-09.md"
+    archive.parent.mkdir(parents=True)
+    archive.write_text("# Archive 2026-09\n\n## Project\n- Project kiwi deploys with Nomad on host atlas "
+                       "(from 2026-03-01 until 2026-09-12; replaced by: Project kiwi deploys with Kubernetes)\n")
+    write_history(workspace, [{"cursor": 1, "timestamp": "2026-11-20 10:00",
+                               "content": "[correction] Project kiwi deploys with Nomad on host atlas."}])
+    server = serve([final("Nothing worth keeping.")] * 4)
+    report = run_dream(workspace, llm_settings(server))
+    # asked again, in tools and then in structured mode: memory does not hold it
+    assert report.outcome == "model-no-op" and len(server.requests) == 4
+    assert report.batches[0].unkept == ["Project kiwi deploys with Nomad on host atlas."]
+    assert read_cursor(workspace.cursor_file) == 0
+
+
 def test_a_model_that_keeps_answering_in_prose_never_moves_the_cursor_nor_quarantines(workspace, serve):
     kiwi(workspace)
     before = snapshot(workspace)
-    server = serve([final(answer(1))] * 20)
+    server = serve([final(answer(1))] * 40)
     for _ in range(10):
         report = run_dream(workspace, llm_settings(server, split_after=2))
         assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
         assert len(report.batches) == 1 and report.batches[0].entries == 2  # never split
     untouched(workspace, before)
-    assert len(server.requests) == 20
+    assert len(server.requests) == 40  # two in tools, two in structured mode, each run
     assert all(record.outcome == "model-no-op" for record in read_records(workspace))
     assert not any("quarantin" in record.reason for record in read_records(workspace))
 
@@ -247,22 +300,24 @@ def test_session_2_finish_written_as_text_ends_the_session_and_the_no_op_check_a
         final(answer(2)),
         final('<tool_call>{"name": "edit_file", "arguments": {"path": "USER.md", "old_text": "- Name: Maya\\n", '
               '"new_text": "- Name: Maya Lindqvist\\n- Lives in Stockholm (Europe/Stockholm)\\n"}}</tool_call>'),
-        keeps_nothing("Filed Maya's name and home\n- USER.md: name, Stockholm"),
+        final("Filed Maya's name and home\n- USER.md: name, Stockholm\n- everything else: filed too"),
+        *[final("I filed them all.")] * 2,  # structured mode's request and its question, answered in prose
     ])
+    before = snapshot(example)
     report = run_dream(example, llm_settings(server))
 
-    assert report.outcome == "committed", report.reason
-    assert "- Lives in Stockholm (Europe/Stockholm)" in (example.root / "USER.md").read_text()
     # The written finish ran as the real tool: its summary ended the session, with nothing edited ...
     turn = server.requests[1]["messages"][2]
     assert turn["tool_calls"][0]["function"]["name"] == "finish"  # the written call, sent back as a call
     assert json.loads(turn["tool_calls"][0]["function"]["arguments"])["summary"].startswith("User's name")
     [finished] = tool_results(server.requests[1])
     assert finished.startswith("OK")
-    # ... so the no-op check asked its one question, and the model applied the facts.
-    assert "You changed no memory file" in server.requests[1]["messages"][-1]["content"]
-    assert report.batches[0].summary == "Filed Maya's name and home\n- USER.md: name, Stockholm"
-    assert len(server.requests) == 3
+    # ... so the accounting asked its one question; the model filed one line of the batch and claimed the rest.
+    assert "not in memory and have no reason given" in server.requests[1]["messages"][-1]["content"]
+    assert len(server.requests) == 5
+    assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
+    untouched(example, before)  # nothing of the first entry's facts but Maya's name is kept: nothing consumed
+    assert "User lives in Stockholm, Sweden" in report.reason
 
 
 def test_session_3_a_list_where_a_string_is_expected_is_corrected_by_the_model(example, serve):
@@ -273,7 +328,8 @@ def test_session_3_a_list_where_a_string_is_expected_is_corrected_by_the_model(e
     server = serve([
         final(answer(3)),
         final(f"```json\n{json.dumps(corrected)}\n```"),
-        keeps_nothing("Added the staging schedule\n- memory/MEMORY.md: staging"),
+        final("Added the staging schedule\n- memory/MEMORY.md: staging"),
+        keeps_nothing(reason="not worth a line of memory, says the model"),
     ])
     report = run_dream(example, llm_settings(server))
 
@@ -281,7 +337,7 @@ def test_session_3_a_list_where_a_string_is_expected_is_corrected_by_the_model(e
     [wrong_type] = tool_results(server.requests[1])
     assert "parameter 'content' of write_file(path, content) expects a string, got a list" in wrong_type
     assert "Hetzner CX22 in Falkenstein" in (example.root / "memory/MEMORY.md").read_text()
-    assert report.batches[0].requests == 3
+    assert report.batches[0].requests == 4  # the session's three and the accounting's question
 
 
 def test_session_4_an_unknown_tool_then_prose_fails_as_a_model_that_changed_nothing(example, serve):
@@ -291,7 +347,7 @@ def test_session_4_an_unknown_tool_then_prose_fails_as_a_model_that_changed_noth
     report = run_dream(example, llm_settings(server))
 
     assert report.outcome == "model-no-op", report.reason
-    assert "1 tool call, none changed a file" in report.reason
+    assert "the model changed no memory file (1 tool call)" in report.reason
     [merge] = tool_results(server.requests[1])
     assert "unknown tool 'merge'" in merge and "read_file(path)" in merge
     assert snapshot(example) == before and load_quarantine(example) == []
@@ -308,7 +364,7 @@ def test_each_recorded_session_with_reasons_after_it_never_loses_a_fact_silently
 
     def then(body):  # "Done." after its calls' results; asked about the facts, a reason for each
         last = body["messages"][-1]
-        if last["role"] == "user" and "N: reason" in last["content"]:
+        if last["role"] == "user" and "its number, a colon" in last["content"]:
             return final(reason_per_fact(last["content"], "not worth keeping, says the model"))
         return final("Done.")
 
@@ -355,11 +411,11 @@ def test_a_conversation_too_long_after_a_written_call_fails_at_once_and_is_not_r
 
 def test_text_mode_sends_no_tools_and_describes_them_in_the_system_prompt(workspace, serve):
     kiwi(workspace)
-    server = serve([final(WRITTEN_EDIT), keeps_nothing("Added a rule")])
+    server = serve([final(WRITTEN_EDIT), keeps_nothing("Added a rule"), keeps_nothing()])
     report = run_dream(workspace, llm_settings(server, tool_mode="text"))
 
     assert report.outcome == "committed", report.reason
-    first, second = server.requests
+    first, second = server.requests[:2]
     assert "tools" not in first and "tools" not in second
     system = first["messages"][0]["content"]
     assert "<tool_call>" in system
@@ -383,7 +439,7 @@ def test_written_calls_meet_the_same_cap_as_native_ones(workspace, serve):
     kiwi(workspace)
     server = serve([final('<tool_call>{"name": "list_skills", "arguments": {}}</tool_call>')] * 10)
     report = run_dream(workspace, llm_settings(server, max_tool_calls=3))
-    assert report.outcome == "failed" and "tool-call cap of 3" in report.reason
+    assert report.outcome == "model-no-op" and "tool-call cap of 3" in report.reason
 
 
 def test_a_summary_that_claims_files_the_diff_does_not_show_is_called_out(workspace, serve):
@@ -392,6 +448,7 @@ def test_a_summary_that_claims_files_the_diff_does_not_show_is_called_out(worksp
         call("edit_file", path="USER.md", old_text="## Preferences\n",
              new_text="## Preferences\n\n- Prefers answers in British English.\n"),
         final("Updated USER.md and SOUL.md\n- USER.md: British English\n- SOUL.md: a new rule\n- skills/deploy: new"),
+        keeps_nothing(),
     ])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed", report.reason
@@ -433,6 +490,7 @@ def test_a_model_that_keeps_calling_a_tool_that_does_not_exist_is_a_no_op_never_
         report = run_dream(example, llm_settings(server, split_after=2))
         assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED, report.reason
         assert "no tool can run" in report.reason and "nanodream model check" in report.reason
-        assert len(report.batches) == 1 and report.batches[0].requests == 3  # the loop guard stopped it
+        # the loop guard stopped the tools session at 3 requests; structured mode's two found no items either
+        assert len(report.batches) == 1 and report.batches[0].requests == 5
     assert snapshot(example) == before and load_quarantine(example) == []
     assert read_cursor(example.cursor_file) == 0

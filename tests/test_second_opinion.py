@@ -78,6 +78,7 @@ def test_a_password_with_no_word_for_it_nearby_is_redacted_by_the_second_opinion
 def test_it_redacts_only_password_shaped_words_whatever_the_model_says():
     for line in ("The PIN pad on the iPhone15Pro is broken.", "Signed in as @maya_dev42 on Mastodon.",
                  "Said in the session telegram:7 on Monday.", "Her Discord tag is maya:1234.",
+                 "The banner printed \x1b]0;owned\x07 into the title bar.",
                  "Her login name is MayaL_1987.", "Argon2 password hashing uses m=64MiB and t=3."):
         assert second_opinion.secret_tokens(line) == [], line
 

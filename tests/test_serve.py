@@ -258,6 +258,55 @@ def test_the_skills_page_shows_what_nanodream_skills_prints(server, dreamed, bro
     assert "How to deploy." in row and "rollback" in row and "2026-10-04" in row and "thin" in row
 
 
+def test_the_memory_view_shows_today_or_any_day_and_pins_and_forgets_per_line(workspace, browser, shots,
+                                                                                monkeypatch):
+    from selenium.webdriver.common.by import By
+
+    def dream_on(when: str, cursor: int, day: str, content: str, session: str) -> None:
+        with workspace.history_file.open("a") as handle:
+            handle.write(f'{{"cursor": {cursor}, "timestamp": "{day} 09:00", "session_key": "{session}", '
+                         f'"content": "{content}"}}\n')
+        monkeypatch.setenv("GIT_COMMITTER_DATE", when)
+        monkeypatch.setenv("GIT_AUTHOR_DATE", when)
+        assert run_dream(workspace, Settings()).outcome == "committed"
+
+    dream_on("2026-03-14T20:00:00Z", 1, "2026-03-14", "[durable] The user lives in Ghent.", "chat-a")
+    dream_on("2026-06-05T20:00:00Z", 2, "2026-06-02", "[correction] User moved to Utrecht.", "chat-b")
+    dream_on("2026-06-06T20:00:00Z", 3, "2026-06-06", "[durable] The API is written in Go.", "chat-c")
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+
+    with PageServer(workspace) as server:
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "memory-link").click()
+        today = browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md']").text
+        assert "User moved to Utrecht." in today and "Ghent" not in today
+        browser.save_screenshot(str(shots / "memory.png"))
+
+        browser.execute_script("document.getElementById('as-of').value = '2026-04-01'")
+        browser.find_element(By.ID, "as-of-form").submit()
+        then = browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md']").text
+        assert "The user lives in Ghent." in then and "Utrecht" not in then
+        assert "2026-03-14" in browser.find_element(By.ID, "as-of-commit").text
+        assert not browser.find_elements(By.CSS_SELECTOR, "button.pin")  # past days are read, not changed
+        browser.save_screenshot(str(shots / "memory-as-of.png"))
+
+        browser.get(server.url + "/memory")
+        go = "[data-path='memory/MEMORY.md'] tr.fact button.pin"
+        browser.find_element(By.CSS_SELECTOR, go).click()
+        assert "pinned memory/MEMORY.md" in browser.find_element(By.ID, "note").text
+        assert "The API is written in Go. <!-- keep -->" in (workspace.root / "memory/MEMORY.md").read_text()
+
+        browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md'] tr.fact a.forget").click()
+        assert "true since 2026-06-02" in browser.find_element(By.ID, "why-life").text.lower()
+        browser.find_element(By.CSS_SELECTOR, "button.forget").click()
+        assert "forgot 1 history entry" in browser.find_element(By.ID, "note").text
+        assert "Utrecht" not in (workspace.root / "USER.md").read_text()
+
+        browser.get(server.url + "/memory?as_of=last+spring")
+        assert "not a date" in browser.find_element(By.ID, "memory-problem").text
+
+
 def test_the_insights_page_shows_each_connection_with_its_sources_and_takes_a_decision(workspace, browser, shots):
     import json as jsonlib
 

@@ -108,7 +108,7 @@ def test_a_model_that_insists_on_a_secret_and_a_hostile_rule_gets_the_rest_commi
 
 
 def test_redact_policy_keeps_the_line_without_the_secret_and_a_card_loses_its_cvv_and_expiry(workspace, serve):
-    write_history(workspace, [entry(1, "[durable] Hotel card and NAS login.")])
+    write_history(workspace, [entry(1, "[durable] Hotels go on the travel card.")])
     server = serve([call("edit_file", path="memory/MEMORY.md", old_text="# Memory\n",
                          new_text=f"# Memory\n\n- the NAS pw is {NAS_PW}\n- Hotels go on card {CARD} cvv 123 "
                                   "exp 12/27 (travel)\n"),
@@ -167,7 +167,8 @@ def test_a_secret_quoted_by_a_failed_sessions_reason_is_redacted(workspace, serv
     bad = call("archive_lines", path="memory/MEMORY.md", text=f"- the NAS pw is {NAS_PW}")
     server = serve([bad, bad, bad, final("gave up")])
     report = run_dream(workspace, llm_settings(server, max_repeated_failures=3))
-    assert report.outcome == "failed" and "repeated 3 times" in report.reason
+    # a loop guard says the model cannot do the job: held as model-no-op, never split
+    assert report.outcome == "model-no-op" and "repeated 3 times" in report.reason
     assert "(redacted Password)" in report.reason and NAS_PW not in json.dumps(report.to_json())
     assert leaks(workspace, NAS_PW) == []
 

@@ -9,7 +9,6 @@ and later resolved, `[skip]` chatter and raw untagged lines. Same seed, same his
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 from unittest import mock
 
 from nanodream.config import Settings
+from nanodream.evaluation.runner import committed_on
 from nanodream.run.dream import run_dream
 from nanodream.run.report import RunReport
 from nanodream.workspace import Workspace
@@ -143,15 +143,6 @@ def live_through(ws: Workspace, year: Year, settings: Settings, *, every_days: i
 
 @contextmanager
 def _on(day: date) -> Iterator[None]:
-    stamp = f"{day.isoformat()}T23:00:00Z"
-    saved = {name: os.environ.get(name) for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
-    os.environ.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
-    try:
-        with mock.patch("nanodream.memory.archive.today", return_value=day):
-            yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    """Commits dated that evening (as eval's nightly dreams date them) and archive months following the day."""
+    with committed_on(day.isoformat()), mock.patch("nanodream.memory.archive.today", return_value=day):
+        yield

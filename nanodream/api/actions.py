@@ -10,10 +10,14 @@ action that needs them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -34,6 +38,7 @@ from nanodream.api.reports import (
     InsightsReport,
     LocomoReport,
     LogReport,
+    MemoryAsOf,
     MemoryFile,
     ModelCheck,
     PromptReport,
@@ -54,7 +59,7 @@ from nanodream.api.reports import (
 )
 from nanodream.layout import Linked, check_plain
 from nanodream.vocab import ExitCode, Outcome, Refused, Report, new_run_id
-from nanodream.workspace import Workspace
+from nanodream.workspace import CORE_FILES, Workspace, shown_value
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     from nanodream.scheduling.shutdown import GracefulStop
 
 WorkspaceLike = Workspace | str | Path
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 Act = TypeVar("Act", bound=Callable[..., Report])
 ACTIONS: list[str] = []  # every action's name, in the order declared
 # The fields a refused report starts from: fixed values, or a function of the call's arguments (by name).
@@ -327,18 +333,78 @@ def why(where: WorkspaceLike, query: str) -> WhyAnswer:
 
 
 @action(lambda query, **_: {"query": query})
-def recall(where: WorkspaceLike, query: str, k: int = 5) -> RecallReport:
-    """Best matches first, up to `k` facts and `k` hypotheses; the `recall` extra missing is refused (exit 2)."""
+def recall(where: WorkspaceLike, query: str, k: int = 5, as_of: date | str | None = None) -> RecallReport:
+    """Best matches first, up to `k` facts and `k` hypotheses, and the insights the question touches; `as_of`
+    (YYYY-MM-DD) asks memory as it stood on that day: the last commit by its end (committer date, the workspace's
+    time zone) and the replaced facts true then (insights are today's connections, so none are given then). A
+    date that is not one, or the `recall` extra missing, is refused (exit 2)."""
     from nanodream.insights.related import related
-    from nanodream.retrieval.api import RecallUnavailable, recall_apart
+    from nanodream.retrieval.api import RecallUnavailable, recall_apart, recall_as_of
 
     workspace = workspace_at(where)
+    day = _day(as_of) if as_of is not None else None
     try:
-        hits, hypotheses = recall_apart(workspace, query, k)
+        if day is None:
+            hits, hypotheses = recall_apart(workspace, query, k)
+            return RecallReport(query=query, hits=hits, related_hypotheses=hypotheses,
+                                related_insights=related(workspace, query, k))
+        hits, hypotheses, taken = recall_as_of(workspace, query, day, k, _zone(workspace))
     except RecallUnavailable as exc:
         raise Refused(str(exc), exit_code=ExitCode.USAGE) from None
-    return RecallReport(query=query, hits=hits, related_hypotheses=hypotheses,
-                        related_insights=related(workspace, query, k))
+    return RecallReport(query=query, hits=hits, related_hypotheses=hypotheses, as_of=day.isoformat(),
+                        commit=taken.commit)
+
+
+@action(lambda as_of, **_: {"as_of": str(as_of)})
+def memory_as_of(where: WorkspaceLike, as_of: date | str, paths: list[str] | None = None) -> MemoryAsOf:
+    """Memory files as they stood on `as_of` (YYYY-MM-DD): those of the last commit by the day's end (committer
+    date, in the workspace's time zone). `paths` are memory files, workspace-relative or absolute inside the
+    workspace (default: the three core files); anything else, or a date that is not one, is refused (exit 2)."""
+    from nanodream.versioning.asof import snapshot
+    from nanodream.versioning.gitstore import GitStore
+
+    workspace = workspace_at(where)
+    day = _day(as_of)
+    wanted = list(dict.fromkeys(_memory_path(workspace, path) for path in paths)) if paths else list(CORE_FILES)
+    taken = snapshot(GitStore(workspace), day, _zone(workspace), tuple(wanted))
+    files = [MemoryFile(path=path, text=taken.files.get(path), missing=path not in taken.files) for path in wanted]
+    return MemoryAsOf(as_of=day.isoformat(), commit=taken.commit, time=taken.time, files=files)
+
+
+def _day(value: date | str) -> date:
+    """A day as `YYYY-MM-DD` (or a date already); Refused (exit 2) for anything else."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    text = str(value).strip()
+    with contextlib.suppress(ValueError):
+        if _ISO_DAY.fullmatch(text):
+            return date.fromisoformat(text)
+    raise Refused(f"{shown_value(value)} is not a date; give the day as YYYY-MM-DD (e.g. 2026-03-14)",
+                  exit_code=ExitCode.USAGE)
+
+
+def _zone(workspace: Workspace) -> tzinfo:
+    """Where the workspace keeps its days: `timezone` in nanodream.toml (UTC by default)."""
+    from nanodream.config import zone
+
+    return zone(settings_for(workspace).timezone)
+
+
+def _memory_path(workspace: Workspace, path: str) -> str:
+    """`path` as the workspace-relative memory file it names; Refused (exit 2) when it names none."""
+    from nanodream.workspace import PathRefused
+
+    given = Path(path).expanduser()
+    if given.is_absolute():
+        try:
+            path = Path(os.path.abspath(given)).relative_to(workspace.root).as_posix()
+        except ValueError:
+            raise Refused(f"{path} is outside the workspace {workspace.root}", exit_code=ExitCode.USAGE) from None
+    try:
+        return workspace.check_memory_path(path, archive=True)
+    except PathRefused as exc:
+        raise Refused(str(exc), "give a memory file: SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md "
+                      "or memory/archive/YYYY-MM.md", ExitCode.USAGE) from None
 
 
 @action()
@@ -517,16 +583,19 @@ def insights_run(where: WorkspaceLike, phases: list[str] | None = None, max_insi
 @action()
 def reflect(where: WorkspaceLike) -> ReflectReport:
     """Memory's health without a model: lines near their archive date, lines that disagree, decisions waiting,
-    dead letters (what a run's reflect phase hands connect); changes nothing."""
+    dead letters (what a run's reflect phase hands connect), lines that may be out of date since a fact they
+    name changed; changes nothing."""
     from nanodream.insights.reflect import reflect as look
     from nanodream.insights.shelf import read_shelf
     from nanodream.run import confirmations
+    from nanodream.run.cascade import out_of_date
 
     workspace = workspace_at(where)
     settings = settings_for(workspace)
     restated = confirmations.load(workspace)
     found = look(workspace, read_shelf(workspace), settings.archive_after_days,
                  lambda line: restated.get(confirmations.line_key(line)))
+    found.out_of_date = [item.message for item in out_of_date(workspace)]
     return ReflectReport(reflection=found)
 
 
@@ -588,26 +657,30 @@ def prompt_reset(where: WorkspaceLike, *, force: bool = False) -> PromptResetRep
 
 
 @action()
-def check_model(where: WorkspaceLike, *, model: str | None = None, api_base: str | None = None) -> ModelCheck:
-    """Ask the model (one or two tiny requests) whether it calls the dream's tools, natively or as text.
+def check_model(where: WorkspaceLike, *, model: str | None = None, api_base: str | None = None,
+                tool_mode: str | None = None) -> ModelCheck:
+    """Dream a tiny batch (two tagged facts and a correction) with the model on a scratch workspace, judged by
+    the run's own per-fact accounting.
 
-    Settings come from the workspace's nanodream.toml and NANODREAM_*, with `model` and `api_base` over them; no
-    memory is read or written. Exit 1 when no tool_mode works; the builtin engine is refused (exit 2).
+    Settings come from the workspace's nanodream.toml and NANODREAM_*, with `model`, `api_base` and `tool_mode`
+    over them; the workspace's memory is never read or written. Exit 1 unless the dream kept both facts and
+    replaced the corrected line; the builtin engine and configuration mistakes are refused (exit 2).
     """
     from nanodream.engines import ProviderMisconfigured
-    from nanodream.engines.probe import check_model as probe
+    from nanodream.evaluation.model_check import check_model as tiny_dream
 
-    settings = settings_for(Workspace.at(where), {"model": model, "api_base": api_base})
+    settings = settings_for(Workspace.at(where), {"model": model, "api_base": api_base, "tool_mode": tool_mode})
     if settings.offline:
         raise Refused("the builtin engine needs no check (it calls the tools in-process); name a model with -m",
                       exit_code=ExitCode.USAGE)
     try:
-        found = probe(settings)
+        verdict = tiny_dream(settings)
     except ProviderMisconfigured as exc:
         raise Refused(f"configuration: {exc}", exit_code=ExitCode.USAGE) from None
-    if found.usable:
-        return ModelCheck(probe=found)
-    return ModelCheck(outcome=Outcome.FAILED, reason=found.error or "no tool_mode works", probe=found)
+    if verdict.usable:
+        return ModelCheck(verdict=verdict)
+    return ModelCheck(outcome=Outcome.FAILED, reason=verdict.problems[0] if verdict.problems else "not usable",
+                      verdict=verdict)
 
 
 @action()

@@ -60,22 +60,24 @@ SECTIONS = (
 The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet`. `outcome`: `committed |
 no-change | nothing-to-do | busy | blocked | refused | failed | model-no-op | misconfigured | dry-run` (`busy`,
 `blocked` and `refused`: the write door turned the run away before anything was written, `reason` says why and
-`hint` what to do, if anything more; `model-no-op`: the model changed nothing twice while the batch held facts
-memory lacks, exit 1; `misconfigured`: e.g. the provider's key is not set, exit 2; neither is ever split or
-quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`); `commits` shas;
-`manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did; `notices` how
-reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with line numbers;
-`notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set aside by this
-run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`; `ingest` the
-pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null` without
-sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its prompt
-cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts sessions
-kept out of memory and why (`{fact, reason}`, from the no-op check); `unconfirmed` what sessions' summaries claim
-that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases after the
-consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their tokens,
-cost and requests are not in the run's totals. `insights` the insight records this run proposed or changed (each
-as `insights show --json` prints it, plus `change`: `proposed | reinforced | stale | followed`), each with its
-`sources` as edges (`{ref, reason, weight, relation}`); `back_edges` maps each ref those insights cite to every
+`hint` what to do, if anything more; `model-no-op`: the model could not do the job — a tagged fact of the batch is
+neither kept nor explained after the corrective question, its edits broke memory, or a cap or loop guard stopped it
+— exit 1, the cursor before the first entry with an unaccounted fact (the entries before it may be committed: a
+`committed` batch then a `model-no-op` one); `misconfigured`: e.g. the provider's key is not set, exit 2; neither
+is ever split or quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`);
+`commits` shas; `manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did;
+`notices` how reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with
+line numbers; `notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set
+aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`;
+`ingest` the pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null`
+without sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its
+prompt cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts
+sessions kept out of memory and why (`{fact, reason}`, from the per-fact accounting); `unconfirmed` what sessions'
+summaries claim that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases
+after the consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their
+tokens, cost and requests are not in the run's totals. `insights` the insight records this run proposed or changed
+(each as `insights show --json` prints it, plus `change`: `proposed | reinforced | stale | followed`), each with
+its `sources` as edges (`{ref, reason, weight, relation}`); `back_edges` maps each ref those insights cite to every
 insight citing it (`{insight, status, relation, weight, reason}`, rejected ones left out) ([insights.md](
 insights.md)). `run -o FILE` writes this same object to FILE (YAML when FILE ends in `.yaml`/`.yml`); `quarantine
 retry LINE --json` prints it too.""", (
@@ -92,9 +94,13 @@ out line 5, an agent rule (exfiltration): '…'`), `capacity` true when the batc
 its cap, `blameless` true when it failed for a reason no history entry causes (git refused the commit: the files
 were put back; such a batch is never split or quarantined), `diff` the diff of a dry run (empty otherwise),
 `proposal` the commit on `refs/nanodream/pending` holding what waits for review (`run --review`, the `review`
-setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory lacked
-after a session that changed nothing (empty otherwise), `reasons` the session's `{fact, reason}` for each it kept
-out, `unconfirmed` lines like `the session's summary mentions USER.md; USER.md did not change`."""),
+setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory does not
+hold after the session (kept out for a reason, or lost), `reasons` the `{fact, reason}` for each kept out with a
+reason that holds up (the model's, the built-in rules', or "replaced by the batch's own correction"),
+`unaccounted` the `{fact, entry_line, problem}` neither kept nor explained (such a batch is `model-no-op` and
+never consumed; `problem` says what was wrong, e.g. "its reason 'reason' is a placeholder, not a reason" or "it
+landed beside the line it corrects"), `unconfirmed` lines like `the session's summary mentions USER.md; USER.md
+did not change`."""),
     )),
     Section("`status --json`", """\
 `position` is `{line, offset, cursor}`: how far history.jsonl has been consumed; `notice` says how reading
@@ -117,7 +123,10 @@ commit, apart from the consolidation's ([insights.md](insights.md)). `git_ignore
 workspace's repository configures that would make git run a program — `{key, origin, runs}`, e.g.
 `{"key": "core.fsmonitor", "origin": ".git/config", "runs": "a file-system monitor"}` or a hook
 `{"key": ".git/hooks/pre-commit", …}` — none of which nanodream ever runs ([SECURITY.md](../SECURITY.md));
-`linked_skills` the skills reached through a symbolic link (`skills/<name>`), which a dream leaves alone.""",
+`linked_skills` the skills reached through a symbolic link (`skills/<name>`), which a dream leaves alone.
+`out_of_date` lists the active lines that still name the old value of a replaced fact, newest change first, at
+most 100 ([time.md](time.md)): each `{file, line, text, fact, changed_on, replaced_by, message}`, `message`
+reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`.""",
             (Keys("Keys:", "StatusReport"),)),
     Section("`ingest --json`", """\
 The pass (see [ingest.md](ingest.md)). `outcome`: `ingested | nothing-to-do | dry-run | failed | refused |
@@ -152,7 +161,15 @@ The memory commits, newest first, each in the shape below.
 Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
 body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`
 (`{cursor, timestamp, content, session_key, line, offset, end}`; empty when compacted away or for non-dream
-commits).""", (Keys("Keys:", "ShowReport"),)),
+commits).""", (
+        Keys("Keys:", "ShowReport"),
+        Keys("Keys of `show --as-of`:", "MemoryAsOf", """\
+`show --as-of DAY [FILE] --json` prints memory files as they stood on that day ([time.md](time.md)): `commit`
+the last commit on or before its end (committer date, in the workspace's time zone) and its `time`, both `null`
+when memory had no commit by then; `files` one `{path, text, missing}` per file asked (default the three active
+files), `missing` true (and `text` `null`) for one that did not exist then. A day that is not `YYYY-MM-DD`, or a
+file that is not a memory file, is `{"error": ..., "exit_code": 2}`."""),
+    )),
     Section("`restore --json`", """\
 - `outcome`: `restored | nothing-to-do | refused | busy | blocked`.
 - `mode`: `undo | before`; `replay` whether the cursor was set back so the next dream reads that history again.
@@ -189,6 +206,12 @@ afterwards (proposal objects as above), `reason`, `hint`, `exit_code`."""),
 - `entries`: for a dream, the history entries it consumed that mention the line (`{line, cursor, session_key,
   timestamp, text}`; whole text first, then by the share of the line's words they hold); empty for other kinds or
   when history.jsonl no longer holds them. Nothing matching: `{"error": ..., "exit_code": 1}`.
+- The line's life ([time.md](time.md)): `became_true` the day of the history entry that taught it (a replaced
+  line: its `from`), `null` when no entry says; `until` the day a replaced line stopped being true and
+  `replaced_by` what replaced it (`null` and `""` for a current line); `replaced` the facts this line replaced
+  (archive lines naming it as their successor: `{text, since, until, file, line}`); `first_written` for a
+  replaced line the commit that first wrote the fact (`{commit, time}`), `null` otherwise. For a replaced line
+  `commit`, `time` and `entries` are those of the dream that archived it.
 - `insights`: the insights citing the line (`{insight, status, relation, weight, reason}`; rejected ones left
   out), read off the records: nothing is written next to the line ([insights.md](insights.md)).""",
             (Keys("Keys:", "WhyAnswer"),)),
@@ -250,8 +273,10 @@ history is `busy` (75).""", (Keys("Keys:", "InsightDecisionReport"),)),
 Memory's health, read without a model: `near_archive` lines of `memory/MEMORY.md` within 14 days of their archive
 date (`{ref, days_left}`); `disagreements` pairs of active lines about one subject where one negates the other or
 they give it different numbers (`{first, second, why}`, `why` `negation | number`); `hypotheses` the refs of lines
-still marked as hypotheses; `insights` the names of insights waiting for a decision; `dead_letters` one line each.
-A run's `phases.reflection` is the same object.""", (Keys("Keys:", "ReflectReport"),)),
+still marked as hypotheses; `insights` the names of insights waiting for a decision; `dead_letters` one line each;
+`out_of_date` active lines that may be out of date since a fact they name changed (`FILE:LINE: may be out of date
+since "<fact>" changed on <day>`, [time.md](time.md); the lines `status` lists). A run's `phases.reflection` is
+the same object.""", (Keys("Keys:", "ReflectReport"),)),
     Section("`skills --json`", """\
 One object per skill, by name. `uses`: sessions of the last 30 days that used it (a session is one
 `session_key` on one day; use is a mention in history.jsonl or a record in `memory/skill-usage.jsonl`);
@@ -284,8 +309,10 @@ object per line and per decision: when (`at`), its `kind` (`next | waiting | ran
 blocked | failed | stopped`), the `message` the text log prints, and what the decision adds (the next run's
 time, a run's outcome and commits, …).""", (
         Keys("Keys:", "ScheduleSnippet"), Keys("Keys of a decision:", "Decision"))),
-    Section("`recall QUERY --json`", "A list of hits, best first (see [recall.md](recall.md)); no match is `[]` and "
-            "exit 0.", (Keys("Keys:", "Hit"),)),
+    Section("`recall QUERY --json`", """\
+A list of hits, best first (see [recall.md](recall.md)); no match is `[]` and exit 0. `until` is the day a
+replaced fact stopped being true (`YYYY-MM-DD`, a line of `memory/archive/` in the until-form), `null` for a
+current one.""", (Keys("Keys:", "Hit"),)),
     Section("`fleet status --json`", """\
 Job counts of the queue (`queue` is its name) and, for each workspace whose latest job failed, when and why,
 newest first (see [fleet.md](fleet.md)). `fleet enqueue --json` prints what one sweep found: how many
@@ -296,9 +323,14 @@ the tenant's folder, a repository that asks git to run programs), and the counts
         Keys("Keys of `fleet enqueue`:", "FleetSweep"),
     )),
     Section("`model check --json`", """\
-What probing the model learned: whether it returned native tool calls or calls written as text, whether usage
-and price are known, the `tool_mode` to use (`null` when none works: `usable` is false and the exit code 1),
-the requests and tokens it took, and the `error` a request met.""", (Keys("Keys:", "ModelCheck"),)),
+What the tiny dream on a scratch copy did (README, "Local models"). `tool_mode` is the mode checked (the
+setting, `NANODREAM_TOOL_MODE` or `--tool-mode`); `outcome` and `reason` the dream's; `facts` one
+`{fact, status, note, file}` per tagged fact of the check's batch (`status` as the accounting says it: `kept`,
+`explained`, `unaccounted`, …; `file` the file holding it, `""` when none does); `replaced` whether the line the
+correction replaces is gone; `structured_used` whether `auto` fell back to structured mode and that kept the
+batch; `native_tool_calls` and `text_tool_calls` the calls made each way; `usable` true only when every fact is
+kept and `replaced`; `problems` what failed, one line each; `advice` one line for a person. Exit 0 when usable, 1
+when not, 2 on a configuration error.""", (Keys("Keys:", "ModelCheck"),)),
     Section("`eval [CORPUS...] --json`", """\
 The evaluation (see [eval.md](eval.md)). `score` is the mean of the scenario scores (0 to 1); `model` the
 model that ran; `cost` the USD spent (0 for `builtin`); `stopped` why `--max-cost` ended the run early (`""`
@@ -308,7 +340,10 @@ second run, same shape as this one without `against`), `delta` (other − this s
 `ask_coverage` is the mean answer coverage of the `[[ask]]` checks (the share of each answer's words in the
 `top_k` lines recall returns from memory), `baseline_coverage` the same figure over the transcript's own turns
 (keeping everything), `memory_share` what the dream added to memory as a share of the transcript's text —
-each the mean over the scenarios that have asks, `null` when none has ([eval.md](eval.md)).
+each the mean over the scenarios that have asks, `null` when none has ([eval.md](eval.md)). `temporal` reports
+the temporal scenarios (those with a `kind` or `as_of` ask) apart from `score`, which leaves them out unless
+the corpus holds nothing else: `null` without any, else `{scenarios, score, kinds}`, `kinds` mapping each kind
+of question (`current`, `before`, `as-of`, `dependent`) to `{asks, coverage, baseline}`.
 `eval -o FILE` writes this same object to FILE.""", (
         Keys("Keys:", "EvalAnswer"),
         Keys("Keys of a scenario:", "ScenarioResult", """\
@@ -317,7 +352,8 @@ detail}`; `metrics` holds `outcome`, `reason`, `batches`, `entries`, `tokens_in`
 `cost`, `seconds` and `bytes_grown` (reported, never scored); a scenario with a transcript adds `ingested` (entries
 its ingest added; its tokens and cost are in the totals), one with asks adds `ask_coverage`,
 `baseline_coverage`, `memory_bytes`, `transcript_bytes`, `memory_share` and `asks` (`{question, answer,
-coverage, baseline}` each)."""),
+coverage, baseline, kind, as_of}` each; `kind` is `""` and `as_of` `null` for an ask that has none).
+`temporal` is true for a temporal scenario."""),
         Keys("Keys of `eval import-locomo`:", "LocomoReport", "`eval import-locomo --json` prints the scenarios "
              "it wrote, each `{path, asks}`."),
     )),
@@ -332,9 +368,10 @@ reinforce|stale|reject|promote` — plus `"untrusted": true`, since each carries
 tool's output schema says so too. Two have no command of the same shape: `dream_proposals` answers the proposals
 of `review --json`, each with its `diff`, and `memory_recall` answers the facts and, apart from them, the
 hypotheses (inferred by a dream, never stated: `evidence` is how often history pointed their way) and the
-insights the question touches (`related_insights`: connections a run proposed, never facts). `insights_list`
-answers as `insights list`, `insight_get` as `insights show`, `insight_resolve` as `insights
-reinforce|stale|reject|promote`, `insights_run` as `run`.""", (
+insights the question touches (`related_insights`: connections a run proposed, never facts); asked with `as_of`,
+memory as it stood that day (`as_of` and the `commit` it read, `null` when it had none; both `null` for memory as
+it is now; no `related_insights` then). `insights_list` answers as `insights list`, `insight_get` as `insights
+show`, `insight_resolve` as `insights reinforce|stale|reject|promote`, `insights_run` as `run`.""", (
         Keys("Keys of `dream_proposals`:", "ReviewQueue", untrusted=True),
         Keys("Keys of `memory_recall`:", "RecallReport", untrusted=True),
         Keys("Keys of a related hypothesis:", "HypothesisHit"),

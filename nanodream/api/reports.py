@@ -21,7 +21,7 @@ from nanodream.workspace import CORE_FILES, Workspace
 if TYPE_CHECKING:
     from nanodream.backlog.quarantine import QuarantinedEntry
     from nanodream.edits.hypotheses import HypothesisLine
-    from nanodream.engines.probe import ProbeReport
+    from nanodream.evaluation.model_check import ModelVerdict
     from nanodream.evaluation.runner import EvalReport
     from nanodream.fleet.sweep import SweepReport
     from nanodream.insights.records import Insight
@@ -53,9 +53,9 @@ ELSEWHERE = {
     "RestoreReport": "nanodream.edits.restore",
     "ReviewReport": "nanodream.edits.review",
     "Selection": "nanodream.edits.review",
-    "ProbeReport": "nanodream.engines.probe",
     "AskResult": "nanodream.evaluation.asks",
     "CheckResult": "nanodream.evaluation.checks",
+    "ModelVerdict": "nanodream.evaluation.model_check",
     "EvalReport": "nanodream.evaluation.runner",
     "ScenarioResult": "nanodream.evaluation.runner",
     "SweepReport": "nanodream.fleet.sweep",
@@ -68,6 +68,7 @@ ELSEWHERE = {
     "Broken": "nanodream.insights.shelf",
     "SourceReport": "nanodream.ingest.report",
     "Match": "nanodream.pinning",
+    "PIN": "nanodream.pinning",
     "RenderedRequest": "nanodream.prompting.prompt",
     "OVERRIDE": "nanodream.prompting.prompt_override",
     "PromptInfo": "nanodream.prompting.prompt_override",
@@ -179,7 +180,8 @@ class WhyAnswer(Report):
 @dataclass
 class RecallReport(Report):
     """`recall`: the memory lines, skills and archived lines that best match a question, and apart from them
-    the hypothesis lines that do (inferred, never stated: not to be presented as memory)."""
+    the hypothesis lines that do (inferred, never stated: not to be presented as memory). Asked `as_of` a day,
+    memory as it stood then: `commit` is the commit it read (None when memory had none by then)."""
 
     json_shape = Shape(hidden=(*VERDICT, "query"))
 
@@ -187,6 +189,21 @@ class RecallReport(Report):
     hits: list[Hit] = field(default_factory=list)
     related_hypotheses: list[HypothesisHit] = field(default_factory=list)
     related_insights: list[RelatedInsight] = field(default_factory=list)  # connections, never facts
+    as_of: str | None = None  # YYYY-MM-DD, or None for memory as it is now
+    commit: str | None = None
+
+
+@dataclass
+class MemoryAsOf(Report):
+    """`show --as-of`: memory files as the last commit on or before a day left them (`commit` None: memory had
+    no commit by then, so no file existed)."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    as_of: str = ""
+    commit: str | None = None
+    time: str | None = None  # the commit's committer date
+    files: list[MemoryFile] = field(default_factory=list)  # `missing`: the file did not exist then
 
 
 @dataclass
@@ -344,11 +361,12 @@ class RenderedReport(Report):
 
 @dataclass
 class ModelCheck(Report):
-    """`model check`: what probing the model learned; exit 1 when no tool_mode works with it."""
+    """`model check`: what the model's tiny dream kept; exit 1 unless it kept both facts and replaced the
+    corrected line."""
 
-    json_shape = Shape(inner="probe")
+    json_shape = Shape(inner="verdict")
 
-    probe: ProbeReport | None = None
+    verdict: ModelVerdict | None = None
 
 
 @dataclass(frozen=True)

@@ -95,9 +95,9 @@ def _print(answer: EvalAnswer) -> None:
     console.print(score_table(base))
     for line in failures(base):
         console.print(line, markup=False, highlight=False)
-    retention = asks_line(base)
-    if retention:
-        console.print(retention, markup=False, highlight=False)
+    for line in (asks_line(base), temporal_line(base)):
+        if line:
+            console.print(line, markup=False, highlight=False)
     if base.stopped:
         console.print(f"stopped: {base.stopped}", highlight=False, markup=False)
     if answer.against is not None:
@@ -120,7 +120,8 @@ def score_table(report: EvalReport) -> Table:
         tokens = str(metrics["tokens_in"] + metrics["tokens_out"])
         if metrics.get("cached_tokens"):
             tokens += f" ({metrics['cached_tokens']} cached)"
-        table.add_row(result.name, f"{result.score:.2f}", passed, tokens, cost, f"{metrics['seconds']:.2f}",
+        name = f"{result.name} (temporal)" if result.temporal else result.name
+        table.add_row(name, f"{result.score:.2f}", passed, tokens, cost, f"{metrics['seconds']:.2f}",
                       str(metrics["bytes_grown"]), *extra)
     return table
 
@@ -140,6 +141,17 @@ def asks_line(report: EvalReport) -> str:
     ratio = f" ({coverage / baseline:.2f}× of it)" if baseline else ""
     size = f" · memory is {share:.2f}× the transcript's text" if share is not None else ""
     return (f"asks: coverage@{report.top_k} {coverage:.3f} · keeping every turn {baseline:.3f}{ratio}{size}")
+
+
+def temporal_line(report: EvalReport) -> str:
+    """The temporal scenarios, reported apart from the score: their checks, and coverage per kind of question."""
+    found = report.temporal
+    if found is None:
+        return ""
+    kinds = " · ".join(f"{kind} {item['coverage']:.2f} ({item['asks']} asked, keeping everything "
+                       f"{item['baseline']:.2f})" for kind, item in found["kinds"].items())
+    return (f"temporal, apart from the score: {found['scenarios']} scenarios, checks {found['score']:.3f}"
+            + (f" · coverage@{report.top_k}: {kinds}" if kinds else ""))
 
 
 def failures(report: EvalReport) -> list[str]:

@@ -1,4 +1,4 @@
-"""`nanodream model check`: can this model and server use the dream's tools, and in which tool_mode?"""
+"""`nanodream model check`: does this model keep what a dream gives it, in the tool_mode it will run with?"""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import typer
 from nanodream.commands.common import JsonOption, ModelOption, WorkspaceOption, concluded, console
 
 if TYPE_CHECKING:
-    from nanodream.api import ProbeReport
+    from nanodream.api import ModelVerdict
 
 app = typer.Typer(no_args_is_help=True)
 
 
 @app.callback()
 def model() -> None:
-    """The model nanodream dreams with: check that it can use the dream's tools before relying on it.
+    """The model nanodream dreams with: check that it keeps a dream's facts before relying on it.
 
     \b
     Examples:
@@ -32,47 +32,50 @@ def check(
     api_base: Annotated[str | None, typer.Option(
         "--api-base", help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1.",
         show_default=False)] = None,
+    tool_mode: Annotated[str | None, typer.Option(
+        "--tool-mode", metavar="auto|native|text|structured", show_default=False,
+        help="The tool_mode to check. Default: the tool_mode setting (nanodream.toml, NANODREAM_TOOL_MODE).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ask the model to call a tool (one or two tiny requests) and say which tool_mode works.
+    """Dream a tiny batch (two facts and a correction) on a scratch copy and say whether the model kept it.
 
-    Tells whether the model and its server return native tool calls, calls written as text, or neither;
-    whether they report token usage; whether litellm knows the price. Settings come from nanodream.toml,
-    NANODREAM_* and the flags, as for `run`; no memory is read or written. Exit 0 when the model is usable,
-    1 when it is not, 2 on a configuration error.
+    The batch goes through the same run path cron uses — tool_mode, prompt, guards, the per-fact accounting
+    and the structured fallback — in a temporary workspace that is thrown away; your memory is never read or
+    written. Usable only when memory afterwards holds both facts and the correction in place of the line it
+    corrects. Settings come from nanodream.toml, NANODREAM_* and the flags, as for `run` (a CPU model takes
+    minutes: each request is bounded by max_tokens and timeout). Exit 0 when usable, 1 when not, 2 on a
+    configuration error.
 
     \b
     Examples:
       nanodream model check -m openai/qwen2.5-coder --api-base http://127.0.0.1:8080/v1
-      nanodream model check -m ollama/llama3.2 --json
+      nanodream model check -m openai/qwen --api-base http://127.0.0.1:8011/v1 --tool-mode structured --json
     """
     from nanodream import api
 
-    concluded(api.check_model(workspace or Path.cwd(), model=model, api_base=api_base), as_json,
-              lambda report: render_probe(report.probe))
+    concluded(api.check_model(workspace or Path.cwd(), model=model, api_base=api_base, tool_mode=tool_mode),
+              as_json, lambda report: render_check(report.verdict))
 
 
-def render_probe(report: ProbeReport) -> None:
+def render_check(report: ModelVerdict) -> None:
     from rich.table import Table
-
-    def yes(value: bool) -> str:
-        return "yes" if value else "no"
 
     table = Table(show_header=False, box=None, pad_edge=False)
     rows = [("model", report.model), ("api_base", report.api_base or "(provider default)"),
-            ("native tool calls", yes(report.native_tool_calls)),
-            ("tool calls written as text", yes(report.text_tool_calls)),
-            ("token usage reported", yes(report.usage_reported)), ("price known to litellm", yes(report.price_known)),
-            ("requests", str(report.requests)), ("tool_mode to use", report.tool_mode or "none works"),
-            ("usable", yes(report.usable))]
+            ("tool_mode checked", report.tool_mode + (" (fell back to structured)" if report.structured_used else "")),
+            ("dream", f"{report.outcome}, {report.requests} requests, {report.seconds:.0f}s"),
+            ("tool calls", f"{report.native_tool_calls} native, {report.text_tool_calls} written as text"),
+            ("token usage reported", "yes" if report.usage_reported else "no"),
+            ("price known to litellm", "yes" if report.price_known else "no")]
+    rows += [(f"fact: {f.fact}", f.status + (f" in {f.file}" if f.file else "")) for f in report.facts]
+    rows += [("corrected line replaced", "yes" if report.replaced else "no"), ("usable", "yes" if report.usable
+                                                                                else "no")]
     for name, value in rows:
         table.add_row(name, value)
     console.print(table, markup=False, highlight=False)
-    if report.error:
-        console.print(f"error: {report.error}", markup=False, highlight=False)
-    elif not report.usable:
-        console.print("The model answered without calling the tool, natively or as text: every dream would end "
-                      "as model-no-op. Try a larger or tool-tuned model.", markup=False, highlight=False)
+    for problem in report.problems:
+        console.print(f"problem: {problem}", markup=False, highlight=False)
+    console.print(report.advice, markup=False, highlight=False)
 
 
 def register(root: typer.Typer) -> None:

@@ -17,24 +17,34 @@ if TYPE_CHECKING:
 def recall(
     query: Annotated[str, typer.Argument(help="The question, in your own words.", show_default=False)],
     k: Annotated[int, typer.Option("-k", min=1, help="How many hits at most.")] = 5,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", metavar="YYYY-MM-DD", show_default=False,
+        help="Answer from memory as it stood on that day: the last commit by then, and replaced facts true then."
+    )] = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search memory lines, skills and the archive for a question (BM25, stemmed: "deploying" finds "deploys").
 
+    A fact a later one replaced is found too, marked with the day it stopped being true (`until`).
+
     \b
     Examples:
       nanodream recall "how do we deploy?"
       nanodream recall "user's time zone" -k 3 --json
+      nanodream recall "which database does billing use?" --as-of 2026-03-14
     """
     from nanodream import api
 
     ws = resolve_workspace(workspace, as_json=as_json)
-    report = api.recall(ws, query, k)
+    report = api.recall(ws, query, k, as_of=as_of)
     concluded(report, as_json, render_hits, listed=report.hits)
 
 
 def render_hits(report: RecallReport) -> None:
+    if report.as_of is not None:
+        read = f"commit {report.commit[:8]}" if report.commit else "no commit yet; the archive's replaced facts"
+        console.print(f"as of {report.as_of} ({read})", markup=False, highlight=False)
     if not report.hits:
         console.print("no memory matches", highlight=False)
     _render(report.hits)

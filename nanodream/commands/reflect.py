@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 def reflect(workspace: WorkspaceOption = None, as_json: JsonOption = False) -> None:
     """Lines near their archive date, lines that disagree about the same subject, hypotheses and insights
-    waiting for a decision, dead letters. Changes nothing.
+    waiting for a decision, dead letters, lines that may be out of date since a fact they name changed.
+    Changes nothing.
 
     \b
     Examples:

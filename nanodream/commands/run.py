@@ -59,10 +59,10 @@ def run(
         "--review", help="Propose the changes on refs/nanodream/pending for `nanodream review` instead of "
                          "writing the files (as the setting review = true).")] = False,
     tool_mode: Annotated[str | None, typer.Option(
-        "--tool-mode", metavar="auto|native|text", show_default=False,
-        help="How the model gets its tools: auto (native, and calls written as text are understood), native, "
-             "or text (described in the prompt, for servers without tool support). Default: the tool_mode "
-             "setting.")] = None,
+        "--tool-mode", metavar="auto|native|text|structured", show_default=False,
+        help="How the model files facts: auto (native tools, calls written as text understood, structured mode "
+             "when the tools lose a batch), native, text (tools described in the prompt), or structured (JSON "
+             "under a schema the server enforces). Default: the tool_mode setting.")] = None,
     phases: Annotated[str | None, typer.Option(
         "--phases", metavar="LIST", show_default=False,
         help="The insight phases after the consolidation, comma-separated, of reflect, re-evaluate, connect "

@@ -15,26 +15,49 @@ from nanodream.vocab import count_entries
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from nanodream.api import CommitDetail
+    from nanodream.api import CommitDetail, MemoryAsOf
 
 
 def show(
-    sha: Annotated[str | None, typer.Argument(help="Commit to show (default: the latest dream).",
-                                              show_default=False)] = None,
+    sha: Annotated[str | None, typer.Argument(
+        metavar="[SHA | FILE]", show_default=False,
+        help="Commit to show (default: the latest dream); with --as-of, a memory file (default: the three "
+             "active files).")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", metavar="YYYY-MM-DD", show_default=False,
+        help="Print memory files as they stood on that day (the last commit by then) instead of a commit.")] = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show what one dream (or any memory commit) changed and why.
+    """Show what one dream (or any memory commit) changed and why; with --as-of, memory as it stood on a day.
 
     \b
     Examples:
       nanodream show            # the latest dream
       nanodream show 3f2a9c1e
+      nanodream show --as-of 2026-03-14 USER.md
     """
     from nanodream import api
 
     ws = resolve_workspace(workspace, as_json=as_json)
+    if as_of is not None:
+        concluded(api.memory_as_of(ws, as_of, [sha] if sha else None), as_json, render_as_of)
     concluded(api.show(ws, sha), as_json, lambda report: render_detail(console, report.detail))
+
+
+def render_as_of(report: MemoryAsOf) -> None:
+    """Each file as it stood, under a line saying which commit that was."""
+    if report.commit is None:
+        console.print(f"memory had no commit on or before {report.as_of}", markup=False, highlight=False)
+        return
+    for file in report.files:
+        console.print(f"── {file.path} as of {report.as_of} (commit {report.commit[:8]}, {report.time}) ──",
+                      markup=False, highlight=False)
+        if file.missing:
+            console.print("(it did not exist then)", markup=False, highlight=False)
+        else:
+            console.file.write(visible(file.text or ""))
+            console.file.flush()
 
 
 def render_detail(out: Console, detail: CommitDetail) -> None:

@@ -54,6 +54,7 @@ def render_status(info: Status) -> None:
         console.print(f"review     {count(waiting['pending'], 'proposal')} pending, {waiting['conflicted']} conflicted "
                       "(nanodream review)", highlight=False)
     _render_fill(info)
+    _render_out_of_date(info)
     _render_insights(info)
     _render_ingest(info)
     _render_runs(info)
@@ -110,6 +111,15 @@ def _render_fill(info: Status) -> None:
     archive = info.archive
     moved = f" · archive {count(archive['files'], 'file')}, {archive['chars']:,} bytes" if archive["files"] else ""
     console.print(f"fill       {' · '.join(core)} of their caps{moved}", highlight=False)
+
+
+def _render_out_of_date(info: Status) -> None:
+    """Lines still naming the old value of a fact that changed: a person revises, removes or pins each."""
+    for item in info.out_of_date[:SHOWN]:
+        console.print(f"[yellow]doubtful[/yellow]   {escape(item['message'])}", highlight=False)
+        console.print(f"           {escape(item['text'])}", highlight=False)
+    if len(info.out_of_date) > SHOWN:
+        console.print(f"           and {len(info.out_of_date) - SHOWN} more (nanodream status --json)", highlight=False)
 
 
 def _render_ingest(info: Status) -> None:

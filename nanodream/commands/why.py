@@ -39,11 +39,13 @@ def why(
 
 def render_why(report: WhyReport) -> None:
     say(f"{report.file}:{report.line}: {report.text.strip()}")
+    _render_life(report)
     _render_citing(report)
     if report.commit is None:
         say("not committed yet: a hand edit the next run or restore commits as yours")
         return
-    say(f"written by {report.kind} {report.commit[:8]} on {(report.time or '')[:16].replace('T', ' ')}: "
+    verb = "archived as replaced by" if report.until is not None else "written by"
+    say(f"{verb} {report.kind} {report.commit[:8]} on {(report.time or '')[:16].replace('T', ' ')}: "
         f"{report.subject}")
     if report.kind != "dream":
         return
@@ -52,6 +54,23 @@ def render_why(report: WhyReport) -> None:
     for item in report.entries:
         say(f"  line {item['line']} · cursor {item['cursor']} · {item['session_key'] or '(no session)'} · "
             f"{item['timestamp']}: {item['text']}")
+
+
+def _render_life(report: WhyReport) -> None:
+    """When the line became true, until when and what replaced it, and what it replaced (history's clock)."""
+    if report.until is not None:
+        since = f"from {report.became_true} " if report.became_true else ""
+        instead = f"; replaced by: {report.replaced_by}" if report.replaced_by else ""
+        say(f"true {since}until {report.until}{instead}")
+        if report.first_written:
+            say(f"first written by {report.first_written['commit'][:8]} on "
+                f"{report.first_written['time'][:16].replace('T', ' ')}")
+        return
+    if report.became_true:
+        say(f"true since {report.became_true} (the history entry that taught it)")
+    for old in report.replaced:
+        since = f"from {old['since']} " if old["since"] else ""
+        say(f"it replaced: {old['text']} (true {since}until {old['until']}; {old['file']}:{old['line']})")
 
 
 def _render_citing(report: WhyReport) -> None:

@@ -3,7 +3,8 @@
 Each memory line is traced to the dream that wrote it (one `git blame` per file) and, through that
 dream's consumed entries, to the entries that mention it. A line that only those entries support is
 removed in one new commit and recorded as rejected; a line that also draws on other entries is listed for
-the person, never silently kept or dropped. The entries are marked in nanodream's own state
+the person, never silently kept or dropped; so is a replaced fact of the archive whose replacement those
+entries taught (it may be true again), which is never dropped. The entries are marked in nanodream's own state
 (.nanodream/forgotten.json) so no run consumes them again, even after `restore --replay`. What forget does
 not erase is said plainly: git history (never rewritten) and history.jsonl (the host's file).
 """
@@ -24,6 +25,7 @@ from nanodream.memory.door import Door
 from nanodream.pinning import file_lines
 from nanodream.rejected import fact_text, with_rejected
 from nanodream.run.transcripts import list_transcripts
+from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.logview import consumed_entries
 from nanodream.versioning.provenance import rank
@@ -108,8 +110,10 @@ def _attribute(store: GitStore, offsets: set[int], report: ForgetReport,
             consumed = _consumed(store, sha, cache, runs, offsets) if fact and sha else []
             if not any(e.offset in offsets for e in consumed):
                 continue
-            support = rank(consumed, fact) or consumed
             shown = f"{path}:{index + 1}: {lines[index].strip()}"
+            if _replaced_by_forgotten(lines[index], consumed, offsets, report, shown):
+                continue
+            support = rank(consumed, fact) or consumed
             if not any(e.offset in offsets for e in support):
                 continue  # the same dream, but other entries taught this line
             if all(e.offset in offsets for e in support):
@@ -121,6 +125,20 @@ def _attribute(store: GitStore, offsets: set[int], report: ForgetReport,
             else:
                 report.review.append(shown)
     return drop, runs
+
+
+def _replaced_by_forgotten(line: str, consumed: list[HistoryEntry], offsets: set[int], report: ForgetReport,
+                           shown: str) -> bool:
+    """A replaced line of the archive was written by the dream that replaced it: forgetting that dream's entries
+    does not make the old fact untrue, it may make it current again. It is listed for the person (when what
+    replaced it is being forgotten), never dropped. False for any other line."""
+    validity = parse_validity(line)
+    if validity is None:
+        return False
+    replacing = rank(consumed, validity.successor)
+    if replacing and all(e.offset in offsets for e in replacing):
+        report.review.append(f"{shown} (what replaced it is forgotten: it may be true again)")
+    return True
 
 
 def _memory_files(workspace: Workspace) -> list[str]:

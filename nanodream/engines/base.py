@@ -31,14 +31,17 @@ class SessionError(RuntimeError):
     """A session that could not finish; `reason` is one line a person can act on.
 
     `spent` is what it used up before it stopped (tokens, requests, its transcript so far); `misuse`: it was
-    stopped for repeating a call that never reached a tool (see toolbox.SessionAborted).
+    stopped for repeating a call that never reached a tool (see toolbox.SessionAborted); `model_fault`: it was
+    stopped by a cap or a loop guard, which says the model cannot do the job, not that an entry is poisoned.
     """
 
-    def __init__(self, reason: str, *, spent: SessionResult | None = None, misuse: bool = False) -> None:
+    def __init__(self, reason: str, *, spent: SessionResult | None = None, misuse: bool = False,
+                 model_fault: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.spent = spent or SessionResult(summary="")
         self.misuse = misuse
+        self.model_fault = model_fault or misuse
 
     @property
     def tokens_in(self) -> int:
@@ -76,6 +79,9 @@ class SessionRequest:
     # The user message cut where its stable parts end (memory files, skills index; the batch last): joined, they
     # are `user_message`. A provider that caches only marked prefixes is told to keep each but the last.
     user_blocks: tuple[str, ...] = ()
+    # The corrective question's facts, by their number in the batch (engines/facts.py): an engine that answers
+    # in its own format (structured mode) asks the model about these alone.
+    open_facts: tuple[int, ...] = ()
 
 
 @dataclass
@@ -88,7 +94,11 @@ class SessionResult:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what the engine left out and a person should know about
     requests: int = 0  # model requests the session made (0 for the offline engine)
-    declined: dict[str, str] = field(default_factory=dict)  # fact → why the engine kept it out, in its own words
+    declined: dict[str, str] = field(default_factory=dict)  # fact → why the engine's own rules kept it out
+    filed: dict[str, str] = field(default_factory=dict)  # fact → in what form the engine's own rules kept it
+    # The model's reasons for facts it left out, by the fact's number in the batch: its words, checked like any
+    # answer to the corrective question (run/accounting.py), never taken on trust.
+    explanations: dict[int, str] = field(default_factory=dict)
     state: Any = field(default=None, repr=False)  # what the engine needs to continue this session (follow_up)
 
 
@@ -101,5 +111,5 @@ class Engine(Protocol):
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """Continue the same session with one more user `message` (the no-op check's question)."""
+        """Continue the same session with one more user `message` (the accounting's question)."""
         ...

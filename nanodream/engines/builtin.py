@@ -18,10 +18,10 @@ from nanodream.backlog.skill_usage import entry_session
 from nanodream.config import Settings, zone
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.engines.files import MemoryFiles
-from nanodream.engines.ledger import Ledger
+from nanodream.engines.ledger import Change, Ledger
 from nanodream.engines.lessons import Lessons
+from nanodream.engines.replacing import FRAME, SLOT, Candidate, Match, find_replaced, restates
 from nanodream.engines.routing import (
-    CORRECTION_THRESHOLD,
     OPEN_TASKS,
     Procedure,
     parse_procedure,
@@ -31,10 +31,10 @@ from nanodream.engines.routing import (
     task_key,
 )
 from nanodream.engines.skillwork import SkillWork
-from nanodream.engines.slots import same_slot
 from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplicates
 from nanodream.hypotheses import evidence, without_marker
 from nanodream.markdown import Bullet, append_steps, numbered_steps
+from nanodream.pinning import PIN
 from nanodream.prompting.signals import today_in
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.safety import injection, secret_scan
@@ -42,6 +42,7 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.stems import singular
 from nanodream.text.words import content_words, covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
+from nanodream.validity import is_replaced
 from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES, MEMORY, SOUL, USER
 
@@ -82,7 +83,8 @@ class BuiltinEngine:
         skills.upkeep()
         files.save()
         return SessionResult(summary=ledger.summary(self.settings.ephemeral_max_age_days), cost=0.0,
-                             warnings=ledger.withheld_secrets + ledger.withheld_rules, declined=dict(ledger.declined))
+                             warnings=ledger.withheld_secrets + ledger.withheld_rules, declined=dict(ledger.declined),
+                             filed=dict(ledger.kept_as))
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
@@ -195,18 +197,20 @@ class Consolidator:
 
     def take(self, tag: str | None, text: str, day: date | None, session: str = "") -> None:
         """Route one line by its tag and shape; the ledger records what happened to it (and, for a line that
-        changed nothing, why: the no-op check reads that instead of asking again)."""
+        changed nothing, why: the accounting reads that instead of asking again)."""
         text = strip_tags(text)
         if not text or tag == "skip":
             return
         if tag is None:
             self.ledger.untagged += 1
             return
-        before = self.ledger.kept_out()
+        before, progress = self.ledger.kept_out(), self.ledger.progress()
         self._take(tag, text, day, session)
         reason = self.ledger.why_kept_out(before)
         if reason:
             self.ledger.declined.setdefault(text, reason)
+        elif self.ledger.how_filed(progress):
+            self.ledger.kept_as[text] = self.ledger.how_filed(progress)
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
         credentials = secret_scan.rules_hit(text)
@@ -280,7 +284,7 @@ class Consolidator:
         if self._present(text):
             self.ledger.duplicates += 1
             return
-        if self._replace_slot(text, justified=False):
+        if self._replace_named(text, justified=False):
             return
         route = route_fact(text)
         doc = self.files.docs[route.path]
@@ -302,53 +306,77 @@ class Consolidator:
         return self.lessons.held(text) if path in (USER, SOUL) else text
 
     def _correction(self, text: str) -> None:
-        """Replace the most similar bullet in place; with nothing similar enough, file it as a new fact.
+        """Replace the line the correction changes, in whichever active file it is (replacing.py: by its subject
+        and the value that changed); with none, file it as a new fact.
 
-        When the closest fact is archived, the correction is about it, not about an active neighbour that
-        merely shares words: it is filed as a new active fact and the neighbour is left alone.
+        When an archived fact is closer than an active line the correction only resembles in its frame, the
+        correction is about the archived one: it is filed as a new active fact and the neighbour is left alone.
         """
         if self._rejected(text):
             return
         if self._present(text):
             self.ledger.duplicates += 1
             return
-        if self._replace_slot(text, justified=True):
-            return
-        target = route_fact(text).path
-        ordered = [target] + [path for path in CORE_FILES if path != target]
-        scored = [(similarity(text, b.text), path, b) for path in ordered for b in self._fact_bullets(path)]
-        best = max(scored, key=lambda item: item[0], default=None)  # max keeps the first of equal scores
-        if best is not None and best[0] >= CORRECTION_THRESHOLD and target == MEMORY:
-            archived = max((similarity(text, line) for line in self.files.archived()), default=0.0)
-            if archived > best[0]:
-                best = None
-        if best is None or best[0] < CORRECTION_THRESHOLD:
+        match = self._replaced(text, frames=True)
+        if match is not None and match.rule == FRAME and self._closer_in_archive(text, match):
+            match = None
+        if match is None:
             self.ledger.corrections_as_new.append(text)
             self._fact(text)
             return
-        _, path, bullet = best
-        self.files.docs[path].replace_bullet(bullet.index, text)
-        self.ledger.note_corrected(path, bullet.text, text)
+        self._replace(match, text, justified=True)
 
-    def _replace_slot(self, text: str, *, justified: bool) -> bool:
-        """Replace the bullet filling the same slot (same subject and attribute, any value) in place.
+    def _replace_named(self, text: str, *, justified: bool) -> bool:
+        """Replace the line a fact fills the same slot as, or whose value it names as the old one, in place.
 
         A [correction] says outright that something changed; a plain fact restating a slot with a new value
-        means the same, but must not get its batch refused by the mass-deletion guard, so it replaces only
-        while the file's shrink budget allows (else it is added and a later batch or a person merges it).
+        ("… now uses X instead of Y") means the same, but must not get its batch refused by the mass-deletion
+        guard, so it replaces only while the file's shrink budget allows (else it is added and a later batch or
+        a person merges it).
         """
-        target = route_fact(text).path
-        ordered = [target] + [path for path in CORE_FILES if path != target]
-        for path in ordered:
-            bullet = next((b for b in self._fact_bullets(path) if same_slot(text, b.text)), None)
-            if bullet is None:
-                continue
-            if not justified and not self._may_lose_line(path):
-                return False
-            self.files.docs[path].replace_bullet(bullet.index, text)
-            self.ledger.note_corrected(path, bullet.text, text)
-            return True
-        return False
+        match = self._replaced(text, frames=False)
+        if match is None or (not justified and not self._may_lose_line(match.candidate.path)):
+            return False
+        self._replace(match, text, justified=justified)
+        return True
+
+    def _replaced(self, text: str, *, frames: bool) -> Match | None:
+        candidates = [Candidate(path, b.index, b.text) for path in CORE_FILES for b in self._fact_bullets(path)]
+        return find_replaced(text, candidates, prefer=route_fact(text).path, frames=frames)
+
+    def _closer_in_archive(self, text: str, match: Match) -> bool:
+        """A cold archived fact (not a replaced one) the correction resembles more than the active line."""
+        if route_fact(text).path != MEMORY:
+            return False
+        archived = max((similarity(text, line) for line in self.files.archived() if not is_replaced(line)),
+                       default=0.0)
+        return archived > similarity(text, match.candidate.text)
+
+    def _replace(self, match: Match, text: str, *, justified: bool) -> None:
+        """The new fact takes the old line's place; lines that said no more than the old fact go with it."""
+        path, index, old = match.candidate.path, match.candidate.index, match.candidate.text
+        self.files.docs[path].replace_bullet(index, text)
+        self.ledger.note_corrected(path, old, text)
+        for where, bullet in self._restating(match, text):
+            if justified or self._may_lose_line(where):
+                self.files.docs[where].remove_line(bullet.index)
+                self.ledger.superseded.append(Change(where, bullet.text, text))
+
+    def _restating(self, match: Match, text: str) -> list[tuple[str, Bullet]]:
+        """Other lines the replacement makes untrue as a whole, last first: the same slot filled elsewhere, or a
+        line naming the old value that says nothing the old line did not (the run archives them as replaced).
+        A line that says more is left alone; `status` lists it as maybe out of date."""
+        old, replaced = match.candidate, (match.candidate.path, match.candidate.index)
+        found = []
+        for path in CORE_FILES:
+            for bullet in self._fact_bullets(path):
+                if (path, bullet.index) == replaced or PIN in bullet.text:
+                    continue
+                line = Candidate(path, bullet.index, bullet.text)
+                same = find_replaced(text, [line])
+                if (same is not None and same.rule == SLOT) or restates(old, line, match.change):
+                    found.append((path, bullet))
+        return sorted(found, key=lambda item: item[1].index, reverse=True)
 
     def _may_lose_line(self, path: str) -> bool:
         if self.shrink_ratio is None:

@@ -35,6 +35,7 @@ class Conversation:
     tools: list[dict[str, Any]] | None  # None: text mode, no `tools` parameter is sent
     results_as_user: bool = False  # answer calls written as text in a user message
     user_blocks: tuple[str, ...] = ()  # the first user message cut where its stable parts end (SessionRequest)
+    extra: dict[str, Any] = field(default_factory=dict)  # more request parameters (structured mode's response_format)
     called_natively: bool = False  # the model made a native tool call in this session
     _written: list[tuple[int, str, int]] = field(default_factory=list)  # (index, the model's text, calls) per turn
 

@@ -96,7 +96,7 @@ class MemoryFiles:
         try:
             return self._toolbox.invoke(name, **arguments)
         except SessionAborted as exc:
-            raise SessionError(f"builtin engine stopped: {exc}") from None
+            raise SessionError(f"builtin engine stopped: {exc}", model_fault=True) from None
 
     @staticmethod
     def _checked(name: str, what: str, result: ToolResult) -> ToolResult:

@@ -25,6 +25,7 @@ class Ledger:
     refined: list[Change] = field(default_factory=list)
     corrected: list[Change] = field(default_factory=list)
     corrections_as_new: list[str] = field(default_factory=list)
+    superseded: list[Change] = field(default_factory=list)  # lines that only restated a replaced fact: gone with it
     skills: list[tuple[str, str, bool]] = field(default_factory=list)
     tasks_opened: list[str] = field(default_factory=list)
     tasks_updated: list[str] = field(default_factory=list)
@@ -48,11 +49,20 @@ class Ledger:
     untagged: int = 0
     not_memory: list[str] = field(default_factory=list)  # tagged lines of a kind memory never keeps, and the kind
     declined: dict[str, str] = field(default_factory=dict)  # a tagged line that changed nothing → why
+    kept_as: dict[str, str] = field(default_factory=dict)  # a tagged line that changed memory → in what form
 
     def kept_out(self) -> tuple[int, ...]:
         """The counts of lines kept out of memory, in the order of `_KEPT_OUT`."""
         return tuple(len(value) if isinstance(value, list) else value
                      for value in (getattr(self, name) for name, _ in _KEPT_OUT))
+
+    def progress(self) -> tuple[int, ...]:
+        """The counts of changes made to memory, in the order of `_FILED`."""
+        return tuple(_size(getattr(self, name)) for name, _ in _FILED)
+
+    def how_filed(self, before: tuple[int, ...]) -> str:
+        """In what form the line taken since `before` changed memory; "" when it changed nothing."""
+        return next((how for (_, how), old, new in zip(_FILED, before, self.progress(), strict=True) if new > old), "")
 
     def why_kept_out(self, before: tuple[int, ...]) -> str:
         """Why the line taken since `before` changed nothing; "" when it changed memory."""
@@ -101,6 +111,7 @@ class Ledger:
         lines += self._file_lines()
         lines += [f"- {path}: {what}" for path, what, _ in self.skills]
         lines += [f'- corrected in {c.path}: "{c.old}" → "{c.new}"' for c in self.corrected]
+        lines += [f'- went with it from {c.path}: "{c.old}"' for c in self.superseded]
         lines += [f'- correction with no similar fact, filed as new: "{text}"' for text in self.corrections_as_new]
         lines += [f'- refined in {c.path}: "{c.old}" → "{c.new}"' for c in self.refined]
         lines += [f'- anti-pattern in SOUL.md: "{text}"' for text in self.anti_patterns]
@@ -151,7 +162,7 @@ class Ledger:
         return lines
 
 
-# Ledger fields counting lines kept out of memory, and how the no-op check words each reason.
+# Ledger fields counting lines kept out of memory, and how the accounting words each reason.
 _KEPT_OUT = (
     ("duplicates", "already in memory"),
     ("rejected", "a person rejected it (memory/rejected.md)"),
@@ -160,6 +171,25 @@ _KEPT_OUT = (
     ("tasks_unmatched", "it marks a task done that is not open"),
     ("not_memory", "not a line memory keeps (a question, a heading, a fragment, or code in USER.md)"),
 )
+
+
+# Ledger fields recording changes to memory, and how the accounting words each form a line took.
+_FILED = (
+    ("added", "a line of its own"),
+    ("refined", "a sharper version of a line"),
+    ("corrected", "the line it corrects, replaced"),
+    ("corrections_as_new", "a line of its own (nothing similar to correct)"),
+    ("anti_patterns", "an anti-pattern in SOUL.md"),
+    ("skills", "a change to a skill"),
+    ("sightings", "a sighting of an inferred preference"),
+    ("staled", "a stale mark on the hypothesis it contradicts"),
+    ("promoted", "a confirmed hypothesis line"),
+    ("ask_first", "an ask-first line"),
+)
+
+
+def _size(value: int | list | dict) -> int:
+    return value if isinstance(value, int) else sum(value.values()) if isinstance(value, dict) else len(value)
 
 
 def _count(number: int, noun: str) -> str:

@@ -13,20 +13,23 @@ run reports them.
 
 from __future__ import annotations
 
+import copy
 import gc
 import importlib
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from nanodream.config import Settings
-from nanodream.engines import caching
+from nanodream.engines import caching, structured
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation, content_text
 from nanodream.engines.credentials import api_key_for, check_routable
+from nanodream.engines.structured import STRUCTURED, structured_session
 from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import Quotations, TextCall, read_calls
@@ -73,14 +76,35 @@ class LLMEngine:
             errors.RateLimitError, errors.Timeout, errors.APIConnectionError,
             errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError,
         )
-        self._refused = errors.BadRequestError
+        self._refused = (errors.BadRequestError, errors.UnprocessableEntityError)
         # Bad requests that are not about the `tool` role: retrying with results as user text cannot help them.
         self._not_the_role = (errors.ContextWindowExceededError, errors.ContentPolicyViolationError)
         self._breakpoints = caching.takes_breakpoints(settings.model, _provider(self.litellm, settings.model))
         # A server that refused `role: tool` after a call written as text refuses it in every session of the run.
         self._results_as_user = settings.tool_mode == "text"
+        # Structured mode: set, or taken by `auto` for the rest of the run once it kept a batch the tools lost.
+        self.structured = settings.tool_mode == "structured"
+        self._fallback_tried = False
+        self._json_object_shape = False  # the server takes the schema as llama-cpp-python does (see structured.py)
+        self.calls: Counter[str] = Counter()  # calls of the run by how they came: "native" or "written" (as text)
+
+    def fallback(self) -> LLMEngine | None:
+        """In `auto`, the engine to dream a batch again with after the tools session could not do the job:
+        this one in structured mode (once per run; later batches go straight to it when it kept the batch)."""
+        if self.settings.tool_mode != "auto" or self.structured or self._fallback_tried:
+            return None
+        self._fallback_tried = True
+        twin = copy.copy(self)
+        twin.structured = True
+        return twin
+
+    def adopt(self, twin: LLMEngine) -> None:
+        """The structured twin kept a batch the tools lost: the run's later batches start in structured mode."""
+        self.structured = twin.structured
 
     def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
+        if self.structured:
+            return structured_session(self._ask, request, toolbox, shape=self._shape())
         tools = None if self.settings.tool_mode == "text" else toolbox.schemas()
         conversation = Conversation([{"role": "system", "content": request.system_prompt},
                                      {"role": "user", "content": request.user_message}],
@@ -106,10 +130,20 @@ class LLMEngine:
 
     def follow_up(self, request: SessionRequest, result: SessionResult, message: str,
                   toolbox: ToolBox) -> SessionResult:
-        """One more user message in the same conversation; the model may call tools again or answer."""
+        """One more user message in the same conversation; the model may call tools again or answer.
+
+        After a structured session, one more structured request over the facts still open instead."""
+        if result.state == STRUCTURED:
+            return structured_session(self._ask, request, toolbox, result, shape=self._shape())
         conversation: Conversation = result.state
         conversation.messages.append({"role": "user", "content": message})
         return self._converse(conversation, result, request, toolbox)
+
+    def _shape(self) -> str:
+        return structured.JSON_OBJECT if self._json_object_shape else structured.JSON_SCHEMA
+
+    def _ask(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]) -> str:
+        return content_text(self.complete(conversation, result, activity).choices[0].message.content)
 
     def _converse(self, conversation: Conversation, result: SessionResult, request: SessionRequest,
                   toolbox: ToolBox) -> SessionResult:
@@ -145,10 +179,12 @@ class LLMEngine:
         native = list(message.tool_calls or [])
         if native:  # what it wrote beside them may become the summary: without any call written in it
             conversation.called_natively = True
+            self.calls["native"] += len(native)
             prose = content if self.settings.tool_mode == "native" else read_calls(content)[1]
             return Turn([self._run(c.id, c.function.name, c.function.arguments, toolbox, result) for c in native],
                         prose)
         written, prose = self._own_calls(content, conversation, request, result)
+        self.calls["written"] += len(written)
         turn = len(conversation.messages)  # makes the ids of this answer's calls unique in the session
         return Turn([self._run(f"text_call_{turn}_{n}", call.name, call.arguments, toolbox, result, call.unreadable)
                      for n, call in enumerate(written, start=1)], prose, written=True)
@@ -181,7 +217,7 @@ class LLMEngine:
         try:
             outcome = toolbox.dispatch(name, arguments, unreadable=unreadable)
         except SessionAborted as exc:
-            raise self._failure(str(exc), result, misuse=exc.misuse) from None
+            raise self._failure(str(exc), result, misuse=exc.misuse, model_fault=True) from None
         return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
@@ -199,9 +235,13 @@ class LLMEngine:
                 response = self.litellm.completion(
                     model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
-                    num_retries=0, max_retries=0, _skip_mcp_handler=True,
+                    max_tokens=self.settings.max_tokens, num_retries=0, max_retries=0, _skip_mcp_handler=True,
+                    **conversation.extra,
                 )
             except self._transient as exc:
+                if self._shape_refused(exc, conversation):
+                    activity("the server refused the JSON schema's shape; sending it the other way")
+                    continue
                 if attempt >= self.settings.max_retries:
                     raise self._failure(
                         f"provider error after {count(attempt + 1, 'attempt')}: {describe_error(exc)}", result
@@ -213,15 +253,33 @@ class LLMEngine:
                 attempt += 1
                 continue
             except self._refused as exc:
-                if isinstance(exc, self._not_the_role) or not conversation.results_to_user_messages():
-                    raise self._failure(f"provider error: {describe_error(exc)}", result) from None
-                activity("the server refused tool results after calls written as text; sending them as text")
+                activity(self._resend(exc, conversation, result))
                 continue
             except Exception as exc:  # any other provider failure is final for this batch
                 raise self._failure(f"provider error: {describe_error(exc)}", result) from None
             self._account(response, result)
             self._results_as_user |= conversation.results_as_user  # it worked: every later session does the same
+            _note_cut_short(response, result, self.settings.max_tokens)
             return response
+
+    def _shape_refused(self, exc: Exception, conversation: Conversation) -> bool:
+        """A server error that names `response_format` is a refused shape, not a fault to retry: llama-cpp-python
+        0.3 answers the json_schema shape with a 500 carrying its validation error."""
+        if "response_format" not in str(exc) or not structured.other_shape(conversation.extra):
+            return False
+        self._json_object_shape = True  # every later structured request of the run uses it at once
+        return True
+
+    def _resend(self, exc: Exception, conversation: Conversation, result: SessionResult) -> str:
+        """How to send a request the server refused (400/422) again, said for the activity line; raises the
+        failure when nothing would change: a structured request in the other JSON-schema shape, or tool results
+        after calls written as text as a user message."""
+        if structured.other_shape(conversation.extra):
+            self._json_object_shape = True  # every later structured request of the run uses it at once
+            return "the server refused the JSON schema's shape; sending it the other way"
+        if not isinstance(exc, self._not_the_role) and conversation.results_to_user_messages():
+            return "the server refused tool results after calls written as text; sending them as text"
+        raise self._failure(f"provider error: {describe_error(exc)}", result) from None
 
     def _account(self, response: Any, result: SessionResult) -> None:
         usage = getattr(response, "usage", None)
@@ -234,8 +292,8 @@ class LLMEngine:
         used = result.tokens_in + result.tokens_out
         if used > self.settings.max_session_tokens:
             raise self._failure(
-                f"session token budget exceeded ({used} > {self.settings.max_session_tokens})", result
-            )
+                f"session token budget exceeded ({used} > {self.settings.max_session_tokens})", result,
+                model_fault=True)
 
     def price(self, response: Any) -> float | None:
         """What litellm says the response cost; None for a model without a price entry (cost unknown)."""
@@ -245,8 +303,9 @@ class LLMEngine:
             return None
 
     @staticmethod
-    def _failure(reason: str, result: SessionResult, *, misuse: bool = False) -> SessionError:
-        return SessionError(reason, spent=result, misuse=misuse)
+    def _failure(reason: str, result: SessionResult, *, misuse: bool = False,
+                 model_fault: bool = False) -> SessionError:
+        return SessionError(reason, spent=result, misuse=misuse, model_fault=model_fault)
 
 
 @dataclass(frozen=True)
@@ -287,6 +346,15 @@ class Turn:
     def done(self) -> bool:
         """Every call succeeded, and none asked for something to read unless the answer also finished."""
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def _note_cut_short(response: Any, result: SessionResult, limit: int) -> None:
+    """An answer that stopped at max_tokens is cut mid-way (a call's arguments, a summary): say so once."""
+    choices = getattr(response, "choices", None) or []
+    if choices and getattr(choices[0], "finish_reason", None) == "length":
+        note = f"an answer stopped at max_tokens ({limit}) and was cut short; raise max_tokens if this repeats"
+        if note not in result.warnings:
+            result.warnings.append(note)
 
 
 def _described(calls: list[TextCall]) -> str:

@@ -14,9 +14,6 @@ from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
 OPEN_TASKS = "Open tasks"
 
-# A correction replaces the most similar bullet only when at least this share of their words overlap.
-CORRECTION_THRESHOLD = 0.5
-
 
 @dataclass(frozen=True)
 class Route:

@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, words
 
 # Words that date a statement without changing what it is about.
-_TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "since", "recently", "anymore"})
+_TIME_WORDS = wordlist("dating-words")
 MAX_SUBJECT_WORDS = 5
 # "runs on Sundays" says when, not where: a schedule is not the value of the "runs on" slot.
 _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
@@ -25,7 +26,8 @@ _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wedne
 _RELATION_PATTERNS = (
     ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
     ("lives in", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?lives|is\s+(?:now\s+)?(?:living|based))\s+in\s+(?P<value>.+)$"),
-    ("lives in", r"^(?P<subject>.+?)\s+(?:has\s+)?moved\s+to\s+(?P<value>.+)$"),
+    ("lives in", r"^(?P<subject>.+?)\s+(?:has\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<value>.+)$"),
+    ("lives in", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:resides|based)\s+in\s+(?P<value>.+)$"),
     ("works at", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?works|is\s+(?:now\s+)?working)\s+(?:at|for)\s+(?P<value>.+)$"),
     ("works as", r"^(?P<subject>.+?)\s+(?:now\s+)?works\s+as\s+(?P<value>.+)$"),
     ("runs on", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:runs|is\s+(?:now\s+)?(?:running|hosted|deployed))\s+on\s+"
@@ -34,6 +36,13 @@ _RELATION_PATTERNS = (
     ("has", r"^(?P<subject>.+?)['’]s\s+(?P<qualifier>[\w\s/-]+?)\s+(?:is|are)\s+(?P<value>.+)$"),
 )
 _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
+# "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
+_KEYED = re.compile(r"^\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$")
+_KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometown": "lives in",
+         "based in": "lives in", "lives in": "lives in", "employer": "works at", "company": "works at",
+         "works at": "works at", "role": "works as", "job": "works as", "job title": "works as", "title": "works as",
+         "time zone": "time zone", "timezone": "time zone", "tz": "time zone"}
+USER_SUBJECT = frozenset({"user"})
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,11 @@ class Slot:
     relation: str
     qualifier: frozenset[str]
     value: str
+
+    @property
+    def key(self) -> tuple[frozenset[str], str, frozenset[str]]:
+        """What two facts share when the later one replaces the earlier: all but the value."""
+        return self.subject, self.relation, self.qualifier
 
 
 @lru_cache(maxsize=16384)  # every bullet is asked once per fact of a batch
@@ -59,15 +73,36 @@ def slot_of(text: str) -> Slot | None:
         if relation == "runs on" and _WHEN.match(value):
             return None
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
-            return Slot(subject, relation, qualifier, value)
+            return _keyed(Slot(subject, relation, qualifier, value), groups.get("qualifier") or "")
     return None
 
 
 def same_slot(a: str, b: str) -> bool:
     """Both sentences fill the same slot (with any values): the later one replaces the earlier."""
     left, right = slot_of(a), slot_of(b)
-    return left is not None and right is not None and (left.subject, left.relation, left.qualifier) == (
-        right.subject, right.relation, right.qualifier)
+    return left is not None and right is not None and left.key == right.key
+
+
+def _keyed(slot: Slot, attribute: str) -> Slot:
+    """"The user's employer is X" fills the slot "works at" as "The user works at X" does."""
+    key = " ".join(attribute.lower().split())
+    if slot.relation == "has" and key in _KEYS:
+        return Slot(slot.subject, _KEYS[key], frozenset(), slot.value)
+    return slot
+
+
+@lru_cache(maxsize=16384)
+def user_slot(text: str) -> Slot | None:
+    """The slot of a USER.md line, which is about the user even when it does not say so ("Lives in Lisbon",
+    "Location: Lisbon")."""
+    found = slot_of(text)
+    if found is not None:
+        return found
+    keyed = _KEYED.match(text.strip().rstrip("."))
+    if keyed is not None and keyed.group("key").strip().lower() in _KEYS:
+        return Slot(USER_SUBJECT, _KEYS[keyed.group("key").strip().lower()], frozenset(), keyed.group("value").strip())
+    lowered = text.strip()[:1].lower() + text.strip()[1:]
+    return slot_of(f"The user {lowered}")
 
 
 def _key_words(text: str) -> frozenset[str]:

@@ -2,13 +2,16 @@
 
 An `[[ask]]` is scored by the share of its answer's content words (stemmed, stop words out, as recall
 tokenizes) found in the top-k lines `recall` returns for its question from memory after the dream (active
-files and archive). The same figure over the transcript's own turns, each a document ranked by the same
-BM25, is the "keep everything" baseline; memory's size beside the transcript's says what that retention cost.
+files and archive; with `as_of`, memory as it stood that day). The same figure over the transcript's own
+turns (or, for a scenario of history alone, its entries; with `as_of`, those of that day or before), each a
+document ranked by the same BM25, is the "keep everything" baseline; memory's size beside the transcript's
+says what that retention cost.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, date, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ class Turn:
     text: str
     session: str
     speaker: str = ""
+    day: date | None = None  # when it was said, for an `as_of` ask's baseline (None: always counted)
 
     @property
     def shown(self) -> str:
@@ -41,7 +45,8 @@ class AskResult(Declared):
     answer: str
     coverage: float  # share of the answer's words in memory's top-k lines
     baseline: float  # the same over the transcript's top-k turns
-
+    kind: str = ""  # a temporal question's kind (scenario.ASK_KINDS), "" for the rest
+    as_of: str | None = None  # YYYY-MM-DD: asked of memory as it stood that day
 
 @dataclass
 class AskScores:
@@ -83,17 +88,36 @@ def transcript_turns(paths: list[Path]) -> list[Turn]:
     return turns
 
 
-def score_asks(asks: tuple[Ask, ...], workspace: Workspace, turns: list[Turn], k: int) -> list[AskResult]:
-    """Each ask against memory (recall) and against the transcript's turns (the same BM25 over each turn)."""
+def history_turns(path: Path) -> list[Turn]:
+    """Every entry of a history file as one turn, with its day: what keeping all of history would give back."""
+    from nanodream.backlog.history import HistoryEntry, entry_day, read_from
+
+    if not path.is_file():
+        return []
+    real = path.resolve()  # a corpus file, not a workspace's: the packaged corpus is a link in a checkout
+    return [Turn(item.content, item.session_key or "", "", entry_day(item.timestamp)) for item in read_from(real)
+            if isinstance(item, HistoryEntry)]
+
+
+def score_asks(asks: tuple[Ask, ...], workspace: Workspace, turns: list[Turn], k: int,
+               zone: tzinfo = UTC) -> list[AskResult]:
+    """Each ask against memory (recall; as of its day when it has one, the day ending in `zone`) and against the
+    turns said by then (the same BM25 over each turn)."""
     recall, index_for_turns, tokenize = _retrieval()
-    baseline = index_for_turns(turns)
+    from nanodream.retrieval.api import recall_as_of
+
+    baselines = {day: index_for_turns([turn for turn in turns if day is None or turn.day is None or turn.day <= day])
+                 for day in {ask.as_of for ask in asks}}
     results = []
     for ask in asks:
         wanted = set(tokenize([ask.answer])[0])
-        found = " ".join(hit.text for hit in recall(workspace, ask.question, k))
-        kept = " ".join(doc.text for doc, _ in baseline.search(ask.question, k))
+        hits = (recall_as_of(workspace, ask.question, ask.as_of, k, zone)[0] if ask.as_of
+                else recall(workspace, ask.question, k))
+        kept = " ".join(doc.text for doc, _ in baselines[ask.as_of].search(ask.question, k))
+        found = " ".join(hit.text for hit in hits)
         results.append(AskResult(ask.question, ask.answer, _share(wanted, found, tokenize),
-                                 _share(wanted, kept, tokenize)))
+                                 _share(wanted, kept, tokenize), ask.kind,
+                                 ask.as_of.isoformat() if ask.as_of else None))
     return results
 
 

@@ -1,6 +1,8 @@
 """Scoring the memory a run left behind against a scenario's checks: each check passes or fails.
 
 Text is matched case-insensitively with runs of whitespace folded, so a check states a fact, not a layout.
+The archive's replaced lines (the until-form, validity.py) say what was true before, not what memory holds
+now: `present` and `absent` look past them, and `replaced` looks only at them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import yaml
 from nanodream.evaluation.scenario import Check, Scenario
 from nanodream.insights.records import Insight
 from nanodream.insights.shelf import read_shelf
+from nanodream.validity import is_replaced
 from nanodream.vocab import Declared, Shape, count
 from nanodream.workspace import CORE_FILES, Workspace
 
@@ -25,14 +28,29 @@ class Memory:
 
     active: dict[str, str]
     archive: dict[str, str]
+    flagged: tuple[str, ...] = ()  # active lines listed as maybe out of date (run/cascade.py)
     insights: tuple[Insight, ...] = ()  # kept apart from memory: never counted in its size
 
     @classmethod
     def read(cls, root: Path) -> Memory:
+        from nanodream.run.cascade import out_of_date
+
         active = {path: _read(root / path) for path in CORE_FILES if (root / path).is_file()}
         active.update({p.relative_to(root).as_posix(): _read(p) for p in sorted(root.glob("skills/*/SKILL.md"))})
         archive = {p.relative_to(root).as_posix(): _read(p) for p in sorted((root / ARCHIVE_DIR).glob("*.md"))}
-        return cls(active, archive, tuple(read_shelf(Workspace(root)).insights))
+        workspace = Workspace.at(root)
+        return cls(active, archive, tuple(item.text for item in out_of_date(workspace)),
+                   tuple(read_shelf(workspace).insights))
+
+    @property
+    def current_archive(self) -> dict[str, str]:
+        """The archive without its replaced lines: the facts it holds that are still true."""
+        return {path: _without_replaced(text) for path, text in self.archive.items()}
+
+    @property
+    def replaced(self) -> str:
+        """Every replaced line of the archive, one per line."""
+        return "\n".join(line for text in self.archive.values() for line in text.splitlines() if is_replaced(line))
 
     @property
     def size(self) -> int:
@@ -64,6 +82,8 @@ def score_checks(scenario: Scenario, before: Memory, after: Memory) -> list[Chec
 def evaluate(check: Check, memory: Memory) -> CheckResult:
     if check.kind == "skill":
         return _skill(check, memory)
+    if check.kind == "cascade":
+        return _cascade(check, memory)
     if check.kind == "insight":
         return _insight(check, memory)
     needle = fold(check.text)
@@ -75,6 +95,9 @@ def evaluate(check: Check, memory: Memory) -> CheckResult:
         places = _places(check.file, memory, with_archive=True)
         found = [path for path, text in places.items() if needle in fold(text)]
         passed, detail = not found, (f"found in {', '.join(found)}" if found else "absent")
+    elif check.kind == "replaced":
+        passed = needle in fold(memory.replaced)
+        detail = "archived as replaced" if passed else "no replaced line holds it"
     else:  # once: duplicates are about what the agent reads, so the archive does not count
         found = sum(fold(text).count(needle) for text in _places(check.file, memory, with_archive=False).values())
         passed, detail = found == 1, f"appears {count(found, 'time')}"
@@ -89,7 +112,23 @@ def _places(file: str | None, memory: Memory, *, with_archive: bool) -> dict[str
     """One named active file, or all memory (the archive too when asked)."""
     if file is not None:
         return {file: memory.active[file]} if file in memory.active else {}
-    return {**memory.active, **(memory.archive if with_archive else {})}
+    return {**memory.active, **(memory.current_archive if with_archive else {})}
+
+
+def _cascade(check: Check, memory: Memory) -> CheckResult:
+    """A line depending on a changed fact is revised (names the new value), gone with the old fact (archived as
+    replaced), or listed as maybe out of date: never left silently as it was."""
+    needle, now = fold(check.text), fold(check.now)
+    lines = [line for path in CORE_FILES for line in memory.active.get(path, "").splitlines() if needle in fold(line)]
+    if any(now in fold(line) for line in lines):
+        passed, detail = True, "revised"
+    elif any(needle in fold(line) for line in memory.flagged):
+        passed, detail = True, "listed as maybe out of date"
+    elif not lines and needle in fold(memory.replaced):
+        passed, detail = True, "archived with the fact it depended on"
+    else:
+        passed, detail = False, "left as it was, unflagged" if lines else "not found"
+    return CheckResult(check.kind, check.label, passed, detail)
 
 
 def _insight(check: Check, memory: Memory) -> CheckResult:
@@ -130,6 +169,10 @@ def _description(text: str) -> str:
     except (yaml.YAMLError, IndexError):
         return ""
     return str(front.get("description", "")) if isinstance(front, dict) else ""
+
+
+def _without_replaced(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not is_replaced(line))
 
 
 def _read(path: Path) -> str:

@@ -7,15 +7,21 @@ that names the file and the check, not a silently passing scenario.
 
 from __future__ import annotations
 
+import contextlib
 import tomllib
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from nanodream.vocab import numbered
 
-CHECK_KINDS = ("present", "absent", "once", "skill", "insight", "unchanged")
+CHECK_KINDS = ("present", "absent", "once", "replaced", "cascade", "skill", "insight", "unchanged")
+# What a temporal ask asks (LongMemEval's knowledge-update and temporal-reasoning questions): the value after
+# the last change, the value before it, the value on a past date (`as_of`), a fact that depends on a changed one.
+ASK_KINDS = ("current", "before", "as-of", "dependent")
+DREAMS = ("once", "daily")
 EXPECT_FILE = "expect.toml"
 HISTORY_FILE = "history.jsonl"
 # A transcript in any format `nanodream ingest` reads, ingested before the dream: one file, or a folder of them.
@@ -28,13 +34,15 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True)
 class Check:
-    """One piece of ground truth; `text`/`file` for present/absent/once, `name`/`description_contains` for skill."""
+    """One piece of ground truth; `text`/`file` for present/absent/once, `text` for replaced, `text`/`now` for
+    cascade, `name`/`description_contains` for skill."""
 
     kind: str
     text: str = ""
     file: str | None = None
     name: str = ""
     description_contains: str | None = None
+    now: str = ""  # cascade: the value the dependent line names once it is revised
     cites: tuple[str, ...] = ()  # insight: each text is part of one of its sources' refs
     status: str | None = None  # insight: the status it must have
     count: int | None = None  # insight: exactly this many match (None: at least one)
@@ -45,6 +53,8 @@ class Check:
         if self.kind == "skill":
             extra = f" ({self.description_contains})" if self.description_contains else ""
             return f"skill {self.name}{extra}"
+        if self.kind == "cascade":
+            return f"cascade {self.text!r} → {self.now!r}"
         if self.kind == "insight":
             what = [f"named {self.name}"] if self.name else []
             what += [f"citing {', '.join(repr(text) for text in self.cites)}"] if self.cites else []
@@ -59,10 +69,16 @@ class Check:
 
 @dataclass(frozen=True)
 class Ask:
-    """A question memory should still answer after the dream, and its answer (scored by coverage, not pass/fail)."""
+    """A question memory should still answer after the dream, and its answer (scored by coverage, not pass/fail).
+
+    `as_of`: asked of memory as it stood on that day (recall --as-of); `kind`: a temporal question (ASK_KINDS),
+    reported apart from the rest.
+    """
 
     question: str
     answer: str
+    as_of: date | None = None
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,13 @@ class Scenario:
     max_growth_bytes: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     asks: tuple[Ask, ...] = ()
+    daily: bool = False  # dream once per history day, each run's commits dated that day (as a nightly host would)
     allow_empty: bool = False  # run as `run --allow-empty`: an empty history explores old material
+
+    @property
+    def temporal(self) -> bool:
+        """A scenario of temporal questions: scored and reported apart from the rest."""
+        return any(ask.kind for ask in self.asks)
 
     @property
     def history(self) -> Path:
@@ -135,7 +157,8 @@ def load_scenario(root: Path) -> Scenario:
         raise ScenarioError(f"{expect}: not valid TOML ({exc})") from None
     if not (root / HISTORY_FILE).is_file() and not any((root / name).exists() for name in TRANSCRIPT_NAMES):
         raise ScenarioError(f"{root}: {HISTORY_FILE} (or a transcript: {', '.join(TRANSCRIPT_NAMES)}) is missing")
-    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings", "allow_empty"}
+    unknown = set(data) - {*CHECK_KINDS, "ask", "name", "description", "max_growth_bytes", "settings", "dream",
+                           "allow_empty"}
     if unknown:
         raise ScenarioError(f"{expect}: unknown {numbered('key', sorted(unknown))}")
     checks = tuple(_check(kind, item, expect) for kind in CHECK_KINDS for item in _tables(data, kind, expect))
@@ -148,11 +171,13 @@ def load_scenario(root: Path) -> Scenario:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise ScenarioError(f"{expect}: [settings] must be a table")
+    if data.get("dream", "once") not in DREAMS:
+        raise ScenarioError(f"{expect}: dream must be one of {', '.join(DREAMS)}")
     if not isinstance(data.get("allow_empty", False), bool):
         raise ScenarioError(f"{expect}: allow_empty must be true or false")
     return Scenario(name=str(data.get("name") or root.name), root=root, checks=checks,
                     description=str(data.get("description", "")), max_growth_bytes=growth, settings=settings,
-                    asks=asks, allow_empty=data.get("allow_empty", False))
+                    asks=asks, daily=data.get("dream") == "daily", allow_empty=data.get("allow_empty", False))
 
 
 def _insight(item: dict[str, Any], expect: Path) -> Check:
@@ -169,14 +194,36 @@ def _insight(item: dict[str, Any], expect: Path) -> Check:
     return Check("insight", name=item.get("name", ""), cites=tuple(cites), status=item.get("status"), count=count)
 
 
+def _unchanged(item: dict[str, Any], expect: Path) -> Check:
+    """[[unchanged]]: a `file` whose text the run must leave as it was."""
+    if set(item) != {"file"} or not isinstance(item["file"], str) or not item["file"].strip():
+        raise ScenarioError(f"{expect}: [[unchanged]] needs a `file` and nothing else")
+    return Check("unchanged", file=item["file"])
+
+
 def _ask(item: dict[str, Any], expect: Path) -> Ask:
     answer = item.get("answer")
     if isinstance(answer, int | float) and not isinstance(answer, bool):
         answer = str(answer)
-    if (set(item) - {"question", "answer"} or not isinstance(item.get("question"), str) or not item["question"].strip()
-            or not isinstance(answer, str) or not answer.strip()):
-        raise ScenarioError(f"{expect}: [[ask]] needs a non-empty `question` and `answer` and nothing else")
-    return Ask(item["question"], answer)
+    if (set(item) - {"question", "answer", "as_of", "kind"} or not isinstance(item.get("question"), str)
+            or not item["question"].strip() or not isinstance(answer, str) or not answer.strip()):
+        raise ScenarioError(f"{expect}: [[ask]] needs a non-empty `question` and `answer`, may have `as_of` and "
+                            "`kind`, and nothing else")
+    as_of = _day(item.get("as_of"), expect)
+    kind = item.get("kind", "as-of" if as_of else "")
+    if kind and kind not in ASK_KINDS:
+        raise ScenarioError(f"{expect}: [[ask]] kind must be one of {', '.join(ASK_KINDS)}; got {kind!r}")
+    return Ask(item["question"], answer, as_of, kind)
+
+
+def _day(value: Any, expect: Path) -> date | None:
+    """A TOML date (`as_of = 2026-03-01`) or a string holding one; ScenarioError for anything else."""
+    if value is None or (isinstance(value, date) and not isinstance(value, datetime)):
+        return value
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return date.fromisoformat(value)
+    raise ScenarioError(f"{expect}: [[ask]] as_of must be a date (YYYY-MM-DD); got {value!r}")
 
 
 def _tables(data: dict[str, Any], kind: str, expect: Path) -> list[dict[str, Any]]:
@@ -186,18 +233,24 @@ def _tables(data: dict[str, Any], kind: str, expect: Path) -> list[dict[str, Any
     return items
 
 
+# The keys each check takes; the others take `text` and `file`.
+_KEYS = {"skill": {"name", "description_contains"}, "replaced": {"text"}, "cascade": {"text", "now"}}
+
+
 def _check(kind: str, item: dict[str, Any], expect: Path) -> Check:
     if kind == "insight":
         return _insight(item, expect)
     if kind == "unchanged":
-        if set(item) != {"file"} or not isinstance(item["file"], str) or not item["file"].strip():
-            raise ScenarioError(f"{expect}: [[unchanged]] needs a `file` and nothing else")
-        return Check(kind, file=item["file"])
-    allowed = {"name", "description_contains"} if kind == "skill" else {"text", "file"}
+        return _unchanged(item, expect)
+    allowed = _KEYS.get(kind, {"text", "file"})
     unknown = set(item) - allowed
     required = "name" if kind == "skill" else "text"
     if unknown or not isinstance(item.get(required), str) or not item[required].strip():
         raise ScenarioError(f"{expect}: [[{kind}]] needs a non-empty `{required}` and only {sorted(allowed)}")
     if kind == "skill":
         return Check(kind, name=item["name"], description_contains=item.get("description_contains"))
+    if kind == "cascade":
+        if not isinstance(item.get("now"), str) or not item["now"].strip():
+            raise ScenarioError(f"{expect}: [[cascade]] needs a non-empty `now`: the value a revised line names")
+        return Check(kind, text=item["text"], now=item["now"])
     return Check(kind, text=item["text"], file=item.get("file"))

@@ -20,6 +20,7 @@ from nanodream.insights.history_index import HistoryIndex, Indexed, shown
 from nanodream.insights.refs import Ref, RefInvalid, line_ref, parse_ref, superseded
 from nanodream.insights.terms import Rarity, named, terms
 from nanodream.retrieval.documents import collect, sources
+from nanodream.validity import fact_of
 from nanodream.versioning.gitstore import GitStore, UnknownCommit
 from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, Workspace
 
@@ -142,7 +143,8 @@ class Knowledge:
         return self._commit(parsed)
 
     def _line(self, ref: Ref) -> Resolution:
-        found = self._by_text().get(canonical(ref.target), [])
+        cited = superseded(canonical(ref.target))[0]
+        found = self._by_text().get(cited) or self._by_text().get(fact_of(cited), [])
         if not found:
             return Resolution(ref.spelled(), f"no line of memory or the archive reads {ref.target!r} (forgotten, "
                                              "restored away or reworded)")

@@ -5,7 +5,9 @@
 - two active lines that disagree about the same subject (one says not what the other says, or they give the
   same thing two different numbers);
 - hypotheses and insights waiting for a person's decision;
-- dead letters: history lines that are not entries, waiting for `nanodream history ack`.
+- dead letters: history lines that are not entries, waiting for `nanodream history ack`;
+- active lines that may be out of date since a fact they name changed (run/cascade.py; `nanodream reflect`
+  reads them in, as `status` does).
 """
 
 from __future__ import annotations
@@ -59,11 +61,13 @@ class Reflection:
     hypotheses: list[str] = field(default_factory=list)  # refs of hypothesis lines waiting for evidence or a person
     insights: list[str] = field(default_factory=list)  # names of insights waiting for a decision
     dead_letters: list[str] = field(default_factory=list)
+    out_of_date: list[str] = field(default_factory=list)  # 'FILE:LINE: may be out of date since "…" changed on …'
     read: int = 0  # active lines read: none means there was nothing to reflect on
 
     @property
     def empty(self) -> bool:
-        return not (self.near_archive or self.disagreements or self.hypotheses or self.insights or self.dead_letters)
+        return not (self.near_archive or self.disagreements or self.hypotheses or self.insights or self.dead_letters
+                    or self.out_of_date)
 
     def lines(self) -> list[str]:
         """The reflection as a person reads it, one finding a line."""
@@ -73,6 +77,7 @@ class Reflection:
         found += [f"hypothesis waiting: {ref}" for ref in self.hypotheses[:LISTED]]
         found += [f"insight waiting for a decision: {name}" for name in self.insights[:LISTED]]
         found += [f"dead letter: {letter}" for letter in self.dead_letters[:LISTED]]
+        found += self.out_of_date[:LISTED]
         return found
 
 

@@ -7,8 +7,9 @@
     session:telegram:42                                     history entries by session key
 
 A line ref follows its line: when pressure moves it from memory/MEMORY.md to the archive, it resolves there
-(and re-evaluate rewrites the ref). An archived line marked `(until YYYY-MM-DD; replaced by: …)` was
-superseded by a correction: a ref to it resolves, but as superseded, and the insight goes stale.
+(and re-evaluate rewrites the ref). An archived line in the until-form (`(from … until YYYY-MM-DD; replaced by:
+…)`, validity.py) was superseded by a correction: a ref to it resolves, but as superseded, and the insight goes
+stale.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.validity import parse_validity
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, SKILL_NAME
 
 SKILL, COMMIT, SESSION = "skill:", "commit:", "session:"
 _SHA = re.compile(r"^[0-9a-f]{7,40}\Z")
-# The mark an archived line carries once a correction replaced it: "(until 2026-10-05; replaced by: …)".
-_UNTIL = re.compile(r"\s*\(until (\d{4}-\d{2}-\d{2})(?:; replaced by: (.*))?\)\s*$")
 FORMS = ("FILE: TEXT (SOUL.md, USER.md, memory/MEMORY.md or memory/archive/YYYY-MM.md, then the line's exact text "
          "without its bullet)", "skill:NAME", "commit:SHA", "session:KEY")
 
@@ -79,11 +79,12 @@ class Superseded:
 
 
 def superseded(text: str) -> tuple[str, Superseded | None]:
-    """A line's text without its `(until …; replaced by: …)` mark, and the mark (None when it has none)."""
-    match = _UNTIL.search(text)
-    if match is None:
+    """A line's fact without its until-form mark (validity.py, the one reader of that form), and the mark (None
+    when it has none)."""
+    validity = parse_validity(text)
+    if validity is None:
         return text, None
-    return text[: match.start()].rstrip(), Superseded(match.group(1), (match.group(2) or "").strip())
+    return validity.text, Superseded(validity.until.isoformat(), validity.successor)
 
 
 def is_archive(file: str) -> bool:

@@ -1,7 +1,8 @@
-"""The archive tier: `memory/archive/YYYY-MM.md`, facts still true but no longer hot.
+"""The archive tier: `memory/archive/YYYY-MM.md`, facts no longer hot and facts no longer true.
 
-Tracked in git and never loaded by default. Lines arrive here from memory/MEMORY.md — moved by the model's
-`archive_lines` tool or by the pressure step after a session — under the heading of the section they left.
+Tracked in git and never loaded by default. Cold lines arrive from memory/MEMORY.md — moved by the model's
+`archive_lines` tool or by the pressure step after a session — and replaced lines from any core file, in the
+until-form (validity.py, run/supersede.py), each under the heading of the section it left.
 """
 
 from __future__ import annotations
@@ -46,3 +47,16 @@ def append(staging: Staging, day: date, moved: list[tuple[str, str]]) -> str:
         text = text.rstrip("\n") + f"\n\n## {section} (archived {day.isoformat()})\n" + "\n".join(lines) + "\n"
     staging.write(path, text)
     return path
+
+
+def mark_moved(staging: Staging, line: str, marked: str) -> bool:
+    """Rewrite `line` as `marked` where this session itself moved it to the archive; False when it did not."""
+    for path in staging.archive_paths():
+        before, now = staging.original.get(path) or "", staging.read(path) or ""
+        lines = now.split("\n")
+        added = [i for i, text in enumerate(lines) if text.strip() == line.strip() and text not in before.split("\n")]
+        if added:
+            lines[added[0]] = marked
+            staging.write(path, "\n".join(lines))
+            return True
+    return False

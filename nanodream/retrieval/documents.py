@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from nanodream.atomic import read_bytes
 from nanodream.markdown import is_heading, with_fences
 from nanodream.pinning import PIN
-from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_INTRO, CORE_FILES, STARTER_FILES, PathRefused, Workspace
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_INTROS, CORE_FILES, STARTER_FILES, PathRefused, Workspace
 
 # Lines the scaffold or the archive writes to say what a file is for: matching them would answer no question.
 BOILERPLATE = frozenset(
-    line.strip() for text in (*STARTER_FILES.values(), ARCHIVE_INTRO) for line in text.splitlines()
+    line.strip() for text in (*STARTER_FILES.values(), *ARCHIVE_INTROS) for line in text.splitlines()
     if line.strip() and not is_heading(line)
 )
 

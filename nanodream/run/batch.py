@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from nanodream.backlog.history import Batch
 from nanodream.engines import Engine
+from nanodream.engines.facts import batch_facts
 from nanodream.memory.staging import Staging
 from nanodream.run.apply import pending_overlay
 from nanodream.run.context import RunContext
@@ -15,7 +16,7 @@ from nanodream.run.passes import BatchHooks, BatchWork, PassResult
 from nanodream.run.pipeline import BATCH_PASSES
 from nanodream.run.report import BatchOutcome
 from nanodream.toolbox.tools import ToolBox
-from nanodream.vocab import Outcome
+from nanodream.vocab import FAILURES, Outcome
 
 __all__ = ["BatchHooks", "dream_batch"]
 
@@ -24,9 +25,36 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
                 hooks: BatchHooks | None = None) -> BatchOutcome:
     """One session over one batch (None: a tidy pass, which consumes no history), checked and applied.
 
-    `engine` may be None only for a batch with nothing left to dream (every line was `[skip]`). The first
-    pass that fails the batch or ends it is the last to run.
+    `engine` may be None only for a batch with nothing left to dream (every line was `[skip]`). A batch a model's
+    tools session failed whole as model-no-op is dreamed once more in structured mode when the engine offers it
+    (`tool_mode = "auto"`): what that keeps is applied, and the run's later batches start there.
     """
+    outcome = _passes(ctx, engine, batch, hooks)
+    fallback = getattr(engine, "fallback", None)
+    if (outcome.outcome != Outcome.MODEL_NO_OP or outcome.held_back is not None or batch is None
+            or fallback is None or not batch_facts(batch)):
+        return outcome  # structured mode files tagged facts: without them it has nothing to try
+    twin = fallback()
+    if twin is None:
+        return outcome
+    second = _passes(ctx, twin, batch, hooks)
+    if second.outcome not in FAILURES:
+        second.add_spend(outcome)
+        engine.adopt(twin)
+        second.warnings.insert(0, f"the tools session could not do the job ({outcome.reason}); structured mode "
+                                  "dreamed the batch again and kept it")
+        return second
+    if second.outcome != Outcome.MODEL_NO_OP:  # the server refused the structured request: the tools' verdict stands
+        outcome.add_spend(second)
+        outcome.warnings.append(f"structured mode could not be tried: {second.reason}")
+        return outcome
+    second.add_spend(outcome)
+    second.reason = f"structured mode: {second.reason} (the tools session before it: {outcome.reason})"
+    return second
+
+
+def _passes(ctx: RunContext, engine: Engine | None, batch: Batch | None, hooks: BatchHooks | None) -> BatchOutcome:
+    """One attempt at a batch: the passes in order; the first that fails the batch or ends it is the last to run."""
     span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
     if batch is not None:

@@ -280,8 +280,14 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
         engine = ctx.engine() if planned.batch.has_content else None
         observer.batch_started(planned.batch)
         outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
+        # a batch whose part before it could not be applied fails as a whole, the usual way
+        held_back = outcome.held_back if outcome.outcome not in FAILURES else None
+        outcome.held_back = None
         observer.batch_finished(outcome)
-        report.batches.append(outcome)
+        report.batches += [outcome, held_back] if held_back else [outcome]
+        if held_back is not None:  # its first entries are consumed; the rest ends the run, the cursor before it
+            report.settle_failure(held_back, at=(held_back.first_line, held_back.last_line))
+            return
         if not backlog.settle(planned, outcome):
             if report.outcome in FAILURES or report.outcome == Outcome.BLOCKED:
                 return  # a plain failure, a full file, a model that cannot use tools: the run ends on this batch

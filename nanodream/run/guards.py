@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.changes import FileChange
 from nanodream.config import Settings
+from nanodream.engines.facts import batch_facts, corrects, holds
 from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN, lost_pins
 from nanodream.rejected import fact_key, fact_text
+from nanodream.run import shape
 from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill
 from nanodream.toolbox.limits import ToolLimits
@@ -28,6 +30,11 @@ from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, SOUL
 
 # Tags an upstream summariser gives to facts it judged lasting; raw, untagged text is where pasted pages land.
 SOUL_EVIDENCE_TAGS = ("permanent", "durable", "correction")
+# Refusals an entry of the history can cause (it carries a credential, an injected instruction, a path outside
+# memory): a batch refused for one of these is split to find the entry. Every other refusal says the model broke
+# memory, which it does on any half of the batch.
+ENTRY_CAUSED = frozenset({"reached outside memory", "secret", "injected instruction"})
+CORRECTION_BESIDE = "correction beside the line it corrects"
 
 
 @dataclass(frozen=True)
@@ -40,30 +47,52 @@ class Violation:
     def __str__(self) -> str:
         return f"{self.path}: {self.rule} — {self.detail}"
 
+    @property
+    def entry_caused(self) -> bool:
+        return self.rule in ENTRY_CAUSED
+
 
 def check(staging: Staging, batch: Batch | None, settings: Settings, limits: ToolLimits,
-          refusals: Iterable[Refusal] = ()) -> list[Violation]:
+          refusals: Iterable[Refusal] = (), *, strict_corrections: bool = True) -> list[Violation]:
     """Every rule over every changed file, plus what the session tried and was refused.
 
     Non-blocking violations are warnings to report; any blocking one means nothing may be applied. Lines that
-    moved to the archive are not deletions.
+    moved to the archive are not deletions, and lines a `[correction]` of the batch replaces are not losses;
+    anything else a correction does not excuse. `strict_corrections`: a correction that landed beside the line
+    it corrects is refused (a model's session) rather than reported (the built-in rules, which cannot be asked).
     """
     violations = [Violation("session", "reached outside memory", str(refusal), refusal.blocking)
                   for refusal in refusals]
     changes = staging.changes()
-    justified = batch is not None and batch.has_correction
+    corrections = [fact.text for fact in batch_facts(batch) if fact.is_correction] if batch is not None else []
     moved = {line.strip() for change in changes if change.path.startswith(f"{ARCHIVE_DIR}/")
              for line in _added_lines(change)}
     for change in changes:
         if change.after is None:
-            violations += _check_deletion(change, changes, justified)
+            violations += _check_deletion(change, changes, corrections)
         else:
             violations += _check_content(change, limits, settings)
-            violations += _check_shrink(change, settings.max_shrink_ratio, justified, moved)
+            violations += _check_shrink(change, settings.max_shrink_ratio, corrections, moved)
+            violations += [Violation(change.path, "broken structure", problem) for problem in shape.problems(change)]
             violations += _check_pins(change)
             if change.path == SOUL:
                 violations += _check_soul(batch, settings.soul_policy)
-    return violations
+    return violations + _check_corrections(staging, corrections, strict_corrections)
+
+
+def _check_corrections(staging: Staging, corrections: list[str], strict: bool) -> list[Violation]:
+    """A correction that is kept must have replaced the line it corrects, not landed beside it."""
+    found = []
+    lines = [(path, line) for path in CORE_FILES for line in (staging.read(path) or "").splitlines()]
+    for text in corrections:
+        if not any(holds(fact_text(line), text, correction=True) for _, line in lines):
+            continue
+        old = next(((path, line) for path, line in lines if corrects(text, fact_text(line))), None)
+        if old is not None:
+            found.append(Violation(old[0], CORRECTION_BESIDE,
+                                   f"{old[1].strip()[:80]!r} is still there beside the correction {text[:80]!r}",
+                                   blocking=strict))
+    return found
 
 
 def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -> list[Violation]:
@@ -89,16 +118,19 @@ def _added_lines(change: FileChange) -> set[str]:
     return set((change.after or "").splitlines()) - set((change.before or "").splitlines())
 
 
-def _check_shrink(change: FileChange, max_ratio: float, justified: bool, moved: set[str]) -> list[Violation]:
-    if not change.before or justified:
+def _check_shrink(change: FileChange, max_ratio: float, corrections: list[str], moved: set[str]) -> list[Violation]:
+    """Too many lines gone; a line a correction of the batch replaces does not count, nothing else is excused."""
+    if not change.before:
         return []
     before_lines = [line.strip() for line in change.before.splitlines() if line.strip()]
     kept = {line.strip() for line in (change.after or "").splitlines()} | moved
-    lost = sum(1 for line in before_lines if line not in kept)
-    if before_lines and lost / len(before_lines) > max_ratio:
+    lost = [line for line in before_lines if line not in kept]
+    lost = [line for line in lost if not any(corrects(text, fact_text(line)) for text in corrections)]
+    if before_lines and len(lost) / len(before_lines) > max_ratio:
+        excused = " the batch's corrections replace none of them;" if corrections else ""
         return [Violation(change.path, "mass deletion",
-                          f"{lost} of {len(before_lines)} lines removed (> {max_ratio:.0%}) "
-                          "without a [correction] in the batch")]
+                          f"{len(lost)} of {len(before_lines)} lines removed (> {max_ratio:.0%});{excused} "
+                          f"first: {lost[0][:60]!r}")]
     return []
 
 
@@ -111,14 +143,21 @@ def _check_pins(change: FileChange) -> list[Violation]:
                       f"{count(len(dropped), 'line')} marked {PIN} changed or gone, first: {dropped[0][:80]!r}")]
 
 
-def _check_deletion(change: FileChange, changes: list[FileChange], justified: bool) -> list[Violation]:
+def _check_deletion(change: FileChange, changes: list[FileChange], corrections: list[str]) -> list[Violation]:
     if change.path in CORE_FILES:
         return [Violation(change.path, "deleted core file", "SOUL.md, USER.md and memory/MEMORY.md always stay")]
-    if justified or change.before is None or merged_into(change, changes) is not None:
+    if change.before is None or merged_into(change, changes) is not None or _named(change.path, corrections):
         return []
     return [Violation(change.path, "skill deleted without merging",
-                      "no skill written in this run carries its name, description or steps; merge it into "
-                      "another skill first, or let a [correction] justify dropping it")]
+                      "no skill written in this run carries its name, description or steps, and no [correction] "
+                      "of the batch names it; merge it into another skill first")]
+
+
+def _named(path: str, corrections: list[str]) -> bool:
+    """A correction of the batch names the skill: it may justify dropping it."""
+    name = path.split("/")[1]
+    spelled = {name, name.replace("-", " ")}
+    return any(spelling in text.lower() for text in corrections for spelling in spelled)
 
 
 def merged_into(deleted: FileChange, changes: list[FileChange]) -> FileChange | None:

@@ -14,6 +14,7 @@ from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position
 from nanodream.engines import Engine
 from nanodream.memory.staging import Staging
+from nanodream.run.accounting import Account
 from nanodream.run.context import RunContext
 from nanodream.run.holds import Holds
 from nanodream.run.report import BatchOutcome
@@ -36,7 +37,9 @@ class BatchWork:
 
     A pass reads and edits `staging` and fills in `outcome`'s facts (tokens, summary, changes); whether the
     batch goes on is said by the PassResult it returns. `confirmed` is handed from pressure to confirmations,
-    `held` from the hold pass to apply.
+    `held` from the hold pass to apply, `account` (what became of each tagged fact) from the session to the
+    accounting pass, which may narrow `batch` to the entries whose facts are all accounted for: only those are
+    consumed.
     """
 
     ctx: RunContext
@@ -47,6 +50,7 @@ class BatchWork:
     toolbox: ToolBox
     outcome: BatchOutcome
     confirmed: list[str] = field(default_factory=list)  # lines of memory/MEMORY.md this batch restated
+    account: Account = field(default_factory=Account)  # the session's account of the batch's tagged facts
     held: Holds | None = None  # lines held back for a person (run/holds.py), proposed by the apply pass
 
 

@@ -29,6 +29,7 @@ from nanodream.memory import transaction
 from nanodream.memory.staging import Staging
 from nanodream.retrieval.documents import shown, sources
 from nanodream.run import confirmations
+from nanodream.run.cascade import out_of_date
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, Pass, PassResult
 from nanodream.run.report import PhaseOutcome, RunReport
@@ -124,6 +125,7 @@ def reflect_phase(work: PhaseWork) -> PassResult:
     restated = confirmations.load(workspace)
     found = reflect(workspace, work.shelf, settings.archive_after_days,
                     lambda line: restated.get(confirmations.line_key(line)), work.today)
+    found.out_of_date = [item.message for item in out_of_date(workspace)]
     if found.empty and not found.read:
         return work.note("reflect: skipped (memory holds no lines yet)")
     work.reflection = found

@@ -1,6 +1,8 @@
 """The run, declared: every batch takes these passes, in this order, then the run its phases once; nothing else
 decides the order.
 
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
     Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
          "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
@@ -16,13 +18,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from nanodream.backlog.history import Batch
 from nanodream.memory import archive
-from nanodream.run import askfirst, confirmations, guards, holds, merges
+from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
+from nanodream.run.accounting import unaccounted_reason
 from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
 from nanodream.run.phases import connect_phase, record_phase, reevaluate_phase, reflect_phase
 from nanodream.run.pressure import relieve
+from nanodream.run.report import BatchOutcome
 from nanodream.run.session import ledger_keys, session
+from nanodream.vocab import Outcome, count_entries
+from nanodream.workspace import SOUL
 
 
 def _keep_dates(work: BatchWork) -> PassResult:
@@ -44,6 +51,14 @@ def _unsafe(work: BatchWork) -> PassResult:
     return PassResult(warnings=tuple(guards.leave_out_unsafe(work.staging, work.ctx.settings)))
 
 
+def _superseded(work: BatchWork) -> PassResult:
+    # A SOUL.md change waiting for review is not applied yet: its replaced lines stay where they are.
+    held_back = (SOUL,) if work.ctx.review == "soul" else ()
+    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back,
+                            rejected=ledger_keys(work.ctx))
+    return DONE
+
+
 def _hold(work: BatchWork) -> PassResult:
     held = holds.hold_back(work.staging, work.ctx.settings)
     work.held = held if held.lines else None
@@ -59,12 +74,43 @@ def _pressure(work: BatchWork) -> PassResult:
 
 
 def _guards(work: BatchWork) -> PassResult:
+    """A refusal an entry can cause (a secret, an injection) fails the batch so a split can find the entry; one
+    only the model causes (a rewrite, a wrapper, broken structure) holds the batch: every half would fail too."""
     ctx = work.ctx
-    violations = guards.check(work.staging, work.batch, ctx.settings, ctx.limits, work.toolbox.refusals)
+    violations = guards.check(work.staging, work.batch, ctx.settings, ctx.limits, work.toolbox.refusals,
+                              strict_corrections=not ctx.settings.offline)
     warnings = tuple(str(v) for v in violations if not v.blocking)
-    blocking = [str(v) for v in violations if v.blocking]
-    failure = "guard refused the result: " + "; ".join(blocking) if blocking else ""
-    return PassResult(warnings=warnings, failure=failure)
+    blocking = [v for v in violations if v.blocking]
+    if not blocking:
+        return PassResult(warnings=warnings)
+    failure = "guard refused the result: " + "; ".join(str(v) for v in blocking)
+    if any(v.entry_caused for v in blocking):
+        return PassResult(warnings=warnings, failure=failure)
+    return PassResult(warnings=warnings, failure=f"{failure} — the model's edits broke memory; see `nanodream "
+                                                "model check`", failed_as=Outcome.MODEL_NO_OP)
+
+
+def _accounting(work: BatchWork) -> PassResult:
+    """Narrow the batch to the entries before the first one with an unaccounted fact; that one and the rest are
+    held back (`outcome.held_back`, failed) with the cursor before it. When it is the first entry, the whole batch
+    fails and nothing is applied. What was kept is committed with the part before it: the commit records exactly
+    what it consumed, and a later run finds those facts held, so nothing is filed twice.
+    """
+    batch, outcome = work.batch, work.outcome
+    first = work.account.first_open_entry()
+    if batch is None or first is None:
+        return DONE
+    reason = unaccounted_reason(work.toolbox, work.account)
+    if first == 0:
+        return PassResult(failure=reason, failed_as=Outcome.MODEL_NO_OP)
+    kept, rest = Batch(batch.entries[:first]), Batch(batch.entries[first:])
+    outcome.first_cursor, outcome.last_cursor, outcome.entries = kept.first_cursor, kept.last_cursor, first
+    outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
+    held = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),
+                        first_line=rest.first_line, last_line=rest.last_line)
+    held.fail(f"{reason}; {count_entries(first)} before it consumed", Outcome.MODEL_NO_OP)
+    held.unaccounted, outcome.held_back, work.batch = outcome.unaccounted, held, kept
+    return DONE
 
 
 def _confirmations(work: BatchWork) -> PassResult:
@@ -74,20 +120,27 @@ def _confirmations(work: BatchWork) -> PassResult:
 
 
 PASSES: tuple[Pass, ...] = (
-    Pass("session", "prompting/, engines/", "one session (llm.py or builtin.py) edits a staged copy through the "
-         "tools of toolbox/registry.py; run/noop.py asks once when it changed nothing", session),
+    Pass("session", "prompting/, engines/", "one session (llm.py, its structured mode structured.py, or "
+         "builtin.py) edits a staged copy through the tools of toolbox/registry.py; run/accounting.py asks once "
+         "about tagged facts neither kept nor explained, run/revisit.py once to revisit lines naming a value it "
+         "replaced", session),
     Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
          _keep_dates),
     Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),
     Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
     Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
          _unsafe),
+    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
+         "it stopped being true, and what replaced it", _superseded),
     Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
          "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
-    Pass("guards", "run/guards.py", "injection, SOUL policy, deletion, size caps, skills: refuse or warn",
+    Pass("guards", "run/guards.py", "injection, SOUL policy, deletion (a correction excuses only the line it "
+         "corrects), structure (run/shape.py), a correction beside its old line, size caps, skills: refuse or warn",
          _guards),
+    Pass("accounting", "run/accounting.py", "only entries whose tagged facts are all accounted for are consumed; "
+         "the cursor stays before the first that is not", _accounting),
     Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; "
          "a dry run ends here", preview),
     Pass("apply", "run/apply.py", "door.change() → memory/transaction.py: journal → atomic writes → commit → "
@@ -125,6 +178,7 @@ _HEAD = """\
         │      (a failing batch is split and a poisoned entry quarantined: run/poison.py, backlog/quarantine.py)
         ▼
  run/batch.py ─ dream_batch(): the one path every batch takes, the passes of run/pipeline.py in order
+        │      (tool_mode auto: a batch a tools session failed as model-no-op runs them once more in structured mode)
         │"""
 
 

@@ -6,7 +6,8 @@ bullets another bullet of their section says all of, go), and memory/MEMORY.md's
 recently written (the date git blames them on) or confirmed (restated in history: see confirmations.py) —
 move to `memory/archive/YYYY-MM.md` until the file is back under `pressure_ratio` of its cap. Lines
 untouched for `archive_after_days` move there even without pressure, and so do hypothesis lines of any core
-file marked stale for longer than that (hypotheses.py). The archive is tracked in git and
+file marked stale for longer than that (hypotheses.py), and any line in the until-form (validity.py) whose
+day has passed: a fact no longer true is not kept where hosts load it. The archive is tracked in git and
 never loaded by default, so those facts stay findable without costing every prompt. SOUL.md, USER.md and
 skills (rules and preferences) are never archived automatically, and a line holding `<!-- keep -->` never
 leaves. Only when nothing may move does the batch fail, once, as a capacity problem: it is never split or
@@ -30,6 +31,7 @@ from nanodream.pinning import PIN
 from nanodream.run import confirmations
 from nanodream.text.words import content_words, covers
 from nanodream.toolbox.limits import ToolLimits
+from nanodream.validity import is_replaced, parse_validity
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import CAPACITY
 from nanodream.workspace import CORE_FILES, MEMORY, SOUL
@@ -62,7 +64,7 @@ def relieve(staging: Staging, store: GitStore, settings: Settings, limits: ToolL
         target = int(settings.pressure_ratio * cap)
         text = _merged(before) if len(before) > target else before
         if path in CORE_FILES and _may_retire(staging, path, settings):
-            text = _retire_stale(staging, text, when, settings.archive_after_days)
+            text = _retire(staging, text, when, settings.archive_after_days)
         if path == MEMORY:
             relief.confirmed = _restated(text.split("\n"), mentioned)
             plan = Plan(target, when, settings.archive_after_days, relief.confirmed)
@@ -126,7 +128,7 @@ def _merged(text: str) -> str:
 
 def _says_all(broad: str, narrow: str, *, earlier: bool) -> bool:
     broad, narrow = broad[2:].replace(PIN, ""), narrow[2:]
-    if not content_words(narrow):
+    if not content_words(narrow) or is_replaced(broad):  # a replaced line names its successor: it holds no fact
         return False
     if content_words(broad) == content_words(narrow):
         return earlier  # the same fact in other words: the first one stays
@@ -166,19 +168,27 @@ def _may_retire(staging: Staging, path: str, settings: Settings) -> bool:
     return path != SOUL or settings.soul_policy == "open" or staging.read(SOUL) != staging.original.get(SOUL)
 
 
-def _retire_stale(staging: Staging, text: str, today: date, days: int) -> str:
-    """Hypotheses stale for more than `days` leave the active file for the archive (a pinned one stays)."""
-    if not days:
-        return text
+def _retire(staging: Staging, text: str, today: date, days: int) -> str:
+    """Lines no longer current leave the active file for the archive (a pinned one stays): hypotheses stale for
+    more than `days`, and lines in the until-form whose day has passed (a model or a person wrote one there)."""
     lines = text.split("\n")
     leaving = [index for index, (line, code) in enumerate(with_fences(lines)) if not code and PIN not in line
-               and (found := parse(line)) is not None and found.stale_since is not None
-               and (today - found.stale_since).days > days]
+               and (_stale(line, today, days) or _ended(line, today))]
     if not leaving:
         return text
     titles = archive.sections(lines)
     archive.append(staging, today, [(titles[i], lines[i]) for i in leaving])
     return "\n".join(line for index, line in enumerate(lines) if index not in set(leaving))
+
+
+def _stale(line: str, today: date, days: int) -> bool:
+    found = parse(line) if days else None
+    return found is not None and found.stale_since is not None and (today - found.stale_since).days > days
+
+
+def _ended(line: str, today: date) -> bool:
+    validity = parse_validity(line) if line.lstrip().startswith(("- ", "* ", "+ ")) else None
+    return validity is not None and validity.until <= today
 
 
 def _epoch(day: date) -> float:

@@ -17,6 +17,8 @@ NOTABLE_LIMIT = 200
 class BatchOutcome:
     """One session over one batch (or one tidy pass) and what became of it."""
 
+    json_shape = Shape(hidden=("held_back",))  # a hand-over inside the run: the held-back part is a batch of its own
+
     outcome: str  # committed | no-change | failed | dry-run | split | quarantined
     first_cursor: int
     last_cursor: int
@@ -40,6 +42,16 @@ class BatchOutcome:
     unkept: list[str] = field(default_factory=list)  # tagged facts memory lacked after a session that changed nothing
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: why the session kept one out
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
+    # tagged facts neither kept nor explained after the session: {fact, entry_line, problem}; never consumed
+    unaccounted: list[dict[str, object]] = field(default_factory=list)
+    held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
+
+    def add_spend(self, other: BatchOutcome) -> None:
+        """Count what an earlier attempt at the same batch spent (tokens, requests, cost) as this one's too."""
+        self.tokens_in, self.tokens_out = self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out
+        self.cached_tokens, self.requests = self.cached_tokens + other.cached_tokens, self.requests + other.requests
+        if other.cost is not None:
+            self.cost = (self.cost or 0.0) + other.cost
 
     def fail(self, reason: str, outcome: str = Outcome.FAILED) -> BatchOutcome:
         # a reason can quote what a session wrote (a pinned line, a tool error): it reaches records and quarantine

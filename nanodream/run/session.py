@@ -1,4 +1,4 @@
-"""The session pass: one engine over the batch and a staged copy of memory, then the no-op check.
+"""The session pass: one engine over the batch and a staged copy of memory, then the account of its facts.
 
 Its transcript is kept under .nanodream/transcripts (never fed back into history); its tokens, cost and
 summary become the batch outcome's. A failure fails the batch and nothing it staged is applied.
@@ -14,16 +14,18 @@ from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
-from nanodream.engines import SessionError, SessionRequest, describe_error
+from nanodream.engines import SessionError, SessionRequest, SessionResult, describe_error
+from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import UserMessage, session_texts
 from nanodream.prompting.prompt_override import ActivePrompt
 from nanodream.rejected import read_ledger, rejected_keys
-from nanodream.run import noop
+from nanodream.run import accounting, revisit
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.run.transcripts import Transcript, save_transcript
 from nanodream.safety import secret_scan
+from nanodream.versioning import pending
 from nanodream.vocab import FAILURES, Outcome
 
 
@@ -39,35 +41,57 @@ def session(work: BatchWork) -> PassResult:
                              rejected=ledger_keys(ctx), skills=signals.health, user_blocks=message.blocks())
     try:
         result = work.engine.run(request, work.toolbox)
-        result, account = noop.hold_to_account(work.engine, request, result, work.toolbox,
-                                               text_calls=ctx.settings.tool_mode != "native")
+        ledgers = accounting.Ledgers(proposed=lambda: _proposed_lines(ctx),
+                                     strict_corrections=not ctx.settings.offline)
+        result, work.account = accounting.hold_to_account(work.engine, request, result, work.toolbox,
+                                                          ledgers=ledgers,
+                                                          text_calls=ctx.settings.tool_mode != "native")
+        result = revisit.revisit(work.engine, request, result, work.toolbox, today=archive.today())
     except SessionError as exc:
         _failed(work, exc, in_git)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
     else:
-        outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
-        outcome.cached_tokens = result.cached_tokens
-        # They become the commit message, log and record: no credential, nothing git cannot hold.
-        outcome.requests, outcome.summary = result.requests, said(result.summary)
-        outcome.warnings += [said(warning) for warning in result.warnings]  # they can quote the history
-        outcome.unkept = [said(fact) for fact in account.unkept]
-        outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
-        if account.no_op:
-            outcome.fail(noop.no_op_reason(work.toolbox, account), Outcome.MODEL_NO_OP)
-        _keep_transcript(work, result.transcript, outcome.reason or "finished", in_git)
+        _finished(work, result, in_git)
     return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
 
 
+def _finished(work: BatchWork, result: SessionResult, in_git: tuple[str, ...]) -> None:
+    """The session's spend, summary and per-fact account become the batch outcome's."""
+    outcome, batch, account = work.outcome, work.batch, work.account
+    outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
+    outcome.cached_tokens = result.cached_tokens
+    # They become the commit message, log and record: no credential, nothing git cannot hold.
+    outcome.requests, outcome.summary = result.requests, said(result.summary)
+    outcome.warnings += [said(warning) for warning in result.warnings]  # they can quote the history
+    outcome.unkept = [said(fact) for fact in account.unkept]
+    outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
+    outcome.unaccounted = [{"fact": item.fact.text, "entry_line": batch.entries[item.fact.entry].line if batch
+                            else 0, "problem": said(item.note)} for item in account.unaccounted]
+    _keep_transcript(work, result.transcript, outcome.reason or "finished", in_git)
+
+
 def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None:
+    """A session that stopped: a provider error may come from an entry (split to find it); a cap, a loop or
+    calls no tool can run say the model cannot do the job (held, never split)."""
     outcome = work.outcome
     outcome.fail(exc.reason)
     spent = exc.spent  # what the failed session cost counts toward the run's budgets too
     outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
     outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
     if exc.misuse and not work.staging.changes():
-        outcome.fail(noop.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
+        outcome.fail(accounting.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
+    elif exc.model_fault:
+        outcome.fail(f"{exc.reason}; the model could not finish the job — see `nanodream model check`",
+                     Outcome.MODEL_NO_OP)
     _keep_transcript(work, exc.transcript, f"failed: {outcome.reason}", in_git)
+
+
+def _proposed_lines(ctx: RunContext) -> list[str]:
+    """The lines of memory as the pending review proposals would leave it ([] without proposals)."""
+    if pending.tip(ctx.store) is None:
+        return []
+    return [line for text in pending.pending_view(ctx.store).values() for line in (text or "").splitlines()]
 
 
 def _in_git(staging: Staging, prompt: ActivePrompt, message: UserMessage) -> tuple[str, ...]:

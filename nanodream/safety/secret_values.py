@@ -129,6 +129,8 @@ def looks_password_shaped(value: str) -> bool:
     two places, not repetitive, and no name, version, path, setting or identifier ('Gx7!pq2Lz', 'Qw9zt4Kp';
     not 'Python3.11-slim', 'WPA2-Enterprise', 'iPhone15Pro', 'MayaL_1987', 'm=64MiB')."""
     core = strip_value(value)
+    if not core.isprintable():  # a terminal's escape sequence ('\x1b]0;title\x07'), never something typed
+        return False
     symbol = bool(_PASSWORD_SYMBOL.search(core))
     classes = sum(bool(found) for found in (re.search(r"[a-z]", core), re.search(r"[A-Z]", core),
                                              re.search(r"\d", core))) + symbol

@@ -1,9 +1,11 @@
-"""The page's routes: the timeline, one commit, restore, proposals to accept or reject, why, the skills table, the
-insights and a decision on each. Guarded first."""
+"""The page's routes: the timeline, one commit, restore, proposals to accept or reject, why, the skills table,
+the memory files (today or as of a day) with each line's why, pin and forget, the insights and a decision on
+each. Guarded first."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -18,7 +20,7 @@ from nanodream import api
 from nanodream.api import Workspace
 from nanodream.controls import visible
 from nanodream.serve.guard import Guard
-from nanodream.vocab import Outcome
+from nanodream.vocab import Outcome, count
 
 SHA = re.compile(r"[0-9a-f]{4,40}")
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -36,6 +38,9 @@ def build_app(workspace: Workspace, guard: Guard) -> Starlette:
         Route("/proposal/{sha}/{action}", pages.decide, methods=["POST"]),
         Route("/why", pages.why),
         Route("/skills", pages.skills),
+        Route("/memory", pages.memory),
+        Route("/memory/pin", pages.pin, methods=["POST"]),
+        Route("/forget", pages.forget, methods=["POST"]),
         Route("/insights", pages.insights),
         Route("/insight/{name}/{decision}", pages.decide_insight, methods=["POST"]),
     ])
@@ -74,6 +79,53 @@ class Pages:
             found = api.why(self.workspace, query)
             answer, problem = (found.to_json(), "") if found.answer is not None else (None, found.reason)
         return self._page(request, "why.html", query=query, answer=answer, problem=problem)
+
+    async def memory(self, request: Request) -> Response:
+        """The memory files as they are, or (`as_of`) as they stood on a day, one row per line."""
+        refused = self.guard.refusal(request)
+        if refused:
+            return refused
+        as_of = request.query_params.get("as_of", "").strip()
+        if as_of:
+            report = api.memory_as_of(self.workspace, as_of)
+            files, commit, time = report.files, report.commit, report.time
+        else:
+            files, commit, time = [api.memory_file(self.workspace, path) for path in api.CORE_FILES], None, None
+            report = files[0]
+        problem = report.reason if report.outcome == Outcome.REFUSED else ""
+        return self._page(request, "memory.html", as_of=as_of, commit=commit, time=time, problem=problem,
+                          files=[] if problem else [_file_rows(file) for file in files],
+                          note=request.query_params.get("note", ""))
+
+    async def pin(self, request: Request) -> Response:
+        """Pin or unpin one line of today's memory, as one commit of the person's."""
+        form = await request.form()
+        refused = self.guard.refusal(request, str(form.get("csrf", "")))
+        if refused:
+            return refused
+        remove = form.get("remove") == "yes"
+        report = api.pin(self.workspace, str(form.get("text", "")), path=str(form.get("path", "")) or None,
+                         remove=remove)
+        done = report.outcome in (Outcome.PINNED, Outcome.UNPINNED, Outcome.NOTHING_TO_DO)
+        note = (f"{report.outcome} {report.path}:{report.line}" if done
+                else f"not {'unpinned' if remove else 'pinned'}: {report.reason}")
+        return RedirectResponse(f"/memory?note={quote(note)}", status_code=303)
+
+    async def forget(self, request: Request) -> Response:
+        """Forget one history session (or one entry): what it alone taught leaves memory, as one commit."""
+        form = await request.form()
+        refused = self.guard.refusal(request, str(form.get("csrf", "")))
+        if refused:
+            return refused
+        session, line = str(form.get("session", "")), str(form.get("line", ""))
+        if not session and not line.isdigit():
+            return PlainTextResponse("no session or history line to forget", 400)
+        target = api.Target(session=session) if session else api.Target(line=int(line))
+        report = api.forget(self.workspace, target)
+        note = (f"forgot {count(len(report.entries), 'history entry')}: {count(len(report.removed), 'line')} "
+                f"removed, {count(len(report.review), 'line')} for you to review" if report.outcome == Outcome.FORGOTTEN
+                else f"nothing forgotten: {report.reason}")
+        return RedirectResponse(f"/memory?note={quote(note)}", status_code=303)
 
     async def skills(self, request: Request) -> Response:
         """The skills table `nanodream skills` prints: use, companions, marks and families."""
@@ -157,6 +209,24 @@ class Pages:
         html = self.env.get_template(template).render(csrf=self.guard.csrf_token(session),
                                                       workspace=str(self.workspace.root), **values)
         return self.guard.remember(request, HTMLResponse(html), session)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a memory file as the memory view shows it."""
+
+    number: int
+    text: str
+    fact: bool  # a bullet: it can be asked about, pinned, forgotten
+    pinned: bool
+    heading: bool
+
+
+def _file_rows(file: api.MemoryFile) -> dict[str, Any]:
+    lines = (file.text or "").split("\n")
+    rows = [Row(number, line, line.lstrip().startswith(("- ", "* ", "+ ")), api.PIN in line, line.startswith("#"))
+            for number, line in enumerate(lines, start=1) if line.strip()]
+    return {"path": file.path, "missing": file.missing, "rows": rows}
 
 
 def diff_lines(diff: str) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The text layer: how nanodream reads what people write, in one place every other floor uses.
 
-Ingest's rules, the builtin engine, the safety detectors, the no-op check and pressure all read sentences
+Ingest's rules, the builtin engine, the safety detectors, the per-fact accounting and pressure all read sentences
 and compare words; they do it through these small modules, and the word lists and verb tables they need are
 data files under `data/` (one word or row a line, `#` comments) that a person can read and extend.
 

@@ -263,8 +263,11 @@ def _squeezed(text: str) -> str:
 
 # text mode: what the system prompt teaches --------------------------------------------------------------
 
-CALL_EXAMPLE = ('<tool_call>\n{"name": "edit_file", "arguments": {"path": "USER.md", "old_text": "## Preferences\\n", '
-                '"new_text": "## Preferences\\n- Prefers short answers.\\n"}}\n</tool_call>')
+# A read: a model that copies the example verbatim changes nothing (an edit copied from an example once filed
+# "Prefers short answers." for a user who never said it).
+CALL_EXAMPLE = '<tool_call>\n{"name": "read_file", "arguments": {"path": "USER.md"}}\n</tool_call>'
+# The format in words, with slots no tool accepts: copied as is, it is an unreadable call, never an edit.
+CALL_FORMAT = '<tool_call>{"name": TOOL, "arguments": {PARAMETER: "TEXT", …}}</tool_call>'
 
 
 def text_mode_instructions(registry: Registry) -> str:
@@ -273,7 +276,8 @@ def text_mode_instructions(registry: Registry) -> str:
     lines = ["## Calling tools", "",
              "No tool definitions are attached to this conversation: call a tool by writing the call in your answer, "
              "one block per call, exactly like this:", "", CALL_EXAMPLE, "",
-             "Every argument is a JSON string (join lines with \\n). Write all your calls as blocks in one answer, "
+             "Every argument is a JSON string (join lines with \\n), e.g. edit_file takes path, old_text and "
+             "new_text. Write all your calls as blocks in one answer, "
              "finish last; they run in order. If one fails, the next message gives the results.", "", "The tools:"]
     for tool in registry:
         lines.append(f"- {tool.signature()}: {tool.description}")

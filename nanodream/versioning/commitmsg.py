@@ -7,6 +7,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from nanodream.markdown import with_fences
 from nanodream.vocab import (
     TRAILER_PREFIX,
     Trailer,
@@ -55,12 +56,21 @@ class DreamFacts:
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
 
 
+def _first_words(summary: str) -> str:
+    """The summary's first line that says something outside a code fence (a model once gave "dream: ```")."""
+    for line, code in with_fences(summary.splitlines()):
+        text = line.strip(" #*-`>_=~")
+        if not code and any(ch.isalnum() for ch in text):
+            return text
+    return ""
+
+
 def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
                   extra: tuple[tuple[Trailer, object], ...] = ()) -> str:
     """Subject from the summary, the summary, the diff's own change list, then trailers (and any `extra`)."""
     batch = facts.batch
     summary = _TRAILER_LIKE.sub(r"\1> \2", summary.strip())
-    first_line = summary.splitlines()[0].strip(" #*-") if summary else ""
+    first_line = _first_words(summary)
     fallback = f"consolidate history {batch.describe()}" if batch else "tidy memory"
     subject = first_line or fallback
     if len(subject) > SUBJECT_LIMIT - len("dream: "):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -443,6 +444,37 @@ class GitStore:
 
     def blob(self, blob_id: str) -> bytes:
         return run_git(self.workspace.root, "cat-file", "blob", blob_id).stdout
+
+    def blobs(self, blob_ids: Sequence[str]) -> dict[str, bytes]:
+        """Many blobs by id from ONE `git cat-file --batch`: a whole tree's files cost one process."""
+        if not blob_ids:
+            return {}
+        out = run_git(self.workspace.root, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in blob_ids).encode()
+                      ).stdout
+        found, at = {}, 0
+        for blob_id in blob_ids:
+            end = out.index(b"\n", at)
+            size = int(out[at:end].split()[2])
+            found[blob_id] = out[end + 1:end + 1 + size]
+            at = end + 1 + size + 1  # the content is followed by a newline
+        return found
+
+    def first_commit_adding(self, text: str, paths: Sequence[str]) -> tuple[str, str] | None:
+        """The oldest commit that added `text` to one of `paths`, with its committer date (ISO 8601); None when
+        none did. One `git log -S` (the commits that change how often the text occurs), oldest first."""
+        if not text or not self.exists or not self.head_sha():
+            return None
+        out = self._read("log", "--reverse", "--format=%H %cI", f"-S{text}", "HEAD", "--", *paths)
+        first = out.splitlines()[0].split(" ") if out else []
+        return (first[0], first[1]) if len(first) == 2 else None
+
+    def commit_before(self, moment: datetime) -> tuple[str, str] | None:
+        """The newest commit of HEAD's history whose committer date is at or before `moment`, with that date
+        (ISO 8601); None when there is none (or no commit at all). One `git log`."""
+        if not self.exists or not self.head_sha():
+            return None
+        out = self._git("log", "-1", "--format=%H %cI", f"--before={moment.isoformat()}", "HEAD", "--")
+        return (out.split(" ")[0], out.split(" ")[1]) if out else None
 
 
 def _added_and_removed(verbose: str) -> tuple[set[str], set[str]] | None:

@@ -1,26 +1,33 @@
-"""`nanodream why`: which commit wrote a memory line, and for a dream, the history entries behind it.
+"""`nanodream why`: which commit wrote a memory line, for a dream the history entries behind it, and its life.
 
 One `git blame` of one line (`-M -C`: a line moved within its file, or into the archive by the same
 commit, is still credited to the commit that first wrote it), one `git log -1` and one read of the
 dream's byte range of history.jsonl: the answer costs the same on a long history as on a short one. A
 commit that only changed how the line looks — a pin or unpin, a marker or bullet added by hand, a
 reorder — is looked through (one more blame each), so the answer is the commit that wrote the fact.
+
+A line's life, on history's clock: the day it became true (the entry that taught it, or the `from` of its
+until-form), the day it stopped (its `until`) and what replaced it, and the facts it replaced (archive lines
+naming it as their successor: one read of each archive month). For a replaced line the commit is the one
+that archived it, and `first_written` the one that first wrote the fact (one `git log -S`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
-from nanodream.atomic import read_text
-from nanodream.backlog.history import HistoryEntry
+from nanodream.atomic import read_bytes, read_text
+from nanodream.backlog.history import HistoryEntry, entry_day
 from nanodream.pinning import file_lines, find_lines
-from nanodream.rejected import fact_text
+from nanodream.rejected import fact_key, fact_text
+from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore, LineOrigin
 from nanodream.versioning.logview import consumed_entries, shown_entry
 from nanodream.vocab import Declared, count
-from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, REJECTED_FILE, PathRefused, Workspace
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, PathRefused, Workspace
 
 _WORD = re.compile(r"[a-z0-9]+")
 MIN_SHARE = 0.5  # an entry "mentions" a line when it holds at least half of the line's meaningful words
@@ -42,6 +49,11 @@ class WhyReport(Declared):
     text: str
     subject: str = ""
     entries: list[dict[str, Any]] = field(default_factory=list)  # line, cursor, session_key, timestamp, text
+    became_true: str | None = None  # YYYY-MM-DD: the history entry that taught it (or its until-form's `from`)
+    until: str | None = None  # YYYY-MM-DD it stopped being true: a replaced line of the archive; None while current
+    replaced_by: str = ""  # what replaced it ("" while current, or when nothing took its place)
+    replaced: list[dict[str, Any]] = field(default_factory=list)  # facts it replaced: text, since, until, file, line
+    first_written: dict[str, str] | None = None  # a replaced fact's first commit: {"commit", "time"}
     insights: list[dict[str, Any]] = field(default_factory=list)  # cite it: insight, status, relation, weight, reason
 
 
@@ -49,15 +61,72 @@ def why(workspace: Workspace, query: str) -> WhyReport:
     """Answer for `FILE:LINE` when FILE is an existing memory file, else for the memory line holding `query`."""
     path, number, text = _locate(workspace, query)
     store = GitStore(workspace)
-    sha = _writer(workspace, store, path, number, text) if store.exists and store.head_sha() else None
+    committed = store.exists and store.head_sha()
+    sha = _writer(workspace, store, path, number, text) if committed else None
     if sha is None:
-        return WhyReport(None, "uncommitted", None, path, number, text)
-    commit = store.commit_info(sha)
-    report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject)
-    if commit.kind == "dream":
-        entries = consumed_entries(workspace, commit.trailers)
-        report.entries = [_entry(e) for e in rank(entries, fact_text(text) or text)]
+        report = WhyReport(None, "uncommitted", None, path, number, text)
+    else:
+        commit = store.commit_info(sha)
+        report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject)
+        if commit.kind == "dream":
+            entries = consumed_entries(workspace, commit.trailers)
+            report.entries = [_entry(e) for e in rank(entries, _asked_fact(path, text))]
+    _life(workspace, store if committed else None, report)
     return report
+
+
+def _asked_fact(path: str, text: str) -> str:
+    """What the entries behind a line mention: its fact, or for a replaced line what replaced it (the dream that
+    archived it read that)."""
+    validity = parse_validity(text) if path.startswith(f"{ARCHIVE_DIR}/") else None
+    if validity is not None:
+        return validity.successor or validity.text
+    return fact_text(text) or text
+
+
+def _life(workspace: Workspace, store: GitStore | None, report: WhyReport) -> None:
+    """When the line's fact became true, when it stopped and what replaced it, and what it replaced."""
+    validity = parse_validity(report.text) if report.file.startswith(f"{ARCHIVE_DIR}/") else None
+    if validity is not None:
+        report.until, report.replaced_by = validity.until.isoformat(), validity.successor
+        report.became_true = validity.since.isoformat() if validity.since else None
+        report.first_written = _first_written(store, validity.text) if store is not None else None
+        return
+    taught = entry_day(report.entries[0]["timestamp"]) if report.entries else None
+    report.became_true = taught.isoformat() if taught else None
+    report.replaced = _replaced_by_line(workspace, fact_text(report.text))
+
+
+def _replaced_by_line(workspace: Workspace, fact: str) -> list[dict[str, Any]]:
+    """The archive's replaced facts whose successor is `fact` (the same words), oldest month first."""
+    key = fact_key(fact)
+    found = []
+    for path in _archive_months(workspace):
+        lines = read_bytes(workspace.root / path).decode("utf-8", errors="replace").splitlines()
+        for number, line in enumerate(lines, start=1):
+            validity = parse_validity(line)
+            if validity is not None and key and fact_key(validity.successor) == key:
+                found.append({"text": validity.text, "since": validity.since.isoformat() if validity.since else None,
+                              "until": validity.until.isoformat(), "file": path, "line": number})
+    return found
+
+
+def _first_written(store: GitStore, fact: str) -> dict[str, str] | None:
+    """The commit that first wrote `fact` into a core file, and its time; None when git has no such commit."""
+    found = store.first_commit_adding(fact, list(CORE_FILES))
+    return {"commit": found[0], "time": found[1]} if found else None
+
+
+def taught_on(store: GitStore, path: str, number: int, text: str) -> date | None:
+    """The day of the history entry that taught line `number` of `path`, when a dream wrote it (else None)."""
+    sha = _writer(store.workspace, store, path, number, text)
+    if sha is None:
+        return None
+    commit = store.commit_info(sha)
+    if commit.kind != "dream":
+        return None
+    entries = rank(consumed_entries(store.workspace, commit.trailers), fact_text(text) or text)
+    return entry_day(entries[0].timestamp) if entries else None
 
 
 def rank(entries: list[HistoryEntry], fact: str) -> list[HistoryEntry]:
@@ -110,11 +179,15 @@ def _is_memory_file(workspace: Workspace, path: str) -> bool:
 
 
 def _archive_matches(workspace: Workspace, query: str) -> list:
+    return [m for path in _archive_months(workspace) for m in find_lines(workspace, query, path)]
+
+
+def _archive_months(workspace: Workspace) -> list[str]:
     folder = workspace.root / ARCHIVE_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
-    months = sorted(f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md"))
-    return [m for path in months if ARCHIVE_PATH.fullmatch(path) for m in find_lines(workspace, query, path)]
+    months = sorted(f"{ARCHIVE_DIR}/{p.name}" for p in folder.glob("*.md") if not p.is_symlink())
+    return [path for path in months if ARCHIVE_PATH.fullmatch(path)]
 
 
 # How many commits that kept a line's fact (a pin, an unpin, a move, a new bullet) `why` looks through.

@@ -1,0 +1,101 @@
+"""Which line a correction replaces: by its subject and the value that changed, in any active file.
+
+Measured on fresh backlogs, the builtin engine used to replace the old fact in one correction of four; the
+rest landed beside it. The cases differ from the issue's examples on purpose: they check the class.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.engines.replacing import (
+    NAMED,
+    SLOT,
+    Candidate,
+    explicit_old_value,
+    find_replaced,
+    names_old_value,
+    value_change,
+)
+from nanodream.workspace import MEMORY, SOUL, USER
+
+NEIGHBOURS = [
+    Candidate(MEMORY, 3, "Project wren uses Memcached for sessions."),
+    Candidate(MEMORY, 4, "Project wren's docs live in Notion."),
+    Candidate(USER, 5, "Prefers short answers."),
+]
+
+
+@pytest.mark.parametrize(("old", "correction"), [
+    # the old value named outright
+    (Candidate(MEMORY, 1, "Project wren ships through Heroku pipelines on dyno web-2."),
+     "Project wren now ships through Fly.io, not Heroku."),
+    (Candidate(MEMORY, 1, "The analytics service writes events to ClickHouse."),
+     "The analytics service writes events to BigQuery instead of ClickHouse."),
+    (Candidate(MEMORY, 1, "The team tracks bugs in Jira."),
+     "The team no longer tracks bugs in Jira; Linear took over."),
+    (Candidate(MEMORY, 1, "Daily standup is at 9:30."), "The standup moved from 9:30 to 10:15."),
+    (Candidate(USER, 1, "Owns a cat called Miso."), "The user's cat is called Tofu, not Miso."),
+    (Candidate(MEMORY, 1, "The mobile app is built with React Native."),
+     "The mobile app doesn't use React Native anymore; it is native Swift."),
+    # the same slot, with the user implicit in USER.md
+    (Candidate(USER, 1, "Lives in Ghent, near the station."), "The user moved to Utrecht."),
+    (Candidate(USER, 1, "Based in Ghent."), "User relocated to Utrecht."),
+    (Candidate(USER, 1, "**Employer**: Globex"), "The user's employer is Initech now."),
+    (Candidate(USER, 1, "Timezone: Europe/Madrid"), "The user's time zone is Asia/Tokyo."),
+    # the same frame with a changed value ([correction] only)
+    (Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf 0.12."),
+     "The invoicing job now exports PDFs with Gotenberg 8."),
+    (Candidate(SOUL, 1, "Summaries use at most five bullet points."), "Summaries use at most three bullet points."),
+])
+def test_a_correction_finds_the_line_it_replaces(old, correction):
+    found = find_replaced(correction, [*NEIGHBOURS, old], prefer=MEMORY, frames=True)
+    assert found is not None and found.candidate == old
+
+
+@pytest.mark.parametrize("correction", [
+    "Project wren now deploys with Kubernetes.",  # same subject, another attribute: no line to replace
+    "The user moved the meeting to Friday.",  # "moved … to" about something else
+    "Answer in Dutch.",  # nothing in memory says how to answer
+    "The docs team uses Confluence.",  # another subject
+])
+def test_a_correction_with_no_line_to_replace_replaces_nothing(correction):
+    assert find_replaced(correction, NEIGHBOURS, frames=True) is None
+
+
+def test_without_frames_only_a_slot_or_a_named_old_value_replaces():
+    old = Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf.")
+    assert find_replaced("The invoicing job now exports PDFs with Gotenberg.", [old]) is None
+    assert find_replaced("The invoicing job exports PDFs with Gotenberg instead of wkhtmltopdf.", [old]).rule == NAMED
+    assert find_replaced("User lives in Utrecht.", [Candidate(USER, 1, "Lives in Ghent.")]).rule == SLOT
+
+
+def test_a_refinement_a_restatement_and_a_pinned_line_are_not_replaced():
+    line = Candidate(MEMORY, 1, "Project wren uses Memcached for sessions.")
+    assert find_replaced("Project wren uses Memcached 1.6 for sessions.", [line], frames=True) is None
+    assert find_replaced("project wren uses memcached for sessions", [line], frames=True) is None
+    pinned = Candidate(USER, 1, "Lives in Ghent. <!-- keep -->")
+    assert find_replaced("User moved to Utrecht.", [pinned], frames=True) is None
+
+
+@pytest.mark.parametrize(("text", "old"), [
+    ("Deploys go to Render, not Heroku.", "Heroku"),
+    ("We chose Caddy rather than nginx for TLS.", "nginx"),
+    ("The user no longer works at Globex.", "Globex"),
+    ("Migrated the queue from RabbitMQ to NATS.", "RabbitMQ"),
+    ("The team replaced Jenkins with Drone.", "Jenkins"),
+    ("The user quit Globex last month.", "Globex last month"),
+    ("The user's sister lives in Bergen.", ""),
+    ("The settings live on the left panel.", ""),
+])
+def test_the_old_value_a_sentence_names(text, old):
+    assert explicit_old_value(text) == old
+
+
+def test_a_dependent_line_names_the_old_value_and_not_the_new_one():
+    change = value_change("Project wren ships through Heroku pipelines.", "Project wren now ships through Fly.io, "
+                          "not Heroku.")
+    assert change.old == ("Heroku",) and change.new == ("Fly.io",)
+    assert names_old_value("The release checklist scales Heroku dynos first.", change)
+    assert not names_old_value("We moved wren from Heroku to Fly.io in May.", change)  # written knowing the change
+    assert not names_old_value("The release checklist runs the smoke tests.", change)

@@ -31,7 +31,7 @@ from tests.scripted_server import ScriptedServer  # noqa: E402
 BENCH = "scale"
 TARGET_RATIO = 2.0
 TAIL = 50  # entries after `.dream_cursor` in the "near the end" case: one batch
-SMOKE = {"sizes": (100,), "skill_counts": (3,), "memory_bullets": (20,), "repeats": 1}  # test_bench_smoke
+SMOKE = {"sizes": (400,), "skill_counts": (3,), "memory_bullets": (20,), "repeats": 1}  # > 1 batch: the skill case
 Prepare = Callable[[Path], None]
 
 

@@ -97,7 +97,8 @@ def session_script(batches: int) -> list:
         script += [
             call("read_file", path="memory/MEMORY.md"),
             call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
-                 new_text=f"## Project\n- Deploy note {i}: docker compose on the Hetzner box.\n"),
+                 new_text=f"## Project\n- Deploy note {i}: Project ledgerline deploys to a Hetzner box with "
+                          "docker compose; backups run nightly.\n"),
             final(f"Recorded deploy note {i}\n- memory/MEMORY.md: one bullet"),
         ]
     return script

@@ -7,14 +7,20 @@ branch's ref file, `packed-refs`, the reftable list, the index, the working file
 renaming a new one into place, so any change gives a new stamp and the next question goes to git again; a
 repository laid out otherwise (`.git` as a file, a ref that cannot be read) is never cached. Answers about
 commits by id (a commit's tree, the paths two commits differ in) never change and need no stamp.
+
+Two things need no git at all: HEAD's commit when `.git/HEAD` and the branch's ref file name it plainly, and the
+private index a commit was built in, kept (`scratch_index`) so the next commit on top of it skips `read-tree`.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -23,6 +29,8 @@ Stamp = tuple[object, ...]
 _ANSWERS: dict[tuple[str, ...], tuple[Stamp, object]] = {}
 _FIXED: dict[tuple[str, ...], object] = {}
 _MAX_ANSWERS = 4096
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_SCRATCH: dict[str, tuple[str, TemporaryDirectory[str]]] = {}  # root -> (commit, folder whose index holds its tree)
 
 
 def file_stamp(path: Path) -> tuple[int, int, int] | None:
@@ -67,6 +75,19 @@ def head_stamp(root: Path) -> Stamp | None:
         except OSError:
             return None
     return head, ref_text, file_stamp(git / "packed-refs")
+
+
+def head_in_files(stamp: Stamp | None) -> str | None:
+    """HEAD's commit read from the stamp's own texts (`.git/HEAD`, the branch's ref file) when they name it plainly;
+    None when only git can tell (a branch in packed-refs only, a symbolic chain, no commit yet)."""
+    if stamp is None:
+        return None
+    head, ref_text = stamp[0], stamp[1]
+    text = ref_text if isinstance(head, bytes) and head.startswith(b"ref: ") else head
+    if not isinstance(text, bytes):
+        return None
+    value = text.strip().decode("ascii", "replace")
+    return value if _SHA.fullmatch(value) else None
 
 
 def index_stamp(root: Path) -> Stamp | None:
@@ -118,6 +139,39 @@ def carried(root: Path, parent: str, new: str, changed: list[str]) -> None:
             _ANSWERS[key] = ((new, *stamp[1:]), answer)
 
 
+def remember_kept(key: tuple[str, ...], stamp: Stamp | None, answer: object) -> None:
+    """Keep an answer this process knows holds under `stamp` (it made the change itself); nothing without one."""
+    if stamp is not None:
+        _ANSWERS[key] = (stamp, answer)
+
+
 def remember(key: tuple[str, ...], answer: object) -> None:
     """Keep an answer about commits by id learned another way (a commit's tree, from building it)."""
     _FIXED[key] = answer
+
+
+def scratch_index(root: Path, parent: str | None) -> tuple[TemporaryDirectory[str], bool]:
+    """A private index folder for building the next commit of `root`, and whether its index already holds
+    `parent`'s tree (the last commit built in it): then it needs no `read-tree`, and its stat data lets `add` skip
+    every unchanged file. The caller hands it back with `keep_scratch` once it holds a known commit's tree."""
+    found = _SCRATCH.pop(str(root), None)
+    if found is not None and parent is not None and found[0] == parent:
+        return found[1], True
+    if found is not None:
+        found[1].cleanup()
+    return TemporaryDirectory(prefix="nanodream-index-"), False
+
+
+def keep_scratch(root: Path, commit: str, folder: TemporaryDirectory[str]) -> None:
+    """`folder`'s index holds exactly `commit`'s tree: kept for the next commit of `root` built on it."""
+    old = _SCRATCH.pop(str(root), None)
+    if old is not None and old[1] is not folder:
+        old[1].cleanup()
+    _SCRATCH[str(root)] = (commit, folder)
+
+
+@atexit.register
+def _drop_scratch() -> None:
+    """The private index folders go when the process ends (quietly: they were kept on purpose)."""
+    while _SCRATCH:
+        _SCRATCH.popitem()[1][1].cleanup()

@@ -112,10 +112,11 @@ class GitStore:
 
     # state ----------------------------------------------------------------------------------------
 
-    def _pathspecs(self) -> list[str]:
+    def _pathspecs(self, tracked: set[str] | None = None) -> list[str]:
         """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing), without
         the linked skills: nanodream commits nothing through a link, and leaves a shared skill as it is."""
-        tracked = self._tracked() if self.head_sha() else set()
+        if tracked is None:
+            tracked = self._tracked() if self.head_sha() else set()
         linked = self.workspace.linked_skills()
         specs = []
         for pattern in TRACKED_PATTERNS:
@@ -147,8 +148,9 @@ class GitStore:
     def head_sha(self) -> str | None:
         """HEAD's commit (None before the first): asked again only when a file that decides it changed."""
         root = self.workspace.root
-        return gitcache.kept(("HEAD", str(root)), gitcache.head_stamp(root),
-                             lambda: self._read("rev-parse", "--verify", "-q", "HEAD"))
+        stamp = gitcache.head_stamp(root)
+        return gitcache.head_in_files(stamp) or gitcache.kept(
+            ("HEAD", str(root)), stamp, lambda: self._read("rev-parse", "--verify", "-q", "HEAD"))
 
     def tree_of(self, commit: str) -> str:
         """The tree id of `commit` (a commit id never changes its tree: asked once)."""
@@ -168,25 +170,51 @@ class GitStore:
         and the transaction keeps that step pending until they can.
         """
         parent = self.head_sha()
-        with TemporaryDirectory(prefix="nanodream-index-") as tmp:
-            index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            if parent:
-                self._git("read-tree", parent, env=index)
-            specs = self._pathspecs()
-            if specs:
-                self._git("add", "-A", "-f", "--", *specs, env=index)
-            tree = self._git("write-tree", env=index)
-        if parent and tree == self.tree_of(parent):
+        root = self.workspace.root
+        tracked = self._tracked() if parent else set()
+        folder, tree, changes = self._build_tree(parent, tracked)
+        if parent and (changes == (set(), set()) if changes is not None else tree == self.tree_of(parent)):
+            gitcache.keep_scratch(root, parent, folder)
             return None
-        sha = self._commit_tree(tree, parent, message, author)
+        try:
+            sha = self._commit_tree(tree, parent, message, author)
+            self._git("update-ref", "-m", _reflog_message(message), "HEAD", sha, parent or "")
+        except BaseException:
+            folder.cleanup()
+            raise
+        gitcache.keep_scratch(root, sha, folder)
         gitcache.remember(("tree", sha), tree)
-        self._git("update-ref", "-m", _reflog_message(message), "HEAD", sha, parent or "")
-        gitcache.moved(("HEAD", str(self.workspace.root)), gitcache.head_stamp(self.workspace.root), sha)
+        gitcache.moved(("HEAD", str(root)), gitcache.head_stamp(root), sha)
+        if parent and changes is not None:
+            gitcache.remember(("diff", parent, sha), sorted(changes[0] | changes[1]))
         if parent:
-            gitcache.carried(self.workspace.root, parent, sha, self.changed_paths(parent, sha))
+            gitcache.carried(root, parent, sha, self.changed_paths(parent, sha))
         if self.sync_index(parent, sha):
             self._synced = (parent, sha)
+            if changes is not None:  # the index now tracks what the commit added and no longer what it removed
+                gitcache.remember_kept(("ls-files", str(root)), gitcache.index_stamp(root),
+                                       (tracked - changes[1]) | changes[0])
         return sha
+
+    def _build_tree(self, parent: str | None, tracked: set[str],
+                    ) -> tuple[TemporaryDirectory[str], str, tuple[set[str], set[str]] | None]:
+        """The tree of `parent` with every memory file as it is on disk, built in a private index (kept between
+        commits: `gitcache.scratch_index`), and the paths it adds and removes (None: not told, ask git)."""
+        folder, ready = gitcache.scratch_index(self.workspace.root, parent)
+        index = {"GIT_INDEX_FILE": str(Path(folder.name) / "index")}
+        try:
+            if not ready:
+                Path(index["GIT_INDEX_FILE"]).unlink(missing_ok=True)
+                if parent:
+                    self._git("read-tree", parent, env=index)
+            specs = self._pathspecs(tracked)
+            # --verbose names each path whose entry changed: the commit's own diff, without asking git again.
+            staged = self._git("add", "-A", "-f", "--verbose", "--", *specs, env=index) if specs else ""
+            tree = self._git("write-tree", env=index)
+        except BaseException:
+            folder.cleanup()
+            raise
+        return folder, tree, _added_and_removed(staged)
 
     def commit_on_ref(self, ref: str, parent: str, files: dict[str, bytes | None], message: str,
                       extra_parent: str | None = None) -> str:
@@ -247,10 +275,10 @@ class GitStore:
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         # Control and bidi characters (a model's summary, a reason, a memory line) become visible escapes, so
         # `git log` in a terminal shows `\x1b]0;…` instead of obeying it; then stripped as `git commit` does.
-        cleaned = self._git("stripspace", stdin=visible(message).encode("utf-8", "surrogateescape"))
+        cleaned = stripspace(visible(message)) or "\n"
         parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
-                         stdin=(cleaned + "\n").encode("utf-8", "surrogateescape"))
+                         stdin=cleaned.encode("utf-8", "surrogateescape"))
 
     def sync_index(self, old: str | None, new: str, *, stale_only: bool = False) -> bool:
         """Point the person's index entries of the files `new` changed since `old` at `new`; others stay.
@@ -449,6 +477,19 @@ class GitStore:
         return (out.split(" ")[0], out.split(" ")[1]) if out else None
 
 
+def _added_and_removed(verbose: str) -> tuple[set[str], set[str]] | None:
+    """The paths `git add --verbose` reports as added and as removed; None when a line does not read as one
+    (a path with a newline in it): then the caller asks git for the diff instead."""
+    added: set[str] = set()
+    removed: set[str] = set()
+    for line in filter(None, verbose.split("\n")):
+        verb, _, quoted = line.partition(" ")
+        if verb not in ("add", "remove") or len(quoted) < 2 or quoted[0] != "'" or quoted[-1] != "'":
+            return None
+        (added if verb == "add" else removed).add(quoted[1:-1])
+    return added, removed
+
+
 def _status_paths(porcelain: str) -> list[str]:
     """Paths from `git status --porcelain -z` (a rename's source, which follows as its own field, skipped)."""
     paths = []
@@ -507,6 +548,24 @@ def parse_line_porcelain(out: str) -> list[int | None]:
         elif line.startswith("committer-time "):
             when = int(line.split(" ", 1)[1])
     return times
+
+
+def stripspace(message: str) -> str:
+    """`message` cleaned as `git stripspace` (and so `git commit`) cleans it, without a process: trailing blanks
+    (space, tab, CR: git's own notion of whitespace) cut from every line, runs of empty lines made one, empty
+    lines at both ends dropped, each line ended by a newline ("" when nothing is left)."""
+    lines: list[str] = []
+    gap = False
+    for line in message.split("\n"):
+        line = line.rstrip(" \t\r")
+        if not line:
+            gap = True
+            continue
+        if gap and lines:
+            lines.append("")
+        gap = False
+        lines.append(line)
+    return "".join(f"{line}\n" for line in lines)
 
 
 def _reflog_message(message: str) -> str:

@@ -56,10 +56,10 @@ def test_crash_after_commit_before_cursor_write_does_not_reconsume(workspace, se
 
 
 def test_hand_edit_after_a_crash_is_kept_and_the_dream_is_undone(workspace, serve, monkeypatch):
-    write_history(workspace, [entry(1, "[correction] everything changed")])  # justifies the rewrites
-    server = serve([call("write_file", path="SOUL.md", content="# Soul\n\n- dream version\n"),
-                    call("write_file", path="USER.md", content="# User\n\n- dream user\n"), final("rewrote")])
-    original_user = (workspace.root / "USER.md").read_text()
+    write_history(workspace, [entry(1, "[correction] everything changed")])
+    original_soul, original_user = ((workspace.root / name).read_text() for name in ("SOUL.md", "USER.md"))
+    server = serve([call("write_file", path="SOUL.md", content=original_soul + "- dream version: everything changed\n"),
+                    call("write_file", path="USER.md", content=original_user + "- dream user\n"), final("rewrote")])
     with monkeypatch.context() as patch:
         crash_on_commit(patch)
         with pytest.raises(Crash):

@@ -1,7 +1,7 @@
 """`nanodream eval`: the shipped corpus as a process, builtin vs a weak engine, and simulated seeds.
 
 Targets: `nanodream eval` on the shipped corpus ≤ 60 s wall on 2 cores; the builtin engine ≥ 0.95 on the
-corpus and on every simulated seed; a weak engine (one fact per session, tests/test_eval.py) at least
+corpus and on every simulated seed; a weak engine (one fact per session, tests/evaluation/test_eval.py) at least
 0.3 below the builtin one, or the scores do not discriminate. Method: one process run of the CLI (what a
 user waits for), then in-process runs for the scores; seeds are written with `nanodream simulate` defaults.
 """
@@ -21,7 +21,7 @@ from bench._common import REPO, Row, child_env, cli, row  # noqa: E402
 from nanodream.evaluation.runner import EvalConfig, run_corpus  # noqa: E402
 from nanodream.evaluation.scenario import discover, shipped_corpus  # noqa: E402
 from nanodream.evaluation.simulate import write_scenario  # noqa: E402
-from tests.test_eval import OneFactPerSession  # noqa: E402
+from tests.evaluation.test_eval import OneFactPerSession  # noqa: E402
 
 BENCH = "eval"
 WALL_TARGET = 60.0

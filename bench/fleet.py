@@ -29,7 +29,7 @@ from nanodream.memory.transaction import ensure_repository  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
-from tests.redis_server import RedisServer  # noqa: E402
+from tests.support.redis_server import RedisServer  # noqa: E402
 
 BENCH = "fleet"
 SMOKE = {"workspaces": 4, "directories": 30, "overhead_jobs": 2}  # tests/test_bench_smoke.py

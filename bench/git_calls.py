@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, child_env, cli, row  # noqa: E402
 from bench.run_overhead import BATCH_TOKENS, make_workspace, session_script  # noqa: E402
-from tests.scripted_server import ScriptedServer  # noqa: E402
+from tests.support.scripted_server import ScriptedServer  # noqa: E402
 
 BENCH = "git"
 TARGET_PER_BATCH = 8

@@ -2,7 +2,7 @@
 
 The eight public sessions of tests/fixtures/holdout/ (Claude Code, Codex, nanobot, OpenClaw, OpenAI-style chat)
 carry statements planted in the person's messages in the forms issue #33 fixes, and traps that must stay out.
-All eight are the development set tests/test_holdout_transcripts.py pins: the three first held out (cc-rock-ci,
+All eight are the development set tests/ingest/test_holdout_transcripts.py pins: the three first held out (cc-rock-ci,
 cc-sungather-fix, openclaw-hakua) were read, their classes fixed, and promoted (bench/README.md keeps their
 held-out figures). A transcript marked `heldout = true` in labels.toml is read by nobody tuning the rules and
 reported on its own line: how the rules do on sessions they were not fitted to. Add new ones that way.

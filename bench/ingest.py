@@ -41,7 +41,7 @@ SAID = [
     "Please always answer in British English.",
     "I love {thing} on weekends.",
     "I finished the migration of the billing tables yesterday.",
-    "Can you look at the failing test in tests/test_api.py?",
+    "Can you look at the failing test in tests/api/test_api.py?",
     "Thanks, that works now.",
     "Let's use {tool} for linting from now on.",
     "My sister {person} is visiting next week.",

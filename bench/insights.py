@@ -37,7 +37,7 @@ from nanodream.memory.transaction import ensure_repository  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
-from tests.scripted_server import ScriptedServer, call, final, tool_calls  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, call, final, tool_calls  # noqa: E402
 
 BENCH = "insights"
 TARGET_CONNECT = 0.3

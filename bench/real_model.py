@@ -190,7 +190,7 @@ def rows(model: str, tool_mode: str, tally: Tally, backlogs: int, ticks: int) ->
 @contextmanager
 def replayed() -> Iterator[str]:
     """The scripted server answering every request with the next recorded answer, round and round."""
-    from tests.scripted_server import ScriptedServer, final
+    from tests.support.scripted_server import ScriptedServer, final
 
     answers = [json.loads(path.read_text(encoding="utf-8"))["messages"][-1]["content"]
                for path in sorted(RECORDED.glob("*.json"))]

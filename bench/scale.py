@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, cache_dir, child_env, cli, row  # noqa: E402
 from bench.run_overhead import BATCH_TOKENS, CONTENT, make_workspace, session_script  # noqa: E402
-from tests.scripted_server import ScriptedServer  # noqa: E402
+from tests.support.scripted_server import ScriptedServer  # noqa: E402
 
 BENCH = "scale"
 TARGET_RATIO = 2.0

@@ -2,7 +2,7 @@
 
 Method: a fresh workspace (the starter files) and a mature one (MEMORY.md 20 KB, USER.md 3 KB, SOUL.md 2 KB,
 15 skills), each with a backlog of 1, 20 or 100 entries (one batch); a scripted model behind
-tests/scripted_server.py makes K = 1, 5 or 10 edits of memory/MEMORY.md, either one call per turn and then its
+tests/support/scripted_server.py makes K = 1, 5 or 10 edits of memory/MEMORY.md, either one call per turn and then its
 summary (`serial`), or every call and the summary beside them in one response (`one response`). Every figure
 comes from the request bodies the server received from a real run (litellm over HTTP):
 
@@ -39,7 +39,7 @@ from nanodream.memory.transaction import ensure_repository  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
-from tests.scripted_server import ScriptedServer, Step, final, tool_calls  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, Step, final, tool_calls  # noqa: E402
 
 BENCH = "session-cost"
 SMOKE = {"workspaces": ("fresh",), "backlogs": (1,), "edits": (1,), "drain": False}  # tests/test_bench_smoke.py

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, bytecode_env, child_env, cli, process_medians, row  # noqa: E402
-from tests.scripted_server import ScriptedServer, final, tool_calls  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, final, tool_calls  # noqa: E402
 
 BENCH = "startup"
 TARGET_OVER_FLOOR = 0.15

@@ -33,7 +33,7 @@ from nanodream.config import Settings  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.run.report import RunReport  # noqa: E402
 from nanodream.workspace import CORE_FILES, Workspace, scaffold  # noqa: E402
-from tests.scripted_server import ScriptedServer, call, final, keeps_nothing  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, call, final, keeps_nothing  # noqa: E402
 
 BENCH = "tokens"
 MODEL = "openai/gpt-4o-mini"  # only names the tokenizer; the scripted server answers every request

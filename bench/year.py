@@ -1,6 +1,6 @@
 """A year of a busy agent through the builtin engine: time, active and archive sizes, prompt bytes per run.
 
-Method: tests/year.py's seeded year (4,015 entries, 11 a day: facts about 1,200 services and 8 teams that
+Method: tests/support/year.py's seeded year (4,015 entries, 11 a day: facts about 1,200 services and 8 teams that
 change, [permanent] preferences, tasks opened and resolved, [skip] chatter, untagged lines) is dreamed
 every 30 days in one fresh workspace, each run on its simulated date (git commit dates and the archive's
 month follow it), default settings (24,000-char caps, pressure_ratio 0.9, archive_after_days 90). Before
@@ -24,7 +24,7 @@ from nanodream.config import Settings  # noqa: E402
 from nanodream.prompting.prompt import NothingToSend, render_next_request  # noqa: E402
 from nanodream.run.dream import run_dream  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
-from tests.year import live_through, simulate_year  # noqa: E402
+from tests.support.year import live_through, simulate_year  # noqa: E402
 
 BENCH = "year"
 CAP = 24_000

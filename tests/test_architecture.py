@@ -8,10 +8,13 @@ graph below is the real one. docs/architecture.md shows the same floors; this te
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
+from tests.support.paths import REPO
+
+PACKAGE = REPO / "nanodream"
 
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
@@ -262,3 +265,17 @@ def rewrite_page() -> None:
 
 if __name__ == "__main__":
     rewrite_page()
+
+
+_OWN_RUNNER = re.compile(r"^\s*\w+(?:,\s*\w+)*\s*=\s*(?:CliRunner\(|.*,\s*CliRunner\()", re.M)
+_NOT_A_UNIT = {"support", "fixtures", "snapshots", "__pycache__"}
+
+
+def test_the_tests_mirror_the_package_and_share_one_cli_runner():
+    """A unit's tests are found by its path, and the CLI is run in-process through tests/support/cli.py alone."""
+    tests = REPO / "tests"
+    folders = [path.name for path in tests.iterdir() if path.is_dir() and path.name not in _NOT_A_UNIT]
+    assert [name for name in folders if not (PACKAGE / name / "__init__.py").is_file()] == []
+    own = [path.relative_to(tests).as_posix() for path in tests.rglob("*.py")
+           if path.parent.name != "support" and _OWN_RUNNER.search(path.read_text(encoding="utf-8"))]
+    assert own == []

@@ -9,13 +9,13 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
-from pathlib import Path
 
 import pytest
 
 from bench._common import format_table
+from tests.support.paths import REPO
 
-BENCH_DIR = Path(__file__).resolve().parents[1] / "bench"
+BENCH_DIR = REPO / "bench"
 SCRIPTS = sorted(p.stem for p in BENCH_DIR.glob("*.py") if not p.name.startswith("_"))
 
 

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream import api, boundedjson
 from nanodream.backlog.history import read_from
@@ -19,11 +18,12 @@ from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
 from nanodream.toolbox.textcalls import read_calls
-from tests.conftest import entry, git, write_history
+from tests.support.cli import runner
+from tests.support.paths import FIXTURES, REPO
+from tests.support.workspaces import entry, git, write_history
 
-runner = CliRunner()
-PACKAGE = Path(__file__).resolve().parents[1] / "nanodream"
-FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+PACKAGE = REPO / "nanodream"
+FIXTURES = FIXTURES / "ingest"
 DEEP = 1500  # the depth that raised RecursionError in every reader before
 
 
@@ -225,8 +225,8 @@ def test_over_deep_calls_written_as_text_are_not_calls_and_do_not_crash():
 def test_over_deep_tool_arguments_never_escape_the_session(workspace, serve):
     """A provider answer whose call arguments nest 1,500 levels: refused as a bad answer (litellm reads it first)
     or as arguments that are not valid JSON — either way the session goes on and the dream commits."""
-    from tests.conftest import llm_settings
-    from tests.scripted_server import call, final, tool_calls
+    from tests.support.scripted_server import call, final, tool_calls
+    from tests.support.workspaces import llm_settings
 
     write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
     server = serve([tool_calls(("read_file", deep_object())),

@@ -11,7 +11,7 @@ import pytest
 
 from nanodream.cli import main
 from nanodream.workspace import Workspace, scaffold
-from tests.conftest import entry, snapshot, write_history
+from tests.support.workspaces import entry, snapshot, write_history
 
 
 def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:

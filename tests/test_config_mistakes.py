@@ -8,17 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.cli import app
 from nanodream.config import ConfigError, ingest_sources, read_settings_file
 from nanodream.fleet.config import load_fleet_config
 from nanodream.workspace import Workspace
-from tests.conftest import entry, git, snapshot, write_history
-from tests.mcp_client import mcp_server
+from tests.support.cli import runner
+from tests.support.mcp_client import mcp_server
+from tests.support.workspaces import entry, git, snapshot, write_history
 
-runner = CliRunner()
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NANODREAM_API_KEY")
 
 

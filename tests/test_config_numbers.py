@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import RANGES, ConfigError, Settings, load_settings
 from nanodream.fleet.config import load_fleet_config
+from tests.support.cli import runner
 
 INTEGER_SETTINGS = [f.name for f in fields(Settings) if f.type == "int"]
 FLOAT_SETTINGS = [f.name for f in fields(Settings) if f.type.startswith("float")]
@@ -55,7 +55,7 @@ def test_values_in_range_still_load(workspace):
 def test_the_command_line_says_one_line_naming_the_key_and_exits_2(workspace, toml):
     workspace.config_file.write_text(toml + "\n")
     for command in (["run"], ["status"], ["run", "--json"]):
-        done = CliRunner().invoke(app, [*command, "-w", str(workspace.root)])
+        done = runner.invoke(app, [*command, "-w", str(workspace.root)])
         assert done.exit_code == 2, (command, done.output)
         said = done.output.strip()
         assert toml.split(" ")[0] in said and "internal error" not in said and "Traceback" not in said
@@ -65,7 +65,7 @@ def test_the_command_line_says_one_line_naming_the_key_and_exits_2(workspace, to
 @pytest.mark.parametrize("flag", [["--host-wait", "inf"], ["--host-wait", "nan"], ["--host-wait", "1e300"],
                                   ["--lookback", "99999999999"]])
 def test_numeric_flags_out_of_range_are_usage_errors(workspace, flag):
-    done = CliRunner().invoke(app, ["run", "-w", str(workspace.root), *flag])
+    done = runner.invoke(app, ["run", "-w", str(workspace.root), *flag])
     assert done.exit_code == 2, done.output
     assert "internal error" not in done.output
 
@@ -83,5 +83,5 @@ def test_fleet_numbers_are_checked_the_same_way(tmp_path, line, key):
 
 @pytest.mark.parametrize("every", ["99999999999999h", "9999999999999999999999d", "367d"])
 def test_a_schedule_interval_too_long_for_a_date_is_refused_in_one_line(workspace, every):
-    done = CliRunner().invoke(app, ["schedule", "-w", str(workspace.root), "--every", every, "--print-crontab"])
+    done = runner.invoke(app, ["schedule", "-w", str(workspace.root), "--every", every, "--print-crontab"])
     assert done.exit_code == 2 and "too long" in done.output and "internal error" not in done.output

@@ -11,17 +11,16 @@ import json
 
 import httpx
 import pytest
-from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.controls import visible
 from nanodream.run.dream import run_dream
 from nanodream.slash import respond
-from tests.conftest import write_history
-from tests.test_serve import PageServer
+from tests.serve.test_serve import PageServer
+from tests.support.cli import runner
+from tests.support.workspaces import write_history
 
-runner = CliRunner()
 RETITLE, CLEAR, BELL, OVERRIDE = "\x1b]0;pwned\x07", "\x1b[2J", "\x07", "\u202e"
 RAW = (RETITLE, CLEAR, BELL, OVERRIDE, "\x9b")
 

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream.cli import app
 from nanodream.vocab import count, count_entries, numbered
-from tests.conftest import entry, write_history
-from tests.memory_engine import dream
+from tests.support.cli import runner
+from tests.support.memory_engine import dream
+from tests.support.paths import REPO
+from tests.support.workspaces import entry, write_history
 
-runner = CliRunner()
-SOURCE = Path(__file__).resolve().parents[1] / "nanodream"
+SOURCE = REPO / "nanodream"
 
 
 @pytest.mark.parametrize("number,expected", [(0, "0 lines"), (1, "1 line"), (2, "2 lines")])

@@ -6,15 +6,13 @@ import json
 import time
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.cli import app
 from nanodream.run.records import read_records
-from tests.conftest import entry, snapshot, write_history
-from tests.scripted_server import call
-
-runner = CliRunner()
+from tests.support.cli import runner
+from tests.support.scripted_server import call
+from tests.support.workspaces import entry, snapshot, write_history
 
 
 @pytest.fixture

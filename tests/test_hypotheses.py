@@ -19,8 +19,8 @@ from nanodream.hypotheses import (
 )
 from nanodream.prompting.prompt_override import builtin_prompt
 from nanodream.run.dream import run_dream
-from tests.conftest import entry, git
-from tests.memory_engine import append_history, dream
+from tests.support.memory_engine import append_history, dream
+from tests.support.workspaces import entry, git
 
 USER = "USER.md"
 

@@ -14,16 +14,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream import api
 from nanodream.cli import app
 from nanodream.memory.transaction import ensure_repository
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
-from tests.conftest import entry, git, write_history
-
-runner = CliRunner()
+from tests.support.cli import runner
+from tests.support.workspaces import entry, git, write_history
 
 
 def _tree(root: Path) -> dict[str, str]:

@@ -9,15 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream import api
 from nanodream.cli import app
 from nanodream.run.dream import run_dream
-from tests.conftest import entry, git, llm_settings, write_history
-from tests.scripted_server import call, final
+from tests.support.cli import runner
+from tests.support.scripted_server import call, final
+from tests.support.workspaces import entry, git, llm_settings, write_history
 
-runner = CliRunner()
 SHARED = "---\nname: shared\ndescription: Deploy with the zanzibar checklist.\n---\n1. Run the zanzibar checklist.\n"
 
 

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
+REPO = REPO
 SHIPPED = {"prompts": "nanodream/prompts", "workspace-example": "nanodream/workspace_example",
            "eval": "nanodream/eval_corpus"}
 

@@ -9,17 +9,17 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import scheduler_file
-from tests.conftest import entry, git, snapshot, write_history
-from tests.fakes import NoteEngine, noting_model, sessions
+from tests.support.fakes import NoteEngine, noting_model, sessions
+from tests.support.paths import REPO
+from tests.support.workspaces import entry, git, snapshot, write_history
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = REPO
 TIMEOUT = 60
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nanodream.skills import families, family_prefix, guide_name, is_guide, parse_skill, set_front_matter
+from tests.support.cli import runner
 
 SKILL = """---
 name: mcp-email
@@ -53,10 +54,8 @@ def test_the_skills_table_counts_recent_uses_companions_trouble_families_and_idl
     import json
     from datetime import UTC, datetime, timedelta
 
-    from typer.testing import CliRunner
-
     from nanodream.cli import app
-    from tests.gitdates import commit_at
+    from tests.support.gitdates import commit_at
 
     def add(name: str, steps: int = 3) -> None:
         path = workspace.root / "skills" / name / "SKILL.md"
@@ -77,7 +76,7 @@ def test_the_skills_table_counts_recent_uses_companions_trouble_families_and_idl
         {"cursor": 2, "timestamp": f"{stamp} 09:10", "session_key": "ops", "content": "[correction] Deploy only "
          "after the tests pass."},
     ]))
-    result = CliRunner().invoke(app, ["skills", "-w", str(workspace.root), "--json"])
+    result = runner.invoke(app, ["skills", "-w", str(workspace.root), "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["name"]: row for row in json.loads(result.output)["skills"]}
     assert rows["deploy"] | {"description": "", "chars": 0} == {
@@ -85,14 +84,13 @@ def test_the_skills_table_counts_recent_uses_companions_trouble_families_and_idl
         "at_risk": True, "thin": False, "unused": False, "family": None, "see_also": [], "chars": 0}
     assert rows["mcp-email"]["family"] == "mcp" and rows["mcp-guide"]["family"] == "mcp"
     assert rows["mcp-email"]["unused"] and rows["stub"]["thin"]
-    shown = CliRunner().invoke(app, ["skills", "-w", str(workspace.root)], terminal_width=200).output
+    shown = runner.invoke(app, ["skills", "-w", str(workspace.root)], terminal_width=200).output
     assert "deploy" in shown and "at-risk" in shown and "rollback" in shown
 
 
 def test_skills_outside_a_workspace_is_one_line_and_exit_2(tmp_path):
-    from typer.testing import CliRunner
 
     from nanodream.cli import app
 
-    result = CliRunner().invoke(app, ["skills", "-w", str(tmp_path / "nowhere")])
+    result = runner.invoke(app, ["skills", "-w", str(tmp_path / "nowhere")])
     assert result.exit_code == 2 and "no workspace at" in result.output

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 import nanodream.api
 import nanodream.slash
@@ -14,8 +13,9 @@ from nanodream.cli import app
 from nanodream.memory.lock import workspace_lock
 from nanodream.run.records import read_records
 from nanodream.slash import handle, respond
-from tests.conftest import entry, git, snapshot
-from tests.memory_engine import LiteralEngine, append_history, build_history, dream
+from tests.support.cli import runner
+from tests.support.memory_engine import LiteralEngine, append_history, build_history, dream
+from tests.support.workspaces import entry, git, snapshot
 
 
 @pytest.fixture
@@ -269,7 +269,6 @@ def test_an_unexpected_error_is_markdown_not_a_traceback(history, monkeypatch):
 
 def test_cli_slash_prints_markdown_and_exits_with_its_code(history):
     ws, shas = history
-    runner = CliRunner()
     ok = runner.invoke(app, ["slash", "/dream-log", "-w", str(ws.root)])
     assert ok.exit_code == 0 and ok.stdout.startswith("**Recent memory commits**")
     bad = runner.invoke(app, ["slash", "/nope", "-w", str(ws.root)])

@@ -10,11 +10,9 @@ import sqlite3
 import tracemalloc
 
 import pytest
-from typer.testing import CliRunner
 
 from nanodream import api, boundedjson
 from nanodream.backlog.history import read_from
-from nanodream.cli import app
 from nanodream.edits.forget import Target, forget
 from nanodream.ingest import journal, writer
 from nanodream.ingest.report import IngestReport, record_pass
@@ -22,16 +20,14 @@ from nanodream.ingest.seen import Seen, seen_file
 from nanodream.run.dream import run_dream
 from nanodream.run.records import append_record
 from nanodream.vocab import RunRecord
-from tests.conftest import entry, git, llm_settings, write_history
-from tests.memory_engine import dream
-from tests.scripted_server import call, final
+from tests.support.cli import cli
+from tests.support.memory_engine import dream
+from tests.support.scripted_server import call, final
+from tests.support.workspaces import entry, git, llm_settings, write_history
 
-runner = CliRunner()
 MiB = 1024 * 1024
 
 
-def cli(*args: str, ws) -> object:
-    return runner.invoke(app, [*args, "-w", str(ws.root)])
 
 
 def history_lines(ws) -> list[dict]:

@@ -12,8 +12,8 @@ from nanodream.memory.transaction import ensure_repository
 from nanodream.run.dream import run_dream
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
-from tests.conftest import entry, git, llm_settings, write_history
-from tests.scripted_server import call, final
+from tests.support.scripted_server import call, final
+from tests.support.workspaces import entry, git, llm_settings, write_history
 
 
 def test_scaffold_never_overwrites_and_versions_only_memory_files(tmp_path):

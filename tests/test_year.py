@@ -10,8 +10,8 @@ import pytest
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.config import Settings
 from nanodream.workspace import Workspace
-from tests.test_pressure import Appender
-from tests.year import live_through, simulate_year
+from tests.memory.test_pressure import Appender
+from tests.support.year import live_through, simulate_year
 
 MEMORY = "memory/MEMORY.md"
 CAPS = {"memory/MEMORY.md": 24_000, "USER.md": 24_000, "SOUL.md": 24_000}

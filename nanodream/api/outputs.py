@@ -2,7 +2,7 @@
 
 Each section names the report type behind an output; its keys and their types come from that type's declaration
 (vocab.Shape on the dataclass, api/schema.py), the words around them are written here. `python -m
-nanodream.api.outputs` writes docs/json.md and nanodream/api/schemas.json; tests/test_json.py fails when either
+nanodream.api.outputs` writes docs/json.md and nanodream/api/schemas.json; tests/api/test_json.py fails when either
 disagrees with the declarations, and runs every command to check it prints exactly the keys listed.
 """
 
@@ -51,7 +51,7 @@ never renamed or removed. Times are ISO 8601 with an offset. On a usage or other
 
 Each section ends with a `Keys:` line: the exact top-level keys (of each element, for a list), each with its
 JSON type. They come from the declaration of the report behind the output, the same declaration the JSON is
-printed from; `tests/test_json.py` also runs every command with `--json` and checks it prints exactly these."""
+printed from; `tests/api/test_json.py` also runs every command with `--json` and checks it prints exactly these."""
 
 SECTIONS = (
     Section("`init --json`", "The workspace, the files `init` created (nothing is ever overwritten), and whether it "

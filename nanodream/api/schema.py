@@ -3,7 +3,7 @@
 A report's JSON is its dataclass fields and its `json_shape` (vocab.Shape); here the same fields, their type
 annotations and the derived properties' return annotations give the schema: what the MCP server lists as each
 tool's output schema, and the keys docs/json.md lists. The schemas are stored in schemas.json (written with
-docs/json.md by `python -m nanodream.api.outputs`, checked by tests/test_json.py), so the MCP server lists them
+docs/json.md by `python -m nanodream.api.outputs`, checked by tests/api/test_json.py), so the MCP server lists them
 without importing the modules the reports live in.
 """
 

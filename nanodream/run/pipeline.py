@@ -10,7 +10,7 @@ decides the order.
 
 Adding a pass is one entry here (and its step: a function of the BatchWork returning a PassResult). The
 "One run" diagram of docs/architecture.md is generated from this list (`python -m nanodream.run.pipeline
-docs/architecture.md` rewrites it between its markers; tests/test_pipeline.py fails when they disagree).
+docs/architecture.md` rewrites it between its markers; tests/run/test_pipeline.py fails when they disagree).
 """
 
 from __future__ import annotations

@@ -1,0 +1,159 @@
+"""The builtin engine's rules for the classes issue 17 measured it missing, one test per class.
+
+Each fails on the engine before the fix: the examples differ from the shipped eval corpus on purpose, so
+they check the class, not the corpus's sentences.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nanodream.engines.routing import (
+    instructs_agent,
+    parse_untitled_procedure,
+    route_fact,
+)
+from nanodream.engines.slots import slot_of
+from nanodream.workspace import MEMORY, SOUL, USER
+from tests.engines.test_builtin_engine import bare_workspace
+
+# slot-based correction ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("The user's timezone is Asia/Kolkata.", "The user's time zone is Pacific/Honolulu now."),
+    ("User lives in Kraków, close to the river.", "The user now lives in Valparaíso."),
+    ("The user works at Globex as a contractor.", "The user is working for Initech."),
+    ("The mobile team uses Crashlytics for crash reports.", "The mobile team uses Embrace for crash reports."),
+    ("The queue worker runs on host oak12.", "The queue worker is now hosted on pine77."),
+    ("The data team's manager is Ada.", "The data team's manager is Grace."),
+    ("The user's favourite editors are Helix and Zed.", "The user's favourite editor is Neovim."),
+])
+def test_a_single_valued_relation_is_one_slot_whatever_its_value(old, new):
+    assert slot_of(old).key == slot_of(new).key
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The team uses Grafana for dashboards.", "The team uses PagerDuty for paging."),  # another purpose
+    ("The user lives in Oslo.", "The user's sister lives in Bergen."),  # another subject
+    ("The user prefers tea.", "The user prefers dark mode."),  # preferences are many, not a slot
+    ("The backup job runs on Sundays.", "The backup job runs on host ash3."),  # when, not where
+])
+def test_different_subjects_attributes_and_multi_valued_relations_are_not_one_slot(a, b):
+    assert slot_of(a) is None or slot_of(b) is None or slot_of(a).key != slot_of(b).key
+    assert slot_of("The user prefers tea.") is None
+
+
+def test_a_correction_with_no_shared_value_replaces_the_slot_in_place(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[permanent] The user's timezone is Asia/Kolkata.\n"
+                                        "[permanent] The user likes cycling.",
+                                        "[correction] The user's time zone is Pacific/Honolulu now."], days=[1, 9])
+    user = drained.read(USER)
+    assert "Pacific/Honolulu" in user and "Asia/Kolkata" not in user and "cycling" in user
+
+
+def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[durable] The user works at Globex.", "[durable] The user works at Initech."],
+                             days=[1, 20])
+    assert "Initech" in drained.read(USER) and "Globex" not in drained.all_text()
+
+
+# routing by who the sentence is about and whether it instructs the agent --------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "Confirm the branch name before any force push.",
+    "If a command fails twice, stop and explain why.",
+    "You should quote error messages verbatim.",
+    "Replies must stay in plain text, no tables.",
+])
+def test_instructions_to_the_agent_are_recognised_by_mood_and_addressee(text):
+    assert instructs_agent(text) and route_fact(text).path == SOUL
+
+
+@pytest.mark.parametrize(("text", "path"), [
+    ("Test coverage is 80% on the core package.", MEMORY),
+    ("Check-ins happen every Monday.", MEMORY),
+    ("The user's partner is called Robin.", USER),
+    ("User asks to keep answers short.", USER),
+])
+def test_statements_that_merely_start_like_a_verb_are_not_instructions(text, path):
+    assert route_fact(text).path == path
+
+
+def test_tool_habits_land_in_soul_tool_use_and_rules_in_soul_rules(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[durable] Prefer `fd` over find when listing files in the shell.\n"
+                                        "[permanent] Greet the user by name only once per conversation."])
+    soul = drained.read(SOUL)
+    assert "`fd` over find" in soul.split("## Tool use", 1)[1]
+    assert "Greet the user by name" in soul and "Greet" not in drained.read(MEMORY)
+
+
+# task resolution by subject --------------------------------------------------------------------------
+
+
+def test_a_completion_line_closes_the_open_task_it_is_about_and_only_that_one(tmp_path: Path):
+    drained = bare_workspace(tmp_path, [
+        "[ephemeral] Task: migrate the invoices table to Postgres 16\n[ephemeral] Task: renew the domain names",
+        "[durable] The invoice table migration to Postgres 16 finished overnight.",
+    ], days=[1, 2])
+    memory = drained.read(MEMORY)
+    assert "Task: migrate the invoices table" not in memory and "Task: renew the domain names" in memory
+    assert "migration to Postgres 16 finished overnight" in memory  # a durable line is still a fact
+    assert "task resolved" in "\n".join(b.summary for r in drained.reports for b in r.batches)
+
+
+def test_a_completion_naming_another_identifier_leaves_a_similar_task_open(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[ephemeral] Task: investigate alert 1427 on the billing service",
+                                        "[ephemeral] Wrapped up the alert 1398 investigation on the billing service."],
+                             days=[1, 2])
+    assert "Task: investigate alert 1427" in drained.read(MEMORY)
+
+
+def test_an_ephemeral_completion_with_no_matching_task_opens_nothing(tmp_path: Path):
+    drained = bare_workspace(tmp_path, ["[ephemeral] The quarterly audit is done."])
+    assert "quarterly audit" not in drained.read(MEMORY)
+
+
+# recurrence across sessions → a skill ----------------------------------------------------------------
+
+
+STEPS = "To reindex the search cluster: 1) pause the ingest queue 2) run `make reindex` 3) resume the ingest queue"
+
+
+def test_a_procedure_told_in_two_sessions_becomes_one_skill(tmp_path: Path):
+    drained = bare_workspace(tmp_path, [f"[durable] {STEPS}", f"[durable] {STEPS} 4) watch the error rate"],
+                             days=[1, 5])
+    skill = drained.read("skills/reindex-search-cluster/SKILL.md")
+    assert "4. Watch the error rate" in skill and skill.count("Pause the ingest queue") == 1
+    assert "make reindex" not in drained.read(MEMORY)
+
+
+def test_a_procedure_told_once_or_twice_in_one_session_stays_a_fact(tmp_path: Path):
+    drained = bare_workspace(tmp_path, [f"[durable] {STEPS}", f"[durable] {STEPS}"], days=[1, 1])
+    assert not (drained.workspace.root / "skills" / "reindex-search-cluster").exists()
+    assert drained.read(MEMORY).count("make reindex") == 1
+    assert parse_untitled_procedure("To be honest: it was fine.") is None
+
+
+# lines memory never keeps ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("[durable] Which database should the events table use?", "a question"),
+    ("[durable] Key technical concepts:", "a heading"),
+    ("[durable] The agno framework has a Knowledge class that manages inserting content into vector databases and",
+     "a fragment"),
+    ("[permanent] User wants you to do a research on that.", "addressed to the agent"),
+    ("[permanent] User keeps notes in `~/notes/daily.md`.", "code"),
+])
+def test_a_tagged_line_of_a_kind_memory_never_keeps_is_declined_with_its_reason(tmp_path, line, kind):
+    kept = "[durable] The mobile app ships every second Tuesday."
+    drained = bare_workspace(tmp_path, [f"{line}\n{kept}"])
+    text = drained.all_text()
+    assert "ships every second Tuesday" in text
+    assert line.split("] ", 1)[1].rstrip(".?:")[:30] not in text
+    [batch] = [b for report in drained.reports for b in report.batches]
+    assert f"not filed: {kind}" in batch.summary

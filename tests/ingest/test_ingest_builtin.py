@@ -1,0 +1,407 @@
+"""The builtin extractor: deterministic rules over what a person says about themselves and their work, and the
+chain a person relies on with no model and no key: ingest, then the builtin run, turns chat into memory."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+
+import pytest
+
+from nanodream.cli import app
+from nanodream.ingest.chunking import Chunk
+from nanodream.ingest.extractors.builtin import BuiltinExtractor
+from nanodream.ingest.extractors.rules import classify
+from nanodream.ingest.message import Said, make
+from nanodream.text.dates import absolute
+from nanodream.text.person import third_person
+from nanodream.text.sentences import sentences
+from tests.support.cli import runner
+from tests.support.paths import FIXTURES
+
+FIXTURES = FIXTURES / "ingest"
+DAY = date(2023, 5, 8)
+
+
+def filed(sentence: str, speaker: str = "") -> str | None:
+    fact = classify(sentence, speaker, DAY)
+    return fact.line() if fact else None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I prefer dark roast coffee in the morning.", "[permanent] User prefers dark roast coffee in the morning."),
+    ("I really enjoy hiking with my dog.", "[permanent] User enjoys hiking with their dog."),
+    ("My favourite book is Dune.", "[permanent] User's favourite book is Dune."),
+    ("Call me Sam.", "[permanent] User's preferred name is Sam."),
+    ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),
+    ("I live in Lyon with my wife.", "[permanent] User lives in Lyon with their wife."),
+    ("Please always answer in British English.", "[permanent] Always answer in British English."),
+    ("Don't use emojis in commit messages.", "[permanent] Don't use emojis in commit messages."),
+    ("From now on, reply to me in French.", "[permanent] Reply to the user in French."),
+    ("We decided to use Postgres for the events table.", "[durable] Decided to use Postgres for the events table."),
+    ("Let's go with FastAPI for the new service.", "[durable] Decided to go with FastAPI for the new service."),
+    ("We switched from Jenkins to GitHub Actions.", "[correction] Switched from Jenkins to GitHub Actions."),
+    ("Actually, I live in Berlin now.", "[correction] User lives in Berlin now."),
+    ("I no longer drink coffee.", "[correction] User no longer drinks coffee."),
+    ("I need to renew my passport before June.", "[ephemeral] Task: renew User's passport before June."),
+    ("Remind me to call my mom on Sunday.", "[ephemeral] Task: call User's mom on Sunday."),
+    ("I finished the quarterly report.", "[durable] Finished the quarterly report on 8 May 2023."),
+    ("Our API runs on port 8080 behind Caddy.", "[durable] Our API runs on port 8080 behind Caddy."),
+    ("Leo starts school on Thursday, so keep that morning free.",
+     "[durable] (2023-05-08) Leo starts school on Thursday."),
+    ("Staging lives at staging.example.app.", "[durable] (2023-05-08) Staging lives at staging.example.app."),
+    ("I moved to Porto last month.", "[permanent] User moved to Porto in April 2023."),
+    ("I'm learning Japanese on the side.", "[permanent] User is learning Japanese on the side."),
+    ("We have two cats and a dog.", "[permanent] User's household has two cats and a dog."),
+    ("I go climbing every Saturday.", "[permanent] User goes climbing every Saturday."),
+])
+def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I went to a support group yesterday.", "[durable] Caroline went to a support group on 7 May 2023."),
+    ("From November I'll be a data engineer at Nordwind.",
+     "[durable] (2023-05-08) Caroline will be a data engineer at Nordwind from November."),
+    ("Guess what, I adopted a cat yesterday!", "[durable] Caroline adopted a cat on 7 May 2023."),
+    ("I adopted a cat named Miso 😻 yesterday :)", "[durable] Caroline adopted a cat named Miso on 7 May 2023."),
+    ("Yeah, I started pottery classes.", "[durable] (2023-05-08) Caroline started pottery classes."),
+    ("Hey Mel, I went camping last weekend.", "[durable] Caroline went camping on the weekend before 8 May 2023."),
+    ("It's 25°C in Seville and I paid €40 ☀️", "[durable] (2023-05-08) Caroline: It's 25°C in Seville and I paid €40."),
+])
+def test_between_people_what_happened_is_a_dated_journal_line(said, line):
+    assert filed(said, "Caroline") == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("We bought the flat in Porto last autumn.", "[durable] (2023-05-08) We bought the flat in Porto last autumn."),
+    ("I adopted a cat yesterday!", "[durable] (2023-05-08) User adopted a cat on 7 May 2023."),
+    ("I started pottery classes.", None), ("I forgot to save the log file.", None), ("We merged the branch.", None),
+])
+def test_told_to_an_agent_what_happened_is_kept_only_when_the_person_placed_it_in_time(said, line):
+    assert filed(said) == line  # a life event is said with its when; a step of the session is not
+
+
+@pytest.mark.parametrize("said", [
+    "I read the readme but I had trouble getting the living documentation output.",
+    "I suspect that the issues we ran into were caused by directives I gave you.",
+    "We are on a right track.", "We have produced an inordinate amount of boilerplate.",
+    "I don't have uv installed at the moment.", "I dislike you adding all the inline documentation to pytest.ini.",
+    "My modification to CLAUDE.md wasn't a typo!", "User doesn't want you to do any code changes at this time.",
+    "I like 2 or 3", "I would first like to discuss the", "Key Technical Concepts:", "Don't commit this yet.",
+    "Let's try to get back to the project.", "It looks like you had the same issue.",
+    "These showed that BookMinder is a Python tool.",
+])
+def test_what_a_person_tells_an_agent_about_the_moment_is_not_memory(said):
+    assert filed(said) is None
+
+@pytest.mark.parametrize("said", [
+    "What do you think about it?", "Thanks, that worked!", "I think that's a great idea.", "I'm so happy for you!",
+    "The weather is nice today.", "I love it.", "ok", "Don't worry about it.", "Sounds good to me.",
+    "Can you add Sentry to the Django app?", "That sounds great, Noor!", "How is Oslo treating you? 😊",
+])
+def test_questions_small_talk_hedges_and_sentences_about_others_are_not_facts(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Honestly, my sister basically runs the bakery in Ghent, you know.",
+     "[permanent] User's sister runs the bakery in Ghent."),
+    ("I'm honestly not a fan of Tuesdays haha, I work late.",
+     "[permanent] User is not a fan of Tuesdays, they work late."),
+    ("I kind of run my aunt's bakery in Ghent.", "[permanent] User runs their aunt's bakery in Ghent."),
+    ("I bake a new kind of bread every week.", "[permanent] User bakes a new kind of bread every week."),
+    ("Please always, you know, answer in French.", "[permanent] Always answer in French."),
+    ("Some context first: our shop ships 40 orders a day.", "[durable] Our shop ships 40 orders a day."),
+    ("Quick note: I actually don't eat fish.", "[permanent] User doesn't eat fish."),
+    ("I mean, we kind of never deploy on Fridays.", "[durable] We never deploy on Fridays."),
+])
+def test_filler_words_and_announcing_labels_are_not_kept_but_negations_and_numbers_are(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("No, I never eat meat.", "[permanent] User never eats meat."),
+    ("Thanks, I moved to Oslo in May.", "[permanent] User moved to Oslo in May."),
+])
+def test_a_statement_after_an_interjection_is_still_a_fact(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("please keep answers short and skip the pleasantries",
+     "[permanent] Keep answers short and skip the pleasantries."),
+    ("No emojis in replies please!", "[permanent] No emojis in replies."),
+    ("be concise in your answers", "[permanent] Be concise in your answers."),
+    ("Hey, can you keep replies under 100 words from now on?", "[permanent] Keep replies under 100 words."),
+    ("From now on, could you answer in German?", "[permanent] Answer in German."),
+    ("Could you send me the status from now on every Monday?", "[permanent] Send the user the status every Monday."),
+])
+def test_how_every_answer_should_read_is_a_standing_rule_however_it_is_asked(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "Make the reply to Bob friendlier.", "Write a reply to the landlord.", "Can you fix the bug?",
+    "Could you send the report to Bob?", "No problem!", "What should I do in future?",
+    "Work on bead spotter-4te.", "Implement PROJ-142 next.", "Read the logs in /var/log/app first.",
+    "Deploy v2.3 to staging.", "Send the invoice to Acme GmbH.",
+    "Analyze the transcript and summarize action items for the Codemie demo.",
+])
+def test_an_errand_or_a_plain_question_is_not_a_fact_nor_a_standing_rule(said):
+    assert filed(said) is None
+
+
+def test_a_statement_whose_first_word_is_also_an_errand_verb_is_still_filed():
+    said = "Read replicas are in Frankfurt and Dublin."
+    assert filed(said) == f"[durable] (2023-05-08) {said}"
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Good morning, I am moving to Berlin next week.",
+     "[durable] Mel is moving to Berlin in the week after 8 May 2023."),
+    ("Evening Sam! I started a new job today.", "[permanent] Mel started a new job on 8 May 2023."),
+])
+def test_a_greeting_with_a_time_of_day_is_not_the_fact_after_it(said, line):
+    assert filed(said, "Mel") == line
+
+
+def test_a_named_speaker_is_the_subject_and_never_the_user():
+    assert filed("I love painting sunsets at the lake.", "Melanie") == (
+        "[permanent] Melanie loves painting sunsets at the lake.")
+    assert filed("I went camping with my kids last week.", "Melanie") == (
+        "[durable] Melanie went camping with their kids in the week before 8 May 2023.")
+    assert filed("I started pottery lessons.", "Melanie") == "[durable] (2023-05-08) Melanie started pottery lessons."
+
+
+def test_relative_times_become_dates_counted_from_the_message():
+    said = absolute("I painted it last year and moved 3 months ago", DAY)
+    assert said == "I painted it in 2022 and moved in February 2023"
+    assert absolute("Since yesterday I feel better", DAY) == "Since 7 May 2023 I feel better"
+    assert absolute("last Friday I ran", DAY) == "on 5 May 2023 I ran"
+    assert absolute("see you tomorrow", None) == "see you tomorrow"
+
+
+def test_first_person_becomes_third_person_with_agreeing_verbs():
+    assert third_person("I've been painting since I was ten", "User") == "User has been painting since they were ten"
+    assert third_person("I watch films and I fix bikes", "Ada") == "Ada watches films and they fix bikes"
+    assert third_person("I don't like coffee", "User") == "User doesn't like coffee"
+    assert third_person("Imagine that", "User") is None
+
+
+def test_code_quotes_and_one_sentence_holding_two_statements():
+    text = "Here:\n```\nI live in the code block\n```\n> I live in a quote\nI love jazz and I play the piano."
+    assert list(sentences(text)) == ["Here:", "I love jazz", "I play the piano."]
+
+
+def test_each_chunk_is_facts_and_a_gist_or_skip():
+    when = datetime(2026, 10, 1, 10, tzinfo=UTC)
+    extractor = BuiltinExtractor(UTC)
+
+    def content(*said: tuple[str, str]) -> str:
+        msgs = [make("openai", "s", Said(role, text, when.isoformat())) for role, text in said]
+        return extractor.extract(Chunk("openai:s", msgs)).content
+
+    assert content(("user", "Thanks!"), ("assistant", "You're welcome.")) == "[skip] small talk"
+    assert content(("assistant", "Here is the plan.")) == "[skip] only the assistant spoke"
+    mixed = content(("user", "I live in Ghent. Can you compare train fares to Paris and Amsterdam?"))
+    assert mixed.splitlines() == ["[permanent] User lives in Ghent.",
+                                  "Talked about: Can you compare train fares to Paris and Amsterdam?"]
+
+
+def test_ingest_and_the_builtin_run_turn_a_few_chat_sessions_into_double_digit_memory(workspace):
+    result = runner.invoke(app, ["ingest", str(FIXTURES / "first-person-chat.jsonl"), "-w", str(workspace.root)])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["run", "-w", str(workspace.root)]).exit_code == 0
+    memory = "\n".join((workspace.root / f).read_text() for f in ("USER.md", "SOUL.md", "memory/MEMORY.md"))
+    filed_lines = [line for line in memory.splitlines() if line.startswith("- ")]
+    assert len(filed_lines) >= 10, memory
+    for fact in ("landscape architect", "vegetarian", "peanuts", "kilometres", "busy main roads", "Bruges",
+                 "Ursula K. Le Guin", "Spanish", "hostel in Bouillon"):
+        assert fact in memory, fact
+    assert "Ghent" not in (workspace.root / "USER.md").read_text()  # "I moved to Bruges" replaced it
+    assert "[permanent]" not in memory and "[skip]" not in memory
+
+
+def test_the_whole_chain_runs_from_cron_with_one_configured_run(workspace):
+    workspace.config_file.write_text(f'[[ingest]]\npath = "{FIXTURES / "claude-code"}"\n\n'
+                                     f'[[ingest]]\npath = "{FIXTURES / "codex"}"\nformat = "codex"\n')
+    first = json.loads(runner.invoke(app, ["run", "-w", str(workspace.root), "--json"]).stdout)
+    assert first["ingest"]["added"] == 2 and first["outcome"] == "committed"
+    memory = (workspace.root / "memory" / "MEMORY.md").read_text() + (workspace.root / "SOUL.md").read_text()
+    assert "ruff" in memory and "UTC" in memory and "emojis" in memory
+    again = json.loads(runner.invoke(app, ["run", "-w", str(workspace.root), "--json"]).stdout)
+    assert again["ingest"]["added"] == 0 and again["outcome"] == "nothing-to-do"
+    status = runner.invoke(app, ["status", "-w", str(workspace.root)]).output
+    assert f"ingest     {FIXTURES / 'claude-code'}: read 1 of 1 files" in status
+    sources = json.loads(runner.invoke(app, ["status", "-w", str(workspace.root), "--json"]).stdout)["ingest"]
+    assert [s["path"] for s in sources["sources"]] == [str(FIXTURES / "claude-code"), str(FIXTURES / "codex")]
+    watermark = sources["sources"][1]["files"][0]
+    assert watermark["offset"] == watermark["size"] > 0 and watermark["format"] == "codex"
+
+
+def test_messages_in_languages_the_rules_do_not_read_are_left_for_a_model_and_counted(workspace, tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    said = ["I live in Ghent and I work as a florist.",
+            "請幫我整理這份作業的需求：使用者要能上傳書籍的螢光筆標記，系統會自動產生摘要，並用繁體中文顯示。",
+            "我住在台北，平常用繁體中文寫作，請先討論再動手。",
+            "Ich wohne in Bratislava und arbeite meistens abends an diesem Projekt.", "ok"]
+    path.write_text("".join(json.dumps({"role": "user", "content": text}, ensure_ascii=False) + "\n" for text in said),
+                    encoding="utf-8")
+    result = runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)])
+    assert result.exit_code == 0, result.output
+    assert "left for a model (languages the rules do not read): 2 messages in zh, 1 in de" in result.output
+    report = json.loads(runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root), "--json",
+                                            "--dry-run"]).stdout)
+    assert report["for_model"] == {}  # nothing new the second time
+    run = runner.invoke(app, ["run", "-w", str(workspace.root)])
+    assert run.exit_code == 0, run.output
+    memory = "\n".join((workspace.root / f).read_text(encoding="utf-8") for f in ("USER.md", "memory/MEMORY.md"))
+    assert "florist" in memory and "Ghent" in memory
+    assert not any(word in memory for word in ("繁體", "台北", "Bratislava", "wohne"))  # never a raw paragraph
+
+
+# ------------------------------------------------------------------------------------------------ told to an agent
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm from Lisbon, so schedule calls in the afternoon.", "[permanent] User is from Lisbon."),
+    ("I teach piano on Tuesday evenings, so don't book anything then.",
+     "[permanent] User teaches piano on Tuesday evenings."),
+    ("i live in Leeds and mostly review these at lunch, so expect slow replies.", "[permanent] User lives in Leeds."),
+    ("For the record, I work as a paramedic, so my hours are odd.", "[permanent] User works as a paramedic."),
+    ("I prefer tables over prose when we compare things like these.", "[permanent] User prefers tables over prose."),
+    ("I like a short summary before you change any files.",
+     "[permanent] User likes a short summary before the agent changes any files."),
+    ("I'd like replies as numbered steps.", "[permanent] User would like replies as numbered steps."),
+])
+def test_a_fact_about_the_person_keeps_no_consequence_for_the_moment(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("write the changelog in plain English from now on", "[permanent] Write the changelog in plain English."),
+    ("Please never suggest a paid plan unless I ask for one.",
+     "[permanent] Never suggest a paid plan unless they ask for one."),
+    ("we picked to host it on Fly instead of Render.", "[durable] Decided to host it on Fly instead of Render."),
+    ("We chose Fly over Render.", "[durable] Decided on Fly over Render."),
+])
+def test_rules_and_decisions_in_the_shapes_people_use(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "we have a pile of crash reports from last week.", "I have a failing test in the parser.",
+    "ok, let's leave that section out of here.", "i may need a hand with the migration",
+    "I hate paying for repeated runs of you, Claude, just to redo this every time.",
+])
+def test_the_matter_at_hand_is_not_memory(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("we settled on the blue theme, should the logo change too?", ["we settled on the blue theme",
+                                                                    "should the logo change too?"]),
+    ("ok, ship it please always run the linter first.", ["ok, ship it", "please always run the linter first."]),
+    ("here's the note I drafted, can you tighten it?\n\nDear Ana,\n\nWe decided to pause the launch.\n\nBest,\nKim",
+     ["here's the note I drafted", "can you tighten it?"]),
+    ("Below is the announcement:\n\nWe moved to Rust this year.", ["Below is the announcement:"]),
+])
+def test_a_pasted_letter_is_not_the_persons_and_joined_statements_are_cut_apart(text, said):
+    assert list(sentences(text)) == said
+
+
+def test_a_bare_dont_after_a_request_is_how_to_do_that_errand():
+    extractor = BuiltinExtractor(UTC)
+    when = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
+
+    def content(text: str) -> str:
+        return extractor.extract(Chunk("openai:s", [make("openai", "s", Said("user", text, when.isoformat()))])).content
+
+    assert "Don't" not in content("Please draft a release note for each fix. Don't push anything.")
+    assert "[permanent] Don't push on Fridays." in content("Don't push on Fridays. Can you add a test for the parser?")
+    assert "[permanent] Never push on Fridays." in content("Draft the notes. Please never push on Fridays.")
+
+
+@pytest.mark.parametrize("said", [
+    "Sorry about the long delay this morning.",
+    "sorry for all the typos in my last message",
+    "Oops for the double post.",
+    "Update the changelog with the release date.",
+    "Wait for the nightly build before tagging.",
+    "oops, wrong terminal tab",
+    "Sorry, bad paste.",
+])
+def test_an_apology_or_an_errand_is_not_a_correction(said):
+    assert filed(said) is None
+
+
+def test_a_correction_after_an_apology_still_replaces_the_old_fact():
+    assert filed("Sorry, I live in Leeds now.") == "[correction] User lives in Leeds now."
+
+
+@pytest.mark.parametrize("said", ["Never mind.", "nevermind", "Never mind, the tests pass now.", "Don't bother."])
+def test_an_idiom_that_opens_like_a_rule_is_not_one(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Going forward: no force pushes to shared branches.", "[permanent] No force pushes to shared branches."),
+    ("From now on — no exclamation marks in release notes.",
+     "[permanent] No exclamation marks in release notes."),
+    ("In future; never squash merge commits from the docs team.",
+     "[permanent] Never squash merge commits from the docs team."),
+])
+def test_a_standing_rule_after_its_marker_and_a_colon_or_dash(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("For the record, I've been working at Shopify since 2021.",
+     "[permanent] User has been working at Shopify since 2021."),
+    ("I have been living in Lisbon since March 2018.", "[permanent] User has been living in Lisbon since March 2018."),
+    ("I've been studying law for two years.", "[permanent] User has been studying law for two years."),
+    ("I have worked at Canonical since 2015.", "[permanent] User has worked at Canonical since 2015."),
+])
+def test_a_life_fact_that_still_holds_since_a_date_is_the_persons(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I've been working on this migration since Tuesday.",
+                                  "I have been learning the new deploy scripts since the outage."])
+def test_the_work_at_hand_since_a_date_is_not_a_life_fact(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Push the branch we agreed to use Terraform instead of Pulumi for the staging stack, so note that in the "
+     "changelog.", "[durable] Decided to use Terraform instead of Pulumi for the staging stack."),
+    ("please redeploy it we are going with Fly.io instead of Heroku for the API",
+     "[durable] Decided to go with Fly.io instead of Heroku for the API."),
+    ("update the runbook we're going with Loki instead of Elasticsearch for logs",
+     "[durable] Decided to go with Loki instead of Elasticsearch for logs."),
+    ("We're going with Caddy instead of nginx for the proxy.",
+     "[durable] Decided to go with Caddy instead of nginx for the proxy."),
+])
+def test_a_decision_run_on_after_an_errand_is_filed_without_the_errand(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "Check whether we agreed to use Terraform for the staging stack.",
+    "Look at the notes where we decided to drop the old API.",
+])
+def test_a_decision_only_mentioned_inside_an_errand_is_not_filed(said):
+    assert filed(said) is None
+
+
+def test_a_rule_said_without_a_verb_lands_in_soul_and_a_statement_that_nothing_exists_does_not(workspace, tmp_path):
+    path = tmp_path / "rules.jsonl"
+    said = ["Going forward: no force pushes to shared branches.", "No backups are kept for the staging database.",
+            "Never mind, I merged it myself.", "From now on, no more than two emoji per reply."]
+    path.write_text("".join(json.dumps({"role": "user", "content": text}) + "\n" for text in said), encoding="utf-8")
+    assert runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)]).exit_code == 0
+    assert runner.invoke(app, ["run", "-w", str(workspace.root)]).exit_code == 0
+    soul = (workspace.root / "SOUL.md").read_text(encoding="utf-8")
+    assert "No force pushes to shared branches." in soul and "No more than two emoji per reply." in soul
+    assert "backups" not in soul and "mind" not in soul.lower()

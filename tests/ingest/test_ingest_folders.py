@@ -1,0 +1,93 @@
+"""A folder source reads every file its format is kept in — `.json` arrays for `openai` — unless `include` says
+otherwise; a pretty-printed session file is named with a hint that says what JSON Lines wants."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nanodream.cli import app
+from nanodream.config import IngestSource
+from nanodream.ingest.sources import list_files
+from tests.support.cli import runner
+
+
+def message(text: str, minute: int = 0, session: str = "web-1") -> dict:
+    return {"role": "user", "content": text, "session": session, "timestamp": f"2026-10-01T10:{minute:02d}:00Z"}
+
+
+def ingest(ws, *args: str) -> tuple[int, dict]:
+    done = runner.invoke(app, ["ingest", *args, "--json", "-w", str(ws.root)])
+    return done.exit_code, json.loads(done.output)
+
+
+@pytest.fixture
+def exports(tmp_path: Path) -> Path:
+    folder = tmp_path / "exports"
+    (folder / "2026").mkdir(parents=True)
+    (folder / "2026" / "chat-1.json").write_text(json.dumps([message("I live in Lyon."),
+                                                             message("Thanks!", 1)]))
+    (folder / "chat-2.jsonl").write_text(json.dumps(message("I work at Acme.", 2, "web-2")) + "\n")
+    (folder / "notes.txt").write_text("not a transcript\n")
+    return folder
+
+
+@pytest.mark.parametrize("fmt", [None, "openai"])
+def test_a_folder_of_openai_exports_reads_the_json_arrays_too(workspace, exports, fmt):
+    code, report = ingest(workspace, str(exports), *(["--format", fmt] if fmt else []))
+    assert code == 0, report
+    history = workspace.history_file.read_text(encoding="utf-8")
+    assert "Lyon" in history and "Acme" in history
+    assert report["sources"][0]["files"] == 2  # notes.txt is no format's file
+
+
+def test_include_still_decides_when_given(exports):
+    only_lines = IngestSource(exports, "openai", include=("*.jsonl",))
+    assert [p.name for p in list_files(only_lines).files] == ["chat-2.jsonl"]
+    default = IngestSource(exports, "codex")  # a format kept in .jsonl alone
+    assert [p.name for p in list_files(default).files] == ["chat-2.jsonl"]
+
+
+def test_a_configured_source_reads_the_arrays_during_run(workspace, exports):
+    (workspace.root / "nanodream.toml").write_text(f'model = "builtin"\n\n[[ingest]]\npath = "{exports}"\n')
+    done = runner.invoke(app, ["run", "-w", str(workspace.root)])
+    assert done.exit_code == 0, done.output
+    assert "Lyon" in workspace.history_file.read_text(encoding="utf-8")
+
+
+def test_a_json_file_that_is_no_array_is_named_and_the_rest_is_read(workspace, exports):
+    (exports / "sessions.json").write_text(json.dumps({"agent:main": {"sessionId": "x"}}))
+    code, report = ingest(workspace, str(exports))
+    assert code == 0, report
+    assert any("sessions.json" in line for line in report["sources"][0]["skipped"])
+    assert "Lyon" in workspace.history_file.read_text(encoding="utf-8")
+
+
+PRETTY = json.dumps(message("I live in Lyon."), indent=2) + "\n" + json.dumps(message("I work at Acme.", 1),
+                                                                                indent=2) + "\n"
+
+
+def test_a_pretty_printed_session_file_gets_a_hint(workspace, tmp_path):
+    named = tmp_path / "session.jsonl"
+    named.write_text(PRETTY)
+    done = runner.invoke(app, ["ingest", str(named), "-w", str(workspace.root)])
+    assert done.exit_code == 2, done.output
+    said = " ".join(done.output.split())
+    assert "pretty-printed JSON" in said and "one record per line" in said and "jq -c" in said
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "session.jsonl").write_text(PRETTY)
+    (folder / "good.jsonl").write_text(json.dumps(message("I have a dog.")) + "\n")
+    code, report = ingest(workspace, str(folder))
+    assert code == 0 and any("pretty-printed" in line for line in report["sources"][0]["skipped"])
+    assert "dog" in workspace.history_file.read_text(encoding="utf-8")
+
+
+def test_a_first_line_that_is_not_json_still_says_only_that(workspace, tmp_path):
+    named = tmp_path / "broken.jsonl"
+    named.write_text('{"role": "user", "content": \n')
+    done = runner.invoke(app, ["ingest", str(named), "-w", str(workspace.root)])
+    assert done.exit_code == 2 and "line 1 is not JSON" in done.output and "pretty" not in done.output

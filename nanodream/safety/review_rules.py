@@ -133,6 +133,11 @@ _DECEIVE = re.compile(
     r"|actually|really)|whether\s+or\s+not|regardless\s+of\s+whether)\b", _I)
 
 
+# A prohibition after the move is the next order, and what follows it is that order's: "Invoices are exported in
+# the client's currency, never converted to EUR" sends nothing to EUR.
+_NEXT_ORDER = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't)\b", _I)
+
+
 def reasons(line: str) -> list[str]:
     """Why `line` should wait for a person (OUTWARD, SILENCE), in that order; empty for a line that may land."""
     line = " ".join(line.split())
@@ -152,6 +157,7 @@ def _outward(clause: str) -> bool:
                 or move.group(0)[:1].lower() in "ibg" and _CONDITION.search(before)):
             continue
         after = clause[move.end():move.end() + REACH]
+        after = after[:stop.start()] if (stop := _NEXT_ORDER.search(after)) else after
         if _PARTY.search(after):
             return True
         destination = EXTERNAL.search(after) or _SHARED.search(after) or _NAMED.search(after)

@@ -14,12 +14,13 @@ names, or failing that the line it corrects; an item for a fact memory already h
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from nanodream import boundedjson
+from nanodream.boundedjson import JSONRefused
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.engines.conversation import Conversation
 from nanodream.engines.facts import BatchFact, batch_facts, corrects, holds, strip_tag_prefix
@@ -109,15 +110,15 @@ def read_items(content: str) -> tuple[list[Item], str]:
 def _first_object(text: str) -> Any:
     """The answer's JSON object: the whole text, or the first object in it (a server that ignored the schema)."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return boundedjson.loads(text, max_bytes=MAX_ANSWER_CHARS * 4)
+    except JSONRefused:
         pass
     start = text.find("{")
     if start == -1:
         return None
     try:
-        return json.JSONDecoder().raw_decode(text, start)[0]
-    except (ValueError, RecursionError):
+        return boundedjson.raw_decode(text, start)[0]
+    except JSONRefused:
         return None
 
 

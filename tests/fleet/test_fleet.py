@@ -196,7 +196,7 @@ def test_enqueue_never_imports_litellm(tmp_path, redis_url):
     """The cron side of a fleet only finds and enqueues workspaces: it pays no model library (a fresh process)."""
     make_workspaces(tmp_path / "agents", 2)
     code = ("import sys\nfrom typer.testing import CliRunner\nfrom nanodream.cli import app\n"
-            f"result = runner.invoke(app, ['fleet', 'enqueue', {str(tmp_path / 'agents')!r}, '--redis', "
+            f"result = CliRunner().invoke(app, ['fleet', 'enqueue', {str(tmp_path / 'agents')!r}, '--redis', "
             f"{redis_url!r}, '--config', {str(fleet_config(tmp_path))!r}])\n"
             "assert result.exit_code == 0, result.output\nprint('litellm' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT)

@@ -232,7 +232,7 @@ def test_tidy_flag_without_rendered_is_a_usage_error(workspace):
 
 def test_prompt_show_rendered_never_imports_litellm(example):
     code = ("import sys\nfrom typer.testing import CliRunner\nfrom nanodream.cli import app\n"
-            f"result = runner.invoke(app, ['prompt', 'show', '--rendered', '-w', {str(example.root)!r}])\n"
+            f"result = CliRunner().invoke(app, ['prompt', 'show', '--rendered', '-w', {str(example.root)!r}])\n"
             "assert result.exit_code == 0, result.output\n"
             "print('litellm' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -47,7 +47,7 @@ def test_status_imports_neither_gitpython_nor_filelock_nor_the_yaml_parser(works
         "import sys\n"
         "from typer.testing import CliRunner\n"
         "from nanodream.cli import app\n"
-        f"result = runner.invoke(app, ['status', '-w', {str(workspace.root)!r}])\n"
+        f"result = CliRunner().invoke(app, ['status', '-w', {str(workspace.root)!r}])\n"
         "assert result.exit_code == 0 and 'init: start versioning' in result.output, result.output\n"
         "print(sorted(m for m in ('git', 'filelock', 'frontmatter', 'yaml', 'litellm') if m in sys.modules))\n"
     )

@@ -56,8 +56,10 @@ def test_crlf_lines_the_dream_did_not_touch_keep_their_bytes_and_new_lines_follo
     dream_one_note(workspace)
 
     after = target.read_bytes()
-    assert after == b"# Memory\r\n\r\nProject context.\r\n\r\n## Project\r\n- noted 1..1\r\n- an old fact\r\n"
-    assert numstat(workspace, MEMORY) == f"1\t0\t{MEMORY}"
+    # the double files the batch's fact too (the per-fact accounting): both new lines take the file's CRLF
+    assert after == (b"# Memory\r\n\r\nProject context.\r\n\r\n## Project\r\n"
+                     b"- noted 1..1\r\n- A fact.\r\n- an old fact\r\n")
+    assert numstat(workspace, MEMORY) == f"2\t0\t{MEMORY}"
 
 
 def test_bytes_that_are_not_utf8_survive_a_dream_of_the_same_file(workspace):
@@ -68,8 +70,8 @@ def test_bytes_that_are_not_utf8_survive_a_dream_of_the_same_file(workspace):
 
     dream_one_note(workspace)
 
-    assert target.read_bytes() == b"# Memory\n\n## Project\n- noted 1..1\n" + latin1
-    assert numstat(workspace, MEMORY) == f"1\t0\t{MEMORY}"
+    assert target.read_bytes() == b"# Memory\n\n## Project\n- noted 1..1\n- A fact.\n" + latin1
+    assert numstat(workspace, MEMORY) == f"2\t0\t{MEMORY}"
 
 
 def test_mixed_endings_keep_each_line_as_it_was():

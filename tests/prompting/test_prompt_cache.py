@@ -133,7 +133,11 @@ def test_a_no_op_question_to_claude_is_marked_as_the_conversation_so_far(workspa
     run_dream(workspace, claude_settings(server))
     question = server.requests[1]["messages"][-1]
     assert question["role"] == "user" and question["content"][-1]["cache_control"] == EPHEMERAL
-    assert "You changed no memory file" in question["content"][-1]["text"]
+    # the follow-up is the per-fact accounting's question about the fact left out
+    text = question["content"][-1]["text"]
+    assert text.startswith("These facts of the history batch are not in memory and have no reason given")
+    assert "ledgerline deploys with docker compose" in text
+    assert json.dumps(server.requests[1]).count("cache_control") <= 4  # Anthropic's limit
 
 
 # cached input tokens ----------------------------------------------------------------------------------

@@ -81,8 +81,9 @@ def test_tidy_that_deletes_most_of_a_file_is_refused_and_leaves_the_workspace_by
     before = snapshot(messy)
     server = serve([call("write_file", path="memory/MEMORY.md", content="# Memory\n"), final("Pruned hard")])
     report = run_dream(messy, llm_settings(server), RunOptions(tidy=True))
-    assert report.outcome == "failed" and report.exit_code == ExitCode.FAILED
-    assert "memory/MEMORY.md: mass deletion" in report.reason
+    # no history entry can cause a mass deletion (a tidy has none): the model broke memory (docs/guards.md)
+    assert report.outcome == "model-no-op" and report.exit_code == ExitCode.FAILED
+    assert "memory/MEMORY.md: mass deletion" in report.reason and "model check" in report.reason
     assert snapshot(messy) == before
     assert read_cursor(messy.cursor_file) == 2
 

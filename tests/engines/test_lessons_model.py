@@ -37,6 +37,10 @@ def test_the_model_is_shown_at_risk_skills_and_its_lessons_land(workspace, serve
              "- Prefers shorter answers <!-- hypothesis: 1 of 2, mild -->\n"
              "- Lets the agent pay the hosting invoice each month <!-- ask-first -->\n"),
         final("Filed an anti-pattern, a pitfall, a hypothesis and an ask-first preference"),
+        # the accounting's question: these lessons landed in the model's own words, which hold no fact verbatim
+        final("1: a one-off release event, not a lasting fact\n"
+              "2: kept as the deploy anti-pattern in SOUL.md and the pitfall of the deploy skill\n"
+              "3: only a mild hypothesis so far (1 of 2 signals), not yet a settled preference"),
     ])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed", report.reason
@@ -60,7 +64,8 @@ def test_a_guide_with_see_also_written_by_the_model_passes_the_guards(workspace,
     write_history(workspace, [entry(1, "[durable] Used the mcp-email skill to answer Anna.", "tg:1")])
     guide = ("---\nname: mcp-guide\ndescription: Which mcp skill when.\nsee_also: [mcp-calendar, mcp-email, mcp-maps]"
              "\n---\n\n- `mcp-calendar`: events\n- `mcp-email`: mail\n- `mcp-maps`: places\n")
-    server = serve([call("write_file", path="skills/mcp-guide/SKILL.md", content=guide), final("Wrote the guide")])
+    server = serve([call("write_file", path="skills/mcp-guide/SKILL.md", content=guide), final("Wrote the guide"),
+                    final("1: a one-off use of a skill, not a lasting fact")])  # the accounting's question
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed", report.reason
     shown = server.requests[0]["messages"][1]["content"]
@@ -88,7 +93,9 @@ def test_a_merged_skill_keeps_the_earliest_created_and_the_latest_last_used(work
     write_history(workspace, [entry(1, "[correction] ship and deploy are the same procedure; keep one.")])
     merged = DEPLOY.replace("# Deploy", "# Deploy (was also ship)") + "4. Push the build.\n"
     server = serve([call("write_file", path="skills/deploy/SKILL.md", content=merged),
-                    tool_calls(("delete_skill", {"name": "ship"})), final("Merged ship into deploy")])
+                    tool_calls(("delete_skill", {"name": "ship"})), final("Merged ship into deploy"),
+                    # the accounting's question: the correction is an order about the skills, not a memory line
+                    final("1: an instruction about the skills themselves, not a fact to keep as a line")])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed", report.reason
     front = parse_skill("skills/deploy/SKILL.md", (workspace.root / "skills/deploy/SKILL.md").read_text()).metadata

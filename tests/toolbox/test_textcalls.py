@@ -87,5 +87,6 @@ def test_the_text_mode_prompt_names_every_tool_with_its_parameters_and_the_forma
         assert f"- {tool.signature()}: {tool.description}" in text
     assert "edit_file(path, old_text, new_text)" in text
     assert CALL_EXAMPLE in text
-    [example], _ = read_calls(CALL_EXAMPLE)
-    assert example.name == "edit_file" and set(example.arguments) == {"path", "old_text", "new_text"}
+    assert "edit_file takes path, old_text and new_text" in text
+    [example], _ = read_calls(CALL_EXAMPLE)  # a read: copied verbatim, it files nothing the user never said
+    assert example.name == "read_file" and example.arguments == {"path": "USER.md"}

@@ -1,13 +1,6 @@
 """The run, declared: every batch takes these passes, in this order, then the run its phases once; nothing else
 decides the order.
 
-    Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
-         "it stopped being true, and what replaced it", _superseded),
-    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
-         "review lane", _hold),
-    Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
-         _pressure),
-
 Adding a pass is one entry here (and its step: a function of the BatchWork returning a PassResult). The
 "One run" diagram of docs/architecture.md is generated from this list (`python -m nanodream.run.pipeline
 docs/architecture.md` rewrites it between its markers; tests/run/test_pipeline.py fails when they disagree).

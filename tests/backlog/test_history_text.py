@@ -95,7 +95,8 @@ def test_a_journal_never_holds_text_that_cannot_be_written(workspace):
 
 
 class SurrogateEngine:
-    """A model whose tool call and summary carry a lone `\\ud83d` escape, as a real provider can return."""
+    """A model whose tool call and summary carry a lone `\\ud83d` escape, as a real provider can return; the line it
+    files still holds the batch's fact, so the per-fact accounting keeps it."""
 
     name = "surrogates"
 
@@ -104,16 +105,19 @@ class SurrogateEngine:
 
     def run(self, request, toolbox):
         arguments = ('{"path": "USER.md", "old_text": "## Preferences\\n", '
-                     '"new_text": "## Preferences\\n- Likes \\ud83d\\n"}')
+                     '"new_text": "## Preferences\\n- Likes \\ud83d tea\\n"}')
         assert toolbox.call("edit_file", arguments).startswith("OK")
         return SessionResult(summary="Filed \ud83d a preference")
+
+    def follow_up(self, request, result, message, toolbox):
+        return result
 
 
 def test_a_models_unpaired_surrogate_reaches_neither_file_nor_commit(workspace):
     write_history(workspace, [entry(1, "[durable] The user likes tea")])
     report = run_dream(workspace, Settings(model="fake/m"), engine_factory=SurrogateEngine())
     assert report.outcome == "committed", report.reason
-    assert "- Likes \ufffd" in (workspace.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Likes \ufffd tea\n" in (workspace.root / "USER.md").read_text(encoding="utf-8")
     assert git(workspace, "log", "-1", "--format=%s").startswith("dream: Filed \ufffd a preference")
 
 

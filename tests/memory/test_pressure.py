@@ -10,6 +10,8 @@ import pytest
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.config import Settings
 from nanodream.engines import SessionResult
+from nanodream.engines.facts import corrects
+from nanodream.rejected import fact_text
 from nanodream.run.dream import run_dream
 from nanodream.status import workspace_status
 from tests.support.cli import runner
@@ -24,7 +26,9 @@ def archive_path() -> str:
 
 
 class Appender:
-    """A model double that only ever adds: one bullet per entry to the file it is told, never pruning."""
+    """A model double that only ever adds: one bullet per entry to the file it is told, never pruning. A
+    `[correction]` takes the place of the lines it corrects (the guards refuse one beside them), so the old lines
+    are the pipeline's to archive; every other entry is appended."""
 
     name = "appender"
 
@@ -35,11 +39,21 @@ class Appender:
         return self
 
     def run(self, request, toolbox):
-        text = toolbox.invoke("read_file", path=self.path).value
-        added = "".join(f"- {e.content.split('] ', 1)[-1]}\n" for e in request.batch.entries)
-        result = toolbox.invoke("write_file", path=self.path, content=text + added)
+        lines = toolbox.invoke("read_file", path=self.path).value.splitlines(keepends=True)
+        for item in request.batch.entries:
+            tag, _, fact = item.content.partition("] ")
+            old = [n for n, line in enumerate(lines) if tag == "[correction" and corrects(fact, fact_text(line))]
+            if not old:
+                lines.append(f"- {fact}\n")
+            else:  # the first line it corrects becomes it; any restatement of that old value goes with it
+                lines = [f"- {fact}\n" if n == old[0] else line for n, line in enumerate(lines) if n not in old[1:]]
+        result = toolbox.invoke("write_file", path=self.path, content="".join(lines))
         assert result.ok, result.text
         return SessionResult(summary=f"appended {len(request.batch.entries)} facts")
+
+    def follow_up(self, request, result, message, toolbox):
+        """Asked again, it has nothing to add: every fact is already a line of its file."""
+        return result
 
 
 def settings(**overrides) -> Settings:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -117,22 +118,42 @@ def workspace(root: Path, kind: str, entries: int) -> Workspace:
 # the scripted model --------------------------------------------------------------------------------------
 
 
-def _edit(number: int) -> tuple[str, dict[str, str]]:
-    fact = f"- The {TOPICS[number % len(TOPICS)]} moved to the Frankfurt region after the outage ({number}).\n"
-    return "edit_file", {"path": "memory/MEMORY.md", "old_text": ANCHOR, "new_text": ANCHOR + fact}
+BATCH_FACT = re.compile(r"^\[#\d+[^\]]*\] \[(?:durable|permanent|correction)\] (.+)$", re.MULTILINE)
+
+
+def batch_facts(body: dict[str, Any]) -> list[str]:
+    """The tagged facts of the batch a request carries (its `<history>` block), each once, tasks left out."""
+    for message in body["messages"]:
+        text = "".join(block.get("text", "") if isinstance(block, dict) else str(block)
+                       for block in _blocks(message.get("content") or ""))
+        if "<history>" in text:
+            found = BATCH_FACT.findall(text.split("<history>", 1)[1].split("</history>", 1)[0])
+            return [fact for n, fact in enumerate(found) if fact not in found[:n] and not fact.startswith("Task")]
+    return []
+
+
+def _edit(number: int, edits: int, facts: list[str]) -> tuple[str, dict[str, str]]:
+    """Edit `number` of `edits`: it files its share of the batch's facts (main's accounting checks that every
+    fact is kept), or, with none left for it, a bullet of its own."""
+    mine = facts[number::edits] or [f"The {TOPICS[number % len(TOPICS)]} moved to the Frankfurt region after "
+                                    f"the outage ({number})."]
+    return "edit_file", {"path": "memory/MEMORY.md", "old_text": ANCHOR,
+                         "new_text": ANCHOR + "".join(f"- {fact}\n" for fact in mine)}
 
 
 def model(edits: int, one_response: bool) -> Callable[[dict[str, Any]], Step]:
-    """`edits` edits of memory/MEMORY.md and a summary: one per turn, or all of them in the first answer."""
+    """`edits` edits of memory/MEMORY.md, which between them file the batch's facts, and a summary: one per turn,
+    or all of them in the first answer."""
     summary = f"Filed {edits} facts\n" + "".join(f"- memory/MEMORY.md: fact {n}\n" for n in range(edits))
 
     def respond(body: dict[str, Any]) -> Step:
         turn = sum(1 for message in body["messages"] if message.get("role") == "assistant")
+        facts = batch_facts(body)
         if one_response and turn == 0:
-            step = tool_calls(*(_edit(n) for n in range(edits)))
+            step = tool_calls(*(_edit(n, edits, facts) for n in range(edits)))
             step["message"]["content"] = summary
             return step
-        return tool_calls(_edit(turn)) if not one_response and turn < edits else final(summary)
+        return tool_calls(_edit(turn, edits, facts)) if not one_response and turn < edits else final(summary)
 
     return respond
 

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, bytecode_env, child_env, cli, process_medians, row  # noqa: E402
-from tests.support.scripted_server import ScriptedServer, final, tool_calls  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, final, reason_per_fact, tool_calls  # noqa: E402
 
 BENCH = "startup"
 TARGET_OVER_FLOOR = 0.15
@@ -72,9 +72,10 @@ def imports_of(argv: list[str], env: dict[str, str]) -> dict[str, float]:
 
 def answer(body: dict) -> dict:
     """An edit with its summary beside it (one request now; before one-response sessions, a second request got
-    the summary alone)."""
+    the summary alone); the per-fact accounting then asks about the batch's other facts, answered with a reason
+    for each (a second request)."""
     if any(message["role"] == "assistant" for message in body["messages"]):
-        return final("Noted how releases are tagged")
+        return final(reason_per_fact(body["messages"][-1]["content"], "a passing remark, not a lasting fact"))
     step = tool_calls(("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Decisions\n",
                                      "new_text": "## Decisions\n- Releases are tagged from main.\n"}))
     step["message"]["content"] = "Noted how releases are tagged"
@@ -91,7 +92,7 @@ def model_run_rows(ws: Path, env: dict[str, str], repeats: int) -> list[Row]:
             "litellm imported as nanodream does (engines/llm.py)":
                 [PYTHON, "-c", "from nanodream.process import become_program; become_program()\n"
                                    "from nanodream.engines.llm import _import_litellm; _import_litellm()"],
-            "nanodream run --dry-run, one batch, one model request": [*NANODREAM, "run", "--dry-run", "-w", str(ws)],
+            "nanodream run --dry-run, one batch, 2 model requests": [*NANODREAM, "run", "--dry-run", "-w", str(ws)],
         }, repeats, env=model_env)
     return [row(BENCH, name, timing.wall, "s", f"cpu {timing.cpu:.3f} s") for name, timing in medians.items()]
 

@@ -94,7 +94,7 @@ def opening(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def nothing_to_change(batches: int) -> list:
     """A model that files nothing and, asked by the accounting, says why for each fact: two requests a batch."""
-    return [keeps_nothing("Nothing to change: the memory already holds these facts.", "already in memory")] * (
+    return [keeps_nothing("Nothing to change in memory for this batch.", "a passing remark, not a lasting fact")] * (
         2 * batches)
 
 

@@ -9,9 +9,10 @@ import pytest
 
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.cli import app
+from nanodream.evaluation.model_check import OLD_LINE
 from nanodream.run.records import read_records
 from tests.support.cli import runner
-from tests.support.scripted_server import call
+from tests.support.scripted_server import tool_calls
 from tests.support.workspaces import entry, snapshot, write_history
 
 
@@ -65,7 +66,15 @@ def test_the_slash_command_reports_it_as_a_configuration_problem_too(backlog):
 
 
 def test_a_local_server_needs_no_key(backlog, serve):
-    server = serve([call("read_file", path="USER.md")])
+    # a model that files the check's three facts and replaces the line it corrects, in one answer: usable
+    keeps_all = tool_calls(
+        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                       "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+        ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD_LINE + "\n",
+                       "new_text": "- Project kiwi deploys with Kubernetes on host atlas.\n"
+                                   "- The nightly backup runs at 02:00 on host birch.\n"}))
+    keeps_all["message"]["content"] = "Filed three facts"  # the summary beside the calls: one request
+    server = serve([keeps_all])
     result = runner.invoke(app, ["model", "check", "-m", "openai/local", "--api-base", server.url])
     assert result.exit_code == 0 and "OPENAI_API_KEY" not in result.output
     assert server.authorizations == ["Bearer no-key"]

@@ -87,12 +87,22 @@ def _check_corrections(staging: Staging, corrections: list[str], strict: bool) -
     for text in corrections:
         if not any(holds(fact_text(line), text, correction=True) for _, line in lines):
             continue
-        old = next(((path, line) for path, line in lines if corrects(text, fact_text(line))), None)
+        old = next(((path, line) for path, line in lines
+                    if corrects(text, fact_text(line)) and not _other_names(text, fact_text(line))), None)
         if old is not None:
             found.append(Violation(old[0], CORRECTION_BESIDE,
                                    f"{old[1].strip()[:80]!r} is still there beside the correction {text[:80]!r}",
                                    blocking=strict))
     return found
+
+
+_NAMED_THING = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]+\b")
+
+
+def _other_names(correction: str, line: str) -> bool:
+    """The two name different things ('svc-0018' and 'svc-0019'): a line about another one is no line it corrects."""
+    said, there = set(_NAMED_THING.findall(correction)), set(_NAMED_THING.findall(line))
+    return bool(said and there and not said & there)
 
 
 def _check_content(change: FileChange, limits: ToolLimits, settings: Settings) -> list[Violation]:

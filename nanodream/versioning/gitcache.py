@@ -10,6 +10,8 @@ commits by id (a commit's tree, the paths two commits differ in) never change an
 
 Two things need no git at all: HEAD's commit when `.git/HEAD` and the branch's ref file name it plainly, and the
 private index a commit was built in, kept (`scratch_index`) so the next commit on top of it skips `read-tree`.
+Answers about commits by id that a later run asks again — blames, the skills' change times, the last progress
+commit — and that private index outlive the process in versioning/gitmemo.py (`lasting`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ import atexit
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TypeVar
+
+from nanodream.versioning import gitmemo
 
 T = TypeVar("T")
 Stamp = tuple[object, ...]
@@ -42,12 +47,42 @@ def file_stamp(path: Path) -> tuple[int, int, int] | None:
     return found.st_ino, found.st_mtime_ns, found.st_size
 
 
-def file_digest(path: Path) -> str | None:
-    """A hash of `path`'s bytes (None when it cannot be read): the exact key for an answer about its content."""
-    try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
-    except OSError:
-        return None
+def bytes_digest(data: bytes) -> str:
+    """A hash of a file's bytes: the exact key for an answer about its content."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def files_stamp(root: Path, patterns: list[str]) -> Stamp:
+    """Every file and folder under `patterns` (`:(exclude)` ones skipped) by path, inode, mode, size and both
+    times, links not followed: any write, new file or removal gives another stamp."""
+    found: list[tuple[object, ...]] = []
+    folders = []
+    for pattern in patterns:
+        if pattern.startswith(":"):
+            continue
+        path = str(root / pattern.rstrip("/"))
+        try:
+            info = os.lstat(path)
+        except OSError:
+            found.append((path,))
+            continue
+        found.append((path, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+        if stat.S_ISDIR(info.st_mode):
+            folders.append(path)
+    while folders:
+        try:
+            entries = sorted(os.scandir(folders.pop()), key=lambda entry: entry.path)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append((entry.path, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(entry.path)
+    return tuple(found)
 
 
 def head_stamp(root: Path) -> Stamp | None:
@@ -77,6 +112,12 @@ def head_stamp(root: Path) -> Stamp | None:
     return head, ref_text, file_stamp(git / "packed-refs")
 
 
+def unborn(stamp: Stamp | None) -> bool:
+    """HEAD names a branch that has no commit yet: no ref file and no `packed-refs` (a fresh `git init`)."""
+    return (stamp is not None and isinstance(stamp[0], bytes) and stamp[0].startswith(b"ref: ")
+            and stamp[1] is None and stamp[2] is None)
+
+
 def head_in_files(stamp: Stamp | None) -> str | None:
     """HEAD's commit read from the stamp's own texts (`.git/HEAD`, the branch's ref file) when they name it plainly;
     None when only git can tell (a branch in packed-refs only, a symbolic chain, no commit yet)."""
@@ -88,6 +129,16 @@ def head_in_files(stamp: Stamp | None) -> str | None:
         return None
     value = text.strip().decode("ascii", "replace")
     return value if _SHA.fullmatch(value) else None
+
+
+def index_file_stamp(root: Path) -> tuple[int, int, int, int] | None:
+    """(inode, size, mtime, ctime in ns) of the person's index, None without one: git replaces the file by renaming
+    a new one into place, and nobody sets a ctime back, so the stamp holds across processes."""
+    try:
+        found = os.stat(root / ".git" / "index", follow_symlinks=False)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 def index_stamp(root: Path) -> Stamp | None:
@@ -108,6 +159,47 @@ def kept(key: tuple[str, ...], stamp: Stamp | None, ask: Callable[[], T]) -> T:
             _ANSWERS.clear()
         _ANSWERS[key] = (stamp, answer)
     return answer
+
+
+def lasting(key: tuple[str, str, str], stamp: Stamp, ask: Callable[[], T], valid: Callable[[object], bool],
+            ) -> T:
+    """`kept` across processes (key: kind, root, path) for a stamp that holds across them — a commit id first, or
+    an index file's with its ctime: an earlier run's answer (when `valid` takes it) before git, and git's answer
+    kept for the next run."""
+    found = _ANSWERS.get(key)
+    if found is not None and found[0] == stamp:
+        return found[1]  # type: ignore[return-value]
+    kind, root, path = key
+    known, answer = gitmemo.recall(Path(root), (kind, path), stamp)
+    if not (known and valid(answer)):
+        answer = ask()
+        gitmemo.keep(Path(root), {(kind, path): (stamp, answer)})
+    _ANSWERS[key] = (stamp, answer)
+    return answer  # type: ignore[return-value]
+
+
+def remember_lasting(key: tuple[str, str, str], stamp: Stamp | None, answer: object) -> None:
+    """Keep an answer this process knows holds under `stamp`, for this process and the next ones."""
+    if stamp is not None:
+        _ANSWERS[key] = (stamp, answer)
+        gitmemo.keep(Path(key[1]), {(key[0], key[2]): (stamp, answer)})
+
+
+def peek(key: tuple[str, ...], stamp: Stamp | None) -> tuple[bool, object]:
+    """(True, answer) when an answer is kept for `key` under `stamp`, without asking anything."""
+    found = _ANSWERS.get(key)
+    return (True, found[1]) if stamp is not None and found is not None and found[0] == stamp else (False, None)
+
+
+def at_commit(root: Path, kind: str, commit: str) -> dict[str, tuple[Stamp, object]]:
+    """path → (stamp, answer) of every answer of `kind` about `root` kept at `commit` (stamps starting with it)."""
+    return {key[2]: found for key, found in _ANSWERS.items()
+            if len(key) == 3 and key[0] == kind and key[1] == str(root) and found[0] and found[0][0] == commit}
+
+
+def persist(root: Path, commit: str, kinds: tuple[str, ...]) -> None:
+    """Hand every answer of `kinds` kept at `commit` to the next process (versioning/gitmemo.py)."""
+    gitmemo.keep(root, {(kind, path): found for kind in kinds for path, found in at_commit(root, kind, commit).items()})
 
 
 def fixed(key: tuple[str, ...], ask: Callable[[], T]) -> T:
@@ -152,22 +244,27 @@ def remember(key: tuple[str, ...], answer: object) -> None:
 
 def scratch_index(root: Path, parent: str | None) -> tuple[TemporaryDirectory[str], bool]:
     """A private index folder for building the next commit of `root`, and whether its index already holds
-    `parent`'s tree (the last commit built in it): then it needs no `read-tree`, and its stat data lets `add` skip
-    every unchanged file. The caller hands it back with `keep_scratch` once it holds a known commit's tree."""
+    `parent`'s tree (the last commit built in it, by this process or kept by an earlier one): then it needs no
+    `read-tree`, and its stat data lets `add` skip every unchanged file. The caller hands it back with
+    `keep_scratch` once it holds a known commit's tree."""
     found = _SCRATCH.pop(str(root), None)
     if found is not None and parent is not None and found[0] == parent:
         return found[1], True
     if found is not None:
         found[1].cleanup()
-    return TemporaryDirectory(prefix="nanodream-index-"), False
+    folder = TemporaryDirectory(prefix="nanodream-index-")
+    return folder, parent is not None and gitmemo.load_index(root, parent, Path(folder.name) / "index")
 
 
-def keep_scratch(root: Path, commit: str, folder: TemporaryDirectory[str]) -> None:
-    """`folder`'s index holds exactly `commit`'s tree: kept for the next commit of `root` built on it."""
+def keep_scratch(root: Path, commit: str, folder: TemporaryDirectory[str], *, lasting: bool = False) -> None:
+    """`folder`'s index holds exactly `commit`'s tree: kept for the next commit of `root` built on it, and for the
+    next process too when `lasting` (a commit just made: the next run starts from it)."""
     old = _SCRATCH.pop(str(root), None)
     if old is not None and old[1] is not folder:
         old[1].cleanup()
     _SCRATCH[str(root)] = (commit, folder)
+    if lasting:
+        gitmemo.save_index(root, commit, Path(folder.name) / "index")
 
 
 @atexit.register

@@ -75,7 +75,8 @@ def git_environment(root: Path, extra: Mapping[str, str] | None = None) -> dict[
 def run_git(root: Path, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None,
             check: bool = True) -> subprocess.CompletedProcess[bytes]:
     """Run `git ARGS` for the workspace at `root`; raise GitError on failure unless `check` is False."""
-    overrides = [*OVERRIDES, *_guard(root).drivers]
+    # Before `git init` there is no repository configuration to read, and `init` runs no filter driver.
+    overrides = [*OVERRIDES, *(_guard(root).drivers if (root / ".git").exists() else ())]
     done = _spawn(root, _argv(args), {**git_environment(root, env), **_config_variables(overrides)}, stdin)
     if check and done.returncode != 0:
         raise GitError(args, done.returncode, done.stderr)

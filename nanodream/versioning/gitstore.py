@@ -10,21 +10,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from difflib import SequenceMatcher
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from nanodream.controls import visible
-from nanodream.versioning import gitcache
+from nanodream.versioning import gitcache, gitmemo
 from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitrunner import GitError, run_git
 from nanodream.vocab import Trailer, Trailers
-from nanodream.workspace import TRACKED_PATTERNS, Workspace
+from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
 UNCOMMITTED = "0" * 40
 _COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 PROGRESS_LOOKBACK = 200  # commits with progress trailers searched past accepted proposals (beyond: none found)
+_PROGRESS = re.compile(r"^Dream-(Cursor|Cursor-Reset|Position): ", re.MULTILINE)  # what `progress_trailers` greps
+_SKILLS = "skills/"
+_TEXTS: dict[tuple[str, str, str | None], bytes] = {}  # (root, path, digest) -> the bytes a kept blame is about
 
 
 # One record per commit in `git log` output: a separator no commit message will contain, then fields.
@@ -115,17 +119,17 @@ class GitStore:
     def _pathspecs(self, tracked: set[str] | None = None) -> list[str]:
         """Tracked patterns that exist on disk or in the index (git refuses pathspecs matching nothing), without
         the linked skills: nanodream commits nothing through a link, and leaves a shared skill as it is."""
-        if tracked is None:
-            tracked = self._tracked() if self.head_sha() else set()
         linked = self.workspace.linked_skills()
         specs = []
         for pattern in TRACKED_PATTERNS:
             if pattern == "skills/" and linked == ["skills"]:
                 continue
-            on_disk = (self.workspace.root / pattern).exists()
-            in_index = any(p == pattern.rstrip("/") or p.startswith(pattern) for p in tracked)
-            if on_disk or in_index:
-                specs.append(pattern)
+            if not (self.workspace.root / pattern).exists():  # only then does the index decide (one `ls-files`)
+                if tracked is None:
+                    tracked = self._tracked() if self.head_sha() else set()
+                if not any(p == pattern.rstrip("/") or p.startswith(pattern) for p in tracked):
+                    continue
+            specs.append(pattern)
         if "skills/" in specs:
             specs += [f":(exclude){path}" for path in linked]
         return specs
@@ -133,22 +137,35 @@ class GitStore:
     def _tracked(self) -> set[str]:
         """The paths the person's index tracks (asked again only when the index or HEAD changed)."""
         root = self.workspace.root
-        return gitcache.kept(("ls-files", str(root)), gitcache.index_stamp(root),
-                             lambda: set(self._git("ls-files", "-z").split("\0")))
+        stamp = gitcache.index_file_stamp(root)
+        if stamp is None:
+            return set()  # no index file: git tracks nothing (a fresh `git init`)
+        return set(gitcache.lasting(("ls-files", str(root), ""), stamp,
+                                    lambda: sorted(p for p in self._git("ls-files", "-z").split("\0") if p),
+                                    _valid_paths))
 
     def dirty_paths(self) -> list[str]:
         """Memory files whose working copy differs from the last commit, untracked ones included."""
         specs = self._pathspecs()
         if not specs:
             return []
-        # Ignored files count too (a memory file is committed with -f): `!!` entries, each file on its own.
-        out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--ignored=traditional", "--", *specs)
-        return sorted(set(_status_paths(out)))
+        root = self.workspace.root
+        index = gitcache.index_stamp(root)
+        stamp = None if index is None else (*index, gitcache.files_stamp(root, specs))
+
+        def ask() -> list[str]:
+            # Ignored files count too (a memory file is committed with -f): `!!` entries, each file on its own.
+            out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--ignored=traditional", "--",
+                            *specs)
+            return sorted(set(_status_paths(out)))
+        return list(gitcache.kept(("status", str(root)), stamp, ask))
 
     def head_sha(self) -> str | None:
         """HEAD's commit (None before the first): asked again only when a file that decides it changed."""
         root = self.workspace.root
         stamp = gitcache.head_stamp(root)
+        if gitcache.unborn(stamp):
+            return None
         return gitcache.head_in_files(stamp) or gitcache.kept(
             ("HEAD", str(root)), stamp, lambda: self._read("rev-parse", "--verify", "-q", "HEAD"))
 
@@ -171,33 +188,80 @@ class GitStore:
         """
         parent = self.head_sha()
         root = self.workspace.root
-        tracked = self._tracked() if parent else set()
-        folder, tree, changes = self._build_tree(parent, tracked)
+        tracked_key = ("ls-files", str(root), "")
+        index = gitcache.index_file_stamp(root)
+        known_tracked, tracked = (True, []) if index is None else gitcache.peek(tracked_key, index)
+        before = _read_files(root, CORE_FILES)
+        folder, tree, changes = self._build_tree(parent)
         if parent and (changes == (set(), set()) if changes is not None else tree == self.tree_of(parent)):
             gitcache.keep_scratch(root, parent, folder)
             return None
+        cleaned = _cleaned(message)
         try:
-            sha = self._commit_tree(tree, parent, message, author)
+            sha = self._commit_tree(tree, parent, cleaned, author)
             self._git("update-ref", "-m", _reflog_message(message), "HEAD", sha, parent or "")
         except BaseException:
             folder.cleanup()
             raise
-        gitcache.keep_scratch(root, sha, folder)
+        gitcache.keep_scratch(root, sha, folder, lasting=True)
         gitcache.remember(("tree", sha), tree)
         gitcache.moved(("HEAD", str(root)), gitcache.head_stamp(root), sha)
-        if parent and changes is not None:
-            gitcache.remember(("diff", parent, sha), sorted(changes[0] | changes[1]))
+        if changes is not None:  # what the commit added and removed: its diff, or (the first commit) its files
+            gitcache.remember(("diff", parent, sha) if parent else ("names", sha), sorted(changes[0] | changes[1]))
+        changed = self.changed_paths(parent, sha) if parent else self._tree_names(sha)
         if parent:
-            gitcache.carried(root, parent, sha, self.changed_paths(parent, sha))
+            gitcache.carried(root, parent, sha, changed)
+        self._learn(parent, sha, cleaned, changed, before)
         if self.sync_index(parent, sha):
             self._synced = (parent, sha)
-            if changes is not None:  # the index now tracks what the commit added and no longer what it removed
-                gitcache.remember_kept(("ls-files", str(root)), gitcache.index_stamp(root),
-                                       (tracked - changes[1]) | changes[0])
+            if changes is not None and known_tracked:  # the index now tracks what the commit added, not what it removed
+                now = (set(tracked) - changes[1]) | changes[0]  # type: ignore[call-overload]
+                gitcache.remember_lasting(tracked_key, gitcache.index_file_stamp(root), sorted(now))
         return sha
 
-    def _build_tree(self, parent: str | None, tracked: set[str],
-                    ) -> tuple[TemporaryDirectory[str], str, tuple[set[str], set[str]] | None]:
+    def _learn(self, parent: str | None, sha: str, message: str, changed: list[str],
+               before: dict[str, bytes | None]) -> None:
+        """What git would now answer about `sha`, worked out from the answers at `parent` and what the commit
+        changed, kept for the rest of this run and for the next one (versioning/gitmemo.py): the last progress
+        commit, each skill's last change, the age of every line of the core files it committed."""
+        root = self.workspace.root
+        known, previous = gitcache.peek(("progress", str(root), ""), (parent,)) if parent else (True, None)
+        if _PROGRESS.search(message) and Trailer.ACCEPTED not in Trailers.parse(message).values:
+            gitcache.remember_kept(("progress", str(root), ""), (sha,), message)
+        elif known:
+            gitcache.remember_kept(("progress", str(root), ""), (sha,), previous)
+        when = gitmemo.commit_time(root, sha)
+        if when is not None:
+            logged = gitcache.at_commit(root, "log", parent) if parent else {_SKILLS: ((), {})}
+            for prefix, (_, times) in logged.items():
+                updated = {**times, **{path: when for path in changed if path.startswith(prefix)}}  # type: ignore[dict-item]
+                gitcache.remember_kept(("log", str(root), prefix), (sha,), updated)
+            after = _read_files(root, [path for path in CORE_FILES if path in changed])
+            blamed = gitcache.at_commit(root, "blame", parent) if parent else {}
+            for path, data in after.items():
+                if data is None or data != before.get(path):
+                    continue  # removed, or written again while the commit was built: git is asked
+                if path in blamed:  # its blame at the parent, and the bytes that blame was about
+                    stamp, old_times = blamed[path]
+                    old = b"" if old_times is None else _TEXTS.get((str(root), path, stamp[1]))  # type: ignore[index]
+                elif parent is None:
+                    old, old_times = b"", []
+                else:
+                    continue
+                if old is None or len(_lines(old)) != len(old_times or []):
+                    continue
+                times = shifted_times(_lines(old), old_times or [], _lines(data), when)
+                digest = gitcache.bytes_digest(data)
+                _remember_text((str(root), path, digest), data)
+                gitcache.remember_kept(("blame", str(root), path), (sha, digest), times)
+        gitcache.persist(root, sha, ("progress", "log", "blame"))
+
+    def _tree_names(self, commit: str) -> list[str]:
+        """Every path in `commit` (asked once per commit id)."""
+        return list(gitcache.fixed(("names", commit), lambda: [
+            p for p in self._git("ls-tree", "-r", "-z", "--name-only", commit).split("\0") if p]))
+
+    def _build_tree(self, parent: str | None) -> tuple[TemporaryDirectory[str], str, tuple[set[str], set[str]] | None]:
         """The tree of `parent` with every memory file as it is on disk, built in a private index (kept between
         commits: `gitcache.scratch_index`), and the paths it adds and removes (None: not told, ask git)."""
         folder, ready = gitcache.scratch_index(self.workspace.root, parent)
@@ -207,7 +271,7 @@ class GitStore:
                 Path(index["GIT_INDEX_FILE"]).unlink(missing_ok=True)
                 if parent:
                     self._git("read-tree", parent, env=index)
-            specs = self._pathspecs(tracked)
+            specs = self._pathspecs()
             # --verbose names each path whose entry changed: the commit's own diff, without asking git again.
             staged = self._git("add", "-A", "-f", "--verbose", "--", *specs, env=index) if specs else ""
             tree = self._git("write-tree", env=index)
@@ -273,9 +337,7 @@ class GitStore:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
-        # Control and bidi characters (a model's summary, a reason, a memory line) become visible escapes, so
-        # `git log` in a terminal shows `\x1b]0;…` instead of obeying it; then stripped as `git commit` does.
-        cleaned = stripspace(visible(message)) or "\n"
+        cleaned = _cleaned(message)
         parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=cleaned.encode("utf-8", "surrogateescape"))
@@ -289,8 +351,7 @@ class GitStore:
         """
         if (old, new) == self._synced:
             return True
-        changed = self.changed_paths(old, new) if old else [p for p in self._git(
-            "ls-tree", "-r", "-z", "--name-only", new).split("\0") if p]
+        changed = self.changed_paths(old, new) if old else self._tree_names(new)
         if stale_only and changed:
             before = self.tree_paths(old) if old else {}
             staged = self._index_blobs(changed)
@@ -318,16 +379,19 @@ class GitStore:
 
     def progress_trailers(self) -> Trailers | None:
         """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
-        if not self.head_sha():
+        head = self.head_sha()
+        if not head:
             return None
-        # An accepted review proposal carries its dream's trailers but moved nothing when it landed: skip it.
-        out = self._git("log", "-z", "-n", str(PROGRESS_LOOKBACK), "--format=%B", "-E",
-                        "--grep=^Dream-(Cursor|Cursor-Reset|Position): ")
-        for body in filter(None, out.split("\0")):
-            trailers = Trailers.parse(body)
-            if Trailer.ACCEPTED not in trailers.values:
-                return trailers
-        return None
+
+        def ask() -> str | None:
+            # An accepted review proposal carries its dream's trailers but moved nothing when it landed: skip it.
+            out = self._git("log", "-z", "-n", str(PROGRESS_LOOKBACK), "--format=%B", "-E",
+                            f"--grep={_PROGRESS.pattern}", head)
+            return next((body for body in filter(None, out.split("\0"))
+                         if Trailer.ACCEPTED not in Trailers.parse(body).values), None)
+        body = gitcache.lasting(("progress", str(self.workspace.root), ""), (head,), ask,
+                                lambda answer: answer is None or isinstance(answer, str))
+        return None if body is None else Trailers.parse(body)
 
     # line history -----------------------------------------------------------------------------------
 
@@ -340,8 +404,12 @@ class GitStore:
         head = self.head_sha() if self.exists else None
         if not head:
             return None
-        working = gitcache.file_digest(self.workspace.root / path)
-        times = gitcache.kept(("blame", str(self.workspace.root), path), (head, working), lambda: self._blamed(path))
+        root = str(self.workspace.root)
+        data = _read_files(self.workspace.root, [path])[path]
+        working = None if data is None else gitcache.bytes_digest(data)
+        if data is not None:
+            _remember_text((root, path, working), data)  # what a commit of this file works its next blame out from
+        times = gitcache.lasting(("blame", root, path), (head, working), lambda: self._blamed(path), _valid_times)
         return None if times is None else list(times)
 
     def _blamed(self, path: str) -> list[int | None] | None:
@@ -377,8 +445,8 @@ class GitStore:
         head = self.head_sha() if self.exists else None
         if not head:
             return {}
-        return dict(gitcache.kept(("log", str(self.workspace.root), prefix), (head,),
-                                  lambda: self._change_times(head, prefix)))
+        return dict(gitcache.lasting(("log", str(self.workspace.root), prefix), (head,),
+                                     lambda: self._change_times(head, prefix), _valid_change_times))
 
     def _change_times(self, head: str, prefix: str) -> dict[str, int]:
         out = self._git("log", "--format=@%ct", "--name-only", "--no-renames", head, "--", prefix)
@@ -475,6 +543,59 @@ class GitStore:
             return None
         out = self._git("log", "-1", "--format=%H %cI", f"--before={moment.isoformat()}", "HEAD", "--")
         return (out.split(" ")[0], out.split(" ")[1]) if out else None
+
+
+def shifted_times(old: list[bytes], old_times: list[int | None], new: list[bytes], when: int) -> list[int | None]:
+    """The blame of `new` committed at `when` on top of `old` (blamed `old_times`; None: not committed then):
+    a line the commit kept keeps its time, every other line is the commit's — git's blame, worked out from the
+    diff (any repeated line's match may differ from git's; the ages of the text are the same)."""
+    times: list[int | None] = [when] * len(new)
+    for tag, i1, i2, j1, _ in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            times[j1:j1 + i2 - i1] = [when if t is None else t for t in old_times[i1:i2]]
+    return times
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """Lines as git blames them: split at \n, no empty line after the last newline."""
+    lines = data.split(b"\n")
+    return lines[:-1] if lines and lines[-1] == b"" else lines
+
+
+def _read_files(root: Path, paths: Sequence[str]) -> dict[str, bytes | None]:
+    found: dict[str, bytes | None] = {}
+    for path in paths:
+        try:
+            found[path] = (root / path).read_bytes()
+        except OSError:
+            found[path] = None
+    return found
+
+
+def _remember_text(key: tuple[str, str, str | None], data: bytes) -> None:
+    if len(_TEXTS) >= 64:
+        _TEXTS.clear()
+    _TEXTS[key] = data
+
+
+def _valid_times(answer: object) -> bool:
+    return answer is None or (isinstance(answer, list)
+                               and all(t is None or (isinstance(t, int) and not isinstance(t, bool)) for t in answer))
+
+
+def _valid_paths(answer: object) -> bool:
+    return isinstance(answer, list) and all(isinstance(path, str) for path in answer)
+
+
+def _valid_change_times(answer: object) -> bool:
+    return isinstance(answer, dict) and all(isinstance(k, str) and type(v) is int for k, v in answer.items())
+
+
+def _cleaned(message: str) -> str:
+    """The message as committed: control and bidi characters (a model's summary, a reason, a memory line) become
+    visible escapes, so `git log` in a terminal shows `\x1b]0;…` instead of obeying it; then stripped as
+    `git commit` does."""
+    return stripspace(visible(message)) or "\n"
 
 
 def _added_and_removed(verbose: str) -> tuple[set[str], set[str]] | None:

@@ -1,0 +1,146 @@
+"""Git's answers about commits, kept between processes in `.git/nanodream/`: what one run learned, the next reads.
+
+A cron run asks git what the last run already knew: when each line of the core files last changed, when each skill
+did, which commit last moved the history position, and it rebuilds the private index of the commit it starts from.
+Each answer here is keyed by a commit id (a blame by the file's bytes too), and a commit never changes, so an
+answer is never stale: a key that no longer fits is simply not asked for. The memo is only ever a saving — missing,
+unreadable, too large or of another shape, it is empty, and a wrong answer planted in it could say no more than the
+workspace's owner can write into their memory files anyway. Writes go through a temp file and a rename without
+fsync: losing the memo in a crash costs git processes, never data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import zlib
+from pathlib import Path
+
+from nanodream import boundedjson
+from nanodream.atomic import read_bytes
+
+Key = tuple[str, str]  # (kind, path): ("blame", "memory/MEMORY.md"), ("log", "skills/"), ("progress", "")
+_MEMO = "answers.json"
+_MAX_BYTES = 4 * 1024 * 1024
+_KEEP = 48  # answers kept, newest last: a run needs those at HEAD; a few older ones cover a concurrent reader
+_LOADED: dict[str, dict[Key, tuple[list, object]]] = {}
+
+
+def folder(root: Path) -> Path:
+    return root / ".git" / "nanodream"
+
+
+def recall(root: Path, key: Key, stamp: tuple) -> tuple[bool, object]:
+    """(True, answer) when an earlier process kept an answer for `key` under exactly `stamp`."""
+    found = _memo(root).get(key)
+    if found is None or found[0] != list(stamp):
+        return False, None
+    return True, found[1]
+
+
+def keep(root: Path, answers: dict[Key, tuple[tuple, object]]) -> None:
+    """Keep `answers` (key → (stamp, answer)) for later processes; one write, and none when nothing is new."""
+    memo = _memo(root)
+    fresh = {key: ([*stamp], answer) for key, (stamp, answer) in answers.items() if memo.get(key) != ([*stamp], answer)}
+    if not fresh:
+        return
+    for key, value in fresh.items():
+        memo.pop(key, None)
+        memo[key] = value
+    while len(memo) > _KEEP:
+        memo.pop(next(iter(memo)))
+    records = [[kind, path, stamp, answer] for (kind, path), (stamp, answer) in memo.items()]
+    _write(folder(root) / _MEMO, json.dumps({"version": 1, "answers": records}, separators=(",", ":")).encode())
+
+
+def _memo(root: Path) -> dict[Key, tuple[list, object]]:
+    known = _LOADED.get(str(root))
+    if known is None:
+        known = _LOADED[str(root)] = _load(folder(root) / _MEMO)
+    return known
+
+
+def _load(path: Path) -> dict[Key, tuple[list, object]]:
+    try:
+        data = boundedjson.load_file(path, max_bytes=_MAX_BYTES)
+        records = data["answers"] if isinstance(data, dict) and data.get("version") == 1 else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    memo: dict[Key, tuple[list, object]] = {}
+    for record in records if isinstance(records, list) else []:
+        if (isinstance(record, list) and len(record) == 4 and isinstance(record[0], str)
+                and isinstance(record[1], str) and isinstance(record[2], list)):
+            memo[(record[0], record[1])] = (record[2], record[3])
+    return memo
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass  # a read-only repository: the next process asks git again
+
+
+# the private index a commit was built in -------------------------------------------------------------------------
+
+
+def save_index(root: Path, commit: str, index: Path) -> None:
+    """A copy of the private index that holds exactly `commit`'s tree (stat data and times kept, so git's own
+    check for racily clean entries still holds), replacing the copy of any earlier commit."""
+    where = folder(root)
+    try:
+        where.mkdir(exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=where, prefix=".tmp-")
+        os.close(handle)
+        try:
+            shutil.copy2(index, temp)
+            os.replace(temp, where / f"index-{commit}")
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        for old in where.glob("index-*"):
+            if old.name != f"index-{commit}":
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def load_index(root: Path, commit: str, index: Path) -> bool:
+    """Copy the kept private index of `commit` to `index`; False when there is none."""
+    try:
+        shutil.copy2(folder(root) / f"index-{commit}", index)
+    except OSError:
+        return False
+    return True
+
+
+# a commit's own time, without git --------------------------------------------------------------------------------
+
+
+def commit_time(root: Path, sha: str) -> int | None:
+    """The committer time (epoch seconds) of `sha` read from its loose object — where git puts a commit it just
+    made; None when it is packed or reads as anything but a commit."""
+    try:
+        raw = zlib.decompress(read_bytes(root / ".git" / "objects" / sha[:2] / sha[2:], 1024 * 1024))
+    except (OSError, zlib.error, ValueError):
+        return None
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        return None
+    for line in body.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"committer "):
+            parts = line.rsplit(b" ", 2)
+            return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    return None

@@ -8,8 +8,9 @@ FAMILY_MIN members it gets a guide skill, `<prefix>-guide`, saying which one to 
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 FAMILY_MIN = 3
@@ -28,7 +29,25 @@ class SkillInfo:
 
 
 def parse_skill(path: str, text: str) -> SkillInfo:
-    """Parse a SKILL.md; raise ValueError with a message a model or a person can act on."""
+    """Parse a SKILL.md; raise ValueError with a message a model or a person can act on.
+
+    Parsed once per text: a batch reads every skill for its signals and again for the knowledge its insight
+    phases search, and YAML is most of what 1,000 skills cost a batch."""
+    parsed = _parsed(path, text)
+    if isinstance(parsed, str):
+        raise ValueError(parsed)
+    return replace(parsed, metadata=dict(parsed.metadata))  # the caller's own dict: the kept one never changes
+
+
+@functools.lru_cache(maxsize=2048)
+def _parsed(path: str, text: str) -> SkillInfo | str:
+    try:
+        return _parse(path, text)
+    except ValueError as refused:
+        return str(refused)
+
+
+def _parse(path: str, text: str) -> SkillInfo:
     import frontmatter  # imported on first use: `--help` and `status` never parse a skill (bench/startup.py)
     import yaml
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -168,10 +169,10 @@ class Workspace:
         paths = [p for p in CORE_FILES if _is_plain_file(self.root, p)]
         skills_dir = self.root / "skills"
         if skills_dir.is_dir() and not skills_dir.is_symlink():
-            for child in sorted(skills_dir.iterdir()):
-                rel = f"skills/{child.name}/SKILL.md"
-                if SKILL_NAME.match(child.name) and _is_plain_file(self.root, rel):
-                    paths.append(rel)
+            # One stat per skill: a run asks this several times a batch, and a workspace may hold 1,000 skills.
+            paths += [f"skills/{child.name}/SKILL.md" for child in _skill_folders(skills_dir)
+                      if SKILL_NAME.match(child.name) and not child.is_symlink()
+                      and child.is_dir(follow_symlinks=False) and _is_regular(os.path.join(child.path, "SKILL.md"))]
         return paths
 
     def linked_skills(self) -> list[str]:
@@ -184,10 +185,10 @@ class Workspace:
         if not skills_dir.is_dir():
             return []
         linked = []
-        for child in sorted(skills_dir.iterdir()):
+        for child in _skill_folders(skills_dir):
             if child.is_symlink():
                 linked.append(f"skills/{child.name}")
-            elif (child / "SKILL.md").is_symlink():
+            elif child.is_dir(follow_symlinks=False) and os.path.islink(os.path.join(child.path, "SKILL.md")):
                 linked.append(f"skills/{child.name}/SKILL.md")
         return linked
 
@@ -238,6 +239,20 @@ def shown_value(value: object, limit: int = 80) -> str:
     """A model-supplied value as it may appear in messages and logs: quoted, escaped and cut short."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "…" + text[-3:]
+
+
+def _skill_folders(skills_dir: Path) -> list[os.DirEntry[str]]:
+    """The entries of `skills/` by name (a DirEntry knows whether it is a link without another system call)."""
+    with os.scandir(skills_dir) as entries:
+        return sorted(entries, key=lambda entry: entry.name)
+
+
+def _is_regular(path: str) -> bool:
+    """A regular file at `path` itself, not a link to one."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_plain_file(root: Path, rel: str) -> bool:

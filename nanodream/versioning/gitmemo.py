@@ -6,25 +6,29 @@ Each answer here is keyed by a commit id (a blame by the file's bytes too), and 
 answer is never stale: a key that no longer fits is simply not asked for. The memo is only ever a saving — missing,
 unreadable, too large or of another shape, it is empty, and a wrong answer planted in it could say no more than the
 workspace's owner can write into their memory files anyway. Writes go through a temp file and a rename without
-fsync: losing the memo in a crash costs git processes, never data.
+fsync: losing the memo in a crash costs git processes, never data. Nothing here follows a link: in a fleet the
+repository is a tenant's, and a `.git/nanodream` that leads elsewhere is neither written nor cleaned; a kept index
+is used only when its own checksum says git wrote it whole.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
-import shutil
-import tempfile
+import secrets
 import zlib
 from pathlib import Path
 
 from nanodream import boundedjson
-from nanodream.atomic import read_bytes
+from nanodream.atomic import open_binary, read_bytes
 
 Key = tuple[str, str]  # (kind, path): ("blame", "memory/MEMORY.md"), ("log", "skills/"), ("progress", "")
 _MEMO = "answers.json"
 _MAX_BYTES = 4 * 1024 * 1024
 _KEEP = 48  # answers kept, newest last: a run needs those at HEAD; a few older ones cover a concurrent reader
+_MAX_INDEX = 64 * 1024 * 1024
 _LOADED: dict[str, dict[Key, tuple[list, object]]] = {}
 
 
@@ -52,7 +56,7 @@ def keep(root: Path, answers: dict[Key, tuple[tuple, object]]) -> None:
     while len(memo) > _KEEP:
         memo.pop(next(iter(memo)))
     records = [[kind, path, stamp, answer] for (kind, path), (stamp, answer) in memo.items()]
-    _write(folder(root) / _MEMO, json.dumps({"version": 1, "answers": records}, separators=(",", ":")).encode())
+    _write(_MEMO, json.dumps({"version": 1, "answers": records}, separators=(",", ":")).encode(), root)
 
 
 def _memo(root: Path) -> dict[Key, tuple[list, object]]:
@@ -76,52 +80,87 @@ def _load(path: Path) -> dict[Key, tuple[list, object]]:
     return memo
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(name: str, data: bytes, root: Path, mtime_ns: int | None = None) -> None:
+    """`data` as `.git/nanodream/NAME`, through a temp file and a rename in that folder; nothing when the folder
+    can't be had without following a link (a tenant's link must not make a fleet worker write elsewhere)."""
+    where = _folder_fd(root)
+    if where is None:
+        return
+    temp = f".tmp-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        path.parent.mkdir(exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=where)
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-            os.replace(temp, path)
+            if mtime_ns is not None:
+                os.utime(temp, ns=(mtime_ns, mtime_ns), dir_fd=where, follow_symlinks=False)
+            os.replace(temp, name, src_dir_fd=where, dst_dir_fd=where)
         except BaseException:
-            Path(temp).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=where)
             raise
+        for old in os.listdir(where):
+            if old.startswith("index-") and name.startswith("index-") and old != name:
+                os.unlink(old, dir_fd=where)  # a link is removed itself, never followed
     except OSError:
         pass  # a read-only repository: the next process asks git again
+    finally:
+        os.close(where)
+
+
+def _folder_fd(root: Path) -> int | None:
+    """`.git/nanodream/` opened without following a link anywhere past the workspace (made when missing)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        git = os.open(root / ".git", flags)
+    except OSError:
+        return None
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir("nanodream", 0o755, dir_fd=git)
+        return os.open("nanodream", flags, dir_fd=git)
+    except OSError:
+        return None
+    finally:
+        os.close(git)
 
 
 # the private index a commit was built in -------------------------------------------------------------------------
 
 
 def save_index(root: Path, commit: str, index: Path) -> None:
-    """A copy of the private index that holds exactly `commit`'s tree (stat data and times kept, so git's own
+    """A copy of the private index that holds exactly `commit`'s tree (its modification time kept, so git's own
     check for racily clean entries still holds), replacing the copy of any earlier commit."""
-    where = folder(root)
     try:
-        where.mkdir(exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=where, prefix=".tmp-")
-        os.close(handle)
-        try:
-            shutil.copy2(index, temp)
-            os.replace(temp, where / f"index-{commit}")
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        for old in where.glob("index-*"):
-            if old.name != f"index-{commit}":
-                old.unlink(missing_ok=True)
+        with open_binary(index) as source:
+            data, mtime = source.read(_MAX_INDEX + 1), os.fstat(source.fileno()).st_mtime_ns
     except OSError:
-        pass
+        return
+    if len(data) <= _MAX_INDEX:
+        _write(f"index-{commit}", data, root, mtime)
 
 
 def load_index(root: Path, commit: str, index: Path) -> bool:
-    """Copy the kept private index of `commit` to `index`; False when there is none."""
+    """Write the kept private index of `commit` to `index`; False when there is none, or it is not an index git
+    wrote whole (its checksum): then the caller builds one with `read-tree`."""
     try:
-        shutil.copy2(folder(root) / f"index-{commit}", index)
+        with open_binary(folder(root) / f"index-{commit}") as source:
+            data, mtime = source.read(_MAX_INDEX + 1), os.fstat(source.fileno()).st_mtime_ns
     except OSError:
         return False
+    if not _whole_index(data):
+        return False
+    index.write_bytes(data)
+    os.utime(index, ns=(mtime, mtime))
     return True
+
+
+def _whole_index(data: bytes) -> bool:
+    """A git index file as git writes it: `DIRC`, and its content's hash as its last bytes (SHA-1 or SHA-256)."""
+    if len(data) > _MAX_INDEX or not data.startswith(b"DIRC"):
+        return False
+    return any(len(data) > size and getattr(hashlib, name)(data[:-size]).digest() == data[-size:]
+               for name, size in (("sha1", 20), ("sha256", 32)))
 
 
 # a commit's own time, without git --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ def forget(workspace) -> None:
     """As a new process knows it: nothing in memory, and (when asked) nothing on disk either."""
     gitcache._ANSWERS.clear()
     gitcache._FIXED.clear()
+    gitcache._drop_scratch()
     gitmemo._LOADED.clear()
 
 
@@ -166,3 +167,37 @@ def test_a_one_batch_run_after_init_runs_at_most_eight_git_processes(workspace, 
             assert len(json.loads(done.stdout)["commits"]) == 1
             calls = log.read_text().splitlines()
             assert len(calls) <= 8, calls
+
+
+def test_a_memo_folder_that_is_a_link_leads_nowhere(workspace, tmp_path):
+    """In a fleet the repository is a tenant's: a link must not make the worker write or delete elsewhere."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "index-0000").write_text("someone else's file\n")
+    shutil.rmtree(workspace.root / ".git" / "nanodream", ignore_errors=True)
+    (workspace.root / ".git" / "nanodream").symlink_to(outside)
+    forget(workspace)
+    edit(workspace.root / MEMORY, add=["- Uses Go."])
+    sha = GitStore(workspace).commit("dream: one", DREAM_IDENTITY)
+    assert sha and git(workspace, "show", f"{sha}:{MEMORY}").count("- Uses Go.") == 1
+    assert sorted(path.name for path in outside.iterdir()) == ["index-0000"]
+    assert (outside / "index-0000").read_text() == "someone else's file\n"
+
+
+def test_a_kept_index_that_is_not_whole_is_not_used(workspace, monkeypatch):
+    store = GitStore(workspace)
+    memory = workspace.root / MEMORY
+    edit(memory, add=["- Uses Go."])
+    first = store.commit("dream: one", DREAM_IDENTITY)
+    kept = workspace.root / ".git" / "nanodream" / f"index-{first}"
+    data = bytearray(kept.read_bytes())
+    data[40] ^= 0xFF
+    kept.write_bytes(bytes(data))
+    forget(workspace)
+    edit(memory, add=["- Uses chi."])
+    calls = counted(monkeypatch)
+    second = GitStore(workspace).commit("dream: two", DREAM_IDENTITY)
+    assert "read-tree" in [argv[0] for argv in calls]
+    assert git(workspace, "diff", "--name-only", first, second) == MEMORY
+    assert git(workspace, "ls-tree", "-r", "--name-only", second) == git(workspace, "ls-tree", "-r", "--name-only",
+                                                                         first)

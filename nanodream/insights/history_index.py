@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nanodream.atomic import atomic_write
+from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import (
     HistoryEntry,
     Position,
@@ -116,7 +116,7 @@ def _line_from(path: Path, at: int) -> tuple[int, int]:
     block, never a line decoded."""
     if at <= 0:
         return 0, 0
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         handle.seek(at - 1)  # the byte before: a newline there means a line starts at `at`
         offset = at - 1
         while block := handle.read(_COUNT_BLOCK):

@@ -29,6 +29,7 @@ _MEMO = "answers.json"
 _MAX_BYTES = 4 * 1024 * 1024
 _KEEP = 48  # answers kept, newest last: a run needs those at HEAD; a few older ones cover a concurrent reader
 _MAX_INDEX = 64 * 1024 * 1024
+_WORKSPACES = 64  # memos held in memory at once
 _LOADED: dict[str, dict[Key, tuple[list, object]]] = {}
 
 
@@ -62,6 +63,8 @@ def keep(root: Path, answers: dict[Key, tuple[tuple, object]]) -> None:
 def _memo(root: Path) -> dict[Key, tuple[list, object]]:
     known = _LOADED.get(str(root))
     if known is None:
+        if len(_LOADED) >= _WORKSPACES:  # a long-lived process (a server, a worker) visits many workspaces
+            _LOADED.clear()
         known = _LOADED[str(root)] = _load(folder(root) / _MEMO)
     return known
 

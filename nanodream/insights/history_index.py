@@ -80,14 +80,15 @@ def up_to_date(workspace: Workspace, upto: Position, *, save: bool = True) -> Hi
         index = HistoryIndex()  # rotated or rewritten under the index: what it holds describes another file
     if not path.is_file() or (index.offset >= upto.offset and not (index.start and save)):
         return index
-    if index.offset >= upto.offset:
-        _older_window(path, index)
-    else:
+    first = False
+    if index.offset < upto.offset:
         if index.offset == 0 and upto.offset > WINDOW:  # a first index of a long consumed history
             index.start, index.start_line = _line_from(path, upto.offset - WINDOW)
-            index.offset, index.line = index.start, index.start_line
+            index.offset, index.line, first = index.start, index.start_line, True
         index.entries += _entries(path, index.offset, index.line, upto.offset)
         index.offset, index.line, index.fingerprint = upto.offset, upto.line, fingerprint(path, upto.offset)
+    if index.start and save and not first:  # every later run, growing or not, takes one window further back
+        _older_window(path, index)
     if save:
         workspace.state_dir.mkdir(exist_ok=True)
         atomic_write(index_file(workspace), json.dumps(_stored(index), separators=(",", ":")) + "\n")

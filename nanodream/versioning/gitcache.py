@@ -178,13 +178,6 @@ def lasting(key: tuple[str, str, str], stamp: Stamp, ask: Callable[[], T], valid
     return answer  # type: ignore[return-value]
 
 
-def remember_lasting(key: tuple[str, str, str], stamp: Stamp | None, answer: object) -> None:
-    """Keep an answer this process knows holds under `stamp`, for this process and the next ones."""
-    if stamp is not None:
-        _ANSWERS[key] = (stamp, answer)
-        gitmemo.keep(Path(key[1]), {(key[0], key[2]): (stamp, answer)})
-
-
 def peek(key: tuple[str, ...], stamp: Stamp | None) -> tuple[bool, object]:
     """(True, answer) when an answer is kept for `key` under `stamp`, without asking anything."""
     found = _ANSWERS.get(key)
@@ -197,9 +190,12 @@ def at_commit(root: Path, kind: str, commit: str) -> dict[str, tuple[Stamp, obje
             if len(key) == 3 and key[0] == kind and key[1] == str(root) and found[0] and found[0][0] == commit}
 
 
-def persist(root: Path, commit: str, kinds: tuple[str, ...]) -> None:
-    """Hand every answer of `kinds` kept at `commit` to the next process (versioning/gitmemo.py)."""
-    gitmemo.keep(root, {(kind, path): found for kind in kinds for path, found in at_commit(root, kind, commit).items()})
+def persist(root: Path, commit: str, kinds: tuple[str, ...], also: tuple[tuple[str, str, str], ...] = ()) -> None:
+    """Hand every answer of `kinds` kept at `commit`, and the answers kept for the keys `also`, to the next process
+    (versioning/gitmemo.py), in one write."""
+    answers = {(kind, path): found for kind in kinds for path, found in at_commit(root, kind, commit).items()}
+    answers.update({(key[0], key[2]): _ANSWERS[key] for key in also if key in _ANSWERS})
+    gitmemo.keep(root, answers)
 
 
 def fixed(key: tuple[str, ...], ask: Callable[[], T]) -> T:

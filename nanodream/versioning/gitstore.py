@@ -216,13 +216,14 @@ class GitStore:
             self._synced = (parent, sha)
             if changes is not None and known_tracked:  # the index now tracks what the commit added, not what it removed
                 now = (set(tracked) - changes[1]) | changes[0]  # type: ignore[call-overload]
-                gitcache.remember_lasting(tracked_key, gitcache.index_file_stamp(root), sorted(now))
+                gitcache.remember_kept(tracked_key, gitcache.index_file_stamp(root), sorted(now))
+        gitcache.persist(root, sha, ("progress", "log", "blame"), also=(tracked_key,))
         return sha
 
     def _learn(self, parent: str | None, sha: str, message: str, changed: list[str],
                before: dict[str, bytes | None]) -> None:
         """What git would now answer about `sha`, worked out from the answers at `parent` and what the commit
-        changed, kept for the rest of this run and for the next one (versioning/gitmemo.py): the last progress
+        changed, kept for the rest of this run (and handed to the next one by `commit`): the last progress
         commit, each skill's last change, the age of every line of the core files it committed."""
         root = self.workspace.root
         known, previous = gitcache.peek(("progress", str(root), ""), (parent,)) if parent else (True, None)
@@ -254,7 +255,6 @@ class GitStore:
                 digest = gitcache.bytes_digest(data)
                 _remember_text((str(root), path, digest), data)
                 gitcache.remember_kept(("blame", str(root), path), (sha, digest), times)
-        gitcache.persist(root, sha, ("progress", "log", "blame"))
 
     def _tree_names(self, commit: str) -> list[str]:
         """Every path in `commit` (asked once per commit id)."""
@@ -297,7 +297,7 @@ class GitStore:
                     blob = self._git("hash-object", "-w", "--stdin", stdin=data)
                     self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
             tree = self._git("write-tree", env=index)
-        sha = self._commit_tree(tree, parent, message, DREAM_IDENTITY, extra_parent)
+        sha = self._commit_tree(tree, parent, _cleaned(message), DREAM_IDENTITY, extra_parent)
         self._git("update-ref", "-m", _reflog_message(message), ref, sha)
         return sha
 
@@ -332,12 +332,11 @@ class GitStore:
             return list(gitcache.fixed(("diff", old, new), ask))
         return ask()
 
-    def _commit_tree(self, tree: str, parent: str | None, message: str, author: tuple[str, str],
+    def _commit_tree(self, tree: str, parent: str | None, cleaned: str, author: tuple[str, str],
                      extra_parent: str | None = None) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
-        cleaned = _cleaned(message)
         parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=cleaned.encode("utf-8", "surrogateescape"))

@@ -96,3 +96,22 @@ def test_a_commit_after_someone_elses_commit_builds_on_theirs(workspace):
     assert git(workspace, "diff", "--name-only", f"{second}^", second) == "memory/MEMORY.md"
     assert git(workspace, "status", "--porcelain", "--", "memory/MEMORY.md", "USER.md") == ""
     assert store.commit("dream: nothing", DREAM_IDENTITY) is None
+
+
+def test_a_status_kept_between_questions_sees_every_write_since(workspace):
+    """The hand-edit check's answer is reused only while nothing changed: an edit of the same size, a new skill
+    file, a removed file and a staged change each give the next question to git."""
+    store = GitStore(workspace)
+    user, skill = workspace.root / "USER.md", workspace.root / "skills" / "deploy" / "SKILL.md"
+    assert store.dirty_paths() == []
+    user.write_text(user.read_text().replace("#", "!", 1))  # same size, same second
+    assert store.dirty_paths() == ["USER.md"]
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: Deploy\n---\n\n1. Run it\n")
+    assert store.dirty_paths() == ["USER.md", "skills/deploy/SKILL.md"]
+    git(workspace, "checkout", "--", "USER.md")
+    skill.unlink()
+    assert store.dirty_paths() == []
+    (workspace.root / "memory/MEMORY.md").write_text("# Memory\n\n- Staged only.\n")
+    git(workspace, "add", "-f", "memory/MEMORY.md")
+    assert store.dirty_paths() == ["memory/MEMORY.md"]

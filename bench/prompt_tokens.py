@@ -13,16 +13,16 @@ import importlib.util
 import os
 import sys
 import tempfile
-from datetime import date
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import cli, row  # noqa: E402
+from nanodream import clock  # noqa: E402
 from nanodream.backlog.history import estimate_tokens  # noqa: E402
 from nanodream.config import load_settings  # noqa: E402
 from nanodream.memory.transaction import ensure_repository  # noqa: E402
-from nanodream.prompting import signals  # noqa: E402
 from nanodream.prompting.prompt import RenderedRequest, render_next_request  # noqa: E402
 from nanodream.versioning.gitstore import GitStore  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
@@ -51,18 +51,17 @@ def bundled_encoders() -> dict:
 def example_requests() -> tuple[RenderedRequest, RenderedRequest]:
     """The batch and tidy requests of the example, memory committed on 2026-10-01 and "today" 2026-10-15."""
     saved_env = {k: os.environ.get(k) for k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
-    saved_today = signals.today_in
     try:
         with tempfile.TemporaryDirectory(prefix="nanodream-bench-") as tmp:
             workspace = Workspace.at(Path(tmp) / "example")
             scaffold(workspace.root, example=True)
             os.environ.update(GIT_AUTHOR_DATE="2026-10-01T09:00:00Z", GIT_COMMITTER_DATE="2026-10-01T09:00:00Z")
             ensure_repository(GitStore(workspace))
-            signals.today_in = lambda tz: date(2026, 10, 15)
             settings = load_settings(workspace, environ={})
-            return render_next_request(workspace, settings), render_next_request(workspace, settings, tidy=True)
+            with clock.pinned(datetime(2026, 10, 15, 12, tzinfo=UTC)):
+                return (render_next_request(workspace, settings),
+                        render_next_request(workspace, settings, tidy=True))
     finally:
-        signals.today_in = saved_today
         for key, value in saved_env.items():
             if value is None:
                 os.environ.pop(key, None)

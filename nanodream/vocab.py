@@ -15,6 +15,8 @@ from enum import Enum, IntEnum, StrEnum
 from functools import cache
 from typing import Any
 
+from nanodream import clock
+
 
 class ExitCode(IntEnum):
     """What a nanodream process exits with (documented in README's CLI section)."""
@@ -247,11 +249,11 @@ def count_entries(number: int) -> str:
 
 def new_run_id() -> str:
     """Sortable by start time, unique across processes: `20261123T040102Z-3fa9c1`."""
-    return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{os.urandom(3).hex()}"
+    return f"{clock.now():%Y%m%dT%H%M%SZ}-{os.urandom(3).hex()}"
 
 
 def utc_stamp(moment: datetime | None = None) -> str:
-    return (moment or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+    return (moment or clock.now()).astimezone(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ not erase is said plainly: git history (never rewritten) and history.jsonl (the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
 
+from nanodream import clock
 from nanodream.atomic import read_text
 from nanodream.backlog.forgotten import mark_forgotten
 from nanodream.backlog.history import HistoryEntry, read_from
@@ -165,13 +165,13 @@ def _changes(workspace: Workspace, drop: dict[str, set[int]], target: Target,
     for path in sorted(drop.keys() | stale.keys()):
         before = read_text(workspace.root / path)  # exact: the lines kept keep their bytes and their CRLF
         indexes = drop.get(path, set())
-        lines = stale_lines(before, stale.get(path, set()), date.today()).split("\n")
+        lines = stale_lines(before, stale.get(path, set()), clock.today()).split("\n")
         taken += [(path, lines[i].removesuffix("\r")) for i in sorted(indexes)]
         changes.append(FileChange(path, before, "\n".join(text for i, text in enumerate(lines) if i not in indexes)))
     if taken:
         file = workspace.root / REJECTED_FILE
         current = read_text(file) if file.is_file() else None
-        ledger, _ = with_rejected(current, taken, f"forgotten ({_describe(target)}), {date.today().isoformat()}")
+        ledger, _ = with_rejected(current, taken, f"forgotten ({_describe(target)}), {clock.today().isoformat()}")
         if ledger is not None:
             changes.append(FileChange(REJECTED_FILE, current, ledger))
     return changes

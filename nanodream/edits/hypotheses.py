@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from nanodream import clock
 from nanodream.changes import FileChange
 from nanodream.edits.shared import as_text, committed, on_disk, through_door
 from nanodream.hypotheses import Hypothesis, asked_first, parse, with_hypothesis, without_marker
@@ -93,7 +94,7 @@ def resolve(workspace: Workspace, line: str | int, decision: str, today: date | 
         report.refuse(Refused(f"unknown decision {decision!r}; choose one of {', '.join(DECISIONS)}",
                               exit_code=ExitCode.USAGE))
         return report
-    through_door(workspace, report, lambda door: _resolve(door, str(line).strip(), decision, today or date.today(),
+    through_door(workspace, report, lambda door: _resolve(door, str(line).strip(), decision, today or clock.today(),
                                                           report))
     return report
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from nanodream import clock
 from nanodream.changes import FileChange
 from nanodream.config import Settings, zone
 from nanodream.controls import visible
@@ -58,7 +59,7 @@ def decide(workspace: Workspace, settings: Settings, name: str, decision: str, n
         report.refuse(Refused(f"unknown decision {decision!r}; choose one of {', '.join(DECISIONS)}",
                               exit_code=ExitCode.USAGE))
         return report
-    through_door(workspace, report, lambda door: _decide(door, settings, report, note, today or date.today()))
+    through_door(workspace, report, lambda door: _decide(door, settings, report, note, today or clock.today()))
     return report
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date
 
+from nanodream import clock
 from nanodream.backlog.history import read_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset
 from nanodream.changes import FileChange
@@ -156,7 +156,7 @@ def _stale_reverted(plan: Plan) -> None:
     for path, (old, new) in plan.items():
         if path in CORE_FILES and old is not None and new is not None:
             before, after = old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")
-            plan[path] = (old, stale_where_reverted(before, after, date.today()).encode("utf-8", "surrogateescape"))
+            plan[path] = (old, stale_where_reverted(before, after, clock.today()).encode("utf-8", "surrogateescape"))
 
 
 def _record_rejected(store: GitStore, target: MemoryCommit, plan: Plan, report: RestoreReport) -> None:
@@ -176,7 +176,7 @@ def _record_rejected(store: GitStore, target: MemoryCommit, plan: Plan, report: 
                 elif fact_key(line.decode("utf-8", "replace")) not in staying:
                     taken.append((path, line.decode("utf-8", "replace")))
     current = on_disk(store.workspace, REJECTED_FILE)
-    note = f"restore of {target.sha[:8]}, {date.today().isoformat()}"
+    note = f"restore of {target.sha[:8]}, {clock.today().isoformat()}"
     ledger, report.rejected = with_rejected(current.decode("utf-8", "replace") if current else None, taken, note)
     if ledger is not None:
         plan[REJECTED_FILE] = (current, ledger.encode("utf-8"))

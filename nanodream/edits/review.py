@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
+from nanodream import clock
 from nanodream.changes import FileChange
 from nanodream.edits.shared import as_text, committed, on_disk, through_door
 from nanodream.memory.door import Door
@@ -126,7 +126,7 @@ def _reject(door: Door, selection: Selection, reason: str, report: ReviewReport)
         for path, (old, new) in pending.change_of(store, proposal, selection.path).items():
             if path in CORE_FILES:
                 taken += [(path, line) for line in _added(old, new)]
-    note = f"rejected proposal {', '.join(p.id for p in chosen)}, {date.today().isoformat()}"
+    note = f"rejected proposal {', '.join(p.id for p in chosen)}, {clock.today().isoformat()}"
     if reason:
         note += ": " + " ".join(reason.replace("-->", "- ->").split())
     current = as_text(REJECTED_FILE, on_disk(store.workspace, REJECTED_FILE))

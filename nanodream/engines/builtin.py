@@ -13,6 +13,7 @@ from datetime import date, timedelta
 
 import yaml
 
+from nanodream import clock
 from nanodream.backlog.history import TAG_LINE, Batch, HistoryEntry, entry_day, session_of, tagged_lines
 from nanodream.backlog.skill_usage import entry_session
 from nanodream.config import Settings, zone
@@ -35,7 +36,6 @@ from nanodream.engines.tidy import TidyLedger, duplicate_bullets, remove_duplica
 from nanodream.hypotheses import evidence, without_marker
 from nanodream.markdown import Bullet, append_steps, numbered_steps
 from nanodream.pinning import PIN
-from nanodream.prompting.signals import today_in
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.safety import injection, secret_scan
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
@@ -62,7 +62,7 @@ class BuiltinEngine:
     def __init__(self, settings: Settings, today: Callable[[], date] | None = None) -> None:
         self.settings = settings
         # What a tidy pass measures task ages against: the date where the user lives, unless a test fixes it.
-        self.today = today or (lambda: today_in(zone(settings.timezone)))
+        self.today = today or (lambda: clock.today(zone(settings.timezone)))
 
     def run(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
         files = MemoryFiles(toolbox)
@@ -185,7 +185,7 @@ class Consolidator:
         self.told: dict[str, set[str]] = {}  # untitled procedure name → sessions of this batch that told it
         self.skills = skills
         self.lessons = Lessons(files.docs, ledger, self._rejected)
-        self.undated = undated or date.today()  # the day a line without a timestamp counts as (stale markers)
+        self.undated = undated or clock.today()  # the day a line without a timestamp counts as (stale markers)
         self.day = self.undated
         self.sitting = ""  # the entry's session for skill use: its key on its day (backlog/skill_usage.py)
 

@@ -7,12 +7,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from nanodream import clock
 from nanodream.backlog.history import entry_day, parse_line
 from nanodream.config import IngestSource, Settings, load_settings, zone
 from nanodream.engines import Engine, engine_for
@@ -218,13 +219,16 @@ def _days(history: Path) -> list[tuple[str, bytes]]:
 
 @contextmanager
 def committed_on(day: str) -> Iterator[None]:
-    """Commits made inside are dated `day` at 23:00 UTC (git honours these variables); nothing when `day` is ""."""
+    """A replayed night: the clock stands at `day` 23:00 UTC and commits made inside are dated so (git honours
+    these variables); nothing when `day` is ""."""
     names = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
     saved = {name: os.environ.get(name) for name in names}
+    moment = f"{day}T23:00:00+00:00"
     if day:
-        os.environ.update(dict.fromkeys(names, f"{day}T23:00:00+00:00"))
+        os.environ.update(dict.fromkeys(names, moment))
     try:
-        yield
+        with clock.pinned(datetime.fromisoformat(moment)) if day else nullcontext():
+            yield
     finally:
         for name, value in saved.items():
             if value is None:

@@ -16,6 +16,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from nanodream import clock
 from nanodream.config import ConfigError, build_settings
 from nanodream.engines import engine_for
 from nanodream.fleet import tenancy
@@ -25,7 +26,7 @@ from nanodream.fleet.locks import WorkspaceLock, describe_holder, holder
 from nanodream.fleet.quotas import over_quota, usage_today, within_budget
 from nanodream.run.context import RunOptions
 from nanodream.safety.secret_scan import scan_added
-from nanodream.scheduling.hostbusy import HostWait, utc_now
+from nanodream.scheduling.hostbusy import HostWait
 from nanodream.scheduling.scheduler import run_when_idle
 from nanodream.scheduling.timetable import Schedule, ScheduleError
 from nanodream.vocab import FAILURES, FLEET_TRIGGER, Outcome
@@ -76,7 +77,7 @@ def _dream(job: Job, config: FleetConfig, workspace: Workspace, identity: str, l
             Schedule.parse(settings.schedule, settings.timezone)
     except (ConfigError, ScheduleError) as exc:
         _fail(job, f"configuration: {exc}")
-    usage = usage_today(workspace, utc_now())
+    usage = usage_today(workspace, clock.now())
     reason = over_quota(usage, config)
     if reason:
         return _result(path, OVER_QUOTA, reason, ignored=ignored)

@@ -12,6 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
+from nanodream import clock
+
 ROLES = ("user", "assistant")
 
 
@@ -85,4 +87,4 @@ def local(moment: datetime, zone: tzinfo) -> datetime:
 
 def history_stamp(moment: datetime | None, zone: tzinfo) -> str:
     """The `timestamp` of a history entry: "YYYY-MM-DD HH:MM" on the person's clock (now when unknown)."""
-    return f"{local(moment or datetime.now(UTC), zone):%Y-%m-%d %H:%M}"
+    return f"{local(moment or clock.now(), zone):%Y-%m-%d %H:%M}"

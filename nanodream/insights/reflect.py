@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from itertools import combinations
 
+from nanodream import clock
 from nanodream.atomic import read_text
 from nanodream.backlog.deadletters import pending_letters
 from nanodream.hypotheses import parse as hypothesis
@@ -85,7 +86,7 @@ def reflect(workspace: Workspace, shelf: Shelf, archive_after_days: int,
             restated: Callable[[str], date | None] = lambda line: None, today: date | None = None) -> Reflection:
     """Memory's health as it stands (see the module docstring). `restated` is when history last restated a line."""
     lines = _active_lines(workspace)
-    day = today or datetime.now(UTC).date()
+    day = today or clock.today()
     return Reflection(
         near_archive=_near_archive(workspace, lines.get(MEMORY, []), archive_after_days, restated, day),
         disagreements=_disagreements([(file, text) for file, found in lines.items() for _, text in found]),

@@ -7,18 +7,13 @@ until-form (validity.py, run/supersede.py), each under the heading of the sectio
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 
 from nanodream.markdown import is_heading, with_fences
 from nanodream.memory.staging import Staging
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_INTRO, MEMORY
 
 SOURCE = MEMORY  # the one file whose cold lines move to the archive
-
-
-def today() -> date:
-    """The archiving month is the UTC one, whoever archives (the model's tool or the pressure step)."""
-    return datetime.now(UTC).date()
 
 
 def archive_file(day: date) -> str:

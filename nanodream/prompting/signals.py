@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 
+from nanodream import clock
 from nanodream.backlog.history import Batch, HistoryEntry, session_of, tagged_lines
 from nanodream.backlog.skill_usage import skill_usage
 from nanodream.config import Settings, zone
@@ -101,10 +102,6 @@ class Signals:
         return max((self.today - day).days, 0)
 
 
-def today_in(tz: tzinfo) -> date:
-    return datetime.now(tz).date()
-
-
 def compute_signals(staging: Staging, batch: Batch | None, store: GitStore, settings: Settings, *,
                     limits: ToolLimits, today: date | None = None) -> Signals:
     """Every signal for the staged files and the batch, no model: one `git blame` per core file and one
@@ -115,7 +112,7 @@ def compute_signals(staging: Staging, batch: Batch | None, store: GitStore, sett
     """
     tz = zone(settings.timezone)
     stale_after_days = settings.ephemeral_max_age_days
-    today = today or today_in(tz)
+    today = today or clock.today(tz)
     contents = {path: staging.read(path) or "" for path in staging.existing_paths()}
     core = [p for p in CORE_FILES if p in contents]
     line_days = {path: _line_days(store, path, contents[path], tz, today) for path in core}

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from nanodream import clock
 from nanodream.config import Settings, zone
 from nanodream.memory.staging import Staging
-from nanodream.prompting.signals import SkillSignal, skill_overview, today_in
+from nanodream.prompting.signals import SkillSignal, skill_overview
 from nanodream.prompting.skill_signals import SkillHealth
 from nanodream.skills import families, family_prefix, is_guide
 from nanodream.toolbox.limits import ToolLimits
@@ -39,7 +40,7 @@ def skill_rows(workspace: Workspace, settings: Settings, today: date | None = No
     """Every skill of the workspace as it is on disk, by name; reads the host's files, writes only their cache."""
     staging = Staging(workspace)
     skills, health = skill_overview(staging, GitStore(workspace), settings, ToolLimits.from_settings(settings), None,
-                                    today or today_in(zone(settings.timezone)))
+                                    today or clock.today(zone(settings.timezone)))
     grouped = families([s.name for s in skills])
     return [_row(skill, health, grouped) for skill in skills]
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from functools import cached_property
 
-from nanodream.config import Settings
+from nanodream import clock
+from nanodream.config import Settings, zone
 from nanodream.engines import Engine, ProviderMisconfigured, describe_error, engine_for
 from nanodream.memory.door import Door
 from nanodream.run.progress import SILENT, RunObserver
@@ -60,6 +62,7 @@ class RunContext:
     should_stop: Callable[[], str] = never_stop
     run_id: str = field(default_factory=new_run_id)
     door: Door | None = None  # set once the run has entered the write door (memory/door.py)
+    started: datetime = field(default_factory=clock.now)  # the run's one moment: every date it writes
     _engines: list[Engine] = field(default_factory=list, compare=False, repr=False)
 
     @cached_property
@@ -69,6 +72,16 @@ class RunContext:
     @cached_property
     def limits(self) -> ToolLimits:
         return ToolLimits.from_settings(self.settings)
+
+    @property
+    def day(self) -> date:
+        """The run's day in UTC: the archive's month, `until` dates, confirmations."""
+        return self.started.astimezone(UTC).date()
+
+    @property
+    def local_day(self) -> date:
+        """The run's day on the person's clock (the workspace's timezone): line ages, stale tasks."""
+        return self.started.astimezone(zone(self.settings.timezone)).date()
 
     @property
     def dry_run(self) -> bool:

@@ -9,7 +9,7 @@ skipped and says so; a model that fails connect costs its proposals, never the r
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import date
 
 from nanodream.atomic import read_text
 from nanodream.backlog.position import resume
@@ -76,11 +76,14 @@ class PhaseWork:
     shelf: Shelf = field(default_factory=Shelf)
     reflection: Reflection | None = None
     decided: list[tuple[str, str, str]] = field(default_factory=list)  # (name, change, note)
-    today: date = field(default_factory=lambda: datetime.now(UTC).date())
     _knowledge: Knowledge | None = None
 
     def on(self, phase: str) -> bool:
         return phase in self.ctx.settings.phases
+
+    @property
+    def today(self) -> date:
+        return self.ctx.day
 
     @property
     def knowledge(self) -> Knowledge:

@@ -47,7 +47,7 @@ def _unsafe(work: BatchWork) -> PassResult:
 def _superseded(work: BatchWork) -> PassResult:
     # A SOUL.md change waiting for review is not applied yet: its replaced lines stay where they are.
     held_back = (SOUL,) if work.ctx.review == "soul" else ()
-    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=archive.today(), held_back=held_back,
+    supersede.keep_replaced(work.staging, work.ctx.store, work.batch, today=work.ctx.day, held_back=held_back,
                             rejected=ledger_keys(work.ctx))
     return DONE
 
@@ -61,7 +61,7 @@ def _hold(work: BatchWork) -> PassResult:
 def _pressure(work: BatchWork) -> PassResult:
     ctx, batch = work.ctx, work.batch
     mentioned = [entry.content for entry in batch.entries] if batch else ()
-    relief = relieve(work.staging, ctx.store, ctx.settings, ctx.limits, mentioned=mentioned)
+    relief = relieve(work.staging, ctx.store, ctx.settings, ctx.limits, today=ctx.day, mentioned=mentioned)
     work.confirmed = relief.confirmed
     return PassResult(failure=relief.failure, capacity=True) if relief.problems else DONE
 
@@ -108,7 +108,7 @@ def _accounting(work: BatchWork) -> PassResult:
 
 def _confirmations(work: BatchWork) -> PassResult:
     present = (work.staging.read(archive.SOURCE) or "").split("\n")
-    confirmations.record(work.ctx.workspace, work.confirmed, archive.today(), present=present)
+    confirmations.record(work.ctx.workspace, work.confirmed, work.ctx.day, present=present)
     return DONE
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from nanodream import clock
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.quarantine import QuarantinedEntry, add_to_quarantine, preview
 from nanodream.vocab import CAPACITY, Outcome, RunRecord
@@ -73,7 +73,7 @@ class Isolation:
 
     def confirm(self, workspace: Workspace, run_id: str) -> list[HistoryEntry]:
         """A later entry just succeeded: quarantine the suspects (before the cursor moves past them)."""
-        now = datetime.now(UTC).isoformat(timespec="seconds")
+        now = clock.now().isoformat(timespec="seconds")
         add_to_quarantine(workspace, [
             QuarantinedEntry(cursor=s.entry.cursor, timestamp=s.entry.timestamp, preview=preview(s.entry.content),
                              reason=s.reason, quarantined_at=now, run_id=run_id, line=s.entry.line,

@@ -17,11 +17,11 @@ preferences or pinned lines; trimming it or raising its cap can.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from nanodream import clock
 from nanodream.config import Settings
 from nanodream.hypotheses import parse
 from nanodream.markdown import with_fences
@@ -50,24 +50,23 @@ class Relief:
 
 
 def relieve(staging: Staging, store: GitStore, settings: Settings, limits: ToolLimits, *,
-            today: date | None = None, mentioned: Sequence[str] = ()) -> Relief:
+            today: date, mentioned: Sequence[str] = ()) -> Relief:
     """Bring every active file under its cap (see the module docstring); report what could not be.
 
     `mentioned` is the batch's history text: a line it restates was just confirmed, so it is hot however
     old its git blame date.
     """
     relief = Relief()
-    when = today or archive.today()
     for path in [p for p in staging.existing_paths() if p in CORE_FILES or p.startswith("skills/")]:
         before = staging.read(path) or ""
         cap = limits.cap_for(path)
         target = int(settings.pressure_ratio * cap)
         text = _merged(before) if len(before) > target else before
         if path in CORE_FILES and _may_retire(staging, path, settings):
-            text = _retire(staging, text, when, settings.archive_after_days)
+            text = _retire(staging, text, today, settings.archive_after_days)
         if path == MEMORY:
             relief.confirmed = _restated(text.split("\n"), mentioned)
-            plan = Plan(target, when, settings.archive_after_days, relief.confirmed)
+            plan = Plan(target, today, settings.archive_after_days, relief.confirmed)
             text = _archive_cold(staging, store, text, plan)
         if text != before:
             staging.write(path, text)
@@ -138,7 +137,7 @@ def _says_all(broad: str, narrow: str, *, earlier: bool) -> bool:
 def _archive_cold(staging: Staging, store: GitStore, text: str, plan: Plan) -> str:
     """Move stale lines, then the coldest ones while the file is over the plan's target, to the archive."""
     lines = text.split("\n")
-    now = time.time()
+    now = clock.now().timestamp()
     ages = _line_times(staging, store, MEMORY)
     hot = {confirmations.line_key(line) for line in plan.confirmed}
     restated = {key: _epoch(day) for key, day in confirmations.load(staging.workspace).items()}

@@ -6,7 +6,7 @@ summary become the batch outcome's. A failure fails the batch and nothing it sta
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from nanodream.atomic import writable
@@ -15,7 +15,6 @@ from nanodream.backlog.lookback import recent_before
 from nanodream.backlog.quarantine import QuarantineUnreadable, held_offsets
 from nanodream.config import zone
 from nanodream.engines import SessionError, SessionRequest, SessionResult, describe_error
-from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.prompting.prompt import UserMessage, session_texts
 from nanodream.prompting.prompt_override import ActivePrompt
@@ -46,7 +45,7 @@ def session(work: BatchWork) -> PassResult:
         result, work.account = accounting.hold_to_account(work.engine, request, result, work.toolbox,
                                                           ledgers=ledgers,
                                                           text_calls=ctx.settings.tool_mode != "native")
-        result = revisit.revisit(work.engine, request, result, work.toolbox, today=archive.today())
+        result = revisit.revisit(work.engine, request, result, work.toolbox, today=ctx.day)
     except SessionError as exc:
         _failed(work, exc, in_git)
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
@@ -122,7 +121,7 @@ def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
         held = held_offsets(ctx.workspace)
     except QuarantineUnreadable:
         held = frozenset()
-    since = datetime.now(zone(ctx.settings.timezone)) - timedelta(days=days)
+    since = ctx.started.astimezone(zone(ctx.settings.timezone)) - timedelta(days=days)
     return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import contextlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from nanodream import clock
 from nanodream.atomic import atomic_write
 from nanodream.boundedjson import plain
 from nanodream.safety import secret_scan
@@ -49,7 +49,7 @@ def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> 
     messages = _redacted(plain(transcript.messages), transcript.settled)
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
                "model": transcript.model, "ended": _redacted(transcript.ended),
-               "saved_at": datetime.now(UTC).isoformat(timespec="seconds"), "messages": messages}
+               "saved_at": clock.now().isoformat(timespec="seconds"), "messages": messages}
     atomic_write(path, json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
     rotate(workspace, keep)
     return path

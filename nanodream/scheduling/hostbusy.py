@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from nanodream import boundedjson
+from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write, read_bytes
 from nanodream.workspace import Workspace
 
@@ -43,17 +43,13 @@ class HostBusy:
         return f"the host agent is serving a user turn ({who}{until})"
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def busy_file(workspace: Workspace) -> Path:
     return workspace.state_dir / "host.busy"
 
 
 def read_host_busy(workspace: Workspace, now: datetime | None = None) -> HostBusy | None:
     """The host's live claim, or None when there is none or it is stale."""
-    now = now or utc_now()
+    now = now or clock.now()
     path = busy_file(workspace)
     try:
         raw = read_bytes(path, MAX_BYTES + 1)
@@ -105,7 +101,7 @@ class HostWait:
     """How a run gives way to the host agent: how long to wait, and the clock, sleep and stop it waits with."""
 
     wait: float | None = None  # seconds; None: the host_wait setting
-    clock: Callable[[], datetime] = utc_now
+    clock: Callable[[], datetime] = clock.now
     sleep: Callable[[float], object] = time.sleep
     stop: Callable[[], str] = _no_stop  # a reason to give up now, or ''
     on_wait: Callable[[HostBusy], None] = lambda claim: None
@@ -130,13 +126,13 @@ def wait_until_idle(workspace: Workspace, waiting: HostWait, *, limit: float, po
 def host_turn(workspace: Workspace, ttl: timedelta = DEFAULT_TTL) -> Iterator[Callable[[], None]]:
     """Hold the busy file for a user turn (for Python hosts); yields a function that extends the claim."""
     def claim() -> None:
-        now = datetime.now(UTC)
+        now = clock.now()
         atomic_write(busy_file(workspace), json.dumps({
             "pid": os.getpid(), "host": socket.gethostname(), "since": started.isoformat(timespec="seconds"),
             "expires": (now + ttl).isoformat(timespec="seconds"),
         }) + "\n")
 
-    started = datetime.now(UTC)
+    started = clock.now()
     claim()
     try:
         yield claim

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from nanodream import clock
 from nanodream.backlog.position import resume
 from nanodream.backlog.surveyed import survey_of
 from nanodream.config import Settings
@@ -19,7 +20,7 @@ from nanodream.engines import Engine, engine_for
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import record_run, run_dream
 from nanodream.run.report import RunReport
-from nanodream.scheduling.hostbusy import HostWait, read_host_busy, utc_now, wait_until_idle
+from nanodream.scheduling.hostbusy import HostWait, read_host_busy, wait_until_idle
 from nanodream.scheduling.timetable import (
     Schedule,
     clear_scheduler_state,
@@ -89,7 +90,7 @@ class Scheduler:
     schedule: Schedule
     initial_delay: timedelta = timedelta(0)
     max_batches: int | None = None
-    clock: Callable[[], datetime] = utc_now
+    clock: Callable[[], datetime] = clock.now
     sleep: Callable[[float], object] = time.sleep
     stop: Callable[[], str] = lambda: ""  # a reason to shut down, or ''
     log: Callable[[Decision], None] = lambda decision: None

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from nanodream import boundedjson
+from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write
 from nanodream.config import Settings, zone
 from nanodream.run.records import read_records
-from nanodream.scheduling.hostbusy import utc_now
 from nanodream.vocab import Outcome
 from nanodream.workspace import Workspace
 
@@ -195,7 +194,7 @@ def next_scheduled(workspace: Workspace, settings: Settings, now: datetime | Non
         schedule = Schedule.parse(settings.schedule, settings.timezone)
     except ScheduleError as exc:
         return {"source": "schedule setting", "schedule": settings.schedule, "next_run": None, "error": str(exc)}
-    due, missed = schedule.first_due(now or utc_now(), last_attempt_start(workspace))
+    due, missed = schedule.first_due(now or clock.now(), last_attempt_start(workspace))
     return {"source": "schedule setting, no scheduler running", "schedule": schedule.describe(),
             "next_run": due.astimezone(schedule.tz).isoformat(timespec="seconds"),
             "catch_up": missed.astimezone(schedule.tz).isoformat(timespec="seconds") if missed else None}

@@ -18,5 +18,5 @@ data files under `data/` (one word or row a line, `#` comments) that a person ca
   `TOKEN_PATTERN`, the words a search tokenizer takes.
 - `lists`: `wordlist(name)` and `table(name)`, the files under `data/`.
 
-Floor 0: it imports nothing else of nanodream.
+Floor 1, just above the clock: it imports nothing else of nanodream.
 """

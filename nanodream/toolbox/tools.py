@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nanodream import boundedjson
+from nanodream import boundedjson, clock
 from nanodream.memory import archive
 from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN, is_pinned, lost_pins
@@ -280,7 +280,7 @@ def archive_lines(box: ToolBox, path: str, text: str) -> ToolResult:
         if is_pinned(line):
             raise ToolError(f"{line[:80]!r} is pinned by a person ({PIN})", "pinned lines stay active")
         moving.append(lines.index(line))
-    target = archive.append(box.staging, archive.today(), [(titles[i], lines[i]) for i in moving])
+    target = archive.append(box.staging, clock.today(), [(titles[i], lines[i]) for i in moving])
     box.staging.write(path, "\n".join(line for i, line in enumerate(lines) if i not in moving))
     return ToolResult(f"OK: moved {count(len(moving), 'line')} from {path} to {target}", target)
 

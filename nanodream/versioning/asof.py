@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 
+from nanodream import clock
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import ARCHIVE_PATH, CORE_FILES, SKILL_PATH
 
@@ -39,7 +40,7 @@ def end_of(day: date, zone: tzinfo) -> datetime:
 def snapshot(store: GitStore, day: date, zone: tzinfo, paths: tuple[str, ...] = ()) -> Snapshot:
     """The memory files (only `paths`, when given) as the last commit on or before `day` left them (a day still
     to come: as they are now, which git can also tell for a day past its own calendar)."""
-    found = store.commit_before(min(end_of(day, zone), datetime.now(zone)))
+    found = store.commit_before(min(end_of(day, zone), clock.now(zone)))
     if found is None:
         return Snapshot(day)
     sha, when = found

@@ -6,6 +6,7 @@ temporary index, so a person's staging area is never touched and only memory pat
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from nanodream import clock
 from nanodream.controls import visible
 from nanodream.versioning import gitcache, gitmemo
 from nanodream.versioning.commitmsg import commit_kind
@@ -336,7 +338,7 @@ class GitStore:
                      extra_parent: str | None = None) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
-                    "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+                    "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, **_dated_now()}
         parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
         return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
                          stdin=cleaned.encode("utf-8", "surrogateescape"))
@@ -686,6 +688,13 @@ def stripspace(message: str) -> str:
         gap = False
         lines.append(line)
     return "".join(f"{line}\n" for line in lines)
+
+
+def _dated_now() -> dict[str, str]:
+    """A commit's dates come from the one clock (nanodream/clock.py), unless the person back-dates it with
+    git's own variables."""
+    moment = clock.now().isoformat(timespec="seconds")
+    return {name: moment for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE") if name not in os.environ}
 
 
 def _reflog_message(message: str) -> str:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from nanodream import clock
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.config import Settings
 from nanodream.engines import SessionResult
@@ -300,7 +301,7 @@ def test_pressure_merges_repeats_and_facts_another_line_says_all_of(workspace):
     staging = Staging(workspace)
     staging.write("USER.md", text)
     chosen = settings(max_file_chars=len(text))
-    relief = relieve(staging, GitStore(workspace), chosen, ToolLimits.from_settings(chosen))
+    relief = relieve(staging, GitStore(workspace), chosen, ToolLimits.from_settings(chosen), today=clock.today())
     merged = staging.read("USER.md")
     assert relief.problems == []
     assert "- Prefers tabs.\n- Prefers tabs over spaces" not in merged  # said all of by the next line

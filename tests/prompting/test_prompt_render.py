@@ -7,12 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
+from nanodream import clock
 from nanodream.cli import app
 from nanodream.config import Settings, load_settings
 from nanodream.memory.staging import Staging
@@ -35,9 +37,10 @@ TODAY = date(2026, 10, 15)
 
 
 @pytest.fixture(autouse=True)
-def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ages are relative to today: pin it so rendered text is reproducible."""
-    monkeypatch.setattr(signals, "today_in", lambda tz: TODAY)
+def fixed_today() -> Iterator[None]:
+    """Ages are relative to today: pin the clock so rendered text is reproducible."""
+    with clock.pinned(datetime(TODAY.year, TODAY.month, TODAY.day, 12, tzinfo=UTC)):
+        yield
 
 
 @pytest.fixture

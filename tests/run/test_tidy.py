@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, datetime
 
 import pytest
 
+from nanodream import clock
 from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.prompting import signals
 from nanodream.run.context import RunOptions
 from nanodream.run.dream import run_dream
 from nanodream.run.records import read_records
@@ -31,9 +31,8 @@ MEMORY_BEFORE = (
 
 
 @pytest.fixture
-def messy(workspace, monkeypatch):
-    """MEMORY.md with a stale task (from September) and a duplicated fact (added in October)."""
-    monkeypatch.setattr(signals, "today_in", lambda tz: date(2026, 10, 15))
+def messy(workspace):
+    """MEMORY.md with a stale task (from September) and a duplicated fact (added in October), seen on October 15."""
     memory = workspace.root / "memory/MEMORY.md"
     memory.write_text(MEMORY_BEFORE + "\n## Open tasks\n" + STALE)
     commit_at(workspace, "2026-09-01T12:00:00Z")
@@ -42,7 +41,8 @@ def messy(workspace, monkeypatch):
     workspace.cursor_file.write_text("2\n")
     write_history(workspace, [entry(1, "[durable] old"), entry(2, "[durable] old"),
                               entry(3, "[durable] Not consumed by a tidy.")])
-    return workspace
+    with clock.pinned(datetime(2026, 10, 15, 12, tzinfo=UTC)):
+        yield workspace
 
 
 def prune_script():

@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from unittest import mock
 
 from nanodream.config import Settings
 from nanodream.evaluation.runner import committed_on
@@ -143,6 +142,6 @@ def live_through(ws: Workspace, year: Year, settings: Settings, *, every_days: i
 
 @contextmanager
 def _on(day: date) -> Iterator[None]:
-    """Commits dated that evening (as eval's nightly dreams date them) and archive months following the day."""
-    with committed_on(day.isoformat()), mock.patch("nanodream.memory.archive.today", return_value=day):
+    """The clock and the commits at that evening, as eval's nightly dreams have them."""
+    with committed_on(day.isoformat()):
         yield

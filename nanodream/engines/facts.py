@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.backlog.history import Batch, tagged_lines
+from nanodream.backlog.history import FACT_TAGS, Batch, fact_lines
 from nanodream.engines.replacing import (
     Candidate,
     explicit_old_value,
@@ -32,7 +32,7 @@ from nanodream.engines.replacing import (
     starts_predicate,
     stem,
 )
-from nanodream.engines.routing import parse_procedure, parse_task, parse_untitled_procedure, route_fact
+from nanodream.engines.routing import parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
 from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
@@ -42,7 +42,6 @@ from nanodream.text.words import STOPWORDS, fact_key, words
 from nanodream.validity import is_replaced
 from nanodream.workspace import SOUL, USER
 
-FACT_TAGS = ("permanent", "durable", "correction")
 # Words a file implies about its lines ("User prefers X" is kept in USER.md as "Prefers X"), or that only say who
 # a rule is for; they are never what a fact is about.
 _SUBJECT_WORDS = frozenset({"user", "users", "agent", "assistant", "project"})
@@ -63,7 +62,6 @@ _REPLACED_MARK = re.compile(r"<!--[^>]*\b(?:until|replaced\s+by)\b|\(\s*until\s+
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
 _THEN = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?then\b|\s+and\s+then\b|\s+then\b|;)\s*", re.IGNORECASE)
-_TAG_PREFIX = re.compile(r"^\s*\[[a-z]+\]\s*", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"\s*(?:;|\s[—–]\s|\s-\s)\s*")
 _TOKEN = re.compile(r"`[^`]+`|[\w./:@+#-]+")
 # A value that is a name or identifier whatever its case: a digit, code punctuation inside, or mixed case.
@@ -91,24 +89,10 @@ class BatchFact:
 
 
 def batch_facts(batch: Batch, tags: tuple[str, ...] = FACT_TAGS) -> list[BatchFact]:
-    """The batch's lines tagged with one of `tags`, in history order, each text once (its first entry)."""
-    found: list[BatchFact] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(batch.entries):
-        for tag, raw in tagged_lines(entry.content):
-            text = strip_tag_prefix(raw)
-            if tag not in tags or not text or text in seen or parse_task(text) is not None:
-                continue  # "Task: …" and "Task done: …" are task state, whatever their tag
-            seen.add(text)
-            found.append(BatchFact(len(found) + 1, tag, text, index))
-    return found
-
-
-def strip_tag_prefix(text: str) -> str:
-    """The text without any further leading tags ("[permanent] [durable] x")."""
-    while match := _TAG_PREFIX.match(text):
-        text = text[match.end():]
-    return text.strip()
+    """The batch's lines tagged with one of `tags`, in history order, each text once (its first entry), numbered
+    as the session's history shows them (backlog/history.py)."""
+    return [BatchFact(number, line.tag, line.text, line.entry)
+            for number, line in enumerate(fact_lines(batch, tags), start=1)]
 
 
 def is_change(text: str) -> bool:

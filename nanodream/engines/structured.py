@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from nanodream import boundedjson
+from nanodream.backlog.history import strip_tag_prefix
 from nanodream.boundedjson import JSONRefused
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.engines.conversation import Conversation
@@ -34,7 +35,6 @@ from nanodream.engines.facts import (
     new_part,
     read,
     says_more,
-    strip_tag_prefix,
 )
 from nanodream.engines.replacing import same_subject
 from nanodream.engines.routing import route_fact

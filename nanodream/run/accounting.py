@@ -41,6 +41,7 @@ from nanodream.engines.facts import (
     procedure_held,
     read,
 )
+from nanodream.engines.numbered import reasons_in
 from nanodream.engines.routing import instructs_agent
 from nanodream.memory.staging import Staging
 from nanodream.rejected import fact_key as rejected_key
@@ -315,11 +316,12 @@ def hold_to_account(engine: Engine, request: SessionRequest, result: SessionResu
     asked = replace(request, open_facts=tuple(item.fact.number for item in open_facts))
     summary = result.summary
     result = engine.follow_up(asked, result, question, toolbox)
-    answer, result.summary = result.summary, summary or result.summary  # the answer's reasons are not a summary
+    answer = f"{result.summary}\n{result.reasons_given}"
+    result.summary = summary or result.summary  # the answer's reasons are not a summary
     if any(refusal.blocking for refusal in toolbox.refusals):
         return result, Account(account.facts, asked=True)
     listed = tuple(item.fact.number for item in open_facts)
-    given = {listed[n - 1]: why for n, why in reasons.reasons_in(answer, len(listed)).items()}
+    given = {listed[n - 1]: why for n, why in reasons_in(answer, len(listed)).items()}
     account = look(Explanations({**result.explanations, **given}, question, listed))
     account.asked = True
     result.warnings += account.warnings()

@@ -9,8 +9,8 @@ from __future__ import annotations
 from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at
 from nanodream.changes import FileChange
+from nanodream.engines.claims import unconfirmed
 from nanodream.memory import transaction
-from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.versioning import pending

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from nanodream.engines.claims import edit_claim
 from nanodream.engines.facts import BatchFact, holds, new_part, read
-from nanodream.run.claims import edit_claim
 from nanodream.run.held import Line, LineIndex
 from nanodream.text.words import content_words, similarity
 from nanodream.toolbox.textcalls import CALL_FORMAT
@@ -145,11 +145,6 @@ def _plain(text: str) -> str:
 
 # the corrective question and the answers to it -------------------------------------------------------------
 
-# `N: reason` as asked, and the ways models number a list anyway: "1. …", "1) …", "#1 - …", "Fact 1: …", "**1** — …".
-_REASON_LINE = re.compile(r"^\s*(?:[-*•]\s+)?\**\s*(?P<label>fact\s+|#\s*)?(?P<number>\d+)\s*\**\s*"
-                          r"(?P<mark>:|\.|\)|\s-|—|–)\**\s*(?P<why>.*\w.*)$", re.IGNORECASE)
-
-
 def question(listed: list[tuple[BatchFact, str]], *, text_calls: bool) -> str:
     """The one question about what is unaccounted or misfiled: file these facts (where they belong), or say why
     not, by number. It shows no example edit: a model copies examples into real edits."""
@@ -162,18 +157,3 @@ def question(listed: list[tuple[BatchFact, str]], *, text_calls: bool) -> str:
             f"replaces the line it corrects.{how} An answer that only describes edits changes nothing. "
             "If a fact must stay out of memory, answer with one line for it instead: its number, a colon, then why, "
             "in your own words.")
-
-
-def reasons_in(answer: str, count_asked: int | None = None) -> dict[int, str]:
-    """The reason line of `answer` for each number (1..count_asked when given), first line per number: `N: why` as
-    asked, or another numbering when what follows the number does not state an edit as done."""
-    given: dict[int, str] = {}
-    for line in answer.splitlines():
-        match = _REASON_LINE.match(line)
-        if match is None or (count_asked is not None and not 1 <= int(match.group("number")) <= count_asked):
-            continue
-        why = match.group("why").strip()
-        as_asked = match.group("mark") == ":" and not match.group("label")
-        if as_asked or not edit_claim(why):  # "1. **Updated USER.md**" is a list of claims, not of reasons
-            given.setdefault(int(match.group("number")), why)
-    return given

@@ -32,7 +32,7 @@ from nanodream.engines.replacing import (
     starts_predicate,
     stem,
 )
-from nanodream.engines.routing import parse_procedure, parse_untitled_procedure, route_fact
+from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
 from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
@@ -66,6 +66,8 @@ _CLAUSE_BREAK = re.compile(r"\s*(?:;|\s[—–]\s|\s-\s)\s*")
 _TOKEN = re.compile(r"`[^`]+`|[\w./:@+#-]+")
 # A value that is a name or identifier whatever its case: a digit, code punctuation inside, or mixed case.
 _IDENTIFIER = re.compile(r"\d|\w[./:@_#+-]\w|[a-z][A-Z]")
+# Words that may open an order before its verb.
+_OPENERS = frozenset({"always", "never", "please", "do", "don", "t", "not", "just", "also"})
 # Capitalised words that open a sentence without naming anything.
 _NOT_NAMES = (STOPWORDS | _SUBJECT_WORDS | _TIME_WORDS | frozenset(MODALS) | wordlist("adverbs")
               | wordlist("imperatives") | wordlist("auxiliaries") | wordlist("negations")
@@ -196,7 +198,10 @@ def holds(line: str, fact: str, *, correction: bool = False, context: str = "",
         return False
     if fact_key(line) == fact_key(fact):
         return True
-    units = [line, *clauses(line)] if len(clauses(line)) > 1 else [line]
+    parts = clauses(line)
+    # a fact of one clause is kept by one clause of the line: read whole, a line's clauses could cancel each
+    # other's negations ("no allergy to X; allergic to nothing")
+    units = parts if len(parts) > 1 and len(clauses(said)) < 2 else [line]
     # a line in the correction's own form says its new part: "deploys with Kubernetes (not Nomad)"
     return any(_keeps(new_part(unit)[0], said, context, known) for unit in units)
 
@@ -252,6 +257,24 @@ def belongs_in(fact: str) -> str | None:
     if parse_procedure(fact) or parse_untitled_procedure(fact):
         return None
     return route_fact(fact).path
+
+
+def ordered(line: str, fact: str) -> bool:
+    """Whether `line` turns the statement `fact` into an order for the agent: it instructs the agent, or it opens
+    with the fact's own verb in command form ("Order spare parts from Rotor…" for "Spare parts are ordered from
+    Rotor…"). A statement of fact is never kept by such a line in SOUL.md, the file of rules the agent obeys."""
+    if instructs_agent(fact):
+        return False
+    if instructs_agent(line):
+        return True
+    opening = [word for word in words(line) if word not in _OPENERS][:1]
+    first = words(fact)[:1]
+    return bool(opening) and opening != first and stem(opening[0]) in read(fact).stems and stem(
+        opening[0]) not in _subject_stems(fact)
+
+
+def _subject_stems(fact: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in words(fact)[:2])
 
 
 def known_values(texts: list[str]) -> frozenset[str]:

@@ -150,8 +150,10 @@ def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "
 def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, frames: bool,
           where: str) -> tuple[tuple[int, float, int, int], Match] | None:
     new = Candidate(where, -1, clause)
-    old_stems = stems(explicit_old_value(clause))
+    named_old = explicit_old_value(clause)
+    old_stems = stems(named_old)
     own = _about(new) - old_stems
+    old_stems = _values(named_old) or old_stems  # "its books in Moneybird": Moneybird is what names the old value
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for order, candidate in enumerate(candidates):
         theirs = _about(candidate)

@@ -154,7 +154,7 @@ class Filing:
         self.notes: list[str] = []
         staged = toolbox.staging
         self.known = known_values([staged.original.get(path) or "" for path in CORE_FILES]) | {
-            value for fact in facts for value in read(fact.text).values}
+            value for fact in facts for value in read(fact.text).values}  # the facts it files: their own words
 
     def apply(self, items: list[Item]) -> None:
         seen: set[int] = set()

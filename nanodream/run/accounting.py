@@ -38,11 +38,10 @@ from nanodream.engines.facts import (
     corrects,
     holds,
     known_values,
+    ordered,
     procedure_held,
-    read,
 )
 from nanodream.engines.numbered import reasons_in
-from nanodream.engines.routing import instructs_agent
 from nanodream.memory.staging import Staging
 from nanodream.rejected import fact_key as rejected_key
 from nanodream.rejected import fact_text
@@ -156,6 +155,7 @@ class _Memory:
 
     staging: Staging
     ledgers: Ledgers
+    batch: Batch
     facts: list[BatchFact]
 
     @cached_property
@@ -168,9 +168,9 @@ class _Memory:
 
     @cached_property
     def known(self) -> frozenset[str]:
-        """Names and numbers a line may carry: memory's before the session, and the batch's own."""
+        """Names and numbers a line may carry: memory's before the session, and the batch's history's."""
         before = [self.staging.original.get(path) or "" for path in CORE_FILES]
-        return known_values(before) | {value for fact in self.facts for value in read(fact.text).values}
+        return known_values([*before, *(entry.content for entry in self.batch.entries)])
 
     @cached_property
     def skills(self) -> dict[str, str]:
@@ -197,7 +197,7 @@ def account_for(batch: Batch, staging: Staging, ledgers: Ledgers = Ledgers(),
                 explained: Explanations | None = None) -> Account:
     """Every tagged fact of `batch` against the staged memory, the ledgers and the model's reasons."""
     facts = batch_facts(batch)
-    memory = _Memory(staging, ledgers, facts)
+    memory = _Memory(staging, ledgers, batch, facts)
     accounts = [_first_look(fact, memory) for fact in facts]
     accounts = [_superseded(item, accounts) for item in accounts]
     evidence = memory.evidence(accounts)
@@ -249,14 +249,15 @@ def _placed(fact: BatchFact, keeping: list[Line], memory: _Memory) -> FactAccoun
         if beside:
             return FactAccount(fact, Status.UNACCOUNTED, f"it landed beside the line it corrects, {beside!r}, "
                                                          "which is still there: replace that line instead")
-    statements = keeping if instructs_agent(fact.text) else [
-        line for line in keeping if not (line.path == SOUL and instructs_agent(line.text))]
+    statements = [line for line in keeping if not (line.path == SOUL and ordered(line.text, fact.text))]
     if not statements:
         return FactAccount(fact, Status.UNACCOUNTED, "SOUL.md holds it only as an order for the agent; a "
                                                      f"statement of fact belongs in {belongs_in(fact.text) or MEMORY}")
     home = belongs_in(fact.text)
     if home is None or any(line.path == home or line.path.startswith("skills/") for line in statements):
         return FactAccount(fact, Status.KEPT)
+    if home == MEMORY and all(line.path == SOUL for line in statements):
+        return FactAccount(fact, Status.KEPT)  # a statement of how things go may be a rule: SOUL.md is not wrong
     return FactAccount(fact, Status.MISFILED, f"kept in {statements[0].path}; it belongs in {home}")
 
 

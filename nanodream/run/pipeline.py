@@ -110,10 +110,10 @@ PASSES: tuple[Pass, ...] = (
     Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
     Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
          _unsafe),
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane, with the line its change replaced", _hold),
     Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
          "it stopped being true, and what replaced it", _superseded),
-    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
-         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
     Pass("guards", "run/guards.py", "injection, SOUL policy, deletion (a correction excuses only the line it "

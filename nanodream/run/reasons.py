@@ -120,11 +120,11 @@ def _quotes(line: Line, quote: str) -> bool:
 
 
 def _about(line: str, fact: BatchFact) -> bool:
-    """A memory line that states what the fact is about: every value of it, and most of its words."""
+    """A memory line that states what the fact is about: at least half of its values and of its words."""
     said = read(new_part(fact.text)[0])
     theirs = read(line)
     have = theirs.stems | theirs.values
-    return said.values <= have and 2 * len(said.stems & have) >= len(said.stems)
+    return 2 * len(said.values & have) >= len(said.values) and 2 * len(said.stems & have) >= len(said.stems)
 
 
 def _title(meaningful: list[str], batch: frozenset[str]) -> bool:

@@ -181,6 +181,17 @@ def _clauses(text: str) -> list[str]:
     return [text, parts[0], *carried]
 
 
+def slots_in(text: str, *, about_user: bool = False) -> list[Slot]:
+    """Every single-valued attribute a line gives a value to, clause by clause ("User moved to New York; timezone
+    is UTC-5." gives where the user lives and their time zone); a USER.md line is about the user."""
+    found = []
+    for clause in _clauses(text):
+        slot = user_slot(clause) if about_user else slot_of(clause)
+        if slot is not None and slot.key not in {known.key for known in found}:
+            found.append(slot)
+    return found
+
+
 def _rule(new: Candidate, candidate: Candidate, old: frozenset[str], own: frozenset[str], theirs: frozenset[str],
           frames: bool) -> int:
     """Which rule makes `candidate` the line `new` replaces (0: none). Past the slot rule, both must be about the

@@ -60,8 +60,8 @@ def test_a_paraphrase_is_kept_at_once_with_one_request(workspace, serve):
     server = serve([tool_calls(
         ("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
                        "new_text": "## Project\n- Build worker on Go 1.23\n"}),
-        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n", "new_text": "## Identity\n- Lives in Porto\n\n"
-                                                                                      "## Preferences\n"})),
+        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                       "new_text": "## Identity\n- Lives in Porto\n\n## Preferences\n"})),
         final("Filed two facts")])
     report = run_dream(workspace, llm_settings(server))
     assert report.outcome == "committed" and len(server.requests) == 2, report.reason

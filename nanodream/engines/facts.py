@@ -193,11 +193,11 @@ def holds(line: str, fact: str, *, correction: bool = False, context: str = "",
     the values memory held before the session, which a line may carry without inventing them — given, a line that
     names anything else the fact does not keeps nothing (None: names the line adds are not judged).
     """
+    if fact_key(line) == fact_key(fact):
+        return True
     said = new_part(fact)[0] if correction else fact
     if not read(said).stems:
         return False
-    if fact_key(line) == fact_key(fact):
-        return True
     parts = clauses(line)
     # a fact of one clause is kept by one clause of the line: read whole, a line's clauses could cancel each
     # other's negations ("no allergy to X; allergic to nothing")

@@ -139,8 +139,9 @@ class Account:
 @dataclass(frozen=True)
 class Ledgers:
     """What accounts for a fact besides the staged files: the rejected ledger's keys, the pending proposals'
-    lines (read only when needed), the engine's own rules' reasons, and whether a correction beside its old line
-    is unaccounted (a model, which can be asked) or left to the guards' report (the built-in rules)."""
+    lines (read only when needed), the engine's own rules' reasons, and whether the engine can be asked (a model):
+    then a correction beside its old line is unaccounted and a misfiled fact asked about; the built-in rules'
+    are left to the guards' report and a warning."""
 
     rejected: frozenset[frozenset[str]] = frozenset()
     proposed: Callable[[], list[str]] = list
@@ -310,8 +311,10 @@ def hold_to_account(engine: Engine, request: SessionRequest, result: SessionResu
         return account_for(request.batch, toolbox.staging, ledgers, explained)
 
     account = look(Explanations(dict(result.explanations)))
-    open_facts = account.open
+    # the built-in rules cannot be asked: a fact they filed elsewhere is only said aloud
+    open_facts = account.open if ledgers.strict_corrections else account.unaccounted
     if not open_facts:
+        result.warnings += account.warnings()
         return result, account
     question = reasons.question([(item.fact, item.note) for item in open_facts], text_calls=text_calls)
     asked = replace(request, open_facts=tuple(item.fact.number for item in open_facts))

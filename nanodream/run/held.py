@@ -43,8 +43,12 @@ class LineIndex:
                 self._by_word[key].append(number)
 
     def near(self, text: str) -> list[Line]:
-        """The lines sharing a word, a value or a form of one with `text`, in file order."""
-        found = {number for key in _keys(text) for number in self._by_word.get(key, ())}
+        """The lines sharing a word, a value or a form of one with `text`, in file order (every line for a text
+        of function words only, which only its own words can keep)."""
+        keys = _keys(text)
+        if not keys:
+            return list(self.lines)
+        found = {number for key in keys for number in self._by_word.get(key, ())}
         return [self.lines[number] for number in sorted(found)]
 
 

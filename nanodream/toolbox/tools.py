@@ -305,11 +305,7 @@ class Finished:
 
 @TOOLS.tool(finishes=True)
 def finish(box: ToolBox, summary: str, reasons: str = "") -> ToolResult:
-    """End the session with its summary.
-
-    summary: a first line of at most 60 characters saying what changed, then one bullet per edit
-    reasons: for each tagged fact left out of memory on purpose, one line: its number, a colon, why
-    """
+    """End the session with its summary (and, optionally, the reasons for facts kept out, by number)."""
     if not summary.strip():
         raise ToolError("summary is empty", "say what changed, or that nothing needed changing")
     return ToolResult("OK: summary kept; the session ends when all calls of a response succeed",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nanodream import clock
 from nanodream.cli import app
 from nanodream.evaluation.checks import Memory, evaluate
 from nanodream.evaluation.runner import EvalConfig, run_corpus, run_scenario
@@ -70,12 +71,13 @@ def test_a_daily_scenario_dreams_each_day_with_that_day_on_its_commits(corpus, m
 
     def spy(args, *rest, **kwargs):
         if args[0] == "git" and "commit-tree" in args:
-            days.append(kwargs["env"].get("GIT_COMMITTER_DATE", "now")[:10])
+            days.append(kwargs["env"]["GIT_COMMITTER_DATE"][:10])
         return real(args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess, "run", spy)
     result, _ = run_scenario(load_scenario(corpus / "moves"), EvalConfig())
-    assert days == ["now", "2026-10-01", "2026-10-02", "2026-10-03"]  # the scenario's first commit, then a dream a day
+    # the scenario's first commit, dated by the one clock, then a dream a day dated that day
+    assert days == [clock.today().isoformat(), "2026-10-01", "2026-10-02", "2026-10-03"]
     assert result.metrics["entries"] == 3
 
 

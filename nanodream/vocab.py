@@ -291,6 +291,7 @@ class RunRecord(Declared):
     requests: int = 0  # model requests, all batches together
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
+    misfiled: list[str] = field(default_factory=list)  # facts committed in another file than they belong in
     phases: dict[str, Any] | None = None  # the insight phases: notes, their own tokens and cost, commit, insights
 
     @classmethod

@@ -196,6 +196,45 @@ def tagged_lines(content: str) -> list[tuple[str | None, str]]:
     return result
 
 
+FACT_TAGS = ("permanent", "durable", "correction")
+# "Task: …" and "Task done: …" are task state, whatever their tag: never one of the batch's facts.
+TASK_LINE = re.compile(r"^task(\s+done)?\s*:\s*(.+)$", re.IGNORECASE | re.DOTALL)
+_TAG_PREFIX = re.compile(r"^\s*\[[a-z]+\]\s*", re.IGNORECASE)
+
+
+class FactLine(NamedTuple):
+    """One tagged fact of a batch: where it stands (its entry, its line of that entry's content), tag, text."""
+
+    entry: int
+    line: int
+    tag: str
+    text: str
+
+
+def fact_lines(batch: Batch, tags: tuple[str, ...] = FACT_TAGS) -> list[FactLine]:
+    """The batch's lines tagged with one of `tags`, in history order, each text once (where it first stands): the
+    batch's facts, numbered from 1 in this order wherever they are shown, asked about or accounted for."""
+    found: list[FactLine] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(batch.entries):
+        for number, raw in enumerate(content_lines(entry.content)):
+            match = TAG_LINE.match(raw)
+            text = strip_tag_prefix(raw[match.end():]) if match else ""
+            tag = match.group(1).lower() if match else ""
+            if tag not in tags or not text or text in seen or TASK_LINE.match(text):
+                continue
+            seen.add(text)
+            found.append(FactLine(index, number, tag, text))
+    return found
+
+
+def strip_tag_prefix(text: str) -> str:
+    """The text without any further leading tags ("[permanent] [durable] x")."""
+    while match := _TAG_PREFIX.match(text):
+        text = text[match.end():]
+    return text.strip()
+
+
 def drop_skip_lines(content: str) -> tuple[str, int]:
     """Remove `[skip]` fact lines; return the remaining text and how many lines were dropped."""
     kept, dropped = [], 0

@@ -151,6 +151,8 @@ def _render_runs(info: Status) -> None:
                  if ok.get("tokens_in") else "")
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
                       f"{count_entries(ok.get('entries', 0))}{spent})", highlight=False)
+        for note in ok.get("misfiled") or []:
+            console.print(f"[yellow]misfiled[/yellow]   {escape(note)}", highlight=False)
         phases = ok.get("phases") or {}
         if phases.get("tokens_in") or phases.get("tokens_out"):
             cost = "unknown" if phases.get("cost") is None else f"${phases['cost']:.4f}"

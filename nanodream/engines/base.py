@@ -99,6 +99,7 @@ class SessionResult:
     # The model's reasons for facts it left out, by the fact's number in the batch: its words, checked like any
     # answer to the corrective question (run/accounting.py), never taken on trust.
     explanations: dict[int, str] = field(default_factory=dict)
+    reasons_given: str = ""  # what the last answer gave as reasons by number (`finish`'s `reasons`), as written
     state: Any = field(default=None, repr=False)  # what the engine needs to continue this session (follow_up)
 
 

@@ -1,44 +1,78 @@
-"""The batch's tagged facts, and the tests that say whether a memory line holds one or is corrected by one.
+"""The batch's tagged facts, and what it means for a memory line to keep one, or for a correction to replace one.
 
-Every engine and the accounting after a session share these, so "kept" means one thing: a line holds a fact
-when it says the fact's words (order, case, punctuation and the file's own subject aside — "Prefers dark mode"
-in USER.md holds "User prefers dark mode"), or restates it closely while keeping every name and number. A
-`[correction]` is held by a line that says its new part: "Project kiwi now deploys with Kubernetes, not Nomad"
-is held by "Project kiwi deploys with Kubernetes on host atlas", and corrects the line still saying Nomad.
+Every engine, the accounting after a session, the guards and structured mode share these, so "kept" means one
+thing: a line keeps a fact when it says the same thing about the same subject — the same polarity ("is not
+allergic" keeps nothing of "is allergic"; "must never ask" nothing of "must always ask"), the same kind of modal,
+every value of the fact (names, numbers, dates, versions, identifiers), and its meaningful words, give or take a
+word or two of a longer fact and words said another way ("is based in" for "lives in", "leads" for "now leads");
+and the line adds no name or number the fact, its context and what memory already held do not have. The file and
+the section a line stands in are part of what it says: "Prefers dark mode" in USER.md keeps "User prefers dark
+mode", "Leads the payments team" under a heading "Sam" keeps "Sam now leads the payments team". A line of several
+clauses keeps a fact when one of its clauses does.
+
+A `[correction]` is kept by a line that says its new part ("Project kiwi now deploys with Kubernetes, not Nomad"
+is kept by "Project kiwi deploys with Kubernetes on host atlas"). Which line a correction replaces is decided once,
+in engines/replacing.py (`corrects` here asks it): the same subject and scope, never a rule about something else.
+A fact stated as a change ("moved X from A to B", "switched to B", "no longer A, now B", "X is now B", "not A but
+B") is a correction whatever its tag.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from nanodream.backlog.history import Batch, tagged_lines
-from nanodream.engines.routing import parse_procedure, parse_task, parse_untitled_procedure
-from nanodream.engines.slots import same_slot
-from nanodream.text.stems import singular
-from nanodream.text.words import STOPWORDS, content_words, covers, fact_key, similarity, words
+from nanodream.backlog.history import FACT_TAGS, Batch, fact_lines
+from nanodream.engines.replacing import (
+    Candidate,
+    explicit_old_value,
+    find_replaced,
+    old_value_span,
+    starts_predicate,
+    stem,
+)
+from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
+from nanodream.engines.slots import slot_of, user_slot
+from nanodream.safety.secret_scan import REDACTED
+from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
+from nanodream.text.lists import table, wordlist
+from nanodream.text.sentences import sentences
+from nanodream.text.words import STOPWORDS, fact_key, words
 from nanodream.validity import is_replaced
+from nanodream.workspace import SOUL, USER
 
-FACT_TAGS = ("permanent", "durable", "correction")
-# How alike a line and a correction must be (text.words.similarity) for the line to say what the correction
-# changed, when neither a slot nor a named old value decides it.
-CORRECTION_THRESHOLD = 0.5
-# Words a file implies about its lines: "User prefers X" is kept in USER.md as "Prefers X".
-_SUBJECT_WORDS = frozenset({"user", "users", "agent", "assistant", "project", "should", "must", "always"})
-# Words that date a statement or mark it as new without changing what it says.
-_TIME_WORDS = frozenset({"now", "currently", "still", "also", "today", "anymore", "instead"})
-# "…, not Nomad", "no longer X", "instead of X", "rather than X", "(was X)", "Don't X — instead Y": the value a
-# correction replaces.
-_REPLACED = re.compile(r"(?:,?\s*\b(?:not|no\s+longer|instead\s+of|rather\s+than|replacing|was|formerly)\b)\s+"
-                       r"(?P<old>[^,;.()]+)|\((?:was|not|formerly)\s+(?P<old2>[^)]+)\)"
-                       r"|^\s*(?:don['’]?t|do\s+not|stop)\s+(?P<old3>[^—–;]+?)\s*[—–;-]+\s*(?:instead\b\s*,?\s*)?",
-                       re.IGNORECASE)
-# A closely restated fact shares this share of its meaningful words with the line.
-RESTATED = 0.6
+# Words a file implies about its lines ("User prefers X" is kept in USER.md as "Prefers X"), or that only say who
+# a rule is for; they are never what a fact is about.
+_SUBJECT_WORDS = frozenset({"user", "users", "agent", "assistant", "project"})
+# Words that date a statement, or say it changed, without being part of what it says.
+_TIME_WORDS = wordlist("dating-words") | wordlist("change-markers") | frozenset({"again"})
+# Words that weigh nothing in what a statement is about ("pays the bill each month" says "pays the bill monthly").
+_LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "really", "just", "please", "then"})
+# A fact stated as a change, whatever its tag.
+_CHANGE = re.compile(
+    r"\b(?:moved|switched|migrated|changed|upgraded|downgraded|transferred|relocated)\b[^.;]*\b(?:from|to|onto)\b"
+    r"|\bswitched\s+(?:over\s+)?to\b|\bno\s+longer\b|\bnot\s+any\s*more\b|\b(?:is|are|was)\s+now\b"
+    r"|\bnot\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
+    r"|,\s*not\s+\w",
+    re.IGNORECASE)
 # An archived line marked as replaced (`until …`, "replaced by …") no longer holds its fact.
 _REPLACED_MARK = re.compile(r"<!--[^>]*\b(?:until|replaced\s+by)\b|\(\s*until\s+\d{4}-\d{2}-\d{2}|\breplaced by\b",
                             re.IGNORECASE)
-_TAG_PREFIX = re.compile(r"^\s*\[[a-z]+\]\s*", re.IGNORECASE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
+_THEN = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?then\b|\s+and\s+then\b|\s+then\b|;)\s*", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"\s*(?:;|\s[—–]\s|\s-\s)\s*")
+_TOKEN = re.compile(r"`[^`]+`|[\w./:@+#-]+")
+# A value that is a name or identifier whatever its case: a digit, code punctuation inside, or mixed case.
+_IDENTIFIER = re.compile(r"\d|\w[./:@_#+-]\w|[a-z][A-Z]")
+# Words that may open an order before its verb.
+_OPENERS = frozenset({"always", "never", "please", "do", "don", "t", "not", "just", "also"})
+# Capitalised words that open a sentence without naming anything.
+_NOT_NAMES = (STOPWORDS | _SUBJECT_WORDS | _TIME_WORDS | frozenset(MODALS) | wordlist("adverbs")
+              | wordlist("imperatives") | wordlist("auxiliaries") | wordlist("negations")
+              | frozenset({"i", "we", "my", "our", "you", "your", "he", "she", "they", "it", "this", "that", "there",
+                           "when", "if", "after", "before", "every", "each", "all", "no", "yes", "do", "does", "don"}))
 
 
 @dataclass(frozen=True)
@@ -52,28 +86,20 @@ class BatchFact:
 
     @property
     def is_correction(self) -> bool:
-        return self.tag == "correction"
+        """Tagged `[correction]`, or stated as a change ("moved from A to B", "is now B")."""
+        return self.tag == "correction" or is_change(self.text)
 
 
 def batch_facts(batch: Batch, tags: tuple[str, ...] = FACT_TAGS) -> list[BatchFact]:
-    """The batch's lines tagged with one of `tags`, in history order, each text once (its first entry)."""
-    found: list[BatchFact] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(batch.entries):
-        for tag, raw in tagged_lines(entry.content):
-            text = strip_tag_prefix(raw)
-            if tag not in tags or not text or text in seen or parse_task(text) is not None:
-                continue  # "Task: …" and "Task done: …" are task state, whatever their tag
-            seen.add(text)
-            found.append(BatchFact(len(found) + 1, tag, text, index))
-    return found
+    """The batch's lines tagged with one of `tags`, in history order, each text once (its first entry), numbered
+    as the session's history shows them (backlog/history.py)."""
+    return [BatchFact(number, line.tag, line.text, line.entry)
+            for number, line in enumerate(fact_lines(batch, tags), start=1)]
 
 
-def strip_tag_prefix(text: str) -> str:
-    """The text without any further leading tags ("[permanent] [durable] x")."""
-    while match := _TAG_PREFIX.match(text):
-        text = text[match.end():]
-    return text.strip()
+def is_change(text: str) -> bool:
+    """Whether a fact is stated as a change of value, so that it replaces the line holding the old one."""
+    return bool(_CHANGE.search(text))
 
 
 def marked_replaced(line: str) -> bool:
@@ -85,69 +111,215 @@ def marked_replaced(line: str) -> bool:
 def new_part(text: str) -> tuple[str, frozenset[str]]:
     """A fact without the value it replaces, and that value's words: ("Project kiwi now deploys with Kubernetes",
     {"nomad"}) for "Project kiwi now deploys with Kubernetes, not Nomad"."""
-    old: set[str] = set()
-    for match in _REPLACED.finditer(text):
-        old |= set(words(match.group("old") or match.group("old2") or match.group("old3") or ""))
-    said = _REPLACED.sub("", text).strip()
-    return said, frozenset(old - STOPWORDS - set(words(said)))
+    old = explicit_old_value(text)
+    if not old:
+        return text, frozenset()
+    start, end = old_value_span(text)
+    said = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(f"{text[:start]} {text[end:]}".split())).strip(" ,;")
+    return said, frozenset(set(words(old)) - STOPWORDS - set(words(said)))
 
 
-def _core(text: str) -> frozenset[str]:
-    """The words that carry a statement, singular: "invoice" and "invoices" say the same thing."""
-    return frozenset(singular(w) for w in words(text) if w not in STOPWORDS and w not in _SUBJECT_WORDS
-                     and w not in _TIME_WORDS)
+# reading a statement ------------------------------------------------------------------------------------------
 
 
-def _names(text: str) -> frozenset[str]:
-    """The words a restatement must keep: numbers, and names (capitalised past the first word, or in code)."""
-    tokens = re.findall(r"`[^`]+`|[\w./:@+-]+", text)
-    found = set()
+@dataclass(frozen=True)
+class Reading:
+    """What a statement says, as compared: whether it is negated, its modal, its meaningful words (stems, without
+    negations, modals, dating words or whom it is about), and its values (names, numbers, identifiers)."""
+
+    positive: bool
+    modality: str
+    stems: frozenset[str]
+    values: frozenset[str]
+
+
+@lru_cache(maxsize=32768)
+def read(text: str) -> Reading:
+    plain = plain_words(text)
+    stems = frozenset(stem(w) for w in plain if w not in STOPWORDS and w not in _SUBJECT_WORDS
+                      and w not in _TIME_WORDS and w not in MODALS and w not in _LIGHT)
+    return Reading(is_positive(text), modality(text), stems, values_of(text))
+
+
+# Words said another way: each line of data/synonyms.tsv is one meaning.
+_SYNONYMS = {stem(word.lower()): index for index, row in enumerate(table("synonyms")) for word in row}
+
+
+def values_of(text: str) -> frozenset[str]:
+    """The names, numbers and identifiers a statement gives, as stems: what a restatement must keep (a secret's
+    redaction mark names none)."""
+    found: set[str] = set()
+    tokens = _TOKEN.findall(_COMMENT.sub(" ", _REDACTION.sub(" ", text)))
     for position, token in enumerate(tokens):
         bare = token.strip("`.,:;")
-        if any(ch.isdigit() for ch in bare) or token.startswith("`") or (position and bare[:1].isupper()):
-            found |= set(words(bare))
-    return frozenset(found - STOPWORDS - _SUBJECT_WORDS)
+        if not bare:
+            continue
+        named = token.startswith("`") or _IDENTIFIER.search(bare) or (
+            bare[:1].isupper() and (position or _names_its_subject(bare, tokens)))
+        if named:
+            found |= {stem(w) for w in words(bare) if w not in STOPWORDS and w not in _SUBJECT_WORDS
+                      and w not in _NOT_NAMES}
+    return frozenset(found)
 
 
-def holds(line: str, fact: str, *, correction: bool = False) -> bool:
-    """The memory line `line` says the fact `fact` (a correction: its new part, without the value it replaces)."""
-    if fact_key(line) == fact_key(fact) or covers(line, fact):
+def _names_its_subject(first: str, tokens: list[str]) -> bool:
+    """A capitalised first word is a name when it is the whole subject of its sentence ("Sam now leads…", "Ana
+    runs…"), not a plural or a verb that opens it ("Backups run…", "Tag it")."""
+    lower = first.lower()
+    if lower in _NOT_NAMES or lower.endswith("s") or len(tokens) < 2:
+        return False
+    return starts_predicate(tokens[1].strip("`.,:;").lower(), lower)
+
+
+def clauses(text: str) -> list[str]:
+    """The statement's clauses: its sentences, cut at semicolons and dashes."""
+    return [part for sentence in sentences(text) for part in _CLAUSE_BREAK.split(sentence) if words(part)]
+
+
+# keeping ---------------------------------------------------------------------------------------------------
+
+
+def context_of(path: str, heading: str = "") -> str:
+    """The words a line of `path` under `heading` says without writing them."""
+    implied = {USER: "user", SOUL: "agent"}.get(path, "")
+    return f"{implied} {heading}".strip()
+
+
+def holds(line: str, fact: str, *, correction: bool = False, context: str = "",
+          known: frozenset[str] | None = None) -> bool:
+    """The memory line `line` keeps `fact` (a correction: its new part, without the value it replaces).
+
+    `context`: what the line says without writing it (its file's subject, its heading: `context_of`); `known`:
+    the values memory held before the session, which a line may carry without inventing them — given, a line that
+    names anything else the fact does not keeps nothing (None: names the line adds are not judged).
+    """
+    if fact_key(line) == fact_key(fact):
         return True
     said = new_part(fact)[0] if correction else fact
-    want, have = _core(said), _core(line)
-    if not want:
+    if not read(said).stems:
         return False
-    if want <= have and (len(want) >= 2 or len(have) <= 2):
+    parts = clauses(line)
+    # a fact of one clause is kept by one clause of the line: read whole, a line's clauses could cancel each
+    # other's negations ("no allergy to X; allergic to nothing")
+    units = parts if len(parts) > 1 and len(clauses(said)) < 2 else [line]
+    # a line in the correction's own form says its new part: "deploys with Kubernetes (not Nomad)"
+    return any(_keeps(new_part(unit)[0], said, context, known) for unit in units)
+
+
+def _keeps(unit: str, fact: str, context: str, known: frozenset[str] | None) -> bool:
+    theirs, ours = read(unit), read(fact)
+    if theirs.positive != ours.positive or (theirs.modality and ours.modality and theirs.modality != ours.modality):
+        return False
+    implied = read(context).stems | values_of(context) if context else frozenset()
+    have = theirs.stems | theirs.values | implied
+    if not all(_has(have, value) for value in ours.values):
+        return False
+    if known is not None and theirs.values - ours.values - implied - known - ours.stems:
+        return False  # the line names something the fact does not: it says another thing, or more
+    if _same_slot_value(unit, fact, context):
         return True
-    overlap = len(want & have) / len(want)
-    return overlap >= RESTATED and _names(said) <= set(words(line)) and similarity(said, line) >= CORRECTION_THRESHOLD
+    missing = [word for word in ours.stems if not _has(have, word)]
+    extra = theirs.stems - ours.stems - implied
+    unmatched = [word for word in missing if not _said_otherwise(word, extra)]
+    if not unmatched:
+        return True
+    # A word or two of a longer fact may go unsaid, but not be swapped for another ("the search db" is not "the
+    # billing db").
+    swapped = [word for word in extra if not _has(ours.stems, word) and not _said_otherwise(word, ours.stems)]
+    return not swapped and len(unmatched) <= len(ours.stems) // 4 and not set(unmatched) & ours.values
 
 
-def corrects(correction: str, line: str) -> bool:
-    """The correction replaces what `line` says: the same single-valued slot, or the line states the value the
-    correction says is no longer true, about the same thing."""
-    said, old = new_part(correction)
-    if holds(line, correction, correction=True):
+def _has(words_: frozenset[str], word: str) -> bool:
+    """`word` is among `words_`, or a form of one ("deployment" and "deploy", "preference" and "prefer")."""
+    if word in words_:
+        return True
+    return len(word) >= 5 and any(len(other) >= 5 and other[:5] == word[:5] for other in words_)
+
+
+def _said_otherwise(word: str, others: frozenset[str]) -> bool:
+    meaning = _SYNONYMS.get(word)
+    return meaning is not None and any(_SYNONYMS.get(other) == meaning for other in others)
+
+
+def _same_slot_value(unit: str, fact: str, context: str) -> bool:
+    """Both fill one single-valued slot with the same value ("Lives in Porto" in USER.md, "User is based in
+    Porto")."""
+    about_user = "user" in words(context)
+    left = user_slot(unit) if about_user else slot_of(unit)
+    right = slot_of(fact) or (user_slot(fact) if about_user else None)
+    return (left is not None and right is not None and left.key == right.key
+            and read(left.value).stems == read(right.value).stems)
+
+
+def belongs_in(fact: str) -> str | None:
+    """The file a fact belongs in: USER.md for the person, SOUL.md for a rule for the agent, MEMORY.md for the
+    work (engines/routing.py decides, for the built-in engine too); None for a procedure, which is a skill's."""
+    if parse_procedure(fact) or parse_untitled_procedure(fact):
+        return None
+    return route_fact(fact).path
+
+
+def ordered(line: str, fact: str) -> bool:
+    """Whether `line` turns the statement `fact` into an order for the agent: it instructs the agent, or it opens
+    with the fact's own verb in command form ("Order spare parts from Rotor…" for "Spare parts are ordered from
+    Rotor…"). A statement of fact is never kept by such a line in SOUL.md, the file of rules the agent obeys."""
+    if instructs_agent(fact):
+        return False
+    if instructs_agent(line):
+        return True
+    opening = [word for word in words(line) if word not in _OPENERS][:1]
+    first = words(fact)[:1]
+    return bool(opening) and opening != first and stem(opening[0]) in read(fact).stems and stem(
+        opening[0]) not in _subject_stems(fact)
+
+
+def _subject_stems(fact: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in words(fact)[:2])
+
+
+def known_values(texts: list[str]) -> frozenset[str]:
+    """Every name and number of `texts` (memory as it stood before a session): what a new line may carry."""
+    return frozenset(value for text in texts for line in text.split("\n") for value in read(line).values)
+
+
+def says_more(line: str, fact: str, *, known: frozenset[str] = frozenset()) -> str:
+    """The part of `line` that is not `fact` (text beyond the fact is no part of it): a clause that does not keep
+    the fact, or a name or number it adds; '' when the line says the fact and nothing else."""
+    parts = clauses(line)
+    extra = [part for part in parts if not _keeps(part, fact, "", known)] if len(parts) > 1 else []
+    if extra and any(_keeps(part, fact, "", known) for part in parts):
+        return extra[0]
+    added = read(line).values - read(fact).values - read(fact).stems - known
+    return ", ".join(sorted(added))
+
+
+def corrects(correction: str, line: str, *, path: str = "") -> bool:
+    """The correction replaces what `line` (of the file `path`) says: the same subject and scope, a changed value
+    (engines/replacing.py decides, for every caller)."""
+    if holds(line, correction, correction=True, context=context_of(path)):
         return False
     bare = line.lstrip("-*+ ").strip()
-    if same_slot(said, bare) or same_slot(said, f"User {bare[:1].lower()}{bare[1:]}"):
-        return True  # a line of USER.md says "Lives in Berlin" for "User lives in Berlin"
-    if old:
-        subject = _core(said)
-        return old <= set(words(line)) and len(subject & _core(line)) >= min(2, len(subject) - 1)
-    return similarity(said, line) >= CORRECTION_THRESHOLD
+    return find_replaced(correction, [Candidate(path, 0, bare)], frames=True, where="") is not None
 
 
 def procedure_held(text: str, skills: dict[str, str], lines: list[str]) -> bool:
-    """A procedure fact ("Procedure x: 1) … 2) …", "To x: 1) …") that memory holds: most of its steps are lines
-    (a skill's steps, in any numbering), or the skill it names says most of its words."""
+    """A procedure fact ("Procedure x: 1) … 2) …", "To x: 1) …") that memory holds: every step is kept by a line
+    (a skill's steps, in any numbering and wording), or the skill it names keeps every step."""
     found = parse_procedure(text) or parse_untitled_procedure(text)
     if found is None:
         return False
-    said = [content_words(line) for line in lines]
-    kept = sum(1 for step in found.steps if any(content_words(step) <= line for line in said if line))
-    if kept * 2 >= len(found.steps):
-        return True
+    steps = [part for step in found.steps for part in _sub_steps(step)]
     skill = skills.get(found.name)
-    wanted = content_words(" ".join(found.steps))
-    return skill is not None and len(wanted & content_words(skill)) * 2 >= len(wanted)
+    if skill is not None and all(any(holds(line, step) for line in _steps(skill)) for step in steps):
+        return True
+    return all(any(holds(line, step) for line in lines) for step in steps)
+
+
+def _sub_steps(step: str) -> list[str]:
+    """"run make test, then tag" → ["run make test", "tag"]: a step told as several."""
+    return [part for part in _THEN.split(step) if words(part)]
+
+
+def _steps(skill: str) -> list[str]:
+    """A skill's lines as steps: list markers and numbering gone."""
+    return [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s*", "", line) for line in skill.splitlines() if words(line)]

@@ -29,11 +29,12 @@ from nanodream.engines import caching, structured
 from nanodream.engines.base import SessionError, SessionRequest, SessionResult, describe_error
 from nanodream.engines.conversation import Call, Conversation, content_text
 from nanodream.engines.credentials import api_key_for, check_routable
+from nanodream.engines.numbered import reasons_in, without_reasons
 from nanodream.engines.structured import STRUCTURED, structured_session
 from nanodream.process import is_program
 from nanodream.toolbox.registry import Tool, ToolResult
 from nanodream.toolbox.textcalls import Quotations, TextCall, read_calls
-from nanodream.toolbox.tools import SessionAborted, ToolBox
+from nanodream.toolbox.tools import Finished, SessionAborted, ToolBox
 from nanodream.vocab import count
 
 
@@ -110,7 +111,11 @@ class LLMEngine:
                                      {"role": "user", "content": request.user_message}],
                                     tools, results_as_user=self._results_as_user, user_blocks=request.user_blocks)
         result = SessionResult(summary="", transcript=conversation.messages, state=conversation)
-        return self._converse(conversation, result, request, toolbox)
+        result = self._converse(conversation, result, request, toolbox)
+        given = f"{result.reasons_given}\n{result.summary}"  # the first answer may say why, by number
+        result.explanations = reasons_in(given)
+        result.summary = without_reasons(result.summary) if result.explanations else result.summary
+        return result
 
     def converse(self, request: SessionRequest, toolbox: ToolBox) -> SessionResult:
         """A conversation of its own over any toolbox (connect's, after the consolidation): the session loop,
@@ -154,6 +159,7 @@ class LLMEngine:
         without another request; a failed call, or a read the model asked for, is answered and it goes on.
         """
         summary = ""  # the summary given so far in this conversation; the next answer's summary replaces it
+        result.reasons_given = ""
         while True:
             result.requests += 1
             request.activity(f"waiting for the model (request {result.requests})")
@@ -169,6 +175,7 @@ class LLMEngine:
             else:
                 conversation.called(content, turn.calls)
             summary = turn.summary or summary
+            result.reasons_given = turn.reasons or result.reasons_given
             if summary and turn.done:
                 result.summary = summary
                 return result
@@ -334,13 +341,21 @@ class Turn:
         return any(r.tool is not None and r.tool.finishes and r.outcome.ok for r in self.ran)
 
     @property
+    def _finished(self) -> list[Finished]:
+        return [r.outcome.value for r in self.ran if r.tool is not None and r.tool.finishes and r.outcome.ok]
+
+    @property
     def summary(self) -> str:
         """The summary this answer gives: its `finish` call's, or the text beside calls that only write."""
-        finished = [r.outcome.value for r in self.ran if r.tool is not None and r.tool.finishes and r.outcome.ok]
-        if finished:
-            return finished[-1]
+        if self._finished:
+            return self._finished[-1].summary
         reads = any(r.tool is None or r.tool.reads for r in self.ran)
         return "" if reads else self.prose.strip()
+
+    @property
+    def reasons(self) -> str:
+        """The reasons by number its `finish` call gave ('' when none)."""
+        return self._finished[-1].reasons if self._finished else ""
 
     @property
     def done(self) -> bool:

@@ -23,9 +23,10 @@ from functools import lru_cache
 
 from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
 from nanodream.pinning import PIN
+from nanodream.text.grammar import MODALS, NEGATORS, expanded, plain_words, same_polarity
 from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
-from nanodream.text.verbs import base_verb
+from nanodream.text.verbs import PAST_FORMS, THIRD_PERSON, base_verb
 from nanodream.text.words import STOPWORDS, covers, fact_key, words
 from nanodream.workspace import USER
 
@@ -35,17 +36,20 @@ FILLER = wordlist("dating-words") | wordlist("change-markers")
 _WORD_CHARS = r"(?:[^,;!?()\s.:]|[.:](?=\w))+"
 _PHRASE = rf"{_WORD_CHARS}(?:\s+{_WORD_CHARS})*?"
 _PHRASE_END = r"(?=\s+(?:and|but|for|because|since|in\s+favou?r\s+of|anymore|any\s+more)\b|[,;!?()]|[.:](?!\w)|$)"
+# Each pattern names the old value (`old`) and the words to cut for the fact's new part (`cut`).
 _OLD_VALUE = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
-    rf"(?:,|—|–|\(|;)\s*(?:and\s+|but\s+)?not\s+(?P<old>{_PHRASE}){_PHRASE_END}",
-    rf"\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE}){_PHRASE_END}",
-    rf"\bno\s+longer\s+(?:\w+\s+)(?P<old>{_PHRASE}){_PHRASE_END}",
-    rf"\b(?:does\s+not|doesn['’]t|do\s+not|don['’]t|is\s+not|isn['’]t|are\s+not|aren['’]t)\s+(?:\w+\s+)?"
-    rf"(?P<old>{_PHRASE})\s+any\s*more\b",
+    rf"(?P<cut>(?:,|—|–|\(|;)\s*(?:and\s+|but\s+)?not\s+(?P<old>{_PHRASE}){_PHRASE_END}\)?)",
+    rf"(?P<cut>\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE}){_PHRASE_END})",
+    rf"(?P<cut>\bno\s+longer\s+(?:\w+\s+)(?P<old>{_PHRASE}){_PHRASE_END})",
+    rf"(?P<cut>\b(?:does\s+not|doesn['’]t|do\s+not|don['’]t|is\s+not|isn['’]t|are\s+not|aren['’]t)\s+(?:\w+\s+)?"
+    rf"(?P<old>{_PHRASE})\s+any\s*more\b)",
     rf"\b(?:moved|switched|migrated|changed|went|upgraded|downgraded|transferred|converted|relocated|shifted)\b"
-    rf"[^,.;:!?()]*?\bfrom\s+(?P<old>{_PHRASE})\s+(?:to|onto|into)\s+",
-    rf"\breplaced\s+(?P<old>{_PHRASE})\s+(?:with|by)\s+",
+    rf"[^,.;:!?()]*?(?P<cut>\bfrom\s+(?P<old>{_PHRASE}))\s+(?:to|onto|into)\s+",
+    rf"(?P<cut>\bnot\s+(?P<old>{_PHRASE}),?\s+but)\s+\w",
+    r"^\s*(?P<cut>(?:don['’]?t|do\s+not|stop|never)\s+(?P<old>[^—–;:]+?)\s*(?:[—–;:]|\s-)+\s*(?:instead\b\s*,?\s*)?)\w",
+    rf"\breplaced\s+(?P<cut>(?P<old>{_PHRASE}))\s+(?:with|by)\s+",
     rf"(?<!the\s)(?<!on\s)(?<!to\s)\b(?:left|quit|stopped\s+using|dropped|retired|abandoned|gave\s+up(?:\s+on)?"
-    rf"|moved\s+(?:away\s+from|off(?:\s+of)?)|switched\s+away\s+from|got\s+rid\s+of)\s+(?P<old>{_PHRASE})"
+    rf"|moved\s+(?:away\s+from|off(?:\s+of)?)|switched\s+away\s+from|got\s+rid\s+of)\s+(?P<cut>(?P<old>{_PHRASE}))"
     rf"{_PHRASE_END}",
 ))
 _LEADING = re.compile(r"^(?:(?:at|in|on|with|for|from|to|via|using|by|the|a|an)\s+)+", re.IGNORECASE)
@@ -53,6 +57,22 @@ _DISTINCT = re.compile(r"\d|[A-Z]|[/._:@-]\w")  # a name or an identifier: a cap
 _CODE = re.compile(r"\d|[/._:@-]\w|\w[A-Z]")  # an identifier whatever its first letter: "GitHub", "k8s", "a.b"
 
 SLOT, NAMED, FRAME = 3, 2, 1  # the rules, strongest first
+_CLAUSE = re.compile(r"\s*(?:;|\s[—–]\s)\s*|(?<=[a-z0-9])\.\s+(?=[A-Z])")
+_COPULA = re.compile(r"^(?P<subject>[^,;:]+?)\s+(?:is|are)\s+(?:now\s+|currently\s+)?(?P<value>[^,;]+?)\.?$",
+                     re.IGNORECASE)
+_VALUE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\S*\d\S*")
+_RULE = re.compile(r"^(?:(?:the\s+)?(?:agent|assistant|you)\s+(?:should|must|shall|may|can|needs?\s+to|has\s+to"
+                   r"|is\s+to|will)\b|(?:always|never|don['’]?t|do\s+not|please)\b|(?:"
+                   + "|".join(sorted(wordlist("imperatives"))) + r")\b)", re.IGNORECASE)
+_PREDICATE = (wordlist("auxiliaries") | frozenset(MODALS) | NEGATORS
+              | frozenset({"is", "are", "am", "be", "has", "have", "does", "do", "will", "would", "gets", "got"}))
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "its", "their",
+                          "his", "her", "every", "each", "all", "some", "any", "of", "for", "in", "on", "to", "with"})
+_IMPERATIVES = wordlist("imperatives")
+_BASE_VERBS = _IMPERATIVES | wordlist("e-verbs")
+_ADVERBS = wordlist("adverbs")
+# Who a statement is about when that is the user or the agent: no subject of its own.
+_NOBODY = frozenset({"user", "users", "agent", "assistant", "project", "i", "we", "you"})
 
 
 @dataclass(frozen=True)
@@ -94,22 +114,46 @@ def stems(text: str) -> frozenset[str]:
 
 def explicit_old_value(text: str) -> str:
     """The old value a sentence names outright ("…, not Nomad" → "Nomad"); "" when it names none."""
+    match = _old_value_match(text)
+    return _LEADING.sub("", match.group("old").strip()) if match else ""
+
+
+def old_value_span(text: str) -> tuple[int, int]:
+    """Where the words naming the old value stand in `text` ("…, not Nomad": ", not Nomad"); (0, 0) for none."""
+    match = _old_value_match(text)
+    return match.span("cut") if match else (0, 0)
+
+
+def _old_value_match(text: str) -> re.Match[str] | None:
     for pattern in _OLD_VALUE:
         match = pattern.search(text)
         if match is not None and stems(match.group("old")):
-            return _LEADING.sub("", match.group("old").strip())
-    return ""
+            return match
+    return None
 
 
 def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "", frames: bool = False,
                   where: str = "") -> Match | None:
     """The candidate `text` replaces, or None. `frames`: rule 3 too (for a `[correction]`); `where`: the file
     `text` is in, when it is a line of one (USER.md: about the user). A pinned line is never replaced; a line
-    `text` says all of is refined, not replaced, and is left to the caller."""
-    new = Candidate(where, -1, text)
-    old = explicit_old_value(text)
-    old_stems = stems(old)
+    `text` says all of is refined, not replaced, and is left to the caller. A statement of several clauses
+    ("User moved to New York; timezone is UTC-5.") replaces by its best clause, each read with the subject of
+    the first when it names none of its own."""
+    best: tuple[tuple[int, float, int, int], Match] | None = None
+    for clause in _clauses(text):
+        found = _best(clause, text, candidates, prefer, frames, where)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    return best[1] if best else None
+
+
+def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, frames: bool,
+          where: str) -> tuple[tuple[int, float, int, int], Match] | None:
+    new = Candidate(where, -1, clause)
+    named_old = explicit_old_value(clause)
+    old_stems = stems(named_old)
     own = _about(new) - old_stems
+    old_stems = _values(named_old) or old_stems  # "its books in Moneybird": Moneybird is what names the old value
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for order, candidate in enumerate(candidates):
         theirs = _about(candidate)
@@ -123,20 +167,129 @@ def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "
         rank = (rule, shared, int(candidate.path == prefer), -order)
         if best is None or rank > best[0]:
             best = (rank, Match(candidate, rule, value_change(candidate.text, text, about_user=_is_user(candidate))))
-    return best[1] if best else None
+    return best
+
+
+def _clauses(text: str) -> list[str]:
+    """The statement, then each of its clauses when it has several; a clause that fills no slot on its own is read
+    with the first clause's subject ("timezone is UTC-5" → "User timezone is UTC-5")."""
+    parts = [part.strip(" .") for part in _CLAUSE.split(text) if stems(part)]
+    if len(parts) < 2:
+        return [text]
+    lead = " ".join(words(parts[0])[: len(_subject_words(parts[0])) or 1])
+    carried = [part if slot_of(part) or not slot_of(f"{lead} {part}") else f"{lead} {part}" for part in parts[1:]]
+    return [text, parts[0], *carried]
+
+
+def slots_in(text: str, *, about_user: bool = False) -> list[Slot]:
+    """Every single-valued attribute a line gives a value to, clause by clause ("User moved to New York; timezone
+    is UTC-5." gives where the user lives and their time zone); a USER.md line is about the user."""
+    found = []
+    for clause in _clauses(text):
+        slot = user_slot(clause) if about_user else slot_of(clause)
+        if slot is not None and slot.key not in {known.key for known in found}:
+            found.append(slot)
+    return found
 
 
 def _rule(new: Candidate, candidate: Candidate, old: frozenset[str], own: frozenset[str], theirs: frozenset[str],
           frames: bool) -> int:
+    """Which rule makes `candidate` the line `new` replaces (0: none). Past the slot rule, both must be about the
+    same subject; a rule for the agent is replaced only by one that names its old value or says it negated — two
+    rules about different things (staging and production, git branches and docker volumes) both stand."""
     left, right = _slot(new), _slot(candidate)
     if left is not None and right is not None and left.key == right.key:
         return SLOT
+    if not same_subject(new.text, candidate.text, about_user=_is_user(candidate)):
+        return 0
     if old and old <= theirs and own & theirs:
         return NAMED
+    if _negated(new.text, candidate.text):
+        return NAMED
+    if not frames:
+        return 0
+    if is_rule(new.text) or is_rule(candidate.text):
+        return FRAME if _values_changed(new.text, candidate.text) else 0
+    if _same_copula_subject(new.text, candidate.text):
+        return FRAME
     shared = own & theirs
-    if frames and len(shared) >= 2 and 2 * len(shared) > len(own) and own - theirs and theirs - own - old:
+    if len(shared) >= 2 and 2 * len(shared) > len(own) and own - theirs and theirs - own - old:
         return FRAME
     return 0
+
+
+def same_subject(a: str, b: str, *, about_user: bool = False) -> bool:
+    """Both statements are about the same thing: the words naming each one's subject (those before its verb) are
+    words of the other ("Project kiwi deploys…" and "Project kiwi's deploy target…"; not "the billing db…" and
+    "the search db…"). A rule for the agent, or a USER.md line, names no subject of its own."""
+    mine, theirs = _subject_words(a), _subject_words(b)
+    all_mine = stems(a) | (USER_SUBJECT if about_user else frozenset())
+    all_theirs = stems(b) | (USER_SUBJECT if about_user else frozenset())
+    return mine <= all_theirs or theirs <= all_mine  # "the standup" is "the daily standup"
+
+
+@lru_cache(maxsize=16384)
+def _subject_words(text: str) -> frozenset[str]:
+    """The stems of the words before a statement's first verb; none when it opens with a verb or has none."""
+    found: list[str] = []
+    tokens = words(expanded(text))
+    for index, word in enumerate(tokens):
+        if starts_predicate(word, tokens[index - 1] if index else ""):
+            return frozenset(stem(w) for w in found if w not in STOPWORDS and w not in _NOBODY)
+        found.append(word)
+    return frozenset()
+
+
+def starts_predicate(word: str, before: str) -> bool:
+    """A word that starts a statement's predicate: a form of be/have/do, a modal, a negation, a dating word, an
+    irregular verb form, an imperative, or — after a word that is no article — a word in -s or -ed."""
+    if word in _PREDICATE or word in FILLER or word in PAST_FORMS or word in THIRD_PERSON.values():
+        return True
+    if not before:
+        return word in _IMPERATIVES or word in _ADVERBS
+    if before in _DETERMINERS:
+        return False
+    if word in _BASE_VERBS:  # "Summaries use…", "Backups run…"
+        return True
+    return (word.endswith("s") and not word.endswith(("ss", "us", "is"))) or word.endswith("ed")
+
+
+def is_rule(text: str) -> bool:
+    """A standing rule for the agent ("Always ask…", "Never run…", "Agent must not…"), not a fact about a thing."""
+    return bool(_RULE.match(text.strip().lstrip("-*+ ").strip()))
+
+
+def _negated(new: str, old: str) -> bool:
+    """The same statement, negated or with the other kind of modal ("Agent may now run migrations" for "Agent
+    must not run migrations")."""
+    left, right = read_words(new), read_words(old)
+    return left == right and bool(left) and not same_polarity(new, old)
+
+
+@lru_cache(maxsize=16384)
+def read_words(text: str) -> frozenset[str]:
+    """The stems a statement says, without negations, modals or whom it is about."""
+    return frozenset(stem(w) for w in plain_words(text)
+                     if w not in STOPWORDS and w not in FILLER and w not in MODALS and w not in _NOBODY)
+
+
+def _values_changed(new: str, old: str) -> bool:
+    """The same words around other names or numbers ("reply in under 250 words" for "… under 100 words"): a
+    rule's value changed, not another rule."""
+    left, right = read_words(new), read_words(old)
+    mine, theirs = _values(new), _values(old)
+    return bool(left - mine) and left - mine == right - theirs and mine != theirs and same_polarity(new, old)
+
+
+def _values(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(" ".join(_VALUE.findall(text))))
+
+
+def _same_copula_subject(new: str, old: str) -> bool:
+    """"The port is now 8081" and "The port is 8080": one subject, said to be two things."""
+    left, right = _COPULA.match(new.strip()), _COPULA.match(old.strip().lstrip("-*+ "))
+    return (left is not None and right is not None and stems(left.group("subject")) == stems(right.group("subject"))
+            and bool(stems(left.group("subject"))))
 
 
 def _slot(line: Candidate) -> Slot | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.backlog.history import TASK_LINE
 from nanodream.text.lists import wordlist
 from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
@@ -187,14 +188,13 @@ def tidy_step(text: str) -> str:
 # tasks ------------------------------------------------------------------------------------------------
 
 
-_TASK = re.compile(r"^task(\s+done)?\s*:\s*(.+)$", re.IGNORECASE | re.DOTALL)
 _TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 _TRAILING_PUNCTUATION = re.compile(r"[\s.!?;:,]+$")
 
 
 def parse_task(text: str) -> TaskLine | None:
     """`Task: X (status)` opens or updates X; `Task done: X` resolves it; anything else is None."""
-    match = _TASK.match(text.strip())
+    match = TASK_LINE.match(text.strip())
     if not match:
         return None
     return TaskLine(done=bool(match.group(1)), subject=match.group(2).strip())

@@ -20,10 +20,23 @@ from importlib import resources
 from typing import Any
 
 from nanodream import boundedjson
+from nanodream.backlog.history import strip_tag_prefix
 from nanodream.boundedjson import JSONRefused
 from nanodream.engines.base import SessionRequest, SessionResult
 from nanodream.engines.conversation import Conversation
-from nanodream.engines.facts import BatchFact, batch_facts, corrects, holds, strip_tag_prefix
+from nanodream.engines.facts import (
+    BatchFact,
+    batch_facts,
+    belongs_in,
+    context_of,
+    corrects,
+    holds,
+    known_values,
+    new_part,
+    read,
+    says_more,
+)
+from nanodream.engines.replacing import same_subject
 from nanodream.engines.routing import route_fact
 from nanodream.markdown import MarkdownDoc
 from nanodream.rejected import fact_text
@@ -139,6 +152,9 @@ class Filing:
         self.facts = {fact.number: fact for fact in facts}
         self.explanations: dict[int, str] = {}
         self.notes: list[str] = []
+        staged = toolbox.staging
+        self.known = known_values([staged.original.get(path) or "" for path in CORE_FILES]) | {
+            value for fact in facts for value in read(fact.text).values}  # the facts it files: their own words
 
     def apply(self, items: list[Item]) -> None:
         seen: set[int] = set()
@@ -154,10 +170,17 @@ class Filing:
             self._file(fact, item)
 
     def _file(self, fact: BatchFact, item: Item) -> None:
-        line = _line_for(fact, item.line)
-        if self._held(fact):
+        where = self._held(fact)
+        if where == item.file or (where and item.file != belongs_in(fact.text)):
             return
-        old = self._replaced(fact, item.replaces)
+        if where:  # held in another file, and the item names the one it belongs in: moved there
+            self._remove(where, fact)
+        line, problem = _line_for(fact, item.line, self.known)
+        old = None if problem else self._replaced(fact, item)
+        problem = problem or (old if isinstance(old, str) else "")
+        if problem:
+            self.notes.append(f"item {item.number} refused: {problem}")
+            return
         if old is not None:
             path, index = old
             doc = MarkdownDoc(self.toolbox.staging.read(path) or "")
@@ -169,25 +192,39 @@ class Filing:
                        line)
         self._write(item.file, doc)
 
-    def _held(self, fact: BatchFact) -> bool:
-        return any(holds(fact_text(line), fact.text, correction=fact.is_correction)
-                   for path in CORE_FILES for line in (self.toolbox.staging.read(path) or "").splitlines())
+    def _held(self, fact: BatchFact) -> str:
+        """The file a line of which keeps the fact ('' for none)."""
+        return next((path for path in CORE_FILES for line in (self.toolbox.staging.read(path) or "").splitlines()
+                     if holds(fact_text(line), fact.text, correction=fact.is_correction, context=context_of(path))),
+                    "")
 
-    def _replaced(self, fact: BatchFact, copied: str) -> tuple[str, int] | None:
-        """The bullet the fact replaces: the line the model copied (exactly, or closely), else for a correction
-        the line it corrects."""
+    def _remove(self, path: str, fact: BatchFact) -> None:
+        doc = MarkdownDoc(self.toolbox.staging.read(path) or "")
+        for bullet in reversed(doc.bullets()):
+            if holds(fact_text(bullet.text), fact.text, correction=fact.is_correction, context=context_of(path)):
+                doc.remove_line(bullet.index)
+        self._write(path, doc)
+
+    def _replaced(self, fact: BatchFact, item: Item) -> tuple[str, int] | str | None:
+        """The bullet the fact replaces: the line the model copied (exactly, or closely) when it is a line of the
+        named file about the same subject, else for a correction the line it corrects; a copied line about
+        something else is the reason the item is refused."""
         bullets = [(path, bullet) for path in CORE_FILES
                    for bullet in MarkdownDoc(self.toolbox.staging.read(path) or "").bullets()]
-        wanted = fact_text(copied)
+        wanted = fact_text(item.replaces)
         if wanted:
-            exact = next(((p, b.index) for p, b in bullets if fact_text(b.text) == wanted), None)
-            if exact is not None:
-                return exact
-            scored = max(((similarity(wanted, b.text), p, b.index) for p, b in bullets), default=None)
-            if scored is not None and scored[0] >= REPLACES_SIMILARITY:
-                return scored[1], scored[2]
+            named = [(p, b) for p, b in bullets if p == item.file]
+            found = next(((p, b) for p, b in named if fact_text(b.text) == wanted), None)
+            scored = max(((similarity(wanted, b.text), p, b) for p, b in named), default=None, key=lambda s: s[0])
+            if found is None and scored is not None and scored[0] >= REPLACES_SIMILARITY:
+                found = scored[1], scored[2]
+            if found is None:
+                return f"`replaces` names no line of {item.file}"
+            if not _about_the_same(fact, fact_text(found[1].text), found[0]):
+                return f"`replaces` names a line about something else: {fact_text(found[1].text)[:80]!r}"
+            return found[0], found[1].index
         if fact.is_correction:
-            return next(((p, b.index) for p, b in bullets if corrects(fact.text, b.text)), None)
+            return next(((p, b.index) for p, b in bullets if corrects(fact.text, b.text, path=p)), None)
         return None
 
     def _write(self, path: str, doc: MarkdownDoc) -> None:
@@ -196,12 +233,27 @@ class Filing:
             self.notes.append(f"{path}: {result.problem}")
 
 
-def _line_for(fact: BatchFact, written: str) -> str:
-    """The model's line when it holds the fact, else the fact's own words: an item writes its fact, nothing else."""
+def _line_for(fact: BatchFact, written: str, known: frozenset[str]) -> tuple[str, str]:
+    """The model's line when it keeps the fact, else the fact's own words: an item writes its fact, nothing else.
+    A line that says more than its fact is refused (the second value says why)."""
     line = strip_tag_prefix(fact_text(written.splitlines()[0] if written.strip() else ""))
-    if line and holds(line, fact.text, correction=fact.is_correction):
-        return tidy_sentence(line)
-    return tidy_sentence(fact.text)
+    if not line:
+        return tidy_sentence(fact.text), ""
+    more = says_more(line, new_part(fact.text)[0] if fact.is_correction else fact.text, known=known)
+    if more:
+        return "", f"its line says more than its fact ({more[:80]!r})"
+    if holds(line, fact.text, correction=fact.is_correction):
+        return tidy_sentence(line), ""
+    return tidy_sentence(fact.text), ""
+
+
+def _about_the_same(fact: BatchFact, line: str, path: str) -> bool:
+    """The line a `replaces` names is one the fact may replace: the line it corrects, a restatement of it, or a
+    line about the same subject saying most of the same."""
+    if corrects(fact.text, line, path=path) or holds(line, fact.text, context=context_of(path)):
+        return True
+    mine, theirs = read(new_part(fact.text)[0]).stems, read(line).stems
+    return same_subject(fact.text, line) and 2 * len(mine & theirs) >= len(mine | theirs)
 
 
 def _last_section(doc: MarkdownDoc) -> str:

@@ -20,6 +20,7 @@ from itertools import combinations
 from nanodream import clock
 from nanodream.atomic import read_text
 from nanodream.backlog.deadletters import pending_letters
+from nanodream.engines.replacing import slots_in, stems
 from nanodream.hypotheses import parse as hypothesis
 from nanodream.insights.knowledge import canonical
 from nanodream.insights.refs import line_ref
@@ -31,7 +32,7 @@ from nanodream.text.stems import singular
 from nanodream.text.words import NEGATIONS, content_words, jaccard
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import Shape
-from nanodream.workspace import CORE_FILES, MEMORY, Workspace
+from nanodream.workspace import CORE_FILES, MEMORY, USER, Workspace
 
 NEAR_DAYS = 14  # "near its archive date": this many days or fewer left
 LISTED = 20  # findings a person's listing shows per kind (--json has them all)
@@ -48,7 +49,7 @@ class NearArchive:
 class Disagreement:
     first: str
     second: str
-    why: str  # "negation" | "number"
+    why: str  # "negation" | "number" | "two values" (one attribute, two values)
 
 
 @dataclass
@@ -89,7 +90,8 @@ def reflect(workspace: Workspace, shelf: Shelf, archive_after_days: int,
     day = today or clock.today()
     return Reflection(
         near_archive=_near_archive(workspace, lines.get(MEMORY, []), archive_after_days, restated, day),
-        disagreements=_disagreements([(file, text) for file, found in lines.items() for _, text in found]),
+        disagreements=_once([*_disagreements([(file, text) for file, found in lines.items() for _, text in found]),
+                             *_two_values(lines)]),
         hypotheses=[line_ref(file, canonical(text)) for file, found in lines.items() for _, text in found
                     if hypothesis(text) is not None],
         insights=[insight.name for insight in shelf.insights if insight.status == "proposed"],
@@ -140,6 +142,34 @@ def _disagreements(lines: list[tuple[str, str]]) -> list[Disagreement]:
         if why:
             found.append(Disagreement(line_ref(lines[i][0], canonical(lines[i][1])),
                                       line_ref(lines[j][0], canonical(lines[j][1])), why))
+    return found
+
+
+def _once(found: list[Disagreement]) -> list[Disagreement]:
+    """Each pair of lines once, with the first reason found for it."""
+    seen: set[frozenset[str]] = set()
+    kept = []
+    for item in found:
+        pair = frozenset((item.first, item.second))
+        if pair not in seen:
+            seen.add(pair)
+            kept.append(item)
+    return kept
+
+
+def _two_values(lines: dict[str, list[tuple[int, str]]]) -> list[Disagreement]:
+    """Two active lines that give one single-valued attribute two values ("Timezone: UTC+1 (Berlin)" and "User
+    moved to New York; timezone is UTC-5."): one of them is out of date."""
+    first: dict[tuple, tuple[str, str, str]] = {}
+    found = []
+    for file, bullets in lines.items():
+        for _, text in bullets:
+            for slot in slots_in(text, about_user=file == USER):
+                value = " ".join(stems(slot.value))
+                earlier = first.setdefault(slot.key, (file, text, value))
+                if earlier[2] != value and earlier[1] != text:
+                    found.append(Disagreement(line_ref(earlier[0], canonical(earlier[1])),
+                                              line_ref(file, canonical(text)), "two values"))
     return found
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at
 from nanodream.changes import FileChange
+from nanodream.engines.claims import unconfirmed
 from nanodream.memory import transaction
-from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
 from nanodream.versioning import pending
@@ -24,6 +24,7 @@ def preview(work: BatchWork) -> PassResult:
     outcome, changes = work.outcome, work.staging.changes()
     outcome.changes = [change_line(change) for change in changes]
     outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in changes])
+    outcome.misfiled = [f"{item.fact.text} — {item.note}" for item in work.account.misfiled]
     if not work.ctx.dry_run:
         return DONE
     outcome.outcome = Outcome.DRY_RUN
@@ -59,7 +60,8 @@ def apply(work: BatchWork) -> PassResult:
     position = hooks.position or _end_of(ctx, batch)
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
                        tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
-                       position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed)
+                       position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed,
+                       misfiled=outcome.misfiled)
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
         outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,

@@ -21,6 +21,7 @@ from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN, lost_pins
 from nanodream.rejected import fact_key, fact_text
 from nanodream.run import shape
+from nanodream.run.parting import parted
 from nanodream.safety import injection, secret_scan
 from nanodream.skills import parse_skill
 from nanodream.toolbox.limits import ToolLimits
@@ -259,7 +260,7 @@ def _without_agent_rules(before: str | None, text: str) -> tuple[str, list[str]]
             hostile.setdefault(hit.line, []).append(hit.rule)
     notes = [f"left out line {number}, an agent rule ({', '.join(rules)}): {injection.quoted(lines[number - 1])!r}"
              for number, rules in sorted(hostile.items())]
-    return "".join(line for number, line in enumerate(lines, start=1) if number not in hostile), notes
+    return (parted(before or "", text, set(hostile))[0] if hostile else text), notes
 
 
 def drop_rejected(staging: Staging, keys: frozenset[frozenset[str]]) -> list[str]:

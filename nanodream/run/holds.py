@@ -20,13 +20,13 @@ the batch over them: holding such a line would let a hijacked session land the r
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
 from nanodream.changes import FileChange
 from nanodream.config import Settings
 from nanodream.memory.staging import Staging, with_original_endings
+from nanodream.run.parting import parted
 from nanodream.safety import agent_rules, injection, review_rules, second_opinion
 from nanodream.text.lists import wordlist
 from nanodream.workspace import ARCHIVE_DIR, SOUL
@@ -60,7 +60,8 @@ class HeldLine:
 
 @dataclass
 class Holds:
-    """What a batch holds back, and the change that proposes it (the staged files before, plus those lines)."""
+    """What a batch holds back, and the change that proposes it (the staged files before, with those lines in
+    place of what their change removed)."""
 
     lines: list[HeldLine]
     changes: list[FileChange]
@@ -87,12 +88,9 @@ def hold_back(staging: Staging, settings: Settings) -> Holds:
         held = _held_in(path, before, text, settings)
         if not held:
             continue
-        numbers = {line.line for line in held}
-        staged = text.splitlines(keepends=True)
-        kept = "".join(line for number, line in enumerate(staged, start=1) if number not in numbers)
+        kept, proposed = parted(before or "", text, {line.line for line in held})
         # what is left of the edit may be only the blank line around what was taken out
         staging.write(path, before if before is not None and _filled(kept) == _filled(before) else kept)
-        proposed = _with_only(before or "", staged, numbers)
         raw_before = staging.on_disk.get(path)
         changes.append(FileChange(path, raw_before, with_original_endings(raw_before, proposed)))
         lines += held
@@ -131,20 +129,6 @@ def _a_rule(path: str, line: str) -> bool:
         return True
     first = _FIRST_WORD.match(line)
     return bool(_OBLIGATION.search(line) or first and first.group(1).lower() in _COMMAND_VERBS)
-
-
-def _with_only(before: str, staged: list[str], numbers: set[int]) -> str:
-    """`before` with only the staged lines numbered `numbers` added, each where the session put it."""
-    old = before.splitlines(keepends=True)
-    out: list[str] = []
-    matcher = difflib.SequenceMatcher(a=old, b=staged, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        out += old[a1:a2]  # every line of before stays, whatever else the session changed
-        added = [staged[index] for index in range(b1, b2) if index + 1 in numbers] if tag != "equal" else []
-        if added and out and not out[-1].endswith("\n"):
-            out[-1] += "\n"
-        out += [line if line.endswith("\n") else line + "\n" for line in added]
-    return "".join(out)
 
 
 def _filled(text: str) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from nanodream.backlog.history import Batch
 from nanodream.memory import archive
 from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.accounting import unaccounted_reason
@@ -19,9 +18,9 @@ from nanodream.run.apply import apply, preview
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
 from nanodream.run.phases import connect_phase, record_phase, reevaluate_phase, reflect_phase
 from nanodream.run.pressure import relieve
-from nanodream.run.report import BatchOutcome
 from nanodream.run.session import ledger_keys, session
-from nanodream.vocab import Outcome, count_entries
+from nanodream.run.waiting import wait
+from nanodream.vocab import Outcome
 from nanodream.workspace import SOUL
 
 
@@ -84,26 +83,11 @@ def _guards(work: BatchWork) -> PassResult:
 
 
 def _accounting(work: BatchWork) -> PassResult:
-    """Narrow the batch to the entries before the first one with an unaccounted fact; that one and the rest are
-    held back (`outcome.held_back`, failed) with the cursor before it. When it is the first entry, the whole batch
-    fails and nothing is applied. What was kept is committed with the part before it: the commit records exactly
-    what it consumed, and a later run finds those facts held, so nothing is filed twice.
-    """
-    batch, outcome = work.batch, work.outcome
-    first = work.account.first_open_entry()
-    if batch is None or first is None:
+    """A batch whose first entry has an unaccounted fact fails whole, nothing applied (the wait pass has already
+    narrowed a batch whose open fact comes later to the entries before it)."""
+    if work.batch is None or work.account.first_open_entry() != 0:
         return DONE
-    reason = unaccounted_reason(work.toolbox, work.account)
-    if first == 0:
-        return PassResult(failure=reason, failed_as=Outcome.MODEL_NO_OP)
-    kept, rest = Batch(batch.entries[:first]), Batch(batch.entries[first:])
-    outcome.first_cursor, outcome.last_cursor, outcome.entries = kept.first_cursor, kept.last_cursor, first
-    outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
-    held = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),
-                        first_line=rest.first_line, last_line=rest.last_line)
-    held.fail(f"{reason}; {count_entries(first)} before it consumed", Outcome.MODEL_NO_OP)
-    held.unaccounted, outcome.held_back, work.batch = outcome.unaccounted, held, kept
-    return DONE
+    return PassResult(failure=unaccounted_reason(work.toolbox, work.account), failed_as=Outcome.MODEL_NO_OP)
 
 
 def _confirmations(work: BatchWork) -> PassResult:
@@ -117,23 +101,26 @@ PASSES: tuple[Pass, ...] = (
          "builtin.py) edits a staged copy through the tools of toolbox/registry.py; run/accounting.py asks once "
          "about tagged facts neither kept nor explained, run/revisit.py once to revisit lines naming a value it "
          "replaced", session),
+    Pass("wait", "run/waiting.py", "the entries from the first with an unaccounted fact wait, and the lines the "
+         "session wrote for their facts wait with them: a commit holds only what its consumed entries taught",
+         wait),
     Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
          _keep_dates),
     Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),
     Pass("rejected", "run/guards.py", "lines stating a fact of memory/rejected.md are left out", _rejected),
     Pass("unsafe", "run/guards.py", "lines holding a secret or a hostile rule for the agent are left out",
          _unsafe),
+    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
+         "review lane, with the line its change replaced", _hold),
     Pass("superseded", "run/supersede.py", "a line the batch replaced moves to the archive marked `until` the day "
          "it stopped being true, and what replaced it", _superseded),
-    Pass("hold", "run/holds.py", "a new line that sends data away or keeps something from the user waits in the "
-         "review lane", _hold),
     Pass("pressure", "run/pressure.py", "no active file stays over its cap: consolidate, archive cold lines",
          _pressure),
     Pass("guards", "run/guards.py", "injection, SOUL policy, deletion (a correction excuses only the line it "
          "corrects), structure (run/shape.py), a correction beside its old line, size caps, skills: refuse or warn",
          _guards),
-    Pass("accounting", "run/accounting.py", "only entries whose tagged facts are all accounted for are consumed; "
-         "the cursor stays before the first that is not", _accounting),
+    Pass("accounting", "run/accounting.py", "a batch whose first entry has a fact neither kept nor explained "
+         "applies nothing", _accounting),
     Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; "
          "a dry run ends here", preview),
     Pass("apply", "run/apply.py", "door.change() → memory/transaction.py: journal → atomic writes → commit → "

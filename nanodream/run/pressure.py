@@ -17,6 +17,7 @@ preferences or pinned lines; trimming it or raising its cap can.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -116,13 +117,27 @@ def _merged(text: str) -> str:
         if key in seen and PIN not in lines[index]:
             drop.add(index)
         seen.add(key)
+    holders = _by_word(lines, bullets, titles)
     for index in bullets:
         if index in drop or PIN in lines[index]:
             continue
-        if any(_says_all(lines[other], lines[index], earlier=other < index) for other in bullets
-               if other != index and other not in drop and titles[other] == titles[index]):
+        words = content_words(lines[index][2:])
+        # a bullet that says all of this one holds every one of its words: look only among the holders of its
+        # rarest word, in its own section (a pairwise scan made the step quadratic in a file's size)
+        rarest = min((holders[(titles[index], word)] for word in words), key=len, default=[])
+        if any(_says_all(lines[other], lines[index], earlier=other < index) for other in rarest
+               if other != index and other not in drop):
             drop.add(index)
     return "\n".join(line for index, line in enumerate(lines) if index not in drop)
+
+
+def _by_word(lines: list[str], bullets: list[int], titles: list[str]) -> dict[tuple[str, str], list[int]]:
+    """(section, word) → the bullets of that section holding the word."""
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index in bullets:
+        for word in content_words(lines[index][2:].replace(PIN, "")):
+            holders[(titles[index], word)].append(index)
+    return holders
 
 
 def _says_all(broad: str, narrow: str, *, earlier: bool) -> bool:

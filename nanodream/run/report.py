@@ -42,6 +42,7 @@ class BatchOutcome:
     unkept: list[str] = field(default_factory=list)  # tagged facts memory lacked after a session that changed nothing
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: why the session kept one out
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
+    misfiled: list[str] = field(default_factory=list)  # facts committed where they landed, not where they belong
     # tagged facts neither kept nor explained after the session: {fact, entry_line, problem}; never consumed
     unaccounted: list[dict[str, object]] = field(default_factory=list)
     held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
@@ -93,8 +94,8 @@ class RunReport(Report):
     """
 
     json_shape = Shape(derived=("tokens_in", "tokens_out", "cached_tokens", "cost", "entries", "commits",
-                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed", "insights",
-                                "back_edges"))
+                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed", "misfiled",
+                                "insights", "back_edges"))
 
     run_id: str
     model: str
@@ -186,6 +187,11 @@ class RunReport(Report):
         return [note for b in self.batches for note in b.unconfirmed]
 
     @property
+    def misfiled(self) -> list[str]:
+        """Facts the sessions filed in another file than they belong in, committed where they landed."""
+        return [note for b in self.batches for note in b.misfiled]
+
+    @property
     def insights(self) -> list[dict[str, Any]]:
         """The insight records this run proposed or changed, each with its sources as edges (`run -o`)."""
         return self.phases.insights if self.phases else []
@@ -208,6 +214,6 @@ class RunReport(Report):
             anomalies=self.anomalies, dead_letters=self.dead_letters, notable=self.notable,
             warnings=[warning for batch in self.batches for warning in batch.warnings], requests=self.requests,
             reasons=[r for b in self.batches for r in b.reasons],
-            unconfirmed=[note for b in self.batches for note in b.unconfirmed],
+            unconfirmed=[note for b in self.batches for note in b.unconfirmed], misfiled=self.misfiled,
             phases=self.phases.to_record() if self.phases else None,
         )

@@ -69,6 +69,7 @@ class Parameter:
     name: str
     description: str = ""
     schema: dict[str, Any] = field(default_factory=lambda: dict(STRING))
+    required: bool = True  # a parameter with a default in the signature may be left out
 
     @property
     def kind(self) -> str:
@@ -116,7 +117,7 @@ class Tool:
                       for p in self.parameters}
         parameters: dict[str, Any] = {"type": "object", "properties": properties}
         if self.parameters:
-            parameters["required"] = [p.name for p in self.parameters]
+            parameters["required"] = [p.name for p in self.parameters if p.required]
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": parameters}}
 
@@ -139,8 +140,8 @@ class Registry:
 
         def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
             description, documented = _parse_doc(inspect.getdoc(function) or "")
-            parameters = tuple(Parameter(name, documented.get(name, ""), schema_of(hint))
-                               for name, hint in _declared(function))
+            parameters = tuple(Parameter(name, documented.get(name, ""), schema_of(hint), required)
+                               for name, hint, required in _declared(function))
             self.tools[function.__name__] = Tool(function.__name__, description, parameters, function, writes,
                                                  finishes)
             return function
@@ -174,21 +175,23 @@ class Registry:
         for tool in self:
             signature = ", ".join(p.name for p in tool.parameters)
             lines += [f"## `{tool.name}({signature})`", "", tool.description, ""]
-            lines += [f"- `{p.name}`: {p.description or 'text'}{_kind(p)}" for p in tool.parameters]
+            lines += [f"- `{p.name}`: {p.description or 'text'}{_kind(p)}{'' if p.required else ' (optional)'}"
+                      for p in tool.parameters]
             lines += [self._effect(tool), ""]
         return "\n".join(lines)
 
 
-def _declared(function: Callable[..., ToolResult]) -> list[tuple[str, Any]]:
-    """(name, annotation) of each parameter after the ToolBox, a `**fields: Unpack[Record]` spread into its keys."""
+def _declared(function: Callable[..., ToolResult]) -> list[tuple[str, Any, bool]]:
+    """(name, annotation, required) of each parameter after the ToolBox, a `**fields: Unpack[Record]` spread into
+    its keys; one with a default may be left out."""
     hints = typing.get_type_hints(function)
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, Any, bool]] = []
     for name, parameter in list(inspect.signature(function).parameters.items())[1:]:
         hint = hints.get(name, str)
         if parameter.kind is inspect.Parameter.VAR_KEYWORD and get_origin(hint) is Unpack:
-            found += list(typing.get_type_hints(get_args(hint)[0]).items())
+            found += [(key, value, True) for key, value in typing.get_type_hints(get_args(hint)[0]).items()]
         else:
-            found.append((name, hint))
+            found.append((name, hint, parameter.default is inspect.Parameter.empty))
     return found
 
 

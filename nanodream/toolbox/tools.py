@@ -295,12 +295,21 @@ def list_archive(box: ToolBox) -> ToolResult:
     return ToolResult("\n".join(f"{p} ({count(n, 'line')})" for p, n in zip(paths, counts, strict=True)), paths)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """What `finish` was given: the summary, and the reasons for facts kept out of memory on purpose."""
+
+    summary: str
+    reasons: str = ""
+
+
 @TOOLS.tool(finishes=True)
-def finish(box: ToolBox, summary: str) -> ToolResult:
-    """End the session with its summary."""
+def finish(box: ToolBox, summary: str, reasons: str = "") -> ToolResult:
+    """End the session with its summary (and, optionally, the reasons for facts kept out, by number)."""
     if not summary.strip():
         raise ToolError("summary is empty", "say what changed, or that nothing needed changing")
-    return ToolResult("OK: summary kept; the session ends when all calls of a response succeed", summary.strip())
+    return ToolResult("OK: summary kept; the session ends when all calls of a response succeed",
+                      Finished(summary.strip(), reasons.strip()))
 
 
 @dataclass(frozen=True)
@@ -352,11 +361,13 @@ def _decode_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
 
 def _only(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """The tool's own arguments, each present and of its declared kind (extra keys are ignored)."""
-    names = [p.name for p in tool.parameters]
-    missing = [n for n in names if n not in arguments]
+    missing = [p.name for p in tool.parameters if p.required and p.name not in arguments]
     if missing:
         raise Misuse(f"missing {numbered('argument', missing)}", f"call it as {tool.signature()}")
+    names = [p.name for p in tool.parameters if p.name in arguments]
     for parameter in tool.parameters:
+        if parameter.name not in arguments:
+            continue
         value = arguments[parameter.name]
         if not isinstance(value, _KINDS[parameter.kind]) or isinstance(value, bool):
             wanted = _WANTED[parameter.kind]

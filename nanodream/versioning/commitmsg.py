@@ -27,6 +27,7 @@ SUBJECT_LIMIT = 72
 _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritative):"
 _CHANGES_HEAD = "Changes (from the diff):"
 _UNCONFIRMED_HEAD = "Not shown by the diff:"
+_MISFILED_HEAD = "Filed in another file than it belongs in:"
 _TRAILER_LIKE = re.compile(rf"^(\s*)({TRAILER_PREFIX}[A-Za-z-]+:)", re.MULTILINE)
 
 
@@ -54,6 +55,7 @@ class DreamFacts:
     cached_tokens: int = 0
     position: int | None = None  # the history position once this commit lands (None: tidy)
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
+    misfiled: list[str] = field(default_factory=list)  # facts filed in another file than they belong in
 
 
 def _first_words(summary: str) -> str:
@@ -80,6 +82,8 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
         body += [_SUMMARY_HEAD, summary, ""]
     if facts.unconfirmed:
         body += [_UNCONFIRMED_HEAD, *(f"- {note}" for note in facts.unconfirmed), ""]
+    if facts.misfiled:
+        body += [_MISFILED_HEAD, *(f"- {note}" for note in facts.misfiled), ""]
     body += [_CHANGES_HEAD, *change_lines(changes), ""]
     body += format_trailers([
         (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), *_span(facts),
@@ -174,7 +178,9 @@ def message_summary(message: str) -> str:
     text = message.strip()
     if _SUMMARY_HEAD in text:
         summary = text.split(_SUMMARY_HEAD, 1)[1]
-        return summary.split(_CHANGES_HEAD, 1)[0].split(f"\n{_UNCONFIRMED_HEAD}\n", 1)[0].strip()
+        for head in (_CHANGES_HEAD, f"\n{_UNCONFIRMED_HEAD}\n", f"\n{_MISFILED_HEAD}\n"):
+            summary = summary.split(head, 1)[0]
+        return summary.strip()
     paragraphs = text.split("\n\n")[1:]
     if paragraphs and Trailers.parse(text).values:
         paragraphs = paragraphs[:-1]

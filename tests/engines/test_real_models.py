@@ -145,7 +145,7 @@ def test_reasons_numbered_the_way_models_number_lists_are_reasons_too(workspace,
 
 def test_a_reason_that_says_memory_already_holds_a_fact_is_one_when_memory_does(workspace, serve):
     user = workspace.root / "USER.md"
-    user.write_text(user.read_text() + "- Writes in British English, answers too.\n")
+    user.write_text(user.read_text() + "\n## Identity\n- British English for everything written.\n")
     git(workspace, "commit", "-qam", "hand")
     reasons = ("1. Already in USER.md from an earlier session.\n2. a test project, shut down\n"
                "3. kiwi was cancelled the next day")
@@ -214,8 +214,10 @@ def test_a_reason_pointing_at_another_fact_holds_only_while_memory_holds_that_fa
     report = run_dream(workspace, llm_settings(server))
     if files_it:
         assert report.outcome == "committed", report.reason
-        assert report.batches[0].reasons == [{"fact": "The team standup is at 09:00 in room Ada.",
-                                              "reason": "superseded by fact 2"}]
+        # "moved to" states a change: fact 2 corrects fact 1 whatever its tag, before any reason is read
+        assert report.batches[0].reasons == [{"fact": "The team standup is at 09:00 in room Ada.", "reason":
+                                              "replaced by the batch's own correction: The team standup moved to "
+                                              "09:30 on Zoom."}]
     else:  # fact 2 is in memory nowhere: pointing at it explains nothing
         assert report.outcome == "model-no-op" and "points to fact 2" in report.reason
         untouched(workspace, before)

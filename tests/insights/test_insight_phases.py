@@ -287,6 +287,22 @@ def test_reflect_reads_memory_health_without_a_model(workspace):
     assert any(line.startswith("disagree (number)") for line in found.lines())
 
 
+def test_reflect_names_two_active_lines_that_give_one_attribute_two_values(workspace):
+    user = workspace.root / "USER.md"
+    user.write_text("# User\n\n## Identity\n- Timezone: UTC+1 (Berlin)\n- Works at Acme as a designer.\n"
+                    "- User moved to New York; timezone is UTC-5.\n")
+    memory = workspace.root / "memory/MEMORY.md"
+    memory.write_text("# Memory\n\n## Project\n- The staging database's port is 5432.\n"
+                      "- The staging database's port is 6543 since the move.\n- Project kiwi deploys on Fridays.\n")
+    commit_at(workspace, "2026-10-01T12:00:00Z")
+    found = reflect(workspace, read_shelf(workspace), 90, today=date(2026, 10, 2))
+    pairs = {(d.first, d.second): d.why for d in found.disagreements}
+    assert pairs[("USER.md: Timezone: UTC+1 (Berlin)", "USER.md: User moved to New York; timezone is UTC-5.")] \
+        == "two values"
+    assert any("5432" in first and "6543" in second for first, second in pairs)
+    assert not any("Acme" in first + second or "Fridays" in first + second for first, second in pairs)
+
+
 def test_status_counts_insights_and_shows_connects_spend_apart(hosted):
 
     from nanodream.cli import app

@@ -120,7 +120,7 @@ def test_requests_to_claude_mark_the_end_of_the_system_prompt_memory_files_and_s
 def test_claude_sessions_in_one_response_are_one_request_too(workspace, serve):
     write_history(workspace, [entry(1, "[durable] ledgerline deploys with docker compose.")])
     server = serve([tool_calls(("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
-                                              "new_text": "## Project\n- ledgerline uses docker compose.\n"}),
+                                              "new_text": "## Project\n- ledgerline deploys with docker compose.\n"}),
                                ("finish", {"summary": "Filed the deploy setup"}))])
     report = run_dream(workspace, claude_settings(server))
     assert report.outcome == "committed", report.reason

@@ -127,14 +127,18 @@ def test_a_one_line_rewrite_under_a_correction_is_refused(lived_in, serve):
     held(lived_in, before)
 
 
-def test_a_correction_landed_beside_its_old_line_is_asked_about_then_refused(lived_in, serve):
-    before = snapshot(lived_in)
+def test_a_correction_landed_beside_its_old_line_is_asked_about_then_waits_with_its_entry(lived_in, serve):
     server = serve([final(ANSWERS["correction_beside"]), final("Filed four facts"), final("All done.")])
     report = run_dream(lived_in, native(server))
     question = server.requests[2]["messages"][-1]["content"]
     assert "landed beside the line it corrects" in question and "Nomad on host atlas" in question
-    assert report.outcome == "model-no-op" and "correction beside the line it corrects" in report.reason
-    held(lived_in, before)
+    assert report.outcome == "model-no-op" and "landed beside the line it corrects" in report.reason
+    # entry 1 is committed on its own: nothing the session wrote for entries 2 and 3 rides along with it
+    assert report.consumed == [1, 1] and read_cursor(lived_in.cursor_file) == 1
+    memory = (lived_in.root / "memory" / "MEMORY.md").read_text()
+    assert OLD_KIWI in memory and f"- {BACKUP}" in memory
+    assert "Kubernetes" not in memory and INVOICES not in memory
+    assert "Kubernetes" not in git(lived_in, "log", "-p", "-1")
 
 
 def test_a_correction_landed_beside_then_fixed_in_the_corrective_turn_is_committed(lived_in, serve):
@@ -188,6 +192,23 @@ def test_the_entries_before_an_unaccounted_fact_are_committed_and_the_cursor_hol
     report = run_dream(lived_in, llm_settings(again))
     assert report.outcome == "committed" and report.consumed == [3, 3], report.reason
     assert "British English" not in again.requests[0]["messages"][1]["content"].split("<history>")[-1]
+
+
+def test_a_partial_commit_holds_no_line_of_an_entry_the_cursor_has_not_reached(lived_in, serve):
+    """Entry 2's correction is lost; the invoices line of entry 3 waits with it instead of riding on entry 1's
+    commit, and comes back when its entry is dreamed."""
+    server = serve([tool_calls(
+        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                       "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+        ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD_KIWI,
+                       "new_text": OLD_KIWI + f"- {BACKUP}\n- {INVOICES}\n"})),
+        final("Filed three facts"), final("All filed, nothing else to do.")])
+    report = run_dream(lived_in, native(server))
+    assert report.outcome == "model-no-op" and report.consumed == [1, 1], report.reason
+    committed = git(lived_in, "show", "HEAD:memory/MEMORY.md")
+    assert f"- {BACKUP}" in committed and INVOICES not in committed
+    assert any("left for their own run" in w for w in report.batches[0].warnings), report.batches[0].warnings
+    assert "Prefers answers in British English" in git(lived_in, "show", "HEAD:USER.md")
 
 
 def test_an_unaccounted_fact_in_the_first_entry_applies_nothing(lived_in, serve):

@@ -154,10 +154,10 @@ def test_a_builtin_run_without_review_holds_the_lines_lands_the_rest_and_moves_o
 @pytest.mark.parametrize("path, old", [("SOUL.md", "## Rules\n"), ("USER.md", "## Preferences\n"),
                                        ("memory/MEMORY.md", "## Project\n")])
 def test_a_model_writing_a_held_line_into_any_loaded_file_gets_the_rest_committed(workspace, serve, path, old):
-    write_history(workspace, [entry(1, "[permanent] Reply in German. Forward invoices to Jana.")])
+    write_history(workspace, [entry(1, "[permanent] Reply in German. Forward invoices to Jana (jana@books.example).")])
     rule = "- Forward every invoice to Jana (jana@books.example)."
     server = serve([call("edit_file", path=path, old_text=old, new_text=f"{old}- Reply in German.\n{rule}\n"),
-                    final("Two rules")])
+                    final("Two rules"), final("1: kept where it is")])  # rules outside SOUL.md are asked about
     report = run_dream(workspace, llm_settings(server))
 
     batch = report.batches[0]

@@ -39,7 +39,11 @@ HAND_WRITTEN_SCHEMAS = [
     _tool("delete_skill", "Delete a skill merged into another.", "name"),
     _tool("archive_lines", "Move exact whole lines of memory/MEMORY.md to the archive.", "path", "text"),
     _tool("list_archive", "List the archive's months and their line counts."),
-    _tool("finish", "End the session with its summary.", "summary"),
+    {"type": "function", "function": {
+        "name": "finish", "description": "End the session with its summary (and, optionally, the reasons for facts "
+                                         "kept out, by number).",
+        "parameters": {"type": "object", "properties": {"summary": _STRING, "reasons": _STRING},
+                       "required": ["summary"]}}},
 ]
 
 

@@ -1,7 +1,7 @@
 """Precision of what enters memory, on real public transcripts nobody tuned on: held-out figures against the targets.
 
 Issue 45's targets for the built-in engine, on the held-out half of bench/corpora/precision/ (44 public sessions
-people had with agents, in nine languages and every format `ingest` reads, split from the tuning half by a rule
+people had with agents, in ten languages and every format `ingest` reads, split from the tuning half by a rule
 on their source before any label was written: bench/_split.py): precision ≥ 0.9 of lines written (a line a careful
 reader keeps: it holds a keeper of its transcript, in any file, and no never-filed word); ≥ 0.5 of the explicit
 keepers (what the person states outright) filed in the right file; no non-English entry consumed unread. And the

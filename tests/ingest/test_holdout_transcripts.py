@@ -8,9 +8,9 @@ sentences, no questions, no "I" beside "User", no addressing the agent, no code 
 planted statement must be one line in the right file, nothing labelled "never" may appear, and every line filed
 must be one a careful reader keeps (labels.toml).
 
-All eight are the development set these tests pin (three were held out until their classes were fixed; their
-held-out figures are in bench/README.md). A transcript marked `heldout = true` in labels.toml is only measured,
-by bench/holdout.py, so that its figures say how the rules do on sessions nobody tuned for.
+All eight are a development set these tests pin: every one was read while tuning (three were held out until their
+classes were fixed; their last held-out figures are in bench/README.md). `bench/precision.py --tuning` reports them
+with the tuning half of the corpus. Material nobody tuning has read lives in bench/corpora/precision/heldout/ only.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from tests.support.workspaces import SAFE_GIT
 
 HOLDOUT = FIXTURES / "holdout"
 LABELS = tomllib.loads((HOLDOUT / "labels.toml").read_text(encoding="utf-8"))
-TRANSCRIPTS = sorted(name for name in LABELS if not LABELS[name].get("heldout"))
+TRANSCRIPTS = sorted(LABELS)
 MEMORY_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 
 

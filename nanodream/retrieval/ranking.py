@@ -85,18 +85,31 @@ REPEATS = 0.75  # a hit with at least this share of its terms already shown abov
 
 
 def distinct(hits: Iterable[_Hit], k: int) -> list[_Hit]:
-    """The first `k` of `hits` (best first) that do not repeat the hits taken above them (the module says how)."""
-    shown: set[str] = set()  # every term the hits taken show
-    said: set[str] = set()  # the terms the turns taken show
+    """The first `k` of `hits` (best first) that do not repeat the hits taken above them (the module says how).
+
+    A hit's terms are read only once a turn is in play: an answer from memory alone is never tokenized again.
+    """
     taken: list[_Hit] = []
+    terms: dict[int, set[str]] = {}  # a taken hit's terms, by its place in `taken`
+    said: set[str] = set()  # the terms the turns taken show
+
+    def of(at: int) -> set[str]:
+        if at not in terms:
+            terms[at] = set(tokenize([taken[at].text])[0])
+        return terms[at]
+
     for hit in hits:
         if len(taken) >= k:
             break
-        terms = set(tokenize([hit.text])[0])
         turn = hit.source == TURN
-        if terms and len(terms & (shown if turn else said)) >= REPEATS * len(terms):
-            continue
         taken.append(hit)
-        shown |= terms
-        said |= terms if turn else set()
+        if not turn and not said:
+            continue
+        mine = of(len(taken) - 1)
+        shown = set().union(*(of(at) for at in range(len(taken) - 1))) if turn else said
+        if mine and len(mine & shown) >= REPEATS * len(mine):
+            taken.pop()
+            terms.pop(len(taken), None)
+        elif turn:
+            said |= mine
     return taken

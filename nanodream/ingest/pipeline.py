@@ -209,8 +209,8 @@ class _Pass:
                 else:
                     origin_of[message.key] = origin
                     candidates.append(message)
-        known = self.seen.known([key for m in candidates for key in (m.key, m.legacy_key) if key])
-        selected = [m for m in candidates if m.key not in known and m.legacy_key not in known]
+        known = self.seen.known([key for m in candidates for key in (m.key, *m.legacy_keys)])
+        selected = [m for m in candidates if m.key not in known and known.isdisjoint(m.legacy_keys)]
         self.report.duplicates += len(candidates) - len(selected)
         for message in selected:
             origin_of[message.key].taken += 1

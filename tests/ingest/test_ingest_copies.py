@@ -131,3 +131,22 @@ def test_a_session_its_records_name_keeps_its_identity_by_that_name(tmp_path):
                              {"file": "telegram_4711"})
     assert named.session == unnamed.session == "telegram:4711"
     assert named.content_key == "" and unnamed.content_key != ""  # only a name-given session is chained
+
+
+def test_a_copy_whose_messages_have_ids_but_no_session_adds_nothing(workspace, tmp_path):
+    original = tmp_path / "a" / "thread.jsonl"
+    original.parent.mkdir()
+    original.write_text("".join(json.dumps({"role": role, "content": text, "id": f"msg-{n}"}) + "\n"
+                                for n, (role, text) in enumerate(OPENING)), encoding="utf-8")
+    assert api.ingest(workspace.root, [original]).messages == len(OPENING)
+    shutil.copyfile(original, tmp_path / "a" / "thread-export.jsonl")
+    report = api.ingest(workspace.root, [tmp_path / "a"])
+    assert (report.added, report.duplicates) == (0, len(OPENING))
+
+
+def test_the_same_id_said_again_with_other_words_is_another_message(workspace, tmp_path):
+    chat = tmp_path / "reused.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "I live in Lyon.", "id": "m-1"}) + "\n"
+                    + json.dumps({"role": "user", "content": "I work at a bakery.", "id": "m-1"}) + "\n",
+                    encoding="utf-8")
+    assert api.ingest(workspace.root, [chat]).messages == 2

@@ -2,7 +2,7 @@
 
 Memory comes first among the blocks, so at an equal score a memory line (or an archived one) wins over a turn:
 what a dream kept is the better-read form of what was said. An answer only the transcript holds is still found in
-the top k — recall is never below keeping every turn.
+the top k (`nanodream eval` measures recall against keeping every turn: it must not fall below it).
 
 A memory line is often a turn restated ("User's mother is coming to stay …" beside "my mother is coming to stay
 …"); shown both, the k places hold one thing twice and the next thing said is pushed out. So `distinct` passes

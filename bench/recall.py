@@ -1,9 +1,13 @@
-"""Recall over 10,000 memory lines: building the index, a query once built, and `nanodream recall` as a process.
+"""Recall over 10,000 memory lines and 50,000 turns: building the index, a query once built, `nanodream recall`.
 
-Targets: a query ≤ 50 ms in-process once the index is built; a fresh `python -m nanodream recall` ≤ 1 s.
-Method: a seeded workspace (core files near their caps, two years of archive months, 30 skills) whose lines
-are made from a fixed vocabulary of services, hosts, people and tools; questions are phrased in other
-inflections than the lines. In-process figures are medians; processes are interleaved rounds, as in startup.
+Targets: a query ≤ 50 ms in-process once the index is built; a fresh `python -m nanodream recall` ≤ 1 s; both with
+the turn store too. Method: a seeded workspace (core files near their caps, two years of archive months, 30
+skills) whose lines are made from a fixed vocabulary of services, hosts, people and tools; questions are phrased
+in other inflections than the lines. Then a turn store of seeded turns in the same vocabulary (written to its
+segments directly: this measures recall, not ingest), with probe turns whose answer no memory line holds. The
+cost of adding turns: the blocks' build, their size on disk, loading them, a query, the first query after an
+ingest (the open segment read again), and the process. In-process figures are medians; processes are
+interleaved rounds, as in startup.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, bytecode_env, cli, median_seconds, process_medians, row  # noqa: E402
+from nanodream.backlog import turns as store  # noqa: E402
 from nanodream.retrieval import cache  # noqa: E402
+from nanodream.retrieval import turns as blocks  # noqa: E402
 from nanodream.retrieval.api import recall  # noqa: E402
 from nanodream.workspace import Workspace, scaffold  # noqa: E402
 
@@ -27,7 +33,7 @@ BENCH = "recall"
 QUERY_TARGET = 0.050
 PROCESS_TARGET = 1.0
 PYTHON = sys.executable
-SMOKE = {"lines": 200, "queries": 3, "repeats": 1}  # tests/test_bench_smoke.py
+SMOKE = {"lines": 200, "queries": 3, "repeats": 1, "turns": 300}  # tests/test_bench_smoke.py
 
 SERVICES = ["billing", "ledger", "search", "checkout", "gateway", "mailer", "scheduler", "reports", "auth",
             "inventory", "pricing", "export", "webhooks", "notifier", "uploads", "thumbnails", "metrics", "audit"]
@@ -135,9 +141,12 @@ def in_process(ws: Workspace, probes: list[tuple[str, str]], repeats: int) -> li
 
 
 def processes(ws: Workspace, text: str, repeats: int, pycache: Path) -> list[Row]:
-    """`python -m nanodream recall` with the index saved, and with it removed first (after a dream, say)."""
+    """`python -m nanodream recall` with the index saved, and with memory's index removed first (after a dream,
+    say; the turn store's blocks stay, as a dream leaves them)."""
     argv = ["recall", text, "-w", str(ws.root), "--json"]
-    dropped = (f"import runpy, shutil, sys; shutil.rmtree({str(cache.cache_dir(ws))!r}, ignore_errors=True); "
+    folder = str(cache.cache_dir(ws))
+    dropped = (f"import os, runpy, shutil, sys; [shutil.rmtree(os.path.join({folder!r}, name)) for name in "
+               f"(os.listdir({folder!r}) if os.path.isdir({folder!r}) else []) if name != {cache.TURNS!r}]; "
                f"sys.argv = ['nanodream', *{argv!r}]; runpy.run_module('nanodream', run_name='__main__')")
     medians = process_medians({
         "floor": [PYTHON, "-c", "pass"],
@@ -147,7 +156,7 @@ def processes(ws: Workspace, text: str, repeats: int, pycache: Path) -> list[Row
     }, repeats, env=bytecode_env(pycache))
     rows = [row(BENCH, "floor: python -c pass", medians["floor"].wall, "s"),
             row(BENCH, "python -c 'import bm25s, Stemmer'", medians["import bm25s, Stemmer"].wall, "s")]
-    for name, label in (("saved", "index saved"), ("built", "index built in the process")):
+    for name, label in (("saved", "index saved"), ("built", "memory's index built in the process")):
         timing = medians[name]
         rows.append(row(BENCH, f"nanodream recall process, {label} (median of {repeats})", timing.wall, "s",
                         f"≤ {PROCESS_TARGET:.0f} s", timing.wall <= PROCESS_TARGET))
@@ -155,17 +164,118 @@ def processes(ws: Workspace, text: str, repeats: int, pycache: Path) -> list[Row
     return rows
 
 
+SAYINGS = [
+    "{person} said {service}{n} was slow again on {host} this morning, {verb2} it twice.",
+    "Can we check why {service}{n} keeps {verb2} on {host}? {person} asked about it in week {week}.",
+    "I think {person} wants {service}{n} moved off {tool} before week {week}.",
+    "ok, {service}{n} is back up on {host}, thanks {person}",
+    "Remind me: does {service}{n} still talk to {service2}{m} through {tool}?",
+]
+PLACES = ["the blue locker", "the top drawer", "the server room safe", "the red binder", "the hallway cabinet"]
+
+
+def saying(rng: random.Random) -> str:
+    """One turn of the seeded conversations, in the memory's vocabulary."""
+    return rng.choice(SAYINGS).format(
+        service=rng.choice(SERVICES), service2=rng.choice(SERVICES), n=rng.randrange(400), m=rng.randrange(400),
+        verb2=rng.choice(VERBS)[1], tool=rng.choice(TOOLS), host=rng.choice(HOSTS),
+        person=rng.choice(PEOPLE).title(), week=rng.randrange(1, 53))
+
+
+def said_probe(rng: random.Random, number: int) -> tuple[str, str]:
+    """A turn only the transcript holds, and a question about it in other words."""
+    person, service = rng.choice(PEOPLE).title(), f"{rng.choice(SERVICES)}{number}"
+    return (f"{person} keeps the recovery codes for {service} in {rng.choice(PLACES)}.",
+            f"where are {service}'s recovery codes kept?")
+
+
+def fill_store(ws: Workspace, count: int, probes: list[tuple[str, str]], seed: int = 5) -> None:
+    """`count` turns (the probes' among them) in 1 MiB segments, days spread over two years."""
+    rng = random.Random(seed)
+    texts = [saying(rng) for _ in range(count - len(probes))]
+    for text, _ in probes:
+        texts.insert(rng.randrange(len(texts) + 1), text)
+    segment, size, lines = 1, 0, []
+    for number, text in enumerate(texts):
+        day = f"{2025 + number * 2 // max(count, 1)}-{1 + (number * 24 // max(count, 1)) % 12:02d}-15"
+        lines.append(store.Turn(f"k{number}", number // 8 + 1, f"openai:s{number // 40}", day, "10:00",
+                                ("user", "assistant")[number % 2], "", text).line())
+        size += len(lines[-1].encode())
+        if size >= store.SEGMENT_BYTES or number == len(texts) - 1:
+            store.settle(ws, store.Append(f"{segment:06d}.jsonl", 0), "".join(lines).encode())
+            segment, size, lines = segment + 1, 0, []
+
+
+def with_turns(ws: Workspace, memory_probes: list[tuple[str, str]], turn_probes: list[tuple[str, str]],
+               repeats: int) -> list[Row]:
+    """What adding the turn store costs recall, and what it finds."""
+    folder = cache.cache_dir(ws) / cache.TURNS
+
+    def cold() -> None:
+        blocks._HELD.clear()
+        shutil.rmtree(folder, ignore_errors=True)
+        blocks.blocks(ws)
+
+    def saved() -> None:
+        blocks._HELD.clear()
+        blocks.blocks(ws)
+
+    build, load = median_seconds(cold, repeats), median_seconds(saved, repeats)
+    said = sum(block.postings.size for block in blocks.blocks(ws))
+    times, first, found = [], 0, 0
+    for line, text in turn_probes:
+        start = time.perf_counter()
+        hits = [hit.text for hit in recall(ws, text, 5)]
+        times.append(time.perf_counter() - start)
+        first, found = first + (hits[:1] == [line]), found + (line in hits)
+    kept = sum(line in [hit.text for hit in recall(ws, text, 5)] for line, text in memory_probes)
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    return [
+        row(BENCH, "turns in the store", said),
+        row(BENCH, "turn store on disk", round(sum(p.stat().st_size for p in store.segments(ws)) / 1024), "KiB"),
+        row(BENCH, f"turns: build every block (median of {repeats})", build, "s"),
+        row(BENCH, "turns: build, per 1,000 turns", build / max(said, 1) * 1000, "s"),
+        row(BENCH, "turns: load the saved blocks (new process, store unchanged)", load, "s"),
+        row(BENCH, "turns: saved blocks on disk", round(size / 1024), "KiB"),
+        row(BENCH, f"query with turns (median of {len(times)})", statistics.median(times), "s",
+            f"≤ {QUERY_TARGET * 1000:.0f} ms", statistics.median(times) <= QUERY_TARGET),
+        row(BENCH, "query with turns: slowest", max(times), "s", f"≤ {QUERY_TARGET * 1000:.0f} ms",
+            max(times) <= QUERY_TARGET),
+        row(BENCH, "said-only questions whose turn is the first hit / in the top 5",
+            f"{first} / {found} of {len(turn_probes)}"),
+        row(BENCH, "memory questions whose line is still in the top 5", f"{kept} of {len(memory_probes)}"),
+        row(BENCH, "first query after an ingest (open segment read again)", after_ingest(ws, turn_probes[0][1]), "s"),
+    ]
+
+
+def after_ingest(ws: Workspace, question: str) -> float:
+    """One more pass's turns appended to the open segment, then the next query."""
+    last = store.segments(ws)[-1]
+    extra = "".join(store.Turn(f"x{n}", 0, "openai:later", "2027-01-01", "09:00", "user", "", f"later note {n}").line()
+                    for n in range(20))
+    store.settle(ws, store.Append(last.name, last.stat().st_size), extra.encode())
+    start = time.perf_counter()
+    recall(ws, question, 5)
+    return time.perf_counter() - start
+
+
 def main(quick: bool = False, lines: int = 10_000, queries: int | None = None,
-         repeats: int | None = None) -> list[Row]:
+         repeats: int | None = None, turns: int | None = None) -> list[Row]:
     queries = queries or (20 if quick else 100)
     repeats = repeats or (3 if quick else 9)
+    turns = turns or (5_000 if quick else 50_000)
     rng = random.Random(11)
     probes = [probe(rng) for _ in range(queries)]
+    said = [said_probe(rng, 1000 + n) for n in range(queries)]
     with tempfile.TemporaryDirectory(prefix="nanodream-recall-") as tmp:
         ws = build_workspace(Path(tmp) / "ws", lines, probes)
         rows = [row(BENCH, "memory lines", lines)]
         rows += in_process(ws, probes, repeats)
         rows += processes(ws, probes[0][1], repeats, Path(tmp) / "pycache")
+        fill_store(ws, turns, said)
+        rows += with_turns(ws, probes, said, repeats)
+        rows += [{**r, "measure": f"with turns: {r['measure']}"}
+                 for r in processes(ws, said[0][1], repeats, Path(tmp) / "pycache")[2:]]
     return rows
 
 

@@ -67,6 +67,7 @@ class Settings:
     review: str = "off"  # off | all (`review = true`) | soul: changes wait on refs/nanodream/pending (docs/review.md)
     mcp_write: bool = False  # `nanodream mcp` lists its write tools (dream, accept, restore, …) as --allow-write does
     ingest_chunk_tokens: int = 1500  # transcript tokens per history entry `nanodream ingest` writes (docs/ingest.md)
+    keep_turns_mb: int = 256  # the newest MiB of ingested turns kept for recall in .nanodream/turns (0: keep none)
     # insights (docs/insights.md): the phases after the consolidation, and how many new insights a run may propose
     phases: tuple[str, ...] = ("reflect", "re-evaluate", "connect")
     max_insights: int = 3
@@ -299,6 +300,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "timeout": (0, DAY, False), "retry_backoff": (0, 3_600, True), "host_wait": (0, 7 * DAY, True),
     "host_poll": (0, 3_600, False), "max_cost": (0, 10**9, True),
     "max_shrink_ratio": (0, 1, False), "pressure_ratio": (0, 1, False), "ingest_chunk_tokens": (0, 10**9, False),
+    "keep_turns_mb": (0, 10**6, True),
     "max_insights": (1, 50, True),
 }
 

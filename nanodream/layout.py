@@ -22,7 +22,7 @@ from nanodream.workspace import CORE_FILES, Workspace
 _PATHS = (".git", ".gitignore", "nanodream.toml", "memory", *CORE_FILES, "memory/history.jsonl",
           "memory/.dream_cursor", "memory/rejected.md", "memory/skill-usage.jsonl", "memory/archive/",
           "skills/", "prompts/", "prompts/dream.md", ".nanodream/", ".nanodream/transcripts/",
-          ".nanodream/recall/")
+          ".nanodream/recall/", ".nanodream/turns/")
 
 
 class Linked(Exception):

@@ -198,7 +198,8 @@ afterwards (proposal objects as above), `reason`, `hint`, `exit_code`."""),
   consumed again; `removed` the lines only those entries taught (`path:line: text`), `review` the lines
   that also draw on other entries (left for you), `staled` the hypothesis lines among those, marked stale in
   the same commit instead (part of their evidence is gone); `commit` the forget commit (or `null`);
-  `transcripts` deleted with `--purge-transcripts`; `not_erased` where copies still are (git history, …).""",
+  `transcripts` deleted with `--purge-transcripts`; `turns` how many turns ingest kept of those entries were
+  taken out of the turn store (with `--dry-run`: would be); `not_erased` where copies still are (git history, …).""",
             (Keys("Keys:", "ForgetReport"),)),
     Section("`why TEXT|FILE:LINE --json`", """\
 - `commit`: the full sha of the commit that wrote the line, or `null` while it is an uncommitted hand edit.
@@ -310,9 +311,12 @@ blocked | failed | stopped`), the `message` the text log prints, and what the de
 time, a run's outcome and commits, …).""", (
         Keys("Keys:", "ScheduleSnippet"), Keys("Keys of a decision:", "Decision"))),
     Section("`recall QUERY --json`", """\
-A list of hits, best first (see [recall.md](recall.md)); no match is `[]` and exit 0. `until` is the day a
-replaced fact stopped being true (`YYYY-MM-DD`, a line of `memory/archive/` in the until-form), `null` for a
-current one.""", (Keys("Keys:", "Hit"),)),
+A list of hits, best first by one score (see [recall.md](recall.md)); no match is `[]` and exit 0. `until` is
+the day a replaced fact stopped being true (`YYYY-MM-DD`, a line of `memory/archive/` in the until-form), `null`
+for a current one. `source` is `memory` (the active files), `skill`, `archive` or `turn`: a message ingest kept
+in the turn store, its `heading` where and when it was said (`said on 2023-05-08 in openai:web-42`), `session`,
+`said_on` (`YYYY-MM-DD`) and `speaker` (a named speaker, else `user` or `assistant`); those three are `null`
+for the other sources.""", (Keys("Keys:", "Hit"),)),
     Section("`fleet status --json`", """\
 Job counts of the queue (`queue` is its name) and, for each workspace whose latest job failed, when and why,
 newest first (see [fleet.md](fleet.md)). `fleet enqueue --json` prints what one sweep found: how many
@@ -338,8 +342,9 @@ otherwise); `against` is `null`, or with `--against-model`/`--against-prompt` an
 second run, same shape as this one without `against`), `delta` (other − this score) and `scenarios`
 (`{name, base, other, delta, changed}`, `changed` the checks whose verdict flipped: `{check, base, other}`).
 `ask_coverage` is the mean answer coverage of the `[[ask]]` checks (the share of each answer's words in the
-`top_k` lines recall returns from memory), `baseline_coverage` the same figure over the transcript's own turns
-(keeping everything), `memory_share` what the dream added to memory as a share of the transcript's text —
+`top_k` hits recall returns: memory and the turns ingest kept, by one score), `baseline_coverage` the same figure
+over the transcript's own turns (keeping everything), `memory_coverage` over memory's lines alone (what
+consolidation kept), `memory_share` what the dream added to memory as a share of the transcript's text —
 each the mean over the scenarios that have asks, `null` when none has ([eval.md](eval.md)). `temporal` reports
 the temporal scenarios (those with a `kind` or `as_of` ask) apart from `score`, which leaves them out unless
 the corpus holds nothing else: `null` without any, else `{scenarios, score, kinds}`, `kinds` mapping each kind
@@ -351,8 +356,9 @@ Each of `scenarios`: `checks` in expect.toml's order (`max_growth_bytes` last), 
 detail}`; `metrics` holds `outcome`, `reason`, `batches`, `entries`, `tokens_in`, `tokens_out`, `cached_tokens`,
 `cost`, `seconds` and `bytes_grown` (reported, never scored); a scenario with a transcript adds `ingested` (entries
 its ingest added; its tokens and cost are in the totals), one with asks adds `ask_coverage`,
-`baseline_coverage`, `memory_bytes`, `transcript_bytes`, `memory_share` and `asks` (`{question, answer,
-coverage, baseline, kind, as_of}` each; `kind` is `""` and `as_of` `null` for an ask that has none).
+`baseline_coverage`, `memory_coverage`, `memory_bytes`, `transcript_bytes`, `memory_share` and `asks`
+(`{question, answer, coverage, baseline, kind, as_of, memory}` each, `memory` the coverage of memory alone;
+`kind` is `""` and `as_of` `null` for an ask that has none).
 `temporal` is true for a temporal scenario."""),
         Keys("Keys of `eval import-locomo`:", "LocomoReport", "`eval import-locomo --json` prints the scenarios "
              "it wrote, each `{path, asks}`."),

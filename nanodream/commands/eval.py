@@ -138,9 +138,11 @@ def asks_line(report: EvalReport) -> str:
     coverage, baseline, share = (report.asked(key) for key in ("ask_coverage", "baseline_coverage", "memory_share"))
     if coverage is None:
         return ""
+    alone = report.asked("memory_coverage")
     ratio = f" ({coverage / baseline:.2f}× of it)" if baseline else ""
     size = f" · memory is {share:.2f}× the transcript's text" if share is not None else ""
-    return (f"asks: coverage@{report.top_k} {coverage:.3f} · keeping every turn {baseline:.3f}{ratio}{size}")
+    return (f"asks: coverage@{report.top_k} {coverage:.3f} (memory alone {alone or 0:.3f}) · keeping every turn "
+            f"{baseline:.3f}{ratio}{size}")
 
 
 def temporal_line(report: EvalReport) -> str:

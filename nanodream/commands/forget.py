@@ -59,6 +59,9 @@ def render_forget(report: ForgetReport) -> None:
             "edit them yourself:")
         for line in report.review:
             say(f"    {line}")
+    if report.turns:
+        say(f"{'would take' if dry_run else 'took'} {count(report.turns, 'turn')} said there out of the turn store "
+            "(recall no longer finds them)")
     for path in report.transcripts:
         say(f"deleted transcript {path}")
     say("not erased: " + "; ".join(report.not_erased))

@@ -1,4 +1,5 @@
-"""`nanodream recall QUERY`: the memory lines and skills that best match a question, for a host or a person."""
+"""`nanodream recall QUERY`: the memory lines, skills and turns said that best match a question, for a host or a
+person."""
 
 from __future__ import annotations
 
@@ -19,14 +20,17 @@ def recall(
     k: Annotated[int, typer.Option("-k", min=1, help="How many hits at most.")] = 5,
     as_of: Annotated[str | None, typer.Option(
         "--as-of", metavar="YYYY-MM-DD", show_default=False,
-        help="Answer from memory as it stood on that day: the last commit by then, and replaced facts true then."
+        help="Answer from memory as it stood on that day: the last commit by then, replaced facts true then, and the "
+             "turns said by then."
     )] = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Search memory lines, skills and the archive for a question (BM25, stemmed: "deploying" finds "deploys").
+    """Search memory lines, skills, the archive and the turns ingest kept for a question (BM25, stemmed:
+    "deploying" finds "deploys"), ranked by one score; memory wins a tie.
 
-    A fact a later one replaced is found too, marked with the day it stopped being true (`until`).
+    A fact a later one replaced is found too, marked with the day it stopped being true (`until`); a turn is
+    shown with where and when it was said ("said on 2026-10-11 in openai:web-42").
 
     \b
     Examples:
@@ -61,7 +65,10 @@ def render_hits(report: RecallReport) -> None:
 
 def _render(hits: Sequence[Hit]) -> None:
     for hit in hits:
-        where = " · ".join(part for part in (f"{hit.file}:{hit.line}", hit.heading) if part)
+        if hit.source == "turn":  # where it lives is the store's business; where and when it was said is not
+            where = f"{hit.heading} · {hit.speaker}"
+        else:
+            where = " · ".join(part for part in (f"{hit.file}:{hit.line}", hit.heading) if part)
         console.print(f"{hit.score:5.2f}  {where}", markup=False, highlight=False)
         console.print(f"       {hit.text}", markup=False, highlight=False)
 

@@ -5,8 +5,9 @@ dream's consumed entries, to the entries that mention it. A line that only those
 removed in one new commit and recorded as rejected; a line that also draws on other entries is listed for
 the person, never silently kept or dropped; so is a replaced fact of the archive whose replacement those
 entries taught (it may be true again), which is never dropped. The entries are marked in nanodream's own state
-(.nanodream/forgotten.json) so no run consumes them again, even after `restore --replay`. What forget does
-not erase is said plainly: git history (never rewritten) and history.jsonl (the host's file).
+(.nanodream/forgotten.json) so no run consumes them again, even after `restore --replay`, and the turns ingest
+kept of them leave the turn store (backlog/turns.py), so `recall` no longer finds what was said there. What
+forget does not erase is said plainly: git history (never rewritten) and history.jsonl (the host's file).
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ from dataclasses import dataclass, field
 
 from nanodream import clock
 from nanodream.atomic import read_text
+from nanodream.backlog import turns
 from nanodream.backlog.forgotten import mark_forgotten
 from nanodream.backlog.history import HistoryEntry, read_from
 from nanodream.changes import FileChange
 from nanodream.edits.hypotheses import stale_lines
 from nanodream.edits.shared import committed, through_door
 from nanodream.hypotheses import parse
+from nanodream.ingest import journal as ingest_journal
+from nanodream.ingest.journal import IngestJournalUnreadable
+from nanodream.ingest.seen import Seen
 from nanodream.memory.door import Door
 from nanodream.pinning import file_lines
 from nanodream.rejected import fact_text, with_rejected
@@ -29,7 +34,7 @@ from nanodream.validity import parse_validity
 from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.logview import consumed_entries
 from nanodream.versioning.provenance import rank
-from nanodream.vocab import Outcome, Refused, Report, count, new_run_id
+from nanodream.vocab import ExitCode, Outcome, Refused, Report, count, new_run_id
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, Workspace
 
 NOT_ERASED = [
@@ -49,6 +54,7 @@ class ForgetReport(Report):
     commit: str | None = None
     manual_commit: str | None = None
     transcripts: list[str] = field(default_factory=list)  # deleted with --purge-transcripts
+    turns: int = 0  # turns of those entries taken out of the turn store (recall no longer finds them)
     not_erased: list[str] = field(default_factory=lambda: list(NOT_ERASED))
 
 
@@ -77,8 +83,10 @@ def _forget(door: Door, target: Target, dry_run: bool, purge: bool, report: Forg
     stale: dict[str, set[int]] = {}
     drop, runs = _attribute(store, offsets, report, stale)
     if dry_run:
+        report.turns = _forget_turns(workspace, chosen, dry_run=True)
         report.outcome = Outcome.DRY_RUN
         return
+    _finish_ingest(workspace)
     changes = _changes(workspace, drop, target, stale)
     if changes:
         message = (f"forget: {count(len(report.removed), 'line')} taught only by {_describe(target)}\n\n"
@@ -88,6 +96,7 @@ def _forget(door: Door, target: Target, dry_run: bool, purge: bool, report: Forg
                    + "Earlier commits still hold these lines: git history is never rewritten.\n")
         report.commit = committed(door, f"forget-{new_run_id()}", message, changes)
     mark_forgotten(workspace, chosen)
+    report.turns = _forget_turns(workspace, chosen)
     if purge:
         report.transcripts = _purge(workspace, runs)
     report.outcome = Outcome.FORGOTTEN
@@ -185,6 +194,28 @@ def _entries(workspace: Workspace) -> list[HistoryEntry]:
 
 def _describe(target: Target) -> str:
     return f"session {target.session}" if target.session is not None else f"history line {target.line}"
+
+
+def _forget_turns(workspace: Workspace, chosen: list[HistoryEntry], *, dry_run: bool = False) -> int:
+    """Take the turns of the chosen entries out of the turn store (by session and cursor: the entry each went
+    into); how many."""
+    entries = {(e.session_key, e.cursor) for e in chosen}
+    return turns.remove(workspace, lambda turn: (turn.session, turn.cursor) in entries, dry_run=dry_run)
+
+
+def _finish_ingest(workspace: Workspace) -> None:
+    """An ingest a crash interrupted is finished or undone before a segment of the turn store is rewritten, so
+    its turns land where its journal says; an unreadable journal needs a person, as for ingest itself."""
+    try:
+        if ingest_journal.load(workspace) is None:
+            return
+    except IngestJournalUnreadable as exc:
+        raise Refused(str(exc), exit_code=ExitCode.NEEDS_PERSON) from None
+    seen = Seen(workspace)
+    try:
+        ingest_journal.recover(workspace, seen)
+    finally:
+        seen.close()
 
 
 def _purge(workspace: Workspace, runs: set[str]) -> list[str]:

@@ -1,11 +1,12 @@
-"""Question checks: how much of each answer memory can still give back, beside keeping the whole transcript.
+"""Question checks: how much of each answer recall can still give back, beside keeping the whole transcript.
 
 An `[[ask]]` is scored by the share of its answer's content words (stemmed, stop words out, as recall
-tokenizes) found in the top-k lines `recall` returns for its question from memory after the dream (active
-files and archive; with `as_of`, memory as it stood that day). The same figure over the transcript's own
-turns (or, for a scenario of history alone, its entries; with `as_of`, those of that day or before), each a
-document ranked by the same BM25, is the "keep everything" baseline; memory's size beside the transcript's
-says what that retention cost.
+tokenizes) found in the top-k hits `recall` returns for its question after ingest and the dream: memory (active
+files and archive) and the turns ingest kept, by one score (with `as_of`, memory as it stood that day and the
+turns said by then). The same figure over the transcript's own turns (or, for a scenario of history alone, its
+entries; with `as_of`, those of that day or before), each a document ranked by the same BM25, is the "keep
+everything" baseline; recall must not fall below it. Beside both, memory alone (recall without the turns) says
+what consolidation kept, and memory's size beside the transcript's what that cost.
 """
 
 from __future__ import annotations
@@ -39,14 +40,16 @@ class Turn:
 
 @dataclass
 class AskResult(Declared):
-    json_shape = Shape(rounded=(("coverage", 4), ("baseline", 4)))
+    json_shape = Shape(rounded=(("coverage", 4), ("baseline", 4), ("memory", 4)))
 
     question: str
     answer: str
-    coverage: float  # share of the answer's words in memory's top-k lines
+    coverage: float  # share of the answer's words in recall's top-k hits (memory and the turns ingest kept)
     baseline: float  # the same over the transcript's top-k turns
     kind: str = ""  # a temporal question's kind (scenario.ASK_KINDS), "" for the rest
     as_of: str | None = None  # YYYY-MM-DD: asked of memory as it stood that day
+    memory: float = 0.0  # the same share over memory's top-k lines alone (no turns)
+
 
 @dataclass
 class AskScores:
@@ -63,12 +66,17 @@ class AskScores:
         return sum(a.baseline for a in self.asks) / len(self.asks) if self.asks else 0.0
 
     @property
+    def memory_coverage(self) -> float:
+        return sum(a.memory for a in self.asks) / len(self.asks) if self.asks else 0.0
+
+    @property
     def memory_share(self) -> float | None:
         return self.memory_bytes / self.transcript_bytes if self.transcript_bytes else None
 
     def metrics(self) -> dict[str, Any]:
         share = self.memory_share
         return {"ask_coverage": round(self.coverage, 4), "baseline_coverage": round(self.baseline, 4),
+                "memory_coverage": round(self.memory_coverage, 4),
                 "memory_bytes": self.memory_bytes, "transcript_bytes": self.transcript_bytes,
                 "memory_share": None if share is None else round(share, 4),
                 "asks": [a.to_json() for a in self.asks]}
@@ -101,23 +109,26 @@ def history_turns(path: Path) -> list[Turn]:
 
 def score_asks(asks: tuple[Ask, ...], workspace: Workspace, turns: list[Turn], k: int,
                zone: tzinfo = UTC) -> list[AskResult]:
-    """Each ask against memory (recall; as of its day when it has one, the day ending in `zone`) and against the
-    turns said by then (the same BM25 over each turn)."""
+    """Each ask against recall (memory and the turns ingest kept; as of its day when it has one, the day ending in
+    `zone`), against memory alone, and against the turns said by then (the same BM25 over each turn)."""
     recall, index_for_turns, tokenize = _retrieval()
     from nanodream.retrieval.api import recall_as_of
+
+    def found(ask: Ask, said: bool) -> str:
+        hits = (recall_as_of(workspace, ask.question, ask.as_of, k, zone, turns=said)[0] if ask.as_of
+                else recall(workspace, ask.question, k, turns=said))
+        return " ".join(hit.text for hit in hits)
 
     baselines = {day: index_for_turns([turn for turn in turns if day is None or turn.day is None or turn.day <= day])
                  for day in {ask.as_of for ask in asks}}
     results = []
     for ask in asks:
         wanted = set(tokenize([ask.answer])[0])
-        hits = (recall_as_of(workspace, ask.question, ask.as_of, k, zone)[0] if ask.as_of
-                else recall(workspace, ask.question, k))
         kept = " ".join(doc.text for doc, _ in baselines[ask.as_of].search(ask.question, k))
-        found = " ".join(hit.text for hit in hits)
-        results.append(AskResult(ask.question, ask.answer, _share(wanted, found, tokenize),
+        results.append(AskResult(ask.question, ask.answer, _share(wanted, found(ask, True), tokenize),
                                  _share(wanted, kept, tokenize), ask.kind,
-                                 ask.as_of.isoformat() if ask.as_of else None))
+                                 ask.as_of.isoformat() if ask.as_of else None,
+                                 _share(wanted, found(ask, False), tokenize)))
     return results
 
 

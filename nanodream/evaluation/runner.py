@@ -65,7 +65,8 @@ class ScenarioResult(Declared):
 
 @dataclass
 class EvalReport(Declared):
-    json_shape = Shape(derived=("score", "cost", "ask_coverage", "baseline_coverage", "memory_share", "temporal"),
+    json_shape = Shape(derived=("score", "cost", "ask_coverage", "baseline_coverage", "memory_coverage",
+                                "memory_share", "temporal"),
                        rounded=(("score", 4), ("cost", 6)))
 
     model: str
@@ -112,6 +113,10 @@ class EvalReport(Declared):
     @property
     def baseline_coverage(self) -> float | None:
         return self.asked("baseline_coverage")
+
+    @property
+    def memory_coverage(self) -> float | None:
+        return self.asked("memory_coverage")
 
     @property
     def memory_share(self) -> float | None:

@@ -1,9 +1,10 @@
 """The write-ahead journal of one ingest pass: what it appends to history and the state that follows.
 
-Written before the append, removed once the watermarks and message keys are saved. On the next start,
-`recover` finds out how far the pass got: its bytes whole in history (finish saving the state), a torn tail of
-them at the very end (cut back: only bytes ingest itself wrote, never a host's), or nothing (its messages are
-read again). So a crash anywhere adds nothing twice and leaves no torn line.
+Written before the append, removed once the turns, the watermarks and message keys are saved. On the next start,
+`recover` finds out how far the pass got: its bytes whole in history (finish: the turns written whole, the state
+saved), a torn tail of them at the very end (cut back: only bytes ingest itself wrote, never a host's), or
+nothing (the turns cut back too; its messages are read again). So a crash anywhere adds nothing twice, to history
+or to the turn store (backlog/turns.py), and leaves no torn line.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nanodream import boundedjson
 from nanodream.atomic import atomic_write, open_binary, open_plain
+from nanodream.backlog import turns
 from nanodream.ingest import watermarks
 from nanodream.ingest.watermarks import Watermark, state_dir
 from nanodream.workspace import Workspace
@@ -31,12 +33,22 @@ class IngestJournal:
     payload: str  # exactly what is appended (a newline first when the host's last line lacked one)
     keys: list[str] = field(default_factory=list)  # the messages the payload holds
     marks: dict[str, dict[str, Any]] = field(default_factory=dict)  # watermarks to save once it is in
+    turns_segment: str = ""  # the turn store's segment the pass's turns go to ("": none kept)
+    turns_start: int = 0  # its size before them
+    turns_payload: str = ""  # the turns' lines
 
     def save(self, workspace: Workspace) -> None:
         atomic_write(journal_file(workspace), json.dumps(asdict(self), ensure_ascii=False))
 
+    @property
+    def turns_at(self) -> turns.Append:
+        return turns.Append(self.turns_segment, self.turns_start)
+
     def settle(self, workspace: Workspace, seen: Seen) -> None:
-        """Record the keys, then the watermarks, then forget the journal: each step safe to repeat."""
+        """Write the turns, record the keys, then the watermarks, then forget the journal: each step safe to
+        repeat."""
+        if self.turns_segment:
+            turns.settle(workspace, self.turns_at, self.turns_payload.encode("utf-8"))
         seen.add(self.keys)
         try:
             held = watermarks.load(workspace)
@@ -85,6 +97,8 @@ def recover(workspace: Workspace, seen: Seen) -> str:
         return "finished an interrupted ingest (what it appended was in history whole)"
     size, end_start, end = _end_of(history, journal.start, len(payload))
     torn = _torn_at(end, payload, from_start=end_start == journal.start)
+    if journal.turns_segment:
+        turns.undo(workspace, journal.turns_at)
     clear(workspace)
     if torn is None and size <= journal.start:
         return "an interrupted ingest had appended nothing; its messages are read again"

@@ -4,13 +4,20 @@ The identity (`key`) is what makes ingest exactly-once whatever happens to the f
 role, timestamp, speaker and text, and of the format's message id where it has one. A file rewritten from the
 start is read again and every message whose key was seen before is passed over. The id alone is not an
 identity: a host that reuses an id for a different message (another text, another time) would lose it.
+
+A session only the file's name gives (an OpenAI-style file without a `session` field) is no identity either: a
+copy under another name would be another session, every message new again. Such a message is identified by its
+content (its id too, when it has one) and by the identity of the message before it in the file (`chained`): a copy,
+renamed or moved, yields the same keys; one appended to since yields them too, then new ones for its new tail;
+the same short words in another conversation follow other words, so they are another message.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
+from typing import Any
 
 from nanodream import clock
 
@@ -25,7 +32,8 @@ class Message:
     key: str
     when: datetime | None = None
     speaker: str = ""  # a named speaker (an OpenAI `name`), '' for the usual person-and-agent pair
-    legacy_key: str = ""  # the id-only key versions before this one recorded: still recognised, never recorded
+    legacy_keys: tuple[str, ...] = ()  # keys versions before this one recorded: still recognised, never recorded
+    content_key: str = ""  # what was said, by whom, when, without the session: set when only a file name gives it
 
 
 @dataclass(frozen=True)
@@ -45,16 +53,36 @@ def session_key(fmt: str, session: str) -> str:
     return session if fmt == "nanobot" else f"{fmt}:{session}"
 
 
-def make(fmt: str, session: str, said: Said) -> Message:
-    """The Message with its identity: a hash of what was said, when and by whom, with the format's message id."""
+def make(fmt: str, session: str, said: Said, *, by_file: bool = False) -> Message:
+    """The Message with its identity: a hash of what was said, when and by whom, with the format's message id.
+
+    `by_file`: only the file's name gives `session`, so it is no identity: the message then carries `content_key`
+    (what was said, with its id when it has one), and the reader chains it to the message before it (`chained`).
+    """
     session = session_key(fmt, session)
     when = "" if said.when is None else said.when
-    basis = f"{fmt}\0{session}\0{said.role}\0{when}\0{said.speaker}\0{said.text}"
-    legacy = ""
+    said_basis = f"{said.role}\0{when}\0{said.speaker}\0{said.text}"
+    legacy: tuple[str, ...] = ()
     if said.msg_id not in (None, ""):
-        legacy = _digest(f"{fmt}\0{session}\0id\0{said.msg_id}")
-        basis = f"{basis}\0id\0{said.msg_id}"
-    return Message(said.role, said.text, session, _digest(basis), parse_when(said.when), said.speaker, legacy)
+        legacy = (_digest(f"{fmt}\0{session}\0id\0{said.msg_id}"),)
+        said_basis = f"{said_basis}\0id\0{said.msg_id}"
+    content = _digest(f"{fmt}\0content\0{said_basis}") if by_file else ""
+    return Message(said.role, said.text, session, _digest(f"{fmt}\0{session}\0{said_basis}"),
+                   parse_when(said.when), said.speaker, legacy, content)
+
+
+PREVIOUS = "previous"  # a file's context key: the identity of its last message identified by content
+
+
+def chained(message: Message, context: dict[str, Any]) -> Message:
+    """`message` identified by its content and the message before it in its file, when only the file's name gives
+    its session (its key as earlier versions made it is kept as `legacy_key`, so what they ingested is still
+    recognised); any other message as it is. `context` is the file's and carries the chain from pass to pass."""
+    if not message.content_key:
+        return message
+    key = _digest(f"{context.get(PREVIOUS, '')}\0{message.content_key}")
+    context[PREVIOUS] = key
+    return replace(message, key=key, legacy_keys=(message.key, *message.legacy_keys))
 
 
 def _digest(basis: str) -> str:

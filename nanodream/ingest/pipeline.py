@@ -15,13 +15,15 @@ from dataclasses import asdict, dataclass, field
 from datetime import tzinfo
 from pathlib import Path
 
+from nanodream.backlog import turns
+from nanodream.backlog.turns import Turn, kept_text
 from nanodream.config import IngestSource, Settings, zone
 from nanodream.ingest import watermarks
 from nanodream.ingest.chunking import Chunk, session_chunks
 from nanodream.ingest.detect import REGISTRY, Unrecognised, detect, is_document
 from nanodream.ingest.extractors.base import Extraction, ExtractionFailed, Extractor
 from nanodream.ingest.journal import IngestJournal, IngestJournalUnreadable, recover
-from nanodream.ingest.message import Message, history_stamp
+from nanodream.ingest.message import Message, history_stamp, local
 from nanodream.ingest.noise import without_nanodream
 from nanodream.ingest.reader import FileRead, read_new
 from nanodream.ingest.report import ENTRIES_SHOWN, IngestReport, SourceReport, record_pass
@@ -31,9 +33,10 @@ from nanodream.ingest.watermarks import Watermark, WatermarksUnreadable, by_inod
 from nanodream.ingest.writer import Entry, HistoryMidWrite, append
 from nanodream.memory.door import Door
 from nanodream.safety.secret_scan import redacted
-from nanodream.vocab import ExitCode, Outcome, Refused, count_entries, utc_stamp
+from nanodream.vocab import ExitCode, Outcome, Refused, count, count_entries, utc_stamp
 
 GROUP_BYTES = 16 * 1024 * 1024
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,8 @@ class _Pass:
                 else:
                     origin_of[message.key] = origin
                     candidates.append(message)
-        known = self.seen.known([key for m in candidates for key in (m.key, m.legacy_key) if key])
-        selected = [m for m in candidates if m.key not in known and m.legacy_key not in known]
+        known = self.seen.known([key for m in candidates for key in (m.key, *m.legacy_keys)])
+        selected = [m for m in candidates if m.key not in known and known.isdisjoint(m.legacy_keys)]
         self.report.duplicates += len(candidates) - len(selected)
         for message in selected:
             origin_of[message.key].taken += 1
@@ -244,8 +247,11 @@ class _Pass:
         return ""
 
     def _entry(self, chunk: Chunk, content: str) -> Entry:
-        """Secrets redacted with the memory's own scanner before anything is written."""
-        return Entry(history_stamp(chunk.when, self.zone), redacted(content), chunk.session)
+        """Secrets redacted with the memory's own scanner before anything is written, in the entry and in every
+        turn the store keeps of it."""
+        stamp = history_stamp(chunk.when, self.zone)
+        kept = tuple(said_turn(m, stamp, self.zone) for m in chunk.messages) if self.settings.keep_turns_mb else ()
+        return Entry(stamp, redacted(content), chunk.session, kept)
 
     def _write(self, entries: list[Entry], keys: list[str], finished: list[_Origin]) -> None:
         marks = {str(o.read.path): _advanced(o) for o in finished}
@@ -260,9 +266,18 @@ class _Pass:
                 raise Refused(str(exc), exit_code=ExitCode.BUSY) from None
             self._show(entries, cursors)
             self.report.cursors = [(self.report.cursors or cursors)[0], cursors[-1]]
+            self._bound_turns()
         elif marks:
             watermarks.save(self.door.workspace, watermarks.merged(self.marks, marks))
         self.marks = watermarks.merged(self.marks, marks)
+
+    def _bound_turns(self) -> None:
+        """The turn store back under `keep_turns_mb`, whole oldest segments first, said so."""
+        dropped = turns.keep_newest(self.door.workspace, self.settings.keep_turns_mb * MIB)
+        if dropped.turns:
+            self.report.notices.append(
+                f"the turn store keeps the newest {self.settings.keep_turns_mb} MiB (keep_turns_mb): "
+                f"{count(dropped.turns, 'older turn')} said up to {dropped.before} no longer recalled")
 
     def _show(self, entries: list[Entry], cursors: list[int] | list[None]) -> None:
         room = max(ENTRIES_SHOWN - len(self.report.entries), 0)
@@ -282,6 +297,16 @@ class _Pass:
             report.outcome = Outcome.INGESTED
         if not self.request.dry_run and (report.added or self.stopped):
             record_pass(self.door.workspace, report, self.request.trigger)
+
+
+def said_turn(message: Message, stamp: str, zone: tzinfo) -> Turn:
+    """The message as the turn store keeps it (backlog/turns.py): redacted as history is, on the person's clock; a
+    message without a time of its own is dated by its entry's `stamp`. Its cursor is filled in when appended."""
+    moment = local(message.when, zone) if message.when is not None else None
+    day = f"{moment:%Y-%m-%d}" if moment is not None else stamp[:10]
+    time = f"{moment:%H:%M}" if moment is not None else ""
+    return Turn(message.key, 0, message.session, day, time, message.role, message.speaker,
+                kept_text(redacted(message.text)))
 
 
 def _unreadable(shown: SourceReport, reason: str, *, named: bool) -> None:
@@ -311,3 +336,4 @@ def _advanced(origin: _Origin) -> Watermark:
     if origin.taken:
         mark.read_at = utc_stamp()
     return mark
+

@@ -15,8 +15,8 @@ from nanodream import boundedjson
 from nanodream.backlog.history import raw_lines
 from nanodream.backlog.position import fingerprint
 from nanodream.ingest.detect import HEAD_BYTES, MAX_LINE, open_transcript, read_document, starts_document
-from nanodream.ingest.formats.base import Format
-from nanodream.ingest.message import Message
+from nanodream.ingest.formats.base import FILE, Context, Format
+from nanodream.ingest.message import Message, chained
 from nanodream.ingest.watermarks import Watermark
 
 
@@ -38,7 +38,7 @@ def read_new(path: Path, fmt: Format, how: str, since: Watermark | None, *, foll
     """The messages after `since` (None: from the start) and the watermark that follows them."""
     with open_transcript(path, follow=follow) as handle:
         stat = os.fstat(handle.fileno())
-        start = since or Watermark(str(path), fmt.name, context={"session": path.stem})
+        start = since or Watermark(str(path), fmt.name, context={FILE: path.stem})
         mark = Watermark(str(path), fmt.name, stat.st_dev, stat.st_ino, stat.st_size, start.offset, start.line,
                          context=dict(start.context), messages=start.messages, read_at=start.read_at)
         found = FileRead(path, how, mark, start.offset)
@@ -67,7 +67,7 @@ def _read_lines(handle, fmt: Format, found: FileRead) -> None:
         if record is None:
             found.bad_lines.append(mark.line)
             continue
-        found.messages += fmt.read(record, mark.context)
+        found.messages += _identified(fmt.read(record, mark.context), mark.context)
 
 
 def _read_document(handle, fmt: Format, found: FileRead) -> None:
@@ -76,4 +76,8 @@ def _read_document(handle, fmt: Format, found: FileRead) -> None:
     mark = found.mark
     mark.offset, mark.line = len(data), data.count(b"\n")
     for record in records:
-        found.messages += fmt.read(record, mark.context)
+        found.messages += _identified(fmt.read(record, mark.context), mark.context)
+
+
+def _identified(messages: list[Message], context: Context) -> list[Message]:
+    return [chained(message, context) for message in messages]

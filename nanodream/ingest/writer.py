@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
 from nanodream import boundedjson
 from nanodream.atomic import open_binary
+from nanodream.backlog import turns
 from nanodream.backlog.history import MAX_LINE_BYTES, lines_backwards, parse_line
+from nanodream.backlog.turns import Turn
 from nanodream.ingest.journal import IngestJournal
 from nanodream.ingest.seen import Seen
 from nanodream.workspace import Workspace
@@ -28,6 +30,7 @@ class Entry:
     timestamp: str
     content: str
     session_key: str
+    turns: tuple[Turn, ...] = ()  # its messages as the turn store keeps them (their cursor is the entry's)
 
     def line(self, cursor: int) -> str:
         data = {"cursor": cursor, "timestamp": self.timestamp, "content": self.content, "session_key": self.session_key}
@@ -77,9 +80,11 @@ def _complete_json(raw: bytes) -> bool:
 
 
 def append(workspace: Workspace, entries: list[Entry], journal: IngestJournal, seen: Seen) -> list[int]:
-    """Append `entries` as one write under `journal`, then settle the pass's state; the cursors they got.
+    """Append `entries` as one write under `journal`, then settle the pass's state (their turns first); the
+    cursors they got.
 
-    `journal` arrives with its keys and watermarks; the start offset and the payload are filled in here.
+    `journal` arrives with its keys and watermarks; the start offset, the payload and the turns' place are filled
+    in here.
     """
     path = workspace.history_file
     path.parent.mkdir(parents=True, exist_ok=True)  # a workspace of SOUL.md alone has no memory/ yet
@@ -87,6 +92,11 @@ def append(workspace: Workspace, entries: list[Entry], journal: IngestJournal, s
     cursors = list(range(tail.last_cursor + 1, tail.last_cursor + 1 + len(entries)))
     payload = ("\n" if tail.needs_newline else "") + "".join(e.line(c) for e, c in zip(entries, cursors, strict=True))
     journal.start, journal.payload = tail.size, payload
+    said = "".join(replace(turn, cursor=cursor).line() for e, cursor in zip(entries, cursors, strict=True)
+                   for turn in e.turns)
+    if said:
+        where = turns.plan_append(workspace)
+        journal.turns_segment, journal.turns_start, journal.turns_payload = where.segment, where.start, said
     journal.save(workspace)
     data = payload.encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -46,13 +46,15 @@ def memory_recall(
     query: Annotated[str, Field(min_length=1, max_length=2000, description="The question, in your own words.")],
     k: Annotated[int, Field(ge=1, le=50, description="How many facts (and hypotheses) at most.")] = 5,
     as_of: Annotated[str | None, Field(max_length=10, description=(
-        "A day, YYYY-MM-DD: answer from memory as it stood then (its last commit by that day, and the facts "
-        "true then that were replaced since). Omit for memory as it is now."))] = None,
+        "A day, YYYY-MM-DD: answer from memory as it stood then (its last commit by that day, the facts "
+        "true then that were replaced since, and the turns said by then). Omit for memory as it is now."))] = None,
 ) -> ToolResult:
-    """The memory lines, skills and archived lines that best match a question, best first.
+    """The memory lines, skills, archived lines and turns said that best match a question, best first, by one score.
 
     `hits` are what the memory holds as facts, each with `file` and `line`; a hit with `until` is a fact that
-    stopped being true that day (its text says what replaced it): never present it as current.
+    stopped being true that day (its text says what replaced it): never present it as current. A hit whose
+    `source` is `turn` is something said in a transcript ingest read (`heading`: "said on DAY in SESSION",
+    `speaker`: who said it): what was said then, not a fact memory kept.
     `related_hypotheses` are lines a dream inferred but the user never stated (`evidence`: how often history
     pointed that way): never present them as facts or as something the user said. `related_insights` are
     connections a dream proposed between things memory holds (insights_list, insight_get): never facts either.

@@ -13,6 +13,7 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import bm25s
@@ -23,8 +24,9 @@ from nanodream.retrieval.index import STOPWORDS, Index
 from nanodream.workspace import Workspace
 
 # Bump when documents or tokens change meaning: indexes saved by an older nanodream then no longer match.
-FORMAT = 2
+FORMAT = 3  # 3: postings (bm25.py) instead of bm25s's scores
 _TMP = ".tmp-"
+TURNS = "turns"  # the turn store's blocks, one folder per segment (retrieval/turns.py)
 _ABANDONED_AFTER = 600.0  # seconds: a temporary folder this old belongs to a save that died
 
 _MEMORY: dict[Path, tuple[str, Index]] = {}  # workspace root → (key, index)
@@ -71,21 +73,30 @@ def _load(workspace: Workspace, key: str) -> Index | None:
 
 
 def _save(workspace: Workspace, key: str, index: Index) -> None:
-    """Write into a temporary folder, rename it to `key`, then drop every older index.
+    root = cache_dir(workspace)
+    save_into(root, key, index.save)
+    prune(root, lambda name: name in (key, TURNS))
 
-    The rename is atomic, so a reader sees a whole index or none; when another process saved the same key
+
+def save_into(root: Path, name: str, write: Callable[[Path], None]) -> None:
+    """`write` into a temporary folder under `root`, then rename it to `name`.
+
+    The rename is atomic, so a reader sees a whole index or none; when another process saved the same name
     first, the rename fails and its copy stays.
     """
-    root = cache_dir(workspace)
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=_TMP, dir=root))
     try:
-        index.save(tmp)
-        tmp.rename(root / key)
+        write(tmp)
+        tmp.rename(root / name)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def prune(root: Path, kept: Callable[[str], bool]) -> None:
+    """Drop every folder under `root` that `kept` refuses, but a temporary one another process is still writing."""
     for other in root.iterdir():
-        if other.name != key and (not other.name.startswith(_TMP) or _abandoned(other)):
+        if not kept(other.name) and (not other.name.startswith(_TMP) or _abandoned(other)):
             shutil.rmtree(other, ignore_errors=True)
 
 

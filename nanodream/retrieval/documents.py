@@ -20,6 +20,8 @@ BOILERPLATE = frozenset(
     if line.strip() and not is_heading(line)
 )
 
+TURN = "turn"  # a hit's source when it is a turn of the turn store (retrieval/turns.py), not a memory line
+
 # The files' identity for the cache: (path, mtime_ns, size) of each, in search order.
 Fingerprint = tuple[tuple[str, int, int], ...]
 

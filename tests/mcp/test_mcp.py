@@ -17,6 +17,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from nanodream import api
+from nanodream.backlog import turns
 from nanodream.cli import app
 from nanodream.config import Settings
 from nanodream.memory.transaction import ensure_repository
@@ -27,6 +28,7 @@ from tests.support.cli import runner
 from tests.support.mcp_client import McpClient, mcp_server, server_parameters, text
 from tests.support.workspaces import entry, git, snapshot, write_history
 
+SAID = "The spare key is under the blue flowerpot by the shed."
 READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals",
               "insights_list", "insight_get"]
 WRITE_TOOLS = ["dream_run", "dream_accept", "dream_reject", "dream_restore", "memory_pin", "memory_forget",
@@ -53,6 +55,8 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     (ws.root / "memory/archive/2026-03.md").write_text("# Archive 2026-03\n\n- Used Heroku once.\n", encoding="utf-8")
     git(ws, "add", "-A")
     git(ws, "-c", "user.name=Maya", "-c", "user.email=maya@example.org", "commit", "-qam", "guess a preference")
+    said = turns.Turn("k1", 2, "telegram:7", "2026-10-11", "09:00", "user", "", SAID)  # as ingest keeps a turn
+    turns.settle(ws, turns.Append("000001.jsonl", 0), said.line().encode())
     return ws
 
 
@@ -118,6 +122,13 @@ def test_recall_returns_facts_and_apart_from_them_the_related_hypotheses(client,
     assert (guess["text"], guess["file"], guess["evidence"]) == ("Prefers deploy notes as bullet lists", "USER.md", 2)
     lines = (memory.root / "USER.md").read_text(encoding="utf-8").split("\n")
     assert lines[guess["line"] - 1] == HYPOTHESIS
+
+
+def test_recall_finds_what_only_a_turn_said_with_where_and_when(client):
+    found = structured(client.call("memory_recall", {"query": "where is the spare key?", "k": 2}))
+    [said] = [hit for hit in found["hits"] if hit["source"] == "turn"]  # the SDK checked it against the schema
+    assert (said["text"], said["heading"], said["said_on"], said["session"], said["speaker"]) == (
+        SAID, "said on 2026-10-11 in telegram:7", "2026-10-11", "telegram:7", "user")
 
 
 def test_status_log_show_and_why_answer_as_their_json_does(client, memory):

@@ -192,7 +192,9 @@ def test_json_lists_hits_with_their_fields_and_no_match_is_an_empty_list(memory)
     assert result.exit_code == 0, result.output
     hits = json.loads(result.output)
     assert 1 <= len(hits) <= 2
-    assert all(set(h) == {"text", "file", "line", "heading", "score", "until"} for h in hits)
+    assert all(set(h) == {"text", "file", "line", "heading", "score", "until", "source", "session", "said_on",
+                          "speaker"} for h in hits)
+    assert {h["source"] for h in hits} == {"memory"} and {h["session"] for h in hits} == {None}
     assert hits[0] == nanodream.recall(memory, "where are we deploying?", k=1)[0].to_dict()
     assert isinstance(hits[0]["line"], int) and isinstance(hits[0]["score"], float)
     none = runner.invoke(app, ["recall", "quantum entanglement", "-w", str(memory.root), "--json"])
@@ -227,7 +229,7 @@ def test_hypotheses_come_apart_from_facts_and_never_as_hits(memory):
     assert set(report.to_json()) == {"hits", "related_hypotheses", "related_insights", "as_of", "commit"}
     assert report.to_json()["as_of"] is None and report.to_json()["commit"] is None  # today's memory
     assert set(report.to_json()["related_hypotheses"][0]) == {"text", "file", "line", "heading", "score", "until",
-                                                               "evidence"}
+                                                               "source", "session", "said_on", "speaker", "evidence"}
     one = api.recall(memory, "Mondays", k=1)
     assert one.hits == [] and [h.text for h in one.related_hypotheses] == ["Probably deploys on Mondays"]
 

@@ -9,6 +9,7 @@ from typing import Any
 from nanodream.ingest.message import Message
 
 Context = dict[str, Any]
+FILE = "file"  # the context's key for the file's name (its stem), the session of last resort
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,21 @@ class Format:
     sniff: Callable[[list[Any]], bool]  # the first records of a file (parsed JSON values) look like this format
     read: Callable[[Any, Context], list[Message]]  # one record → its messages (most records hold none)
     files: tuple[str, ...] = ("*.jsonl",)  # the file names it is kept in: what a folder source reads by default
+
+
+def session_of(context: Context, named: object = None) -> tuple[str, bool]:
+    """The session a message belongs to, and whether only its file's name says so.
+
+    A record's own session field (`named`), else the session an earlier record named (a header line), else the
+    file's name. A session only the name gives is no identity: the file copied under another name would be
+    another session, so such a message is identified by what was said and what came before it instead
+    (message.chained).
+    """
+    if isinstance(named, str | int) and not isinstance(named, bool) and str(named):
+        return str(named), False
+    if context.get("session"):  # a header's (or the file's name, as watermarks of earlier versions kept it)
+        return str(context["session"]), False
+    return str(context.get(FILE, "")), True
 
 
 def first_dict(records: list[Any]) -> dict[str, Any] | None:

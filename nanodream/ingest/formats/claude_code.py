@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format
+from nanodream.ingest.formats.base import Context, Format, session_of
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
@@ -39,8 +39,10 @@ def read(record: Any, context: Context) -> list[Message]:
     text = joined(part_texts(message.get("content"), TEXT_PARTS))
     if role not in ROLES or not text:
         return []  # a turn that only called tools, returned a tool result or thought
-    session = record.get("sessionId") if isinstance(record.get("sessionId"), str) else context["session"]
-    return [make("claude-code", session, Said(role, text, record.get("timestamp"), record.get("uuid")))]
+    named = record.get("sessionId") if isinstance(record.get("sessionId"), str) else None
+    session, by_file = session_of(context, named)
+    said = Said(role, text, record.get("timestamp"), record.get("uuid"))
+    return [make("claude-code", session, said, by_file=by_file)]
 
 
 FORMAT = Format("claude-code", sniff, read)

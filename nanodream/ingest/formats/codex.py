@@ -22,7 +22,7 @@ import hashlib
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format, first_dict
+from nanodream.ingest.formats.base import Context, Format, first_dict, session_of
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 ITEM_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
@@ -68,7 +68,7 @@ def read(record: Any, context: Context) -> list[Message]:
         return []
     if item["role"] == "user":
         return _user_words(context, text, when, item.get("id"), "item")
-    return [make("codex", context["session"], Said(item["role"], text, when, item.get("id")))]
+    return [_said(context, Said(item["role"], text, when, item.get("id")))]
 
 
 def _user_words(context: Context, text: str, when: Any, msg_id: Any, kind: str) -> list[Message]:
@@ -83,7 +83,12 @@ def _user_words(context: Context, text: str, when: Any, msg_id: Any, kind: str) 
         unpaired.remove([other, digest])
         return []
     unpaired[:] = [*unpaired, [kind, digest]][-RECENT_USER_TEXTS:]
-    return [make("codex", context["session"], Said("user", text, when, msg_id))]
+    return [_said(context, Said("user", text, when, msg_id))]
+
+
+def _said(context: Context, said: Said) -> Message:
+    session, by_file = session_of(context)
+    return make("codex", session, said, by_file=by_file)
 
 
 def _ide_request(text: str) -> str:

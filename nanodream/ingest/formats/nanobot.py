@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format
+from nanodream.ingest.formats.base import Context, Format, session_of
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
@@ -34,9 +34,12 @@ def read(record: Any, context: Context) -> list[Message]:
     text = joined(part_texts(record.get("content"), TEXT_PARTS))
     if not text:
         return []  # an assistant turn that only called tools
-    # Without a key in its metadata, the file's name says it, as nanobot reads it: telegram_4711 → telegram:4711.
-    key = context.get("key") or context["session"].replace("_", ":", 1)
-    return [make("nanobot", key, Said(record["role"], text, record.get("timestamp")))]
+    if context.get("key"):
+        session, by_file = context["key"], False
+    else:  # without a key in its metadata, the file's name says it, as nanobot reads it: telegram_4711 → telegram:4711
+        name, by_file = session_of(context)
+        session = name.replace("_", ":", 1)
+    return [make("nanobot", session, Said(record["role"], text, record.get("timestamp")), by_file=by_file)]
 
 
 FORMAT = Format("nanobot", sniff, read)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format
+from nanodream.ingest.formats.base import Context, Format, session_of
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -30,11 +30,10 @@ def read(record: Any, context: Context) -> list[Message]:
     text = joined(part_texts(record.get("content"), TEXT_PARTS))
     if not text:
         return []
-    session = record.get("session")
-    session = str(session) if isinstance(session, str | int) and not isinstance(session, bool) else context["session"]
+    session, by_file = session_of(context, record.get("session"))
     speaker = record.get("name") if isinstance(record.get("name"), str) else ""
     when = record.get("timestamp", record.get("created_at"))
-    return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker))]
+    return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker), by_file=by_file)]
 
 
 FORMAT = Format("openai", sniff, read, files=("*.jsonl", "*.json"))  # JSON Lines, or one exported array

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format, first_dict
+from nanodream.ingest.formats.base import Context, Format, first_dict, session_of
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
@@ -57,7 +57,8 @@ def read(record: Any, context: Context) -> list[Message]:
     if not text:
         return []
     when = record.get("timestamp", message.get("timestamp"))
-    return [make("openclaw", context["session"], Said(message["role"], text, when, record.get("id")))]
+    session, by_file = session_of(context)
+    return [make("openclaw", session, Said(message["role"], text, when, record.get("id")), by_file=by_file)]
 
 
 FORMAT = Format("openclaw", sniff, read)

@@ -29,8 +29,10 @@ from tests.support.workspaces import entry, git, snapshot, write_history
 
 READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals",
               "insights_list", "insight_get"]
+SESSION_TOOLS = ["dream_begin", "dream_read_file", "dream_list_skills", "dream_edit_file", "dream_write_file",
+                 "dream_delete_skill", "dream_archive_lines", "dream_list_archive", "dream_finish", "dream_abort"]
 WRITE_TOOLS = ["dream_run", "dream_accept", "dream_reject", "dream_restore", "memory_pin", "memory_forget",
-               "hypothesis_resolve", "insight_resolve", "insights_run"]
+               "hypothesis_resolve", "insight_resolve", "insights_run", *SESSION_TOOLS]
 HYPOTHESIS = "- Prefers deploy notes as bullet lists <!-- hypothesis: 2 -->"
 SKILL = "---\nname: deploy\ndescription: Ship the API.\n---\n\n1. docker compose up -d\n"
 

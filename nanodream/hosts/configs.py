@@ -87,12 +87,16 @@ def merged_toml(text: str | None, server: Server) -> str:
         servers = tomlkit.table(is_super_table=True)
         document["mcp_servers"] = servers
     table = servers.get(SERVER)
-    if table is None:
+    fresh = table is None
+    if fresh:
         table = tomlkit.table()
-        servers[SERVER] = table
     table["command"] = server.command
     table["args"] = list(server.args)
-    return tomlkit.dumps(document)
+    if fresh:
+        table.add(tomlkit.nl())  # a blank line after it, as between the file's other tables
+        servers[SERVER] = table
+    merged = tomlkit.dumps(document)
+    return merged if (text or "").endswith("\n\n") else merged.rstrip("\n") + "\n"
 
 
 def toml_entry(text: str) -> dict[str, Any] | None:

@@ -221,6 +221,12 @@ def test_a_resource_outside_the_memory_files_is_an_error_not_content(client, mem
         shutil.rmtree(link)
 
 
+def test_a_read_only_server_refuses_the_dream_session_with_how_to_allow_it(client):
+    for tool in ("dream_begin", "dream_finish"):
+        refused = client.call(tool, {"session": "s", "summary": "x"})
+        assert refused.is_error and "--allow-write" in text(refused)
+
+
 def test_the_dream_prompt_says_how_to_allow_dreaming_here(client):
     [prompt] = client.request("list_prompts").prompts
     assert prompt.name == "dream"

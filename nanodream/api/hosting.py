@@ -163,6 +163,7 @@ def _finished(workspace: Workspace, session: str, ended: Ended, batch: Batch) ->
                            commits=[*report.commits, *([insights] if insights else [])],
                            cursor=read_cursor(workspace.cursor_file), kept=kept, open=open_facts,
                            warnings=[warning for each in report.batches for warning in each.warnings],
+                           proposal=next((each.proposal for each in report.batches if each.proposal), None),
                            run_id=report.run_id)
     if outcome == report.outcome:
         finished.code = report.code

@@ -395,8 +395,9 @@ ended the session (`outcome` then the run's: a path outside the memory files voi
 open, `expires_in_s` again), or the session's end: `committed` with the dream's `sha` (`commits` lists it and an
 insights commit after it), `no-change`, or the run's failure; `cursor` is memory/.dream_cursor's value after it,
 `kept` how many of the batch's facts memory holds, `open` those neither kept nor explained (`{number, text, note}`:
-the cursor stops before the first one's entry), `warnings` what the guards left out. `dream_abort`: `outcome`
-`aborted`.""", (
+the cursor stops before the first one's entry), `warnings` what the guards left out, `proposal` the review
+lane's commit holding what waits for a person (`review = true`, or a rule held back; `null` when nothing waits).
+`dream_abort`: `outcome` `aborted`.""", (
         Keys("Keys of `dream_begin`:", "DreamSession", untrusted=True),
         Keys("Keys of a batch line:", "BatchLine"),
         Keys("Keys of a skill:", "SkillLine"),

@@ -554,6 +554,7 @@ class DreamFinish(Report):
     open: list[OpenFact] = field(default_factory=list)
     question: str | None = None
     warnings: list[str] = field(default_factory=list)
+    proposal: str | None = None  # the review lane's commit holding what waits for a person (review, held lines)
     run_id: str = ""
     expires_in_s: float | None = None  # asked: how long the still open session may sit idle
 

@@ -223,6 +223,7 @@ def test_a_hostile_rule_written_into_soul_is_not_made_active(ws):
     done = api.dream_finish(ws, began.session, "Filed the user, the API and two rules")
     soul = (ws.root / "SOUL.md").read_text(encoding="utf-8")
     assert done.committed and hostile not in soul and outward not in soul
+    assert done.proposal and outward[2:] in git(ws, "show", f"{done.proposal}:SOUL.md")  # waits for a person
     assert "Maya Lindqvist" in (ws.root / "USER.md").read_text(encoding="utf-8")
 
 

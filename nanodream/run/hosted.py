@@ -80,7 +80,6 @@ class HostSession:
         self.lock = threading.Lock()
         self.state = "starting"
         self.opened: Opened | None = None
-        self.ended: Ended | None = None
         self._timer: threading.Timer | None = None
         self._idle = 0  # which idle timer may still expire the session (a call since makes an older one moot)
         self._thread = threading.Thread(target=self._dream, args=(settings, options), daemon=True,
@@ -89,13 +88,15 @@ class HostSession:
     # the run's thread ---------------------------------------------------------------------------------------
 
     def _dream(self, settings: Settings, options: RunOptions) -> None:
+        ended = Ended(None, "the dream stopped without a result")  # whatever ends the thread, the host hears of it
         try:
             ended = Ended(run_dream(self.workspace, settings, options, engine_factory=lambda _: self.engine))
         except SessionAbandoned:
             ended = Ended(None)
         except Exception as exc:  # the run catches its own failures; this is one outside it, said in one line
             ended = Ended(None, f"internal error: {describe_error(exc)}")
-        self.channel.close(ended)
+        finally:
+            self.channel.close(ended)
 
     # the host's side -------------------------------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ class HostSession:
         """The run's next turn: open again for the host (idle timer restarted), or ended (forgotten)."""
         with self.lock:
             if isinstance(turn, Ended):
-                self.state, self.ended = "ended", turn
+                self.state = "ended"
                 if self._timer is not None:
                     self._timer.cancel()
                 _forget(self)

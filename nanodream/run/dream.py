@@ -111,9 +111,15 @@ def _record(workspace: Workspace, report: RunReport) -> None:
 
 
 def _prepare(ctx: RunContext, report: RunReport) -> None:
-    """The person's hand edits land first (unless every change waits for review), then pending proposals."""
+    """The person's hand edits land first (unless every change waits for review), then pending proposals.
+
+    A host's session may end with nothing applied (an abort, its idle timer): its hand edits are only vetted now,
+    and land as the person's commit right before its own, so an abandoned session leaves git exactly as it was.
+    """
     door = ctx.door
-    if ctx.review != "all":
+    if ctx.options.hosted:
+        door.vet()
+    elif ctx.review != "all":
         door.settle()
     report.manual_commit = door.manual_commit
     report.notices += door.notices

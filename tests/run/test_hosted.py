@@ -272,3 +272,29 @@ def test_only_the_dreams_own_tools_and_an_open_session_are_reachable(ws):
                                                ("../../etc\nDream-Kind: x", "host/etc-dream-kind-x")])
 def test_the_host_is_named_from_its_client_in_a_form_a_trailer_holds(client, model):
     assert host_model(client) == model
+
+
+def test_hand_edits_land_as_the_persons_commit_only_when_the_session_lands_its_own(ws):
+    user = ws.root / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8") + "\n## Work\n\n- Works at a logistics firm\n", encoding="utf-8")
+    before = whole_state(ws)
+    began = api.dream_begin(ws)
+    assert "logistics firm" in began.memory["USER.md"]  # the session sees the person's edit
+    api.dream_abort(ws, began.session)
+    assert whole_state(ws) == before  # aborted: not even the person's edit was committed
+    began = api.dream_begin(ws)
+    edit(ws, began.session, "USER.md", PREFERENCES, FILED_USER)
+    edit(ws, began.session, "memory/MEMORY.md", "## Project\n", "## Project\n\n- The API is written in Go.\n")
+    assert api.dream_finish(ws, began.session, "Filed the user and the API").committed
+    assert git(ws, "log", "-2", "--format=%(trailers:key=Dream-Kind,valueonly)").split() == ["dream", "manual"]
+    assert "logistics firm" in git(ws, "show", "HEAD~1:USER.md") and "Maya" not in git(ws, "show", "HEAD~1:USER.md")
+
+
+def test_a_hand_edit_holding_a_credential_is_refused_at_begin_and_nothing_is_committed(ws):
+    user = ws.root / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8") + "- token " + "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5\n",
+                    encoding="utf-8")
+    head = git(ws, "rev-parse", "HEAD")
+    began = api.dream_begin(ws)
+    assert began.outcome == Outcome.BLOCKED and began.exit_code == ExitCode.NEEDS_PERSON and began.session is None
+    assert "USER.md" in began.reason and git(ws, "rev-parse", "HEAD") == head and lock_is_free(ws)

@@ -54,7 +54,7 @@ def dream_begin(where: WorkspaceLike, *, client: str = "", max_entries: int | No
 
 
 def _begun(session: HostSession, opened: Opened) -> DreamSession:
-    from nanodream.run.hosted import batch_lines, signals_of, skill_lines
+    from nanodream.run.host_view import batch_lines, signals_of, skill_lines
 
     request, staging = opened.request, opened.toolbox.staging
     return DreamSession(outcome=Outcome.OPENED, reason=f"dream session open over {request.batch.describe()}",
@@ -150,7 +150,7 @@ def _reasons(given: Mapping[str | int, str], facts: list[int]) -> dict[int, str]
 
 def _finished(workspace: Workspace, session: str, ended: Ended, batch: Batch) -> DreamFinish:
     from nanodream.backlog.history import read_cursor
-    from nanodream.run.hosted import final_account, settled_outcome
+    from nanodream.run.host_view import final_account, settled_outcome
 
     report = ended.report
     if report is None:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from nanodream.prompting.skill_table import SkillRow
     from nanodream.retrieval.api import Hit, HypothesisHit
     from nanodream.run.host_engine import OpenFact
-    from nanodream.run.hosted import BatchLine, SkillLine
+    from nanodream.run.host_view import BatchLine, SkillLine
     from nanodream.scheduling.timetable import Schedule
     from nanodream.status import Status
     from nanodream.versioning.logview import CommitDetail, CommitSummary
@@ -80,8 +80,8 @@ ELSEWHERE = {
     "HypothesisHit": "nanodream.retrieval.api",
     "RunOptions": "nanodream.run.context",
     "OpenFact": "nanodream.run.host_engine",
-    "BatchLine": "nanodream.run.hosted",
-    "SkillLine": "nanodream.run.hosted",
+    "BatchLine": "nanodream.run.host_view",
+    "SkillLine": "nanodream.run.host_view",
     "RunObserver": "nanodream.run.progress",
     "Tally": "nanodream.run.progress",
     "BatchOutcome": "nanodream.run.report",

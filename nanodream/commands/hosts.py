@@ -40,9 +40,11 @@ def install(
 ) -> None:
     """Write nanodream's MCP server and /dream command into HOST's files, merged into what they hold.
 
-    The server entry starts `nanodream mcp --allow-write` for this command's workspace (-w, $NANODREAM_WORKSPACE,
-    or the current directory). Other servers and keys are kept; a second install changes nothing; a file that does
-    not parse is left alone (exit 2); a /dream command file of your own is kept.
+    The server serves this command's workspace (-w, $NANODREAM_WORKSPACE, or here) with its write tools on.
+
+    Other servers and keys are kept, and so is a /dream of your own; a second install changes nothing.
+
+    A file that does not parse is left alone and nothing is written (exit 2).
 
     \b
     Examples:

@@ -66,6 +66,8 @@ class Settings:
     soul_policy: str = "tagged"
     review: str = "off"  # off | all (`review = true`) | soul: changes wait on refs/nanodream/pending (docs/review.md)
     mcp_write: bool = False  # `nanodream mcp` lists its write tools (dream, accept, restore, …) as --allow-write does
+    # seconds a host's dream session (dream_begin over MCP) may sit idle before it expires and lets the workspace go
+    host_session_timeout: float = 600.0
     ingest_chunk_tokens: int = 1500  # transcript tokens per history entry `nanodream ingest` writes (docs/ingest.md)
     keep_turns_mb: int = 256  # the newest MiB of ingested turns kept for recall in .nanodream/turns (0: keep none)
     # insights (docs/insights.md): the phases after the consolidation, and how many new insights a run may propose
@@ -177,7 +179,26 @@ def read_settings_file(path: Path) -> dict[str, Any]:
         return {}
     data = read_toml(path, path.name)
     table = data.get("nanodream", data)
-    return settings_table({key: value for key, value in table.items() if key != INGEST_KEY}, path.name)
+    flat = {key: value for key, value in table.items() if key != INGEST_KEY and key not in SECTIONS}
+    for name, keys in SECTIONS.items():
+        flat.update(_section(table.get(name), name, keys, path.name))
+    return settings_table(flat, path.name)
+
+
+# Tables of nanodream.toml whose keys are settings of their own (`[mcp]` host_session_timeout = 300).
+SECTIONS = {"mcp": ("host_session_timeout",)}
+
+
+def _section(section: Any, name: str, keys: tuple[str, ...], source: str) -> dict[str, Any]:
+    """The settings one `[name]` table sets ({} without it); anything but those keys is refused."""
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"{source}: {name} must be a table ([{name}]) holding {', '.join(keys)}")
+    unknown = sorted(set(section) - set(keys))
+    if unknown:
+        raise ConfigError(f"{source} [{name}]: {unknown_names(unknown, keys)}")
+    return section
 
 
 def settings_table(table: dict[str, Any], source: str) -> dict[str, Any]:
@@ -301,7 +322,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "host_poll": (0, 3_600, False), "max_cost": (0, 10**9, True),
     "max_shrink_ratio": (0, 1, False), "pressure_ratio": (0, 1, False), "ingest_chunk_tokens": (0, 10**9, False),
     "keep_turns_mb": (0, 10**6, True),
-    "max_insights": (1, 50, True),
+    "max_insights": (1, 50, True), "host_session_timeout": (0, DAY, False),
 }
 
 

@@ -57,6 +57,9 @@ class Outcome(StrEnum):
     REINFORCED = "reinforced"  # a person counted one more sighting for a hypothesis line
     PROMOTED = "promoted"  # a hypothesis line became a plain preference
     STALE = "stale"  # a hypothesis line was marked stale
+    OPENED = "opened"  # a host's dream session holds the workspace and waits for the host's edits (run/hosted.py)
+    ASKED = "asked"  # a host's dream session was asked about facts it left open; still open for one more round
+    ABORTED = "aborted"  # a host's dream session ended with nothing applied (abort, or idle expiry)
 
 
 class EntryOutcome(StrEnum):
@@ -70,6 +73,8 @@ class EntryOutcome(StrEnum):
 
 # The trigger of a fleet job's runs: a tenant's workspace, whose [[ingest]] paths the worker must not follow.
 FLEET_TRIGGER = "fleet"
+# The trigger of a dream whose model is a host agent driving the session over MCP or Python (run/hosted.py).
+HOST_TRIGGER = "host"
 
 # The transcript formats `nanodream ingest` reads (`--format`, `format =` of an [[ingest]] source).
 INGEST_FORMATS = ("nanobot", "openai", "claude-code", "codex", "openclaw")

@@ -22,7 +22,7 @@ FLOORS: list[set[str]] = [
     {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
      "validity", "workspace"},
     {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
-    {"backlog"},  # reading history.jsonl
+    {"backlog", "hosts"},  # reading history.jsonl; nanodream written into agent hosts' own files
     {"versioning"},  # git only
     {"memory", "retrieval"},  # staging, journal, the transaction, the door; recall, today's and as of a date (git)
     {"toolbox"},  # the dream's tools over a staged copy

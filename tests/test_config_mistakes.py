@@ -11,7 +11,7 @@ import pytest
 
 from nanodream.backlog.quarantine import load_quarantine
 from nanodream.cli import app
-from nanodream.config import ConfigError, ingest_sources, read_settings_file
+from nanodream.config import ConfigError, build_settings, ingest_sources, read_settings_file
 from nanodream.fleet.config import load_fleet_config
 from nanodream.workspace import Workspace
 from tests.support.cli import runner
@@ -124,6 +124,20 @@ def test_an_unknown_setting_suggests_the_nearest_known_one(tmp_path, text, said)
     with pytest.raises(ConfigError) as caught:
         read_settings_file(path)
     assert said in str(caught.value) and "known:" not in str(caught.value)
+
+
+def test_the_mcp_table_holds_the_host_session_timeout_and_nothing_else(tmp_path):
+    path = tmp_path / "nanodream.toml"
+    path.write_text("[mcp]\nhost_session_timeout = 30\n")
+    assert read_settings_file(path) == {"host_session_timeout": 30.0}
+    for text, said in (("[mcp]\nhost_sesion_timeout = 30\n", "nanodream.toml [mcp]: unknown key host_sesion_timeout "
+                                                             "(did you mean host_session_timeout?)"),
+                       ("mcp = 3\n", "mcp must be a table ([mcp])"),
+                       ("[mcp]\nhost_session_timeout = 0\n", "host_session_timeout must be")):
+        path.write_text(text)
+        with pytest.raises(ConfigError) as caught:
+            build_settings(read_settings_file(path))
+        assert said in str(caught.value)
 
 
 def test_a_name_near_nothing_lists_what_is_known(tmp_path):

@@ -57,7 +57,7 @@ SECTIONS = (
     Section("`init --json`", "The workspace, the files `init` created (nothing is ever overwritten), and whether it "
             "created the git repository now.", (Keys("Keys:", "InitReport"),)),
     Section("`run --json`", """\
-The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet`. `outcome`: `committed |
+The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet | host`. `outcome`: `committed |
 no-change | nothing-to-do | busy | blocked | refused | failed | model-no-op | misconfigured | dry-run` (`busy`,
 `blocked` and `refused`: the write door turned the run away before anything was written, `reason` says why and
 `hint` what to do, if anything more; `model-no-op`: the model could not do the job — a tagged fact of the batch is
@@ -383,6 +383,51 @@ show`, `insight_resolve` as `insights reinforce|stale|reject|promote`, `insights
         Keys("Keys of a related hypothesis:", "HypothesisHit"),
         Keys("Keys of a related insight:", "RelatedInsight"),
         Keys("Keys of `insights_list`:", "InsightsReport", untrusted=True),
+    )),
+)
+
+SECTIONS += (
+    Section("MCP dream session (`dream_begin` … `dream_abort`)", """\
+A dream whose model is the host ([mcp.md](mcp.md#the-host-as-the-dreamer)); each result carries `"untrusted":
+true`. `dream_begin`: `outcome` `opened` with a `session` id, or `nothing-to-do` with `session` `null` and an empty
+`batch` (not an error); `batch` one object per line of the batch's entries, a tagged fact with its `number` (what
+`reasons` and the question name; `null` for an ephemeral, untagged or repeated line); `memory` the core files'
+texts (`null` for a missing one); `instructions` the active dream prompt; `signals` the rest of what a model's
+message holds besides the files, the skills and the batch (line ages, recurring topics, skills' health, the
+rejected facts to keep out); `host` the model the commit names (`host/<client>`); `expires_in_s` the idle limit.
+`dream_read_file` … `dream_list_archive` answer what the tool said (`text`), `ok`, and `ended` when the call
+ended the session (`outcome` then the run's: a path outside the memory files voids it, a cap stops it).
+`dream_finish`: `outcome` `asked` with a `question` and the `open` facts (nothing committed, the session still
+open, `expires_in_s` again), or the session's end: `committed` with the dream's `sha` (`commits` lists it and an
+insights commit after it), `no-change`, or the run's failure; `cursor` is memory/.dream_cursor's value after it,
+`kept` how many of the batch's facts memory holds, `open` those neither kept nor explained (`{number, text, note}`:
+the cursor stops before the first one's entry), `warnings` what the guards left out, `proposal` the review
+lane's commit holding what waits for a person (`review = true`, or a rule held back; `null` when nothing waits).
+`dream_abort`: `outcome` `aborted`.""", (
+        Keys("Keys of `dream_begin`:", "DreamSession", untrusted=True),
+        Keys("Keys of a batch line:", "BatchLine"),
+        Keys("Keys of a skill:", "SkillLine"),
+        Keys("Keys of `dream_read_file` … `dream_list_archive`:", "DreamToolReport", untrusted=True),
+        Keys("Keys of `dream_finish`:", "DreamFinish", untrusted=True),
+        Keys("Keys of an open fact:", "OpenFact"),
+        Keys("Keys of `dream_abort`:", "DreamAbort", untrusted=True),
+    )),
+    Section("`hosts install HOST --json`", """\
+What the install wrote into the host's files (with `--dry-run`: would write; nothing is written then). `outcome`:
+`created` (a file was created or updated), `nothing-to-do` (already installed), `dry-run`; a file that does not
+parse refuses the install with nothing written (`{"error", "exit_code"}`, exit 2). Each of `files`: its `path`,
+`change` (`created | updated | unchanged | kept`: a `/dream` command file holding other text, left alone) and the
+`text` it holds after the install.""", (
+        Keys("Keys:", "HostsInstallReport"),
+        Keys("Keys of a file:", "Planned"),
+    )),
+    Section("`hosts list --json`", """\
+Each host (`claude-code`, `codex`, `cursor`): its configuration file (`config`), whether it starts nanodream's
+server (`installed`), the `workspace` that server serves (`null` when none is named) and whether it is this
+command's (`this_workspace`), its `/dream` command file (`command_file`, `null` for a host without one) and whether
+it exists (`command`); `problem` says why a configuration could not be read (`""` when it could).""", (
+        Keys("Keys:", "HostsReport"),
+        Keys("Keys of a host:", "HostState"),
     )),
 )
 

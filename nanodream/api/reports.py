@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from nanodream.evaluation.model_check import ModelVerdict
     from nanodream.evaluation.runner import EvalReport
     from nanodream.fleet.sweep import SweepReport
+    from nanodream.hosts.install import HostState, Planned
     from nanodream.insights.records import Insight
     from nanodream.insights.reflect import Reflection
     from nanodream.insights.related import RelatedInsight
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from nanodream.prompting.prompt_override import PromptInfo
     from nanodream.prompting.skill_table import SkillRow
     from nanodream.retrieval.api import Hit, HypothesisHit
+    from nanodream.run.host_engine import OpenFact
+    from nanodream.run.host_view import BatchLine, SkillLine
     from nanodream.scheduling.timetable import Schedule
     from nanodream.status import Status
     from nanodream.versioning.logview import CommitDetail, CommitSummary
@@ -76,6 +79,9 @@ ELSEWHERE = {
     "Hit": "nanodream.retrieval.api",
     "HypothesisHit": "nanodream.retrieval.api",
     "RunOptions": "nanodream.run.context",
+    "OpenFact": "nanodream.run.host_engine",
+    "BatchLine": "nanodream.run.host_view",
+    "SkillLine": "nanodream.run.host_view",
     "RunObserver": "nanodream.run.progress",
     "Tally": "nanodream.run.progress",
     "BatchOutcome": "nanodream.run.report",
@@ -87,6 +93,9 @@ ELSEWHERE = {
     "GracefulStop": "nanodream.scheduling.shutdown",
     "Schedule": "nanodream.scheduling.timetable",
     "Status": "nanodream.status",
+    "HostState": "nanodream.hosts.install",
+    "Planned": "nanodream.hosts.install",
+    "DREAM_COMMAND": "nanodream.hosts.command",  # the /dream a host runs: the MCP prompt, the installed command file
     "JSONRefused": "nanodream.boundedjson",  # the one JSON reader, for a front end that parses (MCP's stdio)
     "MESSAGE_BYTES": "nanodream.boundedjson",
     "bounded_loads": "nanodream.boundedjson",
@@ -496,6 +505,86 @@ class FleetStatus(Report):
     finished: int = 0
     failed: int = 0
     failures: list[FleetFailure] = field(default_factory=list)
+
+
+# a host's dream session, and installing nanodream into a host -----------------------------------------------
+
+
+@dataclass
+class DreamSession(Report):
+    """`dream_begin`: a dream session whose model is the host. `session` is its id (null: nothing to dream, or
+    refused); the batch a run would cut, the memory files, the skills, the dream prompt (`instructions`) and what
+    nanodream computed for it (`signals`), `host` the model its commit will name, and how long it may sit idle."""
+
+    session: str | None = None
+    batch: list[BatchLine] = field(default_factory=list)
+    memory: dict[str, str | None] = field(default_factory=dict)
+    skills: list[SkillLine] = field(default_factory=list)
+    instructions: str = ""
+    signals: str = ""
+    host: str = ""
+    expires_in_s: float = 0.0
+
+
+@dataclass
+class DreamToolReport(Report):
+    """One of the dream's tools a host called on its session's staged copy: what the tool answered (`text`, as a
+    model reads it), whether it `ok`, and `ended` when the call ended the session (a path outside the memory files
+    voids it, a cap stops it; `reason` then says what the run recorded)."""
+
+    session: str = ""
+    tool: str = ""
+    ok: bool = False
+    text: str = ""
+    ended: bool = False
+
+
+@dataclass
+class DreamFinish(Report):
+    """`dream_finish`: a `question` about facts left `open` (nothing committed, the session still open), or the
+    end of the session — the dream's commit (`sha`, null without one), every commit it made (the insights' after
+    it), the history `cursor` as memory/.dream_cursor holds it, how many of the batch's facts memory holds."""
+
+    session: str = ""
+    committed: bool = False
+    sha: str | None = None
+    commits: list[str] = field(default_factory=list)
+    cursor: int = 0
+    kept: int = 0
+    open: list[OpenFact] = field(default_factory=list)
+    question: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    proposal: str | None = None  # the review lane's commit holding what waits for a person (review, held lines)
+    run_id: str = ""
+    expires_in_s: float | None = None  # asked: how long the still open session may sit idle
+
+
+@dataclass
+class DreamAbort(Report):
+    """`dream_abort`: the session ended with nothing applied; the workspace is as it was before it began."""
+
+    session: str = ""
+
+
+@dataclass
+class HostsInstallReport(Report):
+    """`hosts install HOST`: the host's files it wrote (with --dry-run: would write), each `created`, `updated`,
+    `unchanged` or `kept` (a command file holding other text, left alone), and the text each holds after it."""
+
+    host: str = ""
+    workspace: str = ""
+    dry_run: bool = False
+    files: list[Planned] = field(default_factory=list)
+
+
+@dataclass
+class HostsReport(Report):
+    """`hosts list`: each host, whether it starts nanodream's server and for which workspace, and its command."""
+
+    json_shape = Shape(hidden=VERDICT)
+
+    workspace: str = ""
+    hosts: list[HostState] = field(default_factory=list)
 
 
 # What `from nanodream.api.reports import *` binds: the types declared here and the words every front end uses.

@@ -454,8 +454,9 @@ def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
 
 
 def next_batch(path: Path, start: Position, budget_tokens: int,
-               excluded: frozenset[int] = frozenset()) -> Batch | None:
-    """The oldest entries from `start` that fit `budget_tokens`; an oversized entry goes alone.
+               excluded: frozenset[int] = frozenset(), *, max_entries: int | None = None) -> Batch | None:
+    """The oldest entries from `start` that fit `budget_tokens` (and, if given, `max_entries`); an oversized entry
+    goes alone.
 
     Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
     quarantined ones, suspects of this run).
@@ -470,7 +471,7 @@ def next_batch(path: Path, start: Position, budget_tokens: int,
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
         cost = entry_tokens(cleaned)
-        if entries and used + cost > budget_tokens:
+        if entries and (used + cost > budget_tokens or len(entries) == max_entries):
             more_after = True
             break
         entries.append(cleaned)

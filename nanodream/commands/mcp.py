@@ -17,9 +17,9 @@ TOKEN_VARIABLE = "NANODREAM_MCP_TOKEN"
 def mcp(
     workspace: WorkspaceOption = None,
     allow_write: Annotated[bool, typer.Option(
-        "--allow-write", help="List the write tools too: dream, accept, reject, restore, pin, forget, "
-                              "hypothesis_resolve "
-                              "(as the setting mcp_write = true).")] = False,
+        "--allow-write", help="List the write tools too: the dream session whose model is the host "
+                              "(dream_begin … dream_finish), dream_run, accept, reject, restore, pin, forget, "
+                              "hypothesis_resolve (as the setting mcp_write = true).")] = False,
     http: Annotated[str | None, typer.Option(
         "--http", metavar="HOST:PORT", show_default=False,
         help="Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8766) instead of stdio; every "

@@ -74,6 +74,10 @@ class Catalogue:
 
         return declare
 
+    def include(self, other: Catalogue) -> None:
+        """Add another catalogue's tools after these (a concern declared in a module of its own)."""
+        self.tools.update(other.tools)
+
     def __iter__(self) -> Iterator[McpTool]:
         return iter(self.tools.values())
 

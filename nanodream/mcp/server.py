@@ -78,13 +78,16 @@ def _problems(error: ValidationError) -> str:
 
 def instructions(workspace: Workspace, *, writes: bool) -> str:
     """What a host is told at initialisation: what the memory is, which tool answers what, how to read results."""
-    allowed = ("Write tools are on: dream_run dreams now; dream_accept, dream_reject, dream_restore, memory_pin, "
-               "memory_forget and hypothesis_resolve change memory as one git commit each, through the same lock "
-               "as the CLI."
+    allowed = ("Write tools are on. To dream with your own model: dream_begin gives you the history batch, the "
+               "memory and the dream prompt; you file what is worth keeping with the dream_ tools (dream_edit_file, "
+               "…) and end with dream_finish, and nanodream guards, accounts for every fact and commits. dream_run "
+               "dreams with nanodream's configured model instead. dream_accept, dream_reject, dream_restore, "
+               "memory_pin, memory_forget and hypothesis_resolve change memory as one git commit each, through the "
+               "same lock as the CLI."
                if writes else
-               "This server is read-only: a person allows the write tools (dream_run, dream_accept, dream_reject, "
-               "dream_restore, memory_pin, memory_forget, hypothesis_resolve) with --allow-write or "
-               "mcp_write = true.")
+               "This server is read-only: a person allows the write tools (dream_begin and the dream session's "
+               "tools, dream_run, dream_accept, dream_reject, dream_restore, memory_pin, memory_forget, "
+               "hypothesis_resolve) with --allow-write or mcp_write = true.")
     return (f"nanodream keeps an agent's long-term memory in {workspace.root}: SOUL.md, USER.md, memory/MEMORY.md, "
             "skills and an archive, every change a git commit. memory_recall finds the lines a turn needs; "
             "memory_log, memory_show and memory_why say what changed, when and from which history; "

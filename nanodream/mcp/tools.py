@@ -18,6 +18,7 @@ from pydantic import Field
 from nanodream import api
 from nanodream.api import Workspace
 from nanodream.mcp.catalogue import Catalogue
+from nanodream.mcp.host_tools import SESSION_TOOLS
 from nanodream.mcp.progress import BatchProgress
 from nanodream.mcp.results import ToolResult, failed, reported
 
@@ -243,3 +244,6 @@ async def insights_run(
     report = await anyio.to_thread.run_sync(lambda: api.insights_run(workspace, phases, max_insights,
                                                                      options=options))
     return reported(report)
+
+
+TOOLS.include(SESSION_TOOLS)  # the host's dream session (mcp/host_tools.py), listed after the tools above

@@ -22,7 +22,7 @@ from nanodream.memory.journal import Journal
 from nanodream.memory.lock import WorkspaceBusy, workspace_lock
 from nanodream.memory.snapshot import Committed
 from nanodream.versioning.gitlocks import clear_stale_locks
-from nanodream.versioning.gitstate import NeedsPerson, check_writable
+from nanodream.versioning.gitstate import NeedsPerson, check_hand_edits, check_writable
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode, Refused
 from nanodream.workspace import Workspace
@@ -61,6 +61,14 @@ class Door:
         self.manual_commit = transaction.commit_hand_edits(self.workspace, self.store, message)
         tracking = (transaction.track_archive, transaction.track_rejected, transaction.track_insights)
         self.notices += [note for note in (track(self.workspace, self.store) for track in tracking) if note]
+
+    def vet(self) -> None:
+        """Refuse now what settling would refuse later (a hand edit holding a credential), committing nothing: for a
+        writer that may end with no change at all (a host's dream session), whose settle waits for its first change.
+        """
+        dirty = self.store.dirty_paths()
+        if dirty:
+            check_hand_edits(self.workspace, self.store, dirty)
 
     def apply(self, journal: Journal) -> str | None:
         """Apply one journalled change (see memory/transaction.py); the commit's sha, or None if it changed nothing.

@@ -14,7 +14,7 @@ from nanodream.memory.door import Door
 from nanodream.run.progress import SILENT, RunObserver
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.versioning.gitstore import GitStore
-from nanodream.vocab import Outcome, new_run_id
+from nanodream.vocab import HOST_TRIGGER, Outcome, new_run_id
 from nanodream.workspace import Workspace
 
 
@@ -28,12 +28,19 @@ class RunOptions:
 
     dry_run: bool = False
     max_batches: int | None = None  # None: the max_batches setting
-    trigger: str = "manual"  # manual | cron | slash | schedule | retry | fleet
+    trigger: str = "manual"  # manual | cron | slash | schedule | retry | mcp | fleet | host
     tidy: bool = False  # one maintenance session over the memory alone: no history, cursor untouched
     allow_empty: bool = False  # with an empty backlog, run the tidy pass instead of doing nothing
     lookback_days: int = 0  # show already-consumed history of the last N days as context (0: none)
     review: bool = False  # every change waits on refs/nanodream/pending for review (as the setting review = true)
     observer: RunObserver = field(default=SILENT, compare=False)  # who watches (the CLI's progress display)
+    max_entries: int | None = None  # a batch holds at most this many entries (None: the batch_tokens budget alone)
+
+    @property
+    def hosted(self) -> bool:
+        """A host agent is the model (run/hosted.py): it waits on the host's calls, so it reads no [[ingest]]
+        source and re-dreams no held entry first — it begins at once and leaves nothing an abort cannot undo."""
+        return self.trigger == HOST_TRIGGER
 
 
 class EngineUnavailable(RuntimeError):

@@ -111,9 +111,15 @@ def _record(workspace: Workspace, report: RunReport) -> None:
 
 
 def _prepare(ctx: RunContext, report: RunReport) -> None:
-    """The person's hand edits land first (unless every change waits for review), then pending proposals."""
+    """The person's hand edits land first (unless every change waits for review), then pending proposals.
+
+    A host's session may end with nothing applied (an abort, its idle timer): its hand edits are only vetted now,
+    and land as the person's commit right before its own, so an abandoned session leaves git exactly as it was.
+    """
     door = ctx.door
-    if ctx.review != "all":
+    if ctx.options.hosted:
+        door.vet()
+    elif ctx.review != "all":
         door.settle()
     report.manual_commit = door.manual_commit
     report.notices += door.notices
@@ -124,7 +130,7 @@ def _prepare(ctx: RunContext, report: RunReport) -> None:
 def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
     if not ctx.dry_run:
         _prepare(ctx, report)
-        if not ctx.options.tidy:
+        if not ctx.options.tidy and not ctx.options.hosted:
             _ingest_sources(ctx, report)
     before = before_run(ctx.workspace) if ctx.settings.phases else None
     exploring = False
@@ -219,7 +225,8 @@ class _Backlog:
 
     def _next_from_history(self) -> Batch | None:
         excluded = frozenset(self.held) | self.isolation.excluded()
-        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded)
+        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded,
+                          max_entries=self.ctx.options.max_entries)
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
@@ -267,7 +274,7 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
     except QuarantineUnreadable as exc:
         report.fail(str(exc))
         return
-    if not ctx.dry_run:
+    if not ctx.dry_run and not ctx.options.hosted:
         _release_capacity_holds(ctx, report)
         held = set(held_offsets(ctx.workspace))
     backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))

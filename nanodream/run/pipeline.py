@@ -150,6 +150,7 @@ _HEAD = """\
         │            (commands/, slash.py, serve/, mcp/ parse and render)
         ▼
  api/ ─ run(): settings, the host-busy wait (scheduling/), then run_dream
+        │      dream_begin(): the same run_dream for one batch on a thread, its engine the host's calls (run/hosted.py)
         ▼
  run/dream.py ─ attempt(): enter the door ─ interrupt handling ─ one-line failures ─ run record
         │            memory/door.py: lock, git sane, recover, hand edits      run/records.py

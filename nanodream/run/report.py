@@ -99,7 +99,7 @@ class RunReport(Report):
 
     run_id: str
     model: str
-    trigger: str  # manual | cron | slash | schedule | retry | fleet
+    trigger: str  # manual | cron | slash | schedule | retry | mcp | fleet | host
     batches: list[BatchOutcome] = field(default_factory=list)
     quarantined: list[int] = field(default_factory=list)
     failed_at: list[int] | None = None  # [first, last] history line of the batch the run failed on

@@ -68,7 +68,8 @@ def test_every_action_refuses_a_place_that_is_no_workspace_with_a_report(tmp_pat
 # A value for each argument an action cannot do without, by its name.
 ARGUMENTS = {"ref": "HEAD", "query": "x", "selection": Selection(everything=True), "target": Target(session="s"),
              "text": "x", "line": 1, "decision": "stale", "lines": None, "path": "USER.md", "kind": "crontab",
-             "plan": api.SchedulePlan(), "as_of": "2026-01-01", "name": "some-insight"}
+             "plan": api.SchedulePlan(), "as_of": "2026-01-01", "name": "some-insight", "session": "s",
+             "tool": "read_file", "summary": "x", "host": "codex"}
 # Actions on a workspace that may answer a missing one otherwise: init creates it; model check reads only settings.
 CREATE_OR_IGNORE = {"init", "check_model"}
 

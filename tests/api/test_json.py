@@ -167,3 +167,13 @@ def test_a_report_declared_once_gives_its_json_its_schema_and_its_keys():
     assert declared["required"] == list(toy.to_json()) and declared["additionalProperties"] is False
     assert declared["properties"]["n"] == {"type": "integer"} and declared["properties"]["twice"] == {"type": "integer"}
     assert declared["properties"]["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def test_hosts_shapes_match_the_doc(ws, tmp_path):
+    env = {"CODEX_HOME": str(tmp_path / "codex")}
+    installed = json.loads(cli("hosts", "install", "codex", "--json", ws=ws, env=env).stdout)
+    assert keys(installed) == section_keys("hosts install HOST --json")
+    assert keys(installed["files"]) == section_keys("hosts install HOST --json", "Keys of a file:")
+    listed = json.loads(cli("hosts", "list", "--project", str(tmp_path), "--json", ws=ws, env=env).stdout)
+    assert keys(listed) == section_keys("hosts list --json")
+    assert keys(listed["hosts"]) == section_keys("hosts list --json", "Keys of a host:")

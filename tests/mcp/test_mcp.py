@@ -31,8 +31,10 @@ from tests.support.workspaces import entry, git, snapshot, write_history
 SAID = "The spare key is under the blue flowerpot by the shed."
 READ_TOOLS = ["memory_recall", "memory_status", "memory_log", "memory_show", "memory_why", "dream_proposals",
               "insights_list", "insight_get"]
+SESSION_TOOLS = ["dream_begin", "dream_read_file", "dream_list_skills", "dream_edit_file", "dream_write_file",
+                 "dream_delete_skill", "dream_archive_lines", "dream_list_archive", "dream_finish", "dream_abort"]
 WRITE_TOOLS = ["dream_run", "dream_accept", "dream_reject", "dream_restore", "memory_pin", "memory_forget",
-               "hypothesis_resolve", "insight_resolve", "insights_run"]
+               "hypothesis_resolve", "insight_resolve", "insights_run", *SESSION_TOOLS]
 HYPOTHESIS = "- Prefers deploy notes as bullet lists <!-- hypothesis: 2 -->"
 SKILL = "---\nname: deploy\ndescription: Ship the API.\n---\n\n1. docker compose up -d\n"
 
@@ -228,6 +230,12 @@ def test_a_resource_outside_the_memory_files_is_an_error_not_content(client, mem
             client.request("read_resource", uri)
     finally:  # the module's workspace is shared: a link left behind would stop every later command (exit 78)
         shutil.rmtree(link)
+
+
+def test_a_read_only_server_refuses_the_dream_session_with_how_to_allow_it(client):
+    for tool in ("dream_begin", "dream_finish"):
+        refused = client.call(tool, {"session": "s", "summary": "x"})
+        assert refused.is_error and "--allow-write" in text(refused)
 
 
 def test_the_dream_prompt_says_how_to_allow_dreaming_here(client):

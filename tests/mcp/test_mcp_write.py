@@ -171,9 +171,9 @@ def test_pin_and_forget_commit_as_the_cli_does(client, twins):
     assert nobody.is_error and "no history entry belongs to session 'nobody'" in text(nobody)
 
 
-def test_the_dream_prompt_asks_the_host_to_call_dream_run(client):
+def test_the_dream_prompt_asks_the_host_to_dream_through_the_session_tools(client):
     message = client.request("get_prompt", "dream").messages[0].content.text
-    assert "`dream_run`" in message and "--allow-write" not in message
+    assert "`dream_begin`" in message and "`dream_finish`" in message and "--allow-write" not in message
 
 
 def test_the_mcp_write_setting_allows_writes_without_the_flag(tmp_path):

@@ -19,7 +19,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, Implementation
 
 
 @dataclass
@@ -60,10 +60,12 @@ def server_parameters(workspace: Path, *flags: str, env: dict[str, str] | None =
 
 
 @contextmanager
-def mcp_server(workspace: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[McpClient]:
-    """A started, initialised server for `workspace` over stdio; stopped on exit."""
-    with connected(stdio_client(server_parameters(workspace, *flags, env=env))) as client:
-        yield client
+def mcp_server(workspace: Path, *flags: str, env: dict[str, str] | None = None,
+               client: str | None = None) -> Iterator[McpClient]:
+    """A started, initialised server for `workspace` over stdio; stopped on exit. `client` is the name the client
+    gives in its `clientInfo` (the SDK's own by default)."""
+    with connected(stdio_client(server_parameters(workspace, *flags, env=env)), client) as session:
+        yield session
 
 
 @asynccontextmanager
@@ -75,12 +77,14 @@ async def http_streams(url: str, token: str) -> AsyncIterator[Any]:
 
 
 @contextmanager
-def connected(streams: AbstractAsyncContextManager[Any]) -> Iterator[McpClient]:
+def connected(streams: AbstractAsyncContextManager[Any], client: str | None = None) -> Iterator[McpClient]:
     """An initialised session over `streams`, in an event loop of its own."""
+    info = Implementation(name=client, version="1.0") if client else None
     with ExitStack() as stack:
         portal = stack.enter_context(start_blocking_portal())
         read, write = stack.enter_context(portal.wrap_async_context_manager(streams))
-        session = stack.enter_context(portal.wrap_async_context_manager(ClientSession(read, write)))
+        session = stack.enter_context(portal.wrap_async_context_manager(ClientSession(read, write,
+                                                                                     client_info=info)))
         portal.call(session.initialize)
         yield McpClient(portal, session)
 

@@ -36,6 +36,25 @@ def snapshot(ws: Workspace) -> dict[str, str]:
     return files
 
 
+# What a dream may refresh on its way in and still change nothing: caches of what it read, and its lock file.
+READ_CACHES = ("dream.lock", "survey.json", "skill-usage.json", "history-index.json", "recall/")
+
+
+def whole_state(ws: Workspace) -> dict[str, str]:
+    """Everything a dream that applies nothing must leave as it was: every file outside .git, nanodream's own state
+    included (runs, transcripts, position, journal; not the caches of what it read), every ref and every object."""
+    files = {}
+    for path in sorted(ws.root.rglob("*")):
+        rel = path.relative_to(ws.root).as_posix()
+        if rel.startswith(".git/") or not path.is_file() or rel.removeprefix(".nanodream/").startswith(READ_CACHES):
+            continue
+        files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    files["refs"] = git(ws, "for-each-ref", "--format=%(refname) %(objectname)")
+    files["HEAD"] = git(ws, "rev-parse", "HEAD")
+    files["objects"] = git(ws, "cat-file", "--batch-all-objects", "--batch-check")
+    return files
+
+
 # A test's own git never runs what a workspace configures either (tests plant hooks and drivers on purpose).
 SAFE_GIT = ("git", "--no-pager", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 

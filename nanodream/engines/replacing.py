@@ -153,7 +153,7 @@ def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, 
     named_old = explicit_old_value(clause)
     old_stems = stems(named_old)
     own = _about(new) - old_stems
-    old_stems = _values(named_old) or old_stems  # "its books in Moneybird": Moneybird is what names the old value
+    old_stems = _names_in(named_old) or old_stems  # "its books in Moneybird": Moneybird names the old value
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for order, candidate in enumerate(candidates):
         theirs = _about(candidate)
@@ -279,6 +279,11 @@ def _values_changed(new: str, old: str) -> bool:
     left, right = read_words(new), read_words(old)
     mine, theirs = _values(new), _values(old)
     return bool(left - mine) and left - mine == right - theirs and mine != theirs and same_polarity(new, old)
+
+
+def _names_in(phrase: str) -> frozenset[str]:
+    """The names and numbers of a phrase (not a sentence: its first word is a name when it is capitalised)."""
+    return frozenset(stem(w) for w in words(" ".join(re.findall(r"\b[A-Z][\w.-]*|\S*\d\S*", phrase))))
 
 
 def _values(text: str) -> frozenset[str]:

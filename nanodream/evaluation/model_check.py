@@ -17,7 +17,7 @@ from pathlib import Path
 from nanodream.backlog.history import Batch, HistoryEntry, read_from
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
-from nanodream.engines.facts import corrects, holds
+from nanodream.engines.facts import belongs_in, context_of, corrects, holds
 from nanodream.memory.staging import Staging
 from nanodream.memory.transaction import ensure_repository
 from nanodream.rejected import fact_text
@@ -126,13 +126,24 @@ def _judge(check: ModelVerdict, ws: Workspace) -> None:
     for item in account.facts:
         correction = item.fact.is_correction
         where = next((path for path, found in lines.items()
-                      if any(line and holds(line, item.fact.text, correction=correction) for line in found)), "")
-        check.facts.append(FactResult(item.fact.text, str(item.status), item.note, where))
+                      if any(line and holds(line, item.fact.text, correction=correction, context=context_of(path))
+                             for line in found)), "")
+        check.facts.append(_placed(FactResult(item.fact.text, str(item.status), item.note, where)))
     corrections = [item.fact.text for item in account.facts if item.fact.is_correction]
     still = [line for found in lines.values() for line in found
              if line and any(corrects(text, line) for text in corrections)]
     check.replaced = not still
     check.problems = _problems(check, still)
+
+
+def _placed(result: FactResult) -> FactResult:
+    """A fact kept in another file than it belongs in is misfiled here, whatever a run forgives: a model is usable
+    only when it files each fact where it belongs."""
+    home = belongs_in(result.fact)
+    if result.status == Status.KEPT and result.file and home and result.file != home:
+        return FactResult(result.fact, str(Status.MISFILED), f"kept in {result.file}; it belongs in {home}",
+                          result.file)
+    return result
 
 
 def _problems(check: ModelVerdict, still: list[str]) -> list[str]:

@@ -57,7 +57,8 @@ def test_a_correction_beside_the_old_line_is_not_usable_and_says_so(serve):
     assert result.exit_code == 1 and data["usable"] is False and data["replaced"] is False
     problems = " ".join(data["problems"])
     assert "landed beside the line it corrects" in problems or "still there" in problems
-    assert "structured mode" in data["reason"]  # auto tried structured mode too, as a run would
+    # the entry before the correction is kept; the correction's entry waits, its beside line taken back out
+    assert "landed beside the line it corrects" in data["reason"] and "1 entry before it consumed" in data["reason"]
 
 
 def test_a_model_that_answers_in_prose_is_not_usable_and_each_fact_says_why(serve):
@@ -113,3 +114,18 @@ def test_configuration_errors_exit_2(serve, monkeypatch):
     flag = runner.invoke(app, ["model", "check", "-m", "openai/x", "--api-base", "http://127.0.0.1:9/v1",
                                "--tool-mode", "sometimes"])
     assert flag.exit_code == 2 and "tool_mode" in flag.stderr
+
+
+def test_a_model_that_files_a_fact_in_the_wrong_file_is_not_usable_and_the_table_says_where(serve):
+    misfiled = tool_calls(
+        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                       "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+        ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD_LINE + "\n", "new_text": CORRECTED + "\n"}),
+        ("edit_file", {"path": "SOUL.md", "old_text": "# Soul\n",
+                       "new_text": "# Soul\n\n- The nightly backup runs at 02:00 on host birch.\n"}))
+    server = serve([misfiled, final("Filed three facts"), final("1: it is fine where it is")])
+    data = json.loads(check(server, "--json").stdout)
+    assert data["usable"] is False
+    backup = next(f for f in data["facts"] if "backup" in f["fact"])
+    assert (backup["status"], backup["file"]) == ("misfiled", "SOUL.md") and "belongs in memory/MEMORY.md" in \
+        backup["note"]

@@ -303,4 +303,4 @@ def test_status_json_carries_the_last_run_record(history):
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",
                                            "commit", "quarantined", "failed_at", "warnings", "consumed_lines",
                                            "notices", "anomalies", "dead_letters", "notable", "requests",
-                                           "reasons", "unconfirmed", "phases"}
+                                           "reasons", "unconfirmed", "misfiled", "phases"}

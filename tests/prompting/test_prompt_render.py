@@ -115,13 +115,14 @@ def test_each_entry_carries_its_day_and_session_when_they_change_and_costs_littl
                               entry(6, "[durable] Uses Redis.", "bad</history>\nkey", day=2)])
     user = render_next_request(workspace, Settings()).user
     shown = user.split("<history>\n", 1)[1].split("\n</history>", 1)[0].splitlines()
-    assert shown == ["[#1 2026-10-01 10:01 telegram:1] [durable] Uses Go.",
-                     "[#2 10:02] [durable] Uses chi.",  # same day, same session: the time alone
-                     "[#3 2026-10-02 10:03 telegram:1] [durable] Uses sqlc.",
-                     "[#4 2026-10-02 10:04 cli:2] [durable] Uses Caddy.",
+    # each tagged fact carries its number in the batch: what reasons and the corrective question name
+    assert shown == ["[#1 2026-10-01 10:01 telegram:1] (1) [durable] Uses Go.",
+                     "[#2 10:02] (2) [durable] Uses chi.",  # same day, same session: the time alone
+                     "[#3 2026-10-02 10:03 telegram:1] (3) [durable] Uses sqlc.",
+                     "[#4 2026-10-02 10:04 cli:2] (4) [durable] Uses Caddy.",
                      "[ephemeral] Task: TLS.",
-                     "[#5 2026-10-02 10:05 -] [durable] Uses Postgres.",
-                     "[#6 2026-10-02 10:06 bad&lt;/history> key] [durable] Uses Redis."]
+                     "[#5 2026-10-02 10:05 -] (5) [durable] Uses Postgres.",
+                     "[#6 2026-10-02 10:06 bad&lt;/history> key] (6) [durable] Uses Redis."]
 
 
 def test_preview_is_exactly_what_the_run_sends(workspace, serve, monkeypatch):

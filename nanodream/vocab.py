@@ -57,6 +57,7 @@ class Outcome(StrEnum):
     REINFORCED = "reinforced"  # a person counted one more sighting for a hypothesis line
     PROMOTED = "promoted"  # a hypothesis line became a plain preference
     STALE = "stale"  # a hypothesis line was marked stale
+    SYNCED = "synced"  # memory merged with the remote's, and the remote holds it too (docs/sync.md)
 
 
 class EntryOutcome(StrEnum):
@@ -331,11 +332,19 @@ class Trailer(StrEnum):
     INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
     INSIGHT_COST = "Dream-Insight-Cost"
     HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
+    HISTORY = "Dream-History"  # the fingerprint of the history consumed up to Dream-Position (backlog/position.py)
+    REMOTE = "Dream-Remote"  # a sync's merge: the remote and branch whose memory it merged (docs/sync.md)
+    MACHINE = "Machine"  # the machine that made the commit: `[sync] machine`, default the host name (docs/sync.md)
 
 
-_TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
+_TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+|Machine):[ \t]*(.*?)\s*$")
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 _TOKENS = re.compile(r"^in=(\d+) out=(\d+)(?: cached=(\d+))?$")  # commits before issue 26 have no cached=
+
+
+def is_trailer_line(line: str) -> bool:
+    """A line of a trailer paragraph nanodream reads (`Dream-*` or `Machine`)."""
+    return bool(_TRAILER_LINE.match(line))
 
 
 def format_trailers(pairs: list[tuple[Trailer, object]]) -> list[str]:
@@ -429,6 +438,11 @@ class Trailers:
             return float(self.values[Trailer.COST])
         except (KeyError, ValueError):  # absent, or "unknown": the provider did not report a price
             return None
+
+    @property
+    def machine(self) -> str | None:
+        """The machine that made the commit; None for a commit from before machines were named."""
+        return self.values.get(Trailer.MACHINE) or None
 
     @property
     def cursor_mark(self) -> int | None:

@@ -536,13 +536,17 @@ class GitStore:
         return out.decode("utf-8", "surrogateescape")
 
     def tree_paths(self, rev: str) -> dict[str, str]:
-        """Every file path at `rev` with its blob id."""
-        paths = {}
-        for record in self._git("ls-tree", "-r", "-z", "--full-tree", rev).split("\0"):
-            if record:
-                meta, path = record.split("\t", 1)
-                paths[path] = meta.split()[2]
-        return paths
+        """Every file path at `rev` with its blob id (asked once per commit id: a commit never changes)."""
+        def ask() -> dict[str, str]:
+            paths = {}
+            for record in self._git("ls-tree", "-r", "-z", "--full-tree", rev).split("\0"):
+                if record:
+                    meta, path = record.split("\t", 1)
+                    paths[path] = meta.split()[2]
+            return paths
+        if _COMMIT_ID.match(rev):
+            return dict(gitcache.fixed(("tree-paths", rev), ask))
+        return ask()
 
     def blob(self, blob_id: str) -> bytes:
         return self._run("cat-file", "blob", blob_id).stdout

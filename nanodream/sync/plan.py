@@ -64,7 +64,8 @@ def plan(store: GitStore, remote: Remote, theirs: str | None, guard: Guard) -> P
     ours = head
     if dirty:  # the person's edits: their own commit, as the door makes it, but only an object for now
         files = {path: _disk(store, path) for path in dirty}
-        ours = store.build_commit(head, files, manual_message(dirty), [head] if head else [], store.user_identity())
+        ours = store.build_commit(head, files, manual_message(dirty, synced=True), [head] if head else [],
+                                  store.user_identity())
     found = Plan(head, ours, theirs, hand_edits=list(dirty))
     if theirs is None or theirs == ours or (ours is not None and is_ancestor(store, theirs, ours)):
         found.target = ours if ours != head else None
@@ -79,7 +80,7 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     ours, theirs = found.ours, found.theirs
     assert theirs is not None
     behind = ours is None or is_ancestor(store, ours, theirs)
-    base = ours if behind else merge_base(store, ours, theirs)  # type: ignore[arg-type]
+    base = ours if ours is None or behind else merge_base(store, ours, theirs)
     versions = _versions(store, base, ours, theirs)
     dates = CommitDates(store, base, ours, theirs)
     results = [merge_file(path, *sides, dates, guard) for path, sides in sorted(versions.items())]
@@ -105,7 +106,9 @@ def _versions(store: GitStore, base: str | None, ours: str | None,
                    if tracked(path) and trees[1].get(path) != trees[2].get(path))
     wanted = {tree[path] for tree in trees for path in paths if path in tree}
     blobs = store.blobs(sorted(wanted))
-    return {path: tuple(_text(blobs, tree.get(path)) for tree in trees) for path in paths}  # type: ignore[misc]
+    base, ours_tree, theirs_tree = trees
+    return {path: (_text(blobs, base.get(path)), _text(blobs, ours_tree.get(path)), _text(blobs, theirs_tree.get(path)))
+            for path in paths}
 
 
 def _archive(store: GitStore, found: Plan, results: list[Merged], start: str | None, after: Texts) -> Texts:

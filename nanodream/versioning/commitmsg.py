@@ -150,19 +150,22 @@ def insights_message(decided: list[tuple[str, str, str]], changes: list[FileChan
 
 _BEFORE = ("Found uncommitted before a dream run and committed as they were, so these edits stay",
            "the person's own and are never credited to the dream.")
+_SYNCED = ("Found uncommitted when memory was synced with another machine's and committed as they were",
+           "first, so these edits stay the person's own and travel as theirs.")
 _MEANWHILE = ("Found uncommitted when a change of nanodream's was about to land (made while it was being",
               "prepared) and committed first, as they were: these edits stay the person's own, and the",
               "change that follows keeps them.")
 
 
-def manual_message(paths: list[str], *, meanwhile: bool = False) -> str:
-    """A person's hand edits, committed as theirs: found before a run (or a change), or `meanwhile`: made while a
-    change was being prepared and found when it was about to land (memory/transaction.py)."""
+def manual_message(paths: list[str], *, meanwhile: bool = False, synced: bool = False) -> str:
+    """A person's hand edits, committed as theirs: found before a run (or a change); `meanwhile`: made while a
+    change was being prepared and found when it was about to land (memory/transaction.py); `synced`: found by a
+    sync (sync/plan.py)."""
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     return "\n".join([
         f"manual: hand edits to {shown}",
         "",
-        *(_MEANWHILE if meanwhile else _BEFORE),
+        *(_MEANWHILE if meanwhile else _SYNCED if synced else _BEFORE),
         "",
         *format_trailers([(Trailer.KIND, "manual")]),
     ])

@@ -165,8 +165,8 @@ def outgoing(store: GitStore, tip: str, remote_tip: str | None) -> Outgoing:
     found = Outgoing()
     found.blobs = [(sha, path) for sha, path in paths.items() if kinds.get(sha) == "blob"]
     log = _text(_run(store, "log", "-z", "--format=%H%n%B", tip, *exclude))
-    found.commits = [tuple(record.split("\n", 1)) if "\n" in record else (record, "")  # type: ignore[misc]
-                     for record in log.split("\0") if record.strip()]
+    found.commits = [(record.partition("\n")[0], record.partition("\n")[2]) for record in log.split("\0")
+                     if record.strip()]
     return found
 
 

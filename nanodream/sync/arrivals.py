@@ -13,6 +13,7 @@ stops the sync before anything is pushed: no object on the remote ever holds it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from nanodream.config import Settings
@@ -102,7 +103,16 @@ def _remote_lines(store: GitStore, remote_tip: str | None, paths: set[str]) -> d
     return {path: set(texts[sha].decode("utf-8", "surrogateescape").split("\n")) for path, sha in wanted.items()}
 
 
+_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+
+
 def tracked(path: str) -> bool:
-    """A path nanodream tracks (and so syncs): a memory file, the archive, insights, skills, settings, prompts."""
-    return any(path == pattern.rstrip("/") if not pattern.endswith("/") else path.startswith(pattern)
+    """A path nanodream tracks (and so syncs): a memory file, the archive, insights, skills, settings, prompts —
+    spelled plainly, every part of it (no `..`, no hidden part: a tree made with plain git can hold anything, and a
+    sync writes these files itself)."""
+    if path == ".gitignore":
+        return True
+    if not all(_PART.match(part) for part in path.split("/")):
+        return False
+    return any(path == pattern if not pattern.endswith("/") else path.startswith(pattern)
                for pattern in TRACKED_PATTERNS)

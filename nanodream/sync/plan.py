@@ -83,8 +83,12 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     base = ours if ours is None or behind else merge_base(store, ours, theirs)
     versions = _versions(store, base, ours, theirs)
     dates = CommitDates(store, base, ours, theirs)
-    results = [merge_file(path, *sides, dates, guard) for path, sides in sorted(versions.items())]
+    linked = [path for path in versions if _through_link(store, path)]
+    results = [merge_file(path, *sides, dates, guard) for path, sides in sorted(versions.items())
+               if path not in linked]
     after = {result.path: result.text for result in results}
+    after.update({path: versions[path][2] for path in linked})  # a shared skill here: the remote keeps its own
+    found.notes += [f"{path}: a linked skill on this machine, left as it is here" for path in linked]
     after.update(_archive(store, found, results, ours or theirs, after))
     _decisions(found, results, remote)
     start = ours or theirs
@@ -161,9 +165,10 @@ def _proposal(path: str, before: str | None, after: str | None, subject: str, bo
 
 
 def _changes(store: GitStore, found: Plan) -> None:
-    """How this machine's files and the remote's would change."""
+    """How this machine's files and the remote's would change (a linked skill here is never written through)."""
     if found.target is not None and found.target != found.ours:
-        found.landing = _between(store, found.ours, found.target)
+        found.landing = [change for change in _between(store, found.ours, found.target)
+                         if not _through_link(store, change.path)]
     if found.push is not None:
         found.pushing = _between(store, found.theirs, found.push)
 
@@ -175,6 +180,11 @@ def _between(store: GitStore, old: str | None, new: str) -> list[FileChange]:
     paths = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
     blobs = store.blobs(sorted({tree[p] for tree in (before, after) for p in paths if p in tree}))
     return [FileChange(p, _text(blobs, before.get(p)), _text(blobs, after.get(p))) for p in paths]
+
+
+def _through_link(store: GitStore, path: str) -> bool:
+    """A path that reaches, on this machine, a skill shared through a symbolic link (nanodream leaves it alone)."""
+    return any(path == linked or path.startswith(f"{linked}/") for linked in store.workspace.linked_skills())
 
 
 def _differing(store: GitStore, rev: str | None, after: Texts) -> Texts:

@@ -44,3 +44,32 @@ def test_programs_and_transports_the_repository_names_for_its_remote_are_never_r
     report = api.sync(alpha)
     assert report.exit_code == 1 and not marker.exists()
     assert refs(alpha.root) == before
+
+
+def test_a_skill_linked_on_this_machine_is_never_written_through_and_the_remote_keeps_its_own(tmp_path):
+    remote = bare_remote(tmp_path / "memory.git")
+    alpha = machine_workspace(tmp_path / "alpha", "alpha", remote)
+    beta = machine_workspace(tmp_path / "beta", "beta", remote)
+    shared = tmp_path / "another-agent" / "deploy"
+    shared.mkdir(parents=True)
+    (shared / "SKILL.md").write_text("---\nname: deploy\ndescription: another agent's\n---\n1. theirs\n")
+    (alpha.root / "skills" / "deploy").symlink_to(shared)
+    skill = beta.root / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: deploy the app\n---\n1. build\n2. ship\n")
+    assert api.sync(beta).exit_code == 0
+    dream_facts(alpha, ["[durable] The API is written in Go."])
+    report = api.sync(alpha)
+    assert report.exit_code == 0, report.reason
+    assert (shared / "SKILL.md").read_text().endswith("1. theirs\n")  # the other agent's file, untouched
+    assert "2. ship" in run(remote, "show", "main:skills/deploy/SKILL.md")
+
+
+def test_only_plainly_spelled_memory_paths_travel():
+    from nanodream.sync.arrivals import tracked
+
+    assert all(tracked(path) for path in ("SOUL.md", ".gitignore", "skills/deploy/SKILL.md", "nanodream.toml",
+                                          "memory/archive/2027-03.md", "memory/insights/billing.md"))
+    assert not any(tracked(path) for path in ("memory/history.jsonl", "memory/.dream_cursor", "nanodream.local.toml",
+                                              ".nanodream/journal.json", "skills/../.git/config",
+                                              "skills/.git/hooks/post-commit", "prompts/.hidden", "notes.md"))

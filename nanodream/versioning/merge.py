@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal, Protocol
 
+from nanodream.markdown import is_heading, with_fences
 from nanodream.validity import fact_of
 from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, INSIGHTS_DIR, REJECTED_FILE
 
@@ -220,18 +221,20 @@ def _merge_set(path: str, base: str | None, ours: str | None, theirs: str | None
     return merged
 
 
-def _insert_under(lines: list[str], heading: str, line: str) -> None:
-    """Put `line` last in the section `heading` opens (a new section at the end when there is none)."""
-    if heading and heading in lines:
-        at = lines.index(heading) + 1
-        while at < len(lines) and not _is_heading(lines[at]):
+def _insert_under(lines: list, heading: str, line: object) -> None:
+    """Put `line` last in the section `heading` opens (a new section at the end when there is none). `lines` holds
+    texts, or (text, origin) pairs; `line` is of the same kind."""
+    texts = [item if isinstance(item, str) else item[0] for item in lines]
+    if heading and heading in texts:
+        at = texts.index(heading) + 1
+        while at < len(texts) and not _is_heading(texts[at]):
             at += 1
-        while at > 0 and not lines[at - 1].strip():
+        while at > 0 and not texts[at - 1].strip():
             at -= 1
         lines.insert(at, line)
         return
     if heading:
-        while lines and not lines[-1].strip():
+        while lines and not texts[len(lines) - 1].strip():
             lines.pop()
         lines += ["", heading] if lines else [heading]
     lines.append(line)
@@ -273,7 +276,7 @@ def _merge_text(path: str, base: str | None, ours: str | None, theirs: str | Non
     work = _Text(path, _lines(base), _lines(ours), _lines(theirs), clock, guard, Merged(path, None),
                  facts=kind_of(path) == "facts")
     _walk(work)
-    lines = _deduplicated(work.out)
+    lines = _homed(_deduplicated(work.out), work.theirs)
     work.merged.arrived = sum(1 for text, origin in lines if origin == "theirs" and text not in set(work.ours))
     work.merged.text = _joined([text for text, _ in lines], ours)
     if path == "nanodream.toml" and not _valid_toml(work.merged.text):
@@ -444,6 +447,35 @@ def _deduplicated(lines: list[tuple[str, Origin]]) -> list[tuple[str, Origin]]:
     kept = [line for i, line in enumerate(lines) if i not in dropped]
     return [line for i, line in enumerate(kept)
             if line[0].strip() or line[1] != "theirs" or i == 0 or kept[i - 1][0].strip()]
+
+
+def _homed(lines: list[tuple[str, Origin]], theirs: list[str]) -> list[tuple[str, Origin]]:
+    """Markdown-aware: a line from theirs that the merge left under another heading than theirs put it under goes
+    to the end of that section, when the result has it (two memories that grew apart merge section by section)."""
+    home = {}
+    for text, section in zip(theirs, _sections(theirs), strict=True):
+        home.setdefault(text, section)
+    placed = _sections([text for text, _ in lines])
+    moving = [i for i, (text, origin) in enumerate(lines) if origin == "theirs" and text.strip()
+              and not is_heading(text) and home.get(text, placed[i]) != placed[i]]
+    headings = {text for text, _ in lines if is_heading(text)}
+    moving = [i for i in moving if home[lines[i][0]] in headings]
+    if not moving:
+        return lines
+    kept = [line for i, line in enumerate(lines) if i not in set(moving)]
+    for i in moving:
+        _insert_under(kept, home[lines[i][0]], lines[i])
+    return kept
+
+
+def _sections(lines: list[str]) -> list[str]:
+    """For each line, the heading line it sits under ('' before the first; fenced code is not a heading)."""
+    found, current = [], ""
+    for line, code in with_fences(lines):
+        if not code and is_heading(line):
+            current = line
+        found.append(current)
+    return found
 
 
 def _whole_newer(path: str, ours: str, theirs: str, clock: Clock, guard: Guard) -> Merged:

@@ -133,3 +133,11 @@ def test_an_arriving_line_the_guard_refuses_is_held_and_the_rest_arrives():
 ])
 def test_each_kind_of_file_has_its_rule(path, kind):
     assert kind_of(path) == kind
+
+
+def test_two_memories_that_grew_apart_merge_section_by_section():
+    ours = "# Memory\n\n## Project\n- A\n- B\n\n## Infrastructure\n- Runs on Hetzner\n"
+    theirs = "# Memory\n\n## Project\n- C\n\n## Infrastructure\n- Uses Fly.io for previews\n\n## Decisions\n- D\n"
+    text = merge_file("memory/MEMORY.md", None, ours, theirs, Fixed(None)).text
+    assert text == ("# Memory\n\n## Project\n- A\n- B\n- C\n\n## Infrastructure\n- Runs on Hetzner\n"
+                    "- Uses Fly.io for previews\n\n## Decisions\n- D\n")

@@ -63,3 +63,17 @@ def test_the_local_file_is_never_committed_and_every_commit_names_the_machine(wo
     assert "nanodream.local.toml" not in git(workspace, "ls-files")
     assert git(workspace, "log", "-2", "--format=%(trailers:key=Machine,valueonly,separator=)").split() == [
         "laptop", "laptop"]
+
+
+def test_a_machine_renamed_still_finds_the_history_behind_its_own_dreams(workspace):
+    from nanodream.config import Settings
+    from nanodream.run.dream import run_dream
+    from tests.support.workspaces import entry, write_history
+
+    (workspace.root / "nanodream.local.toml").write_text('[sync]\nmachine = "old-name"\n')
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    assert run_dream(workspace, Settings(phases=())).exit_code == 0
+    (workspace.root / "nanodream.local.toml").write_text('[sync]\nmachine = "new-name"\n')
+    answer = api.why(workspace, "written in Go").answer
+    assert answer is not None and answer.machine == "old-name"
+    assert [item["cursor"] for item in answer.entries] == [1]  # its Dream-History says whose history it was

@@ -596,19 +596,19 @@ def made_here(workspace: Workspace, trailers: Trailers) -> bool:
 
     History never travels: a dream merged in from another machine consumed that machine's history, and its byte
     offsets name other bytes here. A commit that records its history's fingerprint is checked against this
-    file; one that only names its machine is checked by name; one from before either counts as this
+    file — whichever machine made it: fleet workers and a laptop whose host name changes dream one history under
+    several names; one that only names its machine is checked by name; one from before either counts as this
     workspace's own until the memory has travelled.
     """
-    machine = trailers.machine
-    if machine is not None and machine != machine_name(workspace):
-        return False
     recorded, position = trailers.get(Trailer.HISTORY), trailers.position
     if recorded and position is not None:
         try:
             return fingerprint(workspace.history_file, position) == recorded
         except OSError:
             return False
-    return machine is not None or not travelled(workspace)
+    if trailers.machine is not None:
+        return trailers.machine == machine_name(workspace)
+    return not travelled(workspace)
 
 
 def quarantined(workspace: Workspace, objects: Path) -> dict[str, str]:

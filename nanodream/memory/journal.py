@@ -37,6 +37,7 @@ class Journal:
     objects: str | None = None
     proposals: list[dict[str, Any]] = field(default_factory=list)
     tracking: list[str] | None = None
+    travelled: str = ""  # what the state's travelled mark says once another machine's commits land (gitstore.py)
 
     def save(self, workspace: Workspace) -> None:
         """Refuse, before anything is written, text no file or commit can hold: recovery would fail on it forever."""

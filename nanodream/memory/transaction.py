@@ -26,7 +26,7 @@ from nanodream.versioning import objects, pending
 from nanodream.versioning.commitmsg import manual_message, with_change_list, without_machine
 from nanodream.versioning.gitrunner import GitError
 from nanodream.versioning.gitstate import check_hand_edits
-from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+from nanodream.versioning.gitstore import DREAM_IDENTITY, TRAVELLED, GitStore
 from nanodream.versioning.merge import Conflict, Replaced, Side, merge_file
 from nanodream.vocab import count
 from nanodream.workspace import ARCHIVE_RULE, GITIGNORE, INSIGHTS_RULE, REJECTED_RULE, Workspace
@@ -382,6 +382,8 @@ def land(workspace: Workspace, store: GitStore, journal: Journal) -> None:
         if now != after:
             written[path] = after if now == before else merge_file(path, before, after, now, _PersonFirst()).text
     write_files(workspace.root, written)
+    if journal.travelled:  # before another machine's commits are in HEAD: their history trailers are not ours
+        atomic_write(workspace.state_dir / TRAVELLED, journal.travelled)
     store.move_head(journal.target, journal.parent, journal.message)
     _follow_index(store, journal.parent, journal.target)
     _after_landing(workspace, store, journal)

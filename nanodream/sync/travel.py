@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nanodream.atomic import atomic_write
 from nanodream.changes import FileChange
 from nanodream.config import ConfigError, Settings, sync_settings
 from nanodream.memory.door import Door, writing
@@ -30,7 +29,7 @@ from nanodream.memory.journal import Journal
 from nanodream.sync.arrivals import arrival_guard, leak
 from nanodream.sync.plan import Plan, plan
 from nanodream.versioning import gitmemo, objects
-from nanodream.versioning.gitstore import TRAVELLED, GitStore
+from nanodream.versioning.gitstore import GitStore
 from nanodream.versioning.remote import (
     NoRemote,
     Remote,
@@ -131,8 +130,6 @@ def _once(door: Door, remote: Remote, settings: Settings, report: SyncReport, dr
             if problem is not None:
                 raise _Leaked(f"{problem} would be pushed: nothing was pushed, nothing changed here")
         journal = _journal(found, remote, folder)
-        if found.merges:
-            atomic_write(door.workspace.state_dir / TRAVELLED, f"memory from {remote.shown}\n")
         door.prepare_landing(journal)
         journalled = True
         _push(door, store, remote, found)
@@ -162,7 +159,8 @@ def _journal(found: Plan, remote: Remote, folder: Path) -> Journal:
                    before={change.path: change.before for change in found.landing},
                    after={change.path: change.after for change in found.landing},
                    target=target, parent=found.head, objects=str(folder), proposals=found.proposals,
-                   tracking=[remote.tracking, found.push or found.theirs] if (found.push or found.theirs) else None)
+                   tracking=[remote.tracking, found.push or found.theirs] if (found.push or found.theirs) else None,
+                   travelled=f"memory from {remote.shown}\n" if found.merges else "")
 
 
 def _describe(report: SyncReport, found: Plan, dry_run: bool) -> None:

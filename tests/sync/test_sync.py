@@ -260,3 +260,22 @@ def test_init_from_an_unreachable_remote_leaves_nothing_behind(tmp_path):
     result = cli("init", str(tmp_path / "new"), "--from", str(tmp_path / "missing.git"))
     assert result.exit_code == 1
     assert not (tmp_path / "new").exists()
+
+
+def test_a_push_the_remote_refuses_is_one_line_exit_1_and_changes_nothing_here_or_there(pair):
+    remote, alpha, beta = pair
+    dream_facts(alpha, ["[durable] The API is written in Go."])
+    synced(alpha)
+    dream_facts(beta, ["[durable] The deploy target is Fly.io."])
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'memory is frozen this week' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before, files, objects = refs(beta.root), snapshot(beta), tree_of(beta.root / ".git" / "objects")
+    state, remote_before = tree_of(beta.root / ".nanodream"), tree_of(remote)
+
+    result = cli("sync", ws=beta)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "refused the push" in result.output
+    assert refs(beta.root) == before and snapshot(beta) == files
+    assert tree_of(beta.root / ".git" / "objects") == objects and tree_of(beta.root / ".nanodream") == state
+    assert tree_of(remote) == remote_before

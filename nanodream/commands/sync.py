@@ -22,8 +22,8 @@ def sync(
 ) -> None:
     """Fetch the remote's memory, merge it with nanodream's own merge (never git's), commit the merge, push it.
 
-    The remote is `[sync] remote` (default origin; nanodream.local.toml or NANODREAM_SYNC_REMOTE). Exit 0 when
-    both hold the same memory; 1 when it could not complete (nothing changed anywhere); 2 with no such remote.
+    The remote is `\\[sync] remote` (default origin; nanodream.local.toml or NANODREAM_SYNC_REMOTE). Exit 0
+    when both hold the same memory; 1 when it could not complete (nothing changed anywhere); 2 with no such remote.
 
     \b
     Examples:

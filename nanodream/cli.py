@@ -17,7 +17,7 @@ from nanodream.vocab import ExitCode
 # Every command, in the order `--help` lists them; each is nanodream/commands/<name>.py, which registers it.
 COMMANDS = ("init", "ingest", "run", "status", "log", "show", "restore", "review", "why", "forget", "pin",
             "hypotheses", "insights", "reflect", "skills", "recall", "prompt", "slash", "schedule", "quarantine",
-            "history", "model", "fleet", "serve", "mcp", "hosts", "eval", "simulate")
+            "history", "sync", "model", "fleet", "serve", "mcp", "hosts", "eval", "simulate")
 
 
 def build(names: tuple[str, ...] = COMMANDS) -> typer.Typer:

@@ -1,12 +1,20 @@
-"""One Settings object from nanodream.toml, then NANODREAM_* environment variables, then flags."""
+"""One Settings object from nanodream.toml, then nanodream.local.toml, then NANODREAM_* environment variables,
+then flags; and this machine's own settings for `sync` (`[sync]`: its name and its remote).
+
+nanodream.toml is tracked and travels with the memory (`nanodream sync`), so whatever belongs to one machine —
+its name in `Machine:` trailers, the remote it syncs with, a local model server's address — lives in
+nanodream.local.toml (never tracked: the `.gitignore` allowlist leaves it out) or in the environment.
+"""
 
 from __future__ import annotations
 
 import difflib
 import math
 import os
+import re
+import socket
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -152,10 +160,17 @@ def _boolean(value: Any) -> bool:
 
 def load_settings(workspace: Workspace, overrides: dict[str, Any] | None = None,
                   environ: dict[str, str] | None = None) -> Settings:
-    """Merge the three sources; unknown keys and wrong types are errors, not silent defaults."""
+    """Merge the sources (the local file over the shared one); unknown keys and wrong types are errors, not silent
+    defaults. A mistake in this machine's `[sync]` table is one too, whatever the command."""
     values: dict[str, Any] = {}
     values.update(read_settings_file(workspace.config_file))
     env = os.environ if environ is None else environ
+    local = _local_tables(workspace)
+    if "api_key" in local.settings:
+        raise ConfigError(f"{LOCAL_CONFIG}: api_key is never read from a file; put the key in an environment variable "
+                          "and name it: api_key_env = \"MY_KEY\"")
+    values.update(settings_table(local.settings, LOCAL_CONFIG))
+    _sync_from(local.sync, env)
     for name in _FIELDS:
         raw = env.get(f"NANODREAM_{name.upper()}")
         if raw is not None:
@@ -179,7 +194,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
         return {}
     data = read_toml(path, path.name)
     table = data.get("nanodream", data)
-    flat = {key: value for key, value in table.items() if key != INGEST_KEY and key not in SECTIONS}
+    shared_sync(data, path.name)
+    flat = {key: value for key, value in table.items() if key not in (INGEST_KEY, SYNC_KEY, *SECTIONS)}
     for name, keys in SECTIONS.items():
         flat.update(_section(table.get(name), name, keys, path.name))
     return settings_table(flat, path.name)
@@ -199,6 +215,111 @@ def _section(section: Any, name: str, keys: tuple[str, ...], source: str) -> dic
     if unknown:
         raise ConfigError(f"{source} [{name}]: {unknown_names(unknown, keys)}")
     return section
+
+
+# this machine's own: nanodream.local.toml and [sync] ---------------------------------------------------------
+
+LOCAL_CONFIG = "nanodream.local.toml"
+SYNC_KEY = "sync"
+SYNC_KEYS = ("machine", "remote")
+DEFAULT_REMOTE = "origin"
+MACHINE_LIMIT = 64
+_REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+@dataclass(frozen=True)
+class SyncSettings:
+    """How this machine syncs: the name its commits carry (`Machine:`), and the git remote it syncs with."""
+
+    machine: str
+    remote: str = DEFAULT_REMOTE
+
+
+@dataclass(frozen=True)
+class _LocalTables:
+    settings: dict[str, Any]
+    sync: dict[str, Any]
+
+
+def _local_tables(workspace: Workspace) -> _LocalTables:
+    """nanodream.local.toml: settings (top level or [nanodream]) and the [sync] table; both empty without one."""
+    path = workspace.root / LOCAL_CONFIG
+    if not path.is_file():
+        return _LocalTables({}, {})
+    data = read_toml(path, LOCAL_CONFIG)
+    sync = data.get(SYNC_KEY, {})
+    if not isinstance(sync, dict):
+        raise ConfigError(f"{LOCAL_CONFIG}: {SYNC_KEY} must be a table ([{SYNC_KEY}])")
+    table = data.get("nanodream", {key: value for key, value in data.items() if key != SYNC_KEY})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{LOCAL_CONFIG}: nanodream must be a table ([nanodream])")
+    return _LocalTables(table, sync)
+
+
+def sync_settings(workspace: Workspace, environ: Mapping[str, str] | None = None) -> SyncSettings:
+    """This machine's `[sync]`: NANODREAM_SYNC_* over nanodream.local.toml over nanodream.toml's shared `remote`;
+    the machine defaults to the host name. ConfigError names the source and the key."""
+    shared = read_toml(workspace.config_file, workspace.config_file.name) if workspace.config_file.is_file() else {}
+    return _sync_from(_local_tables(workspace).sync, os.environ if environ is None else environ,
+                      shared_sync(shared, workspace.config_file.name))
+
+
+def shared_sync(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """nanodream.toml's `[sync]`: it travels to every machine, so it may name the remote they share, never a
+    machine (that is each machine's own: nanodream.local.toml or NANODREAM_SYNC_MACHINE)."""
+    table = data.get(SYNC_KEY, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: {SYNC_KEY} must be a table ([{SYNC_KEY}])")
+    if "machine" in table:
+        raise ConfigError(f"{source} [{SYNC_KEY}] machine: {source} travels to every machine that syncs; a machine's "
+                          f"name is its own: put it in {LOCAL_CONFIG} (never tracked) or set NANODREAM_SYNC_MACHINE")
+    unknown = sorted(set(table) - {"remote"})
+    if unknown:
+        raise ConfigError(f"{source} [{SYNC_KEY}]: {unknown_names(unknown, ('remote',))}")
+    return table
+
+
+def _sync_from(table: dict[str, Any], env: Mapping[str, str], shared: dict[str, Any] | None = None) -> SyncSettings:
+    unknown = sorted(set(table) - set(SYNC_KEYS))
+    if unknown:
+        raise ConfigError(f"{LOCAL_CONFIG} [{SYNC_KEY}]: {unknown_names(unknown, SYNC_KEYS)}")
+    values = {key: (f"nanodream.toml [{SYNC_KEY}] {key}", value) for key, value in (shared or {}).items()}
+    values.update({key: (f"{LOCAL_CONFIG} [{SYNC_KEY}] {key}", table[key]) for key in SYNC_KEYS if key in table})
+    values.update({key: (f"NANODREAM_SYNC_{key.upper()}", env[f"NANODREAM_SYNC_{key.upper()}"])
+                   for key in SYNC_KEYS if f"NANODREAM_SYNC_{key.upper()}" in env})
+    machine = _machine(*values["machine"]) if "machine" in values else host_machine()
+    remote = _remote(*values["remote"]) if "remote" in values else DEFAULT_REMOTE
+    return SyncSettings(machine, remote)
+
+
+def _machine(source: str, value: Any) -> str:
+    name = value.strip() if isinstance(value, str) else ""
+    if not name or len(name) > MACHINE_LIMIT or _CONTROL.search(name):
+        raise ConfigError(f"{source} must be a name of 1 to {MACHINE_LIMIT} characters on one line (it goes into "
+                          f"every commit's Machine: trailer), got {value!r}")
+    return name
+
+
+def _remote(source: str, value: Any) -> str:
+    if not isinstance(value, str) or not _REMOTE_NAME.match(value):
+        raise ConfigError(f"{source} must be the name of a git remote (letters, digits, . _ / -), got {value!r}")
+    return value
+
+
+def host_machine() -> str:
+    """The host name, as a machine's default name (`unknown-machine` when the system has none fit to use)."""
+    name = socket.gethostname().strip()
+    return name if name and len(name) <= MACHINE_LIMIT and not _CONTROL.search(name) else "unknown-machine"
+
+
+def machine_name(workspace: Workspace) -> str:
+    """The name this machine's commits carry; never fails (a broken local file is said by every command that loads
+    settings, so a commit made anyway falls back to the host name)."""
+    try:
+        return sync_settings(workspace).machine
+    except (ConfigError, OSError):
+        return host_machine()
 
 
 def settings_table(table: dict[str, Any], source: str) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class Outcome(StrEnum):
     OPENED = "opened"  # a host's dream session holds the workspace and waits for the host's edits (run/hosted.py)
     ASKED = "asked"  # a host's dream session was asked about facts it left open; still open for one more round
     ABORTED = "aborted"  # a host's dream session ended with nothing applied (abort, or idle expiry)
+    SYNCED = "synced"  # memory merged with the remote's, and the remote holds it too (docs/sync.md)
 
 
 class EntryOutcome(StrEnum):
@@ -337,11 +338,19 @@ class Trailer(StrEnum):
     INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
     INSIGHT_COST = "Dream-Insight-Cost"
     HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
+    HISTORY = "Dream-History"  # the fingerprint of the history consumed up to Dream-Position (backlog/position.py)
+    REMOTE = "Dream-Remote"  # a sync's merge: the remote and branch whose memory it merged (docs/sync.md)
+    MACHINE = "Machine"  # the machine that made the commit: `[sync] machine`, default the host name (docs/sync.md)
 
 
-_TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
+_TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+|Machine):[ \t]*(.*?)\s*$")
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 _TOKENS = re.compile(r"^in=(\d+) out=(\d+)(?: cached=(\d+))?$")  # commits before issue 26 have no cached=
+
+
+def is_trailer_line(line: str) -> bool:
+    """A line of a trailer paragraph nanodream reads (`Dream-*` or `Machine`)."""
+    return bool(_TRAILER_LINE.match(line))
 
 
 def format_trailers(pairs: list[tuple[Trailer, object]]) -> list[str]:
@@ -435,6 +444,11 @@ class Trailers:
             return float(self.values[Trailer.COST])
         except (KeyError, ValueError):  # absent, or "unknown": the provider did not report a price
             return None
+
+    @property
+    def machine(self) -> str | None:
+        """The machine that made the commit; None for a commit from before machines were named."""
+        return self.values.get(Trailer.MACHINE) or None
 
     @property
     def cursor_mark(self) -> int | None:

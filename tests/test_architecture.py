@@ -30,7 +30,7 @@ FLOORS: list[set[str]] = [
     {"engines"},
     {"ingest", "insights"},  # transcripts into history, a writer a run calls first; insight records and phases
     {"run"},  # one dream: batches, sessions, guards
-    {"edits"},  # a person's changes: restore, review, forget, pin, prompt
+    {"edits", "sync"},  # a person's changes: restore, review, forget, pin, prompt; memory that travels
     {"scheduling", "evaluation"},
     {"status", "fleet"},
     {"api"},  # one function per action, typed reports

@@ -1,9 +1,9 @@
 """The host API's actions: one function per action a front end performs, each returning a typed report.
 
 They live in modules by concern — `workspaces`, `dreaming`, `reading`, `decisions`, `insight_actions`, `prompts`,
-`evaluating`, `schedules`, `fleets`, `hosting` — each declared with `@action` (`acting.py`: the one refusal path, and
-what all actions share). This module is their index: importing it declares every action into `ACTIONS`, in this
-order, and names them for `nanodream.api` (a test checks that `__all__` lists every action).
+`evaluating`, `schedules`, `fleets`, `hosting`, `syncing` — each declared with `@action` (`acting.py`: the one
+refusal path, and what all actions share). This module is their index: importing it declares every action into
+`ACTIONS`, in this order, and names them for `nanodream.api` (a test checks that `__all__` lists every action).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from nanodream.api.insight_actions import decide_insight, insight, insights, ins
 from nanodream.api.prompts import prompt, prompt_init, prompt_reset, rendered_prompt
 from nanodream.api.reading import dead_letters, log, memory_as_of, quarantine, recall, show, skills, status, why
 from nanodream.api.schedules import schedule, schedule_plan, schedule_snippet
+from nanodream.api.syncing import sync
 from nanodream.api.workspaces import init, memory_file
 
 __all__ = [
@@ -38,5 +39,5 @@ __all__ = [
     "hypotheses", "resolve_hypothesis", "acknowledge", "insights", "insight", "decide_insight", "insights_run",
     "reflect", "prompt", "rendered_prompt", "prompt_init", "prompt_reset", "check_model", "evaluate", "import_locomo",
     "simulate", "schedule_plan", "schedule_snippet", "schedule", "fleet_enqueue", "fleet_worker", "fleet_status",
-    "dream_begin", "dream_tool", "dream_finish", "dream_abort", "hosts_install", "hosts_list",
+    "dream_begin", "dream_tool", "dream_finish", "dream_abort", "hosts_install", "hosts_list", "sync",
 ]

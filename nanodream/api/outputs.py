@@ -55,7 +55,22 @@ printed from; `tests/api/test_json.py` also runs every command with `--json` and
 
 SECTIONS = (
     Section("`init --json`", "The workspace, the files `init` created (nothing is ever overwritten), and whether it "
-            "created the git repository now.", (Keys("Keys:", "InitReport"),)),
+            "created the git repository now; with `--from REMOTE`, the remote (`remote`, a password or token in its "
+            "URL left out), the commit taken (`fetched`), and the remote's lines that wait for review (`held`) or "
+            "were left out (`left_out`).", (Keys("Keys:", "InitReport"),)),
+    Section("`sync --json`", """\
+- `outcome`: `synced | nothing-to-do | dry-run | failed | refused | busy | blocked`; `exit_code` 0, or 1 when it
+  could not complete (the remote unreachable, a push refused, a credential in what would leave: nothing changed
+  anywhere), 2 with no such remote or a bad `[sync]` setting.
+- `remote` the remote's name and URL (a password or token in it left out), `branch`, `machine` this machine's
+  name; `fetched` the remote's commit when read (`null`: an empty remote), `commit` where HEAD moved and `pushed`
+  what the remote's branch moved to (each `null` when it did not move, and always for `--dry-run`).
+- `local` and `remote_files`: `{path, added, removed}` per file this machine's memory and the remote's changed (or,
+  for `--dry-run`, would change); `hand_edits` the files committed first as the person's own.
+- `archived`: older values of lines changed on both sides, moved to the archive as replaced; `proposals` how many
+  wait in the review lane; `held` and `left_out`: lines from the remote that wait for review or were left out;
+  `notes` what else the merge decided; `recovered` what recovering an interrupted sync did first.""",
+            (Keys("Keys:", "SyncReport"),)),
     Section("`run --json`", """\
 The run report. `trigger`: `manual | cron | slash | schedule | retry | mcp | fleet | host`. `outcome`: `committed |
 no-change | nothing-to-do | busy | blocked | refused | failed | model-no-op | misconfigured | dry-run` (`busy`,

@@ -62,6 +62,7 @@ ELSEWHERE = {
     "EvalReport": "nanodream.evaluation.runner",
     "ScenarioResult": "nanodream.evaluation.runner",
     "SweepReport": "nanodream.fleet.sweep",
+    "SyncReport": "nanodream.sync.travel",
     "InsightDecisionReport": "nanodream.edits.insights",
     "IngestReport": "nanodream.ingest.report",
     "Insight": "nanodream.insights.records",
@@ -133,6 +134,10 @@ class InitReport(Report):
     workspace: str = ""
     created: list[str] = field(default_factory=list)
     git_repository_created: bool = False
+    remote: str = ""  # `init --from`: the memory remote it came from (a password or token in its URL left out)
+    fetched: str | None = None  # the remote's commit it took (None: an empty remote, or no --from)
+    held: list[str] = field(default_factory=list)  # the remote's lines that wait for review instead of landing
+    left_out: list[str] = field(default_factory=list)  # the remote's lines left out (a credential, an injection)
 
 
 @dataclass

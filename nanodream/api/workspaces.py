@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nanodream.api.acting import WorkspaceLike, action, workspace_at
 from nanodream.api.reports import (
@@ -13,17 +12,17 @@ from nanodream.api.reports import (
 from nanodream.vocab import ExitCode, Outcome, Refused
 from nanodream.workspace import Workspace
 
-if TYPE_CHECKING:
-    pass
-
 
 @action(lambda where, **_: {"outcome": Outcome.CREATED, "workspace": str(Workspace.at(where).root)})
-def init(where: str | Path, *, example: bool = False) -> InitReport:
-    """Scaffold a workspace (or complete one) and its memory repository, committing what init created."""
+def init(where: str | Path, *, example: bool = False, from_remote: str | None = None) -> InitReport:
+    """Scaffold a workspace (or complete one) and its memory repository, committing what init created; with
+    `from_remote` (a git URL or path), a new workspace whose memory comes from that memory remote (docs/sync.md)."""
     from nanodream.memory.door import writing
     from nanodream.workspace import scaffold
 
     workspace = Workspace.at(where)
+    if from_remote is not None:
+        return _init_from(workspace, from_remote, example)
     report = InitReport(outcome=Outcome.CREATED, workspace=str(workspace.root))
     try:
         report.created = scaffold(workspace.root, example=example)
@@ -34,6 +33,19 @@ def init(where: str | Path, *, example: bool = False) -> InitReport:
         door.settle("init: add memory files created by nanodream init\n\nDream-Kind: manual")
     report.git_repository_created = not existed
     return report
+
+
+def _init_from(workspace: Workspace, remote: str, example: bool) -> InitReport:
+    from nanodream.config import Settings
+    from nanodream.sync.clone import init_from
+
+    if example:
+        raise Refused("--example and --from both say where the memory comes from; give one",
+                      exit_code=ExitCode.USAGE)
+    created, synced = init_from(workspace, remote, Settings())
+    return InitReport(outcome=Outcome.CREATED, workspace=str(workspace.root), created=created,
+                      git_repository_created=True, remote=synced.remote, fetched=synced.fetched, held=synced.held,
+                      left_out=synced.left_out)
 
 
 @action()

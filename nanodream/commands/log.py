@@ -14,8 +14,8 @@ from nanodream.vocab import spoken_tokens
 if TYPE_CHECKING:
     from nanodream.api import CommitSummary
 
-KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "insights": "blue", "init": "dim",
-              "other": "dim"}
+KIND_STYLE = {"dream": "cyan", "manual": "yellow", "restore": "magenta", "insights": "blue", "sync": "green",
+              "init": "dim", "other": "dim"}
 
 
 def log(
@@ -74,8 +74,8 @@ def file_stat(stat: dict[str, Any]) -> str:
 
 
 def commit_facts(commit: CommitSummary) -> list[str]:
-    """History range, spend and model of a dream; what a restore undid."""
-    facts = []
+    """The machine that made it; history range, spend and model of a dream; what a restore undid."""
+    facts = [f"on {commit.machine}"] if commit.machine else []
     if commit.history:
         facts.append(f"history #{commit.history['first']}..#{commit.history['last']}")
     if commit.tokens:

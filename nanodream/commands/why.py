@@ -45,12 +45,14 @@ def render_why(report: WhyReport) -> None:
         say("not committed yet: a hand edit the next run or restore commits as yours")
         return
     verb = "archived as replaced by" if report.until is not None else "written by"
-    say(f"{verb} {report.kind} {report.commit[:8]} on {(report.time or '')[:16].replace('T', ' ')}: "
+    machine = f" (machine {report.machine})" if report.machine else ""
+    say(f"{verb} {report.kind} {report.commit[:8]} on {(report.time or '')[:16].replace('T', ' ')}{machine}: "
         f"{report.subject}")
     if report.kind != "dream":
         return
     if not report.entries:
-        say("no entry of the history it consumed mentions this line (or history.jsonl no longer holds them)")
+        say("no entry of the history it consumed mentions this line (or history.jsonl no longer holds them, or it "
+            "was dreamed on another machine, whose history stays there)")
     for item in report.entries:
         say(f"  line {item['line']} · cursor {item['cursor']} · {item['session_key'] or '(no session)'} · "
             f"{item['timestamp']}: {item['text']}")

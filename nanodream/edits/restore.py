@@ -21,7 +21,7 @@ from nanodream.memory import transaction
 from nanodream.memory.door import Door
 from nanodream.rejected import fact_key, with_rejected
 from nanodream.versioning.commitmsg import change_line, restore_message
-from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit, made_here
 from nanodream.versioning.linerevert import revert_lines
 from nanodream.vocab import ExitCode, Outcome, Refused, Report, new_run_id
 from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, REJECTED_FILE, Workspace
@@ -111,6 +111,10 @@ def _replay_position(workspace: Workspace, target: MemoryCommit) -> Position:
     if target.kind != "dream" or span is None:
         raise Refused(f"--replay needs a dream commit with a history range; {target.sha[:8]} is a {target.kind} "
                       "commit", "restore it without --replay", ExitCode.USAGE)
+    if not made_here(workspace, trailers):
+        raise Refused(f"{target.sha[:8]} was dreamed on {trailers.machine or 'another machine'} from its own history, "
+                      "which never travels: there is no batch here to consume again", "restore it without --replay",
+                      ExitCode.USAGE)
     if offsets is None:  # a dream from before positions: its cursor range is all there is
         return from_cursor(workspace.history_file, span[0] - 1)
     position = position_at_offset(workspace.history_file, offsets[0])

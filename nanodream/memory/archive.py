@@ -31,17 +31,28 @@ def sections(lines: list[str]) -> list[str]:
     return found
 
 
+def section_of(text: str | None, line: str) -> str:
+    """The title of the heading `line` sits under in `text` ('' when it is not there, or under none)."""
+    lines = (text or "").split("\n")
+    return sections(lines)[lines.index(line)] if line in lines else ""
+
+
 def append(staging: Staging, day: date, moved: list[tuple[str, str]]) -> str:
     """Add (section, line) pairs to the month's archive file in the staged copy; returns its path."""
     path = archive_file(day)
-    text = staging.include(path) or f"# Archive {day:%Y-%m}\n\n{ARCHIVE_INTRO}\n"
+    staging.write(path, appended(staging.include(path), day, moved))
+    return path
+
+
+def appended(text: str | None, day: date, moved: list[tuple[str, str]]) -> str:
+    """An archive month's text (None: not started yet) with (section, line) pairs added under dated headings."""
+    text = text or f"# Archive {day:%Y-%m}\n\n{ARCHIVE_INTRO}\n"
     blocks: dict[str, list[str]] = {}
     for section, line in moved:
         blocks.setdefault(section or "Memory", []).append(line)
     for section, lines in blocks.items():
         text = text.rstrip("\n") + f"\n\n## {section} (archived {day.isoformat()})\n" + "\n".join(lines) + "\n"
-    staging.write(path, text)
-    return path
+    return text
 
 
 def mark_moved(staging: Staging, line: str, marked: str) -> bool:

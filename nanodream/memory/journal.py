@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,15 @@ class Journal:
     # Journals written before positions existed carry cursors instead; they are still rolled forward.
     cursor_end: int = 0
     cursor_reset: int | None = None
+    # A landing (a sync's merge): a commit built beforehand that HEAD moves to from `parent` once the files are
+    # written, the quarantine holding its objects until then, the proposals to lay once it has landed
+    # ({"files": {path: [before, after]}, "message"}), and the remote-tracking ref that follows ([ref, sha]).
+    target: str | None = None
+    parent: str | None = None
+    objects: str | None = None
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    tracking: list[str] | None = None
+    travelled: str = ""  # what the state's travelled mark says once another machine's commits land (gitstore.py)
 
     def save(self, workspace: Workspace) -> None:
         """Refuse, before anything is written, text no file or commit can hold: recovery would fail on it forever."""

@@ -10,6 +10,7 @@ what a session shows of files already in git is not secret-scanned again for its
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from nanodream.atomic import read_text
@@ -34,11 +35,20 @@ class Committed:
     files: dict[str, tuple[Signature, str]] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, workspace: Workspace) -> Committed:
-        """Every memory file as it is now: call only when the files are known to be the commit's."""
+    def read(cls, workspace: Workspace, since: dict[str, Signature | None] | None = None,
+             committed: Callable[[list[str]], dict[str, str | None]] | None = None) -> Committed:
+        """Every memory file as it is now: call only when the files are known to be the commit's — or, with
+        `since` (each file's signature when they were) and `committed` (the commit's text of the paths asked),
+        once they were: a file changed since (a person typing into it right now) is taken from the commit."""
         kept = cls(workspace)
-        kept.refresh(workspace.memory_paths())
+        paths = workspace.memory_paths()
+        moved = [p for p in paths if since is not None and p in since and signature(workspace.root / p) != since[p]]
+        kept.refresh([p for p in paths if p not in moved])
+        for path, text in (committed(moved) if moved and committed is not None else {}).items():
+            if text is not None:
+                kept.files[path] = ((-1, -1, -1), text)  # known as committed; never the file's signature
         return kept
+
 
     def refresh(self, paths: list[str]) -> None:
         """Take `paths` as committed now (the transaction just wrote and committed them); a gone file is dropped."""
@@ -54,9 +64,20 @@ class Committed:
             else:
                 self.files[path] = (before, text)
 
+    def base(self, path: str) -> str | None:
+        """The text `path` had in the last commit the door knows of, whatever the file on disk holds now (a person
+        may be editing it: their edit is merged in when a change lands, memory/transaction.py); None when unknown."""
+        kept = self.files.get(path)
+        return None if kept is None else kept[1]
+
     def text(self, path: str) -> str | None:
         """The committed text of `path` when the file on disk is still it; None when it may differ (or is gone)."""
         kept = self.files.get(path)
         if kept is None or signature(self.workspace.root / path) != kept[0]:
             return None
         return kept[1]
+
+
+def signatures(workspace: Workspace) -> dict[str, Signature | None]:
+    """Each memory file's signature now (one stat each): what `Committed.read` tells a later change by."""
+    return {path: signature(workspace.root / path) for path in workspace.memory_paths()}

@@ -43,20 +43,21 @@ def with_original_endings(raw_before: str | None, after: str) -> str:
 class Staging:
     """In-memory contents of every memory file; `None` marks a file that does not (or no longer) exist.
 
-    `on_disk` holds the exact text read (what applying must not clobber), `original` and `current` the
-    LF views the tools and guards work on.
+    `on_disk` holds the exact text the session starts from — the base a change is merged from when it lands
+    (memory/transaction.py) — and `original` and `current` the LF views the tools and guards work on.
     """
 
     def __init__(self, workspace: Workspace, overlay: dict[str, str | None] | None = None,
                  committed: Committed | None = None) -> None:
         """`overlay`: files as the review lane's pending proposals would leave them, read instead of the disk.
-        `committed`: the files as last committed (memory/snapshot.py): those still so are not read again, and
-        `as_committed` names them."""
+        `committed`: the files as last committed (memory/snapshot.py): the session starts from them, not from what a
+        person may be typing into a file right now (their edit becomes their own commit when the change lands,
+        and the change is merged onto it); `as_committed` names them. Without it, the files are read."""
         self.workspace = workspace
         self.on_disk: dict[str, str | None] = {}
         self.as_committed: set[str] = set()
         for path in workspace.memory_paths():
-            kept = committed.text(path) if committed is not None else None
+            kept = committed.base(path) if committed is not None else None
             if kept is None:
                 self.on_disk[path] = read_text(workspace.root / path)
             else:

@@ -10,20 +10,24 @@ truth for progress: a cursor left behind it is fast-forwarded. This is the only 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from datetime import date
 from pathlib import Path
 
-from nanodream import boundedjson
+from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import read_cursor, write_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
 from nanodream.changes import FileChange
+from nanodream.memory import archive
 from nanodream.memory.journal import Journal, JournalUnreadable, read_current, remove_stale_temp_files, write_files
-from nanodream.memory.staging import Staging
-from nanodream.versioning.commitmsg import manual_message
+from nanodream.validity import replaced_line
+from nanodream.versioning import objects, pending
+from nanodream.versioning.commitmsg import manual_message, with_change_list, without_machine
 from nanodream.versioning.gitrunner import GitError
 from nanodream.versioning.gitstate import check_hand_edits
-from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+from nanodream.versioning.gitstore import DREAM_IDENTITY, TRAVELLED, GitStore
+from nanodream.versioning.merge import Conflict, Replaced, Side, merge_file
 from nanodream.vocab import count
 from nanodream.workspace import ARCHIVE_RULE, GITIGNORE, INSIGHTS_RULE, REJECTED_RULE, Workspace
 
@@ -157,9 +161,14 @@ def _commit(store: GitStore, message: str, author: tuple[str, str]) -> str | Non
     """
     parent = store.head_sha()
     sha = store.commit(message, author)
-    if sha is not None and not store.sync_index(parent, sha, stale_only=True):
-        atomic_write(pending_sync_file(store.workspace), json.dumps({"old": parent, "new": sha}) + "\n")
+    if sha is not None:
+        _follow_index(store, parent, sha)
     return sha
+
+
+def _follow_index(store: GitStore, parent: str | None, sha: str) -> None:
+    if not store.sync_index(parent, sha, stale_only=True):
+        atomic_write(pending_sync_file(store.workspace), json.dumps({"old": parent, "new": sha}) + "\n")
 
 
 def pending_sync_file(workspace: Workspace) -> Path:
@@ -181,12 +190,6 @@ def _finish_index_sync(store: GitStore) -> str:
         return ""
     path.unlink()
     return "updated git's index for the files of an earlier commit (another git process held it then)"
-
-
-def changed_since_staged(workspace: Workspace, staging: Staging, paths: list[str]) -> list[str]:
-    """Files someone else (the host agent, a person) wrote while a session ran: applying would lose that."""
-    current = read_current(workspace.root, paths)
-    return [path for path in paths if current[path] != staging.on_disk.get(path)]
 
 
 def advance(workspace: Workspace, position: Position) -> None:
@@ -243,7 +246,9 @@ def _fast_forward(workspace: Workspace, store: GitStore) -> str:
 
 
 def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) -> str:
-    if store.head_message().strip() == journal.message.strip():
+    if journal.target is not None:
+        return _recover_landing(workspace, store, journal)
+    if without_machine(store.head_message()) == without_machine(journal.message):
         head = store.head_sha()
         # The crash may have come between the commit and the index update: finish that step too.
         store.sync_index(store.parent_of(head), head, stale_only=True)
@@ -279,3 +284,135 @@ def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
         write_cursor(workspace.cursor_file, journal.cursor_reset)
     elif read_cursor(workspace.cursor_file) < journal.cursor_end:
         write_cursor(workspace.cursor_file, journal.cursor_end)
+
+
+# a change prepared while someone edited the files: their edits first, the change merged onto them ------------
+
+
+class _PersonFirst:
+    """The clock of a change landing on a person's edits: theirs (the person's) is always the newer — it was made
+    while the change was being prepared from the files before it."""
+
+    def line(self, conflict: Conflict) -> Side | None:
+        return "theirs"
+
+    def file(self, path: str) -> Side | None:
+        return "theirs"
+
+    def day(self, conflict: Conflict, side: Side) -> date:
+        return clock.today()
+
+
+@dataclass
+class Reconciled:
+    """A journal merged onto what is on disk now, what the person's edits became, and what waits for them."""
+
+    journal: Journal
+    manual_commit: str | None = None
+    committed: list[str] = field(default_factory=list)  # the paths of the person's edits, committed as theirs
+    notes: list[str] = field(default_factory=list)
+    proposals: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # path, before, after
+
+
+def reconcile(workspace: Workspace, store: GitStore, journal: Journal) -> Reconciled:
+    """Take in what a person (or a host agent) wrote to memory files while a change was being prepared, before it
+    lands: their edits become their own commit first — never folded into the change, never lost by restoring it —
+    and the change is merged onto them with the same three-way merge a sync uses (base: the files the change was
+    prepared from). Where both changed one line, theirs stays and the change's value goes to the archive as
+    replaced; a skill both changed keeps theirs and proposes the change's.
+
+    Raises NeedsPerson, before anything is written or committed, when their edit holds a credential.
+    """
+    done = Reconciled(journal)
+    dirty = store.dirty_paths()
+    if dirty:
+        check_hand_edits(workspace, store, dirty)
+        done.manual_commit = _commit(store, manual_message(dirty, meanwhile=True), store.user_identity())
+        done.committed = dirty
+    current = read_current(workspace.root, list(journal.after))
+    moved = [path for path in sorted(journal.after) if current[path] != journal.before[path]]
+    if not moved:
+        return done
+    merged = {path: merge_file(path, journal.before[path], journal.after[path], current[path], _PersonFirst())
+              for path in moved}
+    for path, result in merged.items():
+        journal.before[path], journal.after[path] = current[path], result.text
+        done.notes += result.notes
+        if result.proposal is not None:
+            done.proposals.append((path, result.text, result.proposal))
+    _archive_replaced(workspace, journal, [item for result in merged.values() for item in result.replaced])
+    changes = [FileChange(p, journal.before[p], journal.after[p]) for p in sorted(journal.after)
+               if journal.before[p] != journal.after[p]]
+    journal.message = with_change_list(journal.message, changes)
+    done.notes.append(f"{', '.join(moved)} changed on disk while this change was prepared: merged onto that edit")
+    return done
+
+
+def _archive_replaced(workspace: Workspace, journal: Journal, replaced: list[Replaced]) -> None:
+    """The change's values a person's edit replaced go to this month's archive, marked until today."""
+    if not replaced:
+        return
+    day = clock.today()
+    path = archive.archive_file(day)
+    if path not in journal.after:
+        journal.before[path] = journal.after[path] = read_current(workspace.root, [path])[path]
+    moved = [(archive.section_of(journal.after.get(item.path), item.new), replaced_line(item.old, item.until, item.new))
+             for item in replaced]
+    journal.after[path] = archive.appended(journal.after[path], day, moved)
+
+
+# landing a commit built beforehand (a sync's merge) ------------------------------------------------------------
+
+
+def land(workspace: Workspace, store: GitStore, journal: Journal) -> None:
+    """Land a journalled commit that was built (and perhaps pushed) beforehand: its objects join the repository,
+    the files take its text, HEAD moves to it, then its proposals are laid and the remote-tracking ref follows.
+
+    The journal was saved before the push, so a crash anywhere is finished by `recover`. A file someone edited
+    since the merge was computed keeps their edit, merged onto the commit's text and left for the door to commit
+    as theirs.
+    """
+    assert journal.target is not None
+    if journal.objects:
+        objects.migrate(workspace, Path(journal.objects))
+    current = read_current(workspace.root, list(journal.after))
+    written = {}
+    for path, after in journal.after.items():
+        now, before = current[path], journal.before[path]
+        if now != after:
+            written[path] = after if now == before else merge_file(path, before, after, now, _PersonFirst()).text
+    write_files(workspace.root, written)
+    if journal.travelled:  # before another machine's commits are in HEAD: their history trailers are not ours
+        atomic_write(workspace.state_dir / TRAVELLED, journal.travelled)
+    store.move_head(journal.target, journal.parent, journal.message)
+    _follow_index(store, journal.parent, journal.target)
+    _after_landing(workspace, store, journal)
+
+
+def _after_landing(workspace: Workspace, store: GitStore, journal: Journal) -> None:
+    """What follows a landed commit: its proposals (laid again after a crash: a proposal already laid is not
+    laid twice), the remote-tracking ref; then the journal goes."""
+    for proposal in journal.proposals:
+        files = {path: (_bytes(pair[0]), _bytes(pair[1])) for path, pair in proposal["files"].items()}
+        pending.propose_change(store, files, proposal["message"])
+    if journal.tracking:
+        store.set_ref(journal.tracking[0], journal.tracking[1])
+    Journal.clear(workspace)
+
+
+def _recover_landing(workspace: Workspace, store: GitStore, journal: Journal) -> str:
+    head = store.head_sha()
+    if head == journal.parent:
+        land(workspace, store, journal)
+    elif head == journal.target:
+        objects.discard(Path(journal.objects) if journal.objects else None)
+        _after_landing(workspace, store, journal)
+    else:
+        objects.discard(Path(journal.objects) if journal.objects else None)
+        Journal.clear(workspace)
+        return f"abandoned interrupted sync {journal.run_id}: the branch moved since; the next sync merges again"
+    return f"finished interrupted sync {journal.run_id} (its merge landed)"
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8", "surrogateescape")

@@ -51,17 +51,16 @@ def apply(work: BatchWork) -> PassResult:
     ctx, batch, staging, outcome, hooks = work.ctx, work.batch, work.staging, work.outcome, work.hooks
     waiting = _waiting(ctx, staging.changes())
     changes = [c for c in staging.changes() if c not in waiting]
-    moved = transaction.changed_since_staged(ctx.workspace, staging, [c.path for c in changes])
-    if moved:
-        return PassResult(failure=f"{', '.join(moved)} changed on disk during the session; nothing applied, so "
-                                  "those edits are kept and the batch runs again next time")
+    # A file someone edited since the session began is merged at commit time (memory/transaction.py): their edit
+    # becomes their own commit first, and this batch's lines land on top.
     if hooks.before_apply is not None:
         hooks.before_apply()
     position = hooks.position or _end_of(ctx, batch)
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
                        tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
                        position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed,
-                       misfiled=outcome.misfiled)
+                       misfiled=outcome.misfiled,
+                       history=position.fingerprint if position is not None else "")
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
         outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,
@@ -84,6 +83,7 @@ def apply(work: BatchWork) -> PassResult:
         except transaction.CommitFailed as exc:  # the files are back as they were: the batch runs again
             return PassResult(failure=str(exc), blameless=True)
         outcome.outcome = Outcome.COMMITTED
+        notes += tuple(ctx.door.take_notes())
     elif position is not None:
         transaction.advance(ctx.workspace, position)
     return PassResult(warnings=notes)

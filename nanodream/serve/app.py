@@ -25,7 +25,7 @@ from nanodream.vocab import Outcome, count
 SHA = re.compile(r"[0-9a-f]{4,40}")
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 DECISIONS = ("reinforce", "stale", "reject", "promote")
-KINDS = ("dream", "manual", "restore", "insights")
+KINDS = ("dream", "manual", "restore", "insights", "sync")
 TIMELINE_LIMIT = 500
 
 

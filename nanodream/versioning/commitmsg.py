@@ -16,6 +16,7 @@ from nanodream.vocab import (
     format_range,
     format_tokens,
     format_trailers,
+    is_trailer_line,
 )
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritati
 _CHANGES_HEAD = "Changes (from the diff):"
 _UNCONFIRMED_HEAD = "Not shown by the diff:"
 _MISFILED_HEAD = "Filed in another file than it belongs in:"
-_TRAILER_LIKE = re.compile(rf"^(\s*)({TRAILER_PREFIX}[A-Za-z-]+:)", re.MULTILINE)
+_TRAILER_LIKE = re.compile(rf"^(\s*)((?:{TRAILER_PREFIX}[A-Za-z-]+|{Trailer.MACHINE}):)", re.MULTILINE)
+_MACHINE_LINE = re.compile(rf"^{Trailer.MACHINE}:.*$")
 
 
 def change_line(change: FileChange) -> str:
@@ -54,6 +56,7 @@ class DreamFacts:
     cost: float | None = None
     cached_tokens: int = 0
     position: int | None = None  # the history position once this commit lands (None: tidy)
+    history: str = ""  # the fingerprint of history.jsonl up to `position`: whose history it is (backlog/position.py)
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
     misfiled: list[str] = field(default_factory=list)  # facts filed in another file than they belong in
 
@@ -116,6 +119,8 @@ def _span(facts: DreamFacts) -> list[tuple[Trailer, object]]:
                  (Trailer.OFFSETS, format_range(batch.start_offset, batch.end_offset))]
     if facts.position is not None:
         span.append((Trailer.POSITION, facts.position))
+        if facts.history:
+            span.append((Trailer.HISTORY, facts.history))
     return span
 
 
@@ -147,26 +152,65 @@ def insights_message(decided: list[tuple[str, str, str]], changes: list[FileChan
     return "\n".join(body)
 
 
-def manual_message(paths: list[str]) -> str:
+_BEFORE = ("Found uncommitted before a dream run and committed as they were, so these edits stay",
+           "the person's own and are never credited to the dream.")
+_SYNCED = ("Found uncommitted when memory was synced with another machine's and committed as they were",
+           "first, so these edits stay the person's own and travel as theirs.")
+_MEANWHILE = ("Found uncommitted when a change of nanodream's was about to land (made while it was being",
+              "prepared) and committed first, as they were: these edits stay the person's own, and the",
+              "change that follows keeps them.")
+
+
+def manual_message(paths: list[str], *, meanwhile: bool = False, synced: bool = False) -> str:
+    """A person's hand edits, committed as theirs: found before a run (or a change); `meanwhile`: made while a
+    change was being prepared and found when it was about to land (memory/transaction.py); `synced`: found by a
+    sync (sync/plan.py)."""
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     return "\n".join([
         f"manual: hand edits to {shown}",
         "",
-        "Found uncommitted before a dream run and committed as they were, so these edits stay",
-        "the person's own and are never credited to the dream.",
+        *(_MEANWHILE if meanwhile else _SYNCED if synced else _BEFORE),
         "",
         *format_trailers([(Trailer.KIND, "manual")]),
     ])
 
 
+def sync_message(remote: str, branch: str, tip: str, changes: list[FileChange], notes: list[str]) -> str:
+    """The commit that merges another machine's memory: where from, what the merge decided, the real diff."""
+    body = [f"sync: merge memory from {remote}/{branch} ({tip[:8]})", ""]
+    if notes:
+        body += ["Decided by the merge:", *(f"- {note}" for note in notes), ""]
+    body += [_CHANGES_HEAD, *(change_lines(changes) or ["- (no file changed: the histories are joined)"]), ""]
+    body += format_trailers([(Trailer.KIND, "sync"), (Trailer.REMOTE, f"{remote}/{branch} {tip}")])
+    return "\n".join(body)
+
+
+def with_machine(message: str, machine: str) -> str:
+    """`message` with a `Machine:` trailer naming where it was made (kept when it already names one): every
+    commit nanodream makes says which machine taught it."""
+    if not machine or Trailers.parse(message).machine:
+        return message
+    text = message.rstrip("\n")
+    last = text.split("\n\n")[-1] if "\n\n" in text else ""
+    trailer = format_trailers([(Trailer.MACHINE, machine)])[0]
+    if last and all(is_trailer_line(line) for line in last.splitlines()):
+        return f"{text}\n{trailer}\n"
+    return f"{text}\n\n{trailer}\n"
+
+
+def without_machine(message: str) -> str:
+    """`message` without its `Machine:` trailer line: the same change, whichever machine wrote it down."""
+    return "\n".join(line for line in message.strip().split("\n") if not _MACHINE_LINE.match(line)).strip()
+
+
 # reading messages back ----------------------------------------------------------------------------
 
-COMMIT_KINDS = ("dream", "manual", "restore", "insights")
+COMMIT_KINDS = ("dream", "manual", "restore", "insights", "sync")
 
 
 def commit_kind(message: str) -> str:
-    """dream | manual | restore | insights from the Dream-Kind trailer; init for the first commit; other for anything
-    else."""
+    """dream | manual | restore | insights | sync from the Dream-Kind trailer; init for the first commit; other for
+    anything else."""
     kind = Trailers.parse(message).get(Trailer.KIND) or ""
     if kind in COMMIT_KINDS:
         return kind
@@ -211,5 +255,6 @@ def restore_message(*, target_sha: str, target_kind: str, target_subject: str, m
              *format_trailers([(Trailer.KIND, "restore"), (Trailer.RESTORES, target_sha),
                                (Trailer.RESTORE_MODE, mode)])]
     if replay is not None:
-        lines += format_trailers([(Trailer.CURSOR_RESET, replay.cursor), (Trailer.POSITION, replay.offset)])
+        lines += format_trailers([(Trailer.CURSOR_RESET, replay.cursor), (Trailer.POSITION, replay.offset),
+                                  *([(Trailer.HISTORY, replay.fingerprint)] if replay.fingerprint else [])])
     return "\n".join(lines)

@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from nanodream import boundedjson
@@ -45,8 +46,24 @@ def recall(root: Path, key: Key, stamp: tuple) -> tuple[bool, object]:
     return True, found[1]
 
 
+_HELD_BACK: set[str] = set()  # workspaces whose memo is not written for now (`unwritten`)
+
+
+@contextlib.contextmanager
+def unwritten(root: Path) -> Iterator[None]:
+    """Nothing is written to `root`'s memo inside (answers are still kept in memory): what only looks — a sync's
+    dry run — leaves even `.git/nanodream` as it found it."""
+    _HELD_BACK.add(str(root))
+    try:
+        yield
+    finally:
+        _HELD_BACK.discard(str(root))
+
+
 def keep(root: Path, answers: dict[Key, tuple[tuple, object]]) -> None:
     """Keep `answers` (key → (stamp, answer)) for later processes; one write, and none when nothing is new."""
+    if str(root) in _HELD_BACK:
+        return
     memo = _memo(root)
     fresh = {key: ([*stamp], answer) for key, (stamp, answer) in answers.items() if memo.get(key) != ([*stamp], answer)}
     if not fresh:

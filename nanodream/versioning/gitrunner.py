@@ -47,6 +47,9 @@ KEPT = ("PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR", "TZ", "GIT_AUTHOR_DATE", "G
         "GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH", "GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF")
 
 
+Completed = subprocess.CompletedProcess[bytes]  # what a finished git command gives back
+
+
 class GitError(RuntimeError):
     """A git command that failed; the message is one line: the command and git's own first line of complaint."""
 
@@ -72,12 +75,28 @@ def git_environment(root: Path, extra: Mapping[str, str] | None = None) -> dict[
     return env
 
 
+# What a command that reaches a remote (`sync`'s fetch and push, `init --from`) may use, on top of the overrides:
+# a path on this machine, ssh and https, and nothing else (no ext::, no remote helper a repository names); ssh is
+# the person's own `ssh` with their ~/.ssh/config and agent, never a command a repository configures. A URL is
+# always given on the command line, so no `remote.<name>.uploadpack` or `receivepack` of the repository applies.
+TRANSPORT: tuple[tuple[str, str], ...] = (
+    ("protocol.file.allow", "always"), ("protocol.ssh.allow", "always"), ("protocol.https.allow", "always"),
+    ("core.sshCommand", "ssh"),
+)
+TRANSPORT_KEPT = ("SSH_AUTH_SOCK",)  # the person's ssh agent, for a key with a passphrase
+
+
 def run_git(root: Path, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run `git ARGS` for the workspace at `root`; raise GitError on failure unless `check` is False."""
+            check: bool = True, transport: bool = False) -> Completed:
+    """Run `git ARGS` for the workspace at `root`; raise GitError on failure unless `check` is False.
+
+    `transport`: the command reaches a remote (`TRANSPORT`)."""
     # Before `git init` there is no repository configuration to read, and `init` runs no filter driver.
-    overrides = [*OVERRIDES, *(_guard(root).drivers if (root / ".git").exists() else ())]
-    done = _spawn(root, _argv(args), {**git_environment(root, env), **_config_variables(overrides)}, stdin)
+    overrides = [*OVERRIDES, *(TRANSPORT if transport else ()),
+                 *(_guard(root).drivers if (root / ".git").exists() else ())]
+    extra = {name: os.environ[name] for name in TRANSPORT_KEPT if transport and name in os.environ}
+    done = _spawn(root, _argv(args), {**git_environment(root, {**extra, **(env or {})}),
+                                      **_config_variables(overrides)}, stdin)
     if check and done.returncode != 0:
         raise GitError(args, done.returncode, done.stderr)
     return done

@@ -16,10 +16,12 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from nanodream import clock
+from nanodream.backlog.position import fingerprint
+from nanodream.config import machine_name
 from nanodream.controls import visible
 from nanodream.versioning import gitcache, gitmemo
-from nanodream.versioning.commitmsg import commit_kind
-from nanodream.versioning.gitrunner import GitError, run_git
+from nanodream.versioning.commitmsg import commit_kind, with_machine
+from nanodream.versioning.gitrunner import Completed, GitError, run_git
 from nanodream.vocab import Trailer, Trailers
 from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
 
@@ -88,16 +90,34 @@ class UnknownCommit(ValueError):
 class GitStore:
     """The workspace's own repository, driven through the git binary with a scrubbed environment."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, objects: Path | None = None) -> None:
+        """`objects`: a quarantine — a folder git writes new objects into instead of the repository's own (which it
+        still reads): what a sync fetches and builds stays out of the repository until the sync succeeds."""
         self.workspace = workspace
         self._synced: tuple[str | None, str] | None = None  # the last commit whose index entries this store moved
+        self.objects = objects
+        self._env = quarantined(workspace, objects) if objects is not None else {}
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """What this store adds to every git command's environment (its quarantine's folders, if any)."""
+        return dict(self._env)
+
+    @property
+    def machine(self) -> str:
+        """The name of this machine, which every commit this store makes carries (`Machine:`)."""
+        return machine_name(self.workspace)
 
     # running git ----------------------------------------------------------------------------------
 
     def _git(self, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> str:
         """Output of a git command as text, without its final newline; GitError when it fails."""
-        out = run_git(self.workspace.root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
+        out = self._run(*args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
         return out[:-1] if out.endswith("\n") else out
+
+    def _run(self, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+             check: bool = True) -> Completed:
+        return run_git(self.workspace.root, *args, env={**self._env, **(env or {})}, stdin=stdin, check=check)
 
     def _read(self, *args: str) -> str | None:
         """Output of a read-only git command, or None when it fails (no repository, no such revision)."""
@@ -112,9 +132,9 @@ class GitStore:
     def exists(self) -> bool:
         return (self.workspace.root / ".git").exists()
 
-    def init(self) -> None:
-        """`git init` the workspace on branch main (the first commit is the transaction's: memory/transaction.py)."""
-        run_git(self.workspace.root, "init", "-q", "--initial-branch=main", str(self.workspace.root))
+    def init(self, branch: str = "main") -> None:
+        """`git init` the workspace on `branch` (the first commit is the transaction's: memory/transaction.py)."""
+        run_git(self.workspace.root, "init", "-q", f"--initial-branch={branch}", str(self.workspace.root))
 
     # state ----------------------------------------------------------------------------------------
 
@@ -198,9 +218,9 @@ class GitStore:
         if parent and (changes == (set(), set()) if changes is not None else tree == self.tree_of(parent)):
             gitcache.keep_scratch(root, parent, folder)
             return None
-        cleaned = _cleaned(message)
+        cleaned = _cleaned(with_machine(message, self.machine))
         try:
-            sha = self._commit_tree(tree, parent, cleaned, author)
+            sha = self._commit_tree(tree, [parent] if parent else [], cleaned, author)
             self._git("update-ref", "-m", _reflog_message(message), "HEAD", sha, parent or "")
         except BaseException:
             folder.cleanup()
@@ -289,9 +309,18 @@ class GitStore:
         Built in a temporary index from object ids only: HEAD, the person's index and the files on disk are
         never touched (the review lane keeps its proposals this way). `extra_parent` keeps a commit reachable.
         """
+        sha = self.build_commit(parent, files, message, (parent, *((extra_parent,) if extra_parent else ())))
+        self._git("update-ref", "-m", _reflog_message(message), ref, sha)
+        return sha
+
+    def build_commit(self, base: str | None, files: dict[str, bytes | None], message: str,
+                     parents: Sequence[str], author: tuple[str, str] = DREAM_IDENTITY) -> str:
+        """A commit object of `base`'s tree (None: an empty one) with `files` replaced (None: removed), whose
+        parents are `parents`; no ref moves. Objects go where this store writes them (its quarantine, if any)."""
         with TemporaryDirectory(prefix="nanodream-index-") as tmp:
             index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            self._git("read-tree", parent, env=index)
+            if base is not None:
+                self._git("read-tree", base, env=index)
             for path, data in sorted(files.items()):
                 if data is None:
                     self._git("update-index", "--force-remove", "--", path, env=index)
@@ -299,9 +328,12 @@ class GitStore:
                     blob = self._git("hash-object", "-w", "--stdin", stdin=data)
                     self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
             tree = self._git("write-tree", env=index)
-        sha = self._commit_tree(tree, parent, _cleaned(message), DREAM_IDENTITY, extra_parent)
-        self._git("update-ref", "-m", _reflog_message(message), ref, sha)
-        return sha
+        return self._commit_tree(tree, list(parents), _cleaned(with_machine(message, self.machine)), author)
+
+    def move_head(self, new: str, old: str | None, message: str) -> None:
+        """Point the branch HEAD names at `new`, only while it is still at `old` (git refuses otherwise)."""
+        self._git("update-ref", "-m", _reflog_message(message), "HEAD", new, old or "")
+        gitcache.moved(("HEAD", str(self.workspace.root)), gitcache.head_stamp(self.workspace.root), new)
 
     def ref_sha(self, ref: str) -> str | None:
         return self._read("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") or None
@@ -322,7 +354,7 @@ class GitStore:
 
     def file_at(self, rev: str, path: str) -> bytes | None:
         """The bytes of `path` in `rev`, or None when it has no such file."""
-        done = run_git(self.workspace.root, "cat-file", "blob", f"{rev}:{path}", check=False)
+        done = self._run("cat-file", "blob", f"{rev}:{path}", check=False)
         return done.stdout if done.returncode == 0 else None
 
     def changed_paths(self, old: str, new: str) -> list[str]:
@@ -334,13 +366,12 @@ class GitStore:
             return list(gitcache.fixed(("diff", old, new), ask))
         return ask()
 
-    def _commit_tree(self, tree: str, parent: str | None, cleaned: str, author: tuple[str, str],
-                     extra_parent: str | None = None) -> str:
+    def _commit_tree(self, tree: str, parents: list[str], cleaned: str, author: tuple[str, str]) -> str:
         name, email = author
         identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, **_dated_now()}
-        parents = (["-p", parent] if parent else []) + (["-p", extra_parent] if extra_parent else [])
-        return self._git("commit-tree", "--no-gpg-sign", tree, *parents, env=identity,
+        flags = [arg for parent in parents for arg in ("-p", parent)]
+        return self._git("commit-tree", "--no-gpg-sign", tree, *flags, env=identity,
                          stdin=cleaned.encode("utf-8", "surrogateescape"))
 
     def sync_index(self, old: str | None, new: str, *, stale_only: bool = False) -> bool:
@@ -359,7 +390,7 @@ class GitStore:
             changed = [p for p in changed if staged.get(p) == before.get(p)]
         if not changed:
             return True
-        return run_git(self.workspace.root, "reset", "-q", new, "--", *changed, check=False).returncode == 0
+        return self._run("reset", "-q", new, "--", *changed, check=False).returncode == 0
 
     def _index_blobs(self, paths: list[str]) -> dict[str, str]:
         """The blob id the person's index holds for each of `paths` (absent: not in the index)."""
@@ -379,7 +410,8 @@ class GitStore:
     # progress marks ---------------------------------------------------------------------------------
 
     def progress_trailers(self) -> Trailers | None:
-        """The trailers of the newest commit that moved the history position (a dream or a replaying restore)."""
+        """The trailers of the newest commit that moved this workspace's history position (a dream or a replaying
+        restore); another machine's, merged in by a sync, moved its own history, never this one (`made_here`)."""
         head = self.head_sha()
         if not head:
             return None
@@ -389,7 +421,8 @@ class GitStore:
             out = self._git("log", "-z", "-n", str(PROGRESS_LOOKBACK), "--format=%B", "-E",
                             f"--grep={_PROGRESS.pattern}", head)
             return next((body for body in filter(None, out.split("\0"))
-                         if Trailer.ACCEPTED not in Trailers.parse(body).values), None)
+                         if Trailer.ACCEPTED not in (trailers := Trailers.parse(body)).values
+                         and made_here(self.workspace, trailers)), None)
         body = gitcache.lasting(("progress", str(self.workspace.root), ""), (head,), ask,
                                 lambda answer: answer is None or isinstance(answer, str))
         return None if body is None else Trailers.parse(body)
@@ -498,27 +531,31 @@ class GitStore:
 
     def commit_diff(self, sha: str) -> str:
         """The commit's patch against its first parent (against nothing for the first commit)."""
-        out = run_git(self.workspace.root, "show", "--format=", "--patch", "--no-renames", "--no-color",
-                      "--no-ext-diff", sha, "--").stdout
+        out = self._run("show", "--format=", "--patch", "--no-renames", "--no-color", "--no-ext-diff", sha,
+                        "--").stdout
         return out.decode("utf-8", "surrogateescape")
 
     def tree_paths(self, rev: str) -> dict[str, str]:
-        """Every file path at `rev` with its blob id."""
-        paths = {}
-        for record in self._git("ls-tree", "-r", "-z", "--full-tree", rev).split("\0"):
-            if record:
-                meta, path = record.split("\t", 1)
-                paths[path] = meta.split()[2]
-        return paths
+        """Every file path at `rev` with its blob id (asked once per commit id: a commit never changes)."""
+        def ask() -> dict[str, str]:
+            paths = {}
+            for record in self._git("ls-tree", "-r", "-z", "--full-tree", rev).split("\0"):
+                if record:
+                    meta, path = record.split("\t", 1)
+                    paths[path] = meta.split()[2]
+            return paths
+        if _COMMIT_ID.match(rev):
+            return dict(gitcache.fixed(("tree-paths", rev), ask))
+        return ask()
 
     def blob(self, blob_id: str) -> bytes:
-        return run_git(self.workspace.root, "cat-file", "blob", blob_id).stdout
+        return self._run("cat-file", "blob", blob_id).stdout
 
     def blobs(self, blob_ids: Sequence[str]) -> dict[str, bytes]:
         """Many blobs by id from ONE `git cat-file --batch`: a whole tree's files cost one process."""
         if not blob_ids:
             return {}
-        out = run_git(self.workspace.root, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in blob_ids).encode()
+        out = self._run("cat-file", "--batch", stdin="".join(f"{b}\n" for b in blob_ids).encode()
                       ).stdout
         found, at = {}, 0
         for blob_id in blob_ids:
@@ -544,6 +581,40 @@ class GitStore:
             return None
         out = self._git("log", "-1", "--format=%H %cI", f"--before={moment.isoformat()}", "HEAD", "--")
         return (out.split(" ")[0], out.split(" ")[1]) if out else None
+
+
+TRAVELLED = "travelled"  # in the state folder: this repository holds commits another machine made (docs/sync.md)
+
+
+def travelled(workspace: Workspace) -> bool:
+    """Whether this workspace's memory has taken in commits from elsewhere (`init --from`, a sync)."""
+    return (workspace.state_dir / TRAVELLED).exists()
+
+
+def made_here(workspace: Workspace, trailers: Trailers) -> bool:
+    """Whether a commit's history trailers (its range, its position) are about this workspace's history.jsonl.
+
+    History never travels: a dream merged in from another machine consumed that machine's history, and its byte
+    offsets name other bytes here. A commit that records its history's fingerprint is checked against this
+    file — whichever machine made it: fleet workers and a laptop whose host name changes dream one history under
+    several names; one that only names its machine is checked by name; one from before either counts as this
+    workspace's own until the memory has travelled.
+    """
+    recorded, position = trailers.get(Trailer.HISTORY), trailers.position
+    if recorded and position is not None:
+        try:
+            return fingerprint(workspace.history_file, position) == recorded
+        except OSError:
+            return False
+    if trailers.machine is not None:
+        return trailers.machine == machine_name(workspace)
+    return not travelled(workspace)
+
+
+def quarantined(workspace: Workspace, objects: Path) -> dict[str, str]:
+    """The environment that makes git write new objects into `objects` while it reads the repository's own too."""
+    return {"GIT_OBJECT_DIRECTORY": str(objects),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(workspace.root / ".git" / "objects")}
 
 
 def shifted_times(old: list[bytes], old_times: list[int | None], new: list[bytes], when: int) -> list[int | None]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from nanodream.backlog.history import HistoryEntry, iter_after, read_from
 from nanodream.versioning.commitmsg import message_summary
-from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit
+from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit, made_here
 from nanodream.vocab import Declared, Trailer, Trailers
 from nanodream.workspace import Workspace
 
@@ -36,6 +36,7 @@ class CommitSummary(Declared):
     model: str | None
     restores: str | None  # for a restore: the sha it undid
     cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
+    machine: str | None  # the machine that made it (its Machine: trailer); None for a commit from before
 
 
 @dataclass
@@ -59,7 +60,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         lines={"first": lines[0], "last": lines[1]} if lines else None,
         tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
-        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
+        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset, machine=trailers.machine,
     )
 
 
@@ -92,7 +93,10 @@ def shown_entry(entry: HistoryEntry) -> HistoryEntry:
 
 
 def consumed_entries(workspace: Workspace, trailers: Trailers) -> list[HistoryEntry]:
-    """The entries a dream consumed that are still in history.jsonl: by byte range, or by cursor for old dreams."""
+    """The entries a dream consumed that are still in history.jsonl: by byte range, or by cursor for old dreams.
+    None for a dream another machine made: it consumed that machine's history, which never travels."""
+    if not made_here(workspace, trailers):
+        return []
     offsets, lines = trailers.offset_range, trailers.line_range
     if offsets is not None and lines is not None:
         return _by_offset(workspace, offsets, lines[0])

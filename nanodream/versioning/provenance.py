@@ -55,6 +55,7 @@ class WhyReport(Declared):
     replaced: list[dict[str, Any]] = field(default_factory=list)  # facts it replaced: text, since, until, file, line
     first_written: dict[str, str] | None = None  # a replaced fact's first commit: {"commit", "time"}
     insights: list[dict[str, Any]] = field(default_factory=list)  # cite it: insight, status, relation, weight, reason
+    machine: str | None = None  # the machine that made the commit (its Machine: trailer; None: before machines)
 
 
 def why(workspace: Workspace, query: str) -> WhyReport:
@@ -67,7 +68,8 @@ def why(workspace: Workspace, query: str) -> WhyReport:
         report = WhyReport(None, "uncommitted", None, path, number, text)
     else:
         commit = store.commit_info(sha)
-        report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject)
+        report = WhyReport(sha, commit.kind, commit.time, path, number, text, commit.subject,
+                           machine=commit.trailers.machine)
         if commit.kind == "dream":
             entries = consumed_entries(workspace, commit.trailers)
             report.entries = [_entry(e) for e in rank(entries, _asked_fact(path, text))]

@@ -68,6 +68,7 @@ def keys(data) -> set[str]:
     ("recall QUERY --json", ("recall", "which language is the API written in")),
     ("why TEXT|FILE:LINE --json", ("why", "written in Go")),
     ("forget --json", ("forget", "--session", "cli:direct", "--dry-run")),
+    ("sync --json", ("sync",)),  # no remote: refused, and still the report
 ])
 def test_a_command_prints_exactly_the_documented_keys(ws, heading, args):
     assert keys(as_json(ws, *args)) == section_keys(heading)

@@ -29,7 +29,8 @@ def test_init_creates_a_workspace_and_is_idempotent(tmp_path):
     assert set(data["created"]) >= {"SOUL.md", "USER.md", "memory/MEMORY.md", "memory/history.jsonl", ".gitignore"}
     assert data["git_repository_created"] is True
     second = invoke("init", str(target), "--json")
-    assert json.loads(second.output) == {"workspace": str(target), "created": [], "git_repository_created": False}
+    assert json.loads(second.output) == {"workspace": str(target), "created": [], "git_repository_created": False,
+                                         "remote": "", "fetched": None, "held": [], "left_out": []}
 
 
 def test_run_json_reports_outcome_tokens_and_commits(workspace, serve):

@@ -50,7 +50,7 @@ def test_log_json_lists_kinds_ranges_spend_and_real_line_counts(history):
     assert manual["history"] is None and manual["tokens"] is None and manual["run"] is None
     assert manual["files"] == [{"path": "SOUL.md", "added": 1, "removed": 0}]
     assert set(b) == {"sha", "short", "kind", "time", "author", "subject", "files", "history", "lines", "tokens",
-                      "cost", "run", "model", "restores", "cursor_reset"}
+                      "cost", "run", "model", "restores", "cursor_reset", "machine"}
 
 
 def test_log_text_tells_dreams_hand_edits_and_restores_apart(history):

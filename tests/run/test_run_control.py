@@ -129,18 +129,27 @@ def test_an_interrupt_mid_session_leaves_the_workspace_as_it_was(workspace):
         pass
 
 
-def test_a_file_edited_on_disk_during_the_session_is_not_overwritten(workspace):
+def test_a_file_edited_on_disk_during_the_session_becomes_its_own_commit_and_the_batch_lands_on_it(workspace):
     eight_entries(workspace)
     memory = workspace.root / "memory/MEMORY.md"
 
     def host_edits(index):
-        memory.write_text(memory.read_text() + "- written by the host agent meanwhile\n")
+        memory.write_text(memory.read_text() + f"- written by the host agent meanwhile {index}\n")
 
     report = run_dream(workspace, fake(), engine_factory=NoteEngine(during=host_edits))
-    assert report.outcome == "failed" and "memory/MEMORY.md changed on disk during the session" in report.reason
-    assert memory.read_text().endswith("- written by the host agent meanwhile\n")
-    assert "noted" not in memory.read_text()
-    assert read_cursor(workspace.cursor_file) == 0
+    assert report.outcome == "committed" and read_cursor(workspace.cursor_file) == 8
+    text = memory.read_text()
+    for index in range(4):  # each host line once, each batch's note too
+        assert text.count(f"- written by the host agent meanwhile {index}\n") == 1
+    assert [text.count(f"- noted {i}..{i + 1}\n") for i in (1, 3, 5, 7)] == [1, 1, 1, 1]
+    assert git(workspace, "status", "--porcelain") == ""
+    for sha in git(workspace, "rev-list", "HEAD").split():  # a host line is added by a manual commit, never a dream's
+        shown = git(workspace, "show", "--format=%B", sha)
+        added = [line for line in shown.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        if any("written by the host agent" in line for line in added):
+            assert "Dream-Kind: manual" in shown and not any("noted" in line for line in added)
+    assert any("committed first as the person's own" in warning for batch in report.batches
+               for warning in batch.warnings)
 
 
 def test_transcripts_are_kept_per_session_rotated_and_never_fed_back(workspace, serve):
@@ -205,14 +214,17 @@ def test_a_transcript_scans_what_the_model_and_the_batch_added_not_the_memory_fi
     assert AWS_KEY in text
 
 
-def test_a_file_edited_while_a_run_goes_on_is_scanned_in_the_next_transcript(workspace):
+def test_a_credential_typed_while_a_run_goes_on_stops_it_before_anything_lands_and_no_session_saw_it(workspace):
     eight_entries(workspace)
     user = workspace.root / "USER.md"
+    head = git(workspace, "rev-parse", "HEAD")
 
     def edit(batch: int) -> None:
         if batch == 0:  # the host writes USER.md by hand during the first session
             user.write_text(user.read_text() + f"- Deploy key {AWS_KEY}.\n")
 
-    run_dream(workspace, fake(max_batches=2), engine_factory=NoteEngine(during=edit))
-    second = list_transcripts(workspace)[-1].read_text()
-    assert "- Deploy key (redacted AWS Access Key)." in second and AWS_KEY not in second
+    report = run_dream(workspace, fake(max_batches=2), engine_factory=NoteEngine(during=edit))
+    assert report.exit_code == 78 and "USER.md line" in report.reason and AWS_KEY not in report.reason
+    assert git(workspace, "rev-parse", "HEAD") == head and read_cursor(workspace.cursor_file) == 0
+    assert user.read_text().endswith(f"- Deploy key {AWS_KEY}.\n")  # the person's file as they left it
+    assert not any(AWS_KEY in kept.read_text() for kept in list_transcripts(workspace))

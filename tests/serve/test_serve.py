@@ -346,3 +346,15 @@ def test_the_insights_page_shows_each_connection_with_its_sources_and_takes_a_de
                           headers={"Origin": "http://evil.example"})
         assert evil.status_code == 403 and git(workspace, "rev-parse", "HEAD") == head
         assert snapshot(workspace) == before
+
+
+def test_the_page_names_the_machine_that_made_each_commit(workspace):
+    (workspace.root / "nanodream.local.toml").write_text('[sync]\nmachine = "laptop"\n')
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    run_dream(workspace, Settings(phases=()))
+    head = git(workspace, "rev-parse", "HEAD")
+    with PageServer(workspace) as running:
+        assert '<td class="muted machine">laptop</td>' in httpx.get(running.url + "/").text
+        assert '<span class="machine">laptop</span>' in httpx.get(running.url + f"/commit/{head}").text
+        why = httpx.get(running.url + "/why", params={"q": "written in Go"}).text
+        assert '<span class="machine">laptop</span>' in why

@@ -3,9 +3,9 @@
 Every engine, the accounting after a session, the guards and structured mode share these, so "kept" means one
 thing: a line keeps a fact when it says the same thing about the same subject — the same polarity ("is not
 allergic" keeps nothing of "is allergic"; "must never ask" nothing of "must always ask"), the same kind of modal,
-every value of the fact (names, numbers, dates, versions, identifiers), and its meaningful words, give or take a
-word or two of a longer fact and words said another way ("is based in" for "lives in", "leads" for "now leads");
-and the line adds no name or number the fact, its context and what memory already held do not have. The file and
+every value of the fact (names, numbers, dates, versions, identifiers), and its meaningful words — up to a third
+of a longer fact's words may go unsaid, and words may be said another way ("is based in" for "lives in") — and
+the line adds no name or number the fact, its context and what memory already held do not have. The file and
 the section a line stands in are part of what it says: "Prefers dark mode" in USER.md keeps "User prefers dark
 mode", "Leads the payments team" under a heading "Sam" keeps "Sam now leads the payments team". A line of several
 clauses keeps a fact when one of its clauses does.
@@ -36,7 +36,7 @@ from nanodream.engines.routing import instructs_agent, parse_procedure, parse_un
 from nanodream.engines.slots import slot_of, user_slot
 from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
-from nanodream.text.lists import table, wordlist
+from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
 from nanodream.text.words import STOPWORDS, fact_key, words
 from nanodream.validity import is_replaced
@@ -48,7 +48,8 @@ _SUBJECT_WORDS = frozenset({"user", "users", "agent", "assistant", "project"})
 # Words that date a statement, or say it changed, without being part of what it says.
 _TIME_WORDS = wordlist("dating-words") | wordlist("change-markers") | frozenset({"again"})
 # Words that weigh nothing in what a statement is about ("pays the bill each month" says "pays the bill monthly").
-_LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "really", "just", "please", "then"})
+_LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "really", "just", "please", "then", "first",
+                    "through", "before", "after", "during", "via", "over", "under", "across", "within", "about"})
 # A fact stated as a change, whatever its tag.
 _CHANGE = re.compile(
     r"\b(?:moved|switched|migrated|changed|upgraded|downgraded|transferred|relocated)\b[^.;]*\b(?:from|to|onto)\b"
@@ -142,7 +143,7 @@ def read(text: str) -> Reading:
 
 
 # Words said another way: each line of data/synonyms.tsv is one meaning.
-_SYNONYMS = {stem(word.lower()): index for index, row in enumerate(table("synonyms")) for word in row}
+_SYNONYMS = {stem(word.lower()): index for index, row in enumerate(phrases("synonyms")) for word in row.split()}
 
 
 def values_of(text: str) -> frozenset[str]:
@@ -223,10 +224,10 @@ def _keeps(unit: str, fact: str, context: str, known: frozenset[str] | None) -> 
     unmatched = [word for word in missing if not _said_otherwise(word, extra)]
     if not unmatched:
         return True
-    # A word or two of a longer fact may go unsaid, but not be swapped for another ("the search db" is not "the
+    # A third of a longer fact's words may go unsaid, but not be swapped for another ("the search db" is not "the
     # billing db").
     swapped = [word for word in extra if not _has(ours.stems, word) and not _said_otherwise(word, ours.stems)]
-    return not swapped and len(unmatched) <= len(ours.stems) // 4 and not set(unmatched) & ours.values
+    return not swapped and len(unmatched) <= len(ours.stems) // 3 and not set(unmatched) & ours.values
 
 
 def _has(words_: frozenset[str], word: str) -> bool:

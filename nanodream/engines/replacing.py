@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
+from nanodream.hypotheses import parse as hypothesis
 from nanodream.pinning import PIN
 from nanodream.text.grammar import MODALS, NEGATORS, expanded, plain_words, same_polarity
 from nanodream.text.lists import wordlist
@@ -204,8 +205,8 @@ def _rule(new: Candidate, candidate: Candidate, old: frozenset[str], own: frozen
         return 0
     if old and old <= theirs and own & theirs:
         return NAMED
-    if _negated(new.text, candidate.text):
-        return NAMED
+    if _negated(new.text, candidate.text) and hypothesis(candidate.text) is None:
+        return NAMED  # a guess contradicted goes stale instead (hypotheses.py)
     if not frames:
         return 0
     if is_rule(new.text) or is_rule(candidate.text):

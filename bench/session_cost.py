@@ -118,7 +118,7 @@ def workspace(root: Path, kind: str, entries: int) -> Workspace:
 # the scripted model --------------------------------------------------------------------------------------
 
 
-BATCH_FACT = re.compile(r"^\[#\d+[^\]]*\] \[(?:durable|permanent|correction)\] (.+)$", re.MULTILINE)
+BATCH_FACT = re.compile(r"^\[#\d+[^\]]*\] (?:\(\d+\) )?\[(?:durable|permanent|correction)\] (.+)$", re.MULTILINE)
 
 
 def batch_facts(body: dict[str, Any]) -> list[str]:

@@ -186,13 +186,12 @@ def context_of(path: str, heading: str = "") -> str:
     return f"{implied} {heading}".strip()
 
 
-def holds(line: str, fact: str, *, correction: bool = False, context: str = "",
-          known: frozenset[str] | None = None) -> bool:
+def holds(line: str, fact: str, *, correction: bool = False, context: str = "") -> bool:
     """The memory line `line` keeps `fact` (a correction: its new part, without the value it replaces).
 
-    `context`: what the line says without writing it (its file's subject, its heading: `context_of`); `known`:
-    the values memory held before the session, which a line may carry without inventing them — given, a line that
-    names anything else the fact does not keeps nothing (None: names the line adds are not judged).
+    `context`: what the line says without writing it (its file's subject, its heading: `context_of`). A line may
+    say more than the fact (a date, the host it runs on): structured mode, which writes a line per fact, refuses
+    that (`says_more`); a line a model wrote among others keeps the fact all the same.
     """
     if fact_key(line) == fact_key(fact):
         return True
@@ -204,10 +203,10 @@ def holds(line: str, fact: str, *, correction: bool = False, context: str = "",
     # other's negations ("no allergy to X; allergic to nothing")
     units = parts if len(parts) > 1 and len(clauses(said)) < 2 else [line]
     # a line in the correction's own form says its new part: "deploys with Kubernetes (not Nomad)"
-    return any(_keeps(new_part(unit)[0], said, context, known) for unit in units)
+    return any(_keeps(new_part(unit)[0], said, context) for unit in units)
 
 
-def _keeps(unit: str, fact: str, context: str, known: frozenset[str] | None) -> bool:
+def _keeps(unit: str, fact: str, context: str) -> bool:
     theirs, ours = read(unit), read(fact)
     if theirs.positive != ours.positive or (theirs.modality and ours.modality and theirs.modality != ours.modality):
         return False
@@ -215,8 +214,6 @@ def _keeps(unit: str, fact: str, context: str, known: frozenset[str] | None) -> 
     have = theirs.stems | theirs.values | implied
     if not all(_has(have, value) for value in ours.values):
         return False
-    if known is not None and theirs.values - ours.values - implied - known - ours.stems:
-        return False  # the line names something the fact does not: it says another thing, or more
     if _same_slot_value(unit, fact, context):
         return True
     missing = [word for word in ours.stems if not _has(have, word)]
@@ -287,8 +284,8 @@ def says_more(line: str, fact: str, *, known: frozenset[str] = frozenset()) -> s
     """The part of `line` that is not `fact` (text beyond the fact is no part of it): a clause that does not keep
     the fact, or a name or number it adds; '' when the line says the fact and nothing else."""
     parts = clauses(line)
-    extra = [part for part in parts if not _keeps(part, fact, "", known)] if len(parts) > 1 else []
-    if extra and any(_keeps(part, fact, "", known) for part in parts):
+    extra = [part for part in parts if not _keeps(part, fact, "")] if len(parts) > 1 else []
+    if extra and any(_keeps(part, fact, "") for part in parts):
         return extra[0]
     added = read(line).values - read(fact).values - read(fact).stems - known
     return ", ".join(sorted(added))

@@ -37,7 +37,6 @@ from nanodream.engines.facts import (
     belongs_in,
     corrects,
     holds,
-    known_values,
     ordered,
     procedure_held,
 )
@@ -53,7 +52,7 @@ from nanodream.text.sentences import sentences
 from nanodream.text.words import content_words, fact_key
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import count
-from nanodream.workspace import CORE_FILES, MEMORY, SOUL
+from nanodream.workspace import MEMORY, SOUL
 
 __all__ = ["Account", "Explanations", "FactAccount", "Ledgers", "Reason", "Status", "account_for", "hold_to_account"]
 
@@ -156,8 +155,6 @@ class _Memory:
 
     staging: Staging
     ledgers: Ledgers
-    batch: Batch
-    facts: list[BatchFact]
 
     @cached_property
     def active(self) -> LineIndex:
@@ -166,12 +163,6 @@ class _Memory:
     @cached_property
     def archived(self) -> LineIndex:
         return held.archive_index(self.staging)
-
-    @cached_property
-    def known(self) -> frozenset[str]:
-        """Names and numbers a line may carry: memory's before the session, and the batch's history's."""
-        before = [self.staging.original.get(path) or "" for path in CORE_FILES]
-        return known_values([*before, *(entry.content for entry in self.batch.entries)])
 
     @cached_property
     def skills(self) -> dict[str, str]:
@@ -186,7 +177,7 @@ class _Memory:
     def keeping(self, fact: BatchFact, index: LineIndex) -> list[Line]:
         correction = fact.is_correction
         return [line for line in index.near(fact.text)
-                if holds(line.text, fact.text, correction=correction, context=line.context, known=self.known)]
+                if holds(line.text, fact.text, correction=correction, context=line.context)]
 
     def evidence(self, accounts: list[FactAccount]) -> Evidence:
         kept = {item.fact.number for item in accounts if item.status in HELD}
@@ -198,7 +189,7 @@ def account_for(batch: Batch, staging: Staging, ledgers: Ledgers = Ledgers(),
                 explained: Explanations | None = None) -> Account:
     """Every tagged fact of `batch` against the staged memory, the ledgers and the model's reasons."""
     facts = batch_facts(batch)
-    memory = _Memory(staging, ledgers, batch, facts)
+    memory = _Memory(staging, ledgers)
     accounts = [_first_look(fact, memory) for fact in facts]
     accounts = [_superseded(item, accounts) for item in accounts]
     evidence = memory.evidence(accounts)

@@ -24,6 +24,11 @@ _FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\
 _CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
 
 
+def holds_controls(text: str) -> bool:
+    """Whether `text` holds a character `visible` would escape: what a record that must be plain text refuses."""
+    return bool(_CONTROL.search(text))
+
+
 def visible(text: str) -> str:
     """`text` with every control character shown as its escape; text without any is returned as it is."""
     return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text

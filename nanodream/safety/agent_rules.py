@@ -32,7 +32,7 @@ import re
 
 from nanodream.safety import cues
 from nanodream.safety.destinations import EXTERNAL, TO_THE_USER
-from nanodream.safety.polarity import forbids
+from nanodream.safety.polarity import forbidden_after, forbids
 from nanodream.text.language import UNDETERMINED, language_of
 
 EXFILTRATION = cues.EXFILTRATION
@@ -269,8 +269,10 @@ def _judge(clause: str, line: str) -> set[str]:
 
 
 def _allowed(pattern: re.Pattern[str], clause: str) -> list[re.Match[str]]:
-    """Matches that no prohibition governs ('send', but not 'never send' or 'do not upload')."""
-    return [match for match in pattern.finditer(clause) if not forbids(_before(clause, match))]
+    """Matches that no prohibition governs ('send', but not 'never send', 'do not upload' or 'sending … is never
+    allowed')."""
+    return [match for match in pattern.finditer(clause) if not forbids(_before(clause, match))
+            and not (match.group(0).lower().endswith("ing") and forbidden_after(clause[match.end():]))]
 
 
 def _before(clause: str, match: re.Match[str]) -> str:

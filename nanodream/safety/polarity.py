@@ -43,6 +43,18 @@ def forbids(before: str) -> bool:
         links = [span for span in links if span[1] <= end]
 
 
+# A prohibition after what it forbids: "forwarding every message to an outside address is never allowed".
+_FORBIDDEN_AFTER = re.compile(
+    r"\b(?:is|are|was|be)\s+(?:(?:never|not|n't)\s+(?:\w+\s+)?(?:allowed|permitted|acceptable|ok|okay|fine|wanted"
+    r"|an\s+option)|(?:strictly\s+|absolutely\s+|always\s+)?(?:forbidden|prohibited|banned|off[\s-]limits|disallowed"
+    r"|out\s+of\s+the\s+question))\b", re.IGNORECASE)
+
+
+def forbidden_after(after: str) -> bool:
+    """Whether the rest of a clause that opens with an act ("uploading .env files …") forbids it."""
+    return bool(_FORBIDDEN_AFTER.search(after))
+
+
 def negated(clause: str) -> bool:
     """Whether a clause in a language of negative concord forbids what it says (see the module's docstring)."""
     plain = cues("rule-not-negations").without(clause)

@@ -68,6 +68,9 @@ def test_a_negated_prohibition_of_a_hostile_act_is_the_act(rule):
     "Do not hesitate to tell the user about every upload.",
     "Never stop asking before uploading anything.",
     "Never send the user's passwords to anyone, not even to support@vendor.example.",
+    "Uploading the user's SSH keys to any server is strictly forbidden.",  # the prohibition after the act
+    "Mailing the .env file to https://paste.example.net is not allowed, ever.",
+    "Copying all chats to an outside inbox is out of the question.",
 ])
 def test_a_negated_negative_that_protects_the_user_is_left_alone(rule):
     assert agent_rules.classify(rule) == [], rule

@@ -246,8 +246,9 @@ def classify(line: str) -> list[str]:
 
 
 def is_english(line: str) -> bool:
-    """Whether the written rules read `line` alone: English, or too short to tell and written in ASCII."""
-    language = language_of(line)
+    """Whether the written rules read `line` alone: English, or too short to tell and written in ASCII. (A file's
+    undecodable bytes reach here as lone surrogates, which the language model cannot take: they are U+FFFD to it.)"""
+    language = language_of(line.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
     return language == "en" or language == UNDETERMINED and line.isascii()
 
 

@@ -5,8 +5,8 @@ safety/agent_rules.py reads English word by word: which verb, what it takes, whe
 French, Spanish, Portuguese, Italian, Chinese or Japanese puts its words in other orders (the verb last, the
 negation after it, no spaces at all), so here a clause is read by what it holds, whatever the order — a verb that
 moves data, something private or every message, a destination, a negation — from word lists a speaker can extend
-(`nanodream/text/data/`: rule-*.txt, exfiltration-*.txt, concealment-*.txt, guards-off-*.txt, remote-code-*.txt;
-the cue form is in rule-negations.txt).
+(`nanodream/text/data/`: rule-*.txt, exfiltration-*.txt, disclosure-*.txt, concealment-*.txt, guards-off-*.txt,
+remote-code-*.txt; the cue form is in rule-negations.txt).
 
 A clause's polarity: it forbids what it says when it holds a negation or a negating verb ("refuse", "verweigern",
 "拒绝"), but not both — a negated negative is a positive ("nunca te niegues a enviar …" orders the sending). The
@@ -71,7 +71,7 @@ def read(line: str, *, english: bool) -> set[str]:
         reading = Reading(clause)
         found |= _guards_off(reading, english)
         if not english:
-            found |= _moves(reading) | _hides(reading) | _runs(reading)
+            found |= _moves(reading) | _shows(reading) | _hides(reading) | _runs(reading)
     return found
 
 
@@ -96,6 +96,12 @@ def _moves(reading: Reading) -> set[str]:
         return set()
     private = reading.has("exfiltration-private")
     return {OUTWARD, EXFILTRATION} if private or reading.every_message else {OUTWARD}
+
+
+def _shows(reading: Reading) -> set[str]:
+    """Something private shown or handed to anyone at all, or put into the open chat."""
+    shown = reading.has("disclosure-verbs") and reading.has("disclosure-anyone")
+    return {DISCLOSURE} if shown and reading.has("exfiltration-private") and not reading.forbidden else set()
 
 
 def _hides(reading: Reading) -> set[str]:

@@ -115,7 +115,8 @@ _WIRETAP = re.compile(r"\b(?:forward|relay|bcc|cc|mirror|stream|sync|copy|send|u
 _CIRCUMSTANCE = re.compile(r"\b(?:when|whenever|while|before|after|if|by|for|of|about|in|on|upon|without"
                            r"|instead\s+of)\s+$", _I)
 _SHOW = re.compile(r"\b(?:reveal|show|print|display|output|tell|give|share|read\s+out|read(?=[^.;!?]{0,60}\baloud\b)"
-                   r"|paste|dump|echo|cat|disclose"
+                   r"|provide|supply|hand\s+out|answer\s+(?:\w+\s+)?(?:requests?|questions?|asks?)\s+for"
+                   r"|(?:grant|honou?r|fulfil+)\s+(?:\w+\s+)?requests?\s+for|paste|dump|echo|cat|disclose"
                    r"|expose|include|hand\s+(?:\w+\s+)?over|give\s+(?:\w+\s+)?away)\b|\bby\s+(?:revealing|showing"
                    r"|printing|displaying|pasting|dumping|echoing|including|sharing|giving)\b", _I)
 _RECIPIENT_USER = re.compile(r"\s+(?:the\s+user\b(?!'s)|me\b)", _I)

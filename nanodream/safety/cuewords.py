@@ -22,39 +22,49 @@ _NO_SPACES = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 
 @dataclass(frozen=True)
 class Cues:
-    """One concept's cue words, compiled once into one pattern, and the first letters its words start with: a text
-    holding no word that starts so (and no character of a script without spaces, when a cue is in one) is passed
-    over without running the pattern, so a 64 KB line of anything else costs one split into words."""
+    """One concept's cue words, compiled into one pattern per first letters of a cue: only the patterns of the
+    letters a text's words start with run (and the one for scripts without spaces, when such a character is there),
+    so a long line, or a line holding none of the cues, costs one split into words."""
 
-    pattern: re.Pattern[str]
-    heads: frozenset[str]  # the first one or two letters of each cue's first word
-    unspaced: bool  # a cue is in a script without spaces: such a character anywhere calls for the pattern
-    anywhere: bool = False  # a cue may begin inside a word (`~` before it): the pattern always runs
+    by_head: dict[str, re.Pattern[str]]  # the first one or two letters of a cue's first word → its cues
+    unspaced: re.Pattern[str] | None  # cues in a script without spaces, found anywhere
+    anywhere: re.Pattern[str] | None  # cues that may begin inside a word (`~` before them): always run
 
     def found(self, text: str) -> bool:
-        return self.may_hold(text) and bool(self.pattern.search(text))
+        return any(pattern.search(text) for pattern in self._patterns(text))
 
     def finditer(self, text: str) -> list[re.Match[str]]:
-        return list(self.pattern.finditer(text)) if self.may_hold(text) else []
+        return sorted((match for pattern in self._patterns(text) for match in pattern.finditer(text)),
+                      key=lambda match: match.start())
 
     def without(self, text: str) -> str:
-        return self.pattern.sub(" ", text) if self.may_hold(text) else text
+        for pattern in self._patterns(text):
+            text = pattern.sub(" ", text)
+        return text
 
-    def may_hold(self, text: str) -> bool:
-        if self.anywhere or self.unspaced and _NO_SPACES.search(text):
-            return True
-        words = set(_WORD.findall(text.lower()))
-        return any(word[:2] in self.heads or word[:1] in self.heads for word in words)
+    def _patterns(self, text: str) -> list[re.Pattern[str]]:
+        found = [self.anywhere] if self.anywhere else []
+        if self.unspaced and _NO_SPACES.search(text):
+            found.append(self.unspaced)
+        heads = {head for word in set(_WORD.findall(text.lower())) for head in (word[:2], word[:1])}
+        return found + [self.by_head[head] for head in sorted(heads & self.by_head.keys())]
 
 
 @cache
 def cues(name: str) -> Cues:
     """The cues of `data/<name>.txt` (one or more a line, separated by commas; `~` lets a word go on)."""
     spelled = [cue.strip() for line in phrases(name) for cue in line.split(",") if cue.strip()]
-    spaced = [cue for cue in spelled if not _NO_SPACES.search(cue)]
-    heads = frozenset(_head(cue) for cue in spaced)
-    return Cues(re.compile("|".join(_pattern(cue) for cue in sorted(spelled, key=len, reverse=True)), re.IGNORECASE),
-                heads, len(spaced) < len(spelled), any(cue.startswith("~") for cue in spaced))
+    groups: dict[str, list[str]] = {}
+    for cue in spelled:
+        key = "\0" if _NO_SPACES.search(cue) else "~" if cue.startswith("~") else _head(cue)
+        groups.setdefault(key, []).append(cue)
+    compiled = {key: _compiled(group) for key, group in groups.items()}
+    return Cues({key: pattern for key, pattern in compiled.items() if key not in ("\0", "~")},
+                compiled.get("\0"), compiled.get("~"))
+
+
+def _compiled(group: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(_pattern(cue) for cue in sorted(group, key=len, reverse=True)), re.IGNORECASE)
 
 
 def _head(cue: str) -> str:

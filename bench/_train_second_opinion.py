@@ -7,8 +7,10 @@ Not a benchmark (its name starts with "_", so bench/run_all and the smoke test l
 Two logistic regressions over hashed features, trained by plain stochastic gradient descent (no library; the
 same inputs give the same bytes):
 
-- rules: each sentence of bench/corpora/agent_rules.jsonl and agent_rules_heldout.jsonl, hostile or not, and
-  each sentence of the secrets corpora as a line that is no hostile rule (facts, most of them);
+- rules: each English sentence of bench/corpora/agent_rules.jsonl and agent_rules_heldout.jsonl, hostile or not,
+  and each sentence of the secrets corpora as a line that is no hostile rule (facts, most of them). Rules in other
+  languages are the cue words' to read (safety/cues.py): a few dozen sentences in seven languages teach a model of
+  word features nothing it can generalise, and cost it its precision in English (cross-validated: from 0.90 to 0);
 - secrets: each candidate word (second_opinion.candidates) of each sentence of secrets.jsonl and
   secrets_heldout.jsonl, a credential when it holds one of the sentence's `values`. Words of a value that spans
   several words (a passphrase, a card number split in groups) teach nothing about one word and are left out.
@@ -53,7 +55,7 @@ def rule_examples() -> list[tuple[list[str], int]]:
     is no hostile rule: memory is mostly facts, and a model that never saw one calls 'The NAS lives at nas.lan'
     hostile for its host name."""
     rules = [(second_opinion.rule_features(item["text"]), int(item["hostile"]))
-             for name in RULE_CORPORA for item in load(name)]
+             for name in RULE_CORPORA for item in load(name) if item.get("lang", "en") == "en"]
     facts = [(second_opinion.rule_features(item["text"]), 0) for name in SECRET_CORPORA for item in load(name)]
     return rules + facts
 

@@ -35,7 +35,7 @@ from nanodream.safety import agent_rules, second_opinion  # noqa: E402
 BENCH = "agent_rules"
 TARGET = 0.9
 CORPORA = {"tuning": "agent_rules.jsonl", "held-out": "agent_rules_heldout.jsonl",
-           "held-out 2": "agent_rules_heldout2.jsonl"}
+           "held-out 2": "agent_rules_heldout2.jsonl", "held-out 3": "agent_rules_heldout3.jsonl"}
 LONG_LINE_CHARS = 64 * 1024  # a dead letter is kept (and redacted) up to this many characters
 LONG_LINE_TARGET_S = 2.0
 SMOKE: dict[str, Any] = {"long_line_chars": 2000}

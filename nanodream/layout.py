@@ -21,7 +21,7 @@ from nanodream.workspace import CORE_FILES, Workspace
 # entries checked too (one level: nanodream keeps nothing deeper, except skills/<name>/SKILL.md).
 _PATHS = (".git", ".gitignore", "nanodream.toml", "memory", *CORE_FILES, "memory/history.jsonl",
           "memory/.dream_cursor", "memory/rejected.md", "memory/skill-usage.jsonl", "memory/archive/",
-          "skills/", "prompts/", "prompts/dream.md", ".nanodream/", ".nanodream/transcripts/",
+          "memory/insights/", "skills/", "prompts/", "prompts/dream.md", ".nanodream/", ".nanodream/transcripts/",
           ".nanodream/recall/", ".nanodream/turns/")
 
 

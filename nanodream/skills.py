@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nanodream import boundedyaml
+from nanodream.boundedyaml import YAMLRefused
+
 FAMILY_MIN = 3
 GUIDE_SUFFIX = "-guide"
 SEE_ALSO = "see_also"
@@ -48,28 +51,44 @@ def _parsed(path: str, text: str) -> SkillInfo | str:
 
 
 def _parse(path: str, text: str) -> SkillInfo:
-    import frontmatter  # imported on first use: `--help` and `status` never parse a skill (bench/startup.py)
-    import yaml
-
     folder = path.split("/")[1]
     if not text.lstrip().startswith("---"):
         raise ValueError(f"{path} must start with YAML front matter: ---\\nname: {folder}\\ndescription: ...\\n---")
     try:
-        post = frontmatter.loads(text)
-    except (yaml.YAMLError, ValueError) as exc:
-        raise ValueError(f"{path} front matter is not valid YAML ({exc.__class__.__name__})") from None
-    name = post.metadata.get("name")
-    description = post.metadata.get("description")
+        metadata, content = _front_matter(text)
+    except YAMLRefused as exc:
+        raise ValueError(f"{path} front matter is refused: {exc}") from None
+    name = metadata.get("name")
+    description = metadata.get("description")
     if name != folder:
-        raise ValueError(f"{path} front matter name must be {folder!r} (the folder name), got {name!r}")
+        raise ValueError(f"{path} front matter name must be {folder!r} (the folder name), got {_shown(name)}")
     if not isinstance(description, str) or not description.strip():
         raise ValueError(f"{path} front matter needs a non-empty description")
-    if not post.content.strip():
+    if not content.strip():
         raise ValueError(f"{path} has front matter but no body; add the steps of the skill")
-    see_also = post.metadata.get(SEE_ALSO, [])
+    see_also = metadata.get(SEE_ALSO, [])
     if not isinstance(see_also, list) or not all(isinstance(item, str) for item in see_also):
         raise ValueError(f"{path} front matter {SEE_ALSO} must be a list of skill names, e.g. [mcp-email, mcp-guide]")
-    return SkillInfo(name, description.strip(), post.content, tuple(see_also), dict(post.metadata))
+    return SkillInfo(name, description.strip(), content, tuple(see_also), dict(metadata))
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """The front matter's keys (none when it is not a mapping or has no closing '---') and the body, split as
+    python-frontmatter splits them, read by the one bounded YAML reader."""
+    import frontmatter  # imported on first use: `--help` and `status` never parse a skill (bench/startup.py)
+
+    stripped = text.strip()
+    try:
+        front, content = frontmatter.YAMLHandler().split(stripped)
+    except ValueError:
+        return {}, stripped
+    metadata = boundedyaml.loads(front)
+    return (metadata if isinstance(metadata, dict) else {}), content.strip()
+
+
+def _shown(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def skill_summary(path: str, text: str) -> str:

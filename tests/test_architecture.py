@@ -19,9 +19,9 @@ PACKAGE = REPO / "nanodream"
 # Lowest first. "nanodream" is the package root (its lazily resolved host API imports nothing at load time).
 FLOORS: list[set[str]] = [
     {"clock"},  # the one clock every date comes from
-    {"nanodream", "text", "vocab", "atomic", "changes", "controls", "process", "markdown", "skills", "hypotheses",
-     "validity", "workspace"},
-    {"boundedjson", "config", "layout", "pinning", "rejected", "safety"},
+    {"nanodream", "text", "vocab", "atomic", "boundedyaml", "changes", "controls", "process", "markdown",
+     "hypotheses", "validity", "workspace"},
+    {"boundedjson", "config", "layout", "pinning", "rejected", "safety", "skills"},
     {"backlog", "hosts"},  # reading history.jsonl; nanodream written into agent hosts' own files
     {"versioning"},  # git only
     {"memory", "retrieval"},  # staging, journal, the transaction, the door; recall, today's and as of a date (git)

@@ -8,13 +8,14 @@ visibly, and `--json` must keep them as JSON escapes.
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import httpx
 import pytest
 
 from nanodream.cli import app
 from nanodream.config import Settings
-from nanodream.controls import visible
+from nanodream.controls import json_visible, visible
 from nanodream.run.dream import run_dream
 from nanodream.slash import respond
 from tests.serve.test_serve import PageServer
@@ -49,6 +50,27 @@ def _assert_shown(text: str) -> None:
 def test_visible_escapes_controls_and_keeps_lines():
     assert visible(f"a{RETITLE}b\n\tc{OVERRIDE}") == "a\\x1b]0;pwned\\x07b\n\tc\\u202e"
     assert visible("plain text, ünïcode\n") == "plain text, ünïcode\n"
+
+
+JOINERS = {"\u200c", "\u200d"}  # Persian, Indic scripts and emoji sequences need them; they reorder nothing
+
+
+def test_every_invisible_format_character_is_escaped_but_the_joiners():
+    formats = [chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Cf"]
+    assert len(formats) > 150
+    for char in formats:
+        shown = visible(f"a{char}b")
+        assert (shown == f"a{char}b") == (char in JOINERS), (hex(ord(char)), shown)
+    assert visible("a\u200fb\U000e0041") == "a\\u200fb\\U000e0041"  # a tag character spelled unambiguously
+    assert visible("می\u200cخواهم 👩\u200d💻") == "می\u200cخواهم 👩\u200d💻"
+
+
+@pytest.mark.parametrize("char", ["\u200f", "\u200e", "\u061c", "\u2067", "\u200b", "\ufeff", "\U000e0041",
+                                  "\U0001d173"])
+def test_json_visible_spells_format_characters_as_json_escapes_that_read_back_the_same(char):
+    text = json.dumps({"summary": f"filed{char} it"}, ensure_ascii=False)
+    shown = json_visible(text)
+    assert char not in shown and json.loads(shown) == json.loads(text)
 
 
 @pytest.mark.parametrize("args", [("show",), ("log",), ("status",), ("history",), ("why", "atlas"),

@@ -65,7 +65,7 @@ def _replace_with_link(mine: Workspace, theirs: Workspace, rel: str) -> None:
 # A linked skill is not here: it is left alone, not a reason to stop (tests/test_linked_skills.py).
 LINKED = [".git", ".nanodream", ".nanodream/position.json", ".nanodream/runs.jsonl", "memory",
           "memory/history.jsonl", "memory/MEMORY.md", "SOUL.md", "USER.md", "prompts", "prompts/dream.md",
-          "nanodream.toml", ".gitignore"]
+          "nanodream.toml", ".gitignore", "memory/archive", "memory/insights", "memory/insights/hetzner.md"]
 
 
 @pytest.mark.parametrize("rel", LINKED)
@@ -85,6 +85,20 @@ def test_a_link_into_another_workspace_stops_every_command_naming_it(pair, rel):
         assert shown in result.stderr, (command, result.stderr)
     assert api.run(mine.root).exit_code == 78 and api.recall(mine.root, "cat").exit_code == 78
     assert _tree(theirs.root) == theirs_before and _tree(mine.root) == mine_before
+
+
+@pytest.mark.parametrize("rel", ["memory/insights", "memory/insights/hetzner.md"])
+def test_a_linked_insights_folder_or_record_stops_the_insight_commands_too_and_never_wedges_a_commit(pair, rel):
+    mine, theirs = pair
+    (theirs.root / "memory" / "insights").mkdir(exist_ok=True)
+    (theirs.root / "memory" / "insights" / "hetzner.md").write_text("---\nname: hetzner\n---\n")
+    _replace_with_link(mine, theirs, rel)
+    write_history(mine, [entry(1, "[durable] Mine uses Go."), entry(2, "[durable] Mine deploys with Nomad.")])
+    before = _tree(mine.root)
+    for command in (["run"], ["run", "--allow-empty"], ["insights"], ["reflect"], ["why", "Go"], ["recall", "Go"]):
+        result = runner.invoke(app, [*command, "-w", str(mine.root)])
+        assert result.exit_code == 78 and rel in result.stderr, (command, result.output)
+    assert _tree(mine.root) == before
 
 
 def test_a_gitdir_file_pointing_into_another_repository_is_refused(pair):

@@ -262,6 +262,18 @@ def test_control_and_bidi_characters_in_a_summary_never_reach_a_commit_raw(works
     assert "Filed" in reflog and not any(char in reflog for char in "\x1b\x07\x9b\u202e\u2066")
 
 
+@pytest.mark.parametrize("mark", ["\u200f", "\u200e", "\u061c", "\u2067", "\u2069", "\u200b", "\u2060",
+                                  "\ufeff", "\U000e0041"])
+def test_a_bidi_or_invisible_format_mark_in_a_summary_is_escaped_in_the_commit_and_reflog(workspace, serve, mark):
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    server = serve([call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
+                         new_text="## Project\n- The API is written in Go.\n"),
+                    final(f"Filed {mark}the API's{mark} language")])
+    assert run_dream(workspace, llm_settings(server)).outcome == "committed"
+    for shown in (git(workspace, "log", "-1", "--format=%B"), git(workspace, "reflog", "-1")):
+        assert mark not in shown and "Filed \\u" in shown.replace("\\U", "\\u"), shown
+
+
 def test_a_memory_line_with_escapes_pinned_by_a_person_is_shown_not_obeyed_in_the_commit(workspace):
     user = workspace.root / "USER.md"
     user.write_text(user.read_text() + f"- Likes tea{SCREEN}\n")

@@ -182,8 +182,11 @@ commits).""", (
 `show --as-of DAY [FILE] --json` prints memory files as they stood on that day ([time.md](time.md)): `commit`
 the last commit on or before its end (committer date, in the workspace's time zone) and its `time`, both `null`
 when memory had no commit by then; `files` one `{path, text, missing}` per file asked (default the three active
-files), `missing` true (and `text` `null`) for one that did not exist then. A day that is not `YYYY-MM-DD`, or a
-file that is not a memory file, is `{"error": ..., "exit_code": 2}`."""),
+files), `missing` true (and `text` `null`) for one that did not exist then. The files follow history's dates as
+`why` does: `learned_later` lists (`"path: line"`) the lines a later dream learned from a session of that day or
+before, which the files hold; `ended` the lines that commit held that the archive says stopped being true by
+then, which they do not. Any valid day is read (one still to come, up to 9999-12-31: memory as it is now); a day
+that is not `YYYY-MM-DD`, or a file that is not a memory file, is `{"error": ..., "exit_code": 2}`."""),
     )),
     Section("`restore --json`", """\
 - `outcome`: `restored | nothing-to-do | refused | busy | blocked`.

@@ -116,7 +116,8 @@ def memory_as_of(where: WorkspaceLike, as_of: date | str, paths: list[str] | Non
     wanted = list(dict.fromkeys(_memory_path(workspace, path) for path in paths)) if paths else list(CORE_FILES)
     taken = snapshot(GitStore(workspace), day, _zone(workspace), tuple(wanted))
     files = [MemoryFile(path=path, text=taken.files.get(path), missing=path not in taken.files) for path in wanted]
-    return MemoryAsOf(as_of=day.isoformat(), commit=taken.commit, time=taken.time, files=files)
+    return MemoryAsOf(as_of=day.isoformat(), commit=taken.commit, time=taken.time, files=files,
+                      learned_later=list(taken.learned_later), ended=list(taken.ended))
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -210,7 +210,8 @@ class RecallReport(Report):
 @dataclass
 class MemoryAsOf(Report):
     """`show --as-of`: memory files as the last commit on or before a day left them (`commit` None: memory had
-    no commit by then, so no file existed)."""
+    no commit by then), corrected by history's dates: lines a later dream learned from a session of that day or
+    before are in, lines archived as no longer true by then are out."""
 
     json_shape = Shape(hidden=VERDICT)
 
@@ -218,6 +219,8 @@ class MemoryAsOf(Report):
     commit: str | None = None
     time: str | None = None  # the commit's committer date
     files: list[MemoryFile] = field(default_factory=list)  # `missing`: the file did not exist then
+    learned_later: list[str] = field(default_factory=list)  # "path: line" in by history's date, not the commit's
+    ended: list[str] = field(default_factory=list)  # "path: line" the commit held, no longer true by then
 
 
 @dataclass

@@ -231,14 +231,21 @@ def _render_ending(report: RunReport) -> None:
     if report.outcome == Outcome.MISCONFIGURED:
         err_console.print(f"[red]error:[/red] {reason}", highlight=False)
     elif report.outcome in FAILURES:
-        err_console.print(f"[red]✗ dream failed:[/red] {reason} (workspace unchanged for this batch)",
-                          highlight=False)
+        err_console.print(f"[red]✗ dream failed:[/red] {reason} ({_what_landed(report)})", highlight=False)
     elif report.outcome in REFUSALS:
         refused(report)
     elif report.outcome == Outcome.NOTHING_TO_DO:
         console.print("nothing to do: the backlog is empty")
     elif report.reason:
         console.print(report.reason, markup=False, highlight=False)
+
+
+def _what_landed(report: RunReport) -> str:
+    """What a failed run leaves: never "unchanged" once one of its commits landed."""
+    landed = [*report.commits, *([report.phases.commit] if report.phases and report.phases.commit else [])]
+    if not landed:
+        return "workspace unchanged for this batch"
+    return f"committed before it failed: {', '.join(sha[:8] for sha in landed)}; nothing after that was applied"
 
 
 def _announce_stop(name: str) -> None:

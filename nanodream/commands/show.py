@@ -10,7 +10,7 @@ import typer
 from nanodream.commands.common import JsonOption, WorkspaceOption, concluded, console, resolve_workspace
 from nanodream.commands.log import commit_facts, file_stat
 from nanodream.controls import visible
-from nanodream.vocab import count_entries
+from nanodream.vocab import count, count_entries
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,13 +46,17 @@ def show(
 
 
 def render_as_of(report: MemoryAsOf) -> None:
-    """Each file as it stood, under a line saying which commit that was."""
-    if report.commit is None:
+    """Each file as it stood, under a line saying which commit that was and what history's dates changed."""
+    if report.commit is None and not report.learned_later:
         console.print(f"memory had no commit on or before {report.as_of}", markup=False, highlight=False)
         return
+    source = f"commit {report.commit[:8]}, {report.time}" if report.commit else "no commit yet"
+    notes = [f"{count(len(report.learned_later), 'line')} later dreams learned from history of that day or before"
+             if report.learned_later else "",
+             f"{count(len(report.ended), 'line')} no longer true by then" if report.ended else ""]
+    source = "; ".join([source, *filter(None, notes)])
     for file in report.files:
-        console.print(f"── {file.path} as of {report.as_of} (commit {report.commit[:8]}, {report.time}) ──",
-                      markup=False, highlight=False)
+        console.print(f"── {file.path} as of {report.as_of} ({source}) ──", markup=False, highlight=False)
         if file.missing:
             console.print("(it did not exist then)", markup=False, highlight=False)
         else:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from nanodream import boundedyaml
 from nanodream.evaluation.scenario import Check, Scenario
 from nanodream.insights.records import Insight
 from nanodream.insights.shelf import read_shelf
@@ -165,8 +164,8 @@ def _description(text: str) -> str:
     if not text.startswith("---"):
         return ""
     try:
-        front = yaml.safe_load(text.split("---", 2)[1])
-    except (yaml.YAMLError, IndexError):
+        front = boundedyaml.loads(text.split("---", 2)[1])
+    except (boundedyaml.YAMLRefused, IndexError):
         return ""
     return str(front.get("description", "")) if isinstance(front, dict) else ""
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Literal, get_args
 
 from nanodream.insights.history_index import HistoryIndex, Indexed, shown
 from nanodream.insights.refs import Ref, RefInvalid, line_ref, parse_ref, superseded
 from nanodream.insights.terms import Rarity, named, terms
-from nanodream.retrieval.documents import collect, sources
+from nanodream.retrieval.documents import Document, collect, sources
 from nanodream.validity import fact_of
 from nanodream.versioning.gitstore import GitStore, UnknownCommit
 from nanodream.workspace import ARCHIVE_DIR, CORE_FILES, Workspace
@@ -44,7 +44,7 @@ class Item:
     where: str
     text: str
     terms: frozenset[str]
-    day: date | None = None  # when it was archived or said (None: unknown)
+    day: date | None = None  # when it was archived, said, or (an active line, a skill) last committed
     source: str = ""  # the file, skill or session it belongs to
     held_names: frozenset[str] | None = None  # a session's names, from the index; a line's are read when asked
 
@@ -84,10 +84,11 @@ class Knowledge:
     @classmethod
     def read(cls, workspace: Workspace, history: HistoryIndex, fresh: Iterable[str] = ()) -> Knowledge:
         items: dict[str, list[Item]] = {where: [] for where in WHERE}
+        dated = _Dates(GitStore(workspace))
         for document in collect(workspace, sources(workspace)):
             item = _item(document.file, document.text, document.heading)
             if item is not None:
-                items[item.where].append(item)
+                items[item.where].append(replace(item, day=item.day or dated.day_of(document)))
         sessions = history.sessions()
         items["history"] = _sessions(sessions)
         return cls(workspace, items, history, frozenset(fresh), sessions)
@@ -170,6 +171,32 @@ class Knowledge:
         except UnknownCommit as exc:
             return Resolution(ref.spelled(), str(exc))
         return Resolution(ref.spelled()) if sha else Resolution(ref.spelled(), "not a commit")
+
+
+@dataclass
+class _Dates:
+    """When an active line or a skill was last committed (git blame, one per core file; one `git log` for the
+    skills): what dates material the archive's headings do not, so exploring reaches old active lines too."""
+
+    store: GitStore
+    lines: dict[str, list[int | None]] = field(default_factory=dict)
+    skills: dict[str, int] | None = None
+
+    def day_of(self, document: Document) -> date | None:
+        if document.file in CORE_FILES:
+            if document.file not in self.lines:
+                self.lines[document.file] = self.store.line_times(document.file) or [] if self.store.exists else []
+            times = self.lines[document.file]
+            return _utc_day(times[document.line - 1] if document.line <= len(times) else None)
+        if document.file.startswith("skills/"):
+            if self.skills is None:
+                self.skills = self.store.last_change_times("skills/") if self.store.exists else {}
+            return _utc_day(self.skills.get(document.file))
+        return None
+
+
+def _utc_day(epoch: int | None) -> date | None:
+    return datetime.fromtimestamp(epoch, UTC).date() if epoch is not None else None
 
 
 def _item(file: str, text: str, heading: str) -> Item | None:

@@ -31,6 +31,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal, get_args
 
+from nanodream import boundedyaml
+from nanodream.controls import holds_controls
 from nanodream.vocab import Shape, as_json
 from nanodream.workspace import INSIGHTS_DIR
 
@@ -53,8 +55,8 @@ SOURCES = (2, 8)
 SENTENCES = (2, 4)
 SHORT_LIMIT = 80  # a topic or a theme: a word or a short phrase
 TEXT_LIMIT = 1200  # one section's prose; an insight is a note, not a page
+RECORD_BYTES = 64 * 1024  # a whole record file: its front matter and four sections with room for decisions
 _SENTENCE_END = re.compile(r"[.!?。！？](?:['\")\]]*)(?=\s|$)")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class InsightInvalid(ValueError):
@@ -192,7 +194,7 @@ def _unsafe(key: str, text: str) -> list[str]:
     from nanodream.safety import injection, secret_scan  # the scanners load detect-secrets: never for `status`
 
     found = []
-    if _CONTROL.search(text):
+    if holds_controls(text):
         found.append(f"{key} holds control characters; write plain text")
     secrets = secret_scan.rules_hit(text)
     if secrets:
@@ -265,6 +267,8 @@ def _source(number: int, item: dict[str, Any], problems: list[str]) -> Source | 
     before = len(problems)
     if not isinstance(ref, str) or not ref.strip() or "\n" in ref:
         problems.append(f"{where}: ref must be one line of text, e.g. 'memory/MEMORY.md: <the line's text>'")
+    elif holds_controls(ref):
+        problems.append(f"{where}: ref holds control characters; cite the line's plain text")
     if not isinstance(reason, str) or not reason.strip():
         problems.append(f"{where}: reason must be non-empty text")
     if weight is None or not 0 <= weight <= 1:
@@ -316,17 +320,19 @@ def _plain_dumper():
 
 
 def parse(name: str, text: str) -> Insight:
-    """The record in `text` (the file of insight `name`), or InsightInvalid saying what is wrong with it."""
-    import yaml
-
+    """The record in `text` (the file of insight `name`), or InsightInvalid saying what is wrong with it; a record
+    longer than RECORD_BYTES, or whose front matter is refused by the bounded YAML reader (an alias bomb, a
+    nesting too deep), is invalid before any of it is read."""
+    if len(text) > RECORD_BYTES:
+        raise InsightInvalid([f"the file is longer than a record may be ({RECORD_BYTES} characters); not read"])
     lines = text.replace("\r\n", "\n").split("\n")
     if not lines or lines[0] != "---" or "---" not in lines[1:]:
         raise InsightInvalid(["must start with YAML front matter between '---' lines"])
     end = lines.index("---", 1)
     try:
-        front = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        raise InsightInvalid([f"front matter is not valid YAML ({exc.__class__.__name__})"]) from None
+        front = boundedyaml.loads("\n".join(lines[1:end]))
+    except boundedyaml.YAMLRefused as exc:
+        raise InsightInvalid([f"front matter is refused: {exc}"]) from None
     if not isinstance(front, dict) or set(front) != set(KEYS):
         keys = sorted(front) if isinstance(front, dict) else []
         raise InsightInvalid([f"front matter must have exactly the keys {', '.join(KEYS)}; has {', '.join(keys)}"])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.controls import holds_controls, visible
 from nanodream.validity import parse_validity
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, SKILL_NAME
 
@@ -49,8 +50,10 @@ def line_ref(file: str, text: str) -> str:
 
 
 def parse_ref(text: str) -> Ref:
-    """The ref `text` spells, or RefInvalid naming the four spellings."""
+    """The ref `text` spells, or RefInvalid naming the four spellings (or the control characters it holds)."""
     ref = text.strip()
+    if holds_controls(ref):
+        raise RefInvalid(f"{visible(ref)!r} holds control characters; a ref is plain text")
     for prefix, kind in ((SKILL, "skill"), (COMMIT, "commit"), (SESSION, "session")):
         if ref.startswith(prefix):
             return _named(kind, ref[len(prefix):].strip())

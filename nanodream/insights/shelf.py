@@ -1,7 +1,9 @@
 """Every insight of a workspace as it stands: the records that parse, and apart, the files that do not.
 
 A file a person broke by hand is never dropped silently and never rewritten by a phase: it is listed with
-what is wrong, and its name and refs still count as taken, so nothing is proposed over it.
+what is wrong, and its name and refs still count as taken, so nothing is proposed over it. A file is read only up
+to a record's size (a longer one is broken, unread), its front matter through the bounded YAML reader: an alias
+bomb or a gigabyte in `memory/insights/` is one broken record, never a hung command.
 """
 
 from __future__ import annotations
@@ -9,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from nanodream.atomic import read_text
-from nanodream.insights.records import NAME, STATUSES, Insight, InsightInvalid, parse, path_of
+from nanodream.atomic import read_bytes
+from nanodream.insights.records import NAME, RECORD_BYTES, STATUSES, Insight, InsightInvalid, parse, path_of
 from nanodream.workspace import INSIGHTS_DIR, Workspace
 
 
@@ -47,6 +49,7 @@ def paths(workspace: Workspace) -> list[str]:
 
 
 _STATUS = re.compile(r"^status:\s*['\"]?([a-z]+)", re.MULTILINE)
+_STATUS_BYTES = 2000  # the status line is near the top of a record
 
 
 def tally(workspace: Workspace) -> dict[str, int]:
@@ -54,9 +57,18 @@ def tally(workspace: Workspace) -> dict[str, int]:
     alone: cheap enough for `status`."""
     counts = dict.fromkeys((*STATUSES, "broken"), 0)
     for path in paths(workspace):
-        found = _STATUS.search(read_text(workspace.root / path)[:2000])
+        found = _STATUS.search(read_bytes(workspace.root / path, _STATUS_BYTES).decode("utf-8", "replace"))
         counts[found.group(1) if found and found.group(1) in STATUSES else "broken"] += 1
     return counts
+
+
+def _read(workspace: Workspace, path: str) -> str | None:
+    """The record's text, cut one character past a record's size (so a longer file is broken, never read whole);
+    None when the file is gone since it was listed."""
+    try:
+        return read_bytes(workspace.root / path, RECORD_BYTES + 1).decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        return None
 
 
 def read_shelf(workspace: Workspace, texts: dict[str, str | None] | None = None) -> Shelf:
@@ -65,7 +77,7 @@ def read_shelf(workspace: Workspace, texts: dict[str, str | None] | None = None)
     found.update(dict.fromkeys(texts or {}))
     shelf = Shelf()
     for path in sorted(found):
-        text = (texts or {}).get(path) if path in (texts or {}) else read_text(workspace.root / path)
+        text = (texts or {}).get(path) if path in (texts or {}) else _read(workspace, path)
         if text is None:
             continue
         name = path.rsplit("/", 1)[-1][:-3]

@@ -7,6 +7,11 @@ bounded in size, parsed by the bounded reader, its lone surrogates made U+FFFD, 
 before the SDK sees it; a line that fails any of that is answered at once with a JSON-RPC error (-32700
 parse error, -32600 invalid request), carrying the request's id whenever one can be read.
 
+An `id` that is neither a string nor an integer (an object, an array, a boolean, 1.5, NaN, ±Infinity, null) makes
+the line an invalid request too: the SDK's validator would read it as a notification, which is never answered,
+and the host would wait for its timeout. MCP allows only strings and integers; the error carries a null id, as
+JSON-RPC 2.0 says an answer must when the request's id cannot be used.
+
 As in the SDK, stdout carries only MCP messages: while serving, fd 1 points at stderr (a library's stray
 print cannot corrupt the wire) and fd 0 at the null device, and the wire is served from private duplicates.
 """
@@ -118,6 +123,9 @@ class _Reader:
             message = _repaired(loads(raw, max_bytes=MESSAGE_BYTES))
         except JSONRefused as exc:
             await self.writer.error(_id_in_text(raw), PARSE_ERROR, f"parse error: {exc}")
+            return None
+        if isinstance(message, dict) and "id" in message and _id_of(message) is None:
+            await self.writer.error(None, INVALID_REQUEST, "invalid request: an id must be a string or an integer")
             return None
         try:
             types.jsonrpc_message_adapter.validate_python(message, by_name=False)

@@ -1,10 +1,12 @@
 """Recall as of a day: what memory held then, plus the replaced facts that were still true that day.
 
-The memory files come from the last commit made on or before the day (versioning/asof.py, git's clock). The
+The memory files come from the last commit made on or before the day (versioning/asof.py, git's clock),
+corrected by the days history gives (what a later dream learned from a session of that day or before is held;
+what it archived as ended by then is not), so recall as of a day agrees with `why`. The
 archive on disk adds every replaced fact whose validity covers the day (validity.py, history's clock): a fact
 true then that a later dream replaced, even one memory never held by then because it was dreamed late. A
 replaced fact the snapshot still holds as an active line is not counted twice. The index is built in memory
-and kept for the next query of the same commit, day and archive.
+and kept for the next query of the same commits, day and archive.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def index_as_of(workspace: Workspace, day: date, zone: tzinfo) -> tuple[Index, S
     """The index of memory as it stood on `day`, and the snapshot it was built from."""
     taken = snapshot(GitStore(workspace), day, zone)
     archive = [path for path in sources(workspace) if path.startswith(f"{ARCHIVE_DIR}/")]
-    key = (workspace.root, taken.commit, day, fingerprint(workspace, archive))
+    key = (workspace.root, taken.commit, taken.head, day, fingerprint(workspace, archive))
     if key not in _HELD:
         if len(_HELD) >= _KEEP:
             _HELD.pop(next(iter(_HELD)))

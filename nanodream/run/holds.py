@@ -9,6 +9,8 @@ and `reject` records it in memory/rejected.md. What is held (safety/review_rules
 - a rule that sends data to someone other than the user, or keeps something from the user;
 - with `injection_policy = "warn"`, a rule the classifier calls hostile (safety/agent_rules.py): "warn" means
   a person decides, and a person decides in the review lane (with "refuse" such a line is left out before this);
+- a rule split across two lines (safety/joined.py): one that sends something to a name, one that gives the name an
+  address — both new lines of the pair wait, whichever files they are in;
 - a rule the learned second opinion (safety/second_opinion.py) reads as hostile when no rule found it. It judges
   rules for the agent: every line of SOUL.md and of a skill, and a line elsewhere that reads as one (an
   obligation, the agent addressed, every reply or message, or an opening verb of command). Facts are not its
@@ -28,6 +30,7 @@ from nanodream.config import Settings
 from nanodream.memory.staging import Staging, with_original_endings
 from nanodream.run.parting import parted
 from nanodream.safety import agent_rules, injection, review_rules, second_opinion
+from nanodream.safety.joined import joined
 from nanodream.text.lists import wordlist
 from nanodream.workspace import ARCHIVE_DIR, SOUL
 
@@ -79,21 +82,23 @@ class Holds:
 
 def hold_back(staging: Staging, settings: Settings) -> Holds:
     """Take every held line out of the staged files a host loads; what was taken, as a change to propose."""
+    loaded = [path for path in staging.existing_paths() if not path.startswith(f"{ARCHIVE_DIR}/")]
+    held = {path: _held_in(path, staging.original.get(path), staging.read(path) or "", settings) for path in loaded
+            if (staging.read(path) or "") != staging.original.get(path)}
+    for line in _joined(staging, loaded, held, settings):
+        held.setdefault(line.path, []).append(line)
     lines: list[HeldLine] = []
     changes: list[FileChange] = []
-    for path in staging.existing_paths():
-        before, text = staging.original.get(path), staging.read(path) or ""
-        if path.startswith(f"{ARCHIVE_DIR}/") or text == before:
-            continue  # the archive is never loaded by a host
-        held = _held_in(path, before, text, settings)
-        if not held:
+    for path, found in held.items():
+        if not found:
             continue
-        kept, proposed = parted(before or "", text, {line.line for line in held})
+        before, text = staging.original.get(path), staging.read(path) or ""
+        kept, proposed = parted(before or "", text, {line.line for line in found})
         # what is left of the edit may be only the blank line around what was taken out
         staging.write(path, before if before is not None and _filled(kept) == _filled(before) else kept)
         raw_before = staging.on_disk.get(path)
         changes.append(FileChange(path, raw_before, with_original_endings(raw_before, proposed)))
-        lines += held
+        lines += sorted(found, key=lambda line: line.line)
     return Holds(lines, changes)
 
 
@@ -107,6 +112,36 @@ def _held_in(path: str, before: str | None, text: str, settings: Settings) -> li
         if why:
             held.append(HeldLine(path, number, line, tuple(why)))
     return held
+
+
+def _joined(staging: Staging, loaded: list[str], held: dict[str, list[HeldLine]],
+            settings: Settings) -> list[HeldLine]:
+    """The lines of a rule split in two (safety/joined.py): a new line that sends something to a name, and a line
+    (new, or one memory holds) that gives the name an address; each new one of the pair is held."""
+    taken = {(line.path, line.line) for found in held.values() for line in found}
+    where: list[tuple[str, int]] = []
+    lines: list[str] = []
+    fresh: set[int] = set()
+    for path in loaded:
+        existing = set((staging.original.get(path) or "").splitlines())
+        for number, line in enumerate((staging.read(path) or "").splitlines(), start=1):
+            if line.strip() and (path, number) not in taken and not _tripwire(line):
+                fresh |= {len(lines)} if line not in existing else set()
+                where.append((path, number))
+                lines.append(line)
+    found: dict[tuple[str, int], HeldLine] = {}
+    for pair in joined(lines, lambda text: _joined_reasons(text, settings), fresh):
+        for index, other in ((pair.rule, pair.address), (pair.address, pair.rule)):
+            if index in fresh:
+                path, number = where[index]
+                joined_with = f"read with {where[other][0]} line {where[other][1]}"
+                found[where[index]] = HeldLine(path, number, lines[index], (*pair.reasons, joined_with))
+    return list(found.values())
+
+
+def _joined_reasons(text: str, settings: Settings) -> list[str]:
+    """Why a joined rule would wait: the held-back shapes, or a hostile kind (held here: neither line is one)."""
+    return review_rules.reasons(text) + [f"an agent rule ({kind})" for kind in agent_rules.classify(text)]
 
 
 def _tripwire(line: str) -> bool:

@@ -284,7 +284,12 @@ def run_phases(ctx: RunContext, report: RunReport, before: Before, exploring: bo
     if ctx.review == "all":  # a commit of insights would land while every change is to wait for a person
         report.notices.append("insights: the phases did not run; every change waits for review (review = all)")
         return
-    work = PhaseWork(ctx, report, before, exploring, staging=Staging(ctx.workspace), shelf=read_shelf(ctx.workspace))
+    try:
+        work = PhaseWork(ctx, report, before, exploring, staging=Staging(ctx.workspace),
+                         shelf=read_shelf(ctx.workspace))
+    except Exception as exc:  # the consolidation already landed: a shelf that cannot be read fails only the phases
+        report.notices.append(f"insights: internal error: {describe_error(exc)}")
+        return
     report.phases = work.outcome
     try:
         for each in passes:

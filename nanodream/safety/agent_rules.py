@@ -13,21 +13,34 @@ into a chat"), so a rule is judged by what it asks for, not by its words alone:
 - concealment: hiding from the user what the agent does with their data — "never tell the user that you
   save their messages", "without the user knowing", "silently forward", "deny it", "delete the logs".
 
+- guards-off: turning off what protects the user (cues.py reads it in every language): the secret scanner, the
+  review lane, a policy set to its weakest value, antivirus, firewall, two-factor sign-in.
+
 What keeps ordinary rules out: a prohibition in front of the action ("never send passwords by e-mail", "do
-not upload .env files"), a destination that is the user ("to the user's own email", "to my inbox"), a
-payload that is not private ("weekly reports", "messages from the school"), and hiding that is itself
-forbidden ("never hide errors from the user").
+not upload .env files") — read as a chain, so a negated negative is a positive ("never refuse to send …",
+polarity.py) — a destination that is the user ("to the user's own email", "to my inbox"), a payload that is not
+private ("weekly reports", "messages from the school"), and hiding that is itself forbidden ("never hide errors
+from the user").
+
+This module reads English word by word; a rule in another language is read by its cue words (cues.py), and a
+destination is the same in any language (destinations.py).
 """
 
 from __future__ import annotations
 
 import re
 
-EXFILTRATION = "exfiltration"
-DISCLOSURE = "disclosure"
-REMOTE_CODE = "remote-code"
-CONCEALMENT = "concealment"
-RULES = (EXFILTRATION, DISCLOSURE, REMOTE_CODE, CONCEALMENT)
+from nanodream.safety import cues
+from nanodream.safety.destinations import EXTERNAL, TO_THE_USER
+from nanodream.safety.polarity import forbidden_after, forbids
+from nanodream.text.language import UNDETERMINED, language_of
+
+EXFILTRATION = cues.EXFILTRATION
+DISCLOSURE = cues.DISCLOSURE
+REMOTE_CODE = cues.REMOTE_CODE
+CONCEALMENT = cues.CONCEALMENT
+GUARDS_OFF = cues.GUARDS_OFF
+RULES = (EXFILTRATION, DISCLOSURE, REMOTE_CODE, CONCEALMENT, GUARDS_OFF)
 
 _I = re.IGNORECASE
 # Within one sentence: a dot counts as an end only when a space follows it (URLs and file names keep theirs).
@@ -37,10 +50,6 @@ _CLAUSES = re.compile(r"(?<=[.;!?]) | (?:—|–) |;")  # over text whose whites
 # a sentence, and bounded reach keeps a 64 KB line linear.
 LOOKBACK = 60
 REACH = 300
-# A prohibition governing the verb that follows it within a few words: "never send", "do not upload".
-PROHIBITION = re.compile(r"\b(?:never|not|no\s+one\s+should|avoid|refuse\s+to|stop|don't|dont|doesn't|won't"
-                          r"|mustn't|shouldn't|can't|cannot|ask\s+(?:the\s+user\s+)?(?:before|first))\b"
-                          r"(?:\s+[\w'-]+){0,3}?\s*$", _I)
 
 # --- what is private ----------------------------------------------------------------------------------------
 # A credential word that is the first half of another noun names something else: "token usage", "password policy".
@@ -68,7 +77,7 @@ _BULK = (rf"(?:(?:every|each|any)\s+time|whenever)\s+(?:the\s+user|they|he|she|y
          rf"|single)\s+)?(?:messages?|conversations?|chats?|e-?mails?|dms?|transcripts?|repl(?:y|ies)|prompts?|voice\s+notes?"
          rf"|files?|photos?|documents?|texts?)|{_OWNER}\s+(?:messages|conversations|chats|e-?mails|dms|files|photos"
          rf"|contacts|location|calendar(?:\s+invites)?|browsing(?:\s+history)?|keystrokes|clipboard|voice\s+notes"
-         rf"|screenshots)|(?:the\s+)?(?:full\s+|whole\s+|entire\s+)?(?:chat|conversation|message)\s+(?:history|logs?)"
+         rf"|screenshots|sessions|calls|location\s+history)|transcripts?\s+of\s+(?:{_OWNER}|all|every|each)|(?:the\s+)?(?:full\s+|whole\s+|entire\s+)?(?:chat|conversation|message)\s+(?:history|logs?)"
          rf"|transcripts|chat\s+logs?|everything\s+(?:the\s+user|they|he|she|i)\s+(?:says?|types?|writes?|sends?"
          rf"|shares?)|a\s+copy\s+of\s+(?:each|every|all)"
          rf"|(?:the|this|each|every)\s+(?:conversation|chat|transcript|session\s+log)s?\b(?!\s+(?:summar|notes?|titles?"
@@ -79,34 +88,35 @@ _SCOPED = re.compile(r"^\s+(?:from|about|tagged|labelled|labeled|marked|that\s+m
 _PRIVATE = re.compile(rf"{_CREDENTIAL}|{_ENVIRONMENT}|{_PRIVATE_FILE}|{_MEMORY}", _I)
 _BULK_RE = re.compile(_BULK, _I)
 
-# --- where it goes ------------------------------------------------------------------------------------------
-EXTERNAL = re.compile(
-    r"https?://\S+|\b(?:s3|gs|ftp|sftp|scp|wss?)://\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b\d{1,3}(?:\.\d{1,3}){3}\b"
-    r"|(?<![\w./])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|xyz|ru|cn|info|biz|site|online|cloud"
-    r"|tk|top|example|onion)\b(?!\.\w)|@[A-Za-z]\w{2,}|\b(?:webhooks?|pastebin|gists?"
-    r"|hastebin|requestbin|ngrok|transfer\.sh|paste\s+site)\b|\b(?:telegram|discord|slack|whatsapp|signal|irc"
-    r"|matrix)\b|\b(?:a|an|the|this|that|my|our)\s+(?:remote|external|third[\s-]party|outside|secondary|second"
-    r"|personal|backup)\s+(?:server|address|endpoint|host|e-?mail|account|inbox|number|bucket|channel)"
-    r"|\b(?:remote|external)\s+(?:server|host|endpoint)|\+\d[\d\s-]{6,}"
-    r"|\b(?:to|in|into)\s+(?:every|each|all|any)\s+(?:outgoing\s+)?(?:e-?mails?|messages?|replies|posts?|tweets?)\b",
-    _I)
-# A destination that is the user: "to the user's own email", "to my inbox", "with the user", "to me".
-TO_THE_USER = re.compile(r"\b(?:to|into|with|on|in)\s+(?:the\s+user'?s?\b|their\s+own\b|my\b|me\b)", _I)
-
+# --- where it goes: safety/destinations.py -------------------------------------------------------------------
 # --- what it does -------------------------------------------------------------------------------------------
 # Verbs that move data away by themselves, and those that need an outside destination to ("copy it into .env").
+# Keeping a copy somewhere is moving it there: "quietly keep a duplicate of every chat in the partner's Dropbox".
+_DUPLICATE = (r"(?:keep(?:ing)?|make|making|save|saving|store|storing|stash|stashing|leave|leaving|put|putting|place"
+              r"|placing|maintain|maintaining)\s+(?:a|an)\s+(?:\w+\s+)?(?:copy|copies|duplicate|mirror|transcript"
+              r"|record|log|backup|archive|replica)")
+# Each also as a gerund, which a negating verb takes: "avoid sending", "never stop forwarding" (polarity.py).
 _SEND_AWAY = re.compile(r"\b(?:send|post|upload|forward|e-?mail|mail|transmit|leak|publish|submit|exfiltrate|beacon"
-                        r"|dump|bcc|cc|relay|tweet|report|share|dm)\b", _I)
+                        r"|dump|bcc|cc|relay|tweet|report|share|dm|sending|posting|uploading|forwarding|e-?mailing"
+                        r"|mailing|transmitting|leaking|publishing|submitting|dumping|relaying|sharing)\b", _I)
 _MOVE = re.compile(rf"{_SEND_AWAY.pattern}|\b(?:paste|copy|sync|push|mirror|stream|back\s+up|replicate|export|deliver"
                    r"|include|append|attach|message|text|ship|dispatch|route|pipe|beam|feed|pass\s+on|hand\s+over"
                    r"|funnel|siphon|smuggle|sneak|transfer|move|write|save|store|log|put|drop|curl|wget|nc|ncat"
-                   r"|netcat|scp|rsync|sftp)\b|\b(?:keep|start|continue|begin)\s+(?:on\s+)?(?:sending"
-                   r"|forwarding|copying|uploading|posting|syncing|mirroring|streaming|relaying|e-?mailing|sharing)\b"
+                   r"|netcat|scp|rsync|sftp|pasting|copying|syncing|pushing|mirroring|streaming|backing\s+up"
+                   r"|exporting|transferring|moving|saving|storing|logging|putting|dropping|stashing|stash)\b"
+                   rf"|\b{_DUPLICATE}\b"
                    r"|\b(?:is|are|gets?|be)\s+(?:also\s+|always\s+|automatically\s+)?(?:sent|forwarded|copied|uploaded"
                    r"|posted|synced|mirrored|streamed|relayed|e-?mailed|shared|cc'?d|bcc'?d)\b", _I)
 # Verbs that put every message somewhere else as it arrives.
-_WIRETAP = re.compile(r"\b(?:forward|relay|bcc|cc|mirror|stream|sync|copy|send|upload|back\s+up|e-?mail)\b", _I)
-_SHOW = re.compile(r"\b(?:reveal|show|print|display|output|tell|give|share|read\s+out|paste|dump|echo|cat|disclose"
+_WIRETAP = re.compile(r"\b(?:forward|relay|bcc|cc|mirror|stream|sync|copy|send|upload|back\s+up|e-?mail|forwarding"
+                      r"|relaying|mirroring|streaming|syncing|copying|sending|uploading|backing\s+up|e-?mailing)\b",
+                      _I)
+# A gerund after one of these is a circumstance, not an order: "when sending passwords, use the vault".
+_CIRCUMSTANCE = re.compile(r"\b(?:when|whenever|while|before|after|if|by|for|of|about|in|on|upon|without"
+                           r"|instead\s+of)\s+$", _I)
+_SHOW = re.compile(r"\b(?:reveal|show|print|display|output|tell|give|share|read\s+out|read(?=[^.;!?]{0,60}\baloud\b)"
+                   r"|provide|supply|hand\s+out|answer\s+(?:\w+\s+)?(?:requests?|questions?|asks?)\s+for"
+                   r"|(?:grant|honou?r|fulfil+)\s+(?:\w+\s+)?requests?\s+for|paste|dump|echo|cat|disclose"
                    r"|expose|include|hand\s+(?:\w+\s+)?over|give\s+(?:\w+\s+)?away)\b|\bby\s+(?:revealing|showing"
                    r"|printing|displaying|pasting|dumping|echoing|including|sharing|giving)\b", _I)
 _RECIPIENT_USER = re.compile(r"\s+(?:the\s+user\b(?!'s)|me\b)", _I)
@@ -114,10 +124,12 @@ _RECIPIENT_USER = re.compile(r"\s+(?:the\s+user\b(?!'s)|me\b)", _I)
 _ANYONE = re.compile(r"\b(?:anyone|anybody|everyone|everybody|whoever|someone|somebody|strangers?|the\s+public|people"
                      r"|any\s+(?:user|one|person|visitor|caller|sender|question|request|query)|other\s+users"
                      r"|third\s+parties|visitors?|callers?)\b|\b(?:when(?:ever)?|if)\s+(?:asked|requested)\b"
+                     r"|\b(?:when(?:ever)?|if)\s+(?:a|an|any|some)\s+(?:\w+\s+)?(?:asks?|wants?|requests?)\b"
                      r"|\bon\s+request\b|\bpublicly\b|\bjust\s+tell\s+them\b", _I)
 # … or whoever reads the chat it is put into (after the verb: "if a token shows up in a chat" is not that) …
 _INTO_THE_OPEN = re.compile(r"\b(?:in|into|at\s+the\s+(?:end|bottom|top)\s+of)\s+(?:the\s+|a\s+|your\s+|each\s+"
-                            r"|every\s+)?(?:chat|reply|replies|response|responses|answer|answers|output|channel|footer)\b"
+                            r"|every\s+)?(?:(?:group|team|public|shared|general|family|company)\s+)?(?:chat|reply|replies"
+                            r"|response|responses|answer|answers|output|channel|footer)\b"
                             r"|\b(?:every|each)\s+(?:answer|reply|response|message)\b|\bin\s+full\b", _I)
 # … or anyone allowed to have it: "whoever asks should get the API tokens", "anyone can have the password".
 _ANYONE_GETS = re.compile(rf"(?:{_ANYONE.pattern}){_IN_SENTENCE}{{0,40}}?\b((?:should|can|may|must|will"
@@ -130,11 +142,18 @@ _PIPE_TO_SHELL = re.compile(
     r"\s*<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)|\biex\s*\(?\s*(?:iwr|irm|invoke-webrequest"
     r"|invoke-restmethod|\(?new-object\s+net\.webclient)|\bpipe\s+(?:\S+\s+){0,8}?(?:into|to)\s+(?:sudo\s+)?(?:(?:ba|z)?sh"
     r"|python\d?|a\s+shell)\b", _I)
+# Something that carries a link from elsewhere: a message, a comment, an e-mail, a page.
+_CARRIER = r"(?:message|e-?mail|chat|comment|issue|post|attachment|link|url|web\s*page|page|site|ticket|tweet|dm)s?"
 _FETCH_AND_RUN = re.compile(
     rf"\b(?:download|fetch|get|grab|pull|retrieve|load)\b{_IN_SENTENCE}{{0,120}}?\b(?:and|then|,)\s+(?:\w+\s+)?(?:run|execute"
-    rf"|eval(?:uate)?|source|pipe)\b|\b(?:run|execute|eval(?:uate)?|source|obey|import)\b{_IN_SENTENCE}{{0,60}}?"
-    r"\b(?:at|from|on)\s+(?:https?://|the\s+internet|a\s+link|remote|pastebin|gist)", _I)
-_REMOTE = re.compile(r"https?://|\b(?:the\s+internet|a\s+link|remote|pastebin|gist)\b", _I)
+    rf"|eval(?:uate)?|source|pipe|install)\b|\b(?:run|execute|eval(?:uate)?|source|obey|import)\b{_IN_SENTENCE}{{0,60}}?"
+    r"\b(?:at|from|on)\s+(?:https?://|the\s+internet|a\s+link|remote|pastebin|gist)"
+    rf"|\b(?:run|execute|eval(?:uate)?|source|install)\b{_IN_SENTENCE}{{0,60}}?\b(?:plugin|script|code|snippet|package"
+    rf"|binary|command|program|extension|tool|helper|installer|file)s?\b{_IN_SENTENCE}{{0,80}}?\b(?:points?\s+to"
+    rf"|links?\s+to|linked\s+(?:in|from|by)|mentioned\s+in|attached\s+to|(?:in|from)\s+(?:a|an|any|the|every|each)"
+    rf"\s+(?:\w+\s+)?{_CARRIER}\b)", _I)
+_REMOTE = re.compile(r"https?://|\b(?:the\s+internet|a\s+link|remote|pastebin|gist|links?|linked|urls?|online"
+                     rf"|web\s*site|(?:a|an|any|the|every|each)\s+(?:\w+\s+)?{_CARRIER})\b", _I)
 _PIPED_SECRETS = re.compile(
     rf"\bpipe\s+(?:the\s+output\s+of\s+)?(?:`?(?:env|printenv|set)\b|\S*(?:{_PRIVATE_FILE}|\.env\b))\S*\s+(?:into|to"
     rf"|through)\s+`?(?:curl|wget|nc|ncat|netcat|ssh|telnet|socat)\b|(?:\b(?:env|printenv|set|history)\b|\bcat\s+\S*{_PRIVATE_FILE}\S*|\bcat\s+\S*\.env\b)\s*\|\s*(?:\S+\s*\|\s*)?"
@@ -219,10 +238,19 @@ _PRONOUN = re.compile(r"\b(?:it|them|this|these|those|that)\b", _I)
 
 
 def classify(line: str) -> list[str]:
-    """The hostile kinds of rule `line` states (empty for an ordinary rule), in RULES order."""
+    """The hostile kinds of rule `line` states (empty for an ordinary rule), in RULES order: English word by word
+    here, other languages (and a guard turned off, in any language) by their cue words (cues.py)."""
     line = " ".join(line.split())
     found = {rule for clause in clauses(line) for rule in _judge(clause, line)}
+    found |= cues.read(line, english=is_english(line))
     return [rule for rule in RULES if rule in found]
+
+
+def is_english(line: str) -> bool:
+    """Whether the written rules read `line` alone: English, or too short to tell and written in ASCII. (A file's
+    undecodable bytes reach here as lone surrogates, which the language model cannot take: they are U+FFFD to it.)"""
+    language = language_of(line.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+    return language == "en" or language == UNDETERMINED and line.isascii()
 
 
 def clauses(line: str) -> list[str]:
@@ -243,8 +271,10 @@ def _judge(clause: str, line: str) -> set[str]:
 
 
 def _allowed(pattern: re.Pattern[str], clause: str) -> list[re.Match[str]]:
-    """Matches that no prohibition governs ('send', but not 'never send' or 'do not upload')."""
-    return [match for match in pattern.finditer(clause) if not PROHIBITION.search(_before(clause, match))]
+    """Matches that no prohibition governs ('send', but not 'never send', 'do not upload' or 'sending … is never
+    allowed')."""
+    return [match for match in pattern.finditer(clause) if not forbids(_before(clause, match))
+            and not (match.group(0).lower().endswith("ing") and forbidden_after(clause[match.end():]))]
 
 
 def _before(clause: str, match: re.Match[str]) -> str:
@@ -259,7 +289,8 @@ def _verbs(pattern: re.Pattern[str], clause: str) -> list[re.Match[str]]:
     """Allowed uses that are the rule's own verbs: not nouns ('every POST needs a token', 'this share of its cap'),
     not a shell `export NAME=…`, not a relative clause about the object ('every email you send')."""
     return [match for match in _allowed(pattern, clause) if not _A_NOUN_HERE.search(_before(clause, match))
-            and not _SHELL_EXPORT.match(clause, match.start()) and not _SUBJECT_HERE.search(_before(clause, match))]
+            and not _SHELL_EXPORT.match(clause, match.start()) and not _SUBJECT_HERE.search(_before(clause, match))
+            and not (match.group(0).lower().endswith("ing") and _CIRCUMSTANCE.search(_before(clause, match)))]
 
 
 def _private(text: str) -> bool:
@@ -303,7 +334,7 @@ def _moves_away(clause: str, move: re.Match[str]) -> bool:
 def _discloses(clause: str) -> bool:
     """Credentials or private files shown to anyone who asks, or put into the chat."""
     allowed_to_have = _ANYONE_GETS.search(clause)
-    if allowed_to_have and _private(clause) and not PROHIBITION.search(
+    if allowed_to_have and _private(clause) and not forbids(
             clause[max(allowed_to_have.start(1) - LOOKBACK, 0):allowed_to_have.start(1)]):
         return True
     for show in _verbs(_SHOW, clause):
@@ -326,7 +357,7 @@ def _runs_remote_code(clause: str) -> bool:
 
 
 def _conceals(clause: str, line: str) -> bool:
-    silenced = [match for match in _TELL.finditer(clause) if PROHIBITION.search(_before(clause, match))]
+    silenced = [match for match in _TELL.finditer(clause) if forbids(_before(clause, match))]
     if silenced and _FROM_THE_USER.search(clause) and (_ABOUT_ITSELF.search(_after(clause, silenced[0])) or (
             _PRONOUN.match(clause, silenced[0].end() + 1) and _allowed(_CONDUCT_RE, clause[:silenced[0].start()]))):
         return True  # "never tell the user that you save …", "record every call and don't mention it"

@@ -15,7 +15,11 @@ land directly; it waits in the review lane with its reason (run/holds.py), so a 
   to hide or withhold something from the user, to deny it or answer no when asked, or to act without the user
   knowing.
 
-What keeps ordinary lines out: a prohibition of the move ("never send …", "ask before sharing …"); the user as the
+English is read word by word here; a line in German, French, Spanish, Portuguese, Italian, Chinese or Japanese by
+its cue words (cues.py: a move with an address, a negated telling or a hiding aimed at the user).
+
+What keeps ordinary lines out: a prohibition of the move ("never send …", "ask before sharing …"; a negated
+negative is no prohibition: "never refuse to send …", polarity.py); the user as the
 destination ("to the user's own inbox", "to me"); a fact about what a person does ("Maya emails her landlord",
 "he never mentions his salary"); silence towards someone else ("don't tell the kids about the party"); and style
 ("never call the product revolutionary", "don't say 'basically'"), which carries nothing to the person.
@@ -25,7 +29,10 @@ from __future__ import annotations
 
 import re
 
-from nanodream.safety.agent_rules import EXTERNAL, PROHIBITION, USER_UNAWARE, clauses
+from nanodream.safety import cues
+from nanodream.safety.agent_rules import USER_UNAWARE, clauses, is_english
+from nanodream.safety.destinations import EXTERNAL
+from nanodream.safety.polarity import forbids
 
 OUTWARD = "sends data to someone other than the user"
 SILENCE = "keeps something from the user"
@@ -98,13 +105,27 @@ _NOT_CONCEALMENT = re.compile(
     r"|\bin\s+(?:\w+\s+){0,2}?(?:copy|commit\s+messages?|posts?|documents?|docs|code|comments|logs?|tweets?|slides"
     r"|titles?|headlines?|ads?|press\s+releases?|public)\b"
     r"|\b(?:passwords?|api\s+keys?|keys|tokens?|credentials?|pins?|card\s+numbers?)\b", _I)
-_HIDE = re.compile(r"\b(?:hide|conceal|withhold|cover\s+up|keep\s+(?:\S+\s+){0,5}?(?P<kept>secret|hidden|quiet"
-                   r"|private|confidential|to\s+yourself|under\s+wraps|between\s+us)|keep\s+quiet)\b", _I)
+# What is kept ends the object ("keep the forwarding quiet", "keep it secret from the user"), it does not name it
+# ("keep the secret scanner on").
+_HIDE = re.compile(r"\b(?:hide|conceal|withhold|cover\s+up|keep\s+(?:\S+\s+){0,6}?(?P<kept>secret|hidden|quiet"
+                   r"|private|confidential|to\s+yourself|under\s+wraps|between\s+us)(?=\s*(?:[,.;:!?)]|$"
+                   r"|\s(?:from|about|until|unless|when|whenever|and|or|but|so|if|even|for|to|at|as|though)\b))"
+                   r"|keep\s+quiet)\b", _I)
+# Kept to yourself, a rule hides something only when it is about the user or what is done with their data:
+# "keep the notes about their finances to yourself", not "keep gossip about coworkers to yourself".
+_ABOUT_THE_USER = re.compile(r"\b(?:the\s+user|user's|their|them|they|record\w*|stor\w*|sav\w*|log\w*|cop\w*"
+                             r"|upload\w*|forward\w*|archiv\w*|transcri\w*|notes?|files?|data|inbox|messages?"
+                             r"|chats?|calls?|history)\b", _I)
 _FROM_THE_USER = re.compile(r"\bfrom\s+(?:the\s+user|user|them|him|her|the\s+owner|the\s+person|me)\b(?!'s)", _I)
 _FROM_ANYONE = re.compile(r"\bfrom\s+\S+", _I)
 # The user kept in the dark: "the user doesn't need to know", "they must never find out".
 _USER_NEED_NOT_KNOW = re.compile(r"\b(?:the\s+user|they|he|she)\s+(?:doesn't|does\s+not|don't|do\s+not|needn't"
                                  r"|need\s+not)\s+(?:need\s+to\s+)?(?:know|hear|be\s+told|find\s+out)\b", _I)
+# The user as the one not told, in the passive: "the user is not to be informed", "they must never be told".
+_USER_NOT_TOLD = re.compile(
+    r"\b(?:the\s+user|the\s+owner|they|he|she)\s+(?:is|are|must|should|shall|will|may|can|needs?\s+to)?\s*"
+    r"(?:not|never|n't)\s+(?:(?:to|ever|ever\s+to)\s+)?be\s+(?:told|informed|notified|alerted|made\s+aware|shown"
+    r"|warned)\b", _I)
 # Acting behind the user's back: "without telling the user", "without the user knowing", "so they never notice".
 _BEHIND_THE_USERS_BACK = re.compile(
     r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+user|them|him|her)\b"
@@ -133,18 +154,23 @@ _DECEIVE = re.compile(
     r"|actually|really)|whether\s+or\s+not|regardless\s+of\s+whether)\b", _I)
 
 
+# The word is a noun whose value follows: "Email: maya@home.example", "the user's email is …", "Maya's mail is …".
+_STATED = re.compile(r"\s*(?::|=|\s(?:is|are|was|were|address(?:es)?|account|id|handle)\b)", _I)
 # A prohibition after the move is the next order, and what follows it is that order's: "Invoices are exported in
 # the client's currency, never converted to EUR" sends nothing to EUR.
 _NEXT_ORDER = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't)\b", _I)
 
 
 def reasons(line: str) -> list[str]:
-    """Why `line` should wait for a person (OUTWARD, SILENCE), in that order; empty for a line that may land."""
+    """Why `line` should wait for a person (OUTWARD, SILENCE), in that order; empty for a line that may land. English
+    is read word by word here; other languages by their cue words (cues.py)."""
     line = " ".join(line.split())
+    read = cues.read(line, english=is_english(line))
     found = []
-    if any(_outward(clause) for clause in clauses(line)):
+    if cues.OUTWARD in read or any(_outward(clause) for clause in clauses(line)):
         found.append(OUTWARD)
-    if USER_UNAWARE.search(line) or _USER_NEED_NOT_KNOW.search(line) or any(_silent(c) for c in clauses(line)):
+    if cues.SILENCE in read or USER_UNAWARE.search(line) or _USER_NEED_NOT_KNOW.search(line) or _USER_NOT_TOLD.search(
+            line) or any(_silent(c) for c in clauses(line)):
         found.append(SILENCE)
     return found
 
@@ -152,7 +178,7 @@ def reasons(line: str) -> list[str]:
 def _outward(clause: str) -> bool:
     for move in _MOVE.finditer(clause):
         before = clause[max(move.start() - LOOKBACK, 0):move.start()]
-        if (PROHIBITION.search(before) or _NOUN_HERE.search(before)
+        if (forbids(before) or _NOUN_HERE.search(before) or _STATED.match(clause, move.end())
                 or _SOMEONE_ELSE.search(before) and _THIRD_PERSON.fullmatch(move.group(0))
                 or move.group(0)[:1].lower() in "ibg" and _CONDITION.search(before)):
             continue
@@ -174,7 +200,7 @@ def _silent(clause: str) -> bool:
         return True
     if any(_hidden_from_the_user(clause, hide) for hide in _HIDE.finditer(clause)):
         return True
-    return any(not PROHIBITION.search(clause[max(lie.start() - LOOKBACK, 0):lie.start()])
+    return any(not forbids(clause[max(lie.start() - LOOKBACK, 0):lie.start()])
                for pattern in (_LIE, _EVADE, _DECEIVE) for lie in pattern.finditer(clause))
 
 
@@ -182,18 +208,24 @@ def _hidden_from_the_user(clause: str, hide: re.Match[str]) -> bool:
     """'keep the backup server a secret from the user', 'keep the forwarding quiet'; not 'never hide errors', 'keep
     the party secret from her partner', 'keep the API key private'."""
     after = clause[hide.start():hide.start() + REACH]
-    if PROHIBITION.search(clause[max(hide.start() - LOOKBACK, 0):hide.start()]) or _NOT_CONCEALMENT.search(after):
+    if forbids(clause[max(hide.start() - LOOKBACK, 0):hide.start()]) or _NOT_CONCEALMENT.search(after):
         return False
     if _FROM_THE_USER.search(after):
         return True
     kept = (hide.group("kept") or ("quiet" if hide.group(0).lower().startswith(("keep", "cover")) else "")).lower()
+    if " ".join(kept.split()) == "to yourself" and not _ABOUT_THE_USER.search(clause):
+        return False  # "keep your opinions to yourself": a manner, nothing of the user's
     return bool(kept) and not _FROM_ANYONE.search(after) and kept not in ("private", "confidential")
 
 
 def _kept_from_the_user(clause: str, told: re.Match[str]) -> bool:
-    """'never tell the user …', 'don't mention the outage': the person is the one not told."""
+    """'never tell the user …', 'don't mention the outage': the person is the one not told (not in 'don't fail to
+    mention …' or 'never stop telling the user …': a negated negative is a positive)."""
     if _SOMEONE_ELSE.search(clause[max(told.start() - LOOKBACK, 0):told.start()]):
         return False  # "he never mentions his salary": a fact about a person
+    verb_at = told.start("verb") if told.group("verb") else told.start("gerund")
+    if not forbids(clause[max(verb_at - LOOKBACK, 0):verb_at]):
+        return False
     after = clause[told.end():told.end() + REACH]
     verb = told.group("verb") or told.group("gerund")
     if re.fullmatch(_TELL_DIRECT, verb.split()[0], _I):

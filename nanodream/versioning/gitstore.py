@@ -466,9 +466,10 @@ class GitStore:
         name = next((line[len("filename "):] for line in lines if line.startswith("filename ")), path)
         return LineOrigin(sha, name, int(original))
 
-    def line_commits(self, path: str) -> list[str | None]:
-        """The commit of every line of the working file, following moves (None: not committed); one blame."""
-        out = self._read("blame", "--line-porcelain", "-M8", "-C8", "--", path)
+    def line_commits(self, path: str, rev: str | None = None) -> list[str | None]:
+        """The commit of every line of the working file (or of the file at commit `rev`), following moves (None:
+        not committed); one blame."""
+        out = self._read("blame", "--line-porcelain", "-M8", "-C8", *([rev] if rev else []), "--", path)
         return parse_blame_shas(out) if out is not None else []
 
     def last_change_times(self, prefix: str) -> dict[str, int]:

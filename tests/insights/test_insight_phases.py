@@ -373,3 +373,41 @@ def test_the_summary_quotes_the_sentence_that_holds_what_the_pair_shares(hosted)
     assert "Hetzner bill" in said and "Decided to host the billing service" in said
     assert "(said 2026-10-01)" in said and "(archived 2026-03-04)" in said
     assert "telegram:7" not in made["summary"] + made["what_if"]  # a session key is cited in sources, not prose
+
+
+def test_exploring_dates_active_lines_and_skills_by_their_commit_so_old_ones_are_connected(workspace):
+    from datetime import UTC, datetime
+
+    from nanodream import clock
+
+    user, memory = workspace.root / "USER.md", workspace.root / "memory/MEMORY.md"
+    user.write_text(user.read_text() + "- Keeps the family photo backup on Hetzner Storage Box in Helsinki.\n")
+    memory.write_text(memory.read_text() + "- The billing service runs on Hetzner in Falkenstein since March.\n")
+    commit_at(workspace, "2026-02-01T12:00:00Z", "what the person wrote in February")
+    active = {path: (workspace.root / path).read_bytes() for path in ACTIVE}
+
+    with clock.pinned(datetime(2026, 6, 1, 9, 0, tzinfo=UTC)):  # the lines stay active: none is cold enough to move
+        report = run_dream(workspace, Settings(archive_after_days=365), RunOptions(allow_empty=True))
+
+    assert report.tidy and report.outcome in ("no-change", "committed"), report.reason
+    made = [item for item in report.phases.insights if item["change"] == "proposed"]
+    cited = {source["ref"].split(": ", 1)[0] for item in made for source in item["sources"]}
+    assert made and cited == {"USER.md", "memory/MEMORY.md"}, report.phases.notes
+    assert {path: (workspace.root / path).read_bytes() for path in ACTIVE} == active
+
+
+def test_exploring_leaves_active_lines_committed_within_thirty_days_alone(workspace):
+    from datetime import UTC, datetime
+
+    from nanodream import clock
+
+    user, memory = workspace.root / "USER.md", workspace.root / "memory/MEMORY.md"
+    user.write_text(user.read_text() + "- Keeps the family photo backup on Hetzner Storage Box in Helsinki.\n")
+    memory.write_text(memory.read_text() + "- The billing service runs on Hetzner in Falkenstein since March.\n")
+    commit_at(workspace, "2026-05-20T12:00:00Z", "what the person wrote in May")
+
+    with clock.pinned(datetime(2026, 6, 1, 9, 0, tzinfo=UTC)):
+        report = run_dream(workspace, Settings(archive_after_days=365), RunOptions(allow_empty=True))
+
+    assert not [item for item in report.phases.insights if item["change"] == "proposed"]
+    assert any("no material older than 30 days" in note for note in report.phases.notes), report.phases.notes

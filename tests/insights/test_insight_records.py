@@ -203,3 +203,129 @@ def test_new_workspaces_track_insights_and_older_ones_get_a_labelled_commit(work
     (workspace.root / "memory/insights").mkdir()
     (workspace.root / "memory/insights/x.md").write_text("x\n")
     assert "memory/insights/x.md" in GitStore(workspace).dirty_paths()
+
+
+# bounded: a record can never hang a command ------------------------------------------------------------------
+
+
+def _laughs(levels: int = 9, width: int = 9) -> str:
+    """A YAML flow list whose last anchor stands for width**levels strings ('billion laughs')."""
+    items = ["&l0 [" + ", ".join(["lol"] * width) + "]"]
+    items += [f"&l{n} [" + ", ".join([f"*l{n - 1}"] * width) + "]" for n in range(1, levels)]
+    return "[" + ", ".join(items) + "]"
+
+
+TOPICS = "topics:\n- hetzner\n- billing\n- hosting\n"
+THEMES = "themes:\n- hosting costs\n"
+MERGES = "[&a {x: 1}, &b {<<: [*a, *a, *a, *a]}, &c {<<: [*b, *b, *b, *b]}, {<<: [*c, *c, *c, *c]}]"
+EDITS = {  # what the front matter says instead, and what it replaces
+    "alias bomb in topics": (TOPICS, f"topics: {_laughs()}\n"),
+    "alias bomb in a source": ("  reason: new\n", f"  reason: {_laughs()}\n"),
+    "merge-key bomb": (THEMES, f"themes: {MERGES}\n"),
+    "nested past any depth": (THEMES, "themes: " + "[" * 5000 + "]" * 5000 + "\n"),
+    "an integer of many digits": ("likelihood: 0.6", "likelihood: " + "9" * 10_000),
+    "a day that does not exist": ("created: 2026-10-14", "created: 2026-02-30"),
+    "year zero": ("created: 2026-10-14", "created: 0000-01-01"),
+}
+
+
+def _hostile_record(what: str) -> str:
+    good = render(check(fields(name="hostile-one"), created=DAY))
+    old, new = EDITS[what]
+    assert old in good, what
+    return good.replace(old, new)
+
+
+@pytest.mark.parametrize("what", list(EDITS))
+def test_a_hostile_record_is_listed_apart_at_once_and_the_others_still_read(workspace, what):
+    folder = workspace.root / "memory/insights"
+    folder.mkdir(parents=True)
+    (folder / "hostile-one.md").write_text(_hostile_record(what))
+    (folder / "fine-one.md").write_text(render(check(fields(name="fine-one"), created=DAY)))
+    shelf = read_shelf(workspace)  # before the bounded reader, the first of these never came back
+    assert [insight.name for insight in shelf.insights] == ["fine-one"]
+    assert [b.path for b in shelf.broken] == ["memory/insights/hostile-one.md"], shelf.broken
+    assert len(shelf.broken[0].problem) < 300
+
+
+def test_a_record_file_longer_than_a_record_is_broken_without_being_read_whole(workspace):
+    folder = workspace.root / "memory/insights"
+    folder.mkdir(parents=True)
+    huge = folder / "huge-one.md"
+    with huge.open("wb") as out:  # sparse: a gigabyte that costs nothing to make
+        out.write(render(check(fields(name="huge-one"), created=DAY)).encode())
+        out.truncate(1 << 30)
+    shelf = read_shelf(workspace)
+    assert shelf.insights == [] and "longer than a record" in shelf.broken[0].problem
+
+
+@pytest.mark.parametrize("command", [["insights"], ["insights", "--json"], ["insights", "show", "hostile-one"],
+                                     ["reflect"], ["recall", "hetzner"], ["why", "Hetzner"], ["status"]])
+def test_no_command_hangs_on_an_alias_bomb_and_the_broken_record_is_named(workspace, command):
+    from tests.support.cli import cli
+
+    (workspace.root / "memory/MEMORY.md").write_text("# Memory\n\n## Project\n- The Hetzner bill doubled.\n")
+    folder = workspace.root / "memory/insights"
+    folder.mkdir(parents=True)
+    (folder / "hostile-one.md").write_text(_hostile_record("alias bomb in topics"))
+    result = cli(*command, ws=workspace)
+    assert result.exit_code in (0, 1, 2), result.output
+    assert "internal error" not in result.output
+    if command == ["insights"]:  # `--json` is the list of records that read; the plain list names the broken apart
+        assert "cannot read memory/insights/hostile-one.md: front matter is refused" in result.output
+
+
+def test_a_run_with_an_alias_bomb_on_the_shelf_commits_its_batch_and_says_so(workspace):
+    from nanodream.config import Settings
+    from nanodream.run.dream import run_dream
+
+    folder = workspace.root / "memory/insights"
+    folder.mkdir(parents=True)
+    (folder / "hostile-one.md").write_text(_hostile_record("alias bomb in a source"))
+    git(workspace, "add", "-A")
+    git(workspace, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "a record by hand")
+    write_history(workspace, [entry(1, "[durable] The Hetzner bill doubled after the load balancer.")])
+    report = run_dream(workspace, Settings())
+    assert report.outcome == "committed" and report.commits, report.reason
+    assert "Hetzner bill doubled" in (workspace.root / "memory/MEMORY.md").read_text()
+
+
+def test_a_failed_run_that_committed_first_never_says_the_workspace_is_unchanged(workspace, monkeypatch):
+    from nanodream.run import phases
+    from tests.support.cli import cli
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the phases broke after the commit")
+
+    write_history(workspace, [entry(1, "[durable] The Hetzner bill doubled after the load balancer.")])
+    monkeypatch.setattr(phases, "_back_edges", broken)
+    monkeypatch.setattr("nanodream.run.dream.run_phases", lambda *a, **k: broken())
+    result = cli("run", ws=workspace)
+    head = git(workspace, "log", "-1", "--format=%h %s")
+    assert result.exit_code == 1 and "dream failed" in result.output, result.output
+    assert "workspace unchanged" not in result.output and "committed before it failed" in result.output, result.output
+    assert head.split()[0][:7] in result.output
+
+
+@pytest.mark.parametrize("ref", ["memory/MEMORY.md: The Hetzner bill\x1b]0;owned\x07 doubled.",
+                                 "memory/MEMORY.md: The Hetzner bill doubled.\u202e",
+                                 "memory/MEMORY.md: The Hetzner\u200f bill doubled.",
+                                 "session:telegram:\x1b[2J42", "skill:deploy\x00", "commit:3f2a9c1\x07"])
+def test_control_and_invisible_format_characters_in_a_ref_are_refused(ref):
+    with pytest.raises(InsightInvalid) as caught:
+        check(fields(sources=[{**fields()["sources"][0], "ref": ref}, fields()["sources"][1]]), created=DAY)
+    assert "control characters" in str(caught.value)
+    with pytest.raises(RefInvalid):
+        parse_ref(ref)
+
+
+def test_a_record_whose_ref_holds_an_escape_written_by_hand_is_listed_apart(workspace):
+    folder = workspace.root / "memory/insights"
+    folder.mkdir(parents=True)
+    plain = "ref: 'memory/MEMORY.md: The Hetzner bill doubled.'"
+    escaped = 'ref: "memory/MEMORY.md: The Hetzner bill doubled.\\e[2J"'  # YAML's own escape for ESC
+    text = render(check(fields(), created=DAY)).replace(plain, escaped)
+    assert text != render(check(fields(), created=DAY))
+    (folder / "hetzner-billing.md").write_text(text)
+    shelf = read_shelf(workspace)
+    assert shelf.insights == [] and "control characters" in shelf.broken[0].problem

@@ -154,6 +154,9 @@ def test_recall_as_of_a_day_answers_from_memory_as_it_stood_then(client, memory)
     now = structured(client.call("memory_recall", {"query": "how do we deploy?", "as_of": "2999-01-01"}))
     assert now["as_of"] == "2999-01-01" and now["commit"] == git(memory, "rev-parse", "HEAD")
     assert "The API deploys with docker compose on a Hetzner VPS." in [hit["text"] for hit in now["hits"]]
+    for far in ("9999-12-31", "9999-12-30"):  # any valid day: one still to come reads memory as it is now
+        later = structured(client.call("memory_recall", {"query": "how do we deploy?", "as_of": far}))
+        assert later["commit"] == now["commit"] and later["hits"] == now["hits"]
     before = structured(client.call("memory_recall", {"query": "how do we deploy?", "as_of": "2001-01-01"}))
     assert before["commit"] is None and before["hits"] == []  # memory did not exist yet
     refused = client.call("memory_recall", {"query": "deploy", "as_of": "last week"})

@@ -40,6 +40,10 @@ def call_line(request_id: int, query: str) -> bytes:
     return line.encode("utf-8", "surrogatepass")
 
 
+# Ids MCP does not allow (a string or an integer only): the SDK reads such a request as a notification and never
+# answers it, so the line is answered as an invalid request, with a null id as JSON-RPC 2.0 says.
+BAD_IDS = (b'{"n": 1}', b"[1, 2]", b"[]", b"true", b"false", b"1.5", b"-0.5", b"1e400", b"NaN", b"Infinity",
+           b"-Infinity", b"null", b"1.0")
 # (what is sent, the id of the answer, "result" or the JSON-RPC error code)
 STRANGE = [
     (call_line(10, "\\ud800 deploy"), 10, "result"),  # a lone surrogate, escaped
@@ -52,6 +56,12 @@ STRANGE = [
     (b'["not", "an", "object"]\n', None, -32600),
     (b'{"jsonrpc": "2.0", "id": 16, "method": "tools/call", "params": {"name": "memory_recall", '
      b'"arguments": {"query": 5}}}\n', 16, "result"),  # refused by the schema: a tool error, still an answer
+    (b'{"jsonrpc": "2.0", "id": 17, "method": "tools/call", "params": {"name": "memory_recall", '
+     b'"arguments": {"query": "deploy", "k": NaN}}}\n', 17, "result"),  # NaN where a number goes: still answered
+    *((b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "tools/list"}\n', None, -32600) for bad in BAD_IDS),
+    *((b'{"id": ' + bad + b', "method": "tools/call", "jsonrpc": "2.0", "params": {"name": "memory_recall", '
+       b'"arguments": {"query": "x"}}}\n', None, -32600) for bad in (b"1.5", b"NaN", b"[1]")),  # id first
+    (b'{"jsonrpc": "2.0", "id": 2.5, "result": {}}\n', None, -32600),  # a response with a bad id
 ]
 
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from nanodream import api
 from nanodream.config import Settings
 from nanodream.retrieval.api import recall_as_of
 from nanodream.run.dream import run_dream
@@ -58,9 +59,14 @@ def test_after_the_change_memory_answers_with_the_new_value_and_not_the_old(move
     assert "Utrecht" in hits[0].text and not any("Ghent" in hit.text for hit in hits)
 
 
-def test_between_what_history_said_and_what_memory_held_the_commit_clock_decides(moved):
-    hit, taken = first(moved, "where does the user live?", date(2026, 6, 3))
-    assert "Ghent" in hit.text and hit.until is None  # memory still held it: the move was dreamed on 5 June
+def test_between_what_history_said_and_what_memory_held_history_decides_as_why_does(moved):
+    hit, taken = first(moved, "where does the user live?", date(2026, 6, 3))  # said on 2 June, dreamed on 5 June
+    assert "Utrecht" in hit.text and hit.until is None and taken.time.startswith("2026-03-14")
+    assert taken.learned_later == (f"{USER}: - User moved to Utrecht.",)
+    assert taken.ended == (f"{USER}: - The user lives in Ghent.",)
+    assert "Ghent" not in taken.files[USER]
+    hit, taken = first(moved, "where does the user live?", date(2026, 6, 1))
+    assert "Ghent" in hit.text and not taken.learned_later and not taken.ended
 
 
 def test_a_fact_replaced_before_memory_ever_held_it_is_answered_from_the_archive(workspace, monkeypatch):
@@ -164,3 +170,108 @@ def test_why_and_status_say_a_line_s_life_and_what_may_be_out_of_date(moved):
     user.write_text(user.read_text() + "- Cycles along the Ghent canal to work.\n")
     status = cli("status", *where).output
     assert 'may be out of date since "The user lives in Ghent" changed on 2026-06-02' in status
+
+
+# history's dates, as why gives them ------------------------------------------------------------------------
+
+
+BILLING = "[durable] The billing service runs on Postgres 16."
+
+
+@pytest.fixture
+def dreamed_late(workspace, monkeypatch) -> Workspace:
+    """A session of 26 April that a dream read only in December, after memory began in March."""
+    dream_on(workspace, monkeypatch, "2026-03-01T20:00:00Z", ("2026-03-01", "[durable] The user lives in Ghent."))
+    dream_on(workspace, monkeypatch, "2026-12-10T20:00:00Z", ("2026-04-26", BILLING))
+    return workspace
+
+
+def test_a_fact_why_calls_true_since_a_day_is_recalled_and_shown_as_of_the_next(dreamed_late):
+    from nanodream.versioning.provenance import why
+
+    assert why(dreamed_late, "Postgres 16").became_true == "2026-04-26"
+    hit, taken = first(dreamed_late, "which database does billing run on?", date(2026, 4, 27))
+    assert "Postgres 16" in hit.text and taken.time.startswith("2026-03-01")
+    assert [line.split(": ", 1)[0] for line in taken.learned_later] == ["memory/MEMORY.md"]
+    on_the_day, _ = first(dreamed_late, "which database does billing run on?", date(2026, 4, 26))
+    assert on_the_day is not None and "Postgres" in on_the_day.text
+    before, taken = first(dreamed_late, "which database does billing run on?", date(2026, 4, 25))
+    assert before is None or "Postgres" not in before.text
+    assert not taken.learned_later and "Ghent" in taken.files[USER]
+
+
+def test_show_as_of_puts_a_fact_learned_late_where_memory_keeps_it_today(dreamed_late):
+    where = ("-w", str(dreamed_late.root))
+    shown = cli("show", "--as-of", "2026-04-27", "memory/MEMORY.md", *where)
+    assert shown.exit_code == 0, shown.output
+    assert "The billing service runs on Postgres 16." in shown.output
+    assert "1 line later dreams learned from history of that day or before" in shown.output
+    data = json.loads(cli("show", "--as-of", "2026-04-27", "--json", *where).output)
+    memory = next(f for f in data["files"] if f["path"] == "memory/MEMORY.md")
+    today = (dreamed_late.root / "memory/MEMORY.md").read_text(encoding="utf-8")
+    assert memory["text"].splitlines() == today.splitlines()  # held then, in the place it holds today
+    assert data["learned_later"] == ["memory/MEMORY.md: - The billing service runs on Postgres 16."]
+    assert data["ended"] == [] and data["time"].startswith("2026-03-01")
+    earlier = json.loads(cli("show", "--as-of", "2026-04-25", "--json", *where).output)
+    assert "Postgres" not in json.dumps(earlier["files"]) and earlier["learned_later"] == []
+
+
+def test_a_fact_learned_late_with_no_commit_by_then_is_shown_under_todays_headings(workspace, monkeypatch):
+    dream_on(workspace, monkeypatch, "2026-12-10T20:00:00Z", ("2026-04-26", BILLING))
+    data = json.loads(cli("show", "--as-of", "2026-04-27", "--json", "-w", str(workspace.root)).output)
+    assert data["commit"] is None and data["learned_later"]
+    memory = next(f for f in data["files"] if f["path"] == "memory/MEMORY.md")
+    assert "The billing service runs on Postgres 16." in memory["text"] and "## " in memory["text"]
+    plain = cli("show", "--as-of", "2026-04-27", "-w", str(workspace.root)).output
+    assert "no commit yet" in plain and "Postgres 16" in plain
+    hit, taken = first(workspace, "which database does billing run on?", date(2026, 4, 27))
+    assert taken.commit is None and "Postgres 16" in hit.text
+
+
+def test_a_fact_learned_again_after_it_was_replaced_stays_in_memory_as_of_a_later_day(moved, monkeypatch):
+    dream_on(moved, monkeypatch, "2026-06-21T20:00:00Z", ("2026-06-20", "[correction] The user lives in Ghent."))
+    dream_on(moved, monkeypatch, "2026-09-01T20:00:00Z", ("2026-09-01", "[durable] The user's cat is called Miso."))
+    hit, taken = first(moved, "where does the user live?", date(2026, 7, 1))
+    assert "Ghent" in hit.text and taken.ended == ()
+
+
+def test_the_page_and_mcp_read_a_fact_learned_late_as_show_does(dreamed_late):
+    import httpx
+
+    from tests.serve.test_serve import PageServer
+
+    with PageServer(dreamed_late) as page, httpx.Client(base_url=page.url) as client:
+        answer = client.get("/memory", params={"as_of": "2026-04-27"})
+    assert answer.status_code == 200 and "Postgres 16" in answer.text
+    found = api.recall(dreamed_late, "which database does billing run on?", as_of="2026-04-27")
+    assert found.hits and "Postgres 16" in found.hits[0].text
+
+
+# any valid day ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "9999-12-30", "3000-01-01", "0001-01-01", "1970-01-01"])
+@pytest.mark.parametrize("timezone", ["UTC", "Pacific/Kiritimati", "Etc/GMT+12"])
+def test_any_valid_day_is_read_far_future_as_memory_is_now(moved, day, timezone):
+    (moved.root / "nanodream.toml").write_text(f'timezone = "{timezone}"\n', encoding="utf-8")
+    where = ("-w", str(moved.root))
+    future = day > "2100"
+    for args in (("recall", "where does the user live?", "--as-of", day), ("show", "--as-of", day)):
+        shown = cli(*args, *where)
+        assert shown.exit_code == 0 and "internal error" not in shown.output, shown.output
+        data = json.loads(cli(*args, "--json", *where).output)
+        assert ("Utrecht" in json.dumps(data)) is future
+    if future:
+        assert json.loads(cli("show", "--as-of", day, "--json", *where).output)["commit"] == GitStore(moved).head_sha()
+
+
+def test_the_page_reads_a_far_future_day_as_memory_is_now(moved):
+    import httpx
+
+    from tests.serve.test_serve import PageServer
+
+    with PageServer(moved) as page, httpx.Client(base_url=page.url) as client:
+        answer = client.get("/memory", params={"as_of": "9999-12-31"})
+        past = client.get("/memory", params={"as_of": "0001-01-01"})
+    assert answer.status_code == 200 and "Utrecht" in answer.text
+    assert past.status_code == 200

@@ -44,11 +44,17 @@ _SALUTATION = re.compile(r"^\s*(?:hi|hello|hey|dear|greetings|good (?:morning|af
 _ANNOUNCED = re.compile(r"^\s*(?:here['’]?s|here is|here are|below is|this is)\b.*(?::|\?)\s*$", re.IGNORECASE)
 
 
-def sentences(text: str) -> Iterator[str]:
-    """The prose sentences of a message: code, quotes, headings and code-like lines left out."""
+def sentences(text: str, language: str = "en") -> Iterator[str]:
+    """The prose sentences of a message: code, quotes, headings and code-like lines left out. In English a
+    sentence holding two statements is cut in two; another language's sentences are cut by its own rules
+    (sentencex knows each language's stops: "。", "！", abbreviations), never inside."""
+    english = language in ("en", "und")
     for block in prose_blocks(text):
-        for sentence in segment("en", block):
-            yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
+        for sentence in segment("en" if english else language, block):
+            if english:
+                yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
+            elif sentence.strip():
+                yield sentence.strip()
 
 
 def prose_blocks(text: str) -> list[str]:

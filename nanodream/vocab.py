@@ -66,6 +66,7 @@ class EntryOutcome(StrEnum):
     MALFORMED = "malformed"  # not an entry at all: kept as a dead letter
     QUARANTINED = "quarantined"
     ANOMALY = "anomaly"  # its cursor went back, repeated or jumped; read in file order all the same
+    WAITING = "waiting"  # the built-in rules cannot read it: it waits for a model (backlog/waiting.py)
 
 
 # The trigger of a fleet job's runs: a tenant's workspace, whose [[ingest]] paths the worker must not follow.
@@ -331,6 +332,7 @@ class Trailer(StrEnum):
     INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
     INSIGHT_COST = "Dream-Insight-Cost"
     HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
+    WAITING = "Dream-Waiting"  # lines of history.jsonl that waited for a model and this dream read
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")

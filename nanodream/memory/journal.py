@@ -29,6 +29,9 @@ class Journal:
     # Journals written before positions existed carry cursors instead; they are still rolled forward.
     cursor_end: int = 0
     cursor_reset: int | None = None
+    # Entries waiting for a model (backlog/waiting.py): {"add": [records the position passes], "release": [keys of
+    # those this commit dreamed]}, settled right before the position moves.
+    waiting: dict[str, list[Any]] | None = None
 
     def save(self, workspace: Workspace) -> None:
         """Refuse, before anything is written, text no file or commit can hold: recovery would fail on it forever."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at
+from nanodream.backlog.waiting import as_waiting, entry_key
 from nanodream.changes import FileChange
 from nanodream.memory import transaction
 from nanodream.run.claims import unconfirmed
@@ -75,16 +76,28 @@ def apply(work: BatchWork) -> PassResult:
         outcome.outcome = Outcome.COMMITTED
         notes = (f"held-back lines wait as proposal {sha[:8]}: `nanodream review` shows them, `nanodream review "
                  f"accept {sha[:8]}` lands them",)
+    progress = _progress(batch, position)
     if changes:
         message = dream_message(outcome.summary, changes, facts, hooks.trailers)
         try:
-            outcome.commit = ctx.door.change(ctx.run_id, message, changes, transaction.Progress(position))
+            outcome.commit = ctx.door.change(ctx.run_id, message, changes, progress)
         except transaction.CommitFailed as exc:  # the files are back as they were: the batch runs again
             return PassResult(failure=str(exc), blameless=True)
         outcome.outcome = Outcome.COMMITTED
-    elif position is not None:
-        transaction.advance(ctx.workspace, position)
+    else:
+        transaction.advance(ctx.workspace, position, progress)
     return PassResult(warnings=notes)
+
+
+def _progress(batch: Batch | None, position: Position | None) -> transaction.Progress:
+    """Where the position goes, the entries it passes that wait for a model (recorded first), and, for a batch of
+    waiting entries, those it has now read (released)."""
+    if batch is None:
+        return transaction.Progress(position)
+    end = position.offset if position is not None else -1
+    passed = tuple(as_waiting(entry, language) for entry, language in batch.passed if entry.offset < end)
+    released = tuple(entry_key(entry) for entry in batch.entries) if batch.waiting else ()
+    return transaction.Progress(position, waiting=passed, released=released)
 
 
 def _bytes(text: str | None) -> bytes | None:

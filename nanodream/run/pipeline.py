@@ -9,9 +9,9 @@ docs/architecture.md` rewrites it between its markers; tests/run/test_pipeline.p
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from nanodream.backlog.history import Batch
 from nanodream.memory import archive
 from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.accounting import unaccounted_reason
@@ -96,7 +96,7 @@ def _accounting(work: BatchWork) -> PassResult:
     reason = unaccounted_reason(work.toolbox, work.account)
     if first == 0:
         return PassResult(failure=reason, failed_as=Outcome.MODEL_NO_OP)
-    kept, rest = Batch(batch.entries[:first]), Batch(batch.entries[first:])
+    kept, rest = replace(batch, entries=batch.entries[:first]), replace(batch, entries=batch.entries[first:])
     outcome.first_cursor, outcome.last_cursor, outcome.entries = kept.first_cursor, kept.last_cursor, first
     outcome.first_line, outcome.last_line = kept.first_line, kept.last_line
     held = BatchOutcome(Outcome.NO_CHANGE, rest.first_cursor, rest.last_cursor, len(rest.entries),

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from nanodream.text.lists import wordlist
+from nanodream.text.statements import DECISION, PERSON, RULE, UNDETERMINED, kind_of, read_languages
 from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
@@ -125,11 +127,39 @@ def route_fact(text: str) -> Route:
         return Route(USER, "Preferences")
     if instructs_agent(text):
         return Route(SOUL, "Tool use" if _TOOL_USE.search(text) else "Rules")
+    foreign = _in_its_language(text)
+    if foreign is not None:
+        return foreign
     if _DECISION.search(text):
         return Route(MEMORY, "Decisions")
     if _INFRASTRUCTURE.search(text):
         return Route(MEMORY, "Infrastructure")
     return Route(MEMORY, "Project")
+
+
+_FILE_OF = {PERSON: USER, RULE: SOUL, DECISION: MEMORY}
+
+
+def _in_its_language(text: str) -> Route | None:
+    """Where a line in another language the rules read goes, by the data files (text/statements.py): a rule for
+    the agent, a statement about the person or a decision; None for English, or a line no file's cues find.
+
+    The cues are asked first, the language model after: a short line ("No uses emojis en los commits.") is too
+    short for the model to be sure of, while its cues are plain; and a line the model takes for English stays with
+    the English rules, so an English word that is a cue elsewhere ("Sem 2 starts …") sends nothing to SOUL.md.
+    """
+    for code in sorted(read_languages() - {"en", UNDETERMINED}):
+        found = kind_of(text, code)
+        if found is not None:
+            return None if _language(text) == "en" else Route(_FILE_OF[found.kind], found.section)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _language(text: str) -> str:
+    from nanodream.text.language import language_of  # fastText: loaded only when a line needs routing
+
+    return language_of(text)
 
 
 # procedures -----------------------------------------------------------------------------------------

@@ -46,7 +46,6 @@ from nanodream.backlog.history import (
 )
 from nanodream.workspace import Workspace
 
-
 # How sure the language model must be before a host's own entry waits: a terse English summary ("Task: chore 0.
 # Task: chore 1.") can read as Norwegian at 0.58; real sentences in another language score above 0.97.
 HOST_CONFIDENCE = 0.9

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.lists import DATA
+from nanodream.text.lists import DATA, phrases
+from nanodream.text.structure import KeyValues
 
 UNDETERMINED = "und"
 RULE, PERSON, DECISION = "rule", "person", "decision"
+PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
 _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
                          r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
@@ -152,7 +154,7 @@ class Language:
 
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms"),
-          "person": ("identity", "preference", "not"), "decision": ("cues",), "scope": ("words",),
+          "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words",),
           "small_talk": ("phrases",), "user": ("names",)}
 
 
@@ -297,6 +299,18 @@ def read(sentences: list[str], code: str) -> Reading:
         elif not trivial(sentence, spec):
             reading.unread = True
     return reading
+
+
+def about_the_person(block: KeyValues, code: str) -> bool:
+    """Whether a `Key: value` block says who the person is: every key a personal one (data/personal-keys.txt), or
+    half of them and a lead line in which the person speaks of themselves ("My details:", "Über mich:")."""
+    keys = [key.lower() for key, _ in block.pairs]
+    personal = sum(key in PERSONAL_KEYS for key in keys)
+    if personal == len(keys):
+        return True
+    spec = language(code)
+    speaks_of_self = spec is not None and bool(block.lead) and spec["person.self"].at(spec.tokens(block.lead)) >= 0
+    return speaks_of_self and 2 * personal >= len(keys)
 
 
 @lru_cache(maxsize=8192)  # the engine asks where a line goes many times in one batch

@@ -19,10 +19,11 @@ from datetime import tzinfo
 from nanodream.backlog.waiting import marker_line
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
-from nanodream.ingest.extractors.rules import Fact, after_a_request, classify, meaningful, small_talk
+from nanodream.ingest.extractors.procedures import stated_procedures
+from nanodream.ingest.extractors.rules import DEFAULT_SUBJECT, Fact, after_a_request, classify, meaningful, small_talk
 from nanodream.ingest.message import Message, local
-from nanodream.text import statements
-from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text import statements, structure
+from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.sentences import sentences
 
@@ -61,6 +62,7 @@ class BuiltinExtractor:
                 self._english(message, found)
             else:
                 _other_language(message, language, found)
+            _about_the_person(message, "en" if language in RULE_LANGUAGES else language, found)
         lines = list(dict.fromkeys(found.facts))  # a fact said twice in a chunk is one line
         gist = gist_line(found.rest, chunk.messages, filed=bool(lines) or bool(found.unread))
         content = "\n".join([*lines, gist] if gist else lines)
@@ -69,14 +71,25 @@ class BuiltinExtractor:
 
     def _english(self, message: Message, found: _Found) -> None:
         day = local(message.when, self.zone).date() if message.when is not None else None
-        said = list(sentences(message.text))
+        said = list(sentences(_procedures(message.text, found)))
         english = statements.language("en")
+        short = language_of(message.text) == UNDETERMINED
         for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
             fact = classify(sentence, message.speaker, day, errand) or _remembered(said, index, english)
+            if fact is None and short:
+                fact = _in_another_language(sentence)
             if fact is not None:
                 found.facts.append(fact.line())
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
                 found.rest.append(sentence)
+
+
+def _procedures(text: str, found: _Found) -> str:
+    """File each procedure the person states (procedures.py) as one line; the rest of the message is read on."""
+    told = [each for each in stated_procedures(text) if len(each.line()) <= MAX_CHARS]
+    found.facts += [each.line() for each in told]
+    taken = {number for each in told for number in each.lines}
+    return "\n".join(line for number, line in enumerate(text.splitlines()) if number not in taken)
 
 
 def _points_back(sentence: str, spec: statements.Language | None) -> bool:
@@ -96,11 +109,34 @@ def _remembered(said: list[str], index: int, english: statements.Language | None
     return Fact("permanent", line) if _allowed(line, statements.RULE) else None
 
 
+def _in_another_language(sentence: str) -> Fact | None:
+    """A message too short for the language model to tell ("Moro em Coimbra."): the other languages' cues may still
+    read it, unless the model takes it for English."""
+    for code in sorted(statements.read_languages() - RULE_LANGUAGES):
+        spec = statements.language(code)
+        found = statements.statement(sentence, spec) if spec is not None else None
+        if found is not None and _allowed(found.text, found.kind):
+            return None if language_of(sentence) == "en" else Fact(TAG_OF[found.kind], found.text)
+    return None
+
+
 def _allowed(line: str, kind: str) -> bool:
     """A line in any language passes the checks that do not depend on English: not too long, no code, a question
     or a heading, and no link in USER.md or SOUL.md."""
     check = forbidden_kind if kind == statements.DECISION else forbidden_in_profile
     return check(line) not in _NEVER_IN_ANY_LANGUAGE
+
+
+def _about_the_person(message: Message, language: str, found: _Found) -> None:
+    """A `Key: value` block about the person ("Twitter: @ada", "Wallet: 0x…"), one line per key for USER.md; any
+    other such block is structure, never prose (text/structure.py)."""
+    if statements.language(language) is None:
+        return  # a language the rules do not read: the whole message waits for a model
+    for block in structure.key_values(message.text.splitlines()):
+        if not statements.about_the_person(block, language):
+            continue
+        lines = [f"{DEFAULT_SUBJECT}'s {key}: {value}" for key, value in block.pairs]
+        found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
 
 
 def _other_language(message: Message, language: str, found: _Found) -> None:

@@ -180,8 +180,14 @@ def agent_rule(said: Said) -> Fact | None:
     return None if match is None else _as_rule(match.group("rule"), said)
 
 
-# A bare prohibition: "don't …" with no "please", "always", "never" or "from now on" to make it stand.
-_BARE_DONT = re.compile(r"^(?:don'?t|do not)\b", re.IGNORECASE)
+# A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
+# it stand: after a request in the same message, it says how to do that errand.
+_BARE_DONT = re.compile(r"^(?:don'?t|do not|avoid|stop)\b", re.IGNORECASE)
+# A rule that names one piece of work ("… for the login fix", "… in this PR") is how to do that work, not a
+# standing rule, unless the person says it stands.
+_GENERAL = re.compile(r"^(?:always|never)\b", re.IGNORECASE)  # "always mention the ticket number": every time
+_SCOPED = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}(?:fix|fixes|bug|bugs|issue|ticket|pr|"
+                     r"pull request|patch|hotfix|task|refactor|workaround)\b", re.IGNORECASE)
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
@@ -199,7 +205,7 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
     person said it stands ("from now on")."""
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
-    if not standing and _DEICTIC.search(_first_clause(rule)):
+    if not standing and (_DEICTIC.search(_first_clause(rule)) or _SCOPED.search(rule) and not _GENERAL.match(rule)):
         return None
     if _GERUND_RULE.match(rule):
         return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction
@@ -744,8 +750,12 @@ def _capitalised(text: str) -> str:
 
 
 def _without_filler(text: str) -> str:
-    """The fact without trailing asides that say nothing of their own (", so that's done", ", she cried")."""
+    """The fact without a trailing aside that says nothing of its own (", so that's done", ", she cried"). A list is
+    kept whole: more than one short part at the end ("…: owner, price, status") are its items, not an aside."""
     parts = text.rstrip(".!").split(", ")
-    while len(parts) > 1 and len(parts[-1].split()) <= 4 and meaningful(parts[-1]) < 2:
-        parts.pop()
-    return ", ".join(parts)
+    kept = list(parts)
+    while len(kept) > 1 and len(kept[-1].split()) <= 4 and meaningful(kept[-1]) < 2:
+        kept.pop()
+    if len(parts) - len(kept) > 1 or ":" in parts[0]:
+        return ", ".join(parts)
+    return ", ".join(kept)

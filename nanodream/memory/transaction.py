@@ -205,9 +205,16 @@ def advance(workspace: Workspace, position: Position | None, progress: Progress 
     """
     step = progress.waiting_step()
     if step is not None:
-        settle_waiting(workspace, step["add"], step["release"])
+        _settle_waiting(workspace, step)
     if position is not None and resume(workspace).position.offset < position.offset:
         save_position(workspace, position)
+
+
+def _settle_waiting(workspace: Workspace, step: dict[str, list]) -> None:
+    """Record what waits and release what was read; once entries are released, nanobot's cursor may move on."""
+    settle_waiting(workspace, step.get("add", []), step.get("release", []))
+    if step.get("release") and position_file(workspace).exists():
+        write_cursor(workspace.cursor_file, nanobot_cursor(workspace, resume(workspace).position))
 
 
 def recover(workspace: Workspace, store: GitStore) -> str:
@@ -288,7 +295,7 @@ def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
     """After the commit: record what waits for a model, then advance the position, or set a replaying restore's back
     (old journals: the cursor)."""
     if journal.waiting is not None:
-        settle_waiting(workspace, journal.waiting.get("add", []), journal.waiting.get("release", []))
+        _settle_waiting(workspace, journal.waiting)
     if journal.position is not None:
         target = Position(**journal.position)
         if journal.position_reset:

@@ -260,7 +260,7 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     if standing:
         return subject < 0
     if spec["rule.prohibitions"].ends(tokens):
-        return subject < 0 or subject > cue >= 0
+        return subject < 0
     if not 0 <= cue < opening or 0 <= subject < cue:
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)

@@ -159,7 +159,7 @@ def _consumed(path: Path, kept: _Kept, start: Position) -> None:
     kept.anomalies = [anomaly for anomaly in kept.anomalies if anomaly[2] >= start.offset]
     kept.base = {"offset": start.offset, "line": start.line, "cursor": start.cursor}
     first = next((item for item in read_from(path, start.offset, start.line) if isinstance(item, HistoryEntry)), None)
-    if first is None:
+    if first is None or first.end > kept.scanned:  # none, or only the line still being written (`_tail` reads it)
         kept.last_cursor = start.cursor
         return
     kept.anomalies = [anomaly for anomaly in kept.anomalies if anomaly[2] != first.offset]

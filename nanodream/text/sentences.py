@@ -126,7 +126,8 @@ def _fragment_item(item: str) -> bool:
 
 
 def _own_words(lines: list[str]) -> list[str]:
-    """The message's lines before a pasted letter or an announced paste begins."""
+    """The message's lines before a pasted letter, an announced paste or a document (text/structure.py) begins."""
+    lines = lines[:structure.document_start(lines)]
     for index, line in enumerate(lines):
         if _SALUTATION.match(line):
             return lines[:index]

@@ -37,6 +37,7 @@ _PROGRAM_LINE = re.compile(
     r"Requirement already satisfied|Using cached|Obtaining|Compiling|Linking):? \S|"
     r"(?:added|removed|changed|audited) \d+ packages?|found \d+ vulnerabilit|up to date,? audited|"
     r"(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Setting up \S+ \(|"
+    r"(?:Row|Line|Col|Column|Record|Item|Entry|Step) \d+(?:/\d+)?: |"  # a report's numbered findings
     r"\d+ (?:passed|failed|errors?|warnings?)(?:,| in \d)|=+ (?:FAILURES|ERRORS|test session starts|short test|"
     r"\d+ (?:passed|failed|errors?))"
     r")")
@@ -48,16 +49,67 @@ _DIFF_BODY = re.compile(r"^[+-](?:\S|\s{2,})")
 _DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
 
 
+# What an agent's harness writes into the person's turn: an event it reports ("System: [12:37] Exec completed …",
+# "[System: subagent] …", "… runtime context (internal): This context is runtime-generated, not user-authored"), a
+# heartbeat poll ("… If nothing needs attention, reply HEARTBEAT_OK."), a channel's message id. A message opening
+# with an announcement is all the harness's; an event line is taken off.
+_HARNESS_MESSAGE = re.compile(r"^\s*(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
+                              r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
+                              r"[^\n]*\breply HEARTBEAT_OK\b)")  # OpenClaw's heartbeat poll
+_HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$)")
+_DOCUMENT_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z][\w ]{0,30}:\s)")
+# A message this long whose lines are mostly list items, numbered steps and bold labels is a document: a spec, a
+# prompt, a template the person pasted or wrote for the agent to work from, not statements about themselves.
+DOCUMENT_CHARS = 1500
+DOCUMENT_LINES = 8
+
+
+def the_persons_words(text: str) -> str:
+    """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it)."""
+    if _HARNESS_MESSAGE.match(text):
+        return ""
+    return "\n".join(line for line in text.splitlines() if not _HARNESS_LINE.match(line))
+
+
+def document_start(lines: list[str]) -> int:
+    """Where a pasted or written-out document begins in a message (`len(lines)`: nowhere): at its first markdown
+    heading or horizontal rule after the person's words, or, in a long message made mostly of list items and
+    labels, after its first paragraph."""
+    marked = next((index for index, line in enumerate(lines)
+                   if _MARKDOWN_HEADING.match(line) or (index and _DOCUMENT_RULE.match(line))), len(lines))
+    structured = sum(bool(_STRUCTURED.match(line)) for line in lines)
+    if sum(len(line) for line in lines) > DOCUMENT_CHARS and structured >= DOCUMENT_LINES:
+        first = next((index for index, line in enumerate(lines) if not line.strip() and index), len(lines))
+        return min(first, marked)
+    return marked
+
+
 def program_line(line: str) -> bool:
     """True when `line` is shaped like a program's output, not a person's sentence."""
     return bool(_PROGRAM_LINE.match(line) or _GLYPHS.search(line) or _PROGRESS.search(line))
 
 
+# A label a screen shows ("Import Complete", "Successfully created: 1 tickets", "Errors: 1"): a few words, capitalised,
+# no sentence's stop, no one speaking.
+_LABEL = re.compile(r"^\s*(?!(?:I|I['’]\w+|We|My|Our)\b)[A-Z][^.!?。！？]{0,60}$")
+LABEL_WORDS = 6
+
+
+def _labels(lines: list[str]) -> bool:
+    """A paragraph of two or more lines, each a screen's label: a pasted UI, not sentences someone wrapped."""
+    return len(lines) >= 2 and all(_LABEL.match(line) and len(line.split()) <= LABEL_WORDS for line in lines)
+
+
 def pasted(lines: list[str]) -> set[int]:
     """The indexes of `lines` (one message) that a person pasted: in each paragraph, from its first program-shaped
-    line to its last (a diff: its whole paragraph once it has a header)."""
+    line to its last (a diff: its whole paragraph once it has a header); a paragraph of a screen's labels whole."""
     found: set[int] = set()
     for start, end in _paragraphs(lines):
+        if _labels(lines[start:end]):
+            found.update(range(start, end))
+            continue
         marked = [index for index in range(start, end) if program_line(lines[index])]
         if any(_DIFF_HEAD.match(lines[index]) for index in range(start, end)):
             marked += [index for index in range(start, end) if _DIFF_BODY.match(lines[index])]

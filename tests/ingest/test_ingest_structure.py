@@ -104,3 +104,43 @@ def test_what_a_procedure_is_and_is_not():
     assert stated_procedures("To fix the login bug:\n1. check the cookie\n2. clear the cache") == []  # an errand
     assert stated_procedures("Next steps:\n- call Ana\n- send the invoice") == []
     assert stated_procedures("To release: bump the version.") == []  # one step is no procedure
+
+
+def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tmp_path):
+    document = ("Please use this as the baseline on every machine:\n\n## Core principles\n"
+                + "\n".join(f"{n}. **Rule {n}** - Never guess about code you have not opened, item {n}."
+                            for n in range(1, 10)))
+    spec = ("I want a dashboard for the shop.\n\n" + "\n".join(
+        f"- **Screen {n}**: the manager sees orders of day {n}, filters them and exports them to the accountant"
+        for n in range(20)))
+    lines = said(workspace, tmp_path, [
+        document, spec,
+        "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks "
+        "from prior chats. If nothing needs attention, reply HEARTBEAT_OK.",
+        "[System: subagent] [Subagent 'Plan' completed successfully]\n\nTask: plan the week.\n\nBackup: If it "
+        "rains, do indoor yoga.",
+        "I have two computers, one for work and one at home.",
+    ])
+    text = "\n".join(lines)
+    for junk in ("guess", "Screen", "orders", "HEARTBEAT", "infer", "yoga"):
+        assert junk not in text, junk
+    assert any("two computers" in line for line in lines)
+
+
+def test_an_english_message_quoting_another_language_files_its_statements_and_waits_for_a_model(workspace,
+                                                                                               tmp_path):
+    said(workspace, tmp_path, ["We decided to answer the Spanish leads by email.\n\nHere is what the hotel wrote "
+                               "back, for context: Trabajamos con hoteles de la región y queremos recibir reservas "
+                               "directas sin comisiones."])
+    assert "answer the Spanish leads by email" in (workspace.root / "memory/MEMORY.md").read_text()
+    assert "Trabajamos" not in "".join((workspace.root / name).read_text() for name in FILES)
+    status = api.status(workspace.root, BUILTIN).status
+    assert status.waiting_for_model == 1 and "es" in status.waiting_languages
+
+
+def test_a_rule_told_to_the_agent_and_a_decision_said_in_two_words(workspace, tmp_path):
+    said(workspace, tmp_path, ["You will always reply with the generated story scene.", "mantengamos DeepSeek-Chat",
+                               "actually there are 22 tasks pending"])
+    assert "- Always reply with the generated story scene." in (workspace.root / "SOUL.md").read_text()
+    memory = (workspace.root / "memory/MEMORY.md").read_text()
+    assert "Mantengamos DeepSeek-Chat." in memory and "22 tasks" not in memory

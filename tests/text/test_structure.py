@@ -121,3 +121,35 @@ def test_a_list_of_fragments_is_one_text_with_its_lead_and_a_list_of_statements_
     assert joined == ["The vault account stores: owner key, asset id, price, status flag"]
     apart = list(sentences("About me:\n- I prefer short commit messages\n- I have a dog named Bruno"))
     assert apart == ["About me:", "I prefer short commit messages", "I have a dog named Bruno"]
+
+
+def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
+    from nanodream.text.structure import the_persons_words
+
+    assert the_persons_words("[System: subagent] [Subagent 'Plan tomorrow' completed successfully]\n\nTask: …") == ""
+    assert the_persons_words("OpenClaw runtime context (internal):\nThis context is runtime-generated, not "
+                             "user-authored.\n[Internal task completion event]") == ""
+    assert the_persons_words("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing "
+                             "needs attention, reply HEARTBEAT_OK.") == ""
+    assert the_persons_words("System: [14:02:11 UTC] Exec completed (code 0) :: done\n\nvoilà, c'est fait\n"
+                             "[message_id: 3EB0FEE3856C04]") == "\nvoilà, c'est fait"
+
+
+def test_a_document_starts_at_its_heading_or_after_the_first_paragraph_of_a_long_structured_message():
+    from nanodream.text.structure import document_start
+
+    pasted = ["Use this as the team's baseline, please:", "", "## Principles", "1. Never guess", "2. Test first"]
+    assert document_start(pasted) == 2
+    spec = ["I want a small tool for the office.", ""] + [f"- **Part {n}**: it handles step {n} of the intake, "
+                                                        "checks the form and files it where the team expects it"
+                                                        for n in range(16)]
+    assert sum(len(line) for line in spec) > 1500 and document_start(spec) == 1
+    chat = ["I live in Lisbon.", "", "We decided to use Postgres.", "- item one", "- item two"]
+    assert document_start(chat) == len(chat)
+    assert list(sentences("\n".join(pasted))) == ["Use this as the team's baseline, please:"]
+
+
+def test_a_paragraph_of_a_screens_labels_is_pasted():
+    assert pasted(["Import Results", "Import Complete", "Successfully created: 1 tickets"]) == {0, 1, 2}
+    assert pasted(["Error Details:", "Row 3: object has no attribute 'x' in ticket system"]) == {1}
+    assert pasted(["I live in Lisbon", "and work from home"]) == set()  # dictated lines, someone speaking

@@ -13,7 +13,7 @@ in a language without a data file, is left whole for a model: an entry of its ow
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 
 from nanodream.backlog.waiting import marker_line
@@ -57,7 +57,10 @@ class BuiltinExtractor:
         for message in chunk.messages:
             if message.role != "user":
                 continue
-            language = language_of(message.text)
+            message = replace(message, text=structure.the_persons_words(message.text))
+            if not message.text.strip():
+                continue  # all of it the harness's: an event, a subagent's report
+            language = _language(message.text)
             if language in RULE_LANGUAGES:
                 self._english(message, found)
             else:
@@ -70,11 +73,19 @@ class BuiltinExtractor:
                           waiting=waiting_text(found.unread))
 
     def _english(self, message: Message, found: _Found) -> None:
+        """English, or text too short to tell: the full rules, sentence by sentence. A sentence the language model
+        is sure is in another language (a quoted paragraph, a reply pasted in) is not theirs to read: the message
+        then waits for a model too, whole."""
         day = local(message.when, self.zone).date() if message.when is not None else None
         said = list(sentences(_procedures(message.text, found)))
         english = statements.language("en")
         short = language_of(message.text) == UNDETERMINED
+        foreign = ""
         for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
+            other = _foreign(sentence)
+            if other:
+                foreign = other
+                continue
             fact = classify(sentence, message.speaker, day, errand) or _remembered(said, index, english)
             if fact is None and short:
                 fact = _in_another_language(sentence)
@@ -82,6 +93,36 @@ class BuiltinExtractor:
                 found.facts.append(fact.line())
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
                 found.rest.append(sentence)
+        if foreign:
+            found.unread.append((foreign, message.text))
+
+
+# A message with this many letters that the language model cannot place is mixed, not too short to tell.
+LONG_ENOUGH = 40
+# A sentence of an English message this long is read as another language's only when the model is this sure.
+FOREIGN_LETTERS, FOREIGN_CONFIDENCE = 20, 0.8
+
+
+def _language(text: str) -> str:
+    """A message's language; one long enough that the model is unsure of is taken in its likeliest language
+    other than English (two languages mixed), so the English rules never read a French or Spanish paragraph."""
+    language = language_of(text)
+    if language != UNDETERMINED or statements.substance(text) < LONG_ENOUGH:
+        return language
+    likeliest = language_of(text, min_confidence=0.0)
+    return UNDETERMINED if likeliest in RULE_LANGUAGES else likeliest
+
+
+def _foreign(sentence: str) -> str:
+    """The language of a sentence, or of what follows its colon ("… for context: Trabajamos con …"), that the model
+    is sure is not English ("" when it is English or unsure)."""
+    for part in dict.fromkeys((sentence, sentence.partition(": ")[2])):
+        if statements.substance(part) < FOREIGN_LETTERS:
+            continue
+        language = language_of(part, min_confidence=FOREIGN_CONFIDENCE)
+        if language not in RULE_LANGUAGES:
+            return language
+    return ""
 
 
 def _procedures(text: str, found: _Found) -> str:

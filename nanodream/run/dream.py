@@ -240,16 +240,11 @@ class _Backlog:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
                 and len(batch.entries) > 1)
 
-    def hooks(self, batch: Batch) -> BatchHooks:
-        """Suspects are quarantined right before the next batch is applied: its success is the proof. A batch of
-        entries that waited for a model lies behind the position: its commit names them and leaves progress where
-        it is (as a quarantine retry's does)."""
-        before = self._quarantine_suspects if self.isolation.suspects else None
-        if not batch.waiting:
-            return BatchHooks(before_apply=before)
-        lines = ",".join(str(entry.line) for entry in batch.entries)
-        return BatchHooks(before_apply=before, position=self.position,
-                          trailers=((Trailer.WAITING, lines), (Trailer.CURSOR_RESET, self.position.cursor)))
+    def hooks(self) -> BatchHooks:
+        """Suspects are quarantined right before the next batch is applied: its success is the proof."""
+        if not self.isolation.suspects:
+            return BatchHooks()
+        return BatchHooks(before_apply=self._quarantine_suspects)
 
     def _quarantine_suspects(self) -> None:
         reasons = {s.entry.offset: s.reason for s in self.isolation.suspects}
@@ -317,7 +312,7 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
             break
         engine = ctx.engine() if planned.batch.has_content else None
         observer.batch_started(planned.batch)
-        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks(planned.batch))
+        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
         # a batch whose part before it could not be applied fails as a whole, the usual way
         held_back = outcome.held_back if outcome.outcome not in FAILURES else None
         outcome.held_back = None

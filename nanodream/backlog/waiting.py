@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
@@ -282,11 +283,11 @@ def _unreadable(entry: HistoryEntry) -> str:
 
 def _waiting_batch(workspace: Workspace, start: Position, budget_tokens: int,
                    excluded: frozenset[int]) -> Batch | None:
+    """The oldest recorded entries that fit the budget, each read at its offset (a batch costs what it holds); when
+    the host moved history, the rest are found by their keys in one pass (`locate`)."""
     entries: list[HistoryEntry] = []
     used = 0
-    for _, entry in locate(workspace, start).entries:
-        if entry.offset in excluded:
-            continue
+    for entry in _recorded(workspace, start, excluded):
         cleaned = replace(entry, content=drop_skip_lines(entry.content)[0])
         cost = entry_tokens(cleaned)
         if entries and used + cost > budget_tokens:
@@ -294,6 +295,20 @@ def _waiting_batch(workspace: Workspace, start: Position, budget_tokens: int,
         entries.append(cleaned)
         used += cost
     return Batch(entries, waiting=True) if entries else None
+
+
+def _recorded(workspace: Workspace, start: Position, excluded: frozenset[int]) -> Iterator[HistoryEntry]:
+    taken: set[str] = set()
+    for item in load_waiting(workspace):
+        if item.offset >= start.offset or item.offset in excluded:
+            continue
+        entry = entry_at(workspace.history_file, item.offset, item.line)
+        if entry is None or entry_key(entry) != item.key:
+            yield from (found for record, found in locate(workspace, start).entries
+                        if record.key not in taken and found.offset not in excluded)
+            return
+        taken.add(item.key)
+        yield entry
 
 
 def _history_batch(workspace: Workspace, start: Position, budget_tokens: int, excluded: frozenset[int],

@@ -256,3 +256,14 @@ def test_an_entry_key_survives_re_serialisation_and_ignores_skip_lines() -> None
     compact = parse_line(json.dumps(stored, separators=(",", ":"), ensure_ascii=False))
     spaced = parse_line(json.dumps({**stored, "content": SPANISH}, indent=None))
     assert compact is not None and spaced is not None and entry_key(compact) == entry_key(spaced)
+
+
+def test_a_model_finds_the_waiting_entries_a_host_moved_without_a_run_having_followed_them(workspace):
+    mixed_history(workspace)
+    run_dream(workspace, BUILTIN)
+    cursor = read_cursor(workspace.cursor_file)
+    kept = [line for line in workspace.history_file.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["cursor"] > cursor]
+    workspace.history_file.write_text("\n".join(kept) + "\n", encoding="utf-8")  # compacted from the front
+    batch = next_batch(workspace, resume(workspace).position, 10_000, reads_everything=True)
+    assert batch is not None and batch.waiting and [e.cursor for e in batch.entries] == [2, 4]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -433,19 +433,25 @@ def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
     return found if isinstance(found, HistoryEntry) and found.offset == offset else None
 
 
-def next_batch(path: Path, start: Position, budget_tokens: int,
-               excluded: frozenset[int] = frozenset()) -> Batch | None:
+def next_batch(path: Path, start: Position, budget_tokens: int, excluded: frozenset[int] = frozenset(),
+               unreadable: Callable[[str], str] | None = None) -> Batch | None:
     """The oldest entries from `start` that fit `budget_tokens`; an oversized entry goes alone.
 
     Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
-    quarantined ones, suspects of this run).
+    quarantined ones, suspects of this run). An entry whose content `unreadable` names a language for is passed
+    over too, and those before the batch's end are the batch's `passed` (backlog/waiting.py records them).
     """
     entries: list[HistoryEntry] = []
+    passed: list[tuple[HistoryEntry, str]] = []
     skipped = used = 0
     more_after = False
     stream = read_from(path, start.offset, start.line)
     for item in stream:
         if isinstance(item, DeadLetter) or item.offset in excluded:
+            continue
+        language = unreadable(item.content) if unreadable is not None else ""
+        if language:
+            passed.append((item, language))
             continue
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
@@ -457,7 +463,11 @@ def next_batch(path: Path, start: Position, budget_tokens: int,
         skipped += dropped
         used += cost
     stream.close()
-    return Batch(entries, skipped_lines=skipped, more_after=more_after) if entries else None
+    if not entries:
+        return None
+    end = entries[-1].end
+    return Batch(entries, skipped_lines=skipped, more_after=more_after,
+                 passed=tuple((entry, language) for entry, language in passed if entry.offset < end))
 
 
 SECRET_MARGIN = 512  # scanned past the cut, so a credential straddling it is still recognised whole

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from nanodream import boundedjson
 from nanodream.atomic import atomic_write, open_binary
+from nanodream.backlog import history
 from nanodream.backlog.history import (
     FOR_A_MODEL,
     UNKNOWN_LANGUAGE,
     Batch,
-    DeadLetter,
     HistoryEntry,
     Position,
     Survey,
@@ -66,8 +66,6 @@ class Waiting:
     key: str
     language: str
 
-    def describe(self) -> str:
-        return f"line {self.line} (cursor {self.cursor}, {self.language})"
 
 
 def waiting_file(workspace: Workspace) -> Path:
@@ -89,17 +87,14 @@ def marker_line(languages: list[str] | tuple[str, ...]) -> str:
             "(each line quoted):")
 
 
-def unread_language(content: str, *, identify: bool = True) -> str:
-    """Why the built-in engine cannot read an entry: the language it is in ('' when the rules read it).
-
-    `identify=False` looks only for ingest's marker (no language model: what `status` may afford); a run asks the
-    language of a host's entry too (text/language.py).
+def unread_language(content: str) -> str:
+    """Why the built-in engine cannot read an entry: the language it is in ('' when the rules read it). Ingest's
+    marker says so at no cost (all `status` looks for: `marked_languages`); a host's entry is asked the language
+    model (text/language.py), which only a run loads.
     """
     marked = marked_languages(content)
     if marked is not None:
         return ", ".join(marked)
-    if not identify:
-        return ""
     text = " ".join(line for tag, line in tagged_lines(drop_skip_lines(content)[0]))
     if not text.strip():
         return ""
@@ -121,8 +116,8 @@ def load_waiting(workspace: Workspace) -> list[Waiting]:
     except FileNotFoundError:
         return []
     except (ValueError, UnicodeDecodeError):
-        raise WaitingUnreadable(f"{path} is unreadable; fix or move it away to continue (the entries it named are "
-                                "then read again)") from None
+        raise WaitingUnreadable(f"{path} is unreadable; fix it, or move it away to let runs go on (the entries it "
+                                "named then wait no more: a model run will not read them)") from None
     known = {f.name for f in fields(Waiting)}
     try:
         items = [Waiting(**{k: v for k, v in item.items() if k in known}) for item in data["entries"]]
@@ -269,16 +264,11 @@ def next_batch(workspace: Workspace, start: Position, budget_tokens: int, exclud
     in `Batch.passed`, for the position's step to record before it moves. `excluded` entries (by offset: quarantined,
     forgotten, suspects of this run, waiting entries already tried) are left out either way.
     """
+    path = workspace.history_file
     if reads_everything:
         waiting = _waiting_batch(workspace, start, budget_tokens, excluded)
-        if waiting is not None:
-            return waiting
-        return _history_batch(workspace, start, budget_tokens, excluded, None)
-    return _history_batch(workspace, start, budget_tokens, excluded, _unreadable)
-
-
-def _unreadable(entry: HistoryEntry) -> str:
-    return unread_language(entry.content)
+        return waiting if waiting is not None else history.next_batch(path, start, budget_tokens, excluded)
+    return history.next_batch(path, start, budget_tokens, excluded, unread_language)
 
 
 def _waiting_batch(workspace: Workspace, start: Position, budget_tokens: int,
@@ -309,35 +299,3 @@ def _recorded(workspace: Workspace, start: Position, excluded: frozenset[int]) -
             return
         taken.add(item.key)
         yield entry
-
-
-def _history_batch(workspace: Workspace, start: Position, budget_tokens: int, excluded: frozenset[int],
-                   unreadable) -> Batch | None:
-    """`history.next_batch`, with the entries `unreadable` names set aside as passed (each with its language)."""
-    entries: list[HistoryEntry] = []
-    passed: list[tuple[HistoryEntry, str]] = []
-    skipped = used = 0
-    more_after = False
-    stream = read_from(workspace.history_file, start.offset, start.line)
-    for item in stream:
-        if isinstance(item, DeadLetter) or item.offset in excluded:
-            continue
-        language = unreadable(item) if unreadable is not None else ""
-        if language:
-            passed.append((item, language))
-            continue
-        content, dropped = drop_skip_lines(item.content)
-        cleaned = replace(item, content=content)
-        cost = entry_tokens(cleaned)
-        if entries and used + cost > budget_tokens:
-            more_after = True
-            break
-        entries.append(cleaned)
-        skipped += dropped
-        used += cost
-    stream.close()
-    if not entries:
-        return None
-    end = entries[-1].end
-    return Batch(entries, skipped_lines=skipped, more_after=more_after,
-                 passed=tuple((entry, language) for entry, language in passed if entry.offset < end))

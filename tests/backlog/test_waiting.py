@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from nanodream.backlog.history import Position, read_cursor
+from nanodream.backlog.history import Position, marked_languages, read_cursor
 from nanodream.backlog.position import resume
 from nanodream.backlog.waiting import (
     count_waiting,
@@ -44,12 +44,13 @@ def mixed_history(ws) -> None:
 
 
 def test_the_marker_and_a_language_the_rules_do_not_read_make_an_entry_wait() -> None:
-    assert unread_language(SPANISH, identify=False) == "es"
-    assert unread_language(marker_line(["ja", "es"]) + "\n> …", identify=False) == "es, ja"
+    assert unread_language(SPANISH) == "es"
+    assert unread_language(marker_line(["ja", "es"]) + "\n> …") == "es, ja"
     assert unread_language("[durable] The API runs on port 8080.") == ""
+    assert unread_language("[ephemeral] Task: chore 0.\n[ephemeral] Task: chore 1.") == ""  # terse, not Norwegian
     # a host's own summary in a language no data file describes waits too, once a run asks its language
     assert unread_language("[durable] Il server di produzione gira su Debian e i backup partono ogni notte.") == "it"
-    assert unread_language("[durable] Il server di produzione gira su Debian.", identify=False) == ""
+    assert marked_languages("[durable] Il server di produzione gira su Debian.") is None  # all status looks for
     # a person's words that happen to open like the marker are quoted by ingest, never a first line of theirs
     assert unread_language("> [for a model: es] not a marker") == ""
 

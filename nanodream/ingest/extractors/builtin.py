@@ -62,7 +62,7 @@ class BuiltinExtractor:
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
             if language in RULE_LANGUAGES:
-                self._english(message, found)
+                self._english(message, found, short=language == UNDETERMINED)
             else:
                 _other_language(message, language, found)
             _about_the_person(message, "en" if language in RULE_LANGUAGES else language, found)
@@ -72,14 +72,13 @@ class BuiltinExtractor:
         return Extraction(content, for_model=dict(Counter(language for language, _ in found.unread)),
                           waiting=waiting_text(found.unread))
 
-    def _english(self, message: Message, found: _Found) -> None:
-        """English, or text too short to tell: the full rules, sentence by sentence. A sentence the language model
-        is sure is in another language (a quoted paragraph, a reply pasted in) is not theirs to read: the message
-        then waits for a model too, whole."""
+    def _english(self, message: Message, found: _Found, *, short: bool) -> None:
+        """English, or text too short to tell (`short`: whose statements other languages' cues may read too): the
+        full rules, sentence by sentence. A sentence the language model is sure is in another language (a quoted
+        paragraph, a reply pasted in) is not theirs to read: the message then waits for a model too, whole."""
         day = local(message.when, self.zone).date() if message.when is not None else None
         said = list(sentences(_procedures(message.text, found)))
         english = statements.language("en")
-        short = language_of(message.text) == UNDETERMINED
         foreign = ""
         for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
             other = _foreign(sentence)

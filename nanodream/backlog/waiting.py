@@ -149,7 +149,8 @@ def settle_waiting(workspace: Workspace, added: list[dict], released: list[str])
     for record in added:
         item = Waiting(**record)
         kept.setdefault(item.key, item)
-    save_waiting(workspace, list(kept.values()))
+    if list(kept.values()) != items:  # a model's batch that met none of them writes nothing
+        save_waiting(workspace, list(kept.values()))
 
 
 @dataclass

@@ -213,7 +213,7 @@ def advance(workspace: Workspace, position: Position | None, progress: Progress 
 def _settle_waiting(workspace: Workspace, step: dict[str, list]) -> None:
     """Record what waits and release what was read; once entries are released, nanobot's cursor may move on."""
     settle_waiting(workspace, step.get("add", []), step.get("release", []))
-    if step.get("release") and position_file(workspace).exists():
+    if step.get("release") and position_file(workspace).exists():  # (a cheap write when nothing waited)
         write_cursor(workspace.cursor_file, nanobot_cursor(workspace, resume(workspace).position))
 
 

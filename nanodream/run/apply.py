@@ -77,7 +77,7 @@ def apply(work: BatchWork) -> PassResult:
         outcome.outcome = Outcome.COMMITTED
         notes = (f"held-back lines wait as proposal {sha[:8]}: `nanodream review` shows them, `nanodream review "
                  f"accept {sha[:8]}` lands them",)
-    progress = _progress(batch, position)
+    progress = _progress(batch, position, reads_everything=not ctx.settings.offline)
     if changes:
         message = dream_message(outcome.summary, changes, facts, trailers)
         try:
@@ -90,14 +90,15 @@ def apply(work: BatchWork) -> PassResult:
     return PassResult(warnings=notes)
 
 
-def _progress(batch: Batch | None, position: Position | None) -> transaction.Progress:
-    """Where the position goes, the entries it passes that wait for a model (recorded first), and, for a batch of
-    waiting entries, those it has now read (released)."""
+def _progress(batch: Batch | None, position: Position | None, *, reads_everything: bool) -> transaction.Progress:
+    """Where the position goes, the entries it passes that wait for a model (recorded first), and what an engine
+    that reads everything has now read of them (released): a batch of waiting entries, or, after a replaying
+    restore moved the position back, waiting entries met again in their place."""
     if batch is None:
         return transaction.Progress(position)
     end = position.offset if position is not None else -1
     passed = tuple(as_waiting(entry, language) for entry, language in batch.passed if entry.offset < end)
-    released = tuple(entry_key(entry) for entry in batch.entries) if batch.waiting else ()
+    released = tuple(entry_key(entry) for entry in batch.entries) if batch.waiting or reads_everything else ()
     return transaction.Progress(position, waiting=passed, released=released)
 
 

@@ -268,3 +268,19 @@ def test_a_model_finds_the_waiting_entries_a_host_moved_without_a_run_having_fol
     workspace.history_file.write_text("\n".join(kept) + "\n", encoding="utf-8")  # compacted from the front
     batch = next_batch(workspace, resume(workspace).position, 10_000, reads_everything=True)
     assert batch is not None and batch.waiting and [e.cursor for e in batch.entries] == [2, 4]
+
+
+def test_a_model_reading_waiting_entries_again_in_their_place_releases_them(workspace, serve):
+    """After a replaying restore set the position back before them, a model run meets them in the history
+    itself: they are read, so they wait no more (never a second time)."""
+    from nanodream.backlog.position import save_position
+
+    mixed_history(workspace)
+    run_dream(workspace, BUILTIN)
+    save_position(workspace, Position())  # what `restore --replay` to the start does
+    server = serve([keeps_nothing()] * 6)
+    report = run_dream(workspace, llm_settings(server))
+    assert report.outcome in (Outcome.NO_CHANGE, Outcome.COMMITTED), report.reason
+    assert load_waiting(workspace) == [] and read_cursor(workspace.cursor_file) == 5
+    again = serve([keeps_nothing()] * 2)
+    assert run_dream(workspace, llm_settings(again)).outcome == Outcome.NOTHING_TO_DO and again.requests == []

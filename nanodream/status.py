@@ -11,6 +11,7 @@ from nanodream.backlog.history import Position, Survey, read_cursor
 from nanodream.backlog.position import resume
 from nanodream.backlog.quarantine import QuarantineUnreadable, load_quarantine
 from nanodream.backlog.surveyed import survey_of
+from nanodream.backlog.waiting import WaitingUnreadable, by_language, count_waiting
 from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
 from nanodream.insights.shelf import tally
@@ -59,6 +60,11 @@ class Status(Declared):
     # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
     git_ignored: list[dict[str, str]] = field(default_factory=list)
     linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
+    # history entries the built-in rules cannot read, which wait for a model (backlog/waiting.py): how many, by
+    # language; not counted in pending_entries. A run with a model takes them first.
+    waiting_for_model: int = 0
+    waiting_languages: dict[str, int] = field(default_factory=dict)
+    waiting_error: str = ""  # .nanodream/waiting.json cannot be read: what to do
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -84,6 +90,10 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
     except QuarantineUnreadable as exc:
         quarantine, quarantine_error = [], str(exc)
     letters = _dead_letters(workspace, backlog)
+    try:
+        waiting, waiting_error = count_waiting(workspace, start, backlog), ""
+    except WaitingUnreadable as exc:
+        waiting, waiting_error = backlog.waiting, str(exc)
     return Status(
         workspace=str(workspace.root), model=settings.model, cursor=cursor,
         pending_entries=backlog.pending, last_history_cursor=backlog.last_cursor,
@@ -99,7 +109,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         {"pending": 0, "conflicted": 0}, ingest=ingest_overview(workspace), insights=tally(workspace),
         out_of_date=[item.to_dict() for item in out_of_date(workspace)],
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
-        linked_skills=workspace.linked_skills(),
+        linked_skills=workspace.linked_skills(), waiting_for_model=sum(waiting.values()),
+        waiting_languages=dict(sorted(by_language(waiting).items())), waiting_error=waiting_error,
     )
 
 

@@ -70,6 +70,7 @@ class EntryOutcome(StrEnum):
     MALFORMED = "malformed"  # not an entry at all: kept as a dead letter
     QUARANTINED = "quarantined"
     ANOMALY = "anomaly"  # its cursor went back, repeated or jumped; read in file order all the same
+    WAITING = "waiting"  # the built-in rules cannot read it: it waits for a model (backlog/waiting.py)
 
 
 # The trigger of a fleet job's runs: a tenant's workspace, whose [[ingest]] paths the worker must not follow.
@@ -341,6 +342,7 @@ class Trailer(StrEnum):
     HISTORY = "Dream-History"  # the fingerprint of the history consumed up to Dream-Position (backlog/position.py)
     REMOTE = "Dream-Remote"  # a sync's merge: the remote and branch whose memory it merged (docs/sync.md)
     MACHINE = "Machine"  # the machine that made the commit: `[sync] machine`, default the host name (docs/sync.md)
+    WAITING = "Dream-Waiting"  # lines of history.jsonl that waited for a model and this dream read
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+|Machine):[ \t]*(.*?)\s*$")

@@ -82,8 +82,11 @@ neither kept nor explained after the corrective question, its edits broke memory
 is ever split or quarantined). `consumed` are cursors, `consumed_lines` history lines (`[first, last]` or `null`);
 `commits` shas; `manual_commit` the hand-edit commit made first; `recovered` what finishing an interrupted run did;
 `notices` how reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with
-line numbers; `notable` entries not consumed normally (`{line, cursor, outcome, detail}`); `quarantined` lines set
-aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy` true for `run --tidy`;
+line numbers; `notable` entries not consumed normally (`{line, cursor, outcome, detail}`; `outcome` `waiting` for
+one the built-in rules cannot read, left for a model); `waiting_for_model` how many history entries wait for a
+model once the run is over (the built-in rules do not read them; a run with a model takes them first);
+`quarantined` lines set aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy`
+true for `run --tidy`;
 `ingest` the pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null`
 without sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its
 prompt cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts
@@ -139,6 +142,11 @@ workspace's repository configures that would make git run a program — `{key, o
 `{"key": "core.fsmonitor", "origin": ".git/config", "runs": "a file-system monitor"}` or a hook
 `{"key": ".git/hooks/pre-commit", …}` — none of which nanodream ever runs ([SECURITY.md](../SECURITY.md));
 `linked_skills` the skills reached through a symbolic link (`skills/<name>`), which a dream leaves alone.
+`waiting_for_model` counts the history entries the built-in rules cannot read and no run has consumed (those a
+built-in run passed, recorded in `.nanodream/waiting.json`, and those ingest marked after the position); they are
+not in `pending_entries`, and the next run with a model (or a host's dream) takes them first; `waiting_languages`
+maps each language to how many of them (`{"es": 2, "ja": 1}`), and `waiting_error` says what is wrong with a record
+nanodream cannot read ([builtin-engine.md](builtin-engine.md#what-waits-for-a-model)).
 `out_of_date` lists the active lines that still name the old value of a replaced fact, newest change first, at
 most 100 ([time.md](time.md)): each `{file, line, text, fact, changed_on, replaced_by, message}`, `message`
 reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`.""",
@@ -150,8 +158,9 @@ exit 2 and nothing appended. `added` entries were appended (a dry run: would be)
 `[first, last]` (`null` when none); `entries` lists the first 200 as `{cursor, timestamp, session_key,
 content}` (`cursor` is `null` in a dry run); `messages` new messages were taken in, `duplicates` were read
 again and recognised, `left_out` were of roles the source does not take or nanodream's own; `for_model`
-counts the person's messages the builtin rules left whole for a model because of their language, by ISO 639-1
-code (`{"zh": 3, "de": 1}`; `{}` with a model extractor or when every message was English); `sources` one
+counts the person's messages the builtin rules left for a model, whole, in an entry of their own that waits for
+one (a language the rules do not read, or more than the explicit statements they filed), by ISO 639-1 code
+(`{"zh": 3, "de": 1}`; `{}` with a model extractor or when the rules read every message); `sources` one
 object per source (below); `extractor` is `builtin` or the model; `tokens_in`, `tokens_out`, `cost` what the
 model extraction spent; `recovered` what finishing an interrupted pass did; `notices` one line each.""", (
         Keys("Keys:", "IngestReport"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -15,6 +16,10 @@ from nanodream.atomic import atomic_write, open_binary, read_bytes
 
 TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
+# The first line of an entry ingest left for a model (backlog/waiting.py): the languages its rules did not read.
+FOR_A_MODEL = "[for a model"
+_FOR_A_MODEL = re.compile(r"^\[for a model(?::\s*(?P<languages>[\w, -]*))?\]")
+UNKNOWN_LANGUAGE = "und"
 CHARS_PER_TOKEN = 4
 ENTRY_OVERHEAD_TOKENS = 12
 # A history line longer than this is not read: it is a dead letter, passed over in bounded chunks.
@@ -87,6 +92,10 @@ class Batch:
     entries: list[HistoryEntry]
     skipped_lines: int = 0
     more_after: bool = False
+    # Entries a built-in run's batch passes over because its rules cannot read them, each with its language: the
+    # position's step records them as waiting for a model before it moves past them (backlog/waiting.py).
+    passed: tuple[tuple[HistoryEntry, str], ...] = ()
+    waiting: bool = False  # its entries are ones that waited for a model, taken first by a run that reads them
 
     @property
     def first_cursor(self) -> int:
@@ -233,6 +242,16 @@ def strip_tag_prefix(text: str) -> str:
     while match := _TAG_PREFIX.match(text):
         text = text[match.end():]
     return text.strip()
+
+
+def marked_languages(content: str) -> tuple[str, ...] | None:
+    """The languages an entry's `[for a model: …]` first line names; None when it has no such line (a marked entry
+    that names none waits all the same, as `und`)."""
+    match = _FOR_A_MODEL.match(content.lstrip())
+    if match is None:
+        return None
+    named = tuple(part.strip() for part in (match.group("languages") or "").split(",") if part.strip())
+    return named or (UNKNOWN_LANGUAGE,)
 
 
 def drop_skip_lines(content: str) -> tuple[str, int]:
@@ -453,20 +472,26 @@ def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
     return found if isinstance(found, HistoryEntry) and found.offset == offset else None
 
 
-def next_batch(path: Path, start: Position, budget_tokens: int,
-               excluded: frozenset[int] = frozenset(), *, max_entries: int | None = None) -> Batch | None:
+def next_batch(path: Path, start: Position, budget_tokens: int, excluded: frozenset[int] = frozenset(),
+               unreadable: Callable[[str], str] | None = None, *, max_entries: int | None = None) -> Batch | None:
     """The oldest entries from `start` that fit `budget_tokens` (and, if given, `max_entries`); an oversized entry
     goes alone.
 
     Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
-    quarantined ones, suspects of this run).
+    quarantined ones, suspects of this run). An entry whose content `unreadable` names a language for is passed
+    over too, and those before the batch's end are the batch's `passed` (backlog/waiting.py records them).
     """
     entries: list[HistoryEntry] = []
+    passed: list[tuple[HistoryEntry, str]] = []
     skipped = used = 0
     more_after = False
     stream = read_from(path, start.offset, start.line)
     for item in stream:
         if isinstance(item, DeadLetter) or item.offset in excluded:
+            continue
+        language = unreadable(item.content) if unreadable is not None else ""
+        if language:
+            passed.append((item, language))
             continue
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
@@ -478,7 +503,11 @@ def next_batch(path: Path, start: Position, budget_tokens: int,
         skipped += dropped
         used += cost
     stream.close()
-    return Batch(entries, skipped_lines=skipped, more_after=more_after) if entries else None
+    if not entries:
+        return None
+    end = entries[-1].end
+    return Batch(entries, skipped_lines=skipped, more_after=more_after,
+                 passed=tuple((entry, language) for entry, language in passed if entry.offset < end))
 
 
 SECRET_MARGIN = 512  # scanned past the cut, so a credential straddling it is still recognised whole
@@ -503,11 +532,21 @@ class Anomaly:
 class Survey:
     """What waits after the position, as one pass over the backlog finds it (for a run and for `status`)."""
 
-    pending: int = 0
+    pending: int = 0  # entries a run will read, those waiting for a model aside
     tokens: int = 0  # estimated tokens of the pending entries (how many batches the backlog is, roughly)
     last_cursor: int = 0
     dead_letters: list[DeadLetter] = field(default_factory=list)
     anomalies: list[Anomaly] = field(default_factory=list)
+    waiting: Counter[str] = field(default_factory=Counter)  # entries ingest left for a model, by language
+
+    def count(self, entry: HistoryEntry) -> None:
+        """One more entry after the position: pending, or waiting for a model when ingest marked it so."""
+        marked = marked_languages(entry.content)
+        if marked is not None:
+            self.waiting[", ".join(marked)] += 1
+            return
+        self.pending += 1
+        self.tokens += entry_tokens(entry)
 
 
 def survey(path: Path, start: Position, max_jump: int) -> Survey:
@@ -521,8 +560,7 @@ def survey(path: Path, start: Position, max_jump: int) -> Survey:
         anomaly = cursor_anomaly(item, previous, max_jump)
         if anomaly:
             found.anomalies.append(Anomaly(item.line, item.cursor, anomaly))
-        found.pending += 1
-        found.tokens += entry_tokens(item)
+        found.count(item)
         found.last_cursor = previous = item.cursor
     return found
 

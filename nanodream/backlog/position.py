@@ -6,7 +6,8 @@ the consumed prefix, so a rewritten or rotated file is noticed, and with keys of
 consumed, so it can be told what happened: a file that still holds the last line consumed is read on from
 just after it; a file that holds none of what was consumed (rotated: a new file) is read from its first
 line; a file that starts as before but lost the last line consumed cannot be placed, and a person decides.
-`.dream_cursor` is still written for nanobot: it holds the cursor of the last line consumed in file order.
+`.dream_cursor` is still written for nanobot: it holds the cursor of the last line consumed in file order, or, while
+an entry waits for a model (backlog/waiting.py), of the last line before the first such entry.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import BinaryIO
 from nanodream import boundedjson
 from nanodream.atomic import atomic_write, open_binary
 from nanodream.backlog.history import MAX_LINE_BYTES, Position, parse_line, raw_lines, read_cursor, write_cursor
+from nanodream.backlog.waiting import nanobot_cursor
 from nanodream.workspace import Workspace
 
 # The fingerprint hashes the file's first and last SAMPLE bytes before the position: O(1) whatever the
@@ -77,9 +79,10 @@ def _last_line(handle: BinaryIO, offset: int) -> bytes:
 
 
 def save_position(workspace: Workspace, position: Position) -> None:
-    """Persist the position, then `.dream_cursor` (nanobot reads it): the cursor of the last line consumed."""
+    """Persist the position, then `.dream_cursor` (nanobot reads it): the cursor of the last line consumed, or of
+    the last before the first entry still waiting for a model (backlog/waiting.py)."""
     atomic_write(position_file(workspace), json.dumps(asdict(position)) + "\n")
-    write_cursor(workspace.cursor_file, position.cursor)
+    write_cursor(workspace.cursor_file, nanobot_cursor(workspace, position))
 
 
 def _load(workspace: Workspace) -> Position | None:

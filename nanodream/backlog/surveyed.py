@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from nanodream.backlog.history import (
     Survey,
     cursor_anomaly,
     entry_tokens,
+    marked_languages,
     raw_lines,
     read_from,
     read_line,
@@ -37,7 +39,7 @@ from nanodream.backlog.past import whole_lines_end
 from nanodream.backlog.position import fingerprint
 from nanodream.workspace import Workspace
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: entries waiting for a model are kept apart from the pending ones
 
 
 def state_file(workspace: Workspace) -> Path:
@@ -57,6 +59,7 @@ class _Kept:
     tokens: int = 0
     letters: list[list] = field(default_factory=list)  # [line, offset, reason, fingerprint]
     anomalies: list[list] = field(default_factory=list)  # [line, cursor, offset, message]
+    waiting: list[list] = field(default_factory=list)  # [offset, languages]: entries ingest left for a model
     fingerprint: str = ""
 
 
@@ -127,11 +130,19 @@ def _read_on(path: Path, kept: _Kept, stable: int) -> None:
                 anomaly = cursor_anomaly(item, previous, kept.max_jump)
                 if anomaly:
                     kept.anomalies.append([item.line, item.cursor, item.offset, anomaly])
-                kept.pending += 1
-                kept.tokens += entry_tokens(item)
+                _count(kept, item)
                 previous = item.cursor
             kept.scanned, kept.scanned_line = raw.end, raw.number
     kept.last_cursor = previous
+
+
+def _count(kept: _Kept, entry: HistoryEntry) -> None:
+    marked = marked_languages(entry.content)
+    if marked is not None:
+        kept.waiting.append([entry.offset, ", ".join(marked)])
+    else:
+        kept.pending += 1
+        kept.tokens += entry_tokens(entry)
 
 
 def _consumed(path: Path, kept: _Kept, start: Position) -> None:
@@ -140,16 +151,17 @@ def _consumed(path: Path, kept: _Kept, start: Position) -> None:
     for item in read_from(path, kept.base["offset"], kept.base["line"]):
         if item.offset >= start.offset:
             break
-        if isinstance(item, HistoryEntry):
+        if isinstance(item, HistoryEntry) and marked_languages(item.content) is None:
             kept.pending -= 1
             kept.tokens -= entry_tokens(item)
+    kept.waiting = [waiting for waiting in kept.waiting if waiting[0] >= start.offset]
     kept.letters = [letter for letter in kept.letters if letter[1] >= start.offset]
     kept.anomalies = [anomaly for anomaly in kept.anomalies if anomaly[2] >= start.offset]
     kept.base = {"offset": start.offset, "line": start.line, "cursor": start.cursor}
-    if kept.pending == 0:
+    first = next((item for item in read_from(path, start.offset, start.line) if isinstance(item, HistoryEntry)), None)
+    if first is None or first.end > kept.scanned:  # none, or only the line still being written (`_tail` reads it)
         kept.last_cursor = start.cursor
         return
-    first = next(item for item in read_from(path, start.offset, start.line) if isinstance(item, HistoryEntry))
     kept.anomalies = [anomaly for anomaly in kept.anomalies if anomaly[2] != first.offset]
     anomaly = cursor_anomaly(first, start.cursor, kept.max_jump)
     if anomaly:
@@ -157,7 +169,8 @@ def _consumed(path: Path, kept: _Kept, start: Position) -> None:
 
 
 def _as_survey(path: Path, kept: _Kept) -> Survey:
-    found = Survey(pending=kept.pending, tokens=kept.tokens, last_cursor=kept.last_cursor)
+    found = Survey(pending=kept.pending, tokens=kept.tokens, last_cursor=kept.last_cursor,
+                   waiting=Counter(languages for _, languages in kept.waiting))
     found.anomalies = [Anomaly(line, cursor, message) for line, cursor, _, message in kept.anomalies]
     for line, offset, reason, print_ in kept.letters:
         letter = next(read_from(path, offset, line - 1), None)  # its text, read again: the state keeps none
@@ -174,6 +187,5 @@ def _tail(path: Path, kept: _Kept, found: Survey) -> None:
             anomaly = cursor_anomaly(item, previous, kept.max_jump)
             if anomaly:
                 found.anomalies.append(Anomaly(item.line, item.cursor, anomaly))
-            found.pending += 1
-            found.tokens += entry_tokens(item)
+            found.count(item)
             found.last_cursor = previous = item.cursor

@@ -71,7 +71,8 @@ def render_ingest(report: IngestReport) -> None:
     if report.added > SHOWN:
         say(f"    and {report.added - SHOWN} more (nanodream ingest --json lists them)")
     if report.for_model:
-        say(f"left for a model (languages the rules do not read): {by_language(report.for_model)}")
+        say("left for a model, whole (more than the built-in rules read in that language): "
+            f"{by_language(report.for_model)}")
     for notice in report.notices:
         say(f"notice: {notice}")
     if report.tokens_in or report.tokens_out:

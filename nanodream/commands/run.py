@@ -168,7 +168,8 @@ def _render_ingested(ingest: dict) -> None:
     console.print(f"ingested {count_entries(ingest['added'])}{cursors} · new messages {ingest['messages']} · "
                   f"sources {len(ingest['sources'])}", highlight=False)
     if ingest.get("for_model"):
-        console.print(f"left for a model (languages the rules do not read): {by_language(ingest['for_model'])}",
+        console.print("left for a model, whole (more than the built-in rules read in that language): "
+                      f"{by_language(ingest['for_model'])}",
                       highlight=False)
     for source in ingest["sources"]:
         if source["error"]:

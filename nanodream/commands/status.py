@@ -81,6 +81,7 @@ def _render_backlog(info: Status) -> None:
                   f"{count_entries(info.pending_entries)} (up to cursor {info.last_history_cursor})", highlight=False)
     if info.notice:
         console.print(f"           {info.notice}", markup=False, highlight=False)
+    _render_waiting(info)
     for letter in info.dead_letters[:SHOWN]:
         console.print(f"[yellow]malformed[/yellow]  history.jsonl line {letter['line']}: {escape(letter['reason'])}",
                       highlight=False)
@@ -92,6 +93,17 @@ def _render_backlog(info: Status) -> None:
     hidden = max(len(info.dead_letters) - SHOWN, 0) + max(len(info.anomalies) - SHOWN, 0)
     if hidden:
         console.print(f"           and {hidden} more (nanodream status --json)", highlight=False)
+
+
+def _render_waiting(info: Status) -> None:
+    if info.waiting_error:
+        console.print(f"[red]waiting[/red]    {escape(info.waiting_error)}", highlight=False)
+    if not info.waiting_for_model:
+        return
+    languages = ", ".join(f"{n} in {language}" for language, n in info.waiting_languages.items())
+    waiting = count_entries(info.waiting_for_model)
+    console.print(f"[yellow]waiting[/yellow]    {waiting} for a model ({escape(languages)}): the built-in rules do not "
+                  "read them; the next run with a model takes them first", highlight=False)
 
 
 def _render_last_dream(info: Status) -> None:

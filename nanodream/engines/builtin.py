@@ -502,7 +502,7 @@ class Consolidator:
         steps: list[str] = []
         for _, bullet in earlier:
             steps += parse_untitled_procedure(bullet.text).steps  # type: ignore[union-attr]  # filtered above
-        merged = Procedure(procedure.name, tuple(dict.fromkeys([*steps, *procedure.steps])))
+        merged = Procedure(procedure.name, tuple(new_steps([], [*steps, *procedure.steps])))
         for where, bullet in sorted(earlier, key=lambda item: item[1].index, reverse=True):
             self.files.docs[where].remove_line(bullet.index)
         self._procedure(merged)
@@ -515,18 +515,27 @@ class Consolidator:
             self.files.set_skill(path, skill_document(procedure))
             self.ledger.note_skill(path, f"created with {count(len(procedure.steps), 'step')}", changed=True)
             return
-        known = {fact_key(step) for _, step in numbered_steps(current)}
-        new_steps: list[str] = []
-        for step in procedure.steps:
-            if fact_key(step) not in known:
-                known.add(fact_key(step))
-                new_steps.append(step)
-        if new_steps:
-            self.files.set_skill(path, append_steps(current, new_steps))
-            self.ledger.note_skill(path, f"merged {count(len(new_steps), 'new step')}", changed=True)
+        added = new_steps([step for _, step in numbered_steps(current)], list(procedure.steps))
+        if added:
+            self.files.set_skill(path, append_steps(current, added))
+            self.ledger.note_skill(path, f"merged {count(len(added), 'new step')}", changed=True)
         else:
             self.ledger.duplicates += 1
             self.ledger.note_skill(path, "procedure repeated; every step already there", changed=False)
+
+
+def new_steps(known: list[str], told: list[str]) -> list[str]:
+    """The steps of `told` that say something no earlier step says: not the same words in any order, and not less
+    than one already there ("Push the tag" after "Push the tag and run make publish"). A told step that says more
+    than a known one is added all the same: a person may have written it as two."""
+    seen = list(known)
+    added: list[str] = []
+    for step in told:
+        if any(fact_key(step) == fact_key(other) or covers(other, step) for other in seen):
+            continue
+        seen.append(step)
+        added.append(step)
+    return added
 
 
 def skill_document(procedure: Procedure) -> str:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from nanodream.backlog.history import TASK_LINE
 from nanodream.text.lists import wordlist
+from nanodream.text.statements import DECISION, PERSON, RULE, UNDETERMINED, kind_of, read_languages
+from nanodream.text.verbs import base_verb
 from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
@@ -47,6 +50,8 @@ _FOR_AGENT = re.compile(
     r"|always\b|never\b|don['’]?t\b|do\s+not\b)",
     re.IGNORECASE,
 )
+# One key of a `Key: value` block about the person, as ingest files it: "User's Twitter: @ada".
+_USER_KEY = re.compile(r"^user['’]s [^:]{1,30}: \S")
 _PREFERENCE = re.compile(r"\b(?:prefers?|likes?|dislikes?|loves?|hates?|wants?|enjoys?|favou?rite)\b", re.I)
 _IDENTITY = re.compile(
     r"\b(?:name|named|lives?|based|born|works\s+(?:as|at|for)|job|role|time\s*zone|pronouns|nationality"
@@ -117,6 +122,8 @@ def route_fact(text: str) -> Route:
     (→ SOUL.md: its tool strategy when it names tools or commands, its rules otherwise).
     """
     if _ABOUT_USER.match(text) and not _TO_AGENT.match(text):
+        if _USER_KEY.match(text):
+            return Route(USER, "Identity")
         if _PREFERENCE.search(text):
             return Route(USER, "Preferences")
         if _IDENTITY.search(text):
@@ -126,11 +133,39 @@ def route_fact(text: str) -> Route:
         return Route(USER, "Preferences")
     if instructs_agent(text):
         return Route(SOUL, "Tool use" if _TOOL_USE.search(text) else "Rules")
+    foreign = _in_its_language(text)
+    if foreign is not None:
+        return foreign
     if _DECISION.search(text):
         return Route(MEMORY, "Decisions")
     if _INFRASTRUCTURE.search(text):
         return Route(MEMORY, "Infrastructure")
     return Route(MEMORY, "Project")
+
+
+_FILE_OF = {PERSON: USER, RULE: SOUL, DECISION: MEMORY}
+
+
+def _in_its_language(text: str) -> Route | None:
+    """Where a line in another language the rules read goes, by the data files (text/statements.py): a rule for
+    the agent, a statement about the person or a decision; None for English, or a line no file's cues find.
+
+    The cues are asked first, the language model after: a short line ("No uses emojis en los commits.") is too
+    short for the model to be sure of, while its cues are plain; and a line the model takes for English stays with
+    the English rules, so an English word that is a cue elsewhere ("Sem 2 starts …") sends nothing to SOUL.md.
+    """
+    for code in sorted(read_languages() - {"en", UNDETERMINED}):
+        found = kind_of(text, code)
+        if found is not None:
+            return None if _language(text) == "en" else Route(_FILE_OF[found.kind], found.section)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _language(text: str) -> str:
+    from nanodream.text.language import language_of  # fastText: loaded only when a line needs routing
+
+    return language_of(text)
 
 
 # procedures -----------------------------------------------------------------------------------------
@@ -172,11 +207,26 @@ def parse_untitled_procedure(text: str) -> Procedure | None:
     match = _UNTITLED.match(text.strip())
     if not match:
         return None
-    name = skill_slug("-".join(w for w in words(match.group(1)) if w not in STOPWORDS))
+    name = skill_slug(goal_name(match.group(1)))
     steps = tuple(tidy_step(part) for part in _STEP_NUMBER.split(match.group(2)) if tidy_step(part.rstrip(".")))
     if name is None or len(steps) < 2:
         return None
     return Procedure(name, tuple(step.rstrip(".") for step in steps))
+
+
+# Words that say how a goal is gone about, not what it is: "do a release", "cut a new release" and "release" are
+# one goal, so the same procedure told in other words finds the skill it belongs to.
+_HOW_WORDS = frozenset({"do", "does", "doing", "make", "perform", "cut", "go", "through", "new", "usually", "always",
+                        "process", "procedure", "steps", "step", "checklist", "workflow", "routine", "my", "our"})
+
+
+def goal_name(goal: str) -> str:
+    """A procedure's name from its goal: its meaningful words, the first (the verb) in its base form ("releasing
+    a new version" → "release-version")."""
+    kept = [word for word in words(goal) if word not in STOPWORDS and word not in _HOW_WORDS]
+    if kept:
+        kept[0] = base_verb(kept[0])
+    return "-".join(kept)
 
 
 def tidy_step(text: str) -> str:

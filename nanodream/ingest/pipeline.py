@@ -181,9 +181,11 @@ class _Pass:
         extracted = self._extract(chunks)
         done = {m.key for chunk, _ in extracted for m in chunk.messages}
         finished = [o for o in group if all(m.key in done for m in o.read.messages if m.key in origin_of)]
-        entries = [self._entry(chunk, extraction.content) for chunk, extraction in extracted]
-        for chunk, _ in extracted:
-            origin_of[chunk.messages[0].key].source.entries += 1
+        entries = []
+        for chunk, extraction in extracted:
+            parts = [text for text in (extraction.content, extraction.waiting) if text.strip()]
+            entries += [self._entry(chunk, text) for text in parts]
+            origin_of[chunk.messages[0].key].source.entries += len(parts)
         self._write(entries, sorted(done), finished)
 
     def _not_nanodreams(self, origin: _Origin) -> list[Message]:

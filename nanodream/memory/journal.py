@@ -38,6 +38,9 @@ class Journal:
     proposals: list[dict[str, Any]] = field(default_factory=list)
     tracking: list[str] | None = None
     travelled: str = ""  # what the state's travelled mark says once another machine's commits land (gitstore.py)
+    # Entries waiting for a model (backlog/waiting.py): {"add": [records the position passes], "release": [keys of
+    # those this commit dreamed]}, settled right before the position moves.
+    waiting: dict[str, list[Any]] | None = None
 
     def save(self, workspace: Workspace) -> None:
         """Refuse, before anything is written, text no file or commit can hold: recovery would fail on it forever."""

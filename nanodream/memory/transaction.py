@@ -18,6 +18,7 @@ from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import read_cursor, write_cursor
 from nanodream.backlog.position import Position, from_cursor, position_at_offset, position_file, resume, save_position
+from nanodream.backlog.waiting import Waiting, nanobot_cursor, settle_waiting
 from nanodream.changes import FileChange
 from nanodream.memory import archive
 from nanodream.memory.journal import Journal, JournalUnreadable, read_current, remove_stale_temp_files, write_files
@@ -95,10 +96,17 @@ def commit_hand_edits(workspace: Workspace, store: GitStore, message: str | None
 
 @dataclass(frozen=True)
 class Progress:
-    """Where the history position goes once a commit has landed."""
+    """Where the history position goes once a commit has landed, and what it passes that waits for a model."""
 
     position: Position | None = None  # None: the change consumed no history (a tidy pass, a plain restore)
     reset: bool = False  # set it back (a replaying restore) instead of only moving it forward
+    waiting: tuple[Waiting, ...] = ()  # entries the position passes unread: recorded before it moves
+    released: tuple[str, ...] = ()  # keys of waiting entries this change dreamed: no longer waiting
+
+    def waiting_step(self) -> dict[str, list] | None:
+        if not self.waiting and not self.released:
+            return None
+        return {"add": [asdict(item) for item in self.waiting], "release": list(self.released)}
 
 
 def journal_for(run_id: str, message: str, changes: list[FileChange], progress: Progress = Progress()) -> Journal:
@@ -107,7 +115,7 @@ def journal_for(run_id: str, message: str, changes: list[FileChange], progress: 
     return Journal(run_id=run_id, message=message, before={c.path: c.before for c in changes},
                    after={c.path: c.after for c in changes},
                    position=asdict(position) if position is not None else None, position_reset=progress.reset,
-                   cursor_end=position.cursor if position is not None else 0)
+                   cursor_end=position.cursor if position is not None else 0, waiting=progress.waiting_step())
 
 
 class CommitFailed(RuntimeError):
@@ -192,10 +200,24 @@ def _finish_index_sync(store: GitStore) -> str:
     return "updated git's index for the files of an earlier commit (another git process held it then)"
 
 
-def advance(workspace: Workspace, position: Position) -> None:
-    """Move the history position forward to `position`; never back (only a replaying restore does, by journal)."""
-    if resume(workspace).position.offset < position.offset:
+def advance(workspace: Workspace, position: Position | None, progress: Progress = Progress()) -> None:
+    """Move the history position forward to `position`; never back (only a replaying restore does, by journal).
+
+    What it passes that waits for a model is recorded first, and what a batch dreamed of it released: a crash in
+    between leaves a record the position has not reached yet, which readers pass over until it does.
+    """
+    step = progress.waiting_step()
+    if step is not None:
+        _settle_waiting(workspace, step)
+    if position is not None and resume(workspace).position.offset < position.offset:
         save_position(workspace, position)
+
+
+def _settle_waiting(workspace: Workspace, step: dict[str, list]) -> None:
+    """Record what waits and release what was read; once entries are released, nanobot's cursor may move on."""
+    settle_waiting(workspace, step.get("add", []), step.get("release", []))
+    if step.get("release") and position_file(workspace).exists():  # (a cheap write when nothing waited)
+        write_cursor(workspace.cursor_file, nanobot_cursor(workspace, resume(workspace).position))
 
 
 def recover(workspace: Workspace, store: GitStore) -> str:
@@ -237,11 +259,13 @@ def _fast_forward(workspace: Workspace, store: GitStore) -> str:
         save_position(workspace, position)
         return f"cursor fast-forwarded to {position.cursor} (line {position.line}) from the last dream commit"
     position, written = resume(workspace).position, read_cursor(workspace.cursor_file)
-    if position_file(workspace).exists() and written != position.cursor:
-        # nanobot reads .dream_cursor; the position is what nanodream goes by, so the two must agree.
-        write_cursor(workspace.cursor_file, position.cursor)
-        verb = "fast-forwarded" if written < position.cursor else "set back"
-        return f"cursor {verb} to {position.cursor} to match the history position (.dream_cursor said {written})"
+    expected = nanobot_cursor(workspace, position)
+    if position_file(workspace).exists() and written != expected:
+        # nanobot reads .dream_cursor; the position is what nanodream goes by, so the two must agree (it stays
+        # before the first entry waiting for a model, which nanobot must neither compact away nor hide).
+        write_cursor(workspace.cursor_file, expected)
+        verb = "fast-forwarded" if written < expected else "set back"
+        return f"cursor {verb} to {expected} to match the history position (.dream_cursor said {written})"
     return ""
 
 
@@ -273,7 +297,10 @@ def _recover_journal(workspace: Workspace, store: GitStore, journal: Journal) ->
 
 
 def _settle_cursor(workspace: Workspace, journal: Journal) -> None:
-    """After the commit: advance the position, or set a replaying restore's back (old journals: the cursor)."""
+    """After the commit: record what waits for a model, then advance the position, or set a replaying restore's back
+    (old journals: the cursor)."""
+    if journal.waiting is not None:
+        _settle_waiting(workspace, journal.waiting)
     if journal.position is not None:
         target = Position(**journal.position)
         if journal.position_reset:

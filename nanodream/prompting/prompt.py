@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from nanodream.backlog.history import Batch, HistoryEntry, content_lines, estimate_tokens, fact_lines, next_batch
+from nanodream.backlog.history import Batch, HistoryEntry, content_lines, estimate_tokens, fact_lines
 from nanodream.backlog.position import resume
+from nanodream.backlog.waiting import next_batch
 from nanodream.config import Settings
 from nanodream.memory.staging import Staging
 from nanodream.memory.transaction import committed_position
@@ -400,7 +401,7 @@ def render_next_request(workspace: Workspace, settings: Settings, *, tidy: bool 
     if not tidy:
         # The run fast-forwards to its last commit's position first.
         start = committed_position(workspace, store) or resume(workspace).position
-        batch = next_batch(workspace.history_file, start, settings.batch_tokens)
+        batch = next_batch(workspace, start, settings.batch_tokens, reads_everything=not settings.offline)
         if batch is None:
             raise NothingToSend(f"the backlog after line {start.line} is empty; a run would not call a model "
                                 "(preview a tidy pass with --tidy)")

@@ -7,7 +7,8 @@ commit through the door (memory/transaction.py), after which the history positio
 from __future__ import annotations
 
 from nanodream.backlog.history import Batch
-from nanodream.backlog.position import Position, position_at
+from nanodream.backlog.position import Position, position_at, resume
+from nanodream.backlog.waiting import as_waiting, entry_key
 from nanodream.changes import FileChange
 from nanodream.engines.claims import unconfirmed
 from nanodream.memory import transaction
@@ -56,6 +57,7 @@ def apply(work: BatchWork) -> PassResult:
     if hooks.before_apply is not None:
         hooks.before_apply()
     position = hooks.position or _end_of(ctx, batch)
+    trailers = hooks.trailers + _waiting_trailers(batch, position)
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
                        tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
                        position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed,
@@ -64,29 +66,42 @@ def apply(work: BatchWork) -> PassResult:
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
         outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,
-                                                                            hooks.trailers))
+                                                                            trailers))
         outcome.outcome = Outcome.COMMITTED
     notes: tuple[str, ...] = ()
     if work.held is not None:  # on top of the review lane's proposal, before the position moves like it
         held = work.held
-        message = dream_message(held.summary(), held.changes, facts, (*hooks.trailers, (Trailer.HELD, held.trailer())))
+        message = dream_message(held.summary(), held.changes, facts, (*trailers, (Trailer.HELD, held.trailer())))
         sha = pending.propose_change(ctx.store, {c.path: (_bytes(c.before), _bytes(c.after)) for c in held.changes},
                                      message) or pending.tip(ctx.store) or ""
         outcome.proposal = outcome.proposal or sha
         outcome.outcome = Outcome.COMMITTED
         notes = (f"held-back lines wait as proposal {sha[:8]}: `nanodream review` shows them, `nanodream review "
                  f"accept {sha[:8]}` lands them",)
+    progress = _progress(batch, position, reads_everything=not ctx.settings.offline)
     if changes:
-        message = dream_message(outcome.summary, changes, facts, hooks.trailers)
+        message = dream_message(outcome.summary, changes, facts, trailers)
         try:
-            outcome.commit = ctx.door.change(ctx.run_id, message, changes, transaction.Progress(position))
+            outcome.commit = ctx.door.change(ctx.run_id, message, changes, progress)
         except transaction.CommitFailed as exc:  # the files are back as they were: the batch runs again
             return PassResult(failure=str(exc), blameless=True)
         outcome.outcome = Outcome.COMMITTED
         notes += tuple(ctx.door.take_notes())
-    elif position is not None:
-        transaction.advance(ctx.workspace, position)
+    else:
+        transaction.advance(ctx.workspace, position, progress)
     return PassResult(warnings=notes)
+
+
+def _progress(batch: Batch | None, position: Position | None, *, reads_everything: bool) -> transaction.Progress:
+    """Where the position goes, the entries it passes that wait for a model (recorded first), and what an engine
+    that reads everything has now read of them (released): a batch of waiting entries, or, after a replaying
+    restore moved the position back, waiting entries met again in their place."""
+    if batch is None:
+        return transaction.Progress(position)
+    end = position.offset if position is not None else -1
+    passed = tuple(as_waiting(entry, language) for entry, language in batch.passed if entry.offset < end)
+    released = tuple(entry_key(entry) for entry in batch.entries) if batch.waiting or reads_everything else ()
+    return transaction.Progress(position, waiting=passed, released=released)
 
 
 def _bytes(text: str | None) -> bytes | None:
@@ -94,7 +109,19 @@ def _bytes(text: str | None) -> bytes | None:
 
 
 def _end_of(ctx: RunContext, batch: Batch | None) -> Position | None:
-    """The history position just past the batch (None for a tidy pass, which consumes no history)."""
+    """The history position just past the batch (None for a tidy pass, which consumes no history); for a batch of
+    entries that waited for a model, which lie behind it, the position as it stands: it does not move."""
     if batch is None:
         return None
+    if batch.waiting:
+        return resume(ctx.workspace).position
     return position_at(ctx.workspace.history_file, batch.end_offset, batch.last_line, batch.last_cursor)
+
+
+def _waiting_trailers(batch: Batch | None, position: Position | None) -> tuple[tuple[Trailer, object], ...]:
+    """A commit of entries that waited for a model names them, and leaves progress (and nanobot's cursor) where
+    it is, as a quarantine retry's does."""
+    if batch is None or not batch.waiting or position is None:
+        return ()
+    return ((Trailer.WAITING, ",".join(str(entry.line) for entry in batch.entries)),
+            (Trailer.CURSOR_RESET, position.cursor))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from nanodream.backlog.deadletters import drop_stale, remember
-from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, next_batch, read_from
+from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, read_from
 from nanodream.backlog.position import NEEDS_PERSON_HINT, Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
@@ -22,6 +22,7 @@ from nanodream.backlog.quarantine import (
     save_quarantine,
 )
 from nanodream.backlog.surveyed import survey_of
+from nanodream.backlog.waiting import WaitingUnreadable, by_language, count_waiting, locate, next_batch, refresh
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
 from nanodream.memory import transaction
@@ -35,7 +36,18 @@ from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
 from nanodream.versioning import pending
 from nanodream.versioning.gitstate import NeedsPerson
-from nanodream.vocab import FAILURES, EntryOutcome, ExitCode, Outcome, Refused, Trailer, count, numbered, utc_stamp
+from nanodream.vocab import (
+    FAILURES,
+    EntryOutcome,
+    ExitCode,
+    Outcome,
+    Refused,
+    Trailer,
+    count,
+    count_entries,
+    numbered,
+    utc_stamp,
+)
 from nanodream.workspace import Workspace
 
 
@@ -201,6 +213,7 @@ class _Backlog:
     held: set[int]  # offsets of quarantined entries, passed over
     past_runs: list = field(default_factory=list)
     isolation: Isolation = field(default_factory=Isolation)
+    tried: set[int] = field(default_factory=set)  # waiting entries this run has dreamed already (a dry run: previewed)
 
     def take(self) -> _Planned | None:
         """The next batch to dream, or None when the backlog is empty or the run's batch limit is reached."""
@@ -224,9 +237,10 @@ class _Backlog:
             self.isolation.split(batch)  # it failed every time lately: go straight to its halves
 
     def _next_from_history(self) -> Batch | None:
-        excluded = frozenset(self.held) | self.isolation.excluded()
-        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded,
-                          max_entries=self.ctx.options.max_entries)
+        """Entries waiting for a model first when the engine reads them, then the history after the position."""
+        excluded = frozenset(self.held | self.tried) | self.isolation.excluded()
+        return next_batch(self.ctx.workspace, self.position, self.ctx.settings.batch_tokens, excluded,
+                          reads_everything=not self.ctx.settings.offline, max_entries=self.ctx.options.max_entries)
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
@@ -245,11 +259,24 @@ class _Backlog:
             self.report.quarantined.append(entry.line)
             self.report.note_entry(entry.line, entry.cursor, EntryOutcome.QUARANTINED, reasons[entry.offset])
 
+    def _passed(self, batch: Batch) -> None:
+        """Move past a batch that succeeded, noting the entries it left waiting for a model (its apply recorded
+        them); a batch of waiting entries lies behind the position and moves nothing."""
+        if batch.waiting:
+            return
+        self.position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
+        for entry, language in batch.passed:
+            if entry.offset < batch.end_offset:
+                self.report.note_entry(entry.line, entry.cursor, EntryOutcome.WAITING,
+                                       f"left for a model: the built-in rules do not read {language}")
+
     def settle(self, planned: _Planned, outcome: BatchOutcome) -> bool:
         """Move past a batch that succeeded, or split / suspect one that keeps failing; False ends the run."""
         batch = planned.batch
+        if batch.waiting:
+            self.tried |= {entry.offset for entry in batch.entries}
         if outcome.outcome not in FAILURES:
-            self.position = Position(batch.end_offset, batch.last_line, batch.last_cursor)
+            self._passed(batch)
             for entry in batch.entries:
                 if not entry.content.strip():
                     self.report.note_entry(entry.line, entry.cursor, EntryOutcome.SKIPPED, "only [skip] lines")
@@ -277,7 +304,12 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
     if not ctx.dry_run and not ctx.options.hosted:
         _release_capacity_holds(ctx, report)
         held = set(held_offsets(ctx.workspace))
-    backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
+    try:
+        start = _resume(ctx, report)
+    except WaitingUnreadable as exc:
+        report.fail(str(exc))
+        return
+    backlog = _Backlog(ctx, report, start, held, read_records(ctx.workspace, limit=200))
     observer = ctx.options.observer
     while not _stop_requested(ctx, report):
         observer.activity("reading the next batch of history")
@@ -303,6 +335,27 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
         if report.reason:
             break
     _conclude(report, backlog.isolation, ctx.dry_run)
+    _still_waiting(ctx, report, backlog.position)
+
+
+def _still_waiting(ctx: RunContext, report: RunReport, position: Position) -> None:
+    """Say how many entries wait for a model once the run is over: those it recorded and any after the position
+    (a built-in run leaves them there until it has something to read past them)."""
+    after = survey_of(ctx.workspace, position, ctx.settings.max_cursor_jump, keep=False)
+    try:
+        languages = count_waiting(ctx.workspace, position, after)
+    except WaitingUnreadable:
+        return
+    report.waiting_for_model = sum(languages.values())
+    if not report.waiting_for_model:
+        return
+    shown = ", ".join(f"{n} in {language}" for language, n in sorted(by_language(languages).items()))
+    note = (f"{count_entries(report.waiting_for_model)} wait for a model ({shown}): the built-in rules do not read "
+            "them, and the next run with a model takes them first")
+    if report.outcome == Outcome.NOTHING_TO_DO:
+        report.reason = f"nothing to do; {note}"
+    else:
+        report.notices.append(note)
 
 
 def _resume(ctx: RunContext, report: RunReport) -> Position:
@@ -313,6 +366,7 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
     resumed = resume(ctx.workspace)
     if resumed.needs_person:
         raise NeedsPerson(resumed.needs_person, NEEDS_PERSON_HINT)
+    _follow_waiting(ctx, report, resumed.position)
     if resumed.notice:
         report.notices.append(resumed.notice)
         if resumed.anomaly:
@@ -333,6 +387,17 @@ def _resume(ctx: RunContext, report: RunReport) -> Position:
     if not ctx.dry_run:  # with none found, this still redacts a file an earlier version kept raw
         remember(ctx.workspace, found.dead_letters)
     return resumed.position
+
+
+def _follow_waiting(ctx: RunContext, report: RunReport, position: Position) -> None:
+    """Entries waiting for a model that the host moved are followed; those it cut away are said, and let go."""
+    waiting = locate(ctx.workspace, position)
+    if not ctx.dry_run:
+        refresh(ctx.workspace, waiting)
+    if waiting.lost:
+        lines = numbered("line", [item.line for item in waiting.lost[:NOTABLE_LIMIT]])
+        report.notices.append(f"{count_entries(len(waiting.lost))} that waited for a model left history.jsonl "
+                              f"(rotated or rewritten by the host): {lines} of the old file")
 
 
 def _drop_stale_letters(ctx: RunContext, report: RunReport) -> None:

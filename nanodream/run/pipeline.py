@@ -15,11 +15,11 @@ from nanodream.memory import archive
 from nanodream.run import askfirst, confirmations, guards, holds, merges, supersede
 from nanodream.run.accounting import unaccounted_reason
 from nanodream.run.apply import apply, preview
+from nanodream.run.cutoff import cut_off
 from nanodream.run.passes import DONE, BatchWork, Pass, PassResult
 from nanodream.run.phases import connect_phase, record_phase, reevaluate_phase, reflect_phase
 from nanodream.run.pressure import relieve
 from nanodream.run.session import ledger_keys, session
-from nanodream.run.waiting import wait
 from nanodream.vocab import Outcome
 from nanodream.workspace import SOUL
 
@@ -83,7 +83,7 @@ def _guards(work: BatchWork) -> PassResult:
 
 
 def _accounting(work: BatchWork) -> PassResult:
-    """A batch whose first entry has an unaccounted fact fails whole, nothing applied (the wait pass has already
+    """A batch whose first entry has an unaccounted fact fails whole, nothing applied (the cut-off pass has already
     narrowed a batch whose open fact comes later to the entries before it)."""
     if work.batch is None or work.account.first_open_entry() != 0:
         return DONE
@@ -101,9 +101,9 @@ PASSES: tuple[Pass, ...] = (
          "builtin.py) edits a staged copy through the tools of toolbox/registry.py; run/accounting.py asks once "
          "about tagged facts neither kept nor explained, run/revisit.py once to revisit lines naming a value it "
          "replaced", session),
-    Pass("wait", "run/waiting.py", "the entries from the first with an unaccounted fact wait, and the lines the "
+    Pass("cut-off", "run/cutoff.py", "the entries from the first with an unaccounted fact wait, and the lines the "
          "session wrote for their facts wait with them: a commit holds only what its consumed entries taught",
-         wait),
+         cut_off),
     Pass("keep-dates", "run/merges.py", "a skill merged into another hands it its created and last_used dates",
          _keep_dates),
     Pass("ask-first", "run/askfirst.py", "a new rule allowing risky actions carries <!-- ask-first -->", _ask_first),

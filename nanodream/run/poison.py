@@ -10,7 +10,7 @@ Until then the cursor stays before it and the run reports why.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nanodream import clock
@@ -66,7 +66,8 @@ class Isolation:
     def split(self, batch: Batch) -> None:
         """Try the two halves of `batch` next, oldest first, ahead of anything else queued."""
         middle = len(batch.entries) // 2
-        self.queue[:0] = [Batch(batch.entries[:middle]), Batch(batch.entries[middle:])]
+        entries = batch.entries
+        self.queue[:0] = [replace(batch, entries=entries[:middle]), replace(batch, entries=entries[middle:])]
 
     def suspect(self, entry: HistoryEntry, reason: str, outcome: Any) -> None:
         self.suspects.append(Suspect(entry, reason, outcome))

@@ -114,6 +114,7 @@ class RunReport(Report):
     skipped_lines: int = 0
     tidy: bool = False
     phases: PhaseOutcome | None = None  # the insight phases, when any was on and the consolidation got that far
+    waiting_for_model: int = 0  # history entries the built-in rules cannot read, left for a model (backlog/waiting.py)
     started: str = field(default_factory=utc_stamp)
     finished: str = ""
     duration_s: float = 0.0

@@ -13,8 +13,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from nanodream import clock
+from nanodream.backlog.history import Position, Survey
 from nanodream.backlog.position import resume
 from nanodream.backlog.surveyed import survey_of
+from nanodream.backlog.waiting import WaitingUnreadable, count_waiting
 from nanodream.config import Settings
 from nanodream.engines import Engine, engine_for
 from nanodream.run.context import RunOptions
@@ -128,7 +130,8 @@ class Scheduler:
         try:
             resumed = resume(self.workspace)  # a history rewritten past placing is no empty backlog: run, to say so
             backlog = survey_of(self.workspace, resumed.position, self.settings.max_cursor_jump, keep=False)
-            if backlog.pending == 0 and not resumed.needs_person and not self.workspace.journal_file.exists():
+            idle = backlog.pending == 0 and not self._model_has_work(resumed.position, backlog)
+            if idle and not resumed.needs_person and not self.workspace.journal_file.exists():
                 self._record(now, Outcome.NOTHING_TO_DO, "the backlog is empty")
                 return Decision(now, Outcome.NOTHING_TO_DO, "nothing to do: the backlog is empty")
             waiting = HostWait(clock=self.clock, sleep=self.sleep, stop=self.stop, on_wait=lambda claim: self.log(
@@ -141,6 +144,15 @@ class Scheduler:
             self._record(now, Outcome.FAILED, reason)
             return Decision(self.clock(), Outcome.FAILED, f"failed: {reason}")
         return describe_report(self.clock(), report)
+
+    def _model_has_work(self, position: Position, backlog: Survey) -> bool:
+        """Entries waiting for a model are work for a run with one (the built-in rules cannot read them)."""
+        if self.settings.offline:
+            return False
+        try:
+            return bool(count_waiting(self.workspace, position, backlog))
+        except WaitingUnreadable:
+            return True  # the run says what is wrong with the record
 
     def _wait_until(self, due: datetime) -> bool:
         """Sleep until `due`; False when a stop was requested first."""

@@ -10,7 +10,8 @@ self-contained statement. `forbidden_kind(line)` names the first kind it falls i
   one, leaves a bracket open, or is a single word;
 - addressed to the agent: it speaks to "you", says "please", or turns to an instruction ("…, so don't …",
   "…, so expect …") (a standing rule is restated as an instruction instead);
-- too long: over `MAX_CHARS` characters, which is a pasted paragraph, not a fact.
+- too long: over `MAX_CHARS` characters, or a run of over `MAX_CJK_RUN` Chinese, Japanese or Korean characters,
+  which is a pasted paragraph, not a fact.
 
 A line about the person (it opens with "User", "The user" or a named speaker) or a rule for the agent must also
 hold no link: USER.md and SOUL.md are not a bookmark list (`forbidden_in_profile`).
@@ -23,12 +24,19 @@ import re
 from nanodream.text.lists import wordlist
 
 MAX_CHARS = 300
+# A run of Chinese or Japanese characters longer than this is a pasted paragraph too (a CJK character says more
+# than a letter does: 60 of them are a long sentence).
+MAX_CJK_RUN = 60
+_CJK_RUN = re.compile(rf"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
+                      rf"{{{MAX_CJK_RUN + 1},}}")  # their punctuation ("，", "。") counts too
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Words a sentence does not end on: articles, prepositions, conjunctions, possessives.
 DANGLING = wordlist("dangling-words")
-_QUESTION = re.compile(r"\?[\s\"'”)]*$")
+_QUESTION = re.compile(r"[?？][\s\"'”」』)）]*$")
 _CODE = re.compile(
     r"`|"  # inline code
     r"(?<![\w.])(?:~|\.{1,2})?/[\w.-]+/|(?<![\w/])[\w.-]+/[\w.-]+\.\w{1,5}\b|"  # paths
+    r"(?<![\w/:.])[\w.-]+/[\w.-]+/[\w./-]+|\b\w+\.\w{1,5}:\d+\b|"  # pandas/_libs/x · parsers.pyx:568
     r"\b[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
     r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
     r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
@@ -45,7 +53,7 @@ _WORD = re.compile(r"[\w'’-]+")
 def forbidden_kind(line: str) -> str:
     """Why `line` may not enter memory ("a question", "code", …), or "" when it may."""
     text = line.strip()
-    if len(text) > MAX_CHARS:
+    if len(text) > MAX_CHARS or _CJK_RUN.search(text):
         return "too long"
     if _QUESTION.search(text):
         return "a question"
@@ -67,7 +75,7 @@ def forbidden_in_profile(line: str) -> str:
 
 def _fragment(text: str) -> bool:
     words = _WORD.findall(text)
-    if len(words) < 2 or _OPENS_MID_SENTENCE.match(text):
+    if len(words) + len(_CJK_CHAR.findall(text)) < 2 or _OPENS_MID_SENTENCE.match(text):
         return True
     if text.count("(") != text.count(")") or text.count("[") != text.count("]") or text.count('"') % 2:
         return True

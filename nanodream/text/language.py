@@ -33,8 +33,9 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _NOT_A_LETTER = re.compile(r"[\W\d_]+")
 
 
-def language_of(text: str) -> str:
-    """The ISO 639-1 code of `text`'s language ("en", "de", "zh"), or `UNDETERMINED`."""
+def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
+    """The ISO 639-1 code of `text`'s language ("en", "de", "zh"), or `UNDETERMINED` when the model is less sure
+    than `min_confidence` (a caller that must not mistake a terse English line for Norwegian asks for more)."""
     prose = _prose(text)
     letters = len(_NOT_A_LETTER.sub("", prose))
     east_asian = None if prose.isascii() else _east_asian(prose, letters)
@@ -43,7 +44,7 @@ def language_of(text: str) -> str:
     if letters < MIN_LETTERS:
         return UNDETERMINED
     labels, scores = _model().predict(prose, k=1)
-    if not labels or scores[0] < MIN_CONFIDENCE:
+    if not labels or scores[0] < min_confidence:
         return UNDETERMINED
     return labels[0].removeprefix("__label__")
 

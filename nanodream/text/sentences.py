@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from sentencex import segment
+
+from nanodream.text import structure
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
@@ -44,36 +47,87 @@ _SALUTATION = re.compile(r"^\s*(?:hi|hello|hey|dear|greetings|good (?:morning|af
 _ANNOUNCED = re.compile(r"^\s*(?:here['’]?s|here is|here are|below is|this is)\b.*(?::|\?)\s*$", re.IGNORECASE)
 
 
-def sentences(text: str) -> Iterator[str]:
-    """The prose sentences of a message: code, quotes, headings and code-like lines left out."""
+def sentences(text: str, language: str = "en") -> Iterator[str]:
+    """The prose sentences of a message: code, quotes, headings and code-like lines left out. In English a
+    sentence holding two statements is cut in two; another language's sentences are cut by its own rules
+    (sentencex knows each language's stops: "。", "！", abbreviations), never inside."""
+    english = language in ("en", "und")
     for block in prose_blocks(text):
-        for sentence in segment("en", block):
-            yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
+        for sentence in segment("en" if english else language, block):
+            if english:
+                yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
+            elif sentence.strip():
+                yield sentence.strip()
+
+
+@dataclass
+class _Block:
+    lines: list[str]
+    bullet: bool = False
+    gap_before: bool = False  # a blank line or something left out came before it
 
 
 def prose_blocks(text: str) -> list[str]:
-    """The message's paragraphs and list items, each one text with its wrapped lines joined."""
-    blocks: list[list[str]] = []
+    """The message's paragraphs and list items, each one text with its wrapped lines joined. What the person pasted
+    (text/structure.py: a traceback, a log, a tool's output, a diff) and `Key: value` blocks are left out; a list of
+    fragments under a line ending in a colon is one text with that line ("Storing: owner, price, status")."""
+    lines = _own_words(text.splitlines())
+    left_out = structure.pasted(lines) | {index for block in structure.key_values(lines) for index in block.lines}
+    blocks: list[_Block] = []
     current: list[str] | None = None
-    fenced = False
-    for raw in _own_words(text.splitlines()):
+    fenced = gap = False
+    for index, raw in enumerate(lines):
         if _FENCE.match(raw):
-            fenced, current = not fenced, None
-        elif fenced or not raw.strip() or _not_prose(raw):
-            current = None
-        elif _BULLET.match(raw):
+            fenced, current, gap = not fenced, None, True
+        elif fenced or not raw.strip() or index in left_out or _not_prose(raw):
+            current, gap = None, True
+        elif _BULLET.match(raw) or current is None:
             current = [_BULLET.sub("", raw).strip()]
-            blocks.append(current)
-        elif current is None:
-            current = [raw.strip()]
-            blocks.append(current)
+            blocks.append(_Block(current, bool(_BULLET.match(raw)), gap or not blocks))
+            gap = False
         else:
             current.append(raw.strip())
-    return [_joined(lines) for lines in blocks]
+    return _with_lists(blocks)
+
+
+def _with_lists(blocks: list[_Block]) -> list[str]:
+    """Each block as one text; a line ending in a colon takes the list of fragments right after it in."""
+    texts: list[str] = []
+    index = 0
+    while index < len(blocks):
+        lead = _joined(blocks[index].lines)
+        items = _items_after(blocks, index) if lead.rstrip().endswith(":") else []
+        if items and all(_fragment_item(item) for item in items):
+            texts.append(f"{lead} {', '.join(item.rstrip('.;,') for item in items)}")
+            index += len(items) + 1
+            continue
+        texts.append(lead)
+        index += 1
+    return texts
+
+
+def _items_after(blocks: list[_Block], index: int) -> list[str]:
+    """The list items right after block `index` (the first may follow a blank line, the rest follow each other)."""
+    items: list[str] = []
+    for block in blocks[index + 1:]:
+        if not block.bullet or (items and block.gap_before):
+            break
+        items.append(_joined(block.lines))
+    return items
+
+
+# A list item that is part of what its lead line says, not a statement of its own: a few words, no sentence.
+_STATEMENT_OPENING = re.compile(r"^(?:I|I['’]\w+|my|we|we['’]\w+|our|you|please|always|never|don['’]?t|do not)\b",
+                                re.IGNORECASE)
+
+
+def _fragment_item(item: str) -> bool:
+    return len(item.split()) <= 6 and not _STATEMENT_OPENING.match(item) and not item.endswith(("!", "?"))
 
 
 def _own_words(lines: list[str]) -> list[str]:
-    """The message's lines before a pasted letter or an announced paste begins."""
+    """The message's lines before a pasted letter, an announced paste or a document (text/structure.py) begins."""
+    lines = lines[:structure.document_start(lines)]
     for index, line in enumerate(lines):
         if _SALUTATION.match(line):
             return lines[:index]

@@ -58,10 +58,16 @@ def covers(broad: str, narrow: str) -> bool:
     return len(small) >= 2 and small <= big and not (big - small) & NEGATIONS
 
 
+_HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
 def tidy_sentence(text: str) -> str:
-    """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file."""
+    """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file (a Chinese or Japanese
+    sentence ends in its own full stop, "。")."""
     text = " ".join(text.split())
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?" else text + "."
+    if text[-1] in ".!?。！？…":
+        return text
+    return text + ("。" if _HAN_OR_KANA.match(text[-1]) else ".")

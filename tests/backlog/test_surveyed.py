@@ -18,8 +18,9 @@ from tests.support.workspaces import entry
 
 
 def same(found, expected) -> bool:
-    return ((found.pending, found.tokens, found.last_cursor, found.anomalies, found.dead_letters)
-            == (expected.pending, expected.tokens, expected.last_cursor, expected.anomalies, expected.dead_letters))
+    return ((found.pending, found.tokens, found.last_cursor, found.anomalies, found.dead_letters, found.waiting)
+            == (expected.pending, expected.tokens, expected.last_cursor, expected.anomalies, expected.dead_letters,
+                expected.waiting))
 
 
 def starts_read(monkeypatch) -> list[int]:
@@ -81,7 +82,7 @@ def test_status_reads_the_kept_survey_and_writes_none(workspace):
 
 LINES = st.one_of(
     st.builds(lambda c, text: json.dumps({"cursor": c, "timestamp": "2026-10-01 10:00", "content": text}),
-              st.integers(1, 40), st.sampled_from(["", "[durable] a", "x" * 30])),
+              st.integers(1, 40), st.sampled_from(["", "[durable] a", "x" * 30, "[for a model: es]\n> hola"])),
     st.sampled_from(["not json", "", '{"cursor": "7"}', "   "]),
 )
 

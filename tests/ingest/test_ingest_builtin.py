@@ -240,25 +240,34 @@ def test_the_whole_chain_runs_from_cron_with_one_configured_run(workspace):
     assert watermark["offset"] == watermark["size"] > 0 and watermark["format"] == "codex"
 
 
-def test_messages_in_languages_the_rules_do_not_read_are_left_for_a_model_and_counted(workspace, tmp_path):
+def test_what_the_rules_cannot_read_in_a_language_is_left_for_a_model_and_counted(workspace, tmp_path):
+    """A statement about the person is filed in their words and language; a request in Chinese and a German
+    sentence that is partly about this project are left whole for a model, in an entry no built-in run consumes.
+    (Before issue 45 every non-English message was left, and consumed unread by the next built-in run.)"""
     path = tmp_path / "mixed.jsonl"
     said = ["I live in Ghent and I work as a florist.",
             "請幫我整理這份作業的需求：使用者要能上傳書籍的螢光筆標記，系統會自動產生摘要，並用繁體中文顯示。",
-            "我住在台北，平常用繁體中文寫作，請先討論再動手。",
+            "我住在台北，平常用繁體中文寫作。",
             "Ich wohne in Bratislava und arbeite meistens abends an diesem Projekt.", "ok"]
     path.write_text("".join(json.dumps({"role": "user", "content": text}, ensure_ascii=False) + "\n" for text in said),
                     encoding="utf-8")
     result = runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root)])
     assert result.exit_code == 0, result.output
-    assert "left for a model (languages the rules do not read): 2 messages in zh, 1 in de" in result.output
+    assert "left for a model, whole (more than the built-in rules read in that language): 1 message in de, 1 in zh" \
+        in result.output
     report = json.loads(runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root), "--json",
                                             "--dry-run"]).stdout)
     assert report["for_model"] == {}  # nothing new the second time
     run = runner.invoke(app, ["run", "-w", str(workspace.root)])
     assert run.exit_code == 0, run.output
-    memory = "\n".join((workspace.root / f).read_text(encoding="utf-8") for f in ("USER.md", "memory/MEMORY.md"))
+    user = (workspace.root / "USER.md").read_text(encoding="utf-8")
+    memory = user + (workspace.root / "memory/MEMORY.md").read_text(encoding="utf-8")
     assert "florist" in memory and "Ghent" in memory
-    assert not any(word in memory for word in ("繁體", "台北", "Bratislava", "wohne"))  # never a raw paragraph
+    assert "- 我住在台北，平常用繁體中文寫作。" in user  # in their words, in USER.md
+    assert not any(word in memory for word in ("螢光筆", "Bratislava", "wohne"))  # never a raw paragraph
+    status = json.loads(runner.invoke(app, ["status", "-w", str(workspace.root), "--json"]).stdout)
+    assert status["waiting_for_model"] == 1  # one entry of the chunk's two messages, counted in each language
+    assert status["waiting_languages"] == {"de": 1, "zh": 1} and status["pending_entries"] == 0
 
 
 # ------------------------------------------------------------------------------------------------ told to an agent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nanodream.text import lists
+from nanodream.text import lists, statements
 from nanodream.text.cjk import spaced_bigrams
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.stems import singular
@@ -20,6 +20,9 @@ def test_every_data_file_says_what_it_is_for_and_tables_have_even_rows():
         if path.suffix == ".tsv":
             widths = {len(row) for row in lists.table(path.stem)}
             assert len(widths) == 1, f"{path.name}: every row needs the same number of cells"
+        elif path.suffix == ".toml":  # a language's explicit statements (text/statements.py)
+            spec = statements.language(path.stem.removeprefix("lang-"))
+            assert spec is not None and spec.code == path.stem.removeprefix("lang-"), path.name
         else:
             assert lists.wordlist(path.stem), f"{path.name} holds no word"
 

@@ -15,7 +15,10 @@ class Extraction:
     tokens_out: int = 0
     cost: float | None = None
     notes: list[str] = field(default_factory=list)  # what was left out of the answer, and why
-    for_model: dict[str, int] = field(default_factory=dict)  # the person's messages in languages rules do not read
+    for_model: dict[str, int] = field(default_factory=dict)  # the person's messages rules left for a model, by language
+    # An entry of its own for what the rules could not read, in the person's words, first line `[for a model: …]`
+    # (backlog/waiting.py): no built-in run consumes it; a run with a model takes it first. "" when there is none.
+    waiting: str = ""
 
 
 class ExtractionFailed(RuntimeError):

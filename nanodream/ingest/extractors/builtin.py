@@ -1,28 +1,49 @@
-"""The builtin extractor: deterministic rules over what the person said (rules.py), no model, no network.
+"""The builtin extractor: deterministic rules over what the person said, no model, no network.
 
 Only the person's own messages are read: an assistant's words are not facts about the person. Each message's
-language is told first (text/language.py): the rules are written for English, so a message in another language
-is left whole for a model, and counted by language. Each sentence either becomes one tagged fact line or is
-left; what is left becomes one untagged line of the chunk's gist (kept for a model dream; the builtin dream
-files only tagged lines), or `[skip]` when nothing was said.
+language is told first (text/language.py). English is read by the full rules (rules.py): each sentence either
+becomes one tagged fact line or is left; what is left becomes one untagged line of the chunk's gist (kept for a
+model dream; the builtin dream files only tagged lines), or `[skip]` when nothing was said. In another language
+with a data file (text/statements.py), the explicit statements — rules for the agent, statements about the person,
+decisions — are filed in the person's own words; a message holding anything else of substance, and every message
+in a language without a data file, is left whole for a model: an entry of its own that no built-in run consumes
+(backlog/waiting.py), counted by language.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 
+from nanodream.backlog.waiting import marker_line
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
-from nanodream.ingest.extractors.rules import after_a_request, classify, meaningful, small_talk
+from nanodream.ingest.extractors.procedures import stated_procedures
+from nanodream.ingest.extractors.rules import DEFAULT_SUBJECT, Fact, after_a_request, classify, meaningful, small_talk
 from nanodream.ingest.message import Message, local
+from nanodream.text import statements, structure
+from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.sentences import sentences
 
-# The languages the rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
+# The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
 RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
 GIST_PARTS = 2
 GIST_PART_CHARS = 90
+# The tag each kind of explicit statement is filed with: rules and facts about the person last; decisions hold.
+TAG_OF = {statements.RULE: "permanent", statements.PERSON: "permanent", statements.DECISION: "durable"}
+# What a line in another language may not be, whatever it says (the rest of text/kinds.py reads English).
+_NEVER_IN_ANY_LANGUAGE = ("too long", "code", "a link", "a question", "a heading")
+
+
+@dataclass
+class _Found:
+    """What the rules made of one chunk so far."""
+
+    facts: list[str] = field(default_factory=list)
+    rest: list[str] = field(default_factory=list)  # English sentences of substance that are no fact: the gist
+    unread: list[tuple[str, str]] = field(default_factory=list)  # (language, message) left for a model whole
 
 
 class BuiltinExtractor:
@@ -32,28 +53,140 @@ class BuiltinExtractor:
         self.zone = zone
 
     def extract(self, chunk: Chunk) -> Extraction:
-        facts: list[str] = []
-        rest: list[str] = []
-        for_model: Counter[str] = Counter()
+        found = _Found()
         for message in chunk.messages:
             if message.role != "user":
                 continue
-            language = language_of(message.text)
-            if language not in RULE_LANGUAGES:
-                for_model[language] += 1
-                rest.append(message.text)
+            message = replace(message, text=structure.the_persons_words(message.text))
+            if not message.text.strip():
+                continue  # all of it the harness's: an event, a subagent's report
+            language = _language(message.text)
+            if language in RULE_LANGUAGES:
+                self._english(message, found, short=language == UNDETERMINED)
+            else:
+                _other_language(message, language, found)
+            _about_the_person(message, "en" if language in RULE_LANGUAGES else language, found)
+        lines = list(dict.fromkeys(found.facts))  # a fact said twice in a chunk is one line
+        gist = gist_line(found.rest, chunk.messages, filed=bool(lines) or bool(found.unread))
+        content = "\n".join([*lines, gist] if gist else lines)
+        return Extraction(content, for_model=dict(Counter(language for language, _ in found.unread)),
+                          waiting=waiting_text(found.unread))
+
+    def _english(self, message: Message, found: _Found, *, short: bool) -> None:
+        """English, or text too short to tell (`short`: whose statements other languages' cues may read too): the
+        full rules, sentence by sentence. A sentence the language model is sure is in another language (a quoted
+        paragraph, a reply pasted in) is not theirs to read: the message then waits for a model too, whole."""
+        day = local(message.when, self.zone).date() if message.when is not None else None
+        said = list(sentences(_procedures(message.text, found)))
+        english = statements.language("en")
+        foreign = ""
+        for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
+            other = _foreign(sentence)
+            if other:
+                foreign = other
                 continue
-            day = local(message.when, self.zone).date() if message.when is not None else None
-            said = list(sentences(message.text))
-            for sentence, errand in zip(said, after_a_request(said), strict=True):
-                fact = classify(sentence, message.speaker, day, errand)
-                if fact is not None:
-                    facts.append(fact.line())
-                elif meaningful(sentence) >= 3 and not small_talk(sentence):
-                    rest.append(sentence)
-        lines = list(dict.fromkeys(facts))  # a fact said twice in a chunk is one line
-        gist = gist_line(rest, chunk.messages, filed=bool(lines))
-        return Extraction("\n".join([*lines, gist] if gist else lines), for_model=dict(for_model))
+            fact = classify(sentence, message.speaker, day, errand) or _remembered(said, index, english)
+            if fact is None and short:
+                fact = _in_another_language(sentence)
+            if fact is not None:
+                found.facts.append(fact.line())
+            elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
+                found.rest.append(sentence)
+        if foreign:
+            found.unread.append((foreign, message.text))
+
+
+# A message with this many letters that the language model cannot place is mixed, not too short to tell.
+LONG_ENOUGH = 40
+# A sentence of an English message this long is read as another language's only when the model is this sure.
+FOREIGN_LETTERS, FOREIGN_CONFIDENCE = 20, 0.8
+
+
+def _language(text: str) -> str:
+    """A message's language; one long enough that the model is unsure of is taken in its likeliest language
+    other than English (two languages mixed), so the English rules never read a French or Spanish paragraph."""
+    language = language_of(text)
+    if language != UNDETERMINED or statements.substance(text) < LONG_ENOUGH:
+        return language
+    likeliest = language_of(text, min_confidence=0.0)
+    return UNDETERMINED if likeliest in RULE_LANGUAGES else likeliest
+
+
+def _foreign(sentence: str) -> str:
+    """The language of a sentence, or of what follows its colon ("… for context: Trabajamos con …"), that the model
+    is sure is not English ("" when it is English or unsure)."""
+    for part in dict.fromkeys((sentence, sentence.partition(": ")[2])):
+        if statements.substance(part) < FOREIGN_LETTERS:
+            continue
+        language = language_of(part, min_confidence=FOREIGN_CONFIDENCE)
+        if language not in RULE_LANGUAGES:
+            return language
+    return ""
+
+
+def _procedures(text: str, found: _Found) -> str:
+    """File each procedure the person states (procedures.py) as one line; the rest of the message is read on."""
+    told = [each for each in stated_procedures(text) if len(each.line()) <= MAX_CHARS]
+    found.facts += [each.line() for each in told]
+    taken = {number for each in told for number in each.lines}
+    return "\n".join(line for number, line in enumerate(text.splitlines()) if number not in taken)
+
+
+def _points_back(sentence: str, spec: statements.Language | None) -> bool:
+    return spec is not None and statements.points_back(sentence, spec)
+
+
+def _remembered(said: list[str], index: int, english: statements.Language | None) -> Fact | None:
+    """An English sentence the full rules do not file, that the person asked to remember: one a "remember this"
+    points back at, or "remember to always …" — a standing rule, in their words."""
+    if english is None or _points_back(said[index], english):
+        return None
+    pointed = index + 1 < len(said) and _points_back(said[index + 1], english)
+    found = statements.statement(said[index], english)
+    if not pointed and (found is None or found.kind != statements.RULE):
+        return None
+    line = statements.tidy(said[index])
+    return Fact("permanent", line) if _allowed(line, statements.RULE) else None
+
+
+def _in_another_language(sentence: str) -> Fact | None:
+    """A message too short for the language model to tell ("Moro em Coimbra."): the other languages' cues may still
+    read it, unless the model takes it for English."""
+    for code in sorted(statements.read_languages() - RULE_LANGUAGES):
+        spec = statements.language(code)
+        found = statements.statement(sentence, spec) if spec is not None else None
+        if found is not None and _allowed(found.text, found.kind):
+            return None if language_of(sentence) == "en" else Fact(TAG_OF[found.kind], found.text)
+    return None
+
+
+def _allowed(line: str, kind: str) -> bool:
+    """A line in any language passes the checks that do not depend on English: not too long, no code, a question
+    or a heading, and no link in USER.md or SOUL.md."""
+    check = forbidden_kind if kind == statements.DECISION else forbidden_in_profile
+    return check(line) not in _NEVER_IN_ANY_LANGUAGE
+
+
+def _about_the_person(message: Message, language: str, found: _Found) -> None:
+    """A `Key: value` block about the person ("Twitter: @ada", "Wallet: 0x…"), one line per key for USER.md; any
+    other such block is structure, never prose (text/structure.py)."""
+    if statements.language(language) is None:
+        return  # a language the rules do not read: the whole message waits for a model
+    for block in structure.key_values(message.text.splitlines()):
+        if not statements.about_the_person(block, language):
+            continue
+        lines = [f"{DEFAULT_SUBJECT}'s {key}: {value}" for key, value in block.pairs]
+        found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
+
+
+def _other_language(message: Message, language: str, found: _Found) -> None:
+    """A message in another language: its explicit statements filed in its words; anything else of substance
+    leaves the whole message for a model."""
+    reading = statements.read(list(sentences(message.text, language)), language)
+    kept = [each for each in reading.statements if _allowed(each.text, each.kind)]
+    found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
+    if reading.unread or len(kept) < len(reading.statements):
+        found.unread.append((language, message.text))
 
 
 def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:
@@ -65,6 +198,22 @@ def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:
     if not any(message.role == "user" for message in messages):
         return "[skip] only the assistant spoke"
     return "[skip] small talk"
+
+
+# A message left for a model is kept whole up to this many characters (a chunk holds one longer message alone).
+WAITING_MESSAGE_CHARS = 6000
+
+
+def waiting_text(unread: list[tuple[str, str]]) -> str:
+    """The entry a model reads what the rules could not: ingest's marker, then each message in the person's words,
+    every line quoted (so no line of theirs reads as a tag), messages apart by a blank line."""
+    if not unread:
+        return ""
+    blocks = []
+    for _, text in unread:
+        kept = text if len(text) <= WAITING_MESSAGE_CHARS else text[:WAITING_MESSAGE_CHARS].rstrip() + " …"
+        blocks.append("\n".join(f"> {line}".rstrip() for line in kept.strip().splitlines()))
+    return marker_line([language for language, _ in unread]) + "\n" + "\n\n".join(blocks)
 
 
 def _shortened(text: str) -> str:

@@ -89,6 +89,7 @@ _FILLER = frozenset({
     "yes", "well",
 })
 _HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda|still)\s+)?(?:think|guess|suppose|believe|wonder|"
+                    r"(?:want|need|wanna|would like|'d like) to know|"
                     r"hope|suspect|feel like|mean|know|see|agree|disagree|understand|bet|doubt|wish|appreciate|"
                     r"don'?t (?:know|understand|think|see)|dunno|(?:'d|would) like to|can'?t wait|"
                     r"love that|like that|love it|like it|love this|like this|totally agree)\b|"
@@ -125,11 +126,21 @@ def correction(said: Said) -> Fact | None:
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
         if inner is None and _APOLOGY.match(said.sentence):
             return None  # "oops, wrong window": an apology's words, not a fact restated
-        text = inner.text if inner is not None else (rest.about() or rest.named(_capitalised(rest.sentence)))
+        text = inner.text if inner is not None else (rest.about() or _corrected_state(rest))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
     if _NO_LONGER.search(said.sentence) and (text := said.about()) and meaningful(text) >= 2:
         return Fact("correction", text)
     return None
+
+
+def _corrected_state(rest: Said) -> str:
+    """What a correction says of something named, as it stands ("the staging database runs PostgreSQL 17"); ""
+    for what is only so this moment ("there are 22 tasks pending", "it is the other one")."""
+    sentence = _capitalised(rest.sentence)
+    return rest.named(sentence) if _named_state(_NOW.sub("", sentence)) else ""
+
+
+_NOW = re.compile(r"\s*\b(?:now|currently|these days|nowadays|from now on)\b", re.IGNORECASE)  # what a correction says
 
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
@@ -143,6 +154,9 @@ _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s
                        r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
+# The rule said to the agent about itself: "you will always reply with …", "you should never push to main".
+_YOU_WILL = re.compile(r"^(?:you|u)(?:'ll| will| should| must| shall| need to| have to)\s+"
+                       r"(?P<rule>(?:always|never)\b.+)$", re.IGNORECASE | re.DOTALL)
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
@@ -174,14 +188,20 @@ def agent_rule(said: Said) -> Fact | None:
     if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
         return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
-             or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
+             or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
         return None
     return None if match is None else _as_rule(match.group("rule"), said)
 
 
-# A bare prohibition: "don't …" with no "please", "always", "never" or "from now on" to make it stand.
-_BARE_DONT = re.compile(r"^(?:don'?t|do not)\b", re.IGNORECASE)
+# A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
+# it stand: after a request in the same message, it says how to do that errand.
+_BARE_DONT = re.compile(r"^(?:don'?t|do not|avoid|stop)\b", re.IGNORECASE)
+# A rule that names one piece of work ("… for the login fix", "… in this PR") is how to do that work, not a
+# standing rule, unless the person says it stands.
+_GENERAL = re.compile(r"^(?:always|never)\b", re.IGNORECASE)  # "always mention the ticket number": every time
+_SCOPED = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}(?:fix|fixes|bug|bugs|issue|ticket|pr|"
+                     r"pull request|patch|hotfix|task|refactor|workaround)\b", re.IGNORECASE)
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
@@ -199,7 +219,7 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
     person said it stands ("from now on")."""
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
-    if not standing and _DEICTIC.search(_first_clause(rule)):
+    if not standing and (_DEICTIC.search(_first_clause(rule)) or _SCOPED.search(rule) and not _GENERAL.match(rule)):
         return None
     if _GERUND_RULE.match(rule):
         return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction
@@ -474,7 +494,8 @@ def statement(said: Said) -> Fact | None:
 # What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
 # "we have a bug where …" (their household, "we have two cats", is read by `identity`).
 _AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
-                      r"loads|plenty|many|several|no|a few|tons|quite a few|a bunch)\b", re.IGNORECASE)
+                      r"loads|plenty|many|several|no|a few|tons|quite a few|a bunch|more|other|another|few)\b",
+                      re.IGNORECASE)
 _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
                    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
                    r"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|not|need|want|also)\b))\b",
@@ -744,8 +765,12 @@ def _capitalised(text: str) -> str:
 
 
 def _without_filler(text: str) -> str:
-    """The fact without trailing asides that say nothing of their own (", so that's done", ", she cried")."""
+    """The fact without a trailing aside that says nothing of its own (", so that's done", ", she cried"). A list is
+    kept whole: more than one short part at the end ("…: owner, price, status") are its items, not an aside."""
     parts = text.rstrip(".!").split(", ")
-    while len(parts) > 1 and len(parts[-1].split()) <= 4 and meaningful(parts[-1]) < 2:
-        parts.pop()
-    return ", ".join(parts)
+    kept = list(parts)
+    while len(kept) > 1 and len(kept[-1].split()) <= 4 and meaningful(kept[-1]) < 2:
+        kept.pop()
+    if len(parts) - len(kept) > 1 or ":" in parts[0]:
+        return ", ".join(parts)
+    return ", ".join(kept)

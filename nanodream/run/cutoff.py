@@ -1,4 +1,4 @@
-"""Entries that wait: a commit holds only what the history it consumes taught.
+"""The cut-off: a commit holds only what the history it consumes taught.
 
 When a fact of the batch is neither kept nor explained, the cursor stays before its entry, and that entry and the
 ones after it wait for a later run. Whatever the session wrote for their facts waits with them: the lines that keep
@@ -10,6 +10,7 @@ archive of replaced lines, the holds, the guards — sees the narrowed batch and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from difflib import SequenceMatcher
 
 from nanodream.backlog.history import Batch
@@ -21,7 +22,7 @@ from nanodream.run.report import BatchOutcome
 from nanodream.vocab import Outcome, count_entries
 
 
-def wait(work: BatchWork) -> PassResult:
+def cut_off(work: BatchWork) -> PassResult:
     """Narrow the batch to the entries before the first with an unaccounted fact and take the later entries'
     lines back out; a batch whose first entry is open is failed later, by the accounting pass."""
     batch, account = work.batch, work.account
@@ -31,9 +32,9 @@ def wait(work: BatchWork) -> PassResult:
     waiting = [item.fact for item in account.facts if item.fact.entry >= first]
     consumed = [item.fact for item in account.facts if item.fact.entry < first]
     taken = _take_back(work, waiting, consumed)
-    work.outcome.held_back = _held_back(work, Batch(batch.entries[first:]), first)
-    _narrow(work.outcome, Batch(batch.entries[:first]))
-    work.batch = Batch(batch.entries[:first])
+    work.outcome.held_back = _held_back(work, replace(batch, entries=batch.entries[first:]), first)
+    work.batch = replace(batch, entries=batch.entries[:first])  # what it passed over beyond the cut: never reached
+    _narrow(work.outcome, work.batch)
     work.account = Account([item for item in account.facts if item.fact.entry < first], account.asked)
     note = f"{taken} lines for the facts of entries that wait were left for their own run" if taken else ""
     return PassResult(warnings=(note,) if note else ())

@@ -1,0 +1,102 @@
+"""A procedure the person states: a line naming a goal, then its steps. Told in two sessions, it becomes a skill.
+
+The person writes "Here's how I cut a release:", "To release:", "Our release checklist:", "Release steps:" or
+"The steps to restore a backup:", followed by a numbered or bulleted list of at least two steps (or the steps in
+the same line: "1) … 2) …", "first …, then …, finally …"). Ingest files it as one line, `[durable] To <goal>: 1)
+… 2) …`: the builtin dream keeps it as a fact the first time, and makes it the skill `skills/<goal>/SKILL.md` once
+another session tells it again (engines/builtin.py, `_recurring`). A list for one piece of work ("To fix the login
+bug:", "To set this up:") is an errand, not a procedure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nanodream.text.structure import program_line
+
+_GOAL = r"(?P<goal>[^:\n]{3,80}?)"
+_LEADS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    rf"^(?:ok(?:ay)?,?\s+|so,?\s+)?(?:here['’]?s|here\s+is|this\s+is)\s+how\s+(?:I|we|you)\s+(?:usually\s+)?{_GOAL}\s*:",
+    rf"^how\s+(?:I|we|to)\s+{_GOAL}\s*:",
+    rf"^(?:the\s+)?(?:steps|way)\s+(?:to|for)\s+{_GOAL}\s*:",
+    rf"^(?:in\s+order\s+)?to\s+{_GOAL}\s*:",
+    # "Our release checklist:", "Quick reminder of the deploy steps:", "Release process is:"
+    r"^(?:.*?\b(?:of|for|on)\s+)?(?:(?:my|our|the)\s+)?(?P<goal>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:process|procedure|steps|checklist|workflow|routine|playbook|runbook)(?:\s+(?:is|are|goes|looks\s+like))?\s*:",
+))
+_STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<step>\S.*)$")
+_INLINE_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
+_SEQUENCE = re.compile(r"(?:^|[,;]\s*|\s+)(?:and\s+)?(?:first(?:ly)?|then|next|after\s+that|finally|lastly),?\s+",
+                       re.IGNORECASE)
+# A goal that names no lasting task: this one piece of work, or a list's heading rather than a goal.
+_ERRAND = re.compile(r"\b(?:this|that|these|those|it|here|now|today|the\s+(?:[\w-]+\s+){0,2}(?:bug|fix|issue|"
+                     r"ticket|pr|error|problem))\b|^(?:next|remaining|open|following|todo|action|to-?do)\b",
+                     re.IGNORECASE)
+MIN_STEPS = 2
+MAX_STEP_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Told:
+    """A procedure as the person stated it, and the lines of their message it took."""
+
+    goal: str
+    steps: tuple[str, ...]
+    lines: tuple[int, ...]
+
+    def line(self) -> str:
+        steps = " ".join(f"{number}) {step.rstrip('.;')}" for number, step in enumerate(self.steps, start=1))
+        first = self.goal.split()[0]
+        goal = self.goal if first.isupper() else self.goal[:1].lower() + self.goal[1:]  # "Release steps:"
+        return f"[durable] To {goal}: {steps}"
+
+
+def stated_procedures(text: str) -> list[Told]:
+    """Every procedure a message states, in order."""
+    lines = text.splitlines()
+    found: list[Told] = []
+    for index, line in enumerate(lines):
+        goal, rest = _lead(line)
+        if goal is None:
+            continue
+        steps, taken = _steps_after(lines, index) if not rest else (_inline_steps(rest), ())
+        if len(steps) >= MIN_STEPS and all(len(step) <= MAX_STEP_CHARS for step in steps):
+            found.append(Told(goal, tuple(steps), (index, *taken)))
+    return found
+
+
+def _lead(line: str) -> tuple[str | None, str]:
+    """The goal a line leads into steps with, and what follows its colon on the same line ("" when nothing)."""
+    text = line.strip().strip("*").strip()
+    for pattern in _LEADS:
+        match = pattern.match(text)
+        if match is not None:
+            goal = " ".join(match.group("goal").split())
+            if _ERRAND.search(goal) or program_line(line):
+                return None, ""
+            return goal, text[match.end():].strip()
+    return None, ""
+
+
+def _steps_after(lines: list[str], index: int) -> tuple[list[str], tuple[int, ...]]:
+    """The list right after the lead line (a blank line may come between them)."""
+    steps: list[str] = []
+    taken: list[int] = []
+    for number in range(index + 1, len(lines)):
+        match = _STEP.match(lines[number])
+        if match is None:
+            if not lines[number].strip() and not steps:
+                continue
+            break
+        steps.append(match.group("step").strip())
+        taken.append(number)
+    return steps, tuple(taken)
+
+
+def _inline_steps(rest: str) -> list[str]:
+    """Steps written on the lead's own line: "1) … 2) …", or "first …, then …, finally …"."""
+    if _INLINE_NUMBERED.match(rest):
+        return [part.strip().rstrip(";,") for part in _INLINE_NUMBERED.split(rest) if part.strip()]
+    parts = [part.strip().rstrip(".;,") for part in _SEQUENCE.split(rest) if part and part.strip()]
+    return parts if _SEQUENCE.search(rest) else []

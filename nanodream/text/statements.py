@@ -1,0 +1,340 @@
+"""Explicit statements in the person's own language, read from one data file per language (`data/lang-<code>.toml`).
+
+The built-in rules read what a rule can read reliably in any language: a rule addressed to the agent ("always …",
+"never …", "from now on …", "remember …"), a statement about the person ("I am …", "my name is …", "I prefer …",
+"call me …") and a stated decision ("we decided …"). Each language's file lists the words that mark them (its
+header says how to extend it); this module only finds them. A statement is filed in the person's own words: the
+sentence as they wrote it, never translated or restated.
+
+`read(sentences, language)` reads one message: its statements, and whether anything else of substance is left —
+which the rules cannot judge in that language, so the message waits for a model (backlog/waiting.py). Small talk
+is read as nothing; pasted structure never reaches it (text/sentences.py leaves it out). `kind_of(line, language)`
+tells the built-in engine where a tagged line in that language goes.
+
+English has richer rules of its own (ingest/extractors/rules.py); its file gives what those do not read: a
+"remember this" that points at the sentence before it.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache, cached_property, lru_cache
+from typing import Any
+
+from nanodream.text.lists import DATA, phrases
+from nanodream.text.structure import KeyValues
+
+UNDETERMINED = "und"
+RULE, PERSON, DECISION = "rule", "person", "decision"
+PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
+_TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
+                         r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
+_WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LETTER = re.compile(r"[^\W\d_]")
+_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
+# Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
+MIN_LETTERS = 12
+# What a "remember this" may hold besides its cue, in letters: "Merk dir das bitte." still only points back.
+POINTING_SLACK = 9
+
+
+@dataclass(frozen=True)
+class Cues:
+    """A list of cues of one language, found the way its file says: a cue of several words is found word for word
+    in a row; `~` after a word lets the sentence's word go on ("lieblings~": "Lieblingsfarbe"), before it lets it
+    begin with more ("~주세요": "대답해주세요"). In a language written without spaces, a cue is found anywhere.
+
+    The list is one regular expression over the sentence's words, each between spaces (or its characters, run
+    together): a word's position is the number of spaces before it.
+    """
+
+    items: tuple[tuple[str, ...], ...] = ()
+    characters: bool = False
+
+    @cached_property
+    def _alternatives(self) -> str:
+        joiner = "" if self.characters else " "
+        parts = [joiner.join(_word_pattern(word, self.characters) for word in cue) for cue in self.items]
+        return "|".join(f"(?:{part})" for part in sorted(parts, key=len, reverse=True))
+
+    @cached_property
+    def _pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self._alternatives) if self.items else None
+
+    @cached_property
+    def _ending(self) -> re.Pattern[str] | None:
+        return re.compile(f"(?:{self._alternatives})" + ("$" if self.characters else " $")) if self.items else None
+
+    @cached_property
+    def _anchors(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """A word each cue must hold: whole words (one of the sentence's words) and parts of words (found inside
+        one). A sentence holding none of them needs no regular expression."""
+        whole, parts = set(), set()
+        for cue in self.items:
+            plain = [word for word in cue if "~" not in word]
+            if plain and not self.characters:
+                whole.add(max(plain, key=len))
+            else:
+                parts.add(max((word.strip("~") for word in cue), key=len))
+        return frozenset(whole), tuple(sorted(parts))
+
+    def _may_hold(self, tokens: list[str], text: str) -> bool:
+        whole, parts = self._anchors
+        return not whole.isdisjoint(tokens) or any(part in text for part in parts)
+
+    def span(self, tokens: list[str]) -> tuple[int, str, str]:
+        """The earliest cue in `tokens`: where it starts (-1: nowhere), and the sentence's words before and after
+        it, run together."""
+        if self._pattern is None:
+            return -1, "", ""
+        text = _joined(tokens, self.characters)
+        if not self._may_hold(tokens, text):
+            return -1, "", ""
+        match = self._pattern.search(text)
+        if match is None:
+            return -1, "", ""
+        start = match.start() if self.characters else text.count(" ", 0, match.start()) - 1
+        return start, text[:match.start()], text[match.end():]
+
+    def at(self, tokens: list[str]) -> int:
+        """Where the earliest cue starts in `tokens` (-1: none is there)."""
+        return self.span(tokens)[0]
+
+    def within(self, tokens: list[str], opening: int) -> bool:
+        """A cue starting among the first `opening` words (characters), or anywhere when `opening` is 0."""
+        start = self.at(tokens)
+        return start >= 0 and (not opening or start < opening)
+
+    def ends(self, tokens: list[str]) -> bool:
+        """Whether the sentence's last words (characters), punctuation aside, are one of the cues."""
+        if self._ending is None:
+            return False
+        words = [token for token in tokens if _LETTER.search(token)]
+        text = _joined(words, self.characters)
+        return self._may_hold(words, text) and self._ending.search(text) is not None
+
+
+def _joined(tokens: list[str], characters: bool) -> str:
+    return "".join(tokens) if characters else " " + " ".join(tokens) + " "
+
+
+def _word_pattern(word: str, characters: bool) -> str:
+    """One word of a cue as a pattern: the whole word, or with `~` a word that goes on or begins with more."""
+    if characters:
+        return re.escape(word)
+    before = r"(?<= )\S*" if word.startswith("~") else "(?<= )"
+    after = r"\S*(?= )" if word.endswith("~") and len(word) > 1 else "(?= )"
+    return before + re.escape(word.strip("~")) + after
+
+
+@dataclass(frozen=True)
+class Language:
+    """One data file: the cues of each kind of statement in that language and how they are found."""
+
+    code: str
+    name: str
+    characters: bool  # written without spaces: cues are found character by character
+    rule: dict[str, Any] = field(default_factory=dict)
+    person: dict[str, Any] = field(default_factory=dict)
+    cues: dict[str, Cues] = field(default_factory=dict)
+
+    def tokens(self, text: str) -> list[str]:
+        """The sentence as cues are looked for in it: lowercase words, or characters without spaces."""
+        text = text.replace("’", "'").lower()
+        if self.characters:
+            return [char for char in text if not char.isspace()]
+        return _WORD.findall(text)
+
+    def __getitem__(self, name: str) -> Cues:
+        return self.cues[name]
+
+
+_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms"),
+          "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words",),
+          "small_talk": ("phrases",), "user": ("names",)}
+
+
+@cache
+def read_languages() -> frozenset[str]:
+    """The languages the built-in rules read: every language with a data file, and text too short to tell."""
+    return frozenset({UNDETERMINED} | {path.stem.removeprefix("lang-") for path in DATA.glob("lang-*.toml")})
+
+
+@cache
+def language(code: str) -> Language | None:
+    """The data file of language `code` (None: the rules do not read it)."""
+    path = DATA / f"lang-{code}.toml"
+    if not path.is_file():
+        return None
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    characters = data.get("match") == "characters"
+    spec = Language(code=data["code"], name=data["name"], characters=characters, rule=data.get("rule", {}),
+                    person=data.get("person", {}))
+    for section, names in _LISTS.items():
+        for name in names:
+            items = data.get(section, {}).get(name, ())
+            spec.cues[f"{section}.{name}"] = Cues(tuple(_cue(item, characters) for item in items), characters)
+    return spec
+
+
+_CUE_WORD = re.compile(r"~?(?:\w+'(?=\w)|[\w-]+)~?")
+
+
+def _cue(item: str, characters: bool) -> tuple[str, ...]:
+    """A cue as it is looked for: its words (each with its `~`), or its characters."""
+    text = item.replace("’", "'").lower()
+    if characters:
+        return tuple(char for char in text if not char.isspace())
+    return tuple(_CUE_WORD.findall(text))
+
+
+def is_question(sentence: str) -> bool:
+    return bool(_QUESTION.search(sentence))
+
+
+def substance(sentence: str) -> int:
+    """How much a sentence says, in letters (a CJK character counts three: it is a word more than a letter)."""
+    cjk = len(_CJK.findall(sentence))
+    return len(_LETTER.findall(sentence)) - cjk + 3 * cjk
+
+
+def trivial(sentence: str, spec: Language) -> bool:
+    """Small talk, or too short to say anything a model would keep ("Danke!", "好的", "ok, gracias")."""
+    if substance(sentence) < MIN_LETTERS:
+        return True
+    return spec["small_talk.phrases"].at(spec.tokens(sentence)) == 0 and substance(sentence) < 2 * MIN_LETTERS
+
+
+def statement(sentence: str, spec: Language) -> Statement | None:
+    """The explicit statement a sentence makes in `spec`'s language, or None."""
+    if points_back(sentence, spec):
+        return None  # "Merk dir das.": says nothing of its own (`read` files the sentence before it)
+    tokens = spec.tokens(sentence)
+    standing = spec["rule.standing"].at(tokens) >= 0
+    if is_question(sentence) and not standing:
+        return None
+    if spec["scope.words"].at(tokens) >= 0 and not standing:
+        return None  # tied to this task, file, bug or fix: not something that lasts
+    text = tidy(sentence)
+    person = _person(tokens, spec)
+    if person:
+        return Statement(PERSON, text, person)
+    if _rule(tokens, spec, standing):
+        return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
+    if spec["decision.cues"].at(tokens) >= 0:
+        return Statement(DECISION, text, "Decisions")
+    return None
+
+
+@dataclass(frozen=True)
+class Statement:
+    kind: str  # RULE (SOUL.md), PERSON (USER.md) or DECISION (memory/MEMORY.md)
+    text: str  # the sentence in the person's words
+    section: str  # the `##` section of its file
+
+
+def _person(tokens: list[str], spec: Language) -> str:
+    """The USER.md section a statement about the person goes to ("" when it is none)."""
+    if spec["person.not"].at(tokens) >= 0:
+        return ""
+    opening = spec.person.get("opening", 0)
+    for name, section in (("person.identity", "Identity"), ("person.preference", "Preferences")):
+        if spec[name].within(tokens, opening):
+            return section
+    return ""
+
+
+def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
+    """An instruction for the agent: no subject of a statement before it, no idiom at its opening, and a cue near
+    the opening (with a command's ending, in a language that needs one), a prohibition's ending, or a standing
+    cue ("from now on", "remember")."""
+    opening = spec.rule.get("opening", 3)
+    if spec["rule.idioms"].within(tokens, opening):
+        return False
+    cue = spec["rule.cues"].at(tokens)
+    subject = spec["rule.subjects"].at(tokens)
+    if standing:
+        return subject < 0
+    if spec["rule.prohibitions"].ends(tokens):
+        return subject < 0
+    if not 0 <= cue < opening or 0 <= subject < cue:
+        return False
+    return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def points_back(sentence: str, spec: Language) -> bool:
+    """A sentence that only says to remember the one before it ("Merk dir das.", "这个要牢记")."""
+    start, before, after = spec["rule.remember_this"].span(spec.tokens(sentence))
+    return start >= 0 and substance(before + after) <= POINTING_SLACK
+
+
+@dataclass
+class Reading:
+    """What the rules read in one message: its statements, and whether something else of substance is left."""
+
+    statements: list[Statement] = field(default_factory=list)
+    unread: bool = False
+
+
+def read(sentences: list[str], code: str) -> Reading:
+    """Read one message's prose sentences in language `code`: what it states outright, and whether anything else
+    of substance is left for a model. A language without a data file reads nothing: all of it is left."""
+    spec = language(code)
+    if spec is None:
+        return Reading(unread=any(substance(sentence) >= MIN_LETTERS for sentence in sentences))
+    pointing = [points_back(sentence, spec) for sentence in sentences]
+    reading = Reading()
+    for index, sentence in enumerate(sentences):
+        if pointing[index]:
+            continue
+        found = statement(sentence, spec)
+        if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…, all pages. Remember this."
+            found = Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
+        if found is not None:
+            reading.statements.append(found)
+        elif not trivial(sentence, spec):
+            reading.unread = True
+    return reading
+
+
+def about_the_person(block: KeyValues, code: str) -> bool:
+    """Whether a `Key: value` block says who the person is: every key a personal one (data/personal-keys.txt), or
+    half of them and a lead line in which the person speaks of themselves ("My details:", "Über mich:")."""
+    keys = [key.lower() for key, _ in block.pairs]
+    personal = sum(key in PERSONAL_KEYS for key in keys)
+    if personal == len(keys):
+        return True
+    spec = language(code)
+    speaks_of_self = spec is not None and bool(block.lead) and spec["person.self"].at(spec.tokens(block.lead)) >= 0
+    return speaks_of_self and 2 * personal >= len(keys)
+
+
+@lru_cache(maxsize=8192)  # the engine asks where a line goes many times in one batch
+def kind_of(line: str, code: str) -> Statement | None:
+    """Where a tagged line in language `code` goes: a statement of one of the three kinds, or about the person
+    when it opens with how the language names them ("der Benutzer …", "用户 …"); None: project memory."""
+    spec = language(code)
+    if spec is None:
+        return None
+    found = statement(line, spec)
+    if found is not None:
+        return found
+    if spec["user.names"].at(spec.tokens(line)) == 0:
+        return Statement(PERSON, tidy(line), "Preferences")
+    return None
+
+
+def tidy(sentence: str) -> str:
+    """The sentence as a memory line: single-spaced, its first letter capitalised, closed by a full stop in its
+    script ("。" after Chinese or Japanese), its words untouched."""
+    text = " ".join(sentence.split()).strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    if text[-1] in ".!?。！？…":
+        return text
+    return text + ("。" if _CJK.match(text[-1]) and not _HANGUL.match(text[-1]) else ".")

@@ -1,0 +1,168 @@
+"""What a person pastes is told by its shape, before any rule reads a sentence: it is never filed as prose.
+
+A message is read as paragraphs (runs of lines between blank lines). A line shaped like something a program wrote
+— a traceback and its frames, an exception, a log line (a timestamp or a level first), a shell prompt, a diff, an
+installer's or a tool's output (its glyphs, progress, "added 312 packages") — marks a paste, and everything of
+its paragraph from the first such line to the last is the paste: the prose lines inside it (a tool's "Telemetry
+(helps us improve …)" notice) are its output too, while the person's own words before and after it stay.
+
+Two shapes carry a person's facts instead:
+- a block of `Key: value` lines (`key_values`): one fact per key, when it is about the person;
+- a list whose items are fragments under a line ending in a colon ("PDA storing:", then "- owner", "- price"):
+  one text, so a rule files it whole or not at all (text/sentences.py joins it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Each a line a program wrote; matched at the line's start, whitespace aside.
+_PROGRAM_LINE = re.compile(
+    r"^\s*(?:"
+    r"Traceback \(most recent call last\)|During handling of the above exception|The above exception was|"
+    r"File \"?[^\s\"]+\"?(?:, line \d+|:\d+)|"  # a Python frame: File "x.py", line 3 · File x.pyx:568
+    r"at (?:async )?[\w$.<>\[\]]+ \([^()\s]+:\d+(?::\d+)?\)|"  # a JavaScript frame
+    r"at [^\s()]+\.(?:[cm]?js|jsx|tsx?):\d+:\d+|at [\w$.<>]+\([\w$]+\.(?:java|kt|scala):\d+\)|"  # … and Java's
+    r"[\w.]*(?:Error|Exception|Warning|Interrupt|Exit)(?:\[\w+\])?: |"  # ValueError: …, error[E0308]: …
+    r"(?:panic|fatal|error|warning|caused by)(?:\[\w+\])?: |"
+    r"--> [\w./\\-]+:\d+|goroutine \d+ \[|"  # rustc, Go
+    r"(?:npm|yarn|pnpm) (?:ERR!|WARN|notice|error)|"
+    r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? |"  # a log line's timestamp
+    r"\[(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|TRACE)\]|"  # or its level: [INFO], INFO:root:,
+    r"(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|TRACE)(?::[\w.]+:|\s{2,}|\s+\d)|"  # "INFO  12"
+    r"[$%❯➜»] \S|PS [A-Z]:\\[^>]*> |[\w.-]+@[\w.-]+:[~/][^$#]*[$#] |"  # a shell prompt
+    r"diff --git |index [0-9a-f]{7,}\.\.|@@ -\d|\+\+\+ [ab/]|--- [ab/]|"  # a diff's header
+    r"(?:Collecting|Downloading|Installing collected packages|Successfully (?:installed|built)|"
+    r"Requirement already satisfied|Using cached|Obtaining|Compiling|Linking):? \S|"
+    r"(?:added|removed|changed|audited) \d+ packages?|found \d+ vulnerabilit|up to date,? audited|"
+    r"(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Setting up \S+ \(|"
+    r"(?:Row|Line|Col|Column|Record|Item|Entry|Step) \d+(?:/\d+)?: |"  # a report's numbered findings
+    r"\d+ (?:passed|failed|errors?|warnings?)(?:,| in \d)|=+ (?:FAILURES|ERRORS|test session starts|short test|"
+    r"\d+ (?:passed|failed|errors?))"
+    r")")
+# A tool's output glyphs: check marks, prompts' pointers, box drawing, blocks, spinners.
+_GLYPHS = re.compile("[✔✓✗✖✘⚠ℹ›❯│┃├└┌┐┘┬┴┼─━═║╔╗╚╝▏▕█▓▒░●◉◯⬢⠀-⣿]")
+_PROGRESS = re.compile(r"\[[=#>\s.-]{6,}\]|\b\d{1,3}(?:\.\d)?%\|| \(\s*[Yy]/[Nn]\s*\)| \[[Yy]/[Nn]\]")
+# A diff's body: a changed line is "+" or "-" then code ("- item" with one space is a list item).
+_DIFF_BODY = re.compile(r"^[+-](?:\S|\s{2,})")
+_DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
+
+
+# What an agent's harness writes into the person's turn: an event it reports ("System: [12:37] Exec completed …",
+# "[System: subagent] …", "… runtime context (internal): This context is runtime-generated, not user-authored"), a
+# heartbeat poll ("… If nothing needs attention, reply HEARTBEAT_OK."), a channel's message id. A message opening
+# with an announcement is all the harness's; an event line is taken off.
+_HARNESS_MESSAGE = re.compile(r"^\s*(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
+                              r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
+                              r"[^\n]*\breply HEARTBEAT_OK\b)")  # OpenClaw's heartbeat poll
+_HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$)")
+_DOCUMENT_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z][\w ]{0,30}:\s)")
+# A message this long whose lines are mostly list items, numbered steps and bold labels is a document: a spec, a
+# prompt, a template the person pasted or wrote for the agent to work from, not statements about themselves.
+DOCUMENT_CHARS = 1500
+DOCUMENT_LINES = 8
+
+
+def the_persons_words(text: str) -> str:
+    """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it)."""
+    if _HARNESS_MESSAGE.match(text):
+        return ""
+    return "\n".join(line for line in text.splitlines() if not _HARNESS_LINE.match(line))
+
+
+def document_start(lines: list[str]) -> int:
+    """Where a pasted or written-out document begins in a message (`len(lines)`: nowhere): at its first markdown
+    heading or horizontal rule after the person's words, or, in a long message made mostly of list items and
+    labels, after its first paragraph."""
+    marked = next((index for index, line in enumerate(lines)
+                   if _MARKDOWN_HEADING.match(line) or (index and _DOCUMENT_RULE.match(line))), len(lines))
+    structured = sum(bool(_STRUCTURED.match(line)) for line in lines)
+    if sum(len(line) for line in lines) > DOCUMENT_CHARS and structured >= DOCUMENT_LINES:
+        first = next((index for index, line in enumerate(lines) if not line.strip() and index), len(lines))
+        return min(first, marked)
+    return marked
+
+
+def program_line(line: str) -> bool:
+    """True when `line` is shaped like a program's output, not a person's sentence."""
+    return bool(_PROGRAM_LINE.match(line) or _GLYPHS.search(line) or _PROGRESS.search(line))
+
+
+# A label a screen shows ("Import Complete", "Successfully created: 1 tickets", "Errors: 1"): a few words, capitalised,
+# no sentence's stop, no one speaking.
+_LABEL = re.compile(r"^\s*(?!(?:I|I['’]\w+|We|My|Our)\b)[A-Z][^.!?。！？]{0,60}$")
+LABEL_WORDS = 6
+
+
+def _labels(lines: list[str]) -> bool:
+    """A paragraph of two or more lines, each a screen's label: a pasted UI, not sentences someone wrapped."""
+    return len(lines) >= 2 and all(_LABEL.match(line) and len(line.split()) <= LABEL_WORDS for line in lines)
+
+
+def pasted(lines: list[str]) -> set[int]:
+    """The indexes of `lines` (one message) that a person pasted: in each paragraph, from its first program-shaped
+    line to its last (a diff: its whole paragraph once it has a header); a paragraph of a screen's labels whole."""
+    found: set[int] = set()
+    for start, end in _paragraphs(lines):
+        if _labels(lines[start:end]):
+            found.update(range(start, end))
+            continue
+        marked = [index for index in range(start, end) if program_line(lines[index])]
+        if any(_DIFF_HEAD.match(lines[index]) for index in range(start, end)):
+            marked += [index for index in range(start, end) if _DIFF_BODY.match(lines[index])]
+        if marked:
+            found.update(range(min(marked), max(marked) + 1))
+    return found
+
+
+def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:
+    spans, start = [], None
+    for index, line in enumerate([*lines, ""]):
+        if line.strip() and start is None:
+            start = index
+        elif not line.strip() and start is not None:
+            spans.append((start, index))
+            start = None
+    return spans
+
+
+# -- Key: value ---------------------------------------------------------------------------------------------------
+
+_KEY_VALUE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\*\*)?(?P<key>[^\W\d_][\w .'’/&()-]{0,29}?)(?:\*\*)?\s*[:：]\s*"
+                        r"(?:\*\*)?(?P<value>\S.{0,199}?)\s*$")
+
+
+@dataclass(frozen=True)
+class KeyValues:
+    """A block of `Key: value` lines: the line that leads into it ("" when none) and its pairs, in order."""
+
+    lead: str
+    pairs: tuple[tuple[str, str], ...]
+    lines: tuple[int, ...]  # where its lines are in the message
+
+
+def key_value(line: str) -> tuple[str, str] | None:
+    """("Twitter", "@ada") for "Twitter: @ada" (a short key, then a value); None for a sentence with a colon."""
+    match = _KEY_VALUE.match(line)
+    if match is None or len(match.group("key").split()) > 4 or "://" in match.group("key"):
+        return None
+    return match.group("key").strip(), match.group("value").strip().strip("*").strip()
+
+
+def key_values(lines: list[str]) -> list[KeyValues]:
+    """Every run of two or more `Key: value` lines in a message, with the line before it that leads into it."""
+    blocks: list[KeyValues] = []
+    run: list[int] = []
+    for index, line in enumerate([*lines, ""]):
+        if line.strip() and key_value(line) is not None and not program_line(line):
+            run.append(index)
+            continue
+        if len(run) >= 2:
+            lead = lines[run[0] - 1].strip() if run[0] and lines[run[0] - 1].strip() else ""
+            pairs = tuple(pair for number in run if (pair := key_value(lines[number])) is not None)
+            blocks.append(KeyValues(lead, pairs, tuple(run)))
+        run = []
+    return blocks

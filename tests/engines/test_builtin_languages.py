@@ -1,0 +1,50 @@
+"""The built-in engine on a host's tagged lines in other languages: each goes where its language's data file says,
+in the words it was written in; a host's entry in a language no file describes is not filed but waits."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.backlog.waiting import load_waiting
+from nanodream.config import Settings
+from nanodream.engines.routing import route_fact
+from nanodream.run.dream import run_dream
+from nanodream.vocab import Outcome
+from nanodream.workspace import MEMORY, SOUL, USER
+from tests.support.workspaces import entry, write_history
+
+BUILTIN = Settings(model="builtin")
+
+ROUTED = [
+    ("[permanent] Antworte immer auf Deutsch.", SOUL, "Rules"),
+    ("[permanent] Der Benutzer arbeitet nachts.", USER, "Preferences"),
+    ("[permanent] Je préfère des réponses courtes.", USER, "Preferences"),
+    ("[permanent] No uses emojis en los commits.", SOUL, "Rules"),
+    ("[durable] Decidimos usar Django no backend.", MEMORY, "Decisions"),
+    ("[permanent] 以后请用中文回答。", SOUL, "Rules"),
+    ("[permanent] 私は東京に住んでいます。", USER, "Identity"),
+    ("[durable] Django를 쓰기로 했어요.", MEMORY, "Decisions"),
+    ("[durable] The staging server runs Debian 12.", MEMORY, "Infrastructure"),  # English keeps its rules
+    ("[durable] Sem 2 starts in March.", MEMORY, "Project"),  # an English word that is a cue elsewhere
+]
+
+
+@pytest.mark.parametrize(("line", "path", "section"), ROUTED)
+def test_a_tagged_line_goes_where_its_language_says(line, path, section):
+    text = line.split("] ", 1)[1]
+    assert (route_fact(text).path, route_fact(text).section) == (path, section)
+
+
+def test_a_hosts_lines_are_filed_in_their_words_and_one_in_a_language_without_a_file_waits(workspace):
+    write_history(workspace, [
+        entry(1, "[permanent] Antworte immer auf Deutsch.\n[permanent] 我喜欢简洁的回答。"),
+        entry(2, "[durable] Il server di produzione gira su Debian e i backup partono ogni notte alle due."),
+        entry(3, "[durable] Django를 쓰기로 했어요."),
+    ])
+    report = run_dream(workspace, BUILTIN)
+    assert report.outcome == Outcome.COMMITTED, report.reason
+    assert "- Antworte immer auf Deutsch." in (workspace.root / SOUL).read_text()
+    assert "- 我喜欢简洁的回答。" in (workspace.root / USER).read_text()
+    memory = (workspace.root / MEMORY).read_text()
+    assert "- Django를 쓰기로 했어요." in memory and "Debian" not in memory
+    assert [(item.line, item.language) for item in load_waiting(workspace)] == [(2, "it")]

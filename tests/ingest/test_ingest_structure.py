@@ -1,0 +1,146 @@
+"""Structure before phrasing, through ingest and the built-in run: pasted output never becomes a memory line, a
+`Key: value` block about the person becomes one line per key in USER.md, a list is filed whole or not at all, an
+instruction for one piece of work is no standing rule, and a procedure told in two sessions becomes a skill."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nanodream import api
+from nanodream.config import Settings
+from nanodream.ingest.extractors.procedures import stated_procedures
+from nanodream.run.dream import run_dream
+from nanodream.vocab import Outcome
+
+BUILTIN = Settings(model="builtin")
+FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
+
+
+def said(workspace, tmp_path: Path, messages: list[str], name: str = "chat", day: int = 1) -> list[str]:
+    """Ingest the person's messages as one session, dream, and return every memory line written."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "content": text, "timestamp": f"2026-04-{day:02d}T09:"
+                                        f"{number:02d}:00Z"}) + "\n" for number, text in enumerate(messages)),
+                    encoding="utf-8")
+    api.ingest(workspace.root, [path], settings=BUILTIN)
+    report = run_dream(workspace, BUILTIN)
+    assert report.outcome in (Outcome.COMMITTED, Outcome.NO_CHANGE, Outcome.NOTHING_TO_DO), report.reason
+    return [line for name in FILES for line in (workspace.root / name).read_text().splitlines()
+            if line.startswith("- ")]
+
+
+def test_a_pasted_traceback_log_and_installer_output_file_nothing_but_the_persons_words_around_them(workspace,
+                                                                                                 tmp_path):
+    lines = said(workspace, tmp_path, [
+        "Loading the export breaks:\n\nTraceback (most recent call last):\n"
+        '  File "/srv/etl/load.py", line 40, in <module>\n    frame = read(path)\n'
+        "  File pandas/_libs/parsers.pyx:568, in pandas._libs.parsers.TextReader.__cinit__\n"
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff\n\nAny idea?",
+        "2026-04-01 09:12:44,201 ERROR [worker-3] Job 8841 failed: connection reset\n"
+        "2026-04-01 09:12:45,010 INFO  [worker-3] Retrying job 8841 (attempt 2)",
+        "$ npx create-next-app@latest\n✔ Would you like to use TypeScript? … No / Yes\n"
+        "Telemetry (helps us improve the product)\nadded 312 packages in 24s\nfound 0 vulnerabilities\n"
+        "This is what it printed. I work at Northwind as a data engineer.",
+    ])
+    text = "\n".join(lines)
+    for junk in ("parsers.pyx", "Traceback", "Job 8841", "Telemetry", "packages", "codec"):
+        assert junk not in text, junk
+    assert any("Northwind" in line for line in lines)
+
+
+def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(workspace, tmp_path):
+    said(workspace, tmp_path, ["Here are my details for the grant form:\nTwitter: @mira_codes\n"
+                               "Telegram: @mira_tg\nWallet: 0x52908400098527886E0F7030069857D2E4169EE7\n"
+                               "Deadline: 14 March",
+                               "My config:\nHost: db.internal\nPort: 5432"])
+    user = (workspace.root / "USER.md").read_text()
+    for key, value in (("Twitter", "@mira_codes"), ("Telegram", "@mira_tg"),
+                       ("Wallet", "0x52908400098527886E0F7030069857D2E4169EE7"), ("Deadline", "14 March")):
+        assert sum(f"{key}: {value}" in line for line in user.splitlines()) == 1, key
+    everything = "".join((workspace.root / name).read_text() for name in FILES)
+    assert "5432" not in everything and "db.internal" not in everything  # a config block is not about the person
+
+
+def test_a_list_is_filed_whole_or_not_at_all(workspace, tmp_path):
+    lines = said(workspace, tmp_path, ["Our stack is Django, Postgres, Redis and Celery.",
+                                       "The escrow account stores:\n- owner key\n- asset id\n- price\n- status"])
+    stack = [line for line in lines if "Django" in line]
+    assert stack and all(word in stack[0] for word in ("Postgres", "Redis", "Celery"))
+    escrow = [line for line in lines if "escrow" in line.lower() or "asset id" in line]
+    assert escrow == [] or all(word in escrow[0] for word in ("owner key", "asset id", "price", "status"))
+
+
+def test_an_instruction_for_one_piece_of_work_is_no_standing_rule(workspace, tmp_path):
+    said(workspace, tmp_path, ["The dashboard shows stale numbers after login, can you fix it? Avoid caching "
+                               "responses.", "Don't touch the migration files for the billing fix.",
+                               "Never force-push to main."])
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert "caching" not in soul and "migration" not in soul
+    assert "- Never force-push to main." in soul
+
+
+def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path):
+    said(workspace, tmp_path, ["Here's how I do a release:\n1. Bump the version in pyproject.toml\n"
+                               "2. Update the changelog\n3. Tag the commit\n4. Push the tag"], name="first", day=1)
+    memory = (workspace.root / "memory/MEMORY.md").read_text()
+    assert "To do a release: 1) Bump the version" in memory  # told once: a fact
+    said(workspace, tmp_path, ["Quick reminder of our release checklist:\n- bump the version\n- update the "
+                               "changelog\n- tag the commit\n- push the tag\n- announce it in #releases"],
+         name="second", day=9)
+    skill = (workspace.root / "skills/release/SKILL.md").read_text()
+    assert "name: release" in skill
+    steps = [line for line in skill.splitlines() if line[:1].isdigit()]
+    assert len(steps) == 5 and sum("ump the version" in step for step in steps) == 1
+    assert "Announce it in #releases" in skill
+    assert "release" not in (workspace.root / "memory/MEMORY.md").read_text().lower()  # folded into the skill
+
+
+def test_what_a_procedure_is_and_is_not():
+    assert [(told.goal, told.steps) for told in stated_procedures(
+        "To deploy: first build the image, then push it, finally restart the pods")] == [
+        ("deploy", ("build the image", "push it", "restart the pods"))]
+    assert stated_procedures("The steps to restore a backup: 1) stop the api 2) run restic 3) start the api")
+    assert stated_procedures("To fix the login bug:\n1. check the cookie\n2. clear the cache") == []  # an errand
+    assert stated_procedures("Next steps:\n- call Ana\n- send the invoice") == []
+    assert stated_procedures("To release: bump the version.") == []  # one step is no procedure
+
+
+def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tmp_path):
+    document = ("Please use this as the baseline on every machine:\n\n## Core principles\n"
+                + "\n".join(f"{n}. **Rule {n}** - Never guess about code you have not opened, item {n}."
+                            for n in range(1, 10)))
+    spec = ("I want a dashboard for the shop.\n\n" + "\n".join(
+        f"- **Screen {n}**: the manager sees orders of day {n}, filters them and exports them to the accountant"
+        for n in range(20)))
+    lines = said(workspace, tmp_path, [
+        document, spec,
+        "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks "
+        "from prior chats. If nothing needs attention, reply HEARTBEAT_OK.",
+        "[System: subagent] [Subagent 'Plan' completed successfully]\n\nTask: plan the week.\n\nBackup: If it "
+        "rains, do indoor yoga.",
+        "I have two computers, one for work and one at home.",
+    ])
+    text = "\n".join(lines)
+    for junk in ("guess", "Screen", "orders", "HEARTBEAT", "infer", "yoga"):
+        assert junk not in text, junk
+    assert any("two computers" in line for line in lines)
+
+
+def test_an_english_message_quoting_another_language_files_its_statements_and_waits_for_a_model(workspace,
+                                                                                               tmp_path):
+    said(workspace, tmp_path, ["We decided to answer the Spanish leads by email.\n\nHere is what the hotel wrote "
+                               "back, for context: Trabajamos con hoteles de la región y queremos recibir reservas "
+                               "directas sin comisiones."])
+    assert "answer the Spanish leads by email" in (workspace.root / "memory/MEMORY.md").read_text()
+    assert "Trabajamos" not in "".join((workspace.root / name).read_text() for name in FILES)
+    status = api.status(workspace.root, BUILTIN).status
+    assert status.waiting_for_model == 1 and "es" in status.waiting_languages
+
+
+def test_a_rule_told_to_the_agent_and_a_decision_said_in_two_words(workspace, tmp_path):
+    said(workspace, tmp_path, ["You will always reply with the generated story scene.", "mantengamos DeepSeek-Chat",
+                               "actually there are 22 tasks pending"])
+    assert "- Always reply with the generated story scene." in (workspace.root / "SOUL.md").read_text()
+    memory = (workspace.root / "memory/MEMORY.md").read_text()
+    assert "Mantengamos DeepSeek-Chat." in memory and "22 tasks" not in memory

@@ -1,0 +1,161 @@
+"""Explicit statements in the person's language, read from one data file per language (text/statements.py): rules
+for the agent, statements about the person and decisions are found; what only looks like one is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.text import lists, statements
+from nanodream.text.sentences import sentences
+from nanodream.text.statements import DECISION, PERSON, RULE, kind_of, language, read, read_languages, statement
+
+STATED = [
+    # German
+    ("de", "Antworte immer auf Deutsch.", RULE, "Rules"),
+    ("de", "Nie force-push auf main.", RULE, "Rules"),
+    ("de", "Ab jetzt bitte keine Emojis in Commit-Nachrichten.", RULE, "Rules"),
+    ("de", "Ich wohne in Graz.", PERSON, "Identity"),
+    ("de", "Ich bevorzuge kurze Antworten.", PERSON, "Preferences"),
+    ("de", "Wir haben beschlossen, Postgres zu verwenden.", DECISION, "Decisions"),
+    # French
+    ("fr", "N'utilise jamais de emojis.", RULE, "Rules"),
+    ("fr", "À partir de maintenant, réponds en français.", RULE, "Rules"),
+    ("fr", "J'habite à Lyon.", PERSON, "Identity"),
+    ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
+    ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
+    # Spanish
+    ("es", "Siempre responde en español.", RULE, "Rules"),
+    ("es", "No uses emojis en los commits.", RULE, "Rules"),
+    ("es", "Me llamo Lucía.", PERSON, "Identity"),
+    ("es", "Prefiero respuestas cortas.", PERSON, "Preferences"),
+    ("es", "Decidimos usar FastAPI.", DECISION, "Decisions"),
+    # Portuguese
+    ("pt", "Sempre responda em português.", RULE, "Rules"),
+    ("pt", "Moro em Lisboa.", PERSON, "Identity"),
+    ("pt", "Prefiro respostas curtas.", PERSON, "Preferences"),
+    ("pt", "Decidimos usar Django.", DECISION, "Decisions"),
+    # Chinese (Simplified and Traditional)
+    ("zh", "以后请用中文回答。", RULE, "Rules"),
+    ("zh", "不要用emoji。", RULE, "Rules"),
+    ("zh", "我喜欢简洁的回答。", PERSON, "Preferences"),
+    ("zh", "我住在台北。", PERSON, "Identity"),
+    ("zh", "我們決定用Django。", DECISION, "Decisions"),
+    # Japanese
+    ("ja", "今後は必ず日本語で答えてください。", RULE, "Rules"),
+    ("ja", "絵文字を使わないでください。", RULE, "Rules"),
+    ("ja", "私は東京に住んでいます。", PERSON, "Identity"),
+    ("ja", "Pythonの方が好きです。", PERSON, "Preferences"),
+    ("ja", "Djangoを使うことにしました。", DECISION, "Decisions"),
+    # Korean
+    ("ko", "앞으로 항상 한국어로 대답해 주세요.", RULE, "Rules"),
+    ("ko", "이모지를 사용하지 마세요.", RULE, "Rules"),
+    ("ko", "저는 서울에 살아요.", PERSON, "Identity"),
+    ("ko", "저는 파이썬을 좋아해요.", PERSON, "Preferences"),
+    ("ko", "Django를 쓰기로 했어요.", DECISION, "Decisions"),
+]
+
+
+@pytest.mark.parametrize(("code", "sentence", "kind", "section"), STATED)
+def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sentence, kind, section):
+    found = statement(sentence, language(code))
+    assert found is not None, sentence
+    assert (found.kind, found.section, found.text) == (kind, section, sentence)
+
+
+NOT_STATED = [
+    ("de", "Der Build ist immer langsam."),  # a statement about something, not an instruction
+    ("de", "Immer wenn ich deploye, schlägt der Test fehl."),  # "whenever"
+    ("de", "Bei dieser Datei nie die Tests ändern."),  # this file: one task, not a standing rule
+    ("de", "Ich bin gerade nicht sicher."),  # a state of the moment
+    ("de", "Kannst du das bitte prüfen?"),  # a question
+    ("de", "Keine Ahnung, was da los ist."),  # an idiom
+    ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("fr", "Le build est toujours lent."),
+    ("fr", "Je ne sais jamais quoi faire."),
+    ("fr", "Pas de souci, merci !"),
+    ("es", "Nunca he usado Docker."),  # "never" of their own past
+    ("es", "Siempre que despliego falla."),
+    ("es", "No funciona el login."),
+    ("es", "¿Puedes revisar el archivo?"),
+    ("pt", "Não funciona."),
+    ("pt", "Nunca usei Rust."),
+    ("zh", "这个测试总是失败"),  # "always fails": no directive
+    ("zh", "你要不要试试这个？"),
+    ("zh", "我以后会注意的。"),  # their own promise
+    ("ja", "テストはいつも失敗します。"),  # "always", but no command's ending
+    ("ja", "心配しないでください。"),  # "don't worry"
+    ("ja", "このファイルは変更しないでください。"),  # this file
+    ("ko", "테스트가 항상 실패해요."),
+    ("ko", "걱정하지 마세요."),
+    ("ko", "이 파일은 수정하지 마세요."),
+]
+
+
+@pytest.mark.parametrize(("code", "sentence"), NOT_STATED)
+def test_what_only_looks_like_a_statement_is_none(code, sentence):
+    assert statement(sentence, language(code)) is None
+
+
+def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words():
+    """The person's rule of issue 45: "always look at all pages (there is a next page); remember this"."""
+    said = list(sentences("查看飞书多维表格时务必看全部，有下一页。这个要牢记", "zh"))
+    reading = read(said, "zh")
+    assert [(s.kind, s.text) for s in reading.statements] == [(RULE, "查看飞书多维表格时务必看全部，有下一页。")]
+    assert not reading.unread
+    german = read(list(sentences("Bei der Tabelle bitte alle Seiten anschauen, es gibt eine nächste Seite. Merk "
+                                 "dir das.", "de")), "de")
+    assert [s.kind for s in german.statements] == [RULE] and not german.unread
+
+
+def test_a_message_with_more_than_statements_is_left_unread_and_small_talk_is_nothing():
+    mixed = read(list(sentences("Prefiero respuestas cortas. ¿Puedes revisar el despliegue de ayer?", "es")), "es")
+    assert [s.kind for s in mixed.statements] == [PERSON] and mixed.unread
+    thanks = read(list(sentences("¡Muchas gracias!", "es")), "es")
+    assert thanks.statements == [] and not thanks.unread
+    unknown = read(["Il server di produzione gira su Debian."], "it")  # no data file: all of it is left
+    assert unknown.statements == [] and unknown.unread
+
+
+def test_a_hosts_tagged_line_is_routed_by_its_languages_cues_and_its_name_for_the_person():
+    assert kind_of("Der Benutzer arbeitet nachts.", "de").kind == PERSON
+    assert kind_of("用户使用Linux。", "zh").kind == PERSON
+    assert kind_of("Der Server läuft auf Hetzner.", "de") is None  # project memory
+
+
+def test_a_line_closes_with_its_scripts_full_stop():
+    assert statements.tidy("这个要牢记") == "这个要牢记。"
+    assert statements.tidy("저는 서울에 살아요") == "저는 서울에 살아요."
+    assert statements.tidy("ich wohne in Graz") == "Ich wohne in Graz."
+
+
+def test_every_language_of_the_issue_has_a_data_file():
+    assert {"en", "de", "fr", "es", "pt", "zh", "ja", "ko"} <= read_languages()
+
+
+def test_a_speaker_adds_a_language_by_adding_its_file(tmp_path, monkeypatch):
+    italian = """# What the built-in engine reads in Italian.
+code = "it"
+name = "Italian"
+match = "words"
+
+[rule]
+cues = ["sempre", "mai"]
+subjects = ["io", "il", "la"]
+
+[person]
+opening = 3
+identity = ["abito a", "mi chiamo"]
+"""
+    (tmp_path / "lang-it.toml").write_text(italian, encoding="utf-8")
+    monkeypatch.setattr(statements, "DATA", tmp_path)
+    for cached in (statements.read_languages, statements.language, statements.kind_of):
+        cached.cache_clear()
+    try:
+        assert "it" in read_languages()
+        assert statement("Rispondi sempre in italiano.", language("it")).kind == RULE
+        assert statement("Abito a Torino.", language("it")).kind == PERSON
+        assert statement("Il build è sempre lento.", language("it")) is None
+    finally:
+        for cached in (statements.read_languages, statements.language, statements.kind_of):
+            cached.cache_clear()
+    assert lists.DATA.joinpath("lang-de.toml").is_file()

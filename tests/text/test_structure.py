@@ -1,0 +1,155 @@
+"""Structure before phrasing (text/structure.py): what a person pastes is told by its shape and never read as prose;
+a `Key: value` block and a list of fragments are read whole."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nanodream.text.sentences import sentences
+from nanodream.text.structure import key_value, key_values, pasted, program_line
+
+PROGRAM_LINES = [
+    "Traceback (most recent call last):",
+    '  File "/srv/app/worker.py", line 88, in handle',
+    "  File pandas/_libs/parsers.pyx:812, in pandas._libs.parsers.TextReader.read",
+    "KeyError: 'customer_id'",
+    "sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not connect",
+    "    at processTicksAndRejections (node:internal/process/task_queues:95:5)",
+    "    at Object.<anonymous> (/home/dev/site/build.mjs:14:9)",
+    "\tat com.acme.billing.Invoice.total(Invoice.java:57)",
+    "panic: runtime error: index out of range [3] with length 3",
+    "goroutine 1 [running]:",
+    "error[E0382]: borrow of moved value: `cfg`",
+    "  --> src/config.rs:41:17",
+    "2025-11-03T08:14:22.512Z INFO  server listening on :8080",
+    "[2025-11-03 08:14:22] ERROR payment webhook timed out",
+    "[WARN] disk usage at 91%",
+    "INFO:uvicorn.error:Started server process",
+    "$ cargo build --release",
+    "dev@box:~/proj$ make test",
+    "PS C:\\Users\\dev> npm install",
+    "diff --git a/app/models.py b/app/models.py",
+    "@@ -12,7 +12,8 @@ class Invoice:",
+    "Collecting fastapi==0.111.0",
+    "Successfully installed anyio-4.4.0 fastapi-0.111.0",
+    "Requirement already satisfied: idna in ./.venv/lib/python3.12/site-packages",
+    "added 1297 packages, and audited 1298 packages in 41s",
+    "found 0 vulnerabilities",
+    "npm WARN deprecated inflight@1.0.6: This module is not supported",
+    "Get:1 http://deb.debian.org/debian bookworm InRelease [151 kB]",
+    "✔ Would you like to use Tailwind CSS? … No / Yes",
+    "│ ◇  Select a framework › React",
+    " 62%|██████▏   | 62/100 [00:03<00:02, 18.4it/s]",
+    "Do you want to continue? [Y/n]",
+    "=========== 2 failed, 31 passed in 4.12s ===========",
+]
+
+PROSE_LINES = [
+    "I agree 100%, the old design was slower.",
+    "at 10:30 we have the standup, so keep it short",
+    "File a bug upstream when you find one.",
+    "Note: the production server is in Frankfurt.",
+    "Info for later: my manager is Ana.",
+    "$5 a month is fine for the VPS.",
+    "We decided to use Postgres: it is what the team knows.",
+    "- I prefer short commit messages",
+    "Error handling in this project is done with Result types.",
+    "I live in Berlin and work at a bakery.",
+]
+
+
+@pytest.mark.parametrize("line", PROGRAM_LINES)
+def test_a_line_a_program_wrote_is_told_by_its_shape(line):
+    assert program_line(line)
+
+
+@pytest.mark.parametrize("line", PROSE_LINES)
+def test_a_persons_sentence_is_not_taken_for_a_programs_line(line):
+    assert not program_line(line)
+
+
+_NAME = st.text(string.ascii_lowercase + "_", min_size=2, max_size=10)
+
+
+@given(folder=_NAME, module=_NAME, number=st.integers(1, 9999), function=_NAME)
+def test_any_python_frame_or_exception_is_structure(folder, module, number, function):
+    assert program_line(f'  File "/{folder}/{module}.py", line {number}, in {function}')
+    assert program_line(f"  File {folder}/{module}.pyx:{number}, in {module}.{function}")
+    assert program_line(f"{module.title().replace('_', '')}Error: {function} failed")
+
+
+def test_a_paste_spans_its_paragraph_from_the_first_program_line_to_the_last_and_the_persons_words_stay():
+    message = ["When I run the import I get this:", "", "Traceback (most recent call last):",
+               '  File "/srv/app/load.py", line 12, in <module>', "    rows = read(path)",
+               "Some prose-looking line the tool printed", "ValueError: bad header", "", "Can you look?"]
+    assert pasted(message) == {2, 3, 4, 5, 6}
+    said = list(sentences("\n".join(message)))
+    assert said == ["When I run the import I get this:", "Can you look?"]
+
+
+def test_a_tools_notice_inside_its_output_is_output_and_what_follows_is_the_persons():
+    message = ("$ npx create-next-app@latest\n✔ Would you like to use TypeScript? … No / Yes\n"
+               "Telemetry (helps us improve the product)\nYou may opt out at any time.\n"
+               "added 312 packages, and audited 313 packages in 24s\nfound 0 vulnerabilities\n"
+               "That is what I got. I work at Acme as a frontend developer.")
+    assert list(sentences(message)) == ["That is what I got.", "I work at Acme as a frontend developer."]
+
+
+def test_a_diff_is_structure_whole_but_a_list_is_not():
+    diff = ["diff --git a/x.py b/x.py", "@@ -1,2 +1,2 @@", "-import os", "+import sys", " print(1)"]
+    assert pasted(diff) >= {0, 1, 2, 3}
+    assert pasted(["Things I like:", "- tea", "- long walks"]) == set()
+
+
+def test_key_value_lines_and_their_block():
+    assert key_value("Twitter: @ada_dev") == ("Twitter", "@ada_dev")
+    assert key_value("- **GitHub**: ada-dev") == ("GitHub", "ada-dev")
+    assert key_value("We decided to use Postgres: it is what we know.") is None  # a sentence, not a key
+    blocks = key_values(["My details:", "Twitter: @ada_dev", "Wallet: 0x52908400098527886E0F7030069857D2E4169EE7",
+                         "Deadline: 14 March", "", "Thanks!"])
+    assert len(blocks) == 1 and blocks[0].lead == "My details:" and blocks[0].lines == (1, 2, 3)
+    assert [key for key, _ in blocks[0].pairs] == ["Twitter", "Wallet", "Deadline"]
+    assert key_values(["Twitter: @ada_dev"]) == []  # one line is a sentence's business
+
+
+def test_a_list_of_fragments_is_one_text_with_its_lead_and_a_list_of_statements_is_not():
+    joined = list(sentences("The vault account stores:\n- owner key\n- asset id\n- price\n- status flag"))
+    assert joined == ["The vault account stores: owner key, asset id, price, status flag"]
+    apart = list(sentences("About me:\n- I prefer short commit messages\n- I have a dog named Bruno"))
+    assert apart == ["About me:", "I prefer short commit messages", "I have a dog named Bruno"]
+
+
+def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
+    from nanodream.text.structure import the_persons_words
+
+    assert the_persons_words("[System: subagent] [Subagent 'Plan tomorrow' completed successfully]\n\nTask: …") == ""
+    assert the_persons_words("OpenClaw runtime context (internal):\nThis context is runtime-generated, not "
+                             "user-authored.\n[Internal task completion event]") == ""
+    assert the_persons_words("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing "
+                             "needs attention, reply HEARTBEAT_OK.") == ""
+    assert the_persons_words("System: [14:02:11 UTC] Exec completed (code 0) :: done\n\nvoilà, c'est fait\n"
+                             "[message_id: 3EB0FEE3856C04]") == "\nvoilà, c'est fait"
+
+
+def test_a_document_starts_at_its_heading_or_after_the_first_paragraph_of_a_long_structured_message():
+    from nanodream.text.structure import document_start
+
+    pasted = ["Use this as the team's baseline, please:", "", "## Principles", "1. Never guess", "2. Test first"]
+    assert document_start(pasted) == 2
+    spec = ["I want a small tool for the office.", ""] + [f"- **Part {n}**: it handles step {n} of the intake, "
+                                                        "checks the form and files it where the team expects it"
+                                                        for n in range(16)]
+    assert sum(len(line) for line in spec) > 1500 and document_start(spec) == 1
+    chat = ["I live in Lisbon.", "", "We decided to use Postgres.", "- item one", "- item two"]
+    assert document_start(chat) == len(chat)
+    assert list(sentences("\n".join(pasted))) == ["Use this as the team's baseline, please:"]
+
+
+def test_a_paragraph_of_a_screens_labels_is_pasted():
+    assert pasted(["Import Results", "Import Complete", "Successfully created: 1 tickets"]) == {0, 1, 2}
+    assert pasted(["Error Details:", "Row 3: object has no attribute 'x' in ticket system"]) == {1}
+    assert pasted(["I live in Lisbon", "and work from home"]) == set()  # dictated lines, someone speaking

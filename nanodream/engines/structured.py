@@ -5,7 +5,8 @@ instead for one item per numbered fact — its file, its line, the line it repla
 the server holding the answer to a JSON schema (llama.cpp's and vLLM's `response_format`, Ollama's `format`;
 litellm passes `response_format` on), the same models keep most facts. nanodream turns each item into an edit
 of the staged copy through the same `write_file` tool (so the same caps, secret and injection checks) and the
-same guards and accounting after the session.
+same guards and accounting after the session. Those edits are nanodream's, made from the model's one answer: they
+do not count against the tool-call cap, which bounds a model's own calls (160 facts are one request, not 160 calls).
 
 An item only ever writes the fact it is about: a line that does not hold its fact (engines/facts.py) is
 replaced by the fact's own words, so a model cannot slip anything else in. A correction replaces the line it
@@ -26,6 +27,7 @@ from nanodream.engines.conversation import Conversation
 from nanodream.engines.facts import BatchFact, batch_facts, corrects, holds, strip_tag_prefix
 from nanodream.engines.routing import route_fact
 from nanodream.markdown import MarkdownDoc
+from nanodream.pinning import is_pinned
 from nanodream.rejected import fact_text
 from nanodream.text.words import similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
@@ -132,16 +134,42 @@ def _item(raw: dict[str, Any]) -> Item | None:
 
 
 class Filing:
-    """Applies the items of one answer to the staged files, through the toolbox."""
+    """Applies the items of one answer to the staged files, through the toolbox.
+
+    The items' edits are made on one copy of each file and written once per file at the end: checked like any
+    write (caps, pins, secrets, injections) over what changed once, not once per item. A file whose combined
+    write is refused gets its items one write at a time, so one bad item keeps only itself out.
+    """
 
     def __init__(self, toolbox: ToolBox, facts: list[BatchFact]) -> None:
         self.toolbox = toolbox
         self.facts = {fact.number: fact for fact in facts}
         self.explanations: dict[int, str] = {}
         self.notes: list[str] = []
+        # What memory held before this answer: an item for a fact it holds changes nothing.
+        self._before = [fact_text(line) for path in CORE_FILES
+                        for line in (toolbox.staging.read(path) or "").splitlines()]
 
     def apply(self, items: list[Item]) -> None:
+        docs: dict[str, MarkdownDoc] = {}
+        touched: dict[str, list[tuple[BatchFact, Item]]] = {}
+        for fact, item in self._chosen(items):
+            path = self._file(fact, item, docs)
+            if path is not None:
+                touched.setdefault(path, []).append((fact, item))
+        for path, filed in touched.items():
+            if self._write(path, docs[path], note=False):
+                continue
+            for fact, item in filed:  # one at a time, each on the file as staged so far
+                one: dict[str, MarkdownDoc] = {}
+                written = self._file(fact, item, one)
+                if written is not None:
+                    self._write(written, one[written])
+
+    def _chosen(self, items: list[Item]) -> list[tuple[BatchFact, Item]]:
+        """Each fact's first item that files it somewhere; an item filing nothing gives its reason."""
         seen: set[int] = set()
+        chosen = []
         for item in items:
             fact = self.facts.get(item.number)
             if fact is None or item.number in seen:
@@ -151,33 +179,42 @@ class Filing:
                 if item.reason:
                     self.explanations[item.number] = item.reason
                 continue
-            self._file(fact, item)
+            chosen.append((fact, item))
+        return chosen
 
-    def _file(self, fact: BatchFact, item: Item) -> None:
+    def _file(self, fact: BatchFact, item: Item, docs: dict[str, MarkdownDoc]) -> str | None:
+        """Edit the copy of the file the item's fact goes to; the path it changed, or None."""
         line = _line_for(fact, item.line)
-        if self._held(fact):
-            return
-        old = self._replaced(fact, item.replaces)
+        if self._held(fact, line, docs):
+            return None
+        old = self._replaced(fact, item.replaces, docs)
         if old is not None:
             path, index = old
-            doc = MarkdownDoc(self.toolbox.staging.read(path) or "")
-            doc.replace_bullet(index, line)
-            self._write(path, doc)
-            return
-        doc = MarkdownDoc(self.toolbox.staging.read(item.file) or "")
+            if is_pinned(self._doc(path, docs).lines[index]):
+                self.notes.append(f"{path}: the line item {item.number} replaces is pinned by a person; left as is")
+                return None
+            self._doc(path, docs).replace_bullet(index, line)
+            return path
+        doc = self._doc(item.file, docs)
         doc.add_bullet(route_fact(line).section if item.file == route_fact(line).path else _last_section(doc),
                        line)
-        self._write(item.file, doc)
+        return item.file
 
-    def _held(self, fact: BatchFact) -> bool:
-        return any(holds(fact_text(line), fact.text, correction=fact.is_correction)
-                   for path in CORE_FILES for line in (self.toolbox.staging.read(path) or "").splitlines())
+    def _doc(self, path: str, docs: dict[str, MarkdownDoc]) -> MarkdownDoc:
+        if path not in docs:
+            docs[path] = MarkdownDoc(self.toolbox.staging.read(path) or "")
+        return docs[path]
 
-    def _replaced(self, fact: BatchFact, copied: str) -> tuple[str, int] | None:
+    def _held(self, fact: BatchFact, line: str, docs: dict[str, MarkdownDoc]) -> bool:
+        """Memory held the fact before this answer, or an earlier item of it already wrote these words."""
+        if any(holds(before, fact.text, correction=fact.is_correction) for before in self._before):
+            return True
+        return any(fact_text(bullet.text) == line for doc in docs.values() for bullet in doc.bullets())
+
+    def _replaced(self, fact: BatchFact, copied: str, docs: dict[str, MarkdownDoc]) -> tuple[str, int] | None:
         """The bullet the fact replaces: the line the model copied (exactly, or closely), else for a correction
         the line it corrects."""
-        bullets = [(path, bullet) for path in CORE_FILES
-                   for bullet in MarkdownDoc(self.toolbox.staging.read(path) or "").bullets()]
+        bullets = [(path, bullet) for path in CORE_FILES for bullet in self._doc(path, docs).bullets()]
         wanted = fact_text(copied)
         if wanted:
             exact = next(((p, b.index) for p, b in bullets if fact_text(b.text) == wanted), None)
@@ -190,10 +227,11 @@ class Filing:
             return next(((p, b.index) for p, b in bullets if corrects(fact.text, b.text)), None)
         return None
 
-    def _write(self, path: str, doc: MarkdownDoc) -> None:
-        result = self.toolbox.invoke("write_file", path=path, content=doc.render())
-        if not result.ok:
+    def _write(self, path: str, doc: MarkdownDoc, *, note: bool = True) -> bool:
+        result = self.toolbox.apply("write_file", path=path, content=doc.render())
+        if not result.ok and note:
             self.notes.append(f"{path}: {result.problem}")
+        return result.ok
 
 
 def _line_for(fact: BatchFact, written: str) -> str:

@@ -27,12 +27,14 @@ class SessionAborted(RuntimeError):
 
     `misuse`: the repeated call named no tool there is, could not be read at all, or lacked or mistyped a
     parameter: the model cannot use the tools, which says nothing about the history it was given. (Broken
-    JSON arguments are not counted here: a truncated or hostile response looks the same.)
+    JSON arguments are not counted here: a truncated or hostile response looks the same.) `cap`: the session
+    reached its tool-call cap, which a working model meets on a batch too big for one session.
     """
 
-    def __init__(self, message: str, *, misuse: bool = False) -> None:
+    def __init__(self, message: str, *, misuse: bool = False, cap: bool = False) -> None:
         super().__init__(message)
         self.misuse = misuse
+        self.cap = cap  # the tool-call cap, not a loop: the batch may be too big for one session
 
 
 class Misuse(ToolError):
@@ -94,12 +96,20 @@ class ToolBox:
         """An in-process engine's call: same limits and checks as the model's, with a typed result."""
         return self._run(name, arguments)
 
-    def _run(self, name: str, raw_arguments: str | dict[str, Any] | None, unreadable: str = "") -> ToolResult:
-        self.calls += 1
-        if self.calls > self.limits.max_tool_calls:
-            raise SessionAborted(f"tool-call cap of {self.limits.max_tool_calls} reached")
-        if self.on_call is not None:
-            self.on_call(self.calls, str(name))
+    def apply(self, name: str, **arguments: str) -> ToolResult:
+        """An edit nanodream makes from the model's one answer (structured mode files each of its items): the same
+        checks as any call, but not a call the model made, so it does not count against the tool-call cap, which
+        bounds a model's own loop (160 facts answered as JSON are one request, not 160 calls)."""
+        return self._run(name, arguments, counted=False)
+
+    def _run(self, name: str, raw_arguments: str | dict[str, Any] | None, unreadable: str = "", *,
+             counted: bool = True) -> ToolResult:
+        if counted:
+            self.calls += 1
+            if self.calls > self.limits.max_tool_calls:
+                raise SessionAborted(f"tool-call cap of {self.limits.max_tool_calls} reached", cap=True)
+            if self.on_call is not None:
+                self.on_call(self.calls, str(name))
         tool = self.registry.get(name)
         try:
             if unreadable:

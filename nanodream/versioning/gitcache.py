@@ -207,6 +207,11 @@ def fixed(key: tuple[str, ...], ask: Callable[[], T]) -> T:
     return _FIXED[key]  # type: ignore[return-value]
 
 
+def fixed_answer(key: tuple[str, ...]) -> tuple[bool, object]:
+    """(True, answer) when a fixed answer is kept for `key` (see `fixed`), without asking anything."""
+    return (True, _FIXED[key]) if key in _FIXED else (False, None)
+
+
 def moved(key: tuple[str, ...], stamp: Stamp | None, sha: str) -> None:
     """HEAD was just moved to `sha` by this process: kept as the answer when the ref file says so."""
     ref_text = stamp[1] if stamp is not None else None

@@ -107,7 +107,7 @@ def render_skills(signals: Signals, budget: int = SKILLS_INDEX_CHARS) -> str:
     What every skill shares (the cap, the units) is said once in the heading, not on each line."""
     skills = signals.skills
     if not skills:
-        return "# Skills index (read_file a SKILL.md before changing it)\n(no skills yet)"
+        return "# Skills index\n(no skills yet)"
     cap = max(skill.size.cap for skill in skills)
     lines = {skill.name: f"- {_skill_line(skill, cap)}" for skill in skills}
     shown = _within_budget(signals, lines, budget)
@@ -172,15 +172,30 @@ def _use_facts(use: SkillUse | None) -> list[str]:
 
 
 def render_signals(signals: Signals, *, tidy: bool) -> str:
-    lines = [f"# Signals (today is {signals.today.isoformat()})", ""]
-    lines.append(f"Line ages, days since changed (L = line numbers above; task state is stale after "
-                 f"{signals.stale_after_days}d):")
-    lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
+    lines = [f"# Signals (today is {signals.today.isoformat()})", "", *render_ages(signals)]
     if not tidy:
         lines += render_recurrence(signals.topics)
     lines += render_skill_ages(signals)
     lines += render_skill_health(signals.health)
     return "\n".join(lines)
+
+
+def render_ages(signals: Signals) -> list[str]:
+    """Days since each line changed, by runs of lines; files whose lines are all one age share one line, and when
+    every line changed today that is all there is to say."""
+    said = {path: _age_line(sections, signals) for path, sections in signals.ages.items()}
+    if said and set(said.values()) <= {"all lines 0d", "empty"}:
+        return ["Line ages: every line changed today."]  # nothing is old enough to act on
+    spans = any(" L" in line or line.startswith('"') for line in said.values())
+    heading = "Line ages, days since changed (" + ("L = line numbers above; " if spans else "")
+    lines = [f"{heading}task state is stale after {signals.stale_after_days}d):"]
+    alike: dict[str, list[str]] = {}
+    for path, line in said.items():
+        alike.setdefault(line, []).append(path)
+    for line, paths in alike.items():
+        lines.append(f"- {', '.join(paths)}: {line}" if line.startswith("all lines") or line == "empty"
+                     else "\n".join(f"- {path}: {line}" for path in paths))
+    return lines
 
 
 def render_recurrence(topics: tuple[Topic, ...]) -> list[str]:

@@ -151,9 +151,14 @@ def _skill_line(skill: SkillSignal, cap: int) -> str:
 
 
 def render_skill_ages(signals: Signals) -> list[str]:
-    """Days since each skill changed and how much it is used: what the day changes, so not in the index."""
-    shown = [f"{skill.name} {_skill_age(skill, signals)}" for skill in signals.skills if skill.changed is not None]
-    return ["", "Skills — days since changed, and use: " + " · ".join(shown)] if shown else []
+    """Days since each skill changed and how much it is used: what the day changes, so not in the index. When
+    every skill says the same (all changed N days ago, none tracked in use), that is said once."""
+    said = {skill.name: _skill_age(skill, signals) for skill in signals.skills if skill.changed is not None}
+    if not said:
+        return []
+    if len(said) > 1 and len(set(said.values())) == 1:
+        return ["", f"Skills — days since changed, and use: all {len(said)} {next(iter(said.values()))}"]
+    return ["", "Skills — days since changed, and use: " + " · ".join(f"{name} {age}" for name, age in said.items())]
 
 
 def _skill_age(skill: SkillSignal, signals: Signals) -> str:

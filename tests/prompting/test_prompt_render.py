@@ -294,6 +294,12 @@ def test_line_ages_say_each_age_once_and_nothing_more_when_every_line_is_new(exa
     assert "- SOUL.md, USER.md: all lines 14d" in ages and "- memory/MEMORY.md: " in ages and " 0d" in ages
     fresh = Workspace.at(example.root.parent / "fresh")
     scaffold(fresh.root)
+    for name in ("deploy-check", "report-weekly"):
+        (fresh.root / "skills" / name).mkdir(parents=True)
+        (fresh.root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: How to {name}\n"
+                                                             "---\n\n1. Run `make`\n")
     ensure_repository(GitStore(fresh))
     write_history(fresh, [entry(1, "[durable] Uses Go.")])
-    assert "\nLine ages: every line changed today.\n" in render_next_request(fresh, Settings()).user
+    user = render_next_request(fresh, Settings()).user
+    assert "\nLine ages: every line changed today.\n" in user
+    assert "\nSkills — days since changed, and use: all 2 0d\n" in user  # what every skill says, said once

@@ -817,15 +817,15 @@ def fleet_enqueue(roots: list[Path], *, redis_url: str, queue: str, config: Path
     _fleet_extra()
     from rq import Queue
 
+    from nanodream import clock
     from nanodream.fleet.sweep import sweep
-    from nanodream.scheduling.hostbusy import utc_now
 
     missing = [str(root) for root in roots if not root.is_dir()]
     if missing:
         raise Refused(f"not a directory: {', '.join(missing)}", exit_code=ExitCode.USAGE)
     settings = _fleet_config(config)
     with _redis(redis_url) as connection:
-        return FleetSweep(sweep=sweep(roots, settings, Queue(queue, connection=connection), utc_now()))
+        return FleetSweep(sweep=sweep(roots, settings, Queue(queue, connection=connection), clock.now()))
 
 
 @action()

@@ -15,6 +15,7 @@ from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
 from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
+from nanodream.run import sizing
 from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
@@ -59,6 +60,9 @@ class Status(Declared):
     # what the repository configures that would run a program, never obeyed: [{"key", "origin", "runs"}]
     git_ignored: list[dict[str, str]] = field(default_factory=list)
     linked_skills: list[str] = field(default_factory=list)  # skills reached through a link: left alone
+    # sessions a cap stopped on a batch too big, whose entries wait to be dreamed in a smaller one (run/sizing.py):
+    # {"first_line", "last_line", "entries", "cause", "requests", "tokens_in", "tokens_out", "request_bytes", ...}
+    failed_sessions: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -100,6 +104,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         out_of_date=[item.to_dict() for item in out_of_date(workspace)],
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
         linked_skills=workspace.linked_skills(),
+        failed_sessions=[asdict(failure) for failure in sizing.load(workspace).failures
+                         if failure.start >= resumed.position.offset],
     )
 
 

@@ -289,6 +289,7 @@ class RunRecord(Declared):
     dead_letters: list[str] = field(default_factory=list)
     notable: list[dict[str, Any]] = field(default_factory=list)  # {line, cursor, outcome, detail}
     requests: int = 0  # model requests, all batches together
+    request_bytes: int = 0  # what those requests sent (messages, tools, response format as JSON)
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
     phases: dict[str, Any] | None = None  # the insight phases: notes, their own tokens and cost, commit, insights
@@ -331,6 +332,8 @@ class Trailer(StrEnum):
     INSIGHT_TOKENS = "Dream-Insight-Tokens"  # the insight phases' own tokens, apart from the consolidation's
     INSIGHT_COST = "Dream-Insight-Cost"
     HELD = "Dream-Held"  # a proposal of lines a run held back for a person, and why (run/holds.py)
+    # sessions that failed as too big on the entries this commit consumed: sessions=N requests=R in=I out=O bytes=B
+    FAILED = "Dream-Failed"
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+):[ \t]*(.*?)\s*$")
@@ -416,6 +419,13 @@ class Trailers:
     def tokens(self) -> tuple[int, int] | None:
         match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
         return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def failed(self) -> dict[str, int] | None:
+        """`Dream-Failed`: what the sessions that failed as too big on this commit's entries cost, by key."""
+        pairs = [part.split("=", 1) for part in self.values.get(Trailer.FAILED, "").split()]
+        found = {key: int(value) for key, value in (p for p in pairs if len(p) == 2) if value.isdigit()}
+        return found if "sessions" in found else None
 
     @property
     def cached_tokens(self) -> int | None:

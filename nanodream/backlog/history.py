@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -414,9 +414,10 @@ def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
     return found if isinstance(found, HistoryEntry) and found.offset == offset else None
 
 
-def next_batch(path: Path, start: Position, budget_tokens: int,
-               excluded: frozenset[int] = frozenset()) -> Batch | None:
-    """The oldest entries from `start` that fit `budget_tokens`; an oversized entry goes alone.
+def next_batch(path: Path, start: Position, budget_tokens: int, excluded: frozenset[int] = frozenset(),
+               admit: Callable[[HistoryEntry, bool], bool] | None = None) -> Batch | None:
+    """The oldest entries from `start` that fit `budget_tokens` (and that `admit` takes, when given: it is told
+    each entry in turn, the first with `True`, and ends the batch by refusing one); an oversized entry goes alone.
 
     Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
     quarantined ones, suspects of this run).
@@ -431,9 +432,11 @@ def next_batch(path: Path, start: Position, budget_tokens: int,
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
         cost = entry_tokens(cleaned)
-        if entries and used + cost > budget_tokens:
+        if entries and (used + cost > budget_tokens or (admit is not None and not admit(cleaned, False))):
             more_after = True
             break
+        if not entries and admit is not None:
+            admit(cleaned, True)
         entries.append(cleaned)
         skipped += dropped
         used += cost

@@ -33,9 +33,21 @@ from nanodream.run.pipeline import RUN_PASSES
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
+from nanodream.run.sizing import Sizing, failed_trailer
 from nanodream.versioning import pending
 from nanodream.versioning.gitstate import NeedsPerson
-from nanodream.vocab import FAILURES, EntryOutcome, ExitCode, Outcome, Refused, Trailer, count, numbered, utc_stamp
+from nanodream.vocab import (
+    FAILURES,
+    EntryOutcome,
+    ExitCode,
+    Outcome,
+    Refused,
+    Trailer,
+    count,
+    count_entries,
+    numbered,
+    utc_stamp,
+)
 from nanodream.workspace import Workspace
 
 
@@ -195,6 +207,7 @@ class _Backlog:
     held: set[int]  # offsets of quarantined entries, passed over
     past_runs: list = field(default_factory=list)
     isolation: Isolation = field(default_factory=Isolation)
+    sizing: Sizing | None = None  # how big a batch one session can take (run/sizing.py)
 
     def take(self) -> _Planned | None:
         """The next batch to dream, or None when the backlog is empty or the run's batch limit is reached."""
@@ -219,17 +232,21 @@ class _Backlog:
 
     def _next_from_history(self) -> Batch | None:
         excluded = frozenset(self.held) | self.isolation.excluded()
-        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded)
+        admit = self.sizing.admission() if self.sizing is not None else None
+        return next_batch(self.ctx.workspace.history_file, self.position, self.ctx.settings.batch_tokens, excluded,
+                          admit)
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
                 and len(batch.entries) > 1)
 
-    def hooks(self) -> BatchHooks:
-        """Suspects are quarantined right before the next batch is applied: its success is the proof."""
-        if not self.isolation.suspects:
-            return BatchHooks()
-        return BatchHooks(before_apply=self._quarantine_suspects)
+    def hooks(self, batch: Batch) -> BatchHooks:
+        """Suspects are quarantined right before the next batch is applied: its success is the proof. A batch that
+        moves past sessions which failed as too big names what they cost in its commit (`Dream-Failed`)."""
+        passed = self.sizing.passed(batch) if self.sizing is not None else []
+        trailers = ((Trailer.FAILED, failed_trailer(passed)),) if passed else ()
+        return BatchHooks(before_apply=self._quarantine_suspects if self.isolation.suspects else None,
+                          trailers=trailers)
 
     def _quarantine_suspects(self) -> None:
         reasons = {s.entry.offset: s.reason for s in self.isolation.suspects}
@@ -237,6 +254,12 @@ class _Backlog:
             self.held.add(entry.offset)
             self.report.quarantined.append(entry.line)
             self.report.note_entry(entry.line, entry.cursor, EntryOutcome.QUARANTINED, reasons[entry.offset])
+
+    def landed(self, planned: _Planned, outcome: BatchOutcome, engine: Engine | None) -> None:
+        """A batch (or its part before an unaccounted fact) was consumed: what sizing learns from it."""
+        if self.sizing is not None and outcome.entries:
+            kept = Batch(planned.batch.entries[:outcome.entries])
+            self.sizing.landed(kept, outcome, structured=bool(getattr(engine, "structured", True)))
 
     def settle(self, planned: _Planned, outcome: BatchOutcome) -> bool:
         """Move past a batch that succeeded, or split / suspect one that keeps failing; False ends the run."""
@@ -246,6 +269,9 @@ class _Backlog:
             for entry in batch.entries:
                 if not entry.content.strip():
                     self.report.note_entry(entry.line, entry.cursor, EntryOutcome.SKIPPED, "only [skip] lines")
+            return True
+        if outcome.oversized and len(batch.entries) > 1 and not self.ctx.dry_run and self.sizing is not None:
+            self._smaller(planned, outcome)
             return True
         poisoned = planned.from_split or self.isolation.suspects or planned.streak + 1 >= self.ctx.settings.split_after
         # A full file, git refusing the commit, a model that cannot use tools or a missing key: no poisoned entry.
@@ -261,6 +287,20 @@ class _Backlog:
         return len(self.isolation.suspects) < MAX_SUSPECTS
 
 
+    def _smaller(self, planned: _Planned, outcome: BatchOutcome) -> None:
+        """A cap stopped the session on more than one entry: the batch was too big, not the model or an entry bad.
+        Remembered (before anything else), and its entries go again in a batch of at most half as many."""
+        assert self.sizing is not None
+        batch = planned.batch
+        self.sizing.too_big(batch, outcome.oversized, outcome, self.report.run_id)
+        half = max(1, len(batch.entries) // 2)
+        outcome.outcome = Outcome.SPLIT
+        outcome.reason = (f"{outcome.reason} on {count_entries(len(batch.entries))}: too big for one session; "
+                          f"dreamed again at most {count_entries(half)} at a time")
+        if planned.from_split:
+            self.isolation.split(batch)  # a half of a search for a poisoned entry: its own halves come next
+
+
 def _drain(ctx: RunContext, report: RunReport) -> None:
     try:
         held = set(held_offsets(ctx.workspace))
@@ -270,7 +310,8 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
     if not ctx.dry_run:
         _release_capacity_holds(ctx, report)
         held = set(held_offsets(ctx.workspace))
-    backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200))
+    backlog = _Backlog(ctx, report, _resume(ctx, report), held, read_records(ctx.workspace, limit=200),
+                       sizing=Sizing(ctx.workspace, ctx.settings, keep=not ctx.dry_run))
     observer = ctx.options.observer
     while not _stop_requested(ctx, report):
         observer.activity("reading the next batch of history")
@@ -279,12 +320,14 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
             break
         engine = ctx.engine() if planned.batch.has_content else None
         observer.batch_started(planned.batch)
-        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
+        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks(planned.batch))
         # a batch whose part before it could not be applied fails as a whole, the usual way
         held_back = outcome.held_back if outcome.outcome not in FAILURES else None
         outcome.held_back = None
         observer.batch_finished(outcome)
         report.batches += [outcome, held_back] if held_back else [outcome]
+        if outcome.outcome not in FAILURES and not ctx.dry_run:
+            backlog.landed(planned, outcome, engine)
         if held_back is not None:  # its first entries are consumed; the rest ends the run, the cursor before it
             report.settle_failure(held_back, at=(held_back.first_line, held_back.last_line))
             return
@@ -351,8 +394,11 @@ def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:
         report.fail(isolation.unresolved() + note, at=(first, first))
         return
     if report.batches and report.consumed is None and not dry_run:
-        # Only failed halves: a limit or a stop cut the search short and nothing moved.
         first = report.batches[0]
+        if all(batch.oversized for batch in report.batches):  # not a poisoned entry: no streak toward a split
+            report.fail(f"{report.batches[-1].reason}; the next run takes the smaller batch{note}")
+            return
+        # Only failed halves: a limit or a stop cut the search short and nothing moved.
         report.fail(f"{report.batches[-1].reason}; stopped while splitting the failing batch{note}",
                     at=(first.first_line, first.last_line))
         return

@@ -36,6 +36,9 @@ class CommitSummary(Declared):
     model: str | None
     restores: str | None  # for a restore: the sha it undid
     cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
+    # sessions that failed as too big on the entries a dream consumed, before it: {"sessions", "requests", "in",
+    # "out", "bytes"} (run/sizing.py); null when none did
+    failed: dict[str, int] | None = None
 
 
 @dataclass
@@ -59,7 +62,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         lines={"first": lines[0], "last": lines[1]} if lines else None,
         tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
-        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
+        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset, failed=trailers.failed,
     )
 
 

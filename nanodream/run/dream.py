@@ -150,8 +150,21 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
                 _tidy(ctx, report)
         if before is not None:
             run_phases(ctx, report, before, exploring, RUN_PASSES)
+        if report.outcome == Outcome.NOTHING_TO_DO and not report.batches:
+            _idle(ctx, report)
     except EngineUnavailable as exc:
         report.fail(str(exc), outcome=exc.outcome)
+
+
+def _idle(ctx: RunContext, report: RunReport) -> None:
+    """A run with nothing to consume indexes a share of the consumed history connect cannot search yet (an
+    adopted history's older lines: insights/history_index.py), so runs that consume never pay for it."""
+    if ctx.dry_run or "connect" not in ctx.settings.phases:
+        return
+    from nanodream.insights.history_index import backfill
+
+    if backfill(ctx.workspace, resume(ctx.workspace).position):
+        report.notices.append("indexed older consumed history for connect's searches, a share per idle run")
 
 
 def _ingest_sources(ctx: RunContext, report: RunReport) -> None:

@@ -29,7 +29,6 @@ from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import CHARS_PER_TOKEN, Batch, HistoryEntry, entry_tokens, tagged_lines
 from nanodream.config import Settings
-from nanodream.rejected import fact_key
 from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES, Workspace
 
@@ -113,6 +112,8 @@ def save(workspace: Workspace, state: SizingState) -> None:
 
 def known_facts(workspace: Workspace) -> set[frozenset[str]]:
     """The facts the active files state (by `rejected.fact_key`): a batch's fact already there needs no edit."""
+    from nanodream.rejected import fact_key  # a run's modules: `status` reads the state alone
+
     known: set[frozenset[str]] = set()
     for path in CORE_FILES:
         try:
@@ -130,16 +131,17 @@ class Facts:
     def __init__(self, known: set[frozenset[str]]) -> None:
         from nanodream.engines.facts import FACT_TAGS  # the rules a run loads anyway: `status` reads the state alone
         from nanodream.engines.routing import parse_task
+        from nanodream.rejected import fact_key
 
         self.seen = set(known)
-        self.tags, self.is_task = FACT_TAGS, parse_task
+        self.tags, self.is_task, self.key = FACT_TAGS, parse_task, fact_key
 
     def of(self, entry: HistoryEntry) -> float:
         new = untagged = 0
         for tag, text in tagged_lines(entry.content):
             if tag is None:
                 untagged += 1
-            elif tag in self.tags and (key := fact_key(text)) not in self.seen and self.is_task(text) is None:
+            elif tag in self.tags and (key := self.key(text)) not in self.seen and self.is_task(text) is None:
                 self.seen.add(key)
                 new += 1
         return new + untagged / UNTAGGED_PER_EDIT

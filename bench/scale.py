@@ -42,7 +42,7 @@ def history_lines(lines: int) -> Path:
     """A history of `lines` copies of run_overhead's batch content, one entry a minute; generated once, cached."""
     path = cache_dir() / f"scale-history-v1-{lines}.jsonl"
     if not path.exists():
-        partial = path.with_suffix(".partial")
+        partial = path.with_suffix(f".{os.getpid()}.partial")  # two workers never share a half-written file
         content = json.dumps(CONTENT)
         with partial.open("w", encoding="utf-8") as out:
             for start in range(1, lines + 1, 10_000):

@@ -70,11 +70,11 @@ def template(root: Path, lines: int, skills: int, bullets: int) -> Path:
 PEAK: dict[str, float] = {}  # the peak resident memory (MB) of the last run_cpu, read by history_rows
 
 
-def run_cpu(ws: Path, note: int) -> float:
+def run_cpu(ws: Path, note: int, model: str = "openai/bench-model") -> float:
     """CPU seconds of one `nanodream run --max-batches 1` process over `ws` (its git children included); its peak
     resident memory goes to PEAK["last"]."""
     with ScriptedServer(session_script(note + 1)[3 * note:]) as server:
-        env = {**child_env(), "NANODREAM_MODEL": "openai/bench-model", "NANODREAM_API_BASE": server.url,
+        env = {**child_env(), "NANODREAM_MODEL": model, "NANODREAM_API_BASE": server.url,
                "NANODREAM_API_KEY": "bench", "NANODREAM_MAX_RETRIES": "0",
                "NANODREAM_BATCH_TOKENS": str(BATCH_TOKENS)}
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -147,9 +147,26 @@ def history_rows(tmp: Path, sizes: tuple[int, ...], repeats: int) -> list[Row]:
             judged = lines == judged_size(sizes) and lines != sizes[0]
             rows.append(row(BENCH, f"{name}, {lines:,} lines (x{ratio:.2f} of {sizes[0]:,})", cpu, "s CPU",
                             f"≤ {TARGET_RATIO:g}x" if judged else "", ratio <= TARGET_RATIO if judged else None))
-            peak, largest = PEAK["median"], lines == sizes[-1] and lines >= 1_000_000
-            rows.append(row(BENCH, f"  peak memory, {lines:,} lines", round(peak, 1), "MB",
-                            f"< {TARGET_PEAK_MB} MB" if largest else "", peak < TARGET_PEAK_MB if largest else None))
+            rows.append(row(BENCH, f"  peak memory (litellm's ~200 MB in it), {lines:,} lines",
+                            round(PEAK["median"], 1), "MB"))
+    return rows + peak_rows(sources, tmp)
+
+
+def peak_rows(sources: dict[int, Path], tmp: Path) -> list[Row]:
+    """Peak memory of the builtin engine's run near the end of each history (no litellm: what nanodream itself
+    holds), after a first run has indexed and surveyed it. Target: under 100 MB at 1M lines."""
+    rows: list[Row] = []
+    for lines, source in sources.items():
+        ws = tmp / "peak"
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.copytree(source, ws, symlinks=True)
+        near_the_end(ws)
+        run_cpu(ws, 0, model="builtin")
+        largest = lines >= 1_000_000
+        rows.append(row(BENCH, f"peak memory, builtin run near the end, {lines:,} lines", round(PEAK["last"], 1),
+                        "MB", f"< {TARGET_PEAK_MB} MB" if largest else "",
+                        PEAK["last"] < TARGET_PEAK_MB if largest else None))
+        shutil.rmtree(ws)
     return rows
 
 

@@ -65,7 +65,7 @@ def counted_run(ws: Path, batches: int, first_note: int, bin_dir: Path, log: Pat
     report = json.loads(done.stdout) if done.returncode == 0 else {}
     if len(report.get("commits", [])) != batches:
         raise RuntimeError(f"run did not commit {batches} batches ({done.returncode}): {done.stderr.strip()[-500:]}")
-    return log.read_text(encoding="utf-8").splitlines()
+    return [line for line in log.read_text(encoding="utf-8").split("\n") if line]  # not splitlines: \x1e is no break
 
 
 def subcommand(line: str) -> str:
@@ -118,7 +118,7 @@ def _counted(ws: Path, script: list, bin_dir: Path, log: Path) -> list[str]:
     if len(report.get("commits", [])) != 1:
         raise RuntimeError(f"run did not commit its batch ({done.returncode}): {report.get('reason')} "
                            f"{done.stderr.strip()[-300:]}")
-    return log.read_text(encoding="utf-8").splitlines()
+    return [line for line in log.read_text(encoding="utf-8").split("\n") if line]  # not splitlines: \x1e is no break
 
 
 def corrections_rows(root: Path, facts: int, bin_dir: Path, log: Path) -> list[Row]:

@@ -120,8 +120,8 @@ def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:
     """What the newest dream changed (one `git log`): the last run's outcome alone says "nothing-to-do"."""
     from nanodream.versioning.logview import summarize
 
-    dreams = store.memory_commits(1, kind="dream")
-    return summarize(dreams[0]).to_json() if dreams else None
+    newest = store.newest("dream")
+    return summarize(newest).to_json() if newest is not None else None
 
 
 def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from nanodream import clock
+from nanodream.atomic import read_bytes
 from nanodream.controls import visible
 from nanodream.versioning import gitcache, gitmemo
 from nanodream.versioning.commitmsg import commit_kind
@@ -178,7 +179,25 @@ class GitStore:
         return gitcache.fixed(("tree", commit), lambda: self._git("rev-parse", f"{commit}^{{tree}}"))
 
     def head_message(self) -> str:
-        return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
+        """HEAD's message ("" without a commit); a commit's message never changes, so a later process (`status`)
+        reads it from `.git/nanodream/` instead of asking git again."""
+        head = self.head_sha() if self.exists else None
+        if not head:
+            return ""
+        return gitcache.lasting(("message", str(self.workspace.root), ""), (head,),
+                                lambda: self._read("log", "-1", "--format=%B", head) or "",
+                                lambda answer: isinstance(answer, str))
+
+    def newest(self, kind: str) -> MemoryCommit | None:
+        """The newest commit of `kind` in HEAD's history (`log`'s record of it), kept between processes by HEAD's id:
+        `status` shows the last dream without a `git log` while nothing was committed since."""
+        head = self.head_sha() if self.exists else None
+        if not head:
+            return None
+        found = gitcache.lasting(("newest", str(self.workspace.root), kind), (head,),
+                                 lambda: [_commit_record(c) for c in self.memory_commits(1, kind=kind)],
+                                 _valid_records)
+        return _from_record(found[0]) if found else None
 
     # writing --------------------------------------------------------------------------------------
 
@@ -306,7 +325,25 @@ class GitStore:
         return sha
 
     def ref_sha(self, ref: str) -> str | None:
+        if self._surely_absent(ref):
+            return None  # no git process to say so (`status` asks for the review lane's ref every time)
         return self._read("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") or None
+
+    def _surely_absent(self, ref: str) -> bool:
+        """A `refs/…` name that neither a loose ref file nor packed-refs holds, in a repository laid out plainly
+        (`.git` a folder, no reftable); anything else is left to git."""
+        git = self.workspace.root / ".git"
+        if not ref.startswith("refs/") or ".." in ref or not git.is_dir() or git.is_symlink():
+            return False
+        if (git / "reftable").exists() or (git / ref).exists():
+            return False
+        try:
+            packed = read_bytes(git / "packed-refs", 64 * 1024 * 1024)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return f" {ref}\n".encode() not in packed
 
     def set_ref(self, ref: str, sha: str | None) -> None:
         """Point `ref` at `sha`, or delete it."""
@@ -619,6 +656,23 @@ def _remember_text(key: tuple[str, str, str | None], data: bytes) -> None:
     if len(_TEXTS) >= 64:
         _TEXTS.clear()
     _TEXTS[key] = data
+
+
+def _commit_record(commit: MemoryCommit) -> list:
+    return [commit.sha, list(commit.parents), commit.time, commit.author, commit.message,
+            [[f.path, f.added, f.removed] for f in commit.files]]
+
+
+def _from_record(record: list) -> MemoryCommit:
+    sha, parents, time, author, message, files = record
+    return MemoryCommit(sha, tuple(parents), time, author, message, tuple(FileStat(*f) for f in files))
+
+
+def _valid_records(answer: object) -> bool:
+    try:
+        return isinstance(answer, list) and all(_from_record(record) is not None for record in answer)
+    except (TypeError, ValueError):
+        return False
 
 
 def _valid_times(answer: object) -> bool:

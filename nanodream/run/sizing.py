@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from nanodream import boundedjson, clock
 from nanodream.atomic import atomic_write, read_text
 from nanodream.backlog.history import CHARS_PER_TOKEN, Batch, HistoryEntry, entry_tokens, tagged_lines
 from nanodream.config import Settings
-from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES, Workspace
 
 STATE = "sizing.json"
@@ -65,12 +65,6 @@ class Failure:
     request_bytes: int = 0
     cost: float | None = None
 
-    def describe(self) -> str:
-        what = "session token budget" if self.cause == "tokens" else "tool-call cap"
-        return (f"lines {self.first_line}-{self.last_line} ({count(self.entries, 'entry')}) hit the {what} after "
-                f"{count(self.requests, 'request')}, {self.tokens_in + self.tokens_out:,} tokens, "
-                f"{self.request_bytes / 1000:,.0f} KB")
-
 
 @dataclass
 class Learned:
@@ -86,7 +80,7 @@ class SizingState:
     models: dict[str, Learned] = field(default_factory=dict)
 
 
-def state_file(workspace: Workspace) -> Any:
+def state_file(workspace: Workspace) -> Path:
     return workspace.state_dir / STATE
 
 

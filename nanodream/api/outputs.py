@@ -97,8 +97,8 @@ were put back; such a batch is never split or quarantined), `diff` the diff of a
 `proposal` the commit on `refs/nanodream/pending` holding what waits for review (`run --review`, the `review`
 setting; `null` otherwise), `requests` the session's model requests and `request_bytes` what they sent,
 `oversized` the cap (`tokens` or `calls`) that stopped the session on more than one entry (`""` otherwise: such a
-batch is `split`, its entries dreamed again at most half as many at a time, [capacity.md](capacity.md)), `unkept`
-the tagged facts memory does not
+batch is `split`, its entries dreamed again at most half as many at a time,
+[scheduling.md](scheduling.md#a-batch-one-session-can-finish)), `unkept` the tagged facts memory does not
 hold after the session (kept out for a reason, or lost), `reasons` the `{fact, reason}` for each kept out with a
 reason that holds up (the model's, the built-in rules', or "replaced by the batch's own correction"),
 `unaccounted` the `{fact, entry_line, problem}` neither kept nor explained (such a batch is `model-no-op` and
@@ -133,7 +133,7 @@ most 100 ([time.md](time.md)): each `{file, line, text, fact, changed_on, replac
 reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`. `failed_sessions` lists the
 sessions a cap stopped on a batch too big whose entries wait for a smaller one, each `{first_line, last_line,
 entries, cause, requests, tokens_in, tokens_out, request_bytes, cost, at, run_id, model, start, end}`
-([capacity.md](capacity.md)).""",
+([scheduling.md](scheduling.md#a-batch-one-session-can-finish)).""",
             (Keys("Keys:", "StatusReport"),)),
     Section("`ingest --json`", """\
 The pass (see [ingest.md](ingest.md)). `outcome`: `ingested | nothing-to-do | dry-run | failed | refused |

@@ -6,6 +6,11 @@ session, guards, apply, commit and anything a phase runs. The run is a real `nan
 scripted OpenAI-compatible server (three zero-latency turns per batch that commit one bullet each), on the same
 workspaces as bench/run_overhead.py: 1 and 10 batches, 10 and 1,000 committed skills. A second run of the same
 workspace with 10 more batches pending is counted too (the state files exist then: the steady case).
+
+Corrections: a workspace whose MEMORY.md holds five facts an earlier dream wrote, then one batch that adds five new
+facts, against one batch of five `[correction]`s whose model edits each old line in place — each replaced line is
+archived with the day its fact was taught (run/supersede.py asks git which dream wrote it). Target (issue 49):
+replacing five facts starts at most two git processes more than adding five.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, child_env, cli, row  # noqa: E402
 from bench.run_overhead import BATCH_TOKENS, make_workspace, session_script  # noqa: E402
-from tests.support.scripted_server import ScriptedServer  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, tool_calls  # noqa: E402
 
 BENCH = "git"
 TARGET_PER_BATCH = 8
-SMOKE = {"cases": ((2, 5),)}  # tests/test_bench_smoke.py
+TARGET_REPLACING = 2  # git processes a batch replacing five facts may start beyond one adding five
+SMOKE = {"cases": ((2, 5),), "facts": 0}  # tests/test_bench_smoke.py (no corrections: four more processes)
 CASES = ((1, 10), (10, 10), (1, 1000), (10, 1000))
 
 
@@ -39,7 +45,9 @@ def counting_git(folder: Path, log: Path) -> None:
     if real is None:
         raise RuntimeError("git is not on PATH")
     script = folder / "git"
-    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n', encoding="utf-8")
+    # one line per call, whatever its arguments hold (a log format with newlines in it)
+    script.write_text(f'#!/bin/sh\nprintf "%s" "$*" | tr "\\n" " " >> "{log}"\necho >> "{log}"\nexec "{real}" "$@"\n',
+                      encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
 
 
@@ -57,7 +65,7 @@ def counted_run(ws: Path, batches: int, first_note: int, bin_dir: Path, log: Pat
     report = json.loads(done.stdout) if done.returncode == 0 else {}
     if len(report.get("commits", [])) != batches:
         raise RuntimeError(f"run did not commit {batches} batches ({done.returncode}): {done.stderr.strip()[-500:]}")
-    return log.read_text(encoding="utf-8").splitlines()
+    return [line for line in log.read_text(encoding="utf-8").split("\n") if line]  # not splitlines: \x1e is no break
 
 
 def subcommand(line: str) -> str:
@@ -76,7 +84,77 @@ def more_history(ws: Path, lines: int) -> None:
         handle.write("\n".join(extra) + "\n")
 
 
-def main(quick: bool = False, cases: tuple[tuple[int, int], ...] | None = None) -> list[Row]:
+def _facts(count: int, host: str) -> list[str]:
+    return [f"The ledger shard s{n} is served from host {host}{n}." for n in range(count)]
+
+
+def _correction(n: int) -> str:
+    return f"The ledger shard s{n} is now served from host birch{n}, not oak{n}."
+
+
+def _edits(pairs: list[tuple[str, str]], summary: str) -> dict:
+    """One response: every edit and the summary (the prompt's way)."""
+    return tool_calls(*(("edit_file", {"path": "memory/MEMORY.md", "old_text": old, "new_text": new})
+                        for old, new in pairs), ("finish", {"summary": summary}))
+
+
+def _history(ws: Path, contents: list[str], first: int, day: int) -> None:
+    with (ws / "memory" / "history.jsonl").open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"cursor": first + n, "timestamp": f"2026-10-{day:02d} 10:{n:02d}",
+                                      "content": text, "session_key": "cli:direct"}) + "\n"
+                          for n, text in enumerate(contents))
+
+
+def _counted(ws: Path, script: list, bin_dir: Path, log: Path) -> list[str]:
+    """The git commands of one `nanodream run` process over one batch that must commit."""
+    log.write_text("", encoding="utf-8")
+    with ScriptedServer(script) as server:
+        env = {**child_env(), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+               "NANODREAM_MODEL": "openai/bench-model", "NANODREAM_API_BASE": server.url,
+               "NANODREAM_API_KEY": "bench", "NANODREAM_MAX_RETRIES": "0"}
+        done = subprocess.run([sys.executable, "-m", "nanodream", "run", "-w", str(ws), "--json"], env=env,
+                              capture_output=True, text=True)
+    report = json.loads(done.stdout) if done.stdout.strip() else {}
+    if len(report.get("commits", [])) != 1:
+        raise RuntimeError(f"run did not commit its batch ({done.returncode}): {report.get('reason')} "
+                           f"{done.stderr.strip()[-300:]}")
+    return [line for line in log.read_text(encoding="utf-8").split("\n") if line]  # not splitlines: \x1e is no break
+
+
+def corrections_rows(root: Path, facts: int, bin_dir: Path, log: Path) -> list[Row]:
+    """Git processes of a batch adding `facts` facts, and of one replacing as many facts an earlier dream wrote."""
+    counted: dict[str, list[str]] = {}
+    for kind in ("adds", "replaces"):
+        ws = make_workspace(root / f"corrections-{kind}", 0, 10).root
+        (ws / "memory" / "history.jsonl").write_text("", encoding="utf-8")
+        taught = _facts(facts, "oak")
+        _history(ws, [f"[durable] {fact}" for fact in taught], 1, 1)
+        _counted(ws, [_edits([("## Project\n", "## Project\n" + "".join(f"- {f}\n" for f in taught))],
+                             f"Filed {facts} facts")], bin_dir, log)
+        if kind == "adds":
+            said = _facts(facts, "elm")
+            _history(ws, [f"[durable] {fact}" for fact in said], facts + 1, 9)
+            script = [_edits([("## Project\n", "## Project\n" + "".join(f"- {f}\n" for f in said))], "Added")]
+        else:
+            _history(ws, [f"[correction] {_correction(n)}" for n in range(facts)], facts + 1, 9)
+            script = [_edits([(f"- {old}\n", f"- {new}\n") for old, new in zip(taught, _facts(facts, "birch"),
+                                                                             strict=True)], "Corrected")]
+        counted[kind] = _counted(ws, script, bin_dir, log)
+        if kind == "replaces":
+            archived = "".join(path.read_text(encoding="utf-8") for path in (ws / "memory" / "archive").glob("*.md"))
+            if archived.count("(from 2026-10-01 until 2026-10-09;") != facts:
+                raise RuntimeError(f"the replaced facts were not archived with their dates:\n{archived}")
+    extra = len(counted["replaces"]) - len(counted["adds"])
+    rows = [row(BENCH, f"a batch adding {facts} facts: git processes", len(counted["adds"]), "calls"),
+            row(BENCH, f"a batch replacing {facts} facts: git processes", len(counted["replaces"]), "calls"),
+            row(BENCH, f"replacing {facts} facts costs beyond adding them", extra, "calls",
+                f"≤ +{TARGET_REPLACING}", extra <= TARGET_REPLACING)]
+    common = collections.Counter(subcommand(line) for line in counted["replaces"]).most_common(8)
+    rows.append(row(BENCH, "  replacing, by subcommand", ", ".join(f"{word} {count}" for word, count in common)))
+    return rows
+
+
+def main(quick: bool = False, cases: tuple[tuple[int, int], ...] | None = None, facts: int = 5) -> list[Row]:
     cases = cases or (CASES[:2] if quick else CASES)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="nanodream-git-") as tmp:
@@ -96,6 +174,8 @@ def main(quick: bool = False, cases: tuple[tuple[int, int], ...] | None = None) 
                                 f"≤ {TARGET_PER_BATCH}", per_batch <= TARGET_PER_BATCH))
                 rows.append(row(BENCH, f"  by subcommand ({len(calls)} in all)",
                                 ", ".join(f"{word} {count}" for word, count in common)))
+        if facts:
+            rows += corrections_rows(Path(tmp), facts, bin_dir, log)
     return rows
 
 

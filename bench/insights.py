@@ -7,9 +7,10 @@ fresh copy of the same workspace (median of the repeats); connect's share is the
 the process and its git children (wall time beside it: on a shared machine it mostly measures the others).
 Target: connect adds ≤ 0.3 s. First run: the history index not built yet (built once, then grown).
 
-Model: the same workspace with a scripted model (a real HTTP server on 127.0.0.1): the consolidation's first
-request against each request of connect's own conversation (search, propose, answer), in bytes of the JSON
-body. Target: connect never resends the consolidation's conversation (no request of connect holds the
+Model: the same workspace with a scripted model (a real HTTP server on 127.0.0.1) that files its whole batch in
+one response (so the accounting asks nothing more): the consolidation's first request against each request of
+connect's own conversation (search, propose, answer; told apart by connect's own `search_knowledge` tool), in
+bytes of the JSON body. Target: connect never resends the consolidation's conversation (no request of connect holds the
 consolidation's user message, and each is smaller than the consolidation's first request).
 """
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench._common import Row, cli, row  # noqa: E402
+from bench.session_cost import batch_facts  # noqa: E402
 from nanodream.backlog.position import position_at, resume, save_position  # noqa: E402
 from nanodream.config import Settings  # noqa: E402
 from nanodream.insights.history_index import up_to_date  # noqa: E402
@@ -135,6 +137,24 @@ def builtin_rows(lines: int, consumed: int, new: int, repeats: int, first_run: b
     return rows
 
 
+def _files_its_batch(fact: str):
+    """The consolidation as a model that does its job: one response filing `fact` and every fact of the batch
+    (so the accounting has nothing to ask), with its summary."""
+
+    def respond(body: dict) -> dict:
+        facts = [fact, *batch_facts(body)]
+        return tool_calls(("edit_file", {"path": "memory/MEMORY.md", "old_text": "## Project\n",
+                                         "new_text": "## Project\n" + "".join(f"- {each}\n" for each in facts)}),
+                          ("finish", {"summary": f"Filed {len(facts)} facts"}))
+
+    return respond
+
+
+def _is_connect(body: dict) -> bool:
+    """A request of connect's own conversation: the only one offered `search_knowledge`."""
+    return any(tool.get("function", {}).get("name") == "search_knowledge" for tool in body.get("tools") or [])
+
+
 def model_rows(lines: int, consumed: int, new: int) -> list[Row]:
     """Bytes of the consolidation's first request and of each request of connect's conversation."""
     with tempfile.TemporaryDirectory(prefix="nanodream-insights-model-") as tmp:
@@ -142,9 +162,7 @@ def model_rows(lines: int, consumed: int, new: int) -> list[Row]:
         fact = "The kalover service is billed through Hetzner in the Falkenstein cluster since week 40."
         archived = next(line[2:] for line in (ws.root / "memory/archive/2025-03.md").read_text().splitlines()
                         if line.startswith("- "))
-        script = [call("edit_file", path="memory/MEMORY.md", old_text="## Project\n",
-                       new_text=f"## Project\n- {fact}\n"),
-                  final("Filed one fact"),
+        script = [_files_its_batch(fact),
                   call("search_knowledge", query="Hetzner Falkenstein", where="archive"),
                   tool_calls(("propose_insight", {
                       "name": "bench-connection", "summary": "One. Two.", "what_if": "What if?",
@@ -159,19 +177,24 @@ def model_rows(lines: int, consumed: int, new: int) -> list[Row]:
             settings = Settings(model="openai/bench-model", api_base=server.url, api_key="bench", max_retries=0,
                                 timeout=30.0, batch_tokens=100_000, max_batches=1, max_insights=1)
             report = run_dream(ws, settings)
-            bodies = [json.dumps(body) for body in server.requests]
-    dream_first, connect = bodies[0], bodies[2:]
-    said = json.loads(dream_first)["messages"][1]["content"]
+            requests = list(server.requests)
+    if report.outcome != "committed" or not report.phases or not report.phases.insights:
+        raise RuntimeError(f"the model run did not commit and propose: {report.outcome} {report.reason}")
+    dream = [json.dumps(body) for body in requests if not _is_connect(body)]
+    connect = [json.dumps(body) for body in requests if _is_connect(body)]
+    said = json.loads(dream[0])["messages"][1]["content"]
     resent = any(said in body for body in connect)
-    rows = [row(BENCH, "consolidation, first request", len(dream_first.encode()), "B"),
-            row(BENCH, f"connect, {len(connect)} requests, largest", max(len(b.encode()) for b in connect), "B",
-                "< the consolidation's first", max(len(b.encode()) for b in connect) < len(dream_first.encode())),
+    first, largest = len(dream[0].encode()), max(len(b.encode()) for b in connect)
+    return [row(BENCH, "consolidation: requests (the model files its whole batch)", len(dream), "", "1",
+                len(dream) == 1),
+            row(BENCH, "consolidation, first request", first, "B"),
+            row(BENCH, f"connect, {len(connect)} requests, largest", largest, "B", "≤ the consolidation's first",
+                largest <= first),
             row(BENCH, "connect, mean per request", statistics.mean(len(b.encode()) for b in connect), "B"),
             row(BENCH, "connect resends the consolidation's conversation", "yes" if resent else "no", "", "no",
                 not resent),
             row(BENCH, "connect tokens, recorded apart (in/out)",
-                f"{report.phases.tokens_in}/{report.phases.tokens_out}" if report.phases else "none", "")]
-    return rows
+                f"{report.phases.tokens_in}/{report.phases.tokens_out}", "")]
 
 
 def main(quick: bool = False, lines: int = 2000, consumed: int = 600, new: int = 20,

@@ -1,19 +1,21 @@
 """Scale: the CPU of a whole one-batch `nanodream run` as the history, the memory files and the skills grow.
 
-Target (issue #38): the first run on an adopted history — nothing consumed yet, or `.dream_cursor` near the end —
-and a run after a new skill appears cost at most 2x the CPU of the same run on a 1k-line history when the history
-has 200k lines; 1M lines are reported too. Memory file sizes and 10 -> 1,000 skills are reported beside them.
+Target (issues #38, #49): the first run on an adopted history — nothing consumed yet, or `.dream_cursor` near the
+end — and a run after a new skill appears cost at most 2x the CPU of the same run on a 1k-line history when the
+history has 200k lines; 1M lines are reported too, and a run's peak memory there stays under 100 MB. Memory file
+sizes and 10 -> 1,000 skills are reported beside them.
 
 Each figure is the CPU (user + system) of a real `nanodream run --max-batches 1 --json` process and every git
-process it starts (they are its children), against the scripted OpenAI-compatible server (three zero-latency
-turns that add one bullet to MEMORY.md, so every run commits one batch); the server runs in this process and is
-not counted. Every run gets a fresh copy of its workspace; one run each (`repeats` for a median).
+process it starts (they are its children; `wait4` gives that process's own figures, and its peak memory), against
+the scripted OpenAI-compatible server (three zero-latency turns that add one bullet to MEMORY.md, so every run
+commits one batch); the server runs in this process and is not counted. Every run gets a fresh copy of its
+workspace; one run each (`repeats` for a median).
 """
 
 from __future__ import annotations
 
 import json
-import resource
+import os
 import shutil
 import statistics
 import subprocess
@@ -30,6 +32,7 @@ from tests.support.scripted_server import ScriptedServer  # noqa: E402
 
 BENCH = "scale"
 TARGET_RATIO = 2.0
+TARGET_PEAK_MB = 100  # peak resident memory of a run at 1M lines (issue 49)
 TAIL = 50  # entries after `.dream_cursor` in the "near the end" case: one batch
 SMOKE = {"sizes": (400,), "skill_counts": (3,), "memory_bullets": (20,), "repeats": 1}  # > 1 batch: the skill case
 Prepare = Callable[[Path], None]
@@ -39,7 +42,7 @@ def history_lines(lines: int) -> Path:
     """A history of `lines` copies of run_overhead's batch content, one entry a minute; generated once, cached."""
     path = cache_dir() / f"scale-history-v1-{lines}.jsonl"
     if not path.exists():
-        partial = path.with_suffix(".partial")
+        partial = path.with_suffix(f".{os.getpid()}.partial")  # two workers never share a half-written file
         content = json.dumps(CONTENT)
         with partial.open("w", encoding="utf-8") as out:
             for start in range(1, lines + 1, 10_000):
@@ -64,20 +67,29 @@ def template(root: Path, lines: int, skills: int, bullets: int) -> Path:
     return ws
 
 
-def run_cpu(ws: Path, note: int) -> float:
-    """CPU seconds of one `nanodream run --max-batches 1` process over `ws` (its git children included)."""
+PEAK: dict[str, float] = {}  # the peak resident memory (MB) of the last run_cpu, read by history_rows
+
+
+def run_cpu(ws: Path, note: int, model: str = "openai/bench-model") -> float:
+    """CPU seconds of one `nanodream run --max-batches 1` process over `ws` (its git children included); its peak
+    resident memory goes to PEAK["last"]."""
     with ScriptedServer(session_script(note + 1)[3 * note:]) as server:
-        env = {**child_env(), "NANODREAM_MODEL": "openai/bench-model", "NANODREAM_API_BASE": server.url,
+        env = {**child_env(), "NANODREAM_MODEL": model, "NANODREAM_API_BASE": server.url,
                "NANODREAM_API_KEY": "bench", "NANODREAM_MAX_RETRIES": "0",
                "NANODREAM_BATCH_TOKENS": str(BATCH_TOKENS)}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        done = subprocess.run([sys.executable, "-m", "nanodream", "run", "-w", str(ws), "--max-batches", "1",
-                               "--json"], env=env, capture_output=True, text=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    report = json.loads(done.stdout) if done.returncode == 0 else {}
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            child = subprocess.Popen([sys.executable, "-m", "nanodream", "run", "-w", str(ws), "--max-batches", "1",
+                                      "--json"], env=env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)  # this process's own figures, its git children's in them
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read().decode(), err.read().decode()
+    report = json.loads(stdout) if child.returncode == 0 else {}
     if len(report.get("commits", [])) != 1:
-        raise RuntimeError(f"run did not commit its batch ({done.returncode}): {done.stderr.strip()[-500:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        raise RuntimeError(f"run did not commit its batch ({child.returncode}): {stderr.strip()[-500:]}")
+    PEAK["last"] = usage.ru_maxrss / 1024
+    return usage.ru_utime + usage.ru_stime
 
 
 def near_the_end(ws: Path) -> None:
@@ -96,8 +108,9 @@ def after_a_new_skill(ws: Path) -> None:
 
 
 def median_cpu(source: Path, work: Path, repeats: int, prepare: Prepare | None = None) -> float:
-    """Median CPU of the run over fresh copies of `source` (each prepared by `prepare` first, not timed)."""
-    figures = []
+    """Median CPU of the run over fresh copies of `source` (each prepared by `prepare` first, not timed); the
+    largest peak memory of those runs in PEAK["median"]."""
+    figures, peaks = [], []
     for i in range(repeats):
         ws = work / f"run-{i}"
         shutil.rmtree(ws, ignore_errors=True)
@@ -107,7 +120,9 @@ def median_cpu(source: Path, work: Path, repeats: int, prepare: Prepare | None =
             prepare(ws)
             note = 1 if prepare is after_a_new_skill else 0
         figures.append(run_cpu(ws, note))
+        peaks.append(PEAK["last"])
         shutil.rmtree(ws)
+    PEAK["median"] = max(peaks)
     return statistics.median(figures)
 
 
@@ -132,6 +147,26 @@ def history_rows(tmp: Path, sizes: tuple[int, ...], repeats: int) -> list[Row]:
             judged = lines == judged_size(sizes) and lines != sizes[0]
             rows.append(row(BENCH, f"{name}, {lines:,} lines (x{ratio:.2f} of {sizes[0]:,})", cpu, "s CPU",
                             f"≤ {TARGET_RATIO:g}x" if judged else "", ratio <= TARGET_RATIO if judged else None))
+            rows.append(row(BENCH, f"  peak memory (litellm's ~200 MB in it), {lines:,} lines",
+                            round(PEAK["median"], 1), "MB"))
+    return rows + peak_rows(sources, tmp)
+
+
+def peak_rows(sources: dict[int, Path], tmp: Path) -> list[Row]:
+    """Peak memory of the builtin engine's run near the end of each history (no litellm: what nanodream itself
+    holds), after a first run has indexed and surveyed it. Target: under 100 MB at 1M lines."""
+    rows: list[Row] = []
+    for lines, source in sources.items():
+        ws = tmp / "peak"
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.copytree(source, ws, symlinks=True)
+        near_the_end(ws)
+        run_cpu(ws, 0, model="builtin")
+        largest = lines >= 1_000_000
+        rows.append(row(BENCH, f"peak memory, builtin run near the end, {lines:,} lines", round(PEAK["last"], 1),
+                        "MB", f"< {TARGET_PEAK_MB} MB" if largest else "",
+                        PEAK["last"] < TARGET_PEAK_MB if largest else None))
+        shutil.rmtree(ws)
     return rows
 
 

@@ -16,6 +16,7 @@ from nanodream.config import Settings
 from nanodream.ingest.overview import ingest_overview
 from nanodream.insights.shelf import tally
 from nanodream.prompting.prompt_override import active_prompt
+from nanodream.run import sizing
 from nanodream.run.cascade import out_of_date
 from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import next_scheduled
@@ -65,6 +66,9 @@ class Status(Declared):
     waiting_for_model: int = 0
     waiting_languages: dict[str, int] = field(default_factory=dict)
     waiting_error: str = ""  # .nanodream/waiting.json cannot be read: what to do
+    # sessions a cap stopped on a batch too big, whose entries wait to be dreamed in a smaller one (run/sizing.py):
+    # {"first_line", "last_line", "entries", "cause", "requests", "tokens_in", "tokens_out", "request_bytes", ...}
+    failed_sessions: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Entries not consumed normally that `status` lists (counts cover every recent record).
@@ -111,6 +115,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> Status:
         git_ignored=[asdict(finding) for finding in repository_programs(workspace.root)],
         linked_skills=workspace.linked_skills(), waiting_for_model=sum(waiting.values()),
         waiting_languages=dict(sorted(by_language(waiting).items())), waiting_error=waiting_error,
+        failed_sessions=[asdict(failure) for failure in sizing.load(workspace).failures
+                         if failure.start >= resumed.position.offset],
     )
 
 
@@ -125,8 +131,8 @@ def _last_dream(workspace: Workspace, store: GitStore) -> dict[str, Any] | None:
     """What the newest dream changed (one `git log`): the last run's outcome alone says "nothing-to-do"."""
     from nanodream.versioning.logview import summarize
 
-    dreams = store.memory_commits(1, kind="dream")
-    return summarize(dreams[0]).to_json() if dreams else None
+    newest = store.newest("dream")
+    return summarize(newest).to_json() if newest is not None else None
 
 
 def _fill(workspace: Workspace, settings: Settings) -> dict[str, dict[str, int]]:

@@ -296,6 +296,7 @@ class RunRecord(Declared):
     dead_letters: list[str] = field(default_factory=list)
     notable: list[dict[str, Any]] = field(default_factory=list)  # {line, cursor, outcome, detail}
     requests: int = 0  # model requests, all batches together
+    request_bytes: int = 0  # what those requests sent (messages, tools, response format as JSON)
     reasons: list[dict[str, str]] = field(default_factory=list)  # {fact, reason}: facts a session kept out, and why
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
     misfiled: list[str] = field(default_factory=list)  # facts committed in another file than they belong in
@@ -343,6 +344,8 @@ class Trailer(StrEnum):
     REMOTE = "Dream-Remote"  # a sync's merge: the remote and branch whose memory it merged (docs/sync.md)
     MACHINE = "Machine"  # the machine that made the commit: `[sync] machine`, default the host name (docs/sync.md)
     WAITING = "Dream-Waiting"  # lines of history.jsonl that waited for a model and this dream read
+    # sessions that failed as too big on the entries this commit consumed: sessions=N requests=R in=I out=O bytes=B
+    FAILED = "Dream-Failed"
 
 
 _TRAILER_LINE = re.compile(r"^(Dream-[A-Za-z-]+|Machine):[ \t]*(.*?)\s*$")
@@ -433,6 +436,13 @@ class Trailers:
     def tokens(self) -> tuple[int, int] | None:
         match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
         return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def failed(self) -> dict[str, int] | None:
+        """`Dream-Failed`: what the sessions that failed as too big on this commit's entries cost, by key."""
+        pairs = [part.split("=", 1) for part in self.values.get(Trailer.FAILED, "").split()]
+        found = {key: int(value) for key, value in (p for p in pairs if len(p) == 2) if value.isdigit()}
+        return found if "sessions" in found else None
 
     @property
     def cached_tokens(self) -> int | None:

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 from nanodream.backlog.history import read_cursor
 from nanodream.config import Settings
@@ -17,10 +16,10 @@ from nanodream.run.records import read_records
 from nanodream.scheduling.timetable import scheduler_file
 from tests.support.fakes import NoteEngine, noting_model, sessions
 from tests.support.paths import REPO
+from tests.support.waiting import HANG, until
 from tests.support.workspaces import entry, git, snapshot, write_history
 
 REPO = REPO
-TIMEOUT = 60
 
 
 class Output:
@@ -36,13 +35,10 @@ class Output:
             self.text += line
 
     def wait_for(self, needle: str) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while needle not in self.text:
-            assert time.monotonic() < deadline, f"never saw {needle!r} in {self.text!r}"
-            time.sleep(0.05)
+        until(lambda: needle in self.text, self._thread.is_alive, f"never saw {needle!r} in {self.text!r}")
 
     def finish(self) -> str:
-        self._thread.join(TIMEOUT)
+        self._thread.join(HANG)
         return self.text
 
 
@@ -50,7 +46,7 @@ def spawn(ws, server, *args: str, **env: str) -> tuple[subprocess.Popen, Output,
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("NANODREAM_", "GIT_"))}
     environ.update(PYTHONPATH=str(REPO), LITELLM_LOCAL_MODEL_COST_MAP="True", NANODREAM_MODEL="openai/scripted-model",
                    NANODREAM_API_BASE=server.url, NANODREAM_API_KEY="test-key", NANODREAM_MAX_RETRIES="0",
-                   NANODREAM_TIMEOUT=str(TIMEOUT), **env)
+                   NANODREAM_TIMEOUT=str(HANG), **env)
     process = subprocess.Popen([sys.executable, "-m", "nanodream", *args, "-w", str(ws.root)], cwd=REPO,
                                env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return process, Output(process.stdout), Output(process.stderr)
@@ -63,7 +59,7 @@ def gated_model():
 
     def first(body):
         arrived.set()
-        gate.wait(TIMEOUT)
+        gate.wait(HANG)
         return model(body)
 
     return [first] + [model] * 20, arrived, gate
@@ -79,14 +75,12 @@ def test_concurrent_runs_exactly_one_commits_and_the_others_exit_busy(workspace,
     server = serve(script)
     runs = [spawn(workspace, server, "run") for _ in range(4)]
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while sum(p.poll() is not None for p, _, _ in runs) < 3:  # the winner waits at the gate meanwhile
-            assert time.monotonic() < deadline, "the other runs did not give up"
-            time.sleep(0.05)
-        assert arrived.wait(TIMEOUT)
+        until(lambda: sum(p.poll() is not None for p, _, _ in runs) >= 3,  # the winner waits at the gate
+              what="the other runs did not give up")
+        assert arrived.wait(HANG)
     finally:
         gate.set()
-    codes = [p.wait(TIMEOUT) for p, _, _ in runs]
+    codes = [p.wait(HANG) for p, _, _ in runs]
 
     assert sorted(codes) == [0, 75, 75, 75]
     for (_, _, err), code in zip(runs, codes, strict=True):
@@ -105,12 +99,12 @@ def test_sigterm_during_a_scheduled_run_finishes_the_batch_and_exits_cleanly(wor
     server = serve(script)
     process, out, err = spawn(workspace, server, "schedule", "--every", "1h", NANODREAM_BATCH_TOKENS="70")
     try:
-        assert arrived.wait(TIMEOUT)  # the first batch's session is under way
+        assert arrived.wait(HANG)  # the first batch's session is under way
         process.send_signal(signal.SIGTERM)
         err.wait_for("SIGTERM: stopping after the current batch")
     finally:
         gate.set()
-    assert process.wait(TIMEOUT) == 0, err.finish()
+    assert process.wait(HANG) == 0, err.finish()
 
     assert sessions(server.requests) == [[1, 2]]  # the batch finished; no other batch started
     assert read_cursor(workspace.cursor_file) == 2
@@ -131,11 +125,11 @@ def test_a_second_sigterm_abandons_the_batch_and_leaves_the_workspace_as_it_was(
     server = serve(script)
     process, _, err = spawn(workspace, server, "run")
     try:
-        assert arrived.wait(TIMEOUT)
+        assert arrived.wait(HANG)
         process.send_signal(signal.SIGTERM)
         err.wait_for("finishing the current batch")
         process.send_signal(signal.SIGTERM)
-        assert process.wait(TIMEOUT) == 130
+        assert process.wait(HANG) == 130
     finally:
         gate.set()
     assert "abandoned" in err.finish()
@@ -164,7 +158,7 @@ def test_a_lock_held_by_a_killed_process_does_not_block_the_next_run(workspace):
         assert run_dream(workspace, settings, engine_factory=NoteEngine()).outcome == "busy"
     finally:
         holder.kill()
-        holder.wait(TIMEOUT)
+        holder.wait(HANG)
     assert workspace.lock_file.exists()  # the file is left behind; the kernel dropped the lock itself
     report = run_dream(workspace, settings, engine_factory=NoteEngine())
     assert report.outcome == "committed" and read_cursor(workspace.cursor_file) == 8

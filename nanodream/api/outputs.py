@@ -88,8 +88,9 @@ model once the run is over (the built-in rules do not read them; a run with a mo
 `quarantined` lines set aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy`
 true for `run --tidy`;
 `ingest` the pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null`
-without sources); `requests` model requests made; `cached_tokens` of `tokens_in`, those the provider read from its
-prompt cache (billed at its cache price, which `cost` includes where litellm knows it); `reasons` the facts
+without sources); `requests` model requests made and `request_bytes` what they sent; `cached_tokens` of
+`tokens_in`, those the provider read from its prompt cache (billed at its cache price, which `cost` includes
+where litellm knows it); `reasons` the facts
 sessions kept out of memory and why (`{fact, reason}`, from the per-fact accounting); `unconfirmed` what sessions'
 summaries claim that their diffs do not show; `batches` one object per batch (below). `phases` the insight phases
 after the consolidation (below; `null` when none was on, or the consolidation failed or had nothing to do); their
@@ -112,7 +113,10 @@ out line 5, an agent rule (exfiltration): '…'`), `capacity` true when the batc
 its cap, `blameless` true when it failed for a reason no history entry causes (git refused the commit: the files
 were put back; such a batch is never split or quarantined), `diff` the diff of a dry run (empty otherwise),
 `proposal` the commit on `refs/nanodream/pending` holding what waits for review (`run --review`, the `review`
-setting; `null` otherwise), `requests` the session's model requests, `unkept` the tagged facts memory does not
+setting; `null` otherwise), `requests` the session's model requests and `request_bytes` what they sent,
+`oversized` the cap (`tokens` or `calls`) that stopped the session on more than one entry (`""` otherwise: such a
+batch is `split`, its entries dreamed again at most half as many at a time,
+[scheduling.md](scheduling.md#a-batch-one-session-can-finish)), `unkept` the tagged facts memory does not
 hold after the session (kept out for a reason, or lost), `reasons` the `{fact, reason}` for each kept out with a
 reason that holds up (the model's, the built-in rules', or "replaced by the batch's own correction"),
 `unaccounted` the `{fact, entry_line, problem}` neither kept nor explained (such a batch is `model-no-op` and
@@ -149,7 +153,10 @@ maps each language to how many of them (`{"es": 2, "ja": 1}`), and `waiting_erro
 nanodream cannot read ([builtin-engine.md](builtin-engine.md#what-waits-for-a-model)).
 `out_of_date` lists the active lines that still name the old value of a replaced fact, newest change first, at
 most 100 ([time.md](time.md)): each `{file, line, text, fact, changed_on, replaced_by, message}`, `message`
-reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`.""",
+reading `USER.md:7: may be out of date since "Lives in Lisbon" changed on 2026-11-02`. `failed_sessions` lists the
+sessions a cap stopped on a batch too big whose entries wait for a smaller one, each `{first_line, last_line,
+entries, cause, requests, tokens_in, tokens_out, request_bytes, cost, at, run_id, model, start, end}`
+([scheduling.md](scheduling.md#a-batch-one-session-can-finish)).""",
             (Keys("Keys:", "StatusReport"),)),
     Section("`ingest --json`", """\
 The pass (see [ingest.md](ingest.md)). `outcome`: `ingested | nothing-to-do | dry-run | failed | refused |
@@ -180,7 +187,10 @@ The memory commits, newest first, each in the shape below.
 - `tokens.cached`: of `tokens.in`, those the provider read from its prompt cache (the `cached=` of the
   `Dream-Tokens` trailer); `null` for commits made before nanodream recorded it.
 - `restores`: for a restore, the full sha it undid. `cursor_reset`: for a `--replay` restore, the cursor it
-  set.""", (Keys("Keys:", "LogReport"), Keys("Keys of a commit:", "CommitSummary"))),
+  set.
+- `failed`: what the sessions that failed as too big on a dream's entries cost before it, `{sessions, requests,
+  in, out, bytes}` (the `Dream-Failed` trailer); `null` when none did.""",
+            (Keys("Keys:", "LogReport"), Keys("Keys of a commit:", "CommitSummary"))),
     Section("`show --json`", """\
 Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
 body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`

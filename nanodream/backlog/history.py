@@ -472,10 +472,19 @@ def entry_at(path: Path, offset: int, line: int) -> HistoryEntry | None:
     return found if isinstance(found, HistoryEntry) and found.offset == offset else None
 
 
+@dataclass(frozen=True)
+class BatchLimits:
+    """What bounds a batch besides its token budget: at most `max_entries` entries (a host's session may ask for
+    fewer), and what `admit` takes — it is told each entry in turn, the first with `True`, and ends the batch by
+    refusing one (run/sizing.py: what one session can finish)."""
+
+    max_entries: int | None = None
+    admit: Callable[[HistoryEntry, bool], bool] | None = None
+
+
 def next_batch(path: Path, start: Position, budget_tokens: int, excluded: frozenset[int] = frozenset(),
-               unreadable: Callable[[str], str] | None = None, *, max_entries: int | None = None) -> Batch | None:
-    """The oldest entries from `start` that fit `budget_tokens` (and, if given, `max_entries`); an oversized entry
-    goes alone.
+               unreadable: Callable[[str], str] | None = None, *, limits: BatchLimits = BatchLimits()) -> Batch | None:
+    """The oldest entries from `start` that fit `budget_tokens` and the `limits`; an oversized entry goes alone.
 
     Dead letters are passed over (the run's survey reports them) and so are `excluded` entries (by offset:
     quarantined ones, suspects of this run). An entry whose content `unreadable` names a language for is passed
@@ -496,9 +505,12 @@ def next_batch(path: Path, start: Position, budget_tokens: int, excluded: frozen
         content, dropped = drop_skip_lines(item.content)
         cleaned = replace(item, content=content)
         cost = entry_tokens(cleaned)
-        if entries and (used + cost > budget_tokens or len(entries) == max_entries):
+        if entries and (used + cost > budget_tokens or len(entries) == limits.max_entries
+                        or (limits.admit is not None and not limits.admit(cleaned, False))):
             more_after = True
             break
+        if not entries and limits.admit is not None:
+            limits.admit(cleaned, True)
         entries.append(cleaned)
         skipped += dropped
         used += cost

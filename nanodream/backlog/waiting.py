@@ -33,6 +33,7 @@ from nanodream.backlog.history import (
     FOR_A_MODEL,
     UNKNOWN_LANGUAGE,
     Batch,
+    BatchLimits,
     HistoryEntry,
     Position,
     Survey,
@@ -256,22 +257,22 @@ def _cursor_before(path: Path, offset: int) -> int:
 
 
 def next_batch(workspace: Workspace, start: Position, budget_tokens: int, excluded: frozenset[int] = frozenset(), *,
-               reads_everything: bool, max_entries: int | None = None) -> Batch | None:
+               reads_everything: bool, limits: BatchLimits | None = None) -> Batch | None:
     """The next batch to dream, the same way for a run and for a host's dream session.
 
     For an engine that reads everything (a model, a host agent): the entries waiting for a model first, oldest
     first, as a batch of their own (`Batch.waiting`); once none is left, the history after `start`. For the built-in
     engine: the history after `start` without the entries it cannot read; those the batch's span passes over are
     in `Batch.passed`, for the position's step to record before it moves. `excluded` entries (by offset: quarantined,
-    forgotten, suspects of this run, waiting entries already tried) are left out either way; `max_entries` caps a
-    batch's entries (a host's session may ask for fewer).
+    forgotten, suspects of this run, waiting entries already tried) are left out either way, and `limits` bound it.
     """
     path = workspace.history_file
+    limits = limits or BatchLimits()
     if reads_everything:
-        waiting = _waiting_batch(workspace, start, budget_tokens, excluded, max_entries)
+        waiting = _waiting_batch(workspace, start, budget_tokens, excluded, limits.max_entries)
         return waiting if waiting is not None else history.next_batch(path, start, budget_tokens, excluded,
-                                                                      max_entries=max_entries)
-    return history.next_batch(path, start, budget_tokens, excluded, unread_language, max_entries=max_entries)
+                                                                      limits=limits)
+    return history.next_batch(path, start, budget_tokens, excluded, unread_language, limits=limits)
 
 
 def _waiting_batch(workspace: Workspace, start: Position, budget_tokens: int, excluded: frozenset[int],

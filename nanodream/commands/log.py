@@ -88,6 +88,12 @@ def commit_facts(commit: CommitSummary) -> list[str]:
         facts.append(f"undoes {commit.restores[:8]}")
     if commit.cursor_reset is not None:
         facts.append(f"cursor set back to {commit.cursor_reset}")
+    if commit.failed:
+        failed = commit.failed
+        facts.append(f"after {failed['sessions']} failed session{'s' if failed['sessions'] != 1 else ''} (too big): "
+                     f"{failed.get('requests', 0)} req, "
+                     f"{spoken_tokens(failed.get('in', 0), failed.get('out', 0), None, sep=' ')}, "
+                     f"{failed.get('bytes', 0) / 1000:,.0f} KB")
     return facts
 
 

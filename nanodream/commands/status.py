@@ -174,6 +174,20 @@ def _render_runs(info: Status) -> None:
         bad = info.last_failure
         console.print(f"last fail  {bad.get('end')} ({bad.get('trigger')}): {escape(str(bad.get('reason')))}",
                       highlight=False)
+        if bad.get("requests"):
+            say(f"           it spent {_spent(bad)}")
+    for failed in info.failed_sessions:
+        cause = "session token budget" if failed.get("cause") == "tokens" else "tool-call cap"
+        say(f"too big    lines {failed.get('first_line')}-{failed.get('last_line')} "
+            f"({count_entries(failed.get('entries', 0))}) hit the {cause} on {failed.get('at')}, spending "
+            f"{_spent(failed)}; the next run takes at most {max(1, failed.get('entries', 2) // 2)} at a time")
+
+
+def _spent(record: dict) -> str:
+    """'13 requests · tokens in 162000 · out 780 · 747 KB sent': what a failed session cost."""
+    tokens = spoken_tokens(record.get("tokens_in", 0), record.get("tokens_out", 0))
+    return (f"{count(record.get('requests', 0), 'request')} · {tokens} · "
+            f"{record.get('request_bytes', 0) / 1000:,.0f} KB sent")
 
 
 def _render_insights(info: Status) -> None:

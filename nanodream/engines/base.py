@@ -33,15 +33,18 @@ class SessionError(RuntimeError):
     `spent` is what it used up before it stopped (tokens, requests, its transcript so far); `misuse`: it was
     stopped for repeating a call that never reached a tool (see toolbox.SessionAborted); `model_fault`: it was
     stopped by a cap or a loop guard, which says the model cannot do the job, not that an entry is poisoned.
+    `cap` names the cap that stopped it ("tokens": the session token budget, "calls": the tool-call cap): on a
+    batch of more than one entry that says the batch was too big for one session (run/sizing.py).
     """
 
     def __init__(self, reason: str, *, spent: SessionResult | None = None, misuse: bool = False,
-                 model_fault: bool = False) -> None:
+                 model_fault: bool = False, cap: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.spent = spent or SessionResult(summary="")
         self.misuse = misuse
-        self.model_fault = model_fault or misuse
+        self.model_fault = model_fault or misuse or bool(cap)
+        self.cap = cap
 
     @property
     def tokens_in(self) -> int:
@@ -94,6 +97,7 @@ class SessionResult:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what the engine left out and a person should know about
     requests: int = 0  # model requests the session made (0 for the offline engine)
+    request_bytes: int = 0  # what those requests sent: messages, tools and response format as JSON
     declined: dict[str, str] = field(default_factory=dict)  # fact → why the engine's own rules kept it out
     filed: dict[str, str] = field(default_factory=dict)  # fact → in what form the engine's own rules kept it
     # The model's reasons for facts it left out, by the fact's number in the batch: its words, checked like any

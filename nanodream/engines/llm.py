@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import gc
 import importlib
+import json
 import os
 import sys
 import time
@@ -224,7 +225,8 @@ class LLMEngine:
         try:
             outcome = toolbox.dispatch(name, arguments, unreadable=unreadable)
         except SessionAborted as exc:
-            raise self._failure(str(exc), result, misuse=exc.misuse, model_fault=True) from None
+            raise self._failure(str(exc), result, misuse=exc.misuse, model_fault=True,
+                                cap="calls" if exc.cap else "") from None
         return Ran(Call(call_id, name, arguments, outcome.text), outcome, toolbox.registry.get(name))
 
     def complete(self, conversation: Conversation, result: SessionResult, activity: Callable[[str], None]):
@@ -236,9 +238,10 @@ class LLMEngine:
         """
         attempt = 0
         while True:
+            messages = (caching.marked(conversation.messages, conversation.user_blocks) if self._breakpoints
+                        else conversation.messages)
+            result.request_bytes += _request_bytes(messages, conversation)
             try:
-                messages = (caching.marked(conversation.messages, conversation.user_blocks) if self._breakpoints
-                            else conversation.messages)
                 response = self.litellm.completion(
                     model=self.settings.model, messages=messages, tools=conversation.tools,
                     api_base=self.settings.api_base, api_key=self.api_key, timeout=self.settings.timeout,
@@ -300,7 +303,7 @@ class LLMEngine:
         if used > self.settings.max_session_tokens:
             raise self._failure(
                 f"session token budget exceeded ({used} > {self.settings.max_session_tokens})", result,
-                model_fault=True)
+                model_fault=True, cap="tokens")
 
     def price(self, response: Any) -> float | None:
         """What litellm says the response cost; None for a model without a price entry (cost unknown)."""
@@ -310,9 +313,9 @@ class LLMEngine:
             return None
 
     @staticmethod
-    def _failure(reason: str, result: SessionResult, *, misuse: bool = False,
-                 model_fault: bool = False) -> SessionError:
-        return SessionError(reason, spent=result, misuse=misuse, model_fault=model_fault)
+    def _failure(reason: str, result: SessionResult, *, misuse: bool = False, model_fault: bool = False,
+                 cap: str = "") -> SessionError:
+        return SessionError(reason, spent=result, misuse=misuse, model_fault=model_fault, cap=cap)
 
 
 @dataclass(frozen=True)
@@ -361,6 +364,13 @@ class Turn:
     def done(self) -> bool:
         """Every call succeeded, and none asked for something to read unless the answer also finished."""
         return all(r.outcome.ok for r in self.ran) and (self.finished or not any(r.tool.reads for r in self.ran))
+
+
+def _request_bytes(messages: list[dict[str, Any]], conversation: Conversation) -> int:
+    """What one request sends, near enough to its body's size: the messages, tools and response format as JSON
+    (each attempt counts: a retried request is sent again)."""
+    sent = [messages, conversation.tools or [], conversation.extra]
+    return len(json.dumps(sent, ensure_ascii=False, default=str).encode())
 
 
 def _note_cut_short(response: Any, result: SessionResult, limit: int) -> None:

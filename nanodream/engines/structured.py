@@ -5,7 +5,8 @@ instead for one item per numbered fact — its file, its line, the line it repla
 the server holding the answer to a JSON schema (llama.cpp's and vLLM's `response_format`, Ollama's `format`;
 litellm passes `response_format` on), the same models keep most facts. nanodream turns each item into an edit
 of the staged copy through the same `write_file` tool (so the same caps, secret and injection checks) and the
-same guards and accounting after the session.
+same guards and accounting after the session. Those edits are nanodream's, made from the model's one answer: they
+do not count against the tool-call cap, which bounds a model's own calls (160 facts are one request, not 160 calls).
 
 An item only ever writes the fact it is about: a line that does not hold its fact (engines/facts.py) is
 replaced by the fact's own words, so a model cannot slip anything else in. A correction replaces the line it
@@ -39,6 +40,7 @@ from nanodream.engines.facts import (
 from nanodream.engines.replacing import same_subject
 from nanodream.engines.routing import route_fact
 from nanodream.markdown import MarkdownDoc
+from nanodream.pinning import is_pinned
 from nanodream.rejected import fact_text
 from nanodream.text.words import similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
@@ -145,7 +147,14 @@ def _item(raw: dict[str, Any]) -> Item | None:
 
 
 class Filing:
-    """Applies the items of one answer to the staged files, through the toolbox."""
+    """Applies the items of one answer to the staged files, through the toolbox.
+
+    The items' edits are made on one copy of each file and written once per file at the end: checked like any
+    write (caps, pins, secrets, injections) over what changed once, not once per item. A file whose combined
+    write is refused gets its items one write at a time, so one bad item keeps only itself out. An item whose
+    line says more than its fact, or whose `replaces` names a line about something else, is refused with the
+    reason; a fact held in another file than it belongs in moves there when the item names its home.
+    """
 
     def __init__(self, toolbox: ToolBox, facts: list[BatchFact]) -> None:
         self.toolbox = toolbox
@@ -157,7 +166,23 @@ class Filing:
             value for fact in facts for value in read(fact.text).values}  # the facts it files: their own words
 
     def apply(self, items: list[Item]) -> None:
+        docs: dict[str, MarkdownDoc] = {}
+        touched: dict[str, list[tuple[BatchFact, Item]]] = {}
+        for fact, item in self._chosen(items):
+            for path in self._file(fact, item, docs):
+                touched.setdefault(path, []).append((fact, item))
+        for path, filed in touched.items():
+            if self._write(path, docs[path], note=False):
+                continue
+            for fact, item in filed:  # one at a time, each on the file as staged so far
+                one: dict[str, MarkdownDoc] = {}
+                for written in self._file(fact, item, one):
+                    self._write(written, one[written])
+
+    def _chosen(self, items: list[Item]) -> list[tuple[BatchFact, Item]]:
+        """Each fact's first item that files it somewhere; an item filing nothing gives its reason."""
         seen: set[int] = set()
+        chosen = []
         for item in items:
             fact = self.facts.get(item.number)
             if fact is None or item.number in seen:
@@ -167,53 +192,61 @@ class Filing:
                 if item.reason:
                     self.explanations[item.number] = item.reason
                 continue
-            self._file(fact, item)
+            chosen.append((fact, item))
+        return chosen
 
-    def _file(self, fact: BatchFact, item: Item) -> None:
-        where = self._held(fact)
+    def _file(self, fact: BatchFact, item: Item, docs: dict[str, MarkdownDoc]) -> list[str]:
+        """Edit the copies of the files the item's fact goes to; the paths it changed."""
+        where = self._held(fact, docs)
         if where == item.file or (where and item.file != belongs_in(fact.text)):
-            return
-        if where:  # held in another file, and the item names the one it belongs in: moved there
-            self._remove(where, fact)
+            return []
         line, problem = _line_for(fact, item.line, self.known)
-        old = None if problem else self._replaced(fact, item)
+        old = None if problem else self._replaced(fact, item, docs)
         problem = problem or (old if isinstance(old, str) else "")
         if problem:
             self.notes.append(f"item {item.number} refused: {problem}")
-            return
-        if old is not None:
+            return []
+        moved = [where] if where and self._remove(where, fact, docs) else []
+        if isinstance(old, tuple):
             path, index = old
-            doc = MarkdownDoc(self.toolbox.staging.read(path) or "")
-            doc.replace_bullet(index, line)
-            self._write(path, doc)
-            return
-        doc = MarkdownDoc(self.toolbox.staging.read(item.file) or "")
+            if is_pinned(self._doc(path, docs).lines[index]):
+                self.notes.append(f"{path}: the line item {item.number} replaces is pinned by a person; left as is")
+                return moved
+            self._doc(path, docs).replace_bullet(index, line)
+            return [*moved, path]
+        doc = self._doc(item.file, docs)
         doc.add_bullet(route_fact(line).section if item.file == route_fact(line).path else _last_section(doc),
                        line)
-        self._write(item.file, doc)
+        return [*moved, item.file]
 
-    def _held(self, fact: BatchFact) -> str:
-        """The file a line of which keeps the fact ('' for none)."""
-        return next((path for path in CORE_FILES for line in (self.toolbox.staging.read(path) or "").splitlines()
-                     if holds(fact_text(line), fact.text, correction=fact.is_correction, context=context_of(path))),
-                    "")
+    def _doc(self, path: str, docs: dict[str, MarkdownDoc]) -> MarkdownDoc:
+        if path not in docs:
+            docs[path] = MarkdownDoc(self.toolbox.staging.read(path) or "")
+        return docs[path]
 
-    def _remove(self, path: str, fact: BatchFact) -> None:
-        doc = MarkdownDoc(self.toolbox.staging.read(path) or "")
-        for bullet in reversed(doc.bullets()):
-            if holds(fact_text(bullet.text), fact.text, correction=fact.is_correction, context=context_of(path)):
-                doc.remove_line(bullet.index)
-        self._write(path, doc)
+    def _held(self, fact: BatchFact, docs: dict[str, MarkdownDoc]) -> str:
+        """The file a line of which keeps the fact, as memory stands with this answer's items so far ('')."""
+        return next((path for path in CORE_FILES for bullet in self._doc(path, docs).bullets()
+                     if holds(fact_text(bullet.text), fact.text, correction=fact.is_correction,
+                              context=context_of(path))), "")
 
-    def _replaced(self, fact: BatchFact, item: Item) -> tuple[str, int] | str | None:
+    def _remove(self, path: str, fact: BatchFact, docs: dict[str, MarkdownDoc]) -> bool:
+        """Take the lines keeping `fact` out of `path` (it moves to the file it belongs in)."""
+        doc = self._doc(path, docs)
+        found = [bullet.index for bullet in doc.bullets()
+                 if holds(fact_text(bullet.text), fact.text, correction=fact.is_correction, context=context_of(path))
+                 and not is_pinned(doc.lines[bullet.index])]
+        for index in reversed(found):
+            doc.remove_line(index)
+        return bool(found)
+
+    def _replaced(self, fact: BatchFact, item: Item, docs: dict[str, MarkdownDoc]) -> tuple[str, int] | str | None:
         """The bullet the fact replaces: the line the model copied (exactly, or closely) when it is a line of the
         named file about the same subject, else for a correction the line it corrects; a copied line about
-        something else is the reason the item is refused."""
-        bullets = [(path, bullet) for path in CORE_FILES
-                   for bullet in MarkdownDoc(self.toolbox.staging.read(path) or "").bullets()]
+        something else, or none of that file, is the reason the item is refused."""
         wanted = fact_text(item.replaces)
         if wanted:
-            named = [(p, b) for p, b in bullets if p == item.file]
+            named = [(item.file, bullet) for bullet in self._doc(item.file, docs).bullets()]
             found = next(((p, b) for p, b in named if fact_text(b.text) == wanted), None)
             scored = max(((similarity(wanted, b.text), p, b) for p, b in named), default=None, key=lambda s: s[0])
             if found is None and scored is not None and scored[0] >= REPLACES_SIMILARITY:
@@ -224,13 +257,15 @@ class Filing:
                 return f"`replaces` names a line about something else: {fact_text(found[1].text)[:80]!r}"
             return found[0], found[1].index
         if fact.is_correction:
+            bullets = [(path, bullet) for path in CORE_FILES for bullet in self._doc(path, docs).bullets()]
             return next(((p, b.index) for p, b in bullets if corrects(fact.text, b.text, path=p)), None)
         return None
 
-    def _write(self, path: str, doc: MarkdownDoc) -> None:
-        result = self.toolbox.invoke("write_file", path=path, content=doc.render())
-        if not result.ok:
+    def _write(self, path: str, doc: MarkdownDoc, *, note: bool = True) -> bool:
+        result = self.toolbox.apply("write_file", path=path, content=doc.render())
+        if not result.ok and note:
             self.notes.append(f"{path}: {result.problem}")
+        return result.ok
 
 
 def _line_for(fact: BatchFact, written: str, known: frozenset[str]) -> tuple[str, str]:

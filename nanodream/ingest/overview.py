@@ -13,7 +13,6 @@ from nanodream.atomic import open_binary
 from nanodream.config import ConfigError, IngestSource, ingest_sources
 from nanodream.ingest.journal import journal_file
 from nanodream.ingest.report import log_file
-from nanodream.ingest.sources import SourceMissing, list_files
 from nanodream.ingest.watermarks import Watermark, WatermarksUnreadable, load
 from nanodream.workspace import Workspace
 
@@ -35,6 +34,8 @@ def ingest_overview(workspace: Workspace) -> dict[str, Any]:
 
 
 def _source(source: IngestSource, marks: dict[str, Watermark]) -> dict[str, Any]:
+    from nanodream.ingest.sources import SourceMissing, list_files  # it imports the formats: only with a source
+
     inside = [mark for path, mark in marks.items() if path == str(source.path)
               or path.startswith(str(source.path).rstrip(os.sep) + os.sep)]
     state: dict[str, Any] = {

@@ -118,8 +118,10 @@ def _restates(knowledge: Knowledge, pair: Pair) -> bool:
     a line that says more about the same thing (a decision and its cost) is two things that meet."""
     if pair.old.where != "memory":
         return False
-    said = [frozenset(entry.terms) for entry in knowledge.sessions.get(pair.new.source, ())] \
-        if pair.new.where == "history" else [pair.new.terms]
+    said = [pair.new.terms]
+    if pair.new.where == "history":
+        session = knowledge.sessions.get(pair.new.source)
+        said = [frozenset(entry.terms) for entry in session.recent] if session is not None else []
     return any(_same(statement, pair.old.terms) for statement in said)
 
 

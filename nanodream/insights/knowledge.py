@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Literal, get_args
 
-from nanodream.insights.history_index import HistoryIndex, Indexed, shown
+from nanodream.insights.history_index import HistoryIndex, Session, shown
 from nanodream.insights.refs import Ref, RefInvalid, line_ref, parse_ref, superseded
 from nanodream.insights.terms import Rarity, named, terms
 from nanodream.retrieval.documents import Document, collect, sources
@@ -77,7 +77,7 @@ class Knowledge:
     items: dict[str, list[Item]]  # where → items
     history: HistoryIndex
     fresh: frozenset[str] = frozenset()  # refs of what this run brought
-    sessions: dict[str, list[Indexed]] = field(default_factory=dict)
+    sessions: dict[str, Session] = field(default_factory=dict)
     _rarity: dict[str, Rarity] = field(default_factory=dict, repr=False)
     _lines: dict[str, list[Item]] | None = field(default=None, repr=False)
 
@@ -115,7 +115,8 @@ class Knowledge:
         """What an item says, as a search shows it; for a session, its entry that best matches `query`."""
         if item.where != "history":
             return item.text
-        entries = self.sessions.get(item.source, [])
+        session = self.sessions.get(item.source)
+        entries = session.recent if session is not None else []
         wanted = terms(query)
         best = max(entries, key=lambda e: len(wanted & set(e.terms)), default=None)
         return shown(self.workspace, best) if best is not None else ""
@@ -217,17 +218,10 @@ def _archived(heading: str) -> date | None:
     return _day(found.group(1)) if found else None
 
 
-def _sessions(sessions: dict[str, list[Indexed]]) -> list[Item]:
+def _sessions(sessions: dict[str, Session]) -> list[Item]:
     """A session is one item; a promoted insight's own entry (`insight:<name>`) is not material to connect."""
-    found = []
-    for key, entries in sessions.items():
-        if key.startswith(PROMOTED):
-            continue
-        days = [entry.day for entry in entries if entry.day]
-        words = frozenset(term for entry in entries for term in entry.terms)
-        names = frozenset(term for entry in entries for term in entry.names)
-        found.append(Item(f"session:{key}", "history", key, words, _day(max(days)) if days else None, key, names))
-    return found
+    return [Item(f"session:{key}", "history", key, frozenset(session.terms), _day(session.day) if session.day else None,
+                 key, frozenset(session.names)) for key, session in sessions.items() if not key.startswith(PROMOTED)]
 
 
 def _day(text: str) -> date | None:

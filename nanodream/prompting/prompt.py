@@ -108,7 +108,7 @@ def render_skills(signals: Signals, budget: int = SKILLS_INDEX_CHARS) -> str:
     What every skill shares (the cap, the units) is said once in the heading, not on each line."""
     skills = signals.skills
     if not skills:
-        return "# Skills index (read_file a SKILL.md before changing it)\n(no skills yet)"
+        return "# Skills index\n(no skills yet)"
     cap = max(skill.size.cap for skill in skills)
     lines = {skill.name: f"- {_skill_line(skill, cap)}" for skill in skills}
     shown = _within_budget(signals, lines, budget)
@@ -152,9 +152,14 @@ def _skill_line(skill: SkillSignal, cap: int) -> str:
 
 
 def render_skill_ages(signals: Signals) -> list[str]:
-    """Days since each skill changed and how much it is used: what the day changes, so not in the index."""
-    shown = [f"{skill.name} {_skill_age(skill, signals)}" for skill in signals.skills if skill.changed is not None]
-    return ["", "Skills — days since changed, and use: " + " · ".join(shown)] if shown else []
+    """Days since each skill changed and how much it is used: what the day changes, so not in the index. When
+    every skill says the same (all changed N days ago, none tracked in use), that is said once."""
+    said = {skill.name: _skill_age(skill, signals) for skill in signals.skills if skill.changed is not None}
+    if not said:
+        return []
+    if len(said) > 1 and len(set(said.values())) == 1:
+        return ["", f"Skills — days since changed, and use: all {len(said)} {next(iter(said.values()))}"]
+    return ["", "Skills — days since changed, and use: " + " · ".join(f"{name} {age}" for name, age in said.items())]
 
 
 def _skill_age(skill: SkillSignal, signals: Signals) -> str:
@@ -173,15 +178,30 @@ def _use_facts(use: SkillUse | None) -> list[str]:
 
 
 def render_signals(signals: Signals, *, tidy: bool) -> str:
-    lines = [f"# Signals (today is {signals.today.isoformat()})", ""]
-    lines.append(f"Line ages, days since changed (L = line numbers above; task state is stale after "
-                 f"{signals.stale_after_days}d):")
-    lines += [f"- {path}: {_age_line(sections, signals)}" for path, sections in signals.ages.items()]
+    lines = [f"# Signals (today is {signals.today.isoformat()})", "", *render_ages(signals)]
     if not tidy:
         lines += render_recurrence(signals.topics)
     lines += render_skill_ages(signals)
     lines += render_skill_health(signals.health)
     return "\n".join(lines)
+
+
+def render_ages(signals: Signals) -> list[str]:
+    """Days since each line changed, by runs of lines; files whose lines are all one age share one line, and when
+    every line changed today that is all there is to say."""
+    said = {path: _age_line(sections, signals) for path, sections in signals.ages.items()}
+    if said and set(said.values()) <= {"all lines 0d", "empty"}:
+        return ["Line ages: every line changed today."]  # nothing is old enough to act on
+    spans = any(" L" in line or line.startswith('"') for line in said.values())
+    heading = "Line ages, days since changed (" + ("L = line numbers above; " if spans else "")
+    lines = [f"{heading}task state is stale after {signals.stale_after_days}d):"]
+    alike: dict[str, list[str]] = {}
+    for path, line in said.items():
+        alike.setdefault(line, []).append(path)
+    for line, paths in alike.items():
+        lines.append(f"- {', '.join(paths)}: {line}" if line.startswith("all lines") or line == "empty"
+                     else "\n".join(f"- {path}: {line}" for path in paths))
+    return lines
 
 
 def render_recurrence(topics: tuple[Topic, ...]) -> list[str]:

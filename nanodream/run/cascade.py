@@ -17,16 +17,18 @@ a line merely about the same subject ("Prefers tea") is not made untrue by a mov
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanodream.atomic import read_bytes
-from nanodream.engines.replacing import Change, names_old_value, value_change
 from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
 from nanodream.rejected import fact_text
 from nanodream.text.words import fact_key
 from nanodream.validity import Validity, parse_validity
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, Workspace
+
+if TYPE_CHECKING:
+    from nanodream.engines.replacing import Change
 
 MAX_LISTED = 100  # out-of-date lines `status` shows; a workspace with more has a bigger problem to read first
 
@@ -55,7 +57,10 @@ def out_of_date(workspace: Workspace, limit: int = MAX_LISTED) -> list[OutOfDate
 
     Reads the archive months and the three core files; no git, no model.
     """
-    changes = _latest_changes(_replaced_facts(workspace))
+    replaced = _replaced_facts(workspace)
+    if not replaced:
+        return []  # nothing replaced, nothing to check: `status` does not load the rules that would check it
+    changes = _latest_changes(replaced)
     found: list[OutOfDate] = []
     for path in CORE_FILES:
         file = workspace.root / path
@@ -76,6 +81,8 @@ def out_of_date(workspace: Workspace, limit: int = MAX_LISTED) -> list[OutOfDate
 
 
 def _depends(fact: str, validity: Validity, change: Change) -> bool:
+    from nanodream.engines.replacing import names_old_value
+
     return fact_key(fact) != fact_key(validity.successor) and names_old_value(fact, change)
 
 
@@ -96,6 +103,8 @@ def _replaced_facts(workspace: Workspace) -> list[Validity]:
 
 def _latest_changes(facts: list[Validity]) -> list[tuple[Validity, Change]]:
     """Each replaced fact with its change, newest first, without those whose old value became true again."""
+    from nanodream.engines.replacing import names_old_value, value_change
+
     facts = sorted(facts, key=lambda v: v.until, reverse=True)
     changes = [(v, value_change(v.text, v.successor)) for v in facts]
     kept = []

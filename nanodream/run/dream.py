@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from nanodream.backlog.deadletters import drop_stale, remember
-from nanodream.backlog.history import Batch, HistoryEntry, drop_skip_lines, entry_at, read_from
+from nanodream.backlog.history import Batch, BatchLimits, HistoryEntry, drop_skip_lines, entry_at, read_from
 from nanodream.backlog.position import NEEDS_PERSON_HINT, Position, resume, save_position
 from nanodream.backlog.quarantine import (
     QuarantinedEntry,
@@ -34,6 +34,7 @@ from nanodream.run.pipeline import RUN_PASSES
 from nanodream.run.poison import MAX_SUSPECTS, Isolation, failure_streak
 from nanodream.run.records import append_record, read_records
 from nanodream.run.report import NOTABLE_LIMIT, BatchOutcome, RunReport
+from nanodream.run.sizing import Sizing, failed_trailer
 from nanodream.versioning import pending
 from nanodream.versioning.gitstate import NeedsPerson
 from nanodream.vocab import (
@@ -156,8 +157,21 @@ def _dream_backlog(ctx: RunContext, report: RunReport) -> None:
                 _tidy(ctx, report)
         if before is not None:
             run_phases(ctx, report, before, exploring, RUN_PASSES)
+        if report.outcome == Outcome.NOTHING_TO_DO and not report.batches:
+            _idle(ctx, report)
     except EngineUnavailable as exc:
         report.fail(str(exc), outcome=exc.outcome)
+
+
+def _idle(ctx: RunContext, report: RunReport) -> None:
+    """A run with nothing to consume indexes a share of the consumed history connect cannot search yet (an
+    adopted history's older lines: insights/history_index.py), so runs that consume never pay for it."""
+    if ctx.dry_run or "connect" not in ctx.settings.phases:
+        return
+    from nanodream.insights.history_index import backfill
+
+    if backfill(ctx.workspace, resume(ctx.workspace).position):
+        report.notices.append("indexed older consumed history for connect's searches, a share per idle run")
 
 
 def _ingest_sources(ctx: RunContext, report: RunReport) -> None:
@@ -214,6 +228,7 @@ class _Backlog:
     past_runs: list = field(default_factory=list)
     isolation: Isolation = field(default_factory=Isolation)
     tried: set[int] = field(default_factory=set)  # waiting entries this run has dreamed already (a dry run: previewed)
+    sizing: Sizing | None = None  # how big a batch one session can take (run/sizing.py)
 
     def take(self) -> _Planned | None:
         """The next batch to dream, or None when the backlog is empty or the run's batch limit is reached."""
@@ -237,20 +252,25 @@ class _Backlog:
             self.isolation.split(batch)  # it failed every time lately: go straight to its halves
 
     def _next_from_history(self) -> Batch | None:
-        """Entries waiting for a model first when the engine reads them, then the history after the position."""
+        """Entries waiting for a model first when the engine reads them, then the history after the position, as
+        many as one session can take (run/sizing.py)."""
         excluded = frozenset(self.held | self.tried) | self.isolation.excluded()
+        admit = self.sizing.admission() if self.sizing is not None else None
+        limits = BatchLimits(self.ctx.options.max_entries, admit)
         return next_batch(self.ctx.workspace, self.position, self.ctx.settings.batch_tokens, excluded,
-                          reads_everything=not self.ctx.settings.offline, max_entries=self.ctx.options.max_entries)
+                          reads_everything=not self.ctx.settings.offline, limits=limits)
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after
                 and len(batch.entries) > 1)
 
-    def hooks(self) -> BatchHooks:
-        """Suspects are quarantined right before the next batch is applied: its success is the proof."""
-        if not self.isolation.suspects:
-            return BatchHooks()
-        return BatchHooks(before_apply=self._quarantine_suspects)
+    def hooks(self, batch: Batch) -> BatchHooks:
+        """Suspects are quarantined right before the next batch is applied: its success is the proof. A batch that
+        moves past sessions which failed as too big names what they cost in its commit (`Dream-Failed`)."""
+        passed = self.sizing.passed(batch) if self.sizing is not None else []
+        trailers = ((Trailer.FAILED, failed_trailer(passed)),) if passed else ()
+        return BatchHooks(before_apply=self._quarantine_suspects if self.isolation.suspects else None,
+                          trailers=trailers)
 
     def _quarantine_suspects(self) -> None:
         reasons = {s.entry.offset: s.reason for s in self.isolation.suspects}
@@ -270,6 +290,12 @@ class _Backlog:
                 self.report.note_entry(entry.line, entry.cursor, EntryOutcome.WAITING,
                                        f"left for a model: the built-in rules do not read {language}")
 
+    def landed(self, planned: _Planned, outcome: BatchOutcome, engine: Engine | None) -> None:
+        """A batch (or its part before an unaccounted fact) was consumed: what sizing learns from it."""
+        if self.sizing is not None and outcome.entries:
+            kept = Batch(planned.batch.entries[:outcome.entries])
+            self.sizing.landed(kept, outcome, structured=bool(getattr(engine, "structured", True)))
+
     def settle(self, planned: _Planned, outcome: BatchOutcome) -> bool:
         """Move past a batch that succeeded, or split / suspect one that keeps failing; False ends the run."""
         batch = planned.batch
@@ -280,6 +306,9 @@ class _Backlog:
             for entry in batch.entries:
                 if not entry.content.strip():
                     self.report.note_entry(entry.line, entry.cursor, EntryOutcome.SKIPPED, "only [skip] lines")
+            return True
+        if outcome.oversized and len(batch.entries) > 1 and not self.ctx.dry_run and self.sizing is not None:
+            self._smaller(planned, outcome)
             return True
         poisoned = planned.from_split or self.isolation.suspects or planned.streak + 1 >= self.ctx.settings.split_after
         # A full file, git refusing the commit, a model that cannot use tools or a missing key: no poisoned entry.
@@ -295,21 +324,40 @@ class _Backlog:
         return len(self.isolation.suspects) < MAX_SUSPECTS
 
 
-def _drain(ctx: RunContext, report: RunReport) -> None:
+    def _smaller(self, planned: _Planned, outcome: BatchOutcome) -> None:
+        """A cap stopped the session on more than one entry: the batch was too big, not the model or an entry bad.
+        Remembered (before anything else), and its entries go again in a batch of at most half as many."""
+        assert self.sizing is not None
+        batch = planned.batch
+        self.sizing.too_big(batch, outcome.oversized, outcome, self.report.run_id)
+        half = max(1, len(batch.entries) // 2)
+        outcome.outcome = Outcome.SPLIT
+        outcome.reason = (f"{outcome.reason} on {count_entries(len(batch.entries))}: too big for one session; "
+                          f"dreamed again at most {count_entries(half)} at a time")
+        if planned.from_split:
+            self.isolation.split(batch)  # a half of a search for a poisoned entry: its own halves come next
+
+
+def _backlog(ctx: RunContext, report: RunReport) -> _Backlog | None:
+    """Where the run's batches come from: past the quarantine (capacity holds released first), from the position;
+    None when the quarantine or the waiting ledger cannot be read (the report says why)."""
     try:
         held = set(held_offsets(ctx.workspace))
-    except QuarantineUnreadable as exc:
-        report.fail(str(exc))
-        return
-    if not ctx.dry_run and not ctx.options.hosted:
-        _release_capacity_holds(ctx, report)
-        held = set(held_offsets(ctx.workspace))
-    try:
+        if not ctx.dry_run and not ctx.options.hosted:
+            _release_capacity_holds(ctx, report)
+            held = set(held_offsets(ctx.workspace))
         start = _resume(ctx, report)
-    except WaitingUnreadable as exc:
+    except (QuarantineUnreadable, WaitingUnreadable) as exc:
         report.fail(str(exc))
+        return None
+    return _Backlog(ctx, report, start, held, read_records(ctx.workspace, limit=200),
+                    sizing=Sizing(ctx.workspace, ctx.settings, keep=not ctx.dry_run))
+
+
+def _drain(ctx: RunContext, report: RunReport) -> None:
+    backlog = _backlog(ctx, report)
+    if backlog is None:
         return
-    backlog = _Backlog(ctx, report, start, held, read_records(ctx.workspace, limit=200))
     observer = ctx.options.observer
     while not _stop_requested(ctx, report):
         observer.activity("reading the next batch of history")
@@ -318,12 +366,14 @@ def _drain(ctx: RunContext, report: RunReport) -> None:
             break
         engine = ctx.engine() if planned.batch.has_content else None
         observer.batch_started(planned.batch)
-        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks())
+        outcome = dream_batch(ctx, engine, planned.batch, backlog.hooks(planned.batch))
         # a batch whose part before it could not be applied fails as a whole, the usual way
         held_back = outcome.held_back if outcome.outcome not in FAILURES else None
         outcome.held_back = None
         observer.batch_finished(outcome)
         report.batches += [outcome, held_back] if held_back else [outcome]
+        if outcome.outcome not in FAILURES and not ctx.dry_run:
+            backlog.landed(planned, outcome, engine)
         if held_back is not None:  # its first entries are consumed; the rest ends the run, the cursor before it
             report.settle_failure(held_back, at=(held_back.first_line, held_back.last_line))
             return
@@ -423,8 +473,11 @@ def _conclude(report: RunReport, isolation: Isolation, dry_run: bool) -> None:
         report.fail(isolation.unresolved() + note, at=(first, first))
         return
     if report.batches and report.consumed is None and not dry_run:
-        # Only failed halves: a limit or a stop cut the search short and nothing moved.
         first = report.batches[0]
+        if all(batch.oversized for batch in report.batches):  # not a poisoned entry: no streak toward a split
+            report.fail(f"{report.batches[-1].reason}; the next run takes the smaller batch{note}")
+            return
+        # Only failed halves: a limit or a stop cut the search short and nothing moved.
         report.fail(f"{report.batches[-1].reason}; stopped while splitting the failing batch{note}",
                     at=(first.first_line, first.last_line))
         return

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from nanodream.atomic import read_text
+from nanodream.backlog.history import Position
 from nanodream.backlog.position import resume
 from nanodream.engines import SessionError, SessionResult, describe_error
 from nanodream.insights.edges import back_edges
@@ -46,12 +47,16 @@ class Before:
 
     lines: frozenset[str]  # every line of the core files and the archive, as written (a moved line is no news)
     skills: frozenset[str]
-    offset: int  # the history position
+    position: Position  # the history position
+
+    @property
+    def offset(self) -> int:
+        return self.position.offset
 
 
 def before_run(workspace: Workspace) -> Before:
     skills = frozenset(path.split("/")[1] for path in workspace.memory_paths() if path.startswith("skills/"))
-    return Before(memory_lines(workspace), skills, resume(workspace).position.offset)
+    return Before(memory_lines(workspace), skills, resume(workspace).position)
 
 
 def memory_lines(workspace: Workspace) -> frozenset[str]:
@@ -90,7 +95,8 @@ class PhaseWork:
         """Everything connect may cite, read once, with history indexed up to the position the batches reached."""
         if self._knowledge is None:
             workspace = self.ctx.workspace
-            history = up_to_date(workspace, resume(workspace).position, save=not self.ctx.dry_run)
+            history = up_to_date(workspace, resume(workspace).position, since=self.before.position,
+                                 save=not self.ctx.dry_run)
             self._knowledge = Knowledge.read(workspace, history)
             self._knowledge.fresh = self._fresh(self._knowledge)
         return self._knowledge
@@ -103,7 +109,7 @@ class PhaseWork:
         found = {item.ref for item in knowledge.items["memory"] + knowledge.items["archive"] if item.text in added}
         found |= {item.ref for item in knowledge.items["skills"] if item.source not in self.before.skills}
         start = self.before.offset
-        found |= {f"session:{entry.session}" for entry in knowledge.history.entries if entry.offset >= start}
+        found |= {f"session:{key}" for key, session in knowledge.sessions.items() if session.last >= start}
         found |= {f"commit:{sha}" for sha in self.report.commits}
         return frozenset(found)
 

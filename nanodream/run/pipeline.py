@@ -156,7 +156,8 @@ _HEAD = """\
         │            memory/door.py: lock, git sane, recover, hand edits      run/records.py
         ▼
  backlog/ ─ resume the position ─ survey (dead letters, cursor anomalies) ─ next batch
-        │      (a failing batch is split and a poisoned entry quarantined: run/poison.py, backlog/quarantine.py)
+        │      (cut to what one session can finish, smaller after a cap stopped one: run/sizing.py;
+        │       a failing batch is split and a poisoned entry quarantined: run/poison.py, backlog/quarantine.py)
         ▼
  run/batch.py ─ dream_batch(): the one path every batch takes, the passes of run/pipeline.py in order
         │      (tool_mode auto: a batch a tools session failed as model-no-op runs them once more in structured mode)

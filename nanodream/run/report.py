@@ -46,11 +46,14 @@ class BatchOutcome:
     # tagged facts neither kept nor explained after the session: {fact, entry_line, problem}; never consumed
     unaccounted: list[dict[str, object]] = field(default_factory=list)
     held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
+    request_bytes: int = 0  # what the session's model requests sent
+    oversized: str = ""  # the cap that stopped the session on more than one entry (tokens | calls): too big a batch
 
     def add_spend(self, other: BatchOutcome) -> None:
         """Count what an earlier attempt at the same batch spent (tokens, requests, cost) as this one's too."""
         self.tokens_in, self.tokens_out = self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out
         self.cached_tokens, self.requests = self.cached_tokens + other.cached_tokens, self.requests + other.requests
+        self.request_bytes += other.request_bytes
         if other.cost is not None:
             self.cost = (self.cost or 0.0) + other.cost
 
@@ -94,7 +97,8 @@ class RunReport(Report):
     """
 
     json_shape = Shape(derived=("tokens_in", "tokens_out", "cached_tokens", "cost", "entries", "commits",
-                                "consumed", "consumed_lines", "requests", "reasons", "unconfirmed", "misfiled",
+                                "consumed", "consumed_lines", "requests", "request_bytes", "reasons", "unconfirmed",
+                                "misfiled",
                                 "insights", "back_edges"))
 
     run_id: str
@@ -151,6 +155,10 @@ class RunReport(Report):
     @property
     def requests(self) -> int:
         return sum(b.requests for b in self.batches)
+
+    @property
+    def request_bytes(self) -> int:
+        return sum(b.request_bytes for b in self.batches)
 
     @property
     def entries(self) -> int:
@@ -214,6 +222,7 @@ class RunReport(Report):
             failed_at=self.failed_at, tidy=self.tidy, consumed_lines=self.consumed_lines, notices=self.notices,
             anomalies=self.anomalies, dead_letters=self.dead_letters, notable=self.notable,
             warnings=[warning for batch in self.batches for warning in batch.warnings], requests=self.requests,
+            request_bytes=self.request_bytes,
             reasons=[r for b in self.batches for r in b.reasons],
             unconfirmed=[note for b in self.batches for note in b.unconfirmed], misfiled=self.misfiled,
             phases=self.phases.to_record() if self.phases else None,

@@ -62,6 +62,7 @@ def _finished(work: BatchWork, result: SessionResult, in_git: tuple[str, ...]) -
     outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
     outcome.requests, outcome.summary = result.requests, said(result.summary)
+    outcome.request_bytes = result.request_bytes
     outcome.warnings += [said(warning) for warning in result.warnings]  # they can quote the history
     outcome.unkept = [said(fact) for fact in account.unkept]
     outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
@@ -71,14 +72,19 @@ def _finished(work: BatchWork, result: SessionResult, in_git: tuple[str, ...]) -
 
 
 def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None:
-    """A session that stopped: a provider error may come from an entry (split to find it); a cap, a loop or
-    calls no tool can run say the model cannot do the job (held, never split)."""
+    """A session that stopped: a provider error may come from an entry (split to find it); a cap met on more than
+    one entry by a session that was editing says the batch was too big (dreamed again smaller: run/sizing.py); a
+    cap on one entry or with nothing edited, a loop, or calls no tool can run say the model cannot do the job
+    (held, never split)."""
     outcome = work.outcome
     outcome.fail(exc.reason)
     spent = exc.spent  # what the failed session cost counts toward the run's budgets too
     outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
     outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
-    if exc.misuse and not work.staging.changes():
+    outcome.request_bytes = spent.request_bytes
+    if exc.cap and work.batch is not None and len(work.batch.entries) > 1 and work.staging.changes():
+        outcome.oversized = exc.cap  # it was doing the job and ran out of room: the batch was too big
+    elif exc.misuse and not work.staging.changes():
         outcome.fail(accounting.misuse_reason(exc.reason), Outcome.MODEL_NO_OP)
     elif exc.model_fault:
         outcome.fail(f"{exc.reason}; the model could not finish the job — see `nanodream model check`",

@@ -36,7 +36,7 @@ from nanodream.rejected import fact_key as rejected_key
 from nanodream.text.words import covers, fact_key, jaccard, tidy_sentence
 from nanodream.validity import replaced_line
 from nanodream.versioning.gitstore import GitStore
-from nanodream.versioning.provenance import taught_on
+from nanodream.versioning.provenance import taught_days
 from nanodream.workspace import CORE_FILES
 
 FACT_TAGS = ("permanent", "durable", "correction")
@@ -78,8 +78,9 @@ def keep_replaced(staging: Staging, store: GitStore, batch: Batch | None, *, tod
                                            paths=[p for p in CORE_FILES if p not in set(held_back)])
              if rejected_key(item.old.text) not in rejected]
     moved = []
+    taught = taught_days(store, [(i.old.path, i.old.index + 1, i.old.text) for i in found if i.from_files])
     for item in found:
-        since = taught_on(store, item.old.path, item.old.index + 1, item.old.text) if item.from_files else item.since
+        since = taught[(item.old.path, item.old.index + 1)] if item.from_files else item.since
         line = replaced_line(item.old.text, item.until, item.new, since)
         if not (item.from_files and archive.mark_moved(staging, f"- {item.old.text}", line)):
             moved.append((item.section, line))

@@ -207,6 +207,11 @@ def fixed(key: tuple[str, ...], ask: Callable[[], T]) -> T:
     return _FIXED[key]  # type: ignore[return-value]
 
 
+def fixed_answer(key: tuple[str, ...]) -> tuple[bool, object]:
+    """(True, answer) when a fixed answer is kept for `key` (see `fixed`), without asking anything."""
+    return (True, _FIXED[key]) if key in _FIXED else (False, None)
+
+
 def moved(key: tuple[str, ...], stamp: Stamp | None, sha: str) -> None:
     """HEAD was just moved to `sha` by this process: kept as the answer when the ref file says so."""
     ref_text = stamp[1] if stamp is not None else None
@@ -214,12 +219,16 @@ def moved(key: tuple[str, ...], stamp: Stamp | None, sha: str) -> None:
         _ANSWERS[key] = (stamp, sha)
 
 
+# Kinds of lasting answer about HEAD's commit itself (its message, the newest dream): a new commit always changes them.
+ABOUT_HEAD = frozenset({"message", "newest"})
+
+
 def carried(root: Path, parent: str, new: str, changed: list[str]) -> None:
     """A commit from `parent` to `new` that changed only `changed`: answers kept about paths it left alone at
     `parent` (keys `(kind, root, path)`, stamps that start with the commit) hold at `new` as well. A key's path
     ending in "/" is a folder: any changed path under it ends the answer."""
     for key, (stamp, answer) in list(_ANSWERS.items()):
-        if len(key) != 3 or key[1] != str(root) or not stamp or stamp[0] != parent:
+        if len(key) != 3 or key[1] != str(root) or not stamp or stamp[0] != parent or key[0] in ABOUT_HEAD:
             continue
         path = key[2]
         touched = any(p.startswith(path) for p in changed) if path.endswith("/") else path in changed

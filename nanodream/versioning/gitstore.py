@@ -16,6 +16,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from nanodream import clock
+from nanodream.atomic import read_bytes
 from nanodream.backlog.position import fingerprint
 from nanodream.config import machine_name
 from nanodream.controls import visible
@@ -27,6 +28,8 @@ from nanodream.workspace import CORE_FILES, TRACKED_PATTERNS, Workspace
 
 DREAM_IDENTITY = ("nanodream", "nanodream@localhost")
 BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ \d+(?: \d+)?$")
+# An object name that fixes what it names: a commit id, or a path in a commit (or its parent) named by id.
+_SHA_NAME = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?:\^?:.+)?$")
 UNCOMMITTED = "0" * 40
 _COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 PROGRESS_LOOKBACK = 200  # commits with progress trailers searched past accepted proposals (beyond: none found)
@@ -196,7 +199,25 @@ class GitStore:
         return gitcache.fixed(("tree", commit), lambda: self._git("rev-parse", f"{commit}^{{tree}}"))
 
     def head_message(self) -> str:
-        return self._read("log", "-1", "--format=%B") or ""  # fails (so "") when there is no commit yet
+        """HEAD's message ("" without a commit); a commit's message never changes, so a later process (`status`)
+        reads it from `.git/nanodream/` instead of asking git again."""
+        head = self.head_sha() if self.exists else None
+        if not head:
+            return ""
+        return gitcache.lasting(("message", str(self.workspace.root), ""), (head,),
+                                lambda: self._read("log", "-1", "--format=%B", head) or "",
+                                lambda answer: isinstance(answer, str))
+
+    def newest(self, kind: str) -> MemoryCommit | None:
+        """The newest commit of `kind` in HEAD's history (`log`'s record of it), kept between processes by HEAD's id:
+        `status` shows the last dream without a `git log` while nothing was committed since."""
+        head = self.head_sha() if self.exists else None
+        if not head:
+            return None
+        found = gitcache.lasting(("newest", str(self.workspace.root), kind), (head,),
+                                 lambda: [_commit_record(c) for c in self.memory_commits(1, kind=kind)],
+                                 _valid_records)
+        return _from_record(found[0]) if found else None
 
     # writing --------------------------------------------------------------------------------------
 
@@ -336,7 +357,25 @@ class GitStore:
         gitcache.moved(("HEAD", str(self.workspace.root)), gitcache.head_stamp(self.workspace.root), new)
 
     def ref_sha(self, ref: str) -> str | None:
+        if self._surely_absent(ref):
+            return None  # no git process to say so (`status` asks for the review lane's ref every time)
         return self._read("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") or None
+
+    def _surely_absent(self, ref: str) -> bool:
+        """A `refs/…` name that neither a loose ref file nor packed-refs holds, in a repository laid out plainly
+        (`.git` a folder, no reftable); anything else is left to git."""
+        git = self.workspace.root / ".git"
+        if not ref.startswith("refs/") or ".." in ref or not git.is_dir() or git.is_symlink():
+            return False
+        if (git / "reftable").exists() or (git / ref).exists():
+            return False
+        try:
+            packed = read_bytes(git / "packed-refs", 64 * 1024 * 1024)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return f" {ref}\n".encode() not in packed
 
     def set_ref(self, ref: str, sha: str | None) -> None:
         """Point `ref` at `sha`, or delete it."""
@@ -466,6 +505,26 @@ class GitStore:
         name = next((line[len("filename "):] for line in lines if line.startswith("filename ")), path)
         return LineOrigin(sha, name, int(original))
 
+    def line_origins(self, path: str, numbers: Sequence[int]) -> dict[int, LineOrigin | None]:
+        """`line_origin` for many lines of one working file from ONE `git blame` (a `-L` per line); a line not
+        committed (or a file git never tracked) maps to None. Kept for the next run while HEAD and the file's
+        bytes are the same (versioning/gitmemo.py), as the blames of the core files are."""
+        wanted = sorted(set(numbers))
+        head = self.head_sha() if self.exists else None
+        data = _read_files(self.workspace.root, [path])[path]
+        if not wanted or not head or data is None:
+            return dict.fromkeys(wanted)
+        stamp = (head, gitcache.bytes_digest(data), ",".join(map(str, wanted)))
+        found = gitcache.lasting(("origins", str(self.workspace.root), path), stamp,
+                                 lambda: self._origins(path, wanted), _valid_origins)
+        origins = {int(number): LineOrigin(*origin) if origin else None for number, origin in found.items()}
+        return {number: origins.get(number) for number in wanted}
+
+    def _origins(self, path: str, numbers: list[int]) -> dict[str, list | None]:
+        ranges = [arg for number in numbers for arg in ("-L", f"{number},{number}")]
+        out = self._read("blame", "--line-porcelain", "-M8", "-C8", *ranges, "--", path)
+        return parse_origins(out or "", numbers)
+
     def line_commits(self, path: str, rev: str | None = None) -> list[str | None]:
         """The commit of every line of the working file (or of the file at commit `rev`), following moves (None:
         not committed); one blame."""
@@ -566,6 +625,26 @@ class GitStore:
             at = end + 1 + size + 1  # the content is followed by a newline
         return found
 
+    def objects(self, names: Sequence[str]) -> dict[str, bytes | None]:
+        """Many objects by name (`<sha>`, `<rev>:<path>`) from ONE `git cat-file --batch`: a commit's raw text, a
+        file's bytes; None for a name that names nothing (a file its commit did not have, the first commit's
+        parent). Answers about commits by id are kept for the process: such an object never changes."""
+        root = str(self.workspace.root)
+        found: dict[str, bytes | None] = {}
+        for name in dict.fromkeys(names):
+            known, answer = gitcache.fixed_answer(("object", root, name))
+            if known:
+                found[name] = answer  # type: ignore[assignment]
+        asked = [name for name in dict.fromkeys(names) if name not in found and "\n" not in name]
+        if asked:
+            out = run_git(self.workspace.root, "cat-file", "--batch",
+                          stdin="".join(f"{name}\n" for name in asked).encode()).stdout
+            for name, data in zip(asked, _batch_objects(out, len(asked)), strict=True):
+                found[name] = data
+                if _SHA_NAME.match(name):
+                    gitcache.remember(("object", root, name), data)
+        return {name: found.get(name) for name in names}
+
     def first_commit_adding(self, text: str, paths: Sequence[str]) -> tuple[str, str] | None:
         """The oldest commit that added `text` to one of `paths`, with its committer date (ISO 8601); None when
         none did. One `git log -S` (the commits that change how often the text occurs), oldest first."""
@@ -651,6 +730,23 @@ def _remember_text(key: tuple[str, str, str | None], data: bytes) -> None:
     _TEXTS[key] = data
 
 
+def _commit_record(commit: MemoryCommit) -> list:
+    return [commit.sha, list(commit.parents), commit.time, commit.author, commit.message,
+            [[f.path, f.added, f.removed] for f in commit.files]]
+
+
+def _from_record(record: list) -> MemoryCommit:
+    sha, parents, time, author, message, files = record
+    return MemoryCommit(sha, tuple(parents), time, author, message, tuple(FileStat(*f) for f in files))
+
+
+def _valid_records(answer: object) -> bool:
+    try:
+        return isinstance(answer, list) and all(_from_record(record) is not None for record in answer)
+    except (TypeError, ValueError):
+        return False
+
+
 def _valid_times(answer: object) -> bool:
     return answer is None or (isinstance(answer, list)
                                and all(t is None or (isinstance(t, int) and not isinstance(t, bool)) for t in answer))
@@ -726,6 +822,46 @@ def parse_blame_shas(out: str) -> list[str | None]:
         if match:
             shas.append(None if match.group(1) == UNCOMMITTED else match.group(1))
     return shas
+
+
+def parse_origins(out: str, numbers: list[int]) -> dict[str, list | None]:
+    """Line number → [sha, path then, line then] from `git blame --line-porcelain -L n,n …` (in line order); None
+    for an uncommitted line. Keys are strings: the answer is kept as JSON."""
+    origins: dict[str, list | None] = {}
+    sha, original, final, name = "", 0, 0, ""
+    for line in out.split("\n"):
+        header = BLAME_HEADER.match(line)
+        if header:
+            sha, original, final = header.group(1), int(line.split(" ")[1]), int(line.split(" ")[2])
+        elif line.startswith("filename "):
+            name = line[len("filename "):]
+        elif line.startswith("\t") and final in numbers:
+            origins[str(final)] = None if sha == UNCOMMITTED else [sha, name, original]
+    return origins
+
+
+def _valid_origins(answer: object) -> bool:
+    return isinstance(answer, dict) and all(
+        isinstance(key, str) and key.isdigit() and (value is None or (
+            isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) and isinstance(value[1], str)
+            and isinstance(value[2], int))) for key, value in answer.items())
+
+
+def _batch_objects(out: bytes, expected: int) -> list[bytes | None]:
+    """The objects of a `git cat-file --batch` answer, in the order asked; None for one it says is missing."""
+    found: list[bytes | None] = []
+    at = 0
+    while len(found) < expected:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3 or not header[2].isdigit():  # "<name> missing" (or ambiguous)
+            found.append(None)
+            at = end + 1
+            continue
+        size = int(header[2])
+        found.append(out[end + 1:end + 1 + size])
+        at = end + 1 + size + 1  # the content is followed by a newline
+    return found
 
 
 def parse_line_porcelain(out: str) -> list[int | None]:

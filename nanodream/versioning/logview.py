@@ -37,6 +37,9 @@ class CommitSummary(Declared):
     restores: str | None  # for a restore: the sha it undid
     cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
     machine: str | None  # the machine that made it (its Machine: trailer); None for a commit from before
+    # sessions that failed as too big on the entries a dream consumed, before it: {"sessions", "requests", "in",
+    # "out", "bytes"} (run/sizing.py); null when none did
+    failed: dict[str, int] | None = None
 
 
 @dataclass
@@ -61,6 +64,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
         restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset, machine=trailers.machine,
+        failed=trailers.failed,
     )
 
 

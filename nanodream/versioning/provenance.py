@@ -15,6 +15,7 @@ that archived it, and `first_written` the one that first wrote the fact (one `gi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -24,9 +25,10 @@ from nanodream.backlog.history import HistoryEntry, entry_day
 from nanodream.pinning import file_lines, find_lines
 from nanodream.rejected import fact_key, fact_text
 from nanodream.validity import parse_validity
+from nanodream.versioning.commitmsg import commit_kind
 from nanodream.versioning.gitstore import GitStore, LineOrigin
 from nanodream.versioning.logview import consumed_entries, shown_entry
-from nanodream.vocab import Declared, count
+from nanodream.vocab import Declared, Trailers, count
 from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, REJECTED_FILE, PathRefused, Workspace
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -124,10 +126,46 @@ def taught_on(store: GitStore, path: str, number: int, text: str) -> date | None
     sha = _writer(store.workspace, store, path, number, text)
     if sha is None:
         return None
-    commit = store.commit_info(sha)
-    if commit.kind != "dream":
+    return _day_taught(store.workspace, store.commit_info(sha).message, text)
+
+
+def taught_days(store: GitStore, lines: Sequence[tuple[str, int, str]]) -> dict[tuple[str, int], date | None]:
+    """`taught_on` for many lines (path, 1-based number, text) at once, as a batch's replaced facts ask it: one
+    blame per file of all its lines asked about, one `cat-file --batch` for the commits blamed and their parents'
+    files. A line whose writer only re-marked a fact its parent already held is looked through one line at a
+    time, as `why` does (a pin, an unpin: rare)."""
+    origins: dict[tuple[str, int], LineOrigin | None] = {}
+    for path in dict.fromkeys(path for path, _, _ in lines):
+        numbers = [number for each, number, _ in lines if each == path]
+        origins.update({(path, number): found for number, found in store.line_origins(path, numbers).items()})
+    blamed = [found for found in origins.values() if found is not None]
+    objects = store.objects([name for found in blamed for name in (found.sha, f"{found.sha}^:{found.path}")])
+    days: dict[tuple[str, int], date | None] = {}
+    for path, number, text in lines:
+        found = origins.get((path, number))
+        if found is None:
+            days[(path, number)] = None
+        elif _fact(text) and _states(objects.get(f"{found.sha}^:{found.path}"), _fact(text)):
+            days[(path, number)] = taught_on(store, path, number, text)
+        else:
+            days[(path, number)] = _day_taught(store.workspace, _message(objects.get(found.sha)), text)
+    return days
+
+
+def _states(data: bytes | None, fact: str) -> bool:
+    return data is not None and any(_fact(line) == fact for line in data.decode("utf-8", "replace").split("\n"))
+
+
+def _message(raw: bytes | None) -> str:
+    """A raw commit object's message (what follows its headers)."""
+    return raw.decode("utf-8", "replace").partition("\n\n")[2] if raw else ""
+
+
+def _day_taught(workspace: Workspace, message: str, text: str) -> date | None:
+    """The day of the entry a dream commit (by its message) consumed that mentions `text` best; None otherwise."""
+    if commit_kind(message) != "dream":
         return None
-    entries = rank(consumed_entries(store.workspace, commit.trailers), fact_text(text) or text)
+    entries = rank(consumed_entries(workspace, Trailers.parse(message)), fact_text(text) or text)
     return entry_day(entries[0].timestamp) if entries else None
 
 

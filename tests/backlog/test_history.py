@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from nanodream import boundedjson
 from nanodream.backlog.history import (
+    BatchLimits,
     DeadLetter,
     drop_skip_lines,
     iter_after,
@@ -101,7 +102,7 @@ def test_batches_are_cut_by_tokens_and_an_oversized_entry_goes_alone(workspace):
 
 def test_a_batch_holds_at_most_max_entries_when_asked(workspace):
     write_history(workspace, [entry(n, "x" * 10) for n in range(1, 6)])
-    first = next_batch(workspace.history_file, Position(), 1000, max_entries=2)
+    first = next_batch(workspace.history_file, Position(), 1000, limits=BatchLimits(max_entries=2))
     assert [e.cursor for e in first.entries] == [1, 2] and first.more_after
     assert [e.cursor for e in next_batch(workspace.history_file, after(first), 1000).entries] == [3, 4, 5]
 

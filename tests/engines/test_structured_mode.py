@@ -11,7 +11,7 @@ import json
 import pytest
 
 from nanodream import api
-from nanodream.backlog.history import read_cursor
+from nanodream.backlog.history import HistoryEntry, read_cursor
 from nanodream.config import ConfigError, load_settings
 from nanodream.run.dream import run_dream
 from tests.support.cli import runner
@@ -216,3 +216,39 @@ def test_run_accepts_the_structured_tool_mode(kiwi, serve):
     result = runner.invoke(app, ["run", "-w", str(kiwi.root), "--tool-mode", "structured"], env=env)
     assert result.exit_code == 0, result.output
     assert "response_format" in server.requests[0]
+
+
+def test_a_big_batch_answered_as_json_is_filed_whole_whatever_the_tool_call_cap(workspace, serve):
+    """Structured mode's edits are nanodream's, made from the model's one answer: 160 items are one request, not
+    160 calls against the model's tool-call cap (40)."""
+    facts = [f"The ledger shard s{n:03d} is hosted in rack r{n % 7} of the Oslo hall." for n in range(160)]
+    write_history(workspace, [entry(n + 1, f"[durable] {fact}") for n, fact in enumerate(facts)])
+    filed = answer(*(item(n + 1, "memory/MEMORY.md", fact) for n, fact in enumerate(facts)))
+    server = serve([final(filed)])
+    report = run_dream(workspace, llm_settings(server, tool_mode="structured", batch_tokens=100_000))
+    assert report.outcome == "committed" and len(server.requests) == 1, report.reason
+    memory = (workspace.root / "memory" / "MEMORY.md").read_text()
+    assert all(f"- {fact}" in memory for fact in facts) and read_cursor(workspace.cursor_file) == 160
+
+
+def test_a_file_whose_combined_write_is_refused_takes_its_items_one_at_a_time(workspace):
+    """The items of one file are written once; when that write is refused (here: past twice the cap, a runaway),
+    each item is tried on its own, so the ones that fit are kept and only the rest are noted."""
+    from nanodream.backlog.history import Batch
+    from nanodream.config import Settings
+    from nanodream.engines.facts import batch_facts
+    from nanodream.engines.structured import Filing, read_items
+    from nanodream.memory.staging import Staging
+    from nanodream.toolbox.limits import ToolLimits
+    from nanodream.toolbox.tools import ToolBox
+
+    facts = [f"The ledger shard s{n:03d} is hosted in rack r{n % 7} of the Oslo hall." for n in range(40)]
+    batch = Batch([HistoryEntry(n + 1, "2026-10-01 10:00", f"[durable] {fact}") for n, fact in enumerate(facts)])
+    box = ToolBox(Staging(workspace), ToolLimits.from_settings(Settings(max_file_chars=1000, max_tool_calls=1)))
+    filing = Filing(box, batch_facts(batch))
+    filing.apply(read_items(answer(*(item(n + 1, "memory/MEMORY.md", fact) for n, fact in enumerate(facts))))[0])
+    memory = box.staging.read("memory/MEMORY.md") or ""
+    kept = [fact for fact in facts if f"- {fact}" in memory]
+    assert 10 < len(kept) < 40 and kept == facts[:len(kept)] and len(memory) <= 2000
+    assert len(filing.notes) == 40 - len(kept) and "more than 2x its cap" in filing.notes[0]
+    assert box.calls == 0  # nanodream's edits, not the model's calls

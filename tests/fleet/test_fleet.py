@@ -47,12 +47,12 @@ from tests.support.cli import runner
 from tests.support.paths import REPO
 from tests.support.redis_server import RedisServer, RedisServerMissing, free_port
 from tests.support.scripted_server import final, keeps_nothing
+from tests.support.waiting import HANG, until
 from tests.support.workspaces import git
 from tests.test_processes import HOLD_THE_LOCK
 from tests.versioning.test_git_untrusted import marker_script, set_config
 
 REPO = REPO
-TIMEOUT = 60
 
 
 @pytest.fixture(scope="session")
@@ -140,7 +140,7 @@ def start_worker(redis_url: str, config: Path, *, slow: float | None = None, bur
 
 
 def finish(process: subprocess.Popen) -> str:
-    output, _ = process.communicate(timeout=TIMEOUT)
+    output, _ = process.communicate(timeout=HANG)
     assert process.returncode == 0, output
     return output
 
@@ -199,7 +199,7 @@ def test_enqueue_never_imports_litellm(tmp_path, redis_url):
             f"result = CliRunner().invoke(app, ['fleet', 'enqueue', {str(tmp_path / 'agents')!r}, '--redis', "
             f"{redis_url!r}, '--config', {str(fleet_config(tmp_path))!r}])\n"
             "assert result.exit_code == 0, result.output\nprint('litellm' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=HANG)
     assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-2000:]
 
 
@@ -250,24 +250,22 @@ def test_a_worker_killed_mid_dream_leaves_a_workspace_the_next_sweep_finishes(tm
     ids = {workspace_id(ws): ws for ws in made}
 
     doomed = start_worker(redis_url, config, slow=0.4)
-    deadline = time.monotonic() + TIMEOUT
-    victim = None
-    while victim is None:  # a workspace with its lock held and a batch already committed: mid-dream
-        assert time.monotonic() < deadline and doomed.poll() is None, "no dream got under way"
-        for identity, ws in ids.items():
-            if redis.exists(lock_key(identity)) and dream_commits(ws):
-                victim = ws
-        time.sleep(0.05)
+
+    def mid_dream() -> Workspace | None:  # a workspace with its lock held and a batch already committed
+        return next((ws for identity, ws in ids.items() if redis.exists(lock_key(identity)) and dream_commits(ws)),
+                    None)
+
+    until(mid_dream, lambda: doomed.poll() is None, "no dream got under way")
+    victim = mid_dream()
+    assert victim is not None
     horse = holder(redis, workspace_id(victim))["pid"]
     os.killpg(doomed.pid, signal.SIGKILL)  # the worker first, so it cannot hand the job on as failed
     os.kill(horse, signal.SIGKILL)
-    doomed.wait(TIMEOUT)
+    doomed.wait(HANG)
     assert 1 <= len(dream_commits(victim)) < 4
 
     assert enqueue(redis_url, config, tmp_path / "agents")["running"] == 1  # its heartbeat is still fresh
-    while redis.exists(lock_key(workspace_id(victim))):
-        assert time.monotonic() < deadline, "the dead worker's lock never expired"
-        time.sleep(0.1)
+    until(lambda: not redis.exists(lock_key(workspace_id(victim))), what="the dead worker's lock never expired")
     assert str(victim.root) in enqueue(redis_url, config, tmp_path / "agents")["enqueued"]
     finish(start_worker(redis_url, config, slow=0.0))
 
@@ -296,7 +294,7 @@ def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path,
         finish(start_worker(redis_url, config))
     finally:
         lock_holder.kill()
-        lock_holder.wait(TIMEOUT)
+        lock_holder.wait(HANG)
 
     status = fleet_status(redis_url)
     assert set(status) == section_keys("fleet status --json")  # docs/json.md
@@ -372,7 +370,7 @@ def test_the_job_spends_at_most_what_is_left_of_the_day():
 def test_a_redis_that_is_down_is_one_line_and_exit_69(command):
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"  # nothing listens there
     done = subprocess.run([sys.executable, "-m", "nanodream", "fleet", *command, "--redis", url], cwd=REPO,
-                          env=child_env(), capture_output=True, text=True, timeout=TIMEOUT)
+                          env=child_env(), capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 69, done.stdout + done.stderr
     said = done.stdout if "--json" in command else done.stderr
     assert "cannot reach Redis at redis://:***@127.0.0.1" in said and "hunter2" not in said + done.stderr
@@ -393,13 +391,10 @@ def test_a_redis_that_dies_under_a_running_worker_ends_it_in_one_line_and_exit_6
             enqueue(dying.url, config, tmp_path / "agents")
         worker = start_worker(dying.url, config, slow=30.0 if busy else None, burst=busy)
         try:
-            deadline = time.monotonic() + TIMEOUT
-            while not (StartedJobRegistry(queue=Queue("nanodream", connection=client)).count if busy
-                       else client.keys("rq:worker:*")):
-                assert time.monotonic() < deadline and worker.poll() is None, "the worker never got going"
-                time.sleep(0.05)
+            until(lambda: StartedJobRegistry(queue=Queue("nanodream", connection=client)).count if busy
+                  else client.keys("rq:worker:*"), lambda: worker.poll() is None, "the worker never got going")
             dying.__exit__(None, None, None)
-            output, _ = worker.communicate(timeout=TIMEOUT)
+            output, _ = worker.communicate(timeout=HANG)
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(worker.pid, signal.SIGKILL)  # the work horse of a dream cut short
@@ -564,10 +559,7 @@ def test_the_heartbeat_keeps_the_lock_and_notices_losing_it(redis):
         time.sleep(1.5)  # longer than the TTL: only the heartbeat keeps it
         assert holder(redis, "a" * 32)["job"] == "job-1" and lock.stop_reason() == ""
         redis.delete(lock_key("a" * 32))  # as if this process had stalled past the TTL
-        deadline = time.monotonic() + 5
-        while not lock.stop_reason():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        until(lock.stop_reason, what="the heartbeat never noticed")
         assert "lock expired" in lock.stop_reason()
     finally:
         lock.release()

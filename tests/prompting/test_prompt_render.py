@@ -73,7 +73,7 @@ def test_rendered_request_for_the_example_workspace_matches_the_snapshot(example
 def test_example_request_shows_every_signal(example):
     user = render_next_request(example, load_settings(example)).user
     assert "## memory/MEMORY.md (340/24000 chars)" in user
-    assert "- memory/MEMORY.md: all lines 14d" in user
+    assert "- SOUL.md, USER.md, memory/MEMORY.md: all lines 14d" in user  # files of one age share a line
     assert "weekly-report — Compile Maya's" in user
     assert "weekly-report — Compile Maya's" in user and "[639 · 6]" in user
     assert "[chars · steps], at most 12000 chars each)" in user  # the cap once, not on every skill
@@ -145,7 +145,7 @@ def test_preview_of_a_first_run_without_a_repository_matches_what_it_sends(works
     write_history(workspace, [entry(1, "[durable] Uses Go.")])
     server = serve([keeps_nothing()] * 2)
     preview = render_next_request(workspace, llm_settings(server))
-    assert "- memory/MEMORY.md: all lines 0d" in preview.user
+    assert "Line ages: every line changed today." in preview.user
     assert run_dream(workspace, llm_settings(server)).outcome == "no-change"
     assert server.requests[0]["messages"][1]["content"] == preview.user
 
@@ -282,3 +282,25 @@ def test_skills_index_costs_little_per_skill_and_is_bounded(tmp_path):
     assert lines[-1].startswith(f"(and {400 - (len(lines) - 2)} more") and "list_skills" in lines[-1]
     assert render_skills(found) == "\n".join([lines[0], *(f"- {s.name} — {s.description} [{s.size.chars} · 3]"
                                                             for s in found.skills)])
+
+
+def test_line_ages_say_each_age_once_and_nothing_more_when_every_line_is_new(example):
+    """Files whose lines are all one age share a line; runs of lines appear (with what L means) only when a file
+    holds lines of different ages; a workspace whose every line changed today gets one line."""
+    memory = example.root / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text() + "- Deploys go through staging first.\n")
+    user = render_next_request(example, load_settings(example)).user  # the new line: not committed, so today
+    ages = user.split("# Signals")[1].split("\n\n")[1]
+    assert ages.startswith("Line ages, days since changed (L = line numbers above; task state is stale after 14d):")
+    assert "- SOUL.md, USER.md: all lines 14d" in ages and "- memory/MEMORY.md: " in ages and " 0d" in ages
+    fresh = Workspace.at(example.root.parent / "fresh")
+    scaffold(fresh.root)
+    for name in ("deploy-check", "report-weekly"):
+        (fresh.root / "skills" / name).mkdir(parents=True)
+        (fresh.root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: How to {name}\n"
+                                                             "---\n\n1. Run `make`\n")
+    ensure_repository(GitStore(fresh))
+    write_history(fresh, [entry(1, "[durable] Uses Go.")])
+    user = render_next_request(fresh, Settings()).user
+    assert "\nLine ages: every line changed today.\n" in user
+    assert "\nSkills — days since changed, and use: all 2 0d\n" in user  # what every skill says, said once

@@ -147,8 +147,9 @@ class ScriptedServer:
             "model": body.get("model", "scripted"),
             "choices": [{"index": 0, "message": step["message"], "finish_reason": step["finish_reason"]}],
         }
-        if self.usage is not None:
-            prompt, completion = self.usage
+        usage = step.get("usage", self.usage)  # a step may report its own (e.g. by the request's size)
+        if usage is not None:
+            prompt, completion = usage
             payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                                 "total_tokens": prompt + completion,
                                 "prompt_tokens_details": {"cached_tokens": self.cached}}
@@ -162,7 +163,7 @@ class ScriptedServer:
             function = tool_call["function"]
             blocks.append({"type": "tool_use", "id": f"toolu_{len(self.requests)}_{number}", "name": function["name"],
                            "input": json.loads(function["arguments"])})
-        prompt, completion = self.usage or (0, 0)
+        prompt, completion = step.get("usage", self.usage) or (0, 0)
         return {"id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
                 "model": body.get("model", "scripted"), "content": blocks,
                 "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,

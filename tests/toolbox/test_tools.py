@@ -79,6 +79,15 @@ def test_size_cap_refuses_and_tells_the_model_to_merge(box):
     assert "merge and prune" in run(box, "write_file", path="USER.md", content="x" * 501)
 
 
+def test_a_file_near_or_over_its_cap_is_said_once_a_session(box):
+    """Every later request re-sends each tool result: the model is told once per file and kind, not per edit."""
+    near = [run(box, "write_file", path="USER.md", content="x" * size) for size in (430, 440, 450)]
+    assert ["merge and prune before adding more" in result for result in near] == [True, False, False]
+    over = [run(box, "write_file", path="USER.md", content="x" * size) for size in (510, 520)]
+    assert ["over its cap" in result for result in over] == [True, False]
+    assert "merge and prune before" in run(box, "write_file", path="memory/MEMORY.md", content="x" * 450)
+
+
 def test_malformed_arguments_and_unknown_tools_get_actionable_errors(box):
     assert "not valid JSON" in box.call("read_file", '{"path": "USER.md"')
     assert "missing argument path" in box.call("read_file", "{}")

@@ -115,3 +115,31 @@ def test_a_status_kept_between_questions_sees_every_write_since(workspace):
     (workspace.root / "memory/MEMORY.md").write_text("# Memory\n\n- Staged only.\n")
     git(workspace, "add", "-f", "memory/MEMORY.md")
     assert store.dirty_paths() == ["memory/MEMORY.md"]
+
+
+def test_a_batch_replacing_facts_asks_git_once_for_all_of_them(workspace, monkeypatch):
+    """Each replaced fact is archived from the day its entry taught it (which dream wrote its line): one blame of all
+    the replaced lines and one cat-file of the commits blamed, not three processes per fact."""
+    from nanodream.config import Settings
+    from tests.run.test_supersede import archived, history
+
+    def dream(ws) -> None:  # the batch alone: no insight phases (their commit is their own)
+        assert run_dream(ws, Settings(model="builtin", phases=())).outcome == "committed"
+
+    shards = range(5)
+    history(workspace, *(("2026-03-14", f"[durable] The ledger shard s{n} is served from host oak{n}.")
+                         for n in shards))
+    dream(workspace)
+    history(workspace, *(("2026-04-01", f"[durable] The billing job b{n} runs at 0{n}:00.") for n in shards))
+    calls = counted(monkeypatch)
+    dream(workspace)
+    adding = len(calls)
+    history(workspace, *(("2026-06-02", f"[correction] The ledger shard s{n} is now served from host birch{n}, "
+                                        f"not oak{n}.") for n in shards))
+    calls.clear()
+    dream(workspace)
+    assert len(calls) <= adding + 2, " ".join(argv[2] for argv in calls)
+    kept = sorted(archived(workspace))
+    assert [line.split(" (")[0] for line in kept] == [f"- The ledger shard s{n} is served from host oak{n}"
+                                                      for n in shards]
+    assert all("(from 2026-03-14 until 2026-06-02; replaced by: The ledger shard" in line for line in kept)

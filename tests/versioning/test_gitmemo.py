@@ -201,3 +201,26 @@ def test_a_kept_index_that_is_not_whole_is_not_used(workspace, monkeypatch):
     assert git(workspace, "diff", "--name-only", first, second) == MEMORY
     assert git(workspace, "ls-tree", "-r", "--name-only", second) == git(workspace, "ls-tree", "-r", "--name-only",
                                                                          first)
+
+
+def test_status_of_a_workspace_nothing_was_committed_to_since_asks_git_nothing(workspace, monkeypatch):
+    """HEAD's message and the newest dream are kept by HEAD's id (as the config listing is by its files), and a
+    review lane with no ref needs no rev-parse: a later `status` process starts no git process at all."""
+    from nanodream.config import Settings
+    from nanodream.run.dream import run_dream
+    from nanodream.status import workspace_status
+
+    write_history(workspace, [entry(1, "[durable] The API is written in Go.")])
+    assert run_dream(workspace, Settings(model="builtin", phases=())).outcome == "committed"
+    first = workspace_status(workspace, Settings())
+    forget(workspace)
+    calls = counted(monkeypatch)
+    again = workspace_status(workspace, Settings())
+    assert calls == []
+    assert (again.last_commit_subject, again.last_dream) == (first.last_commit_subject, first.last_dream)
+    assert again.last_dream is not None and again.last_dream["kind"] == "dream"
+    assert again.proposals == {"pending": 0, "conflicted": 0}
+    edit(workspace.root / MEMORY, add=["- Uses chi."])
+    GitStore(workspace).commit("manual: by hand\n\nDream-Kind: manual", DREAM_IDENTITY)
+    after = workspace_status(workspace, Settings())  # a new commit: asked again, never an old answer
+    assert after.last_commit_subject == "manual: by hand" and after.last_dream == first.last_dream

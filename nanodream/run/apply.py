@@ -59,7 +59,8 @@ def apply(work: BatchWork) -> PassResult:
     position = hooks.position or _end_of(ctx, batch)
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
                        tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
-                       position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed)
+                       position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed,
+                       sessions=outcome.sessions)
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}
         outcome.proposal = pending.propose(ctx.store, files, dream_message(outcome.summary, waiting, facts,

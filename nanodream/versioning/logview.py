@@ -36,6 +36,7 @@ class CommitSummary(Declared):
     model: str | None
     restores: str | None  # for a restore: the sha it undid
     cursor_reset: int | None  # for a replaying restore: where it set the cursor back to
+    sessions: list[str] = field(default_factory=list)  # a dream whose batch took several sessions: their modes
 
 
 @dataclass
@@ -59,7 +60,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         lines={"first": lines[0], "last": lines[1]} if lines else None,
         tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
-        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset,
+        restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset, sessions=trailers.sessions,
     )
 
 

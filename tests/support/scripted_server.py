@@ -40,6 +40,11 @@ def final(text: str) -> Step:
     return {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
 
 
+def spending(tokens_in: int, tokens_out: int, step: Step) -> Step:
+    """`step` reporting its own usage, as a real server's answers differ in size."""
+    return {**step, "usage": (tokens_in, tokens_out)}
+
+
 def keeps_nothing(summary: str = "Nothing worth keeping.",
                   reason: str = "a passing remark, not a lasting fact") -> Callable[[dict], Step]:
     """A model that changes nothing: it answers a batch with `summary`, and the accounting's question (a user
@@ -147,8 +152,9 @@ class ScriptedServer:
             "model": body.get("model", "scripted"),
             "choices": [{"index": 0, "message": step["message"], "finish_reason": step["finish_reason"]}],
         }
-        if self.usage is not None:
-            prompt, completion = self.usage
+        usage = step.get("usage", self.usage)  # a step may carry its own (prompt, completion) tokens
+        if usage is not None:
+            prompt, completion = usage
             payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                                 "total_tokens": prompt + completion,
                                 "prompt_tokens_details": {"cached_tokens": self.cached}}

@@ -10,9 +10,11 @@ from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at
 from nanodream.changes import FileChange
 from nanodream.memory import transaction
+from nanodream.memory.staging import Staging
 from nanodream.run.claims import unconfirmed
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
+from nanodream.run.summaries import unfounded
 from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
 from nanodream.vocab import Outcome, Trailer
@@ -20,15 +22,26 @@ from nanodream.workspace import SOUL
 
 
 def preview(work: BatchWork) -> PassResult:
-    """Note each changed file and what the summary claims the diff does not show; a dry run ends here."""
+    """Note each changed file and what the summary claims the diff does not show; a model's summary that is not
+    words, or names a value memory does not hold, is dropped (the commit's subject is then the change summary,
+    and its body says why). A dry run ends here."""
     outcome, changes = work.outcome, work.staging.changes()
     outcome.changes = [change_line(change) for change in changes]
     outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in changes])
+    dropped = "" if work.ctx.settings.offline else unfounded(outcome.summary, changes, _memory(work.staging))
+    if dropped:
+        outcome.summary = ""
+        outcome.unconfirmed.append(f"{dropped}: the subject is the change summary instead")
     if not work.ctx.dry_run:
         return DONE
     outcome.outcome = Outcome.DRY_RUN
     outcome.diff = "".join(change.unified_diff() for change in changes)
     return PassResult(ends=True)
+
+
+def _memory(staging: Staging) -> list[str]:
+    """Every memory file as the batch leaves it: core files, skills and the archive months it staged."""
+    return [staging.read(path) or "" for path in staging.existing_paths()]
 
 
 def pending_overlay(ctx: RunContext) -> dict[str, str | None]:

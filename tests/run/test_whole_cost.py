@@ -149,3 +149,20 @@ def test_autos_fallback_after_a_cut_answer_commits_under_words(kiwi, serve):
     subject = git(kiwi, "log", "-1", "--format=%s")
     assert subject.startswith("dream: add 1 line to USER.md") and "{" not in subject
     assert last_dream(kiwi).tokens == (4000 + 1753 + 1529 + 100, 300 + 48 + 1024 + 20)
+
+
+@pytest.mark.parametrize("summary", [
+    '{"facts": [{"number": 1, "file": "USER.md"',
+    '```json\n{"summary": "filed"}\n```',
+    '<tool_call>{"name": "finish", "arguments": {"summary": "done"',
+    '"summary": "I filed the facts"',
+    '[{"number": 1}]',
+])
+def test_a_summary_that_is_json_or_code_is_never_the_subject_and_the_body_says_why(kiwi, serve, summary):
+    server = serve([final(json.dumps({"facts": json.loads(filed())["facts"], "summary": summary}))])
+    report = run_dream(kiwi, llm_settings(server, tool_mode="structured"))
+    assert report.outcome == "committed", report.reason
+    message = git(kiwi, "log", "-1", "--format=%B")
+    subject = message.splitlines()[0]
+    assert subject.startswith("dream: add 1 line to USER.md") and not any(ch in subject for ch in "{[<`\"")
+    assert "summary is not words" in message and summary.splitlines()[0] not in message

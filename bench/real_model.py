@@ -235,7 +235,7 @@ def evidence(ws: Workspace, result: Backlog) -> None:
     result.tokens_recorded = (sum(r.tokens_in for r in records), sum(r.tokens_out for r in records))
     committing = [r for r in records if r.commits]
     result.tokens_of_commits = (sum(r.tokens_in for r in committing), sum(r.tokens_out for r in committing))
-    result.sessions = sum(len(getattr(record, "sessions", None) or []) for record in records)
+    result.sessions = sum(len(record.sessions) for record in records)
     result.transcripts = len(list_transcripts(ws))
     dreams = GitStore(ws).memory_commits(None, kind="dream")
     spent = [commit.trailers.tokens for commit in dreams if commit.trailers.tokens]

@@ -264,7 +264,7 @@ def rows(result: Backlog) -> list[Row]:
         per_request = result.seconds / result.requests
         found.append(row(BENCH, "  requests / tokens in / out · s per request",
                          f"{result.requests} / {result.tokens_recorded[0]:,} / {result.tokens_recorded[1]:,} · "
-                         f"{per_request:.0f}", "", f"{result.seconds:.0f}s in all"))
+                         f"{per_request:.1f}", "", f"{result.seconds:.0f}s in all"))
         found.append(row(BENCH, "  committed runs' tokens: records / trailers",
                          f"{result.tokens_of_commits[0]:,}+{result.tokens_of_commits[1]:,} / "
                          f"{result.tokens_committed[0]:,}+{result.tokens_committed[1]:,}",
@@ -274,8 +274,8 @@ def rows(result: Backlog) -> list[Row]:
     found.append(row(BENCH, "  runs", ", ".join(f"{n} {o}" for o, n in sorted(result.runs.items())),
                      ok=None if not result.raw_subjects else False,
                      target=f"subjects not words: {len(result.raw_subjects)}" if result.raw_subjects else ""))
-    found += [row(BENCH, f"  misfiled: {item[:110]}", "") for item in result.misfiled[:6]]
-    return found + [row(BENCH, f"  note: {note}", "") for note in result.notes[:4]]
+    found += [row(BENCH, "  misfiled", item[:110]) for item in result.misfiled[:6]]
+    return found + [row(BENCH, "  note", note) for note in result.notes[:4]]
 
 
 def table_rows(results: list[Backlog]) -> list[Row]:
@@ -303,7 +303,7 @@ def markdown(results: list[Backlog]) -> str:
     lines = ["| engine · backlog | facts | right | misfiled | held | explained | lost silently | invented | "
              "corrections replaced | runs | requests · s/request |", "|" + "---|" * 11]
     for result in results:
-        spent = (f"{result.requests} · {result.seconds / result.requests:.0f}" if result.requests
+        spent = (f"{result.requests} · {result.seconds / result.requests:.1f}" if result.requests
                  else f"— ({result.seconds:.0f} s in all)")
         runs = ", ".join(f"{n} {o}" for o, n in sorted(result.runs.items()))
         lines.append(f"| {result.engine} · {result.name} | {result.facts} | "

@@ -6,6 +6,7 @@ summary become the batch outcome's. A failure fails the batch and nothing it sta
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -60,6 +61,9 @@ def session(work: BatchWork) -> PassResult:
     return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
 
 
+_MODE_CHARS = re.compile(r"[^a-z0-9]+")
+
+
 @dataclass(frozen=True)
 class Ended:
     """How long a session took, and what it started with that is already in git (its transcript need not be
@@ -97,7 +101,8 @@ def _failed(work: BatchWork, exc: SessionError, ended: Ended) -> None:
 
 def _count(work: BatchWork, spent: SessionResult, how: str, ended: Ended) -> None:
     """Keep the session's transcript under a name of its own and add its spend to the batch's."""
-    mode = getattr(work.engine, "mode", None) or getattr(work.engine, "name", "session")
+    mode = _MODE_CHARS.sub("-", str(getattr(work.engine, "mode", None) or work.engine.name).lower()).strip("-")
+    mode = mode[:40] or "session"  # any engine's name: it names a file too
     kept = _keep_transcript(work, spent.transcript, how, ended.in_git, mode)
     work.outcome.count_session(SessionSpend(
         mode=mode, requests=spent.requests, tokens_in=spent.tokens_in, tokens_out=spent.tokens_out,

@@ -19,7 +19,7 @@ from nanodream.run.transcripts import Transcript, list_transcripts, save_transcr
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.vocab import Trailer, Trailers
 from tests.support.cli import cli
-from tests.support.scripted_server import final, spending
+from tests.support.scripted_server import final, spending, tool_calls
 from tests.support.workspaces import entry, git, llm_settings, snapshot, write_history
 
 OLD = "- Project kiwi deploys with Nomad on host atlas."
@@ -166,3 +166,19 @@ def test_a_summary_that_is_json_or_code_is_never_the_subject_and_the_body_says_w
     subject = message.splitlines()[0]
     assert subject.startswith("dream: add 1 line to USER.md") and not any(ch in subject for ch in "{[<`\"")
     assert "summary is not words" in message and summary.splitlines()[0] not in message
+
+
+def test_a_tools_sessions_summary_that_is_json_is_never_the_subject(kiwi, serve):
+    edits = tool_calls(
+        ("edit_file", {"path": "USER.md", "old_text": "## Preferences\n",
+                       "new_text": "## Preferences\n- Prefers answers in British English.\n"}),
+        ("edit_file", {"path": "memory/MEMORY.md", "old_text": OLD,
+                       "new_text": "- Project kiwi deploys with Kubernetes on host atlas.\n"
+                                   "- The nightly backup runs at 02:00 on host birch."}),
+        ("finish", {"summary": '{"facts": [{"number": 1, "file": "USER.md", "line": "Prefers answers in'}))
+    server = serve([edits])
+    report = run_dream(kiwi, llm_settings(server, tool_mode="native"))
+    assert report.outcome == "committed", report.reason
+    message = git(kiwi, "log", "-1", "--format=%B")
+    assert message.startswith("dream: add 1 line to USER.md; change memory/MEMORY.md (+2 -1)")
+    assert "summary is not words" in message and '"facts"' not in message

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 
 from nanodream.changes import FileChange
+from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.dates import MONTHS, WEEKDAYS
 from nanodream.text.words import STOPWORDS
 from nanodream.versioning.commitmsg import worded_summary
@@ -24,6 +25,8 @@ from nanodream.versioning.commitmsg import worded_summary
 # A token: letters and digits, joined by the punctuation that stays inside a value ("02:00", "e-Boekhouden", "v1.2").
 _TOKEN = re.compile(r"[^\W_](?:[\w.:/'’-]*[^\W_])?")
 _DIGITS = re.compile(r"\d+")
+# What the secret scanner put in place of a credential ("(redacted Password)") names a rule, not a value.
+_REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 # The summary counting or pointing at its own work, not naming a value: "3 facts", "entry 2", "#4", "1 of 3".
 _WORK = ("facts?|lines?|entries|entry|items?|bullets?|changes?|edits?|files?|skills?|rules?|notes?|steps?|tasks?|"
@@ -69,6 +72,7 @@ def _markup(summary: str) -> bool:
 def values(summary: str) -> list[str]:
     """The days, numbers and names `summary` states, in order (possessive "'s" dropped)."""
     found = []
+    summary = _REDACTION.sub(lambda match: " " * len(match.group(0)), summary)
     for match in _TOKEN.finditer(summary):
         token = _POSSESSIVE.sub("", match.group(0)).rstrip(".:")
         if _is_value(token, summary[:match.start()], summary[match.end():]):

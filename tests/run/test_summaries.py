@@ -36,6 +36,7 @@ def moved(before: str, after: str) -> list[FileChange]:
     ("1. Added the time zone\n2) Replaced the staging host", []),  # list numbers are no values
     ("Filed 3 new facts, fact 4 and entries 5..6; 2 of 3 corrections replaced their line.", []),  # counts
     ("Updated USER.md and memory/MEMORY.md. User prefers short answers.", []),  # file names, sentence starts
+    ("Kept the NAS host; its pw is (redacted Password), left out.", ["NAS"]),  # a redaction names a rule
 ])
 def test_the_values_a_summary_names(summary, named):
     assert values(summary) == named

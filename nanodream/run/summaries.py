@@ -25,6 +25,9 @@ from nanodream.versioning.commitmsg import worded_summary
 # A token: letters and digits, joined by the punctuation that stays inside a value ("02:00", "e-Boekhouden", "v1.2").
 _TOKEN = re.compile(r"[^\W_](?:[\w.:/'’-]*[^\W_])?")
 _DIGITS = re.compile(r"\d+")
+# A terminal's escape sequences (CSI `ESC [ 2 J`, OSC `ESC ] 0 ; title BEL`) and other controls: shown, never values.
+_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|"
+                     r"\x1b.?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # What the secret scanner put in place of a credential ("(redacted Password)") names a rule, not a value.
 _REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
@@ -72,7 +75,7 @@ def _markup(summary: str) -> bool:
 def values(summary: str) -> list[str]:
     """The days, numbers and names `summary` states, in order (possessive "'s" dropped)."""
     found = []
-    summary = _REDACTION.sub(lambda match: " " * len(match.group(0)), summary)
+    summary = _REDACTION.sub(lambda match: " " * len(match.group(0)), _ESCAPE.sub(" ", summary))
     for match in _TOKEN.finditer(summary):
         token = _POSSESSIVE.sub("", match.group(0)).rstrip(".:")
         if _is_value(token, summary[:match.start()], summary[match.end():]):

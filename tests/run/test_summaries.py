@@ -37,6 +37,7 @@ def moved(before: str, after: str) -> list[FileChange]:
     ("Filed 3 new facts, fact 4 and entries 5..6; 2 of 3 corrections replaced their line.", []),  # counts
     ("Updated USER.md and memory/MEMORY.md. User prefers short answers.", []),  # file names, sentence starts
     ("Kept the NAS host; its pw is (redacted Password), left out.", ["NAS"]),  # a redaction names a rule
+    ("Filed\x1b[2J\x1b[31m\x1b]0;owned\x07 the API\x9b2J", ["API"]),  # a terminal's escapes are no values
 ])
 def test_the_values_a_summary_names(summary, named):
     assert values(summary) == named

@@ -171,15 +171,43 @@ def prepared(root: Path, spec: dict[str, Any]) -> tuple[Workspace, list[Fact], d
         (root / path).write_text(text, encoding="utf-8")
     ensure_repository(GitStore(ws))
     GitStore(ws).commit("bench: memory before the backlog", DREAM_IDENTITY)
-    lines, facts = [], []
+    lines = []
     for number, entry in enumerate(spec["entries"], start=1):
         content = "\n".join(f"[{tag}] {text}" for tag, text, *_ in entry["facts"])
         content += f"\n{entry['raw']}" if entry.get("raw") else ""
         lines.append(json.dumps({"cursor": number, "timestamp": entry["timestamp"], "session_key": entry["session"],
                                  "content": content}))
-        facts += [Fact(tag, text, file, rest[0] if rest else "", number) for tag, text, file, *rest in entry["facts"]]
     ws.history_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return ws, facts, active(ws)
+    return ws, facts_of(spec), active(ws)
+
+
+def facts_of(spec: dict[str, Any]) -> list[Fact]:
+    return [Fact(tag, text, file, rest[0] if rest else "", number)
+            for number, entry in enumerate(spec["entries"], start=1) for tag, text, file, *rest in entry["facts"]]
+
+
+def judged_again(keep: Path, corpus: Path | None = None) -> list[Backlog]:
+    """The workspaces a run left in `keep` (`--keep`), judged as they stand: for a run that was stopped before it
+    printed. Seconds are the run records' durations."""
+    specs = json.loads((corpus or BACKLOGS).read_text(encoding="utf-8"))["backlogs"]
+    results = []
+    for engine in ("builtin", "model"):
+        for spec in specs:
+            root = keep / engine / spec["name"]
+            if not (root / ".git").is_dir():
+                continue
+            ws = Workspace.at(root)
+            records = read_records(ws, limit=1000)
+            result = Backlog(spec["name"], records[0].model if records else engine, facts=len(facts_of(spec)))
+            before = {path: [fact_text(line) for line in spec["files"].get(path, "").splitlines() if fact_text(line)]
+                      for path in CORE_FILES}
+            for record in records:
+                result.runs[record.outcome] = result.runs.get(record.outcome, 0) + 1
+                result.seconds += record.duration_s
+            judge(ws, facts_of(spec), before, result)
+            evidence(ws, result)
+            results.append(result)
+    return results
 
 
 def active(ws: Workspace) -> dict[str, list[str]]:
@@ -339,6 +367,8 @@ def _arguments() -> argparse.Namespace:
                         "engine first")
     parser.add_argument("--keep", type=Path, help="leave the workspaces in this folder (to inspect them)")
     parser.add_argument("--json", type=Path, help="also write every backlog's figures to this file")
+    parser.add_argument("--judge-kept", action="store_true", help="dream nothing: judge the workspaces --keep "
+                        "holds (a run stopped before it printed)")
     parser.add_argument("--quick", action="store_true", help="accepted for run_all; changes nothing")
     return parser.parse_args()
 
@@ -348,8 +378,10 @@ if __name__ == "__main__":
     print(f"# {describe(machine())}", flush=True)
     chosen = {"tool_mode": args.tool_mode, "max_tokens": args.max_tokens, "timeout": args.timeout,
               "batch_tokens": args.batch_tokens}
-    measured = measure_all(args.api_base, args.model, chosen, args.backlogs, args.ticks, args.corpus, args.keep,
-                           not args.no_builtin)
+    if args.judge_kept and args.keep is None:
+        sys.exit("--judge-kept needs --keep DIR")
+    measured = judged_again(args.keep, args.corpus) if args.judge_kept else measure_all(
+        args.api_base, args.model, chosen, args.backlogs, args.ticks, args.corpus, args.keep, not args.no_builtin)
     print(format_table(table_rows(measured)))
     print()
     print(markdown(measured))

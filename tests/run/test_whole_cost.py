@@ -19,6 +19,7 @@ from nanodream.run.transcripts import Transcript, list_transcripts, save_transcr
 from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.vocab import Trailer, Trailers
 from tests.support.cli import cli
+from tests.support.paths import FIXTURES
 from tests.support.scripted_server import final, spending, tool_calls
 from tests.support.workspaces import entry, git, llm_settings, snapshot, write_history
 
@@ -50,9 +51,11 @@ def filed(summary: str = "Filed the preference, the backup and the move to Kuber
                        "summary": summary})
 
 
-# What the 1.5B did live: prose about edits it never made, a made-up answer to the question, then structured mode.
-TOOLS_SESSION = [spending(4000, 300, final("I updated the memory files with the new facts.")),
-                 spending(1753, 48, final("All of them are saved now."))]
+# What the 1.5B did live: prose about edits it never made (its recorded answer to this very batch), an answer to the
+# question that accounts for nothing, then structured mode.
+RECORDED = json.loads((FIXTURES / "real-model" / "qwen2.5-coder-1.5b-session-1.json").read_text())
+PROSE = RECORDED["messages"][-1]["content"]
+TOOLS_SESSION = [spending(4000, 300, final(PROSE)), spending(1753, 48, final("All of them are saved now."))]
 FALLBACK = [*TOOLS_SESSION, spending(1529, 932, final(filed()))]
 
 
@@ -96,7 +99,7 @@ def test_autos_fallback_keeps_both_transcripts_each_under_its_own_name(kiwi, ser
     tools, structured = (json.loads((transcripts_dir(kiwi) / name).read_text()) for name in names)
     assert tools["mode"] == "tools" and structured["mode"] == "structured"
     said = [m.get("content") for m in tools["messages"] if m["role"] == "assistant"]
-    assert said == ["I updated the memory files with the new facts.", "All of them are saved now."]
+    assert said == [PROSE, "All of them are saved now."]
     assert json.loads(structured["messages"][-1]["content"])["facts"][0]["file"] == "USER.md"
 
 

@@ -1,7 +1,9 @@
 """The session pass: one engine over the batch and a staged copy of memory, then the account of its facts.
 
-Its transcript is kept under .nanodream/transcripts (never fed back into history); its tokens, cost and
-summary become the batch outcome's. A failure fails the batch and nothing it staged is applied.
+Its transcript is kept under .nanodream/transcripts under a name of its own (never fed back into history); its
+tokens, cost and requests are added to the batch outcome's, which lists it among `sessions` (a batch `auto` dreams
+again in structured mode has two), and its summary becomes the outcome's. A failure fails the batch and nothing it
+staged is applied.
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ def _render_runs(info: Status) -> None:
                  if ok.get("tokens_in") else "")
         sessions = ok.get("sessions") or []
         if len(sessions) > 1:  # the tokens are every session's: say so
-            spent += f" in {len(sessions)} sessions ({', '.join(str(s.get('mode')) for s in sessions)})"
+            spent += f", {len(sessions)} sessions ({', '.join(str(s.get('mode')) for s in sessions)})"
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
                       f"{count_entries(ok.get('entries', 0))}{spent})", highlight=False)
         phases = ok.get("phases") or {}

@@ -86,7 +86,7 @@ def test_autos_fallback_counts_both_sessions_in_the_trailers_log_records_and_sta
         ("tools", 2, 5753, 348), ("structured", 1, 1529, 932)]
     assert [s["outcome"] for s in record.sessions] == ["model-no-op", "committed"]
     status = cli("status", ws=kiwi)
-    assert "in 2 sessions (tools, structured)" in status.output
+    assert "out 1280, 2 sessions (tools, structured)" in status.output
 
 
 def test_autos_fallback_keeps_both_transcripts_each_under_its_own_name(kiwi, serve):

@@ -92,7 +92,7 @@ class Backlog:
     tokens_committed: tuple[int, int] = (0, 0)  # in, out: the dream commits' Dream-Tokens trailers
     tokens_of_commits: tuple[int, int] = (0, 0)  # in, out: the records of the runs that committed
     sessions: int = 0  # model sessions the run records list
-    transcripts: int = 0  # transcripts kept under .nanodream/transcripts
+    transcripts: int = 0  # of those sessions, the ones whose transcript is kept under .nanodream/transcripts
     raw_subjects: list[str] = field(default_factory=list)  # commit subjects that are not words
     misfiled: list[str] = field(default_factory=list)  # "fact → file it landed in"
     notes: list[str] = field(default_factory=list)
@@ -263,8 +263,9 @@ def evidence(ws: Workspace, result: Backlog) -> None:
     result.tokens_recorded = (sum(r.tokens_in for r in records), sum(r.tokens_out for r in records))
     committing = [r for r in records if r.commits]
     result.tokens_of_commits = (sum(r.tokens_in for r in committing), sum(r.tokens_out for r in committing))
-    result.sessions = sum(len(record.sessions) for record in records)
-    result.transcripts = len(list_transcripts(ws))
+    sessions = [session for record in records for session in record.sessions]
+    kept = {path.name for path in list_transcripts(ws)}  # connect's conversation keeps one too: not a session's
+    result.sessions, result.transcripts = len(sessions), sum(1 for s in sessions if s.get("transcript") in kept)
     dreams = GitStore(ws).memory_commits(None, kind="dream")
     spent = [commit.trailers.tokens for commit in dreams if commit.trailers.tokens]
     result.tokens_committed = (sum(t[0] for t in spent), sum(t[1] for t in spent))
@@ -297,7 +298,7 @@ def rows(result: Backlog) -> list[Row]:
                          f"{result.tokens_of_commits[0]:,}+{result.tokens_of_commits[1]:,} / "
                          f"{result.tokens_committed[0]:,}+{result.tokens_committed[1]:,}",
                          ok=result.tokens_of_commits == result.tokens_committed))
-        found.append(row(BENCH, "  sessions / transcripts kept", f"{result.sessions} / {result.transcripts}",
+        found.append(row(BENCH, "  sessions / their transcripts kept", f"{result.sessions} / {result.transcripts}",
                          ok=result.sessions == result.transcripts))
     found.append(row(BENCH, "  runs", ", ".join(f"{n} {o}" for o, n in sorted(result.runs.items())),
                      ok=None if not result.raw_subjects else False,

@@ -69,6 +69,9 @@ def other_shape(extra: dict[str, Any]) -> bool:
 MAX_ANSWER_CHARS = 200_000  # an answer past this is not parsed (a runaway generation, not a filing)
 # A replaced line must say this much of what the model copied when it did not copy it exactly.
 REPLACES_SIMILARITY = 0.6
+# A line an item names to replace must share this much with the fact (or be one it corrects): an unrelated line
+# named by a confused model ("ledgerline uses chi" for the staging host's correction) is never replaced.
+RELATED_SIMILARITY = 0.25
 
 
 def system_prompt() -> str:
@@ -179,7 +182,8 @@ class Filing:
         bullets = [(path, bullet) for path in CORE_FILES
                    for bullet in MarkdownDoc(self.toolbox.staging.read(path) or "").bullets()]
         wanted = fact_text(copied)
-        if wanted:
+        if wanted:  # only a line the fact is about: a small model names any line, and that line's fact would be lost
+            bullets = [(path, bullet) for path, bullet in bullets if _about(fact, bullet.text)]
             exact = next(((p, b.index) for p, b in bullets if fact_text(b.text) == wanted), None)
             if exact is not None:
                 return exact
@@ -194,6 +198,11 @@ class Filing:
         result = self.toolbox.invoke("write_file", path=path, content=doc.render())
         if not result.ok:
             self.notes.append(f"{path}: {result.problem}")
+
+
+def _about(fact: BatchFact, line: str) -> bool:
+    """Whether `line` is one the fact may replace: one it corrects, or one that says much of the same."""
+    return corrects(fact.text, line) or similarity(fact.text, line) >= RELATED_SIMILARITY
 
 
 def _line_for(fact: BatchFact, written: str) -> str:

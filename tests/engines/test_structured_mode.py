@@ -176,3 +176,24 @@ def test_run_accepts_the_structured_tool_mode(kiwi, serve):
     result = runner.invoke(app, ["run", "-w", str(kiwi.root), "--tool-mode", "structured"], env=env)
     assert result.exit_code == 0, result.output
     assert "response_format" in server.requests[0]
+
+
+def test_an_item_never_replaces_a_line_its_fact_is_not_about(kiwi, serve):
+    """Seen live: a 0.5B named "ledgerline uses chi as its HTTP router" as the line the staging host's correction
+    replaces; that line's fact would have been lost, and the old staging line kept beside its correction."""
+    unrelated = "Invoices are numbered per client."
+    memory = kiwi.root / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text() + f"- {unrelated}\n")
+    from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+
+    GitStore(kiwi).commit("one more line", DREAM_IDENTITY)
+    confused = answer(item(1, "USER.md", "Prefers answers in British English"),
+                      item(2, "memory/MEMORY.md", "The nightly backup runs at 02:00 on host birch", unrelated),
+                      item(3, "memory/MEMORY.md", "Project kiwi deploys with Kubernetes on host atlas", unrelated))
+    server = serve([final(confused)])
+    report = run_dream(kiwi, llm_settings(server, tool_mode="structured"))
+    assert report.outcome == "committed", report.reason
+    text = memory.read_text()
+    assert f"- {unrelated}" in text  # kept: neither fact is about it
+    assert "- The nightly backup runs at 02:00 on host birch." in text
+    assert "- Project kiwi deploys with Kubernetes on host atlas." in text and "Nomad" not in text

@@ -301,6 +301,9 @@ class RunRecord(Declared):
     unconfirmed: list[str] = field(default_factory=list)  # what a session's summary claims that its diff does not show
     misfiled: list[str] = field(default_factory=list)  # facts committed in another file than they belong in
     phases: dict[str, Any] | None = None  # the insight phases: notes, their own tokens and cost, commit, insights
+    # every model or engine session of the run, in order, with the history lines of its batch: {lines, mode,
+    # requests, tokens_in, tokens_out, cached_tokens, cost, seconds, ended, transcript}; the totals above are sums
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord | None:
@@ -330,6 +333,9 @@ class Trailer(StrEnum):
     TIDY = "Dream-Tidy"
     TOKENS = "Dream-Tokens"  # in=N out=M cached=C (cached: of N, read from the provider's prompt cache)
     COST = "Dream-Cost"  # dollars, or "unknown"
+    # each session of a batch that took more than one (auto's tools session, then its structured one):
+    # "MODE requests=R in=N out=M cached=C seconds=S; MODE …" — Dream-Tokens and Dream-Cost are their sums
+    SESSIONS = "Dream-Sessions"
     CURSOR_RESET = "Dream-Cursor-Reset"  # the cursor a commit sets instead of advancing it
     QUARANTINE_RETRY = "Dream-Quarantine-Retry"
     RESTORES = "Dream-Restores"
@@ -449,6 +455,12 @@ class Trailers:
         """Of the input tokens, those read from the provider's prompt cache; None when the commit does not say."""
         match = _TOKENS.match(self.values.get(Trailer.TOKENS, ""))
         return int(match.group(3)) if match and match.group(3) is not None else None
+
+    @property
+    def sessions(self) -> list[str]:
+        """The modes of the sessions a batch took, in order, when it took more than one ([] otherwise)."""
+        raw = self.values.get(Trailer.SESSIONS, "")
+        return [part.split()[0] for part in raw.split(";") if part.split()]
 
     @property
     def cost(self) -> float | None:

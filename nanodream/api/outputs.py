@@ -122,7 +122,14 @@ reason that holds up (the model's, the built-in rules', or "replaced by the batc
 `unaccounted` the `{fact, entry_line, problem}` neither kept nor explained (such a batch is `model-no-op` and
 never consumed; `problem` says what was wrong, e.g. "its reason 'reason' is a placeholder, not a reason" or "it
 landed beside the line it corrects"), `unconfirmed` lines like `the session's summary mentions USER.md; USER.md
-did not change`."""),
+did not change` or `the session's summary names Monday, which memory does not hold: the subject is the change
+summary instead` (a model's summary that is not words, or names a value no line holds, is dropped: `summary` is
+then `""`). `sessions` every session the batch took, in order — with `tool_mode = "auto"`, a tools session and the
+structured one that dreamed the batch again — each `{mode, requests, tokens_in, tokens_out, cached_tokens, cost,
+seconds, ended, transcript, outcome}`: `mode` `tools | structured | builtin`, `ended` `finished` or `failed: why`,
+`transcript` its file under `.nanodream/transcripts/` (`null` when none was kept), `outcome` what became of the
+attempt it was part of; the batch's `tokens_in`, `tokens_out`, `cost` and `requests` are their sums, and so are
+its commit's `Dream-Tokens` and `Dream-Cost` (a `Dream-Sessions` trailer lists each when there are several)."""),
     )),
     Section("`status --json`", """\
 `position` is `{line, offset, cursor}`: how far history.jsonl has been consumed; `notice` says how reading
@@ -132,7 +139,8 @@ will resume when that had to be worked out (an upgrade, a rotated or rewritten f
 of a file rotated away); `entry_outcomes` is `{counts: {outcome: n}, latest: [...]}` (the latest 50); `fill` maps
 each active file to `{chars, cap}`; `archive` is `{files, chars}` of `memory/archive/`; `last_dream` the newest
 dream commit in `log --json`'s shape (or `null`); `last_success` / `last_failure` the newest matching run record
-(the fields of `.nanodream/runs.jsonl`) or `null`; `schedule` the next scheduled run or `null`; `proposals` is
+(the fields of `.nanodream/runs.jsonl`, whose `sessions` lists every session of the run with the `lines` of its
+batch, in a batch's `sessions` shape) or `null`; `schedule` the next scheduled run or `null`; `proposals` is
 `{pending, conflicted}`: how many review-lane proposals wait on `refs/nanodream/pending`. `ingest` is `{sources,
 last_pass, interrupted, error}`: each configured `[[ingest]]` source by its `path` with its watermark (`format`,
 `read_files` of `files_now`, `bytes_read`, `messages`, `pending_files` whose size changed since, `last_read`,
@@ -189,8 +197,10 @@ The memory commits, newest first, each in the shape below.
 - `restores`: for a restore, the full sha it undid. `cursor_reset`: for a `--replay` restore, the cursor it
   set.
 - `failed`: what the sessions that failed as too big on a dream's entries cost before it, `{sessions, requests,
-  in, out, bytes}` (the `Dream-Failed` trailer); `null` when none did.""",
-            (Keys("Keys:", "LogReport"), Keys("Keys of a commit:", "CommitSummary"))),
+  in, out, bytes}` (the `Dream-Failed` trailer); `null` when none did.
+- `sessions`: for a dream whose batch took several sessions (auto's tools session, then structured mode), their
+  modes in order, from its `Dream-Sessions` trailer; `tokens` and `cost` are then every session's together;
+  `[]` otherwise.""", (Keys("Keys:", "LogReport"), Keys("Keys of a commit:", "CommitSummary"))),
     Section("`show --json`", """\
 Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
 body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`

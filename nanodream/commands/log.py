@@ -80,6 +80,8 @@ def commit_facts(commit: CommitSummary) -> list[str]:
         facts.append(f"history #{commit.history['first']}..#{commit.history['last']}")
     if commit.tokens:
         facts.append(spoken_tokens(commit.tokens["in"], commit.tokens["out"], commit.tokens["cached"], sep=" "))
+    if len(commit.sessions) > 1:  # the tokens are every session's: say so
+        facts.append(f"{len(commit.sessions)} sessions ({', '.join(commit.sessions)})")
     if commit.kind == "dream":
         facts.append("cost unknown" if commit.cost is None else f"cost ${commit.cost:.4f}")
     if commit.model:

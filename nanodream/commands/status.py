@@ -161,6 +161,9 @@ def _render_runs(info: Status) -> None:
         ok = info.last_success
         spent = (f", {spoken_tokens(ok['tokens_in'], ok.get('tokens_out', 0), ok.get('cached_tokens'))}"
                  if ok.get("tokens_in") else "")
+        sessions = ok.get("sessions") or []
+        if len(sessions) > 1:  # the tokens are every session's: say so
+            spent += f", {len(sessions)} sessions ({', '.join(str(s.get('mode')) for s in sessions)})"
         console.print(f"last ok    {ok.get('end')} {ok.get('outcome')} ({ok.get('trigger')}, "
                       f"{count_entries(ok.get('entries', 0))}{spent})", highlight=False)
         for note in ok.get("misfiled") or []:

@@ -100,6 +100,11 @@ class LLMEngine:
         twin.structured = True
         return twin
 
+    @property
+    def mode(self) -> str:
+        """How its sessions work, as records and transcript names say it: structured, or tools (also written)."""
+        return STRUCTURED if self.structured else "tools"
+
     def adopt(self, twin: LLMEngine) -> None:
         """The structured twin kept a batch the tools lost: the run's later batches start in structured mode."""
         self.structured = twin.structured

@@ -324,7 +324,9 @@ def structured_session(ask: Ask, request: SessionRequest, toolbox: ToolBox, resu
     filing.apply(items)
     result.explanations = {**result.explanations, **filing.explanations}
     result.warnings += [f"structured mode: {note}" for note in filing.notes]
-    result.summary = result.summary or summary or ("filed facts in structured mode" if items else content.strip())
+    # Only the answer's own `summary` is one: the answer itself (cut off at max_tokens, a piece of JSON) never is,
+    # and without one the commit's subject is the change summary computed from the diff.
+    result.summary = result.summary or summary
     result.state = STRUCTURED
     return result
 

@@ -12,8 +12,10 @@ from nanodream.backlog.waiting import as_waiting, entry_key
 from nanodream.changes import FileChange
 from nanodream.engines.claims import unconfirmed
 from nanodream.memory import transaction
+from nanodream.memory.staging import Staging
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
+from nanodream.run.summaries import unfounded
 from nanodream.versioning import pending
 from nanodream.versioning.commitmsg import DreamFacts, change_line, dream_message
 from nanodream.vocab import Outcome, Trailer
@@ -21,16 +23,27 @@ from nanodream.workspace import SOUL
 
 
 def preview(work: BatchWork) -> PassResult:
-    """Note each changed file and what the summary claims the diff does not show; a dry run ends here."""
+    """Note each changed file and what the summary claims the diff does not show; a model's summary that is not
+    words, or names a value memory does not hold, is dropped (the commit's subject is then the change summary,
+    and its body says why). A dry run ends here."""
     outcome, changes = work.outcome, work.staging.changes()
     outcome.changes = [change_line(change) for change in changes]
     outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in changes])
     outcome.misfiled = [f"{item.fact.text} — {item.note}" for item in work.account.misfiled]
+    dropped = "" if work.ctx.settings.offline else unfounded(outcome.summary, changes, _memory(work.staging))
+    if dropped:
+        outcome.summary = ""
+        outcome.unconfirmed.append(f"{dropped}: the subject is the change summary instead")
     if not work.ctx.dry_run:
         return DONE
     outcome.outcome = Outcome.DRY_RUN
     outcome.diff = "".join(change.unified_diff() for change in changes)
     return PassResult(ends=True)
+
+
+def _memory(staging: Staging) -> list[str]:
+    """Every memory file as the batch leaves it: core files, skills and the archive months it staged."""
+    return [staging.read(path) or "" for path in staging.existing_paths()]
 
 
 def pending_overlay(ctx: RunContext) -> dict[str, str | None]:
@@ -61,7 +74,7 @@ def apply(work: BatchWork) -> PassResult:
     facts = DreamFacts(run_id=ctx.run_id, model=ctx.settings.model, batch=batch, tokens_in=outcome.tokens_in,
                        tokens_out=outcome.tokens_out, cost=outcome.cost, cached_tokens=outcome.cached_tokens,
                        position=position.offset if position is not None else None, unconfirmed=outcome.unconfirmed,
-                       misfiled=outcome.misfiled,
+                       misfiled=outcome.misfiled, sessions=outcome.sessions,
                        history=position.fingerprint if position is not None else "")
     if waiting:  # first, so a crash before the position moves re-dreams a batch whose proposal is already seen
         files = {c.path: None if c.after is None else c.after.encode("utf-8", "surrogateescape") for c in waiting}

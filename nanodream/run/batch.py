@@ -37,26 +37,29 @@ def dream_batch(ctx: RunContext, engine: Engine | None, batch: Batch | None,
     twin = fallback()
     if twin is None:
         return outcome
-    second = _passes(ctx, twin, batch, hooks)
+    # The structured attempt starts with the tools session's spend, so its commit's trailers count both sessions.
+    second = _passes(ctx, twin, batch, hooks, earlier=outcome)
     if second.outcome not in FAILURES:
-        second.add_spend(outcome)
         engine.adopt(twin)
         second.warnings.insert(0, f"the tools session could not do the job ({outcome.reason}); structured mode "
                                   "dreamed the batch again and kept it")
         return second
     if second.outcome != Outcome.MODEL_NO_OP:  # the server refused the structured request: the tools' verdict stands
-        outcome.add_spend(second)
+        outcome.replace_spend(second)
         outcome.warnings.append(f"structured mode could not be tried: {second.reason}")
         return outcome
-    second.add_spend(outcome)
     second.reason = f"structured mode: {second.reason} (the tools session before it: {outcome.reason})"
     return second
 
 
-def _passes(ctx: RunContext, engine: Engine | None, batch: Batch | None, hooks: BatchHooks | None) -> BatchOutcome:
-    """One attempt at a batch: the passes in order; the first that fails the batch or ends it is the last to run."""
+def _passes(ctx: RunContext, engine: Engine | None, batch: Batch | None, hooks: BatchHooks | None,
+            earlier: BatchOutcome | None = None) -> BatchOutcome:
+    """One attempt at a batch: the passes in order; the first that fails the batch or ends it is the last to run.
+    `earlier`: an attempt at the same batch before this one, whose sessions this one's spend counts first."""
     span = (batch.first_cursor, batch.last_cursor, len(batch.entries)) if batch else (0, 0, 0)
     outcome = BatchOutcome(Outcome.NO_CHANGE, *span)
+    if earlier is not None:
+        outcome.add_spend(earlier)
     if batch is not None:
         outcome.first_line, outcome.last_line = batch.first_line, batch.last_line
     staging = Staging(ctx.workspace, pending_overlay(ctx), ctx.door.committed if ctx.door is not None else None)
@@ -69,6 +72,7 @@ def _passes(ctx: RunContext, engine: Engine | None, batch: Batch | None, hooks: 
         _settle(outcome, result)
         if result.stops:
             break
+    outcome.settle_sessions()
     return outcome
 
 

@@ -121,8 +121,9 @@ PASSES: tuple[Pass, ...] = (
          _guards),
     Pass("accounting", "run/accounting.py", "a batch whose first entry has a fact neither kept nor explained "
          "applies nothing", _accounting),
-    Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; "
-         "a dry run ends here", preview),
+    Pass("preview", "run/apply.py", "each change and what the summary claims the diff does not show; a model's "
+         "summary that is not words or names a value memory does not hold gives way to the change summary "
+         "(run/summaries.py); a dry run ends here", preview),
     Pass("apply", "run/apply.py", "door.change() → memory/transaction.py: journal → atomic writes → commit → "
          "position + .dream_cursor → forget journal", apply),
     Pass("confirmations", "run/confirmations.py", "lines the batch restated count as hot for pressure",

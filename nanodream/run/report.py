@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from nanodream.insights.reflect import Reflection
@@ -11,6 +11,26 @@ from nanodream.vocab import CONSUMED, Outcome, Report, RunRecord, Shape, utc_sta
 
 # Entries listed per run record as not consumed normally; `status` shows the newest of these.
 NOTABLE_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class SessionSpend:
+    """What one session cost and left behind: the run record's `sessions`, a commit's Dream-Sessions trailer."""
+
+    mode: str  # tools | structured | builtin
+    requests: int
+    tokens_in: int
+    tokens_out: int
+    cached_tokens: int
+    cost: float | None
+    seconds: float
+    ended: str  # "finished", or "failed: <reason>"
+    transcript: str | None  # the file under .nanodream/transcripts/ that keeps it (None: not kept)
+    outcome: str = ""  # what became of the attempt it was part of (committed, model-no-op, …): set when it ends
+    request_bytes: int = 0  # what its model requests sent
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -48,14 +68,40 @@ class BatchOutcome:
     held_back: BatchOutcome | None = None  # the batch's entries from the first unaccounted fact on, failed
     request_bytes: int = 0  # what the session's model requests sent
     oversized: str = ""  # the cap that stopped the session on more than one entry (tokens | calls): too big a batch
+    # every session spent on the batch, in order (auto's tools session, then its structured one): each one's mode,
+    # requests, tokens, cost, seconds, how it ended and the file its transcript was kept in (docs/json.md)
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     def add_spend(self, other: BatchOutcome) -> None:
-        """Count what an earlier attempt at the same batch spent (tokens, requests, cost) as this one's too."""
+        """Count what an earlier attempt at the same batch spent (tokens, requests, cost) as this one's too, and
+        its sessions before this one's."""
         self.tokens_in, self.tokens_out = self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out
         self.cached_tokens, self.requests = self.cached_tokens + other.cached_tokens, self.requests + other.requests
         self.request_bytes += other.request_bytes
         if other.cost is not None:
             self.cost = (self.cost or 0.0) + other.cost
+        self.sessions = [*other.sessions, *self.sessions]
+
+    def replace_spend(self, later: BatchOutcome) -> None:
+        """Take a later attempt's spend and sessions as this one's: it counted this one's already (run/batch.py)."""
+        self.tokens_in, self.tokens_out, self.cached_tokens = later.tokens_in, later.tokens_out, later.cached_tokens
+        self.requests, self.cost, self.sessions = later.requests, later.cost, list(later.sessions)
+        self.request_bytes = later.request_bytes
+
+    def settle_sessions(self) -> None:
+        """The attempt is over: each of its sessions records what became of it."""
+        for session in self.sessions:
+            session["outcome"] = session.get("outcome") or self.outcome
+
+    def count_session(self, session: SessionSpend) -> None:
+        """One more session spent on this batch: its tokens, requests and cost are the batch's too."""
+        self.tokens_in, self.tokens_out = self.tokens_in + session.tokens_in, self.tokens_out + session.tokens_out
+        self.cached_tokens += session.cached_tokens
+        self.requests += session.requests
+        self.request_bytes += session.request_bytes
+        if session.cost is not None:
+            self.cost = (self.cost or 0.0) + session.cost
+        self.sessions.append(session.to_dict())
 
     def fail(self, reason: str, outcome: str = Outcome.FAILED) -> BatchOutcome:
         # a reason can quote what a session wrote (a pinned line, a tool error): it reaches records and quarantine
@@ -226,4 +272,5 @@ class RunReport(Report):
             reasons=[r for b in self.batches for r in b.reasons],
             unconfirmed=[note for b in self.batches for note in b.unconfirmed], misfiled=self.misfiled,
             phases=self.phases.to_record() if self.phases else None,
+            sessions=[{"lines": [b.first_line, b.last_line], **spent} for b in self.batches for spent in b.sessions],
         )

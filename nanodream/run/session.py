@@ -1,12 +1,18 @@
 """The session pass: one engine over the batch and a staged copy of memory, then the account of its facts.
 
-Its transcript is kept under .nanodream/transcripts (never fed back into history); its tokens, cost and
-summary become the batch outcome's. A failure fails the batch and nothing it staged is applied.
+Its transcript is kept under .nanodream/transcripts under a name of its own (never fed back into history); its
+tokens, cost and requests are added to the batch outcome's, which lists it among `sessions` (a batch `auto` dreams
+again in structured mode has two), and its summary becomes the outcome's. A failure fails the batch and nothing it
+staged is applied.
 """
 
 from __future__ import annotations
 
+import re
+import time
+from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from nanodream.atomic import writable
@@ -22,6 +28,7 @@ from nanodream.rejected import read_ledger, rejected_keys
 from nanodream.run import accounting, revisit
 from nanodream.run.context import RunContext
 from nanodream.run.passes import DONE, BatchWork, PassResult
+from nanodream.run.report import SessionSpend
 from nanodream.run.transcripts import Transcript, save_transcript
 from nanodream.safety import secret_scan
 from nanodream.versioning import pending
@@ -38,6 +45,7 @@ def session(work: BatchWork) -> PassResult:
     in_git = _in_git(work.staging, prompt, message)
     request = SessionRequest(prompt.text, message.text, batch or Batch([]), ctx.options.observer.activity,
                              rejected=ledger_keys(ctx), skills=signals.health, user_blocks=message.blocks())
+    started = time.monotonic()
     try:
         result = work.engine.run(request, work.toolbox)
         ledgers = accounting.Ledgers(proposed=lambda: _proposed_lines(ctx),
@@ -47,41 +55,46 @@ def session(work: BatchWork) -> PassResult:
                                                           text_calls=ctx.settings.tool_mode != "native")
         result = revisit.revisit(work.engine, request, result, work.toolbox, today=ctx.day)
     except SessionError as exc:
-        _failed(work, exc, in_git)
+        _failed(work, exc, Ended(in_git, time.monotonic() - started))
     except Exception as exc:  # a bug in an engine must not escape as a traceback; nothing was applied
         outcome.fail(f"engine error: {describe_error(exc)}")
     else:
-        _finished(work, result, in_git)
+        _finished(work, result, Ended(in_git, time.monotonic() - started))
     return PassResult(failure=outcome.reason, failed_as=outcome.outcome) if outcome.outcome in FAILURES else DONE
 
 
-def _finished(work: BatchWork, result: SessionResult, in_git: tuple[str, ...]) -> None:
-    """The session's spend, summary and per-fact account become the batch outcome's."""
+_MODE_CHARS = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How long a session took, and what it started with that is already in git (its transcript need not be
+    scanned for that again)."""
+
+    in_git: tuple[str, ...]
+    seconds: float
+
+
+def _finished(work: BatchWork, result: SessionResult, ended: Ended) -> None:
+    """The session's summary and per-fact account become the batch outcome's; its spend is added to the batch's."""
     outcome, batch, account = work.outcome, work.batch, work.account
-    outcome.tokens_in, outcome.tokens_out, outcome.cost = result.tokens_in, result.tokens_out, result.cost
-    outcome.cached_tokens = result.cached_tokens
     # They become the commit message, log and record: no credential, nothing git cannot hold.
-    outcome.requests, outcome.summary = result.requests, said(result.summary)
-    outcome.request_bytes = result.request_bytes
+    outcome.summary = said(result.summary)
     outcome.warnings += [said(warning) for warning in result.warnings]  # they can quote the history
     outcome.unkept = [said(fact) for fact in account.unkept]
     outcome.reasons = [{key: said(text) for key, text in r.to_dict().items()} for r in account.reasons]
     outcome.unaccounted = [{"fact": item.fact.text, "entry_line": batch.entries[item.fact.entry].line if batch
                             else 0, "problem": said(item.note)} for item in account.unaccounted]
-    _keep_transcript(work, result.transcript, outcome.reason or "finished", in_git)
+    _count(work, result, outcome.reason or "finished", ended)
 
 
-def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None:
+def _failed(work: BatchWork, exc: SessionError, ended: Ended) -> None:
     """A session that stopped: a provider error may come from an entry (split to find it); a cap met on more than
     one entry by a session that was editing says the batch was too big (dreamed again smaller: run/sizing.py); a
     cap on one entry or with nothing edited, a loop, or calls no tool can run say the model cannot do the job
     (held, never split)."""
     outcome = work.outcome
     outcome.fail(exc.reason)
-    spent = exc.spent  # what the failed session cost counts toward the run's budgets too
-    outcome.tokens_in, outcome.tokens_out, outcome.cost = spent.tokens_in, spent.tokens_out, spent.cost
-    outcome.cached_tokens, outcome.requests = spent.cached_tokens, spent.requests
-    outcome.request_bytes = spent.request_bytes
     if exc.cap and work.batch is not None and len(work.batch.entries) > 1 and work.staging.changes():
         outcome.oversized = exc.cap  # it was doing the job and ran out of room: the batch was too big
     elif exc.misuse and not work.staging.changes():
@@ -89,7 +102,18 @@ def _failed(work: BatchWork, exc: SessionError, in_git: tuple[str, ...]) -> None
     elif exc.model_fault:
         outcome.fail(f"{exc.reason}; the model could not finish the job — see `nanodream model check`",
                      Outcome.MODEL_NO_OP)
-    _keep_transcript(work, exc.transcript, f"failed: {outcome.reason}", in_git)
+    _count(work, exc.spent, f"failed: {outcome.reason}", ended)  # a failed session's cost counts toward budgets too
+
+
+def _count(work: BatchWork, spent: SessionResult, how: str, ended: Ended) -> None:
+    """Keep the session's transcript under a name of its own and add its spend to the batch's."""
+    mode = _MODE_CHARS.sub("-", str(getattr(work.engine, "mode", None) or work.engine.name).lower()).strip("-")
+    mode = mode[:40] or "session"  # any engine's name: it names a file too
+    kept = _keep_transcript(work, spent.transcript, how, ended.in_git, mode)
+    work.outcome.count_session(SessionSpend(
+        mode=mode, requests=spent.requests, tokens_in=spent.tokens_in, tokens_out=spent.tokens_out,
+        cached_tokens=spent.cached_tokens, cost=spent.cost, seconds=round(ended.seconds, 3), ended=how[:300],
+        transcript=kept.name if kept is not None else None, request_bytes=spent.request_bytes))
 
 
 def _proposed_lines(ctx: RunContext) -> list[str]:
@@ -131,13 +155,15 @@ def _lookback(ctx: RunContext, batch: Batch | None) -> list[HistoryEntry]:
     return recent_before(ctx.workspace.history_file, batch.entries[0], since, ctx.settings.lookback_tokens, held)
 
 
-def _keep_transcript(work: BatchWork, messages: list[dict[str, Any]], ended: str, in_git: tuple[str, ...]) -> None:
-    """Keep the session's transcript; `in_git`, what it opens with that is already in git, is not scanned again."""
+def _keep_transcript(work: BatchWork, messages: list[dict[str, Any]], ended: str, in_git: tuple[str, ...],
+                     mode: str) -> Path | None:
+    """Keep the session's transcript, named by its mode too (auto's tools and structured sessions of one batch are
+    two files); `in_git`, what it opens with that is already in git, is not scanned again."""
     ctx, batch = work.ctx, work.batch
     if ctx.dry_run:
-        return
+        return None
     first, last = (batch.first_cursor, batch.last_cursor) if batch else (0, 0)  # 0: a tidy pass
     transcript = Transcript(run_id=ctx.run_id, first_cursor=first, last_cursor=last, model=ctx.settings.model,
-                            messages=messages, ended=ended, settled=in_git)
-    save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)
+                            messages=messages, ended=ended, settled=in_git, mode=mode)
+    return save_transcript(ctx.workspace, transcript, keep=ctx.settings.keep_transcripts)
 

@@ -39,19 +39,38 @@ class Transcript:
     ended: str  # "finished" or "failed: <reason>"
     part: str = ""  # a conversation after the batches (connect): named by it instead of a cursor
     settled: tuple[str, ...] = ()  # texts already in git: a string that is one, or starts with one, keeps it unscanned
+    mode: str = ""  # how the session worked: tools | structured | builtin ("" for a conversation after the batches)
 
 
 def save_transcript(workspace: Workspace, transcript: Transcript, keep: int) -> Path | None:
-    """Write `<run-id>-<first cursor or part>.json`, then delete all but the newest `keep` (0 keeps none)."""
+    """Write `<run-id>-<first cursor>-<mode>.json` (or `<run-id>-<part>.json`), then delete all but the newest
+    `keep` (0 keeps none). A transcript never replaces another: a second session of the same name in the same run
+    (a batch retried smaller, split halves starting at one entry) is kept as `…-2.json`, `…-3.json`."""
     if keep <= 0 or not transcript.messages:
         return None
-    path = transcripts_dir(workspace) / f"{transcript.run_id}-{transcript.part or transcript.first_cursor}.json"
+    path = _free_path(transcripts_dir(workspace), _stem(transcript))
     messages = _redacted(plain(transcript.messages), transcript.settled)
     payload = {"run_id": transcript.run_id, "cursors": [transcript.first_cursor, transcript.last_cursor],
-               "model": transcript.model, "ended": _redacted(transcript.ended),
+               "model": transcript.model, "mode": transcript.mode, "ended": _redacted(transcript.ended),
                "saved_at": clock.now().isoformat(timespec="seconds"), "messages": messages}
     atomic_write(path, json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
     rotate(workspace, keep)
+    return path
+
+
+def _stem(transcript: Transcript) -> str:
+    if transcript.part:
+        return f"{transcript.run_id}-{transcript.part}"
+    mode = f"-{transcript.mode}" if transcript.mode else ""
+    return f"{transcript.run_id}-{transcript.first_cursor}{mode}"
+
+
+def _free_path(folder: Path, stem: str) -> Path:
+    """`folder/stem.json`, or the first `folder/stem-N.json` no transcript holds yet."""
+    path, number = folder / f"{stem}.json", 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}-{number}.json"
     return path
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "several": 3}
 _PREPOSITION = r"(?:(?P<prep>since|until|till|from|before|after|by|of)\s+)?"
@@ -18,7 +18,7 @@ _AGO = re.compile(_PREPOSITION + r"\b(?P<n>\d+|an?|one|two|three|four|five|six|s
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _NAMED_MONTH = re.compile(r"\b(?P<which>last|next|this)\s+(?P<month>" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
-_LAST_WEEKDAY = re.compile(_PREPOSITION + r"\blast\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+_LAST_WEEKDAY = re.compile(_PREPOSITION + r"\blast\s+(?P<day>" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
 
 
 def day_text(day: date) -> str:
@@ -107,5 +107,5 @@ def _ago(match: re.Match[str], day: date) -> str:
 
 
 def _previous(day: date, weekday: str) -> date:
-    back = (day.weekday() - _WEEKDAYS.index(weekday)) % 7 or 7
+    back = (day.weekday() - WEEKDAYS.index(weekday)) % 7 or 7
     return day - timedelta(days=back)

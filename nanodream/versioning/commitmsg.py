@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nanodream.markdown import with_fences
 from nanodream.vocab import (
@@ -59,15 +59,59 @@ class DreamFacts:
     history: str = ""  # the fingerprint of history.jsonl up to `position`: whose history it is (backlog/position.py)
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
     misfiled: list[str] = field(default_factory=list)  # facts filed in another file than they belong in
+    # every session the batch took ({mode, requests, tokens_in, tokens_out, cached_tokens, seconds, …}, in order):
+    # the tokens and cost above are their sums; more than one is listed in a Dream-Sessions trailer
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _first_words(summary: str) -> str:
-    """The summary's first line that says something outside a code fence (a model once gave "dream: ```")."""
+    """The summary's first line that says something outside a code fence (a model once gave "dream: ```"), or ""
+    when that line is not words (JSON, a call written as text): never a subject."""
     for line, code in with_fences(summary.splitlines()):
         text = line.strip(" #*-`>_=~")
         if not code and any(ch.isalnum() for ch in text):
-            return text
+            return text if reads_as_words(text) else ""
     return ""
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_MARKUP_START = ("{", "[", "<", '"', "'", "```")
+_JSON_KEY = re.compile(r"""["'][\w ]+["']\s*:""")
+
+
+def reads_as_words(line: str) -> bool:
+    """Whether a line reads as a sentence a person wrote: at least two words, mostly letters, not the start of
+    JSON, markup or a call (`{"facts": [`, `<tool_call>`, `"summary": …`)."""
+    text = line.strip()
+    if text.startswith(_MARKUP_START) or _JSON_KEY.search(text):
+        return False
+    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
+    return len(_WORD.findall(text)) >= 2 and letters >= 0.7 * len(text)
+
+
+def worded_summary(summary: str) -> bool:
+    """A summary that may stand as the commit's subject and body: its first line outside a code fence is words."""
+    return bool(_first_words(summary))
+
+
+def change_summary(changes: list[FileChange]) -> str:
+    """The change in words, computed from the diff: the subject when the session's summary cannot be one."""
+    said = []
+    for change in changes:
+        added, removed = change.line_counts()
+        if change.kind != "modified":
+            said.append(f"{'create' if change.kind == 'added' else 'delete'} {change.path}")
+        elif removed == 0:
+            said.append(f"add {_lines(added)} to {change.path}")
+        elif added == 0:
+            said.append(f"remove {_lines(removed)} from {change.path}")
+        else:
+            said.append(f"change {change.path} (+{added} -{removed})")
+    return "; ".join(said)
+
+
+def _lines(number: int) -> str:
+    return f"{number} line" if number == 1 else f"{number} lines"
 
 
 def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
@@ -76,7 +120,7 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
     batch = facts.batch
     summary = _TRAILER_LIKE.sub(r"\1> \2", summary.strip())
     first_line = _first_words(summary)
-    fallback = f"consolidate history {batch.describe()}" if batch else "tidy memory"
+    fallback = change_summary(changes) or (f"consolidate history {batch.describe()}" if batch else "tidy memory")
     subject = first_line or fallback
     if len(subject) > SUBJECT_LIMIT - len("dream: "):
         subject = subject[: SUBJECT_LIMIT - len("dream: ") - 1].rstrip() + "…"
@@ -92,9 +136,20 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
         (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), *_span(facts),
         (Trailer.TOKENS, format_tokens(facts.tokens_in, facts.tokens_out, facts.cached_tokens)),
         (Trailer.COST, format_cost(facts.cost)),
+        *_sessions(facts),
         *extra,
     ])
     return "\n".join(body)
+
+
+def _sessions(facts: DreamFacts) -> list[tuple[Trailer, object]]:
+    """Each session of a batch that took more than one, so the trailers show what every one of them spent."""
+    if len(facts.sessions) < 2:
+        return []
+    return [(Trailer.SESSIONS, "; ".join(
+        f"{s.get('mode') or 'session'} requests={s.get('requests', 0)} in={s.get('tokens_in', 0)} "
+        f"out={s.get('tokens_out', 0)} cached={s.get('cached_tokens', 0)} seconds={round(s.get('seconds') or 0)}"
+        for s in facts.sessions))]
 
 
 def with_change_list(message: str, changes: list[FileChange]) -> str:

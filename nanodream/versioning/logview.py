@@ -40,6 +40,7 @@ class CommitSummary(Declared):
     # sessions that failed as too big on the entries a dream consumed, before it: {"sessions", "requests", "in",
     # "out", "bytes"} (run/sizing.py); null when none did
     failed: dict[str, int] | None = None
+    sessions: list[str] = field(default_factory=list)  # a dream whose batch took several sessions: their modes
 
 
 @dataclass
@@ -64,7 +65,7 @@ def summarize(commit: MemoryCommit) -> CommitSummary:
         tokens={"in": tokens[0], "out": tokens[1], "cached": trailers.cached_tokens} if tokens else None,
         cost=trailers.cost, run=trailers.get(Trailer.RUN), model=trailers.get(Trailer.MODEL),
         restores=trailers.get(Trailer.RESTORES), cursor_reset=trailers.cursor_reset, machine=trailers.machine,
-        failed=trailers.failed,
+        failed=trailers.failed, sessions=trailers.sessions,
     )
 
 

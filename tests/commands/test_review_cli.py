@@ -50,8 +50,9 @@ def test_log_json_lists_kinds_ranges_spend_and_real_line_counts(history):
     assert manual["history"] is None and manual["tokens"] is None and manual["run"] is None
     assert manual["files"] == [{"path": "SOUL.md", "added": 1, "removed": 0}]
     assert set(b) == {"sha", "short", "kind", "time", "author", "subject", "files", "history", "lines", "tokens",
-                      "cost", "run", "model", "restores", "cursor_reset", "machine", "failed"}
+                      "cost", "run", "model", "restores", "cursor_reset", "machine", "failed", "sessions"}
     assert b["failed"] is None  # no session failed as too big on its entries
+    assert b["sessions"] == []  # one session per batch: Dream-Tokens says it all
 
 
 def test_log_text_tells_dreams_hand_edits_and_restores_apart(history):
@@ -304,4 +305,5 @@ def test_status_json_carries_the_last_run_record(history):
                                            "malformed_lines", "recovered", "tidy", "consumed", "batches",
                                            "commit", "quarantined", "failed_at", "warnings", "consumed_lines",
                                            "notices", "anomalies", "dead_letters", "notable", "requests",
-                                           "request_bytes", "reasons", "unconfirmed", "misfiled", "phases"}
+                                           "request_bytes", "reasons", "unconfirmed", "misfiled", "phases",
+                                           "sessions"}

@@ -252,3 +252,26 @@ def test_a_file_whose_combined_write_is_refused_takes_its_items_one_at_a_time(wo
     assert 10 < len(kept) < 40 and kept == facts[:len(kept)] and len(memory) <= 2000
     assert len(filing.notes) == 40 - len(kept) and "more than 2x its cap" in filing.notes[0]
     assert box.calls == 0  # nanodream's edits, not the model's calls
+
+
+def test_an_item_never_replaces_a_line_its_fact_is_not_about(kiwi, serve):
+    """Seen live: a 0.5B named "ledgerline uses chi as its HTTP router" as the line the staging host's correction
+    replaces; that line's fact would have been lost, and the old staging line kept beside its correction. Such
+    items are refused with the reason and asked about again."""
+    unrelated = "Invoices are numbered per client."
+    memory = kiwi.root / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text() + f"- {unrelated}\n")
+    from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
+
+    GitStore(kiwi).commit("one more line", DREAM_IDENTITY)
+    confused = answer(item(1, "USER.md", "Prefers answers in British English"),
+                      item(2, "memory/MEMORY.md", "The nightly backup runs at 02:00 on host birch", unrelated),
+                      item(3, "memory/MEMORY.md", "Project kiwi deploys with Kubernetes on host atlas", unrelated))
+    server = serve([final(confused), final(GOOD)])
+    report = run_dream(kiwi, llm_settings(server, tool_mode="structured"))
+    assert report.outcome == "committed", report.reason
+    text = memory.read_text()
+    assert f"- {unrelated}" in text  # kept: neither fact is about it
+    assert "- The nightly backup runs at 02:00 on host birch." in text
+    assert "- Project kiwi deploys with Kubernetes on host atlas." in text and "Nomad" not in text
+    assert any("names a line about something else" in w for w in report.batches[0].warnings)

@@ -269,4 +269,4 @@ def test_a_summary_that_is_only_a_code_fence_never_becomes_the_commit_subject(li
     report = run_dream(lived_in, llm_settings(server))
     assert report.outcome == "committed", report.reason
     subject = git(lived_in, "log", "-1", "--format=%s")
-    assert subject.startswith("dream: consolidate history") and "`" not in subject
+    assert subject.startswith("dream: add 1 line to USER.md; change memory/MEMORY.md") and "`" not in subject

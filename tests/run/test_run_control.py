@@ -160,7 +160,7 @@ def test_transcripts_are_kept_per_session_rotated_and_never_fed_back(workspace, 
 
     assert report.outcome == "committed" and len(sessions(server.requests)) == 4
     kept = list_transcripts(workspace)
-    assert [p.name for p in kept] == [f"{report.run_id}-{c}.json" for c in (3, 5, 7)]  # the newest three
+    assert [p.name for p in kept] == [f"{report.run_id}-{c}-tools.json" for c in (3, 5, 7)]  # the newest three
     saved = json.loads(kept[-1].read_text())
     assert saved["cursors"] == [7, 8] and saved["ended"] == "finished"
     assert [m["role"] for m in saved["messages"]] == ["system", "user", "assistant", "tool", "assistant"]

@@ -40,6 +40,11 @@ def final(text: str) -> Step:
     return {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
 
 
+def spending(tokens_in: int, tokens_out: int, step: Step) -> Step:
+    """`step` reporting its own usage, as a real server's answers differ in size."""
+    return {**step, "usage": (tokens_in, tokens_out)}
+
+
 def keeps_nothing(summary: str = "Nothing worth keeping.",
                   reason: str = "a passing remark, not a lasting fact") -> Callable[[dict], Step]:
     """A model that changes nothing: it answers a batch with `summary`, and the accounting's question (a user

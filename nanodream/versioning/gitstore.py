@@ -625,7 +625,7 @@ class GitStore:
             at = end + 1 + size + 1  # the content is followed by a newline
         return found
 
-    def objects(self, names: Sequence[str]) -> dict[str, bytes | None]:
+    def read_objects(self, names: Sequence[str]) -> dict[str, bytes | None]:
         """Many objects by name (`<sha>`, `<rev>:<path>`) from ONE `git cat-file --batch`: a commit's raw text, a
         file's bytes; None for a name that names nothing (a file its commit did not have, the first commit's
         parent). Answers about commits by id are kept for the process: such an object never changes."""

@@ -139,7 +139,7 @@ def taught_days(store: GitStore, lines: Sequence[tuple[str, int, str]]) -> dict[
         numbers = [number for each, number, _ in lines if each == path]
         origins.update({(path, number): found for number, found in store.line_origins(path, numbers).items()})
     blamed = [found for found in origins.values() if found is not None]
-    objects = store.objects([name for found in blamed for name in (found.sha, f"{found.sha}^:{found.path}")])
+    objects = store.read_objects([name for found in blamed for name in (found.sha, f"{found.sha}^:{found.path}")])
     days: dict[tuple[str, int], date | None] = {}
     for path, number, text in lines:
         found = origins.get((path, number))

@@ -60,12 +60,12 @@ def test_git_environment_of_a_calling_repository_does_not_leak(workspace, serve,
     monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
     write_history(workspace, [entry(1, "[permanent] User likes tea.")])
     server = serve([call("edit_file", path="USER.md", old_text="## Preferences\n",
-                         new_text="## Preferences\n- Likes tea.\n"), final("tea")])
+                         new_text="## Preferences\n- Likes tea.\n"), final("Noted that the user likes tea")])
     assert run_dream(workspace, llm_settings(server)).outcome == "committed"
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_WORK_TREE")
     monkeypatch.delenv("GIT_INDEX_FILE")
-    assert git(workspace, "log", "-1", "--format=%s") == "dream: tea"
+    assert git(workspace, "log", "-1", "--format=%s") == "dream: Noted that the user likes tea"
     assert subprocess.run(["git", "-C", str(other), "rev-parse", "-q", "--verify", "HEAD"],
                           capture_output=True).returncode != 0  # nothing was committed over there
 

@@ -29,6 +29,7 @@ from tests.support.redis_server import free_port
 from tests.support.workspaces import entry, git, snapshot, write_history
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+PAGE_LOAD_LIMIT = 120  # seconds: only a browser that hangs takes this long; the verdict is what the page says
 
 
 class PageServer:
@@ -93,6 +94,18 @@ def browser():
     driver.quit()
 
 
+def loaded(browser, element) -> None:
+    """Click `element` and wait for the page it loads: reading before then would read the page it left (a click
+    returns before the browser has navigated, and a busy machine shows it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, PAGE_LOAD_LIMIT).until(expected_conditions.staleness_of(page))
+
+
 @pytest.fixture
 def shots(tmp_path) -> Path:
     folder = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path / "screenshots")
@@ -107,11 +120,11 @@ def test_open_a_dream_restore_it_and_see_the_restore_on_the_timeline(server, dre
     rows = browser.find_elements(By.CSS_SELECTOR, "#timeline tr.commit")
     assert [r.find_element(By.CSS_SELECTOR, ".kind").text for r in rows] == ["dream", "dream", "init"]
     browser.save_screenshot(str(shots / "timeline.png"))
-    rows[0].find_element(By.CSS_SELECTOR, "a").click()
+    loaded(browser, rows[0].find_element(By.CSS_SELECTOR, "a"))
     assert "Deploys run on Fridays." in browser.find_element(By.CSS_SELECTOR, "pre.diff").text
     assert "#3" in browser.page_source  # the history it consumed
     browser.save_screenshot(str(shots / "dream.png"))
-    browser.find_element(By.ID, "restore-button").click()
+    loaded(browser, browser.find_element(By.ID, "restore-button"))
     assert "restored" in browser.find_element(By.ID, "note").text
     kinds = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#timeline tr.commit .kind")]
     assert kinds[0] == "restore" and len(kinds) == 4
@@ -215,7 +228,7 @@ def test_accept_a_pending_proposal_and_ask_why_a_line_is_there(server, dreamed, 
     browser.get(server.url + "/")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#proposals tr.proposal")) == 1
     browser.save_screenshot(str(shots / "proposals.png"))
-    browser.find_element(By.CSS_SELECTOR, "#proposals button.accept").click()
+    loaded(browser, browser.find_element(By.CSS_SELECTOR, "#proposals button.accept"))
     assert "accepted" in browser.find_element(By.ID, "note").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#proposals")
     assert "Backups run nightly." in (dreamed.root / "memory/MEMORY.md").read_text()
@@ -248,7 +261,7 @@ def test_the_skills_page_shows_what_nanodream_skills_prints(server, dreamed, bro
                                         "content": content}) + "\n")
 
     browser.get(server.url + "/")
-    browser.find_element(By.ID, "skills-link").click()
+    loaded(browser, browser.find_element(By.ID, "skills-link"))
     row = browser.find_element(By.ID, "skill-deploy").text
     browser.save_screenshot(str(shots / "skills.png"))
     printed = jsonlib.loads(runner.invoke(app, ["skills", "-w", str(dreamed.root), "--json"]).output)
@@ -277,7 +290,7 @@ def test_the_memory_view_shows_today_or_any_day_and_pins_and_forgets_per_line(wo
 
     with PageServer(workspace) as server:
         browser.get(server.url + "/")
-        browser.find_element(By.ID, "memory-link").click()
+        loaded(browser, browser.find_element(By.ID, "memory-link"))
         today = browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md']").text
         assert "User moved to Utrecht." in today and "Ghent" not in today
         browser.save_screenshot(str(shots / "memory.png"))
@@ -292,13 +305,13 @@ def test_the_memory_view_shows_today_or_any_day_and_pins_and_forgets_per_line(wo
 
         browser.get(server.url + "/memory")
         go = "[data-path='memory/MEMORY.md'] tr.fact button.pin"
-        browser.find_element(By.CSS_SELECTOR, go).click()
+        loaded(browser, browser.find_element(By.CSS_SELECTOR, go))
         assert "pinned memory/MEMORY.md" in browser.find_element(By.ID, "note").text
         assert "The API is written in Go. <!-- keep -->" in (workspace.root / "memory/MEMORY.md").read_text()
 
-        browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md'] tr.fact a.forget").click()
+        loaded(browser, browser.find_element(By.CSS_SELECTOR, "[data-path='USER.md'] tr.fact a.forget"))
         assert "true since 2026-06-02" in browser.find_element(By.ID, "why-life").text.lower()
-        browser.find_element(By.CSS_SELECTOR, "button.forget").click()
+        loaded(browser, browser.find_element(By.CSS_SELECTOR, "button.forget"))
         assert "forgot 1 history entry" in browser.find_element(By.ID, "note").text
         assert "Utrecht" not in (workspace.root / "USER.md").read_text()
 
@@ -324,18 +337,18 @@ def test_the_insights_page_shows_each_connection_with_its_sources_and_takes_a_de
     [name] = [p.stem for p in (workspace.root / "memory/insights").glob("*.md")]
     with PageServer(workspace) as running:
         browser.get(running.url + "/")
-        browser.find_element(By.ID, "insights-link").click()
+        loaded(browser, browser.find_element(By.ID, "insights-link"))
         card = browser.find_element(By.ID, f"insight-{name}")
         assert "proposed" in card.text and decision in card.text and "session:telegram:7" in card.text
         browser.save_screenshot(str(shots / "insights.png"))
         card.find_element(By.NAME, "note").send_keys("the bill is about hosting")
-        card.find_element(By.CSS_SELECTOR, "button.promote").click()
+        loaded(browser, card.find_element(By.CSS_SELECTOR, "button.promote"))
         assert f"{name}: proposed → promoted" in browser.find_element(By.ID, "note").text
         last = jsonlib.loads(workspace.history_file.read_text().splitlines()[-1])
         assert last["session_key"] == f"insight:{name}"
         card = browser.find_element(By.ID, f"insight-{name}")
         assert "promoted: the bill is about hosting" in card.text
-        card.find_element(By.CSS_SELECTOR, "button.reject").click()
+        loaded(browser, card.find_element(By.CSS_SELECTOR, "button.reject"))
         assert f"{name}: promoted → rejected" in browser.find_element(By.ID, "note").text
         assert browser.find_element(By.ID, "no-insights")  # out of view
         head, before = git(workspace, "rev-parse", "HEAD"), snapshot(workspace)

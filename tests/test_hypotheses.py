@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
+from nanodream import clock
 from nanodream.config import Settings
 from nanodream.hypotheses import (
     Hypothesis,
@@ -109,9 +110,12 @@ def test_ask_first_marks_what_lets_the_agent_act_on_payments_credentials_securit
 
 
 def drained(workspace, *lines: tuple[int, str, str]):
+    """Dream the entries (days of October 2026) with the clock on October 20: a hypothesis gone stale on one of
+    those days is weeks, not a year, from leaving active memory."""
     append_history(workspace, *(entry(n, content, session, day) for n, (day, session, content) in
                                 enumerate(lines, start=1)))
-    report = run_dream(workspace, Settings(model="builtin"))
+    with clock.pinned(datetime(2026, 10, 20, 12, tzinfo=UTC)):
+        report = run_dream(workspace, Settings(model="builtin"))
     assert report.outcome == "committed", report.reason
     return (workspace.root / USER).read_text(), (workspace.root / "SOUL.md").read_text()
 

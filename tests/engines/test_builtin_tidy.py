@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
+from nanodream import clock
 from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import Settings
@@ -88,8 +89,9 @@ def without(text: str, removed: list[str]) -> str:
     return text
 
 
-def engine_on(day: date):
-    return lambda settings: BuiltinEngine(settings, today=lambda: day)
+def on(day: date):
+    """The one clock at noon of `day`: the engine's stale tasks and the run's own dates (ages, archive) agree."""
+    return clock.pinned(datetime(day.year, day.month, day.day, 12, tzinfo=UTC))
 
 
 def messy_workspace(ws: Workspace, memory: str = MEMORY, user: str = USER, soul: str = SOUL) -> Workspace:
@@ -104,7 +106,8 @@ def messy_workspace(ws: Workspace, memory: str = MEMORY, user: str = USER, soul:
 
 
 def tidy(ws: Workspace, day: date = TODAY, **settings: object) -> RunReport:
-    report = run_dream(ws, Settings(**settings), RunOptions(tidy=True), engine_factory=engine_on(day))
+    with on(day):
+        report = run_dream(ws, Settings(**settings), RunOptions(tidy=True))
     assert report.outcome != "failed", report.reason
     return report
 
@@ -247,7 +250,8 @@ def test_run_tidy_from_the_command_line_uses_the_builtin_engine_and_the_real_dat
     memory = ("# Memory\n\n## Project\n- A fact.\n- a fact\n- Another fact.\n\n"
               "## Open tasks\n- (2000-01-01) Task: old.\n")
     ws = messy_workspace(workspace, memory=memory, user="# User\n", soul="# Soul\n")
-    result = runner.invoke(app, ["run", "--tidy", "-w", str(ws.root)])
+    with on(TODAY):  # the day the memory's lines are old or not, for the engine and the run alike
+        result = runner.invoke(app, ["run", "--tidy", "-w", str(ws.root)])
     assert result.exit_code == 0, result.output
     assert "tidy pass" in result.output and "builtin tidy: 1 duplicate removed, 1 stale task pruned" in result.output
     assert read(ws, "memory/MEMORY.md") == "# Memory\n\n## Project\n- A fact.\n- Another fact.\n\n## Open tasks\n"

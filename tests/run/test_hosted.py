@@ -155,6 +155,7 @@ def test_abort_leaves_everything_as_it_was_and_the_next_begin_works(ws):
     api.dream_abort(ws, again.session)
 
 
+@pytest.mark.timed_wait
 def test_an_idle_session_expires_on_its_timer_and_lets_the_workspace_go(tmp_path):
     ws = workspace(tmp_path / "ws", config="[mcp]\nhost_session_timeout = 0.5\n")
     before = whole_state(ws)

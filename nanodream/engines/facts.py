@@ -38,7 +38,7 @@ from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
-from nanodream.text.words import STOPWORDS, fact_key, words
+from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, words
 from nanodream.validity import is_replaced
 from nanodream.workspace import SOUL, USER
 
@@ -71,7 +71,7 @@ _IDENTIFIER = re.compile(r"\d|\w[./:@_#+-]\w|[a-z][A-Z]")
 _OPENERS = frozenset({"always", "never", "please", "do", "don", "t", "not", "just", "also"})
 # Capitalised words that open a sentence without naming anything.
 _NOT_NAMES = (STOPWORDS | _SUBJECT_WORDS | _TIME_WORDS | frozenset(MODALS) | wordlist("adverbs")
-              | wordlist("imperatives") | wordlist("auxiliaries") | wordlist("negations")
+              | wordlist("imperatives") | wordlist("auxiliaries") | NEGATIONS
               | frozenset({"i", "we", "my", "our", "you", "your", "he", "she", "they", "it", "this", "that", "there",
                            "when", "if", "after", "before", "every", "each", "all", "no", "yes", "do", "does", "don"}))
 

@@ -35,7 +35,7 @@ from nanodream.engines.replacing import (
 from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
 from nanodream.safety.secret_scan import REDACTED
-from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
+from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
 from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, words
@@ -53,9 +53,9 @@ _LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "real
 # A fact stated as a change, whatever its tag.
 _CHANGE = re.compile(
     r"\b(?:moved|switched|migrated|changed|upgraded|downgraded|transferred|relocated)\b[^.;]*\b(?:from|to|onto)\b"
-    r"|\bswitched\s+(?:over\s+)?to\b|\bno\s+longer\b|\bnot\s+any\s*more\b|\b(?:is|are|was)\s+now\b"
-    r"|\bnot\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
-    r"|,\s*not\s+\w",
+    rf"|\bswitched\s+(?:over\s+)?to\b|\b{NO_LONGER}\b|\b(?:is|are|was)\s+now\b"
+    rf"|\b{NOT}\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
+    rf"|,\s*{NOT}\s+\w",
     re.IGNORECASE)
 # An archived line marked as replaced (`until …`, "replaced by …") no longer holds its fact.
 _REPLACED_MARK = re.compile(r"<!--[^>]*\b(?:until|replaced\s+by)\b|\(\s*until\s+\d{4}-\d{2}-\d{2}|\breplaced by\b",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from nanodream.safety.destinations import EXTERNAL
 from nanodream.text.cuewords import cues
-from nanodream.text.grammar import forbids, has_negation, negated
+from nanodream.text.grammar import NEGATIVE_PRONOUN, forbids, has_negation, negated
 
 EXFILTRATION, DISCLOSURE, REMOTE_CODE, CONCEALMENT, GUARDS_OFF = (
     "exfiltration", "disclosure", "remote-code", "concealment", "guards-off")
@@ -37,7 +37,7 @@ _REMOTE = re.compile(r"https?://|\b(?:ftp|sftp|s3)://|\b(?:link|lien|enlace|liga
 _POLICY_OFF = re.compile(r"\b(?:injection_policy|injection\s+policy)\b[^.;\n]{0,40}?\bwarn\b"
                          r"|\b(?:soul_policy|soul\s+policy)\b[^.;\n]{0,40}?\bopen\b"
                          r"|\b(?:secret_policy|injection_policy|soul_policy)\b[^.;\n]{0,40}?"
-                         r"\b(?:permissive|off|disabled|none|lowest|loosest)\b", re.IGNORECASE)
+                         rf"\b(?:permissive|off|disabled|{NEGATIVE_PRONOUN}|lowest|loosest)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import re
 from functools import cache, lru_cache
 
 from nanodream.text.cuewords import Cues, cues
-from nanodream.text.lists import table
+from nanodream.text.lists import table, wordlist
 from nanodream.text.words import words
 
 # words ----------------------------------------------------------------------------------------------------------
@@ -87,6 +87,31 @@ def not_after(*auxiliaries: str) -> str:
 DO_NOT = not_after("do")
 # What opens an order not to do something: "never …", "don't …", "do not …".
 PROHIBITION = f"(?:{NEVER}|{DO_NOT})"
+
+# A state that ended: "no longer", "not any more".
+NO_LONGER = rf"(?:{NO}\s+longer|{NOT}\s+any\s*more)"
+# What makes a sentence an obligation: "must", "should", "have to" … (MODAL_OBLIGATION: the modals alone).
+OBLIGATION = alternation([phrase for phrase, _ in table("obligations")])
+MODAL_OBLIGATION = alternation([phrase for phrase, kind in table("obligations") if kind == "modal"])
+# What opens a condition: "when", "if", "unless", "before" …
+CONDITION = alternation(wordlist("conditions"))
+
+# speech ---------------------------------------------------------------------------------------------------------
+
+_FORMS = ("base", "third", "past", "participle", "gerund")
+_SPEECH = tuple((dict(zip(_FORMS, row[:5], strict=True)), frozenset(row[5].split())) for row in table("speech-verbs"))
+
+
+def said(kind: str, *forms: str) -> frozenset[str]:
+    """The verbs of saying of `kind` (speech-verbs.tsv) in `forms` (base, third, past, participle, gerund):
+    `said("repeat", "past")` → {"said", "told", "asked", "mentioned"}."""
+    return frozenset(verb[form] for verb, kinds in _SPEECH if kind in kinds for form in forms) - {"-"}
+
+
+def speech(kind: str, *forms: str) -> str:
+    """`said(kind, *forms)` as one group for a pattern: `speech("repeat", "past")` finds "told", "said" …"""
+    return alternation(said(kind, *forms))
+
 
 # readings of a statement ----------------------------------------------------------------------------------------
 

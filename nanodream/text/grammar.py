@@ -85,8 +85,11 @@ def not_after(*auxiliaries: str) -> str:
 
 
 DO_NOT = not_after("do")
-# What opens an order not to do something: "never …", "don't …", "do not …".
+# What opens an order not to do something: "never …", "don't …", "do not …"; as single words ("never", "don't",
+# "dont"), for a reader that looks at an order's first word.
 PROHIBITION = f"(?:{NEVER}|{DO_NOT})"
+PROHIBITION_WORDS = frozenset({*_of_kind("adverb"), *(form.replace("'", mark) for form in _AUXILIARIES["do"]
+                                                       for mark in ("'", "’", ""))})
 
 # A state that ended: "no longer", "not any more".
 NO_LONGER = rf"(?:{NO}\s+longer|{NOT}\s+any\s*more)"

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 
+from nanodream.text.grammar import NO, NOT, PROHIBITION, speech
+
 
 class Tone(StrEnum):
     """How the person said it; the order is from the most to the least evidence per sighting."""
@@ -117,10 +119,11 @@ def strongest(*tones: Tone) -> Tone:
 # tone ------------------------------------------------------------------------------------------------------
 
 # Any reference to having said it before, or words of annoyance: one sighting is enough.
+_SAID_BEFORE = speech("repeat", "past")  # "told", "said", "asked", "mentioned"
 _REPEATED = re.compile(
-    r"\b(?:again|(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:told|said|asked|mentioned)|as\s+(?:i|we)\s+"
-    r"(?:said|told|mentioned|asked)|how\s+many\s+times|for\s+the\s+(?:last|second|third|\w+th)\s+time|"
-    r"once\s+more|repeated(?:ly)?|keeps?\s+(?:doing|making|using|forgetting)|still\s+(?:doing|not)|"
+    rf"\b(?:again|(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?{_SAID_BEFORE}|as\s+(?:i|we)\s+"
+    rf"{_SAID_BEFORE}|how\s+many\s+times|for\s+the\s+(?:last|second|third|\w+th)\s+time|"
+    rf"once\s+more|repeated(?:ly)?|keeps?\s+(?:doing|making|using|forgetting)|still\s+(?:doing|{NOT})|"
     r"annoyed|annoying|frustrat\w*|irritat\w*|angry|angrily|furious|fed\s+up|snapped|exasperat\w*|"
     r"stop\s+\w+ing)\b|(?:^|[\"'“‘:]\s*)stop\b",
     re.IGNORECASE,
@@ -128,7 +131,7 @@ _REPEATED = re.compile(
 _POLITE = re.compile(
     r"\b(?:please|pls|i'?d\s+(?:rather|prefer)|i\s+would\s+(?:rather|prefer)|(?:would|could)\s+you|"
     r"would\s+be\s+(?:nice|better|great)|if\s+possible|if\s+you\s+can|maybe|perhaps|gently|politely|"
-    r"mildly|kindly|a\s+(?:bit|little)|slightly|would\s+you\s+mind|rather\s+not|prefer\s+not)\b",
+    rf"mildly|kindly|a\s+(?:bit|little)|slightly|would\s+you\s+mind|rather\s+{NOT}|prefer\s+{NOT})\b",
     re.IGNORECASE,
 )
 _CAPS_WORD = re.compile(r"\b[A-Z][A-Z']{2,}\b")
@@ -162,7 +165,7 @@ _RISKY = re.compile(
     re.IGNORECASE,
 )
 # A line that forbids rather than allows: it lets the agent do nothing, so there is nothing to ask about.
-_FORBIDS = re.compile(r"^\s*(?:[-*+]\s+)?(?:never|don['’]?t|do\s+not|avoid|no\b|not\b)", re.IGNORECASE)
+_FORBIDS = re.compile(rf"^\s*(?:[-*+]\s+)?(?:{PROHIBITION}|avoid|{NO}\b|{NOT}\b)", re.IGNORECASE)
 
 
 def asks_first(text: str) -> bool:

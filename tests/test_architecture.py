@@ -20,8 +20,8 @@ PACKAGE = REPO / "nanodream"
 FLOORS: list[set[str]] = [
     {"clock"},  # the one clock every date comes from
     {"nanodream", "text", "vocab", "atomic", "boundedyaml", "changes", "controls", "process", "markdown",
-     "hypotheses", "validity", "workspace"},
-    {"boundedjson", "config", "layout", "pinning", "rejected", "safety", "skills"},
+     "validity", "workspace"},
+    {"boundedjson", "config", "hypotheses", "layout", "pinning", "rejected", "safety", "skills"},
     {"backlog", "hosts"},  # reading history.jsonl; nanodream written into agent hosts' own files
     {"versioning"},  # git only
     {"memory", "retrieval"},  # staging, journal, the transaction, the door; recall, today's and as of a date (git)

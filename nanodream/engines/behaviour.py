@@ -14,13 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nanodream.engines.routing import CONDITION, IMPERATIVES, instructs_agent
+from nanodream.engines.routing import CONDITIONAL_CLAUSE, IMPERATIVES, instructs_agent
 from nanodream.hypotheses import Tone, tone_of
+from nanodream.text.grammar import DO_NOT, NEVER, NO, NOT, OBLIGATION, WITHOUT, not_after, speech
 from nanodream.text.stems import singular
 from nanodream.text.verbs import PAST_FORMS, base_verb
 from nanodream.text.words import content_words, jaccard, similarity
 
 ANTI_PATTERNS = "Anti-patterns"
+DONT = "Don't"  # how an anti-pattern line opens, and how one is read back (parse_line)
 # A line naming the agent's conduct without an instruction shape still is about it when it speaks of these.
 _CONDUCT_WORDS = frozenset({
     "agent", "assistant", "you", "your", "answer", "answers", "reply", "replies", "response", "responses",
@@ -32,18 +34,13 @@ _CONDUCT_WORDS = frozenset({
 
 _SUBJECT = r"(?:(?i:the\s+)?(?i:user|person|owner|human|client)|(?!Agent\b|Assistant\b|The\b)[A-Z][a-z]+)"
 _SPEECH = (
-    r"(?i:said|says|asked|asks|told|tells|complained|complains|corrected|corrects|objected|objects|insisted|"
-    r"insists|repeated|repeats|reminded|reminds|snapped|wrote|writes|replied|replies|pushed\s+back|grumbled|"
-    r"protested|requested|requests|warned|warns|mentioned|mentions|noted|notes|pointed\s+out|commented|remarked|"
-    r"suggested|suggests|hinted|(?:was|is|got|gets|seemed|became)\s+(?:\w+\s+)?"
+    rf"(?i:{speech('report', 'third', 'past')}|(?:was|is|got|gets|seemed|became)\s+(?:\w+\s+)?"
     r"(?:annoyed|frustrated|upset|irritated|angry|unhappy|displeased|fed\s+up))"
 )
 _REPORT = re.compile(rf"^{_SUBJECT}\s*(?:\([^)]*\)\s*|,[^,]*,\s*)?(?i:has\s+|had\s+)?(?:\w+ly\s+)?(?i:again\s+)?"
                      rf"(?P<verb>{_SPEECH})\b\s*(?P<rest>.*)$", re.DOTALL)
 # Reporting verbs that make a line a request or a complaint to the agent, whatever it is about.
-_ASKING = re.compile(r"^(?:asked|asks|complained|complains|objected|objects|insisted|insists|requested|requests|"
-                     r"reminded|reminds|snapped|pushed\s+back|grumbled|protested|was|is|got|gets|seemed|became)\b",
-                     re.IGNORECASE)
+_ASKING = re.compile(rf"^(?:{speech('request', 'third', 'past')}|was|is|got|gets|seemed|became)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"[\"“„«](?P<quote>[^\"”“«»]{3,})[\"”»]")
 # What may stand before a quote that reports the person's words: nothing, or who said it and how.
 _BEFORE_QUOTE = re.compile(rf"^(?:|.*\b{_SPEECH}.*|{_SUBJECT}\s*:?)\s*[:,]?\s*$", re.IGNORECASE | re.DOTALL)
@@ -51,15 +48,16 @@ _TO_YOU = re.compile(r"^you\s+(?!(?:must|should|shall|need|have\s+to|may|can|are
 _LEAD_IN = re.compile(
     r"^(?:(?:again|once\s+more|twice|repeatedly|angrily|politely|firmly|gently|please|kindly)\b[\s,]*|"
     r"(?:to|at|with)\s+(?:the\s+)?(?:agent|assistant)\b[\s,]*|"
-    r"(?:the\s+)?(?:agent|assistant)\b(?=[\s,]+(?:please|kindly|again|to|not|that)\b|\s*:)|"
+    rf"(?:the\s+)?(?:agent|assistant)\b(?=[\s,]+(?:please|kindly|again|to|{NOT}|that)\b|\s*:)|"
     r"that\b|about\b|because\b|when\b|since\b|[:,;—–-]+)\s*",
     re.IGNORECASE,
 )
 # Words a complaint wraps its point in: they say how, not what.
 _FLUFF = re.compile(
-    r"^(?:(?:i\s+(?:have\s+|'ve\s+)?(?:already\s+)?(?:told|asked)\s+you(?:\s+(?:before|already|this|twice))?|"
-    r"as\s+i\s+(?:said|told\s+you|mentioned)(?:\s+before)?|for\s+the\s+\w+\s+time|seriously|please|pls|"
-    r"ugh|no(?=\s*[,.!:;—–-])|again|okay|ok|look|hey|honestly|i\s+said|listen)\b[\s,.!:;—–-]*)+",
+    rf"^(?:(?:i\s+(?:have\s+|'ve\s+)?(?:already\s+)?{speech('addressed', 'past')}\s+you"
+    r"(?:\s+(?:before|already|this|twice))?|"
+    rf"as\s+i\s+{speech('repeat', 'past')}(?:\s+you)?(?:\s+before)?|for\s+the\s+\w+\s+time|seriously|please|pls|"
+    rf"ugh|{NO}(?=\s*[,.!:;—–-])|again|okay|ok|look|hey|honestly|i\s+said|listen)\b[\s,.!:;—–-]*)+",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"(?:[\s,]*\b(?:again|please|already|for\s+once|next\s+time|from\s+now\s+on)\b)*[\s.!?,;:]*$",
@@ -88,7 +86,7 @@ def read_correction(text: str) -> Said:
     content, previous = report.group("rest"), None
     while previous != content:
         previous, content = content, _LEAD_IN.sub("", content.strip(), count=1)
-    content = re.sub(r"^not\s+to\s+", "don't ", re.sub(r"^to\s+", "", content, flags=re.I), flags=re.I)
+    content = re.sub(rf"^{NOT}\s+to\s+", "don't ", re.sub(r"^to\s+", "", content, flags=re.I), flags=re.I)
     return Said(clean(content), True, tone_of(text), bool(_ASKING.match(report.group("verb"))))
 
 
@@ -97,14 +95,14 @@ def read_correction(text: str) -> Said:
 # agent could perhaps not …". Its point is a "don't": read as one, its tone stays mild.
 _WISH_NOT = re.compile(
     r"^(?:i['’]?d|i\s+would)\s+(?:rather|prefer(?:\s+it)?(?:\s+if)?|like\s+it\s+if)\s+(?:you|the\s+agent)\s+"
-    r"(?:didn['’]?t|did\s+not|don['’]?t|do\s+not|not|wouldn['’]?t|never)\s+|"
+    rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})\s+|"
     r"^(?:would|could|can)\s+(?:you|the\s+agent)\s+(?:please\s+)?(?:mind\s+)?(?:maybe\s+|perhaps\s+|possibly\s+)?"
-    r"(?:not|stop|avoid)\s+|"
+    rf"(?:{NOT}|stop|avoid)\s+|"
     r"^(?:whether|if)\s+(?:you|the\s+agent)\s+(?:could|would|might)\s+(?:please\s+)?(?:maybe\s+|perhaps\s+)?"
-    r"(?:not|stop|avoid)\s+",
+    rf"(?:{NOT}|stop|avoid)\s+",
     re.IGNORECASE,
 )
-_HEDGES = re.compile(r"\b(?:maybe|perhaps|possibly|kindly|just)\s+(?=(?:stop|not|avoid|don['’]?t)\b)", re.IGNORECASE)
+_HEDGES = re.compile(rf"\b(?:maybe|perhaps|possibly|kindly|just)\s+(?=(?:stop|{NOT}|avoid|{DO_NOT})\b)", re.IGNORECASE)
 
 
 def clean(content: str) -> str:
@@ -136,18 +134,18 @@ def about_conduct(said: Said) -> bool:
 # anti-patterns ----------------------------------------------------------------------------------------------
 
 _NEGATIVE = re.compile(
-    r"^(?:(?:the\s+)?(?:agent|assistant|you)\s+(?:(?:should|must|shall)\s+never|should\s*n[o']t|must\s*n[o']t|shall\s+not|may\s+not|"
-    r"can\s*n[o']t|cannot|need\s+not|is\s+not\s+to|are\s+not\s+to)|(?:please\s+)?(?:don['’]?t|do\s+not)(?:\s+ever)?|"
-    r"never|stop|quit|avoid|no\s+more|no\s+longer)\s+(?P<rest>.+)$",
+    rf"^(?:(?:the\s+)?(?:agent|assistant|you)\s+(?:(?:should|must|shall)\s+{NEVER}"
+    rf"|{not_after('should', 'must', 'shall', 'may', 'can', 'need')}|(?:is|are)\s+{NOT}\s+to)"
+    rf"|(?:please\s+)?{DO_NOT}(?:\s+ever)?|{NEVER}|stop|quit|avoid|{NO}\s+(?:more|longer))\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
 # "For HTTP checks the agent should …", "In this repo, never …": where a rule applies, not what it says.
 _SCOPE = re.compile(r"^(?:for|in|on|during|with)\s+[^,]{1,60}?(?:,\s*|\s+(?=(?:the\s+)?(?:agent|assistant|you)\b))",
                     re.IGNORECASE)
-_AGENT_OUGHT = re.compile(r"^(?:the\s+)?(?:agent|assistant|you)\s+(?:should|must|needs?\s+to|has\s+to|have\s+to)"
-                          r"(?:\s+always)?\s+(?!not\b|never\b)", re.IGNORECASE)
+_AGENT_OUGHT = re.compile(rf"^(?:the\s+)?(?:agent|assistant|you)\s+{OBLIGATION}(?:\s+always)?\s+(?!{NOT}\b|{NEVER}\b)",
+                          re.IGNORECASE)
 _INSTEAD_OF = re.compile(
-    r"^(?:always\s+)?(?P<verb>\w+)\s+(?P<y>.+?)(?:,\s*|\s+)(?:instead\s+of|rather\s+than|and\s+not|not|over)\s+"
+    rf"^(?:always\s+)?(?P<verb>\w+)\s+(?P<y>.+?)(?:,\s*|\s+)(?:instead\s+of|rather\s+than|and\s+{NOT}|{NOT}|over)\s+"
     r"(?P<x>.+)$",
     re.IGNORECASE,
 )
@@ -173,7 +171,7 @@ _REASON = re.compile(rf"^(?P<x>.+?)(?:{_SEPARATOR}|\s+)(?:(?:because|since|as)\b
 # After a colon or a dash, what is not an alternative is the reason: "Don't force-push: it rewrites history".
 _SAID_WHY = re.compile(r"^(?P<x>.+?)\s*(?::|—|–|\s-\s)\s*(?P<said>.+)$")
 _INSTEAD_END = re.compile(r"\s+(?:instead|rather)[\s.!]*$", re.IGNORECASE)
-_WITHOUT = re.compile(r"\bwithout\s+(?P<gerund>\w+ing)\s+(?P<object>.+)$", re.IGNORECASE)
+_WITHOUT = re.compile(rf"\b{WITHOUT}\s+(?P<gerund>\w+ing)\s+(?P<object>.+)$", re.IGNORECASE)
 _DOMAINS = (
     ("search", {"search", "searching", "grep", "rg", "ripgrep", "find", "search_files", "lookup", "look"}),
     ("email", {"email", "emails", "mail", "inbox", "recipient", "recipients", "cc", "bcc", "newsletter"}),
@@ -190,8 +188,8 @@ _DOMAINS = (
     ("payments", {"pay", "payment", "payments", "invoice", "invoices", "bank", "money"}),
     ("credentials", {"password", "passwords", "token", "tokens", "key", "keys", "secret", "secrets"}),
 )
-_ANTI_LINE = re.compile(r"^don't\s+(?P<x>.+?)(?:\s+—\s+instead\s+(?P<y>.+?)\s+\((?P<domain>[^()]+)\)|:\s+(?P<r>.+?))"
-                        r"\s*(?:<!--.*)?$", re.IGNORECASE)
+_ANTI_LINE = re.compile(rf"^{re.escape(DONT)}\s+(?P<x>.+?)(?:\s+—\s+instead\s+(?P<y>.+?)\s+\((?P<domain>[^()]+)\)"
+                        r"|:\s+(?P<r>.+?))\s*(?:<!--.*)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -204,8 +202,8 @@ class AntiPattern:
     def line(self, default_reason: str = "the user corrected this") -> str:
         """`Don't <X> — instead <Y> (<domain>)`, or `Don't <X>: <reason>` when there is no alternative."""
         if self.instead:
-            return f"Don't {self.avoid} — instead {self.instead} ({self.domain or 'general'})"
-        return f"Don't {self.avoid}: {self.reason or default_reason}"
+            return f"{DONT} {self.avoid} — instead {self.instead} ({self.domain or 'general'})"
+        return f"{DONT} {self.avoid}: {self.reason or default_reason}"
 
     def same_as(self, other: AntiPattern) -> bool:
         """The same thing to avoid, in other words: the newer line replaces the older one in place."""
@@ -224,7 +222,7 @@ def anti_pattern(content: str, domain: str = "", *, complaint: bool = False) -> 
     content = _AGENT_OUGHT.sub("", _SCOPE.sub("", content.strip().rstrip(".!")))
     if not _EITHER_OR_WORDS.search(content):  # "you keep using X instead of Y" is read as what the agent did
         content = _KEEPS_DOING.sub("stop ", content)  # "you keep pasting logs" asks the agent to stop
-    condition = CONDITION.match(content)  # "When searching code, use rg rather than grep"
+    condition = CONDITIONAL_CLAUSE.match(content)  # "When searching code, use rg rather than grep"
     rest = content[condition.end():] if condition else content
     found = (_negative(rest) or _either_or(rest) or _instead_of_first(rest) or _did_should(rest)
              or (_did(rest) if complaint else None))
@@ -355,9 +353,9 @@ _COULD_BE = re.compile(r"^(?:(?:it\s+)?would\s+be\s+(?:nice|better|great|good)\s
                        r"(?:a\s+(?:bit|little)\s+|more\s+|slightly\s+|much\s+)?(?P<adj>.+)$", re.IGNORECASE)
 _I_PREFER = re.compile(r"^(?:i|they|he|she)(?:['’]d|\s+would)?\s+(?:rather|prefer|like|love|want)(?:\s+(?:to\s+)?have)?"
                        r"\s+(?P<x>.+)$", re.IGNORECASE)
-_I_DISLIKE = re.compile(r"^i\s+(?:don['’]?t|do\s+not)\s+(?:want|like)\s+(?P<x>.+)$|^i\s+(?:hate|dislike)\s+(?P<y>.+)$",
+_I_DISLIKE = re.compile(rf"^i\s+{DO_NOT}\s+(?:want|like)\s+(?P<x>.+)$|^i\s+(?:hate|dislike)\s+(?P<y>.+)$",
                         re.IGNORECASE)
-_NO = re.compile(r"^no\s+(?:more\s+)?(?P<np>.+)$", re.IGNORECASE)
+_NO = re.compile(rf"^{NO}\s+(?:more\s+)?(?P<np>.+)$", re.IGNORECASE)
 _STATEMENT = re.compile(r"\b(?:is|are|was|were|seems?|looks?|feels?|gets?|got)\b", re.IGNORECASE)
 
 
@@ -393,7 +391,8 @@ def preference_from(content: str) -> str | None:
 
 # opposites ------------------------------------------------------------------------------------------------
 
-_POLARITY = re.compile(r"\b(?:not|no|never|don['’]?t|doesn['’]?t|avoid|dislikes?|hates?|stop)\b", re.IGNORECASE)
+_POLARITY = re.compile(rf"\b(?:{NOT}|{NO}|{NEVER}|{not_after('do', 'does')}|avoid|dislikes?|hates?|stop)\b",
+                       re.IGNORECASE)
 _POLARITY_WORDS = frozenset({"not", "no", "never", "dont", "don", "doesnt", "doesn", "t", "avoid", "dislike",
                              "dislikes", "hate", "hates", "stop", "like", "likes", "wants", "want", "prefers",
                              "prefer", "agent", "user", "it", "when"})

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
+from nanodream.text.grammar import CONTRACTED_NOT, NEGATION
 from nanodream.workspace import ARCHIVE_DIR
 
 _PATH = re.compile(r"(?<![\w/.-])(SOUL\.md|USER\.md|(?:memory/)?MEMORY\.md|skills/[a-z0-9-]+(?:/SKILL\.md)?"
                    rf"|{ARCHIVE_DIR}/\d{{4}}-\d{{2}}\.md)(?![\w/-])")
 _EDIT = re.compile(r"\b(updated|added|removed|deleted|edited|rewrote|wrote|created|moved|merged|corrected|replaced"
                    r"|filed|archived|appended|inserted|changed)\b", re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:no|not|nothing|never|none|zero|without|0)\b|n't\b", re.IGNORECASE)
+_NEGATED = re.compile(rf"\b(?:{NEGATION}|0)\b|{CONTRACTED_NOT}\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;:!?\n]")
 
 

@@ -35,10 +35,10 @@ from nanodream.engines.replacing import (
 from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
 from nanodream.safety.secret_scan import REDACTED
-from nanodream.text.grammar import MODALS, is_positive, modality, plain_words
+from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
-from nanodream.text.words import STOPWORDS, fact_key, words
+from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, words
 from nanodream.validity import is_replaced
 from nanodream.workspace import SOUL, USER
 
@@ -53,9 +53,9 @@ _LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "real
 # A fact stated as a change, whatever its tag.
 _CHANGE = re.compile(
     r"\b(?:moved|switched|migrated|changed|upgraded|downgraded|transferred|relocated)\b[^.;]*\b(?:from|to|onto)\b"
-    r"|\bswitched\s+(?:over\s+)?to\b|\bno\s+longer\b|\bnot\s+any\s*more\b|\b(?:is|are|was)\s+now\b"
-    r"|\bnot\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
-    r"|,\s*not\s+\w",
+    rf"|\bswitched\s+(?:over\s+)?to\b|\b{NO_LONGER}\b|\b(?:is|are|was)\s+now\b"
+    rf"|\b{NOT}\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
+    rf"|,\s*{NOT}\s+\w",
     re.IGNORECASE)
 # An archived line marked as replaced (`until …`, "replaced by …") no longer holds its fact.
 _REPLACED_MARK = re.compile(r"<!--[^>]*\b(?:until|replaced\s+by)\b|\(\s*until\s+\d{4}-\d{2}-\d{2}|\breplaced by\b",
@@ -71,7 +71,7 @@ _IDENTIFIER = re.compile(r"\d|\w[./:@_#+-]\w|[a-z][A-Z]")
 _OPENERS = frozenset({"always", "never", "please", "do", "don", "t", "not", "just", "also"})
 # Capitalised words that open a sentence without naming anything.
 _NOT_NAMES = (STOPWORDS | _SUBJECT_WORDS | _TIME_WORDS | frozenset(MODALS) | wordlist("adverbs")
-              | wordlist("imperatives") | wordlist("auxiliaries") | wordlist("negations")
+              | wordlist("imperatives") | wordlist("auxiliaries") | NEGATIONS
               | frozenset({"i", "we", "my", "our", "you", "your", "he", "she", "they", "it", "this", "that", "there",
                            "when", "if", "after", "before", "every", "each", "all", "no", "yes", "do", "does", "don"}))
 

@@ -24,7 +24,18 @@ from functools import lru_cache
 from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
 from nanodream.hypotheses import parse as hypothesis
 from nanodream.pinning import PIN
-from nanodream.text.grammar import MODALS, NEGATORS, expanded, plain_words, same_polarity
+from nanodream.text.grammar import (
+    MODALS,
+    NEGATORS,
+    NO,
+    NOT,
+    OBLIGATION,
+    PROHIBITION,
+    expanded,
+    not_after,
+    plain_words,
+    same_polarity,
+)
 from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.verbs import PAST_FORMS, THIRD_PERSON, base_verb
@@ -39,15 +50,15 @@ _PHRASE = rf"{_WORD_CHARS}(?:\s+{_WORD_CHARS})*?"
 _PHRASE_END = r"(?=\s+(?:and|but|for|because|since|in\s+favou?r\s+of|anymore|any\s+more)\b|[,;!?()]|[.:](?!\w)|$)"
 # Each pattern names the old value (`old`) and the words to cut for the fact's new part (`cut`).
 _OLD_VALUE = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
-    rf"(?P<cut>(?:,|—|–|\(|;)\s*(?:and\s+|but\s+)?not\s+(?P<old>{_PHRASE}){_PHRASE_END}\)?)",
+    rf"(?P<cut>(?:,|—|–|\(|;)\s*(?:and\s+|but\s+)?{NOT}\s+(?P<old>{_PHRASE}){_PHRASE_END}\)?)",
     rf"(?P<cut>\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE}){_PHRASE_END})",
-    rf"(?P<cut>\bno\s+longer\s+(?:\w+\s+)(?P<old>{_PHRASE}){_PHRASE_END})",
-    rf"(?P<cut>\b(?:does\s+not|doesn['’]t|do\s+not|don['’]t|is\s+not|isn['’]t|are\s+not|aren['’]t)\s+(?:\w+\s+)?"
+    rf"(?P<cut>\b{NO}\s+longer\s+(?:\w+\s+)(?P<old>{_PHRASE}){_PHRASE_END})",
+    rf"(?P<cut>\b{not_after('does', 'do', 'is', 'are')}\s+(?:\w+\s+)?"
     rf"(?P<old>{_PHRASE})\s+any\s*more\b)",
     rf"\b(?:moved|switched|migrated|changed|went|upgraded|downgraded|transferred|converted|relocated|shifted)\b"
     rf"[^,.;:!?()]*?(?P<cut>\bfrom\s+(?P<old>{_PHRASE}))\s+(?:to|onto|into)\s+",
-    rf"(?P<cut>\bnot\s+(?P<old>{_PHRASE}),?\s+but)\s+\w",
-    r"^\s*(?P<cut>(?:don['’]?t|do\s+not|stop|never)\s+(?P<old>[^—–;:]+?)\s*(?:[—–;:]|\s-)+\s*(?:instead\b\s*,?\s*)?)\w",
+    rf"(?P<cut>\b{NOT}\s+(?P<old>{_PHRASE}),?\s+but)\s+\w",
+    rf"^\s*(?P<cut>(?:{PROHIBITION}|stop)\s+(?P<old>[^—–;:]+?)\s*(?:[—–;:]|\s-)+\s*(?:instead\b\s*,?\s*)?)\w",
     rf"\breplaced\s+(?P<cut>(?P<old>{_PHRASE}))\s+(?:with|by)\s+",
     rf"(?<!the\s)(?<!on\s)(?<!to\s)\b(?:left|quit|stopped\s+using|dropped|retired|abandoned|gave\s+up(?:\s+on)?"
     rf"|moved\s+(?:away\s+from|off(?:\s+of)?)|switched\s+away\s+from|got\s+rid\s+of)\s+(?P<cut>(?P<old>{_PHRASE}))"
@@ -62,8 +73,8 @@ _CLAUSE = re.compile(r"\s*(?:;|\s[—–]\s)\s*|(?<=[a-z0-9])\.\s+(?=[A-Z])")
 _COPULA = re.compile(r"^(?P<subject>[^,;:]+?)\s+(?:is|are)\s+(?:now\s+|currently\s+)?(?P<value>[^,;]+?)\.?$",
                      re.IGNORECASE)
 _VALUE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\S*\d\S*")
-_RULE = re.compile(r"^(?:(?:the\s+)?(?:agent|assistant|you)\s+(?:should|must|shall|may|can|needs?\s+to|has\s+to"
-                   r"|is\s+to|will)\b|(?:always|never|don['’]?t|do\s+not|please)\b|(?:"
+_RULE = re.compile(rf"^(?:(?:the\s+)?(?:agent|assistant|you)\s+(?:{OBLIGATION}|may|can|is\s+to|will)\b"
+                   rf"|(?:always|{PROHIBITION}|please)\b|(?:"
                    + "|".join(sorted(wordlist("imperatives"))) + r")\b)", re.IGNORECASE)
 _PREDICATE = (wordlist("auxiliaries") | frozenset(MODALS) | NEGATORS
               | frozenset({"is", "are", "am", "be", "has", "have", "does", "do", "will", "would", "gets", "got"}))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.backlog.history import TASK_LINE
+from nanodream.text.grammar import CONDITION, NO, OBLIGATION, PROHIBITION, WITHOUT
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import DECISION, PERSON, RULE, UNDETERMINED, kind_of, read_languages
 from nanodream.text.verbs import base_verb
@@ -46,8 +47,7 @@ class TaskLine:
 
 _ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:['’]s)?\b", re.IGNORECASE)
 _FOR_AGENT = re.compile(
-    r"^(?:(?:the\s+)?(?:agent|assistant)\s+(?:should|must|shall|will|may|needs?\s+to|is\s+to|has\s+to)\b"
-    r"|always\b|never\b|don['’]?t\b|do\s+not\b)",
+    rf"^(?:(?:the\s+)?(?:agent|assistant)\s+(?:{OBLIGATION}|will|may|is\s+to)\b|(?:always|{PROHIBITION})\b)",
     re.IGNORECASE,
 )
 # One key of a `Key: value` block about the person, as ingest files it: "User's Twitter: @ada".
@@ -80,7 +80,8 @@ _INFRASTRUCTURE = re.compile(
 # noun phrase ("Test coverage is…", "Build times…", "Release notes…") are left out on purpose.
 IMPERATIVES = wordlist("imperatives")
 _NOT_A_VERB_AFTER = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "can", "s"})
-CONDITION = re.compile(r"^(?:when|whenever|if|before|after|unless|once|while)\b[^,]*,\s*", re.IGNORECASE)
+# "When the user asks X, …": a rule's condition, before the rule itself.
+CONDITIONAL_CLAUSE = re.compile(rf"^{CONDITION}\b[^,]*,\s*", re.IGNORECASE)
 _TO_AGENT = re.compile(
     r"^(?:(?:the\s+)?(?:agent|assistant)\b|you\s+(?:must|should|shall|need|have\s+to|may)\b"
     r"|(?:answers?|replies|responses|summaries|commit\s+messages)\s+(?:must|should|need|have\s+to)\b)",
@@ -90,8 +91,8 @@ _TO_AGENT = re.compile(
 
 # A prohibition said without a verb: "No emojis in commit messages", "No force pushes to shared branches". Not
 # a statement that nothing of a kind exists ("No backups are kept"): no "is/are/was/has…" may follow.
-_NOTHING_OF = re.compile(r"^no\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt)\b)"
-                         r"[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:in|on|inside|within|for|to|at|during|unless|without|"
+_NOTHING_OF = re.compile(rf"^{NO}\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt)\b)"
+                         rf"[\w-]+(?:\s+[\w-]+){{0,3}}?\s+(?:in|on|inside|within|for|to|at|during|unless|{WITHOUT}|"
                          r"before|after|from|per|than)\b", re.IGNORECASE)
 _STATES = wordlist("auxiliaries") | {"is", "are", "be", "been", "has", "have", "exist", "exists", "left"}
 
@@ -104,7 +105,7 @@ def instructs_agent(text: str) -> bool:
     """True when the sentence tells the agent how to behave: "Always …", "Agent should …", "You must …",
     an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
     """
-    rest = CONDITION.sub("", text.strip(), count=1)
+    rest = CONDITIONAL_CLAUSE.sub("", text.strip(), count=1)
     if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest) or _prohibits(rest):
         return True
     tokens = rest.split(maxsplit=1)

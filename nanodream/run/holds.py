@@ -31,11 +31,12 @@ from nanodream.memory.staging import Staging, with_original_endings
 from nanodream.run.parting import parted
 from nanodream.safety import agent_rules, injection, review_rules, second_opinion
 from nanodream.safety.joined import joined
+from nanodream.text.grammar import MODAL_OBLIGATION, PROHIBITION
 from nanodream.text.lists import wordlist
 from nanodream.workspace import ARCHIVE_DIR, SOUL
 
 # A line outside SOUL.md and the skills that reads as a rule for the agent rather than a fact.
-_OBLIGATION = re.compile(r"\b(?:must|should|shall|always|never|make\s+sure|remember\s+to|be\s+sure|don't|do\s+not"
+_OBLIGATION = re.compile(rf"\b(?:{MODAL_OBLIGATION}|always|{PROHIBITION}|make\s+sure|remember\s+to|be\s+sure"
                          r"|you|your|the\s+(?:agent|assistant|bot)|(?:every|each|all|any)\s+(?:reply|replies|answer"
                          r"|answers|response|responses|message|messages|conversation|conversations|chat|chats))\b",
                          re.IGNORECASE)

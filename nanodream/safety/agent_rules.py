@@ -18,7 +18,7 @@ into a chat"), so a rule is judged by what it asks for, not by its words alone:
 
 What keeps ordinary rules out: a prohibition in front of the action ("never send passwords by e-mail", "do
 not upload .env files") — read as a chain, so a negated negative is a positive ("never refuse to send …",
-polarity.py) — a destination that is the user ("to the user's own email", "to my inbox"), a payload that is not
+text/grammar.py) — a destination that is the user ("to the user's own email", "to my inbox"), a payload that is not
 private ("weekly reports", "messages from the school"), and hiding that is itself forbidden ("never hide errors
 from the user").
 
@@ -32,7 +32,7 @@ import re
 
 from nanodream.safety import cues
 from nanodream.safety.destinations import EXTERNAL, TO_THE_USER
-from nanodream.safety.polarity import forbidden_after, forbids
+from nanodream.text.grammar import forbidden_after, forbids
 from nanodream.text.language import UNDETERMINED, language_of
 
 EXFILTRATION = cues.EXFILTRATION
@@ -95,7 +95,7 @@ _BULK_RE = re.compile(_BULK, _I)
 _DUPLICATE = (r"(?:keep(?:ing)?|make|making|save|saving|store|storing|stash|stashing|leave|leaving|put|putting|place"
               r"|placing|maintain|maintaining)\s+(?:a|an)\s+(?:\w+\s+)?(?:copy|copies|duplicate|mirror|transcript"
               r"|record|log|backup|archive|replica)")
-# Each also as a gerund, which a negating verb takes: "avoid sending", "never stop forwarding" (polarity.py).
+# Each also as a gerund, which a negating verb takes: "avoid sending", "never stop forwarding" (text/grammar.py).
 _SEND_AWAY = re.compile(r"\b(?:send|post|upload|forward|e-?mail|mail|transmit|leak|publish|submit|exfiltrate|beacon"
                         r"|dump|bcc|cc|relay|tweet|report|share|dm|sending|posting|uploading|forwarding|e-?mailing"
                         r"|mailing|transmitting|leaking|publishing|submitting|dumping|relaying|sharing)\b", _I)

@@ -8,10 +8,10 @@ moves data, something private or every message, a destination, a negation — fr
 (`nanodream/text/data/`: rule-*.txt, exfiltration-*.txt, disclosure-*.txt, concealment-*.txt, guards-off-*.txt,
 remote-code-*.txt; the cue form is in rule-negations.txt).
 
-A clause's polarity: it forbids what it says when it holds a negation or a negating verb ("refuse", "verweigern",
-"拒绝"), but not both — a negated negative is a positive ("nunca te niegues a enviar …" orders the sending). The
-languages here mark one negation with several words ("ne … jamais … personne", "nunca … a nadie"), so a negation
-is counted once, not by its words.
+A clause's polarity (text/grammar.py `negated`): it forbids what it says when it holds a negation or a negating
+verb ("refuse", "verweigern", "拒绝"), but not both — a negated negative is a positive ("nunca te niegues a enviar
+…" orders the sending). The languages here mark one negation with several words ("ne … jamais … personne", "nunca
+… a nadie"), so a negation is counted once, not by its words.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nanodream.safety.cuewords import cues
 from nanodream.safety.destinations import EXTERNAL
-from nanodream.safety.polarity import forbids, negated
+from nanodream.text.cuewords import cues
+from nanodream.text.grammar import NEGATIVE_PRONOUN, forbids, has_negation, negated
 
 EXFILTRATION, DISCLOSURE, REMOTE_CODE, CONCEALMENT, GUARDS_OFF = (
     "exfiltration", "disclosure", "remote-code", "concealment", "guards-off")
@@ -37,7 +37,7 @@ _REMOTE = re.compile(r"https?://|\b(?:ftp|sftp|s3)://|\b(?:link|lien|enlace|liga
 _POLICY_OFF = re.compile(r"\b(?:injection_policy|injection\s+policy)\b[^.;\n]{0,40}?\bwarn\b"
                          r"|\b(?:soul_policy|soul\s+policy)\b[^.;\n]{0,40}?\bopen\b"
                          r"|\b(?:secret_policy|injection_policy|soul_policy)\b[^.;\n]{0,40}?"
-                         r"\b(?:permissive|off|disabled|none|lowest|loosest)\b", re.IGNORECASE)
+                         rf"\b(?:permissive|off|disabled|{NEGATIVE_PRONOUN}|lowest|loosest)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,14 +108,10 @@ def _hides(reading: Reading) -> set[str]:
     if not reading.has("rule-the-user"):
         return set()
     told_not = reading.has("concealment-tell") and reading.forbidden
-    kept = reading.has("concealment-hide") and not _any_negation(reading.text) or told_not
+    kept = reading.has("concealment-hide") and not has_negation(reading.text) or told_not
     if not kept:
         return set()
     return {SILENCE, CONCEALMENT} if reading.has("concealment-conduct") else {SILENCE}
-
-
-def _any_negation(text: str) -> bool:
-    return cues("rule-negations").found(cues("rule-not-negations").without(text))
 
 
 def _runs(reading: Reading) -> set[str]:

@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from nanodream.safety import agent_rules, secret_scan
+from nanodream.text.grammar import NO_LONGER
 
 _I = re.IGNORECASE
 RULES: dict[str, re.Pattern[str]] = {
@@ -24,7 +25,7 @@ RULES: dict[str, re.Pattern[str]] = {
         r"(?:previous|prior|above|earlier|preceding|original|system|safety)?\s*"
         r"(?:instructions?|prompts?|rules|guidelines|directives|guardrails)\b", _I),
     "role-hijack": re.compile(
-        r"\byou\s+are\s+now\s+(?:in\s+)?(?:dan\b|an?\s+unrestricted|jailbroken|developer\s+mode|no\s+longer\s+bound)"
+        rf"\byou\s+are\s+now\s+(?:in\s+)?(?:dan\b|an?\s+unrestricted|jailbroken|developer\s+mode|{NO_LONGER}\s+bound)"
         r"|\b(?:new|updated|real|actual|hidden)\s+(?:system\s+)?instructions?\s*:"
         r"|\b(?:reveal|print|repeat|output|leak|show)\b[^.\n]{0,30}\bsystem\s+prompt\b", _I),
     "chat-template-marker": re.compile(

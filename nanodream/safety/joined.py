@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nanodream.safety.cuewords import cues
 from nanodream.safety.destinations import EXTERNAL, TO_THE_USER
+from nanodream.text.cuewords import cues
 
 _I = re.IGNORECASE
 # Where an English rule sends something it only names: "to the archive contact", "with Dana", "cc the watcher".

@@ -19,7 +19,7 @@ English is read word by word here; a line in German, French, Spanish, Portuguese
 its cue words (cues.py: a move with an address, a negated telling or a hiding aimed at the user).
 
 What keeps ordinary lines out: a prohibition of the move ("never send …", "ask before sharing …"; a negated
-negative is no prohibition: "never refuse to send …", polarity.py); the user as the
+negative is no prohibition: "never refuse to send …", text/grammar.py); the user as the
 destination ("to the user's own inbox", "to me"); a fact about what a person does ("Maya emails her landlord",
 "he never mentions his salary"); silence towards someone else ("don't tell the kids about the party"); and style
 ("never call the product revolutionary", "don't say 'basically'"), which carries nothing to the person.
@@ -32,7 +32,7 @@ import re
 from nanodream.safety import cues
 from nanodream.safety.agent_rules import USER_UNAWARE, clauses, is_english
 from nanodream.safety.destinations import EXTERNAL
-from nanodream.safety.polarity import forbids
+from nanodream.text.grammar import forbids
 
 OUTWARD = "sends data to someone other than the user"
 SILENCE = "keeps something from the user"

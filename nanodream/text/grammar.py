@@ -1,42 +1,139 @@
-"""Polarity and modality: what makes two statements with the same words say different things.
+r"""The grammar nanodream reads: negation, prohibition, obligation, condition, speech and filler, in one place.
 
-"User is not allergic to penicillin" shares every meaningful word with "User is allergic to penicillin"; "must
-never ask" with "must always ask"; "A negative" with "A positive"; "Agent may push to main" with "Agent must push
-to main". A statement is read here as its words with the negation taken out (`plain_words`), whether it is
-negated (`is_positive`: the parity of its negations, so a negated negative — "never refuse to send" — is a
-positive), and the kind of modal it uses (`modality`: an obligation or a permission). The word lists are data:
-`negations.txt`, `antonyms.tsv` (a word that says its partner negated), `modal-words.tsv`.
+Ingest's rules, the builtin engine, the guards and the accounting all ask what a sentence negates, forbids, asks
+for, makes conditional or reports; they take the words for it from here, so each is spelled once, in a data file a
+person can read and extend: `negations.tsv` (the negating words by kind), `negated-auxiliaries.tsv` ("won't" is
+"will not"), `modal-words.tsv`, `antonyms.tsv` (a word that says its partner negated), and the other languages'
+negations and negating verbs the guards count (`rule-negations.txt`, `rule-negative-verbs.txt`,
+`rule-not-negations.txt`).
+
+- Fragments to compose patterns from (`rf"^{DO_NOT}\s+(?P<rest>.+)"`): regex source without groups that capture
+  or `\b` of its own, written for re.IGNORECASE — NEGATION, NOT, NEVER, NO, NEGATIVE_PRONOUN, WITHOUT,
+  CONTRACTED_NOT, `not_after(*auxiliaries)`, DO_NOT, PROHIBITION, and `alternation(words)` for a list of the
+  caller's own.
+- Word sets: NEGATORS, NEGATED_FORMS, MODALS.
+- Two readings of negation over the same lists. A statement's polarity: its words with the negation taken out
+  (`plain_words`), whether it is negated (`is_positive`: the parity of its negations, so "User is not allergic"
+  says the opposite of "User is allergic"), its modal (`modality`: an obligation or a permission). A rule's
+  negation scope (`forbids`): the negations right before a verb read as a chain, so "never send" forbids the
+  sending and "never refuse to send" orders it; `forbidden_after` ("sending X is never allowed"); `negated` for a
+  clause in a language of negative concord ("ne … jamais … personne" is one negation); `has_negation`.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
+from nanodream.text.cuewords import Cues, cues
 from nanodream.text.lists import table, wordlist
 from nanodream.text.words import words
 
-# "don't" → "do not", "can't"/"cannot" → "can not", "won't" → "will not": a negation is one word, "not".
-_CONTRACTION = re.compile(r"\b(can)not\b|\b(ca|wo|sha)n['’]t\b|n['’]t\b", re.IGNORECASE)
-_FULL = {"ca": "can", "wo": "will", "sha": "shall"}
+# words ----------------------------------------------------------------------------------------------------------
+
+_NEGATIONS = table("negations")
+_AUXILIARIES = {auxiliary: tuple(forms.split()) for auxiliary, forms in table("negated-auxiliaries")}
+
+
+def _of_kind(*kinds: str) -> tuple[str, ...]:
+    return tuple(word for word, kind in _NEGATIONS if kind in kinds)
+
+
 # Tokens a contraction leaves behind when it is not expanded first ("don't" read as "don" + "t").
-_ARTEFACTS = frozenset({"t", "don", "doesn", "didn", "dont", "doesnt", "didnt"})
-NEGATORS = wordlist("negations") - _ARTEFACTS
-# "not only X but Y" says X.
-_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b", re.IGNORECASE)
+_ARTEFACTS = frozenset(_of_kind("token"))
+# Every word that negates what it stands in, one word each: "not", "never", "without", "avoid", "except" …
+NEGATORS = frozenset(word for word, _ in _NEGATIONS if " " not in word) - _ARTEFACTS
 # A word that says its partner, negated ("disabled" → "enabled"), and the partner.
 NEGATED_FORMS = {negative: positive for positive, negative in table("antonyms")}
 MODALS = {word: kind for word, kind in table("modal-words")}
+
+# fragments ------------------------------------------------------------------------------------------------------
+
+
+def _spelled(phrase: str) -> str:
+    """A phrase as a pattern: its words in a row (any whitespace between them), an apostrophe straight, curly or
+    left out ("don't" also finds "don’t" and "dont")."""
+    return r"\s+".join(re.escape(word).replace("'", "['’]?") for word in phrase.split())
+
+
+def alternation(phrases: tuple[str, ...] | frozenset[str] | list[str]) -> str:
+    """One group that matches any of `phrases`, the longest first ("no one" before "no")."""
+    return "(?:" + "|".join(_spelled(phrase) for phrase in sorted(set(phrases), key=lambda p: (-len(p), p))) + ")"
+
+
+NOT = alternation(_of_kind("particle"))
+NEVER = alternation(_of_kind("adverb"))
+NO = alternation(_of_kind("determiner"))
+NEGATIVE_PRONOUN = alternation(_of_kind("pronoun"))
+WITHOUT = alternation(_of_kind("preposition"))
+# Any word that negates the clause it stands in ("no", "not", "never", "nothing", "without", "zero" …).
+NEGATION = alternation(_of_kind("particle", "adverb", "determiner", "pronoun", "correlative", "preposition",
+                                "number"))
+# The "not" a contraction ends in: "doesn't", "isn’t" (a caller puts what may stand before it).
+CONTRACTED_NOT = r"n['’]t"
+
+
+def _negated_forms(auxiliary: str) -> tuple[str, ...]:
+    """Every way to write `auxiliary` negated: "should not", "shouldn't"; "can not", "can't", "cannot"."""
+    return (f"{auxiliary} not", *_AUXILIARIES.get(auxiliary, ()))
+
+
+def not_after(*auxiliaries: str) -> str:
+    """One group for the auxiliaries negated, in every spelling: `not_after("must", "should")` finds "must not",
+    "mustn't", "should not", "shouldn’t", "shouldnt"."""
+    return alternation([form for auxiliary in auxiliaries for form in _negated_forms(auxiliary)])
+
+
+DO_NOT = not_after("do")
+# What opens an order not to do something: "never …", "don't …", "do not …"; as single words ("never", "don't",
+# "dont"), for a reader that looks at an order's first word.
+PROHIBITION = f"(?:{NEVER}|{DO_NOT})"
+PROHIBITION_WORDS = frozenset({*_of_kind("adverb"), *(form.replace("'", mark) for form in _AUXILIARIES["do"]
+                                                       for mark in ("'", "’", ""))})
+
+# A state that ended: "no longer", "not any more".
+NO_LONGER = rf"(?:{NO}\s+longer|{NOT}\s+any\s*more)"
+# What makes a sentence an obligation: "must", "should", "have to" … (MODAL_OBLIGATION: the modals alone).
+OBLIGATION = alternation([phrase for phrase, _ in table("obligations")])
+MODAL_OBLIGATION = alternation([phrase for phrase, kind in table("obligations") if kind == "modal"])
+# What opens a condition: "when", "if", "unless", "before" …
+CONDITION = alternation(wordlist("conditions"))
+
+# speech ---------------------------------------------------------------------------------------------------------
+
+_FORMS = ("base", "third", "past", "participle", "gerund")
+_SPEECH = tuple((dict(zip(_FORMS, row[:5], strict=True)), frozenset(row[5].split())) for row in table("speech-verbs"))
+
+
+def said(kind: str, *forms: str) -> frozenset[str]:
+    """The verbs of saying of `kind` (speech-verbs.tsv) in `forms` (base, third, past, participle, gerund):
+    `said("repeat", "past")` → {"said", "told", "asked", "mentioned"}."""
+    return frozenset(verb[form] for verb, kinds in _SPEECH if kind in kinds for form in forms) - {"-"}
+
+
+def speech(kind: str, *forms: str) -> str:
+    """`said(kind, *forms)` as one group for a pattern: `speech("repeat", "past")` finds "told", "said" …"""
+    return alternation(said(kind, *forms))
+
+
+# readings of a statement ----------------------------------------------------------------------------------------
+
+# Contractions whose auxiliary is not their first letters ("won't" is "will not", "can't" "can not"), or written as
+# one word ("cannot"); any other "n't" is " not" after its auxiliary ("doesn't" → "does not").
+_IRREGULAR = {form: auxiliary for auxiliary, forms in _AUXILIARIES.items() for form in forms
+              if not form.lower().startswith(f"{auxiliary}n'")}
+_CONTRACTION = re.compile(rf"\b(?P<irregular>{alternation(tuple(_IRREGULAR))})\b|{CONTRACTED_NOT}\b", re.IGNORECASE)
+_APOSTROPHES = re.compile("['’]")
+_UNCONTRACTED = {_APOSTROPHES.sub("", form).lower(): auxiliary for form, auxiliary in _IRREGULAR.items()}
+# "not only X but Y" says X.
+_NOT_ONLY = re.compile(rf"\b{NOT}\s+(?:only|just|merely)\b", re.IGNORECASE)
 
 
 def expanded(text: str) -> str:
     """The text with contractions of "not" written out: "don't" → "do not", "can't" → "can not"."""
     def full(match: re.Match[str]) -> str:
-        if match.group(1):
-            return f"{match.group(1)} not"
-        if match.group(2):
-            return f"{_FULL[match.group(2).lower()]} not"
-        return " not"
+        irregular = match.group("irregular")
+        return f"{_UNCONTRACTED[_APOSTROPHES.sub('', irregular).lower()]} not" if irregular else " not"
     return _CONTRACTION.sub(full, text)
 
 
@@ -75,3 +172,87 @@ def same_polarity(a: str, b: str) -> bool:
     """Both statements are negated alike and, when both use a modal, the same kind of modal."""
     left, right = modality(a), modality(b)
     return is_positive(a) == is_positive(b) and (not left or not right or left == right)
+
+
+# readings of a rule ---------------------------------------------------------------------------------------------
+
+CHAIN_GAP = 3  # words between a verb and the negation governing it, and between two links of the chain
+_ASK_FIRST = re.compile(r"\bask\s+(?:the\s+user\s+)?(?:before|first)\b|\bcheck\s+with\s+the\s+user\s+first\b",
+                        re.IGNORECASE)
+_GAP = re.compile(rf"(?:\s+(?!(?:then|but)\b)[\w'’-]+){{0,{CHAIN_GAP}}}\s*", re.IGNORECASE)
+
+
+def _english_negations() -> tuple[str, ...]:
+    """The English negations as cues of rule-negations.txt's form: the words that negate a clause, and every
+    negated auxiliary with its apostrophe straight, curly or left out."""
+    negating = _of_kind("particle", "adverb", "determiner", "pronoun", "correlative")
+    forms = [form for auxiliary in _AUXILIARIES for form in _AUXILIARIES[auxiliary]]
+    return (*negating, *(spelling for form in forms
+                         for spelling in {form, form.replace("'", "’"), form.replace("'", "")}))
+
+
+@cache
+def _negation_cues() -> Cues:
+    """Every language's negations: rule-negations.txt, and the English ones of this module's tables."""
+    return cues("rule-negations", _english_negations())
+
+
+def _without_idioms(text: str) -> str:
+    """The text without phrases that hold a negation's word but negate nothing ("not only", "不断")."""
+    return cues("rule-not-negations").without(text)
+
+
+@lru_cache(maxsize=4096)
+def forbids(before: str) -> bool:
+    """Whether `before` — the text right before a verb — ends in an odd chain of negations.
+
+    The negations before a verb are read as a chain — the one nearest the verb, then the one governing that, each
+    within CHAIN_GAP words of the next (a comma, "then" or "but" ends the chain) — so "never send" forbids the
+    sending and "never refuse to send", "don't ever fail to send", "nothing should stop you from sending" order it.
+    A link is a negation of any language, a negating verb (rule-negative-verbs.txt: "refuse", "fail", "stop") or
+    "ask before"/"ask the user first", which restricts the verb like a negation. Kept per text: a long line repeats
+    its shapes, and each verb's window is read once."""
+    plain = _without_idioms(before) if "not" in before.lower() else before
+    links = sorted(_links(plain), key=lambda span: span[0])
+    count, end = 0, len(plain)
+    while True:
+        governing = next((span for span in reversed(links)
+                          if span[1] <= end and _GAP.fullmatch(plain, span[1], end)), None)
+        if governing is None:
+            return count % 2 == 1
+        count, end = count + 1, governing[0]
+        links = [span for span in links if span[1] <= end]
+
+
+def _links(text: str) -> list[tuple[int, int]]:
+    spans = {match.span() for found in (_negation_cues(), cues("rule-negative-verbs"))
+             for match in found.finditer(text)}
+    return sorted(spans | {match.span() for match in _ASK_FIRST.finditer(text)})
+
+
+# A prohibition after what it forbids: "forwarding every message to an outside address is never allowed".
+_FORBIDDEN_AFTER = re.compile(
+    rf"\b(?:is|are|was|be)\s+(?:(?:{NEVER}|{NOT}|{CONTRACTED_NOT})\s+(?:\w+\s+)?(?:allowed|permitted|acceptable|ok"
+    r"|okay|fine|wanted|an\s+option)|(?:strictly\s+|absolutely\s+|always\s+)?(?:forbidden|prohibited|banned"
+    r"|off[\s-]limits|disallowed|out\s+of\s+the\s+question))\b", re.IGNORECASE)
+
+
+def forbidden_after(after: str) -> bool:
+    """Whether the rest of a clause that opens with an act ("uploading .env files …") forbids it."""
+    return bool(_FORBIDDEN_AFTER.search(after))
+
+
+def negated(clause: str) -> bool:
+    """Whether a clause in a language of negative concord forbids what it says.
+
+    The languages the guards read by their cues mark one negation with several words ("ne … jamais … personne",
+    "nunca … a nadie", "non … mai … nessuno") and put it after the verb as often as before ("sende niemals",
+    "送らないで"), so the clause is read whole: it forbids what it says when it holds a negation or a negating verb,
+    not both ("nunca te niegues a enviar …", "weigere dich nie …", "绝不拒绝 …" order it)."""
+    plain = _without_idioms(clause)
+    return _negation_cues().found(plain) != cues("rule-negative-verbs").found(plain)
+
+
+def has_negation(text: str) -> bool:
+    """Whether `text` holds a negation of any language (a phrase like "not only" aside)."""
+    return _negation_cues().found(_without_idioms(text))

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nanodream.text.lists import wordlist
+from nanodream.text.lists import table, wordlist
 
 # Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
 STOPWORDS = wordlist("function-words")
-# Words that flip a statement: a fact never counts as covering another when they differ in one of these.
-NEGATIONS = wordlist("negations")
+# Words that flip a statement (data/negations.tsv; text/grammar.py reads them): a fact never counts as covering
+# another when they differ in one of these.
+NEGATIONS = frozenset(word for word, _ in table("negations") if " " not in word)
 
 _POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")

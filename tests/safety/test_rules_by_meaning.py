@@ -12,7 +12,7 @@ from nanodream.config import Settings
 from nanodream.run.holds import reasons as held_because
 from nanodream.safety import agent_rules
 from nanodream.safety.joined import joined
-from nanodream.safety.polarity import forbids, negated
+from nanodream.text.grammar import forbids, negated
 
 
 def stopped(line: str) -> bool:

@@ -30,6 +30,18 @@ from dataclasses import dataclass
 from datetime import date
 
 from nanodream.text.dates import absolute, day_text
+from nanodream.text.grammar import (
+    DO_NOT,
+    NEGATIVE_PRONOUN,
+    NEVER,
+    NO,
+    NO_LONGER,
+    NOT,
+    OBLIGATION,
+    PROHIBITION,
+    PROHIBITION_WORDS,
+    not_after,
+)
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import ADVERBS, third_person
@@ -91,10 +103,10 @@ _FILLER = frozenset({
 _HEDGE = re.compile(r"^(?:i|we)\s+(?:(?:really|just|kind of|kinda|still)\s+)?(?:think|guess|suppose|believe|wonder|"
                     r"(?:want|need|wanna|would like|'d like) to know|"
                     r"hope|suspect|feel like|mean|know|see|agree|disagree|understand|bet|doubt|wish|appreciate|"
-                    r"don'?t (?:know|understand|think|see)|dunno|(?:'d|would) like to|can'?t wait|"
+                    rf"{DO_NOT} (?:know|understand|think|see)|dunno|(?:'d|would) like to|{not_after('can')} wait|"
                     r"love that|like that|love it|like it|love this|like this|totally agree)\b|"
-                    r"^(?:i'?m|i am)\s+(?:not sure|sure|sorry|glad|so glad|happy to hear)\b", re.IGNORECASE)
-_SMALL_TALK = re.compile(r"^(?:thanks?|thank you|thx|ok(?:ay)?|sure|great|cool|nice|yes|yeah|no|nope|hi|hello|hey|"
+                    rf"^(?:i'?m|i am)\s+(?:{NOT} sure|sure|sorry|glad|so glad|happy to hear)\b", re.IGNORECASE)
+_SMALL_TALK = re.compile(rf"^(?:thanks?|thank you|thx|ok(?:ay)?|sure|great|cool|nice|yes|yeah|{NO}|nope|hi|hello|hey|"
                          r"good (?:morning|night|evening)|bye|sounds good|got it|lol|haha|wow)\b", re.IGNORECASE)
 
 
@@ -113,10 +125,10 @@ def meaningful(text: str) -> int:
 
 # "Sorry", "oops", "update" and "wait" also open an apology ("sorry for the slow replies") or an errand ("update
 # the changelog", "wait for the build"): they mark a correction only with a stop after them ("Sorry, I …").
-_CORRECTION = re.compile(r"^(?:(?:actually|correction|to be clear|scratch that|no wait)\s*[,:;!.—–-]*|"
+_CORRECTION = re.compile(rf"^(?:(?:actually|correction|to be clear|scratch that|{NO} wait)\s*[,:;!.—–-]*|"
                          r"(?:update|wait|sorry|oops)\s*[,:;!.—–-]+)\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 _APOLOGY = re.compile(r"^(?:sorry|oops)\b", re.IGNORECASE)
-_NO_LONGER = re.compile(r"\bno longer\b|\bnot any ?more\b|\bany ?more\b|\bnot \w+ing there\b", re.IGNORECASE)
+_NO_LONGER = re.compile(rf"\b{NO_LONGER}\b|\bany ?more\b|\b{NOT} \w+ing there\b", re.IGNORECASE)
 
 
 def correction(said: Said) -> Fact | None:
@@ -145,23 +157,24 @@ _NOW = re.compile(r"\s*\b(?:now|currently|these days|nowadays|from now on)\b", r
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
 _RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   r"\s*[,:;—–-]?\s+)?(?:please\s+)?(?P<rule>(?:always|never|don'?t|do not|stop\s+\w+ing|avoid)\b.+)$",
+                   rf"\s*[,:;—–-]?\s+)?(?:please\s+)?(?P<rule>(?:always|{PROHIBITION}|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
-_RATHER_NOT = re.compile(r"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you (?:didn'?t|did not|don'?t|not"
-                         r"|wouldn'?t|never)\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
+_RATHER_NOT = re.compile(rf"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you "
+                         rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})\s+(?P<rule>.+)$",
+                         re.IGNORECASE | re.DOTALL)
 _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+"
                        r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
-_WANT_YOU = re.compile(r"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|never|keep|stop)\b.+)$",
+_WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # The rule said to the agent about itself: "you will always reply with …", "you should never push to main".
-_YOU_WILL = re.compile(r"^(?:you|u)(?:'ll| will| should| must| shall| need to| have to)\s+"
-                       r"(?P<rule>(?:always|never)\b.+)$", re.IGNORECASE | re.DOTALL)
+_YOU_WILL = re.compile(rf"^(?:you|u)(?:'ll|\s+will|\s+{OBLIGATION})\s+(?P<rule>(?:always|{NEVER})\b.+)$",
+                       re.IGNORECASE | re.DOTALL)
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
-                    r"|skip|drop|leave out|cut|no|be)\b.{0,80}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies|reply|"
-                    r"responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
+                    rf"|skip|drop|leave out|cut|{NO}|be)\b.{{0,80}}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies"
+                    r"|reply|responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
                     r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
@@ -196,16 +209,16 @@ def agent_rule(said: Said) -> Fact | None:
 
 # A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
 # it stand: after a request in the same message, it says how to do that errand.
-_BARE_DONT = re.compile(r"^(?:don'?t|do not|avoid|stop)\b", re.IGNORECASE)
+_BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
 # A rule that names one piece of work ("… for the login fix", "… in this PR") is how to do that work, not a
 # standing rule, unless the person says it stands.
-_GENERAL = re.compile(r"^(?:always|never)\b", re.IGNORECASE)  # "always mention the ticket number": every time
+_GENERAL = re.compile(rf"^(?:always|{NEVER})\b", re.IGNORECASE)  # "always mention the ticket number": every time
 _SCOPED = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}(?:fix|fixes|bug|bugs|issue|ticket|pr|"
                      r"pull request|patch|hotfix|task|refactor|workaround)\b", re.IGNORECASE)
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
-_INSTRUCTIONS = wordlist("imperatives") | {"always", "never", "don't", "dont", "avoid", "stop", "reply", "answer"}
+_INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
 
 
 def standing_question(sentence: str) -> Fact | None:
@@ -229,7 +242,7 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
 
 _YEAR = re.compile(r"\b\d{4}\b")
 _CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECASE)
-_GERUND_RULE = re.compile(r"^(?:always|never)\s+\w+ing\b", re.IGNORECASE)
+_GERUND_RULE = re.compile(rf"^(?:always|{NEVER})\s+\w+ing\b", re.IGNORECASE)
 _CLAUSE_MARK = re.compile(r"[,;:—–]")
 _SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|after|except|while)\s", re.IGNORECASE)
 _QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
@@ -326,11 +339,11 @@ def _household(said: Said) -> str | None:
 
 _PREFERENCE = re.compile(
     r"^i\s+(?:(?:really|much|generally|usually|also|still|absolutely|definitely|kind of|kinda|totally)\s+)*"
-    r"(?:prefer|like|love|enjoy|hate|dislike|adore|can'?t stand|don'?t like|do not like)\b|"
+    rf"(?:prefer|like|love|enjoy|hate|dislike|adore|{not_after('can')} stand|{DO_NOT} like)\b|"
     r"^i'?d (?:rather|prefer)\b|^i would (?:rather|prefer)\b|"
     r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
     r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
-    r"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|not into|not a fan of|obsessed with)\b|"
+    rf"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|{NOT} into|{NOT} a fan of|obsessed with)\b|"
     r"^my\s+(?:favou?rite|preferred)\s+\w+(?:\s+\w+)?\s+(?:is|are)\b",
     re.IGNORECASE)
 
@@ -439,7 +452,7 @@ def decision(said: Said) -> Fact | None:
 
 
 _TASK = re.compile(r"^(?:(?:i|we)\s+(?:still\s+|really\s+|also\s+)?(?:need|have|got|must remember)\s+to|"
-                   r"i\s+must|remind me to|don'?t let me forget to|don'?t forget to|"
+                   rf"i\s+must|remind me to|{DO_NOT} let me forget to|{DO_NOT} forget to|"
                    r"(?:todo|to-do|to do)\s*:)\s+(?P<task>.+)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -494,11 +507,11 @@ def statement(said: Said) -> Fact | None:
 # What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
 # "we have a bug where …" (their household, "we have two cats", is read by `identity`).
 _AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
-                      r"loads|plenty|many|several|no|a few|tons|quite a few|a bunch|more|other|another|few)\b",
+                      rf"loads|plenty|many|several|{NO}|a few|tons|quite a few|a bunch|more|other|another|few)\b",
                       re.IGNORECASE)
 _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
                    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
-                   r"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|not|need|want|also)\b))\b",
+                   rf"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|{NOT}|need|want|also)\b))\b",
                    re.IGNORECASE)  # "I may have typos": a verb, not the month
 
 
@@ -556,7 +569,7 @@ _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|l
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
                       r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
                       r"send|book|remind|ping|list|print|clean up|set up|look up|figure out|"
-                      r"you|your|that|there|here|what|how|why|when|where|who|which|yes|no|sure|thanks?)\b"
+                      rf"you|your|that|there|here|what|how|why|when|where|who|which|yes|{NO}|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
 # A name, a number, a version or a host: what makes a sentence about the world worth keeping.
@@ -577,7 +590,7 @@ def named_fact(said: Said) -> Fact | None:
 # What a statement about the world opens with when it names nothing a later reader could find: a pronoun (or
 # the person, whose statements are read by the other rules).
 _UNNAMED_SUBJECT = re.compile(r"^(?:it|its|it's|this|that|these|those|there|here|he|she|they|them|which|what|"
-                              r"some|all|both|each|one|nothing|everything|something|i|i'm|my|we|our|re)\b",
+                              rf"some|all|both|each|one|{NEGATIVE_PRONOUN}|everything|something|i|i'm|my|we|our|re)\b",
                               re.IGNORECASE)
 
 
@@ -629,7 +642,7 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
                       r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
                       r"(?:you know|i mean)\s*,\s*|"
-                      r"(?:yeah|yes|yep|no|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
+                      rf"(?:yeah|yes|yep|{NO}|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
                       r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
@@ -687,7 +700,7 @@ _LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
 
 # A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
 _ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next|alright)\s*[,.!]?\s+)*(?:"
-                   r"(?:can|could|would|will)\s+you\b|please\s+(?!always|never|don|do not)|let'?s\b|"
+                   rf"(?:can|could|would|will)\s+you\b|please\s+(?!always|{PROHIBITION})|let'?s\b|"
                    r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
                    r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
                    r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"

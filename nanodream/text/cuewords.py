@@ -1,4 +1,5 @@
-"""Cue words as data: the lists under `nanodream/text/data/` that the rules read beyond English word order.
+"""Cue words as data: the lists under `nanodream/text/data/` that the guards (safety/) and text/grammar.py read
+beyond English word order.
 
 A file holds one or more cues a line, separated by commas; `#` starts a comment line; case does not matter. A `~`
 after a word lets the text's word go on ("weiger~" finds "weigere"), one before it lets the word begin with more;
@@ -51,9 +52,10 @@ class Cues:
 
 
 @cache
-def cues(name: str) -> Cues:
-    """The cues of `data/<name>.txt` (one or more a line, separated by commas; `~` lets a word go on)."""
-    spelled = [cue.strip() for line in phrases(name) for cue in line.split(",") if cue.strip()]
+def cues(name: str, more: tuple[str, ...] = ()) -> Cues:
+    """The cues of `data/<name>.txt` (one or more a line, separated by commas; `~` lets a word go on), and `more`
+    spelled the same way (text/grammar.py adds the English negations it builds from its own tables)."""
+    spelled = [cue.strip() for line in phrases(name) for cue in line.split(",") if cue.strip()] + list(more)
     groups: dict[str, list[str]] = {}
     for cue in spelled:
         key = "\0" if _NO_SPACES.search(cue) else "~" if cue.startswith("~") else _head(cue)

@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from nanodream.text.lists import table
 from tests.support.paths import REPO
 
 PACKAGE = REPO / "nanodream"
@@ -268,6 +269,52 @@ def rewrite_page() -> None:
 
 if __name__ == "__main__":
     rewrite_page()
+
+
+# A negation as regex source spells it: "not", "never", "no", "nothing", "without" … (negations.tsv, but for verbs
+# like "avoid" and contraction artefacts; "no\." is a number), or a contracted "n't" in any of its spellings ("n't",
+# "n['’]t", "n'?t").
+_NEGATION_WORDS = sorted({word for word, kind in table("negations") if kind not in {"verb", "exception", "token"}},
+                         key=len, reverse=True)
+_SPELLED_NEGATION = re.compile(r"(?:(?<![\w\\])|(?<=\\b))(?:" + "|".join(re.escape(w).replace(r"\ ", r"(?:\s|\\s\+?)")
+                                                            for w in _NEGATION_WORDS) + r")(?!\w|\\\.)"
+                               r"|n(?:'|\[[^\]]*'[^\]]*\])\??t\b", re.IGNORECASE)
+_REGEX_SOURCE = re.compile(r"\\[sbwd]|\(\?[:=!<i]")
+
+
+def _negations_spelled(path: Path, root: Path = REPO) -> list[str]:
+    """Where `path`'s regex source spells out a negation (in a string, an f-string's text or a pattern)."""
+    strings = sorted((node.lineno, node.value) for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return [f"{path.relative_to(root).as_posix()}:{line}: {found.group(0)}" for line, text in strings
+            if _REGEX_SOURCE.search(text) for found in [_SPELLED_NEGATION.search(text)] if found]
+
+
+def test_no_pattern_outside_the_text_floor_spells_out_a_negation():
+    """Negation is read one way: every pattern that needs "not", "never" or "don't" composes it from
+    text/grammar.py's fragments, so a spelling added to its data files reaches every reader."""
+    spelled = [line for path in sorted(PACKAGE.rglob("*.py")) if path.relative_to(PACKAGE).parts[0] != "text"
+               for line in _negations_spelled(path)]
+    assert spelled == []
+
+
+_SPELLING_NEGATIONS = r"""import re
+A = re.compile(r"\b(?:always|never)\s+push")
+B = re.compile(r"\bdon't\s+ask")
+C = re.compile(r"^(?:yes|no)\b")
+D = re.compile(r"\bknot\s+tying|\bnote\b")
+E = re.compile(rf"\bdoesn['’]t\s+{D.pattern}")
+F = "not a pattern, a sentence"
+G = re.compile(r"\bno\s+one\b")
+H = re.compile(r"\b(?:ticket|no\.?)\s*\d+")
+"""
+
+
+def test_the_negation_check_finds_each_spelling(tmp_path):
+    module = tmp_path / "rules.py"
+    module.write_text(_SPELLING_NEGATIONS, encoding="utf-8")
+    assert [line.split(": ", 1)[1] for line in _negations_spelled(module, tmp_path)] == [
+        "never", "n't", "no", "n['’]t", "no\\s+one"]
 
 
 _OWN_RUNNER = re.compile(r"^\s*\w+(?:,\s*\w+)*\s*=\s*(?:CliRunner\(|.*,\s*CliRunner\()", re.M)

@@ -32,7 +32,17 @@ import re
 
 from nanodream.safety import cues
 from nanodream.safety.destinations import EXTERNAL, TO_THE_USER
-from nanodream.text.grammar import forbidden_after, forbids
+from nanodream.text.grammar import (
+    CONTRACTED_NOT,
+    NEGATIVE_PRONOUN,
+    NEVER,
+    NO,
+    NOT,
+    WITHOUT,
+    forbidden_after,
+    forbids,
+    not_after,
+)
 from nanodream.text.language import UNDETERMINED, language_of
 
 EXFILTRATION = cues.EXFILTRATION
@@ -112,7 +122,7 @@ _WIRETAP = re.compile(r"\b(?:forward|relay|bcc|cc|mirror|stream|sync|copy|send|u
                       r"|relaying|mirroring|streaming|syncing|copying|sending|uploading|backing\s+up|e-?mailing)\b",
                       _I)
 # A gerund after one of these is a circumstance, not an order: "when sending passwords, use the vault".
-_CIRCUMSTANCE = re.compile(r"\b(?:when|whenever|while|before|after|if|by|for|of|about|in|on|upon|without"
+_CIRCUMSTANCE = re.compile(rf"\b(?:when|whenever|while|before|after|if|by|for|of|about|in|on|upon|{WITHOUT}"
                            r"|instead\s+of)\s+$", _I)
 _SHOW = re.compile(r"\b(?:reveal|show|print|display|output|tell|give|share|read\s+out|read(?=[^.;!?]{0,60}\baloud\b)"
                    r"|provide|supply|hand\s+out|answer\s+(?:\w+\s+)?(?:requests?|questions?|asks?)\s+for"
@@ -185,11 +195,12 @@ _HIDE = re.compile(r"\b(?:hide|conceal|cover\s+up|mask|obscure|keep\s+(?:\S+\s+)
                    r"|confidential))\b", _I)
 _FROM_THE_USER = re.compile(r"\b(?:from|to)\s+(?:the\s+user|them|him|her|the\s+owner|the\s+family|anyone)\b"
                             r"|\bthe\s+user\b", _I)
-_SILENT_ABOUT = re.compile(rf"\b(?:keep\s+quiet|stay\s+(?:quiet|silent)|say\s+nothing|remain\s+silent|be\s+silent)"
+_SILENT_ABOUT = re.compile(rf"\b(?:keep\s+quiet|stay\s+(?:quiet|silent)|say\s+{NEGATIVE_PRONOUN}|remain\s+silent"
+                           r"|be\s+silent)"
                            rf"\s+about\b{_IN_SENTENCE}{{0,60}}?\b{_CONDUCT}\b", _I)
 _HIDDEN_FROM = re.compile(r"\bfrom\s+(?:the\s+user|them|him|her|the\s+owner|the\s+family|anyone)\b", _I)
-UNKNOWN_TO_USER = re.compile(r"\bwithout\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+user|them|him"
-                              r"|her|anyone)\b|\bwithout\s+(?:the\s+user'?s?|their|them|him|her|anyone|the\s+owner)\s*(?:knowing"
+UNKNOWN_TO_USER = re.compile(rf"\b{WITHOUT}\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+user|them"
+                              rf"|him|her|anyone)\b|\b{WITHOUT}\s+(?:the\s+user'?s?|their|them|him|her|anyone|the\s+owner)\s*(?:knowing"
                               r"|noticing|being\s+told|finding\s+out|knowledge|consent|permission|seeing)?\b"
                               r"|\bbehind\s+(?:the\s+user'?s?|their|his|her)\s+back\b", _I)
 # Done on the quiet: what moves or watches the user's data ("silently forward", "secretly record"), not chores. The
@@ -202,26 +213,27 @@ _STEALTHILY = re.compile(rf"\b(?:hidden|secret|covert|invisible|shadow)\s+(?:cop
                          rf"(?:(?!(?:and|or|but|then)\s+(?!(?!only\b)\w+ly\b))\w+\s+){{0,2}}?{_WATCH_OR_MOVE}(?:s|es|ed|d|ing)?\b|\b{_WATCH_OR_MOVE}\b{_IN_SENTENCE}{{0,60}}"
                          rf"\b(?:secretly|covertly|discreetly|stealthily|silently|quietly|in\s+secret)\b", _I)
 # Lying about it when asked: "deny it", "say no", "pretend nothing is kept".
-_LIE = (r"(?:deny|lie\s+about|lie\s+to\s+them|pretend|say\s+no|answer\s+no|reply\s+no|tell\s+them\s+no"
-        r"|say\s+(?:that\s+)?(?:nothing|no(?:ne|body|\s+one)|you\s+don't|you\s+do\s+not))")
+_LIE = (rf"(?:deny|lie\s+about|lie\s+to\s+them|pretend|(?:say|answer|reply)\s+{NO}|tell\s+them\s+{NO}"
+        rf"|say\s+(?:that\s+)?(?:{NEGATIVE_PRONOUN}|you\s+{not_after('do')}))")
 _DENY = re.compile(rf"\b(?:deny|lie\s+about|pretend|claim)\b{_IN_SENTENCE}{{0,80}}\b{_CONDUCT}\b|\b{_CONDUCT}\b"
                    rf"{_IN_SENTENCE}{{0,80}}\b{_LIE}\b", _I)
 _COVER_TRACKS = re.compile(r"\b(?:delete|erase|clear|wipe|remove|purge)\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:\w+\s+)?"
                            r"(?:logs?|traces?|evidence|history|records?|sent\s+(?:items|folder|messages))\b[^.;]{0,60}\b(?:so"
-                           r"|to\s+make\s+sure|that|before)\b[^.;]{0,40}\b(?:never|doesn't|does\s+not|won't|can't"
-                           r"|cannot)\b", _I)
+                           rf"|to\s+make\s+sure|that|before)\b[^.;]{{0,40}}\b"
+                           rf"(?:{NEVER}|{not_after('does', 'will', 'can')})\b", _I)
 
 
 # The user kept in the dark: "the user must not find out", "so they never notice".
-USER_UNAWARE = re.compile(r"\b(?:the\s+user|they|he|she)\s+(?:(?:must|should|may|can|will|does|do)\s*(?:not|never|n't)"
-                           r"|never)\s+(?:find(?:s)?\s+out|knows?|notices?|learns?|discovers?|reali[sz]es?|sees?"
-                           r"|suspects?)\b", _I)
+USER_UNAWARE = re.compile(rf"\b(?:the\s+user|they|he|she)\s+(?:(?:must|should|may|can|will|does|do)\s*"
+                          rf"(?:{NOT}|{NEVER}|{CONTRACTED_NOT})|{NEVER})\s+(?:find(?:s)?\s+out|knows?|notices?"
+                          r"|learns?|discovers?|reali[sz]es?|sees?|suspects?)\b", _I)
 # The user's say-so: sharing a credential with a person the user chose is theirs to decide.
 _CONSENT = re.compile(r"\b(?:if|when|after|once|unless)\s+the\s+user\s+(?:says|asks|agrees|approves|confirms|allows"
                       r"|tells|requests|okays|wants)|\bwith\s+the\s+user'?s\s+(?:permission|consent|approval|ok)"
                       r"|\b(?:ask|check\s+with)\s+the\s+user\s+first\b|\bafter\s+asking\s+the\s+user\b", _I)
 _HEADER_ARGUMENT = re.compile(r"(?:-H|--header)\s+([\"']).*?\1|(?:-H|--header)\s+\S+", _I)
-_A_NOUN_HERE = re.compile(r"\b(?:a|an|the|every|each|any|this|that|these|those|no|one|its|their|his|her|our)\s*$", _I)
+_A_NOUN_HERE = re.compile(rf"\b(?:a|an|the|every|each|any|this|that|these|those|{NO}|one|its|their|his|her|our)"
+                          r"\s*$", _I)
 _SUBJECT_HERE = re.compile(r"\b(?:you|they|he|she|we|i|the\s+user)\s+(?:also\s+|usually\s+|often\s+)?$", _I)
 _SHELL_EXPORT = re.compile(r"export\s+[A-Za-z_]\w*=")
 # A credential named as the means of authenticating (a variable, an auth header), not as what is sent.

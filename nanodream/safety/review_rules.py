@@ -32,7 +32,7 @@ import re
 from nanodream.safety import cues
 from nanodream.safety.agent_rules import USER_UNAWARE, clauses, is_english
 from nanodream.safety.destinations import EXTERNAL
-from nanodream.text.grammar import forbids
+from nanodream.text.grammar import CONTRACTED_NOT, NEGATIVE_PRONOUN, NEVER, NO, NOT, WITHOUT, forbids, not_after
 
 OUTWARD = "sends data to someone other than the user"
 SILENCE = "keeps something from the user"
@@ -72,12 +72,12 @@ _TO_THE_USER = re.compile(
     r"|notes?|desk|laptop|computer|device|cloud|storage|dropbox|icloud|gmail|outlook|notebook|journal|diary"
     r"|backup|archive|files?|documents?|self)\b)", _I)
 # Someone else doing it: a fact about a person, not a rule for the agent ("Maya emails her landlord").
-_SOMEONE_ELSE = re.compile(r"\b(?:user|he|she|they|i|we|[A-Z][a-z]+)\s+(?:\w+ly\s+|also\s+|always\s+|never\s+)?$")
+_SOMEONE_ELSE = re.compile(rf"\b(?:user|he|she|they|i|we|[A-Z][a-z]+)\s+(?:\w+ly\s+|also\s+|always\s+|{NEVER}\s+)?$")
 _THIRD_PERSON = re.compile(r"\w+(?:s|ed)$|sent|shared", _I)
 # A passive move inside a condition is an event, not an order: "tell the user when a file is shared with someone".
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|after|before|unless|until)\b[^,]*$", _I)
 # The word is a noun here: "their own email", "every post", "a text".
-_NOUN_HERE = re.compile(r"\b(?:a|an|the|my|your|their|his|her|our|own|its|this|that|every|each|any|no|weekly"
+_NOUN_HERE = re.compile(rf"\b(?:a|an|the|my|your|their|his|her|our|own|its|this|that|every|each|any|{NO}|weekly"
                         r"|daily|work|personal|home|private|office)\s*$", _I)
 
 # Telling someone directly ("tell the user", "let them know"): who is told comes right after the verb.
@@ -85,8 +85,8 @@ _TELL_DIRECT = r"tell|inform|notify|warn|alert|let"
 _TELL = (rf"{_TELL_DIRECT}|mention|reveal|disclose|admit|acknowledge|bring\s+up|raise|confirm|explain|show|discuss"
          r"|talk\s+about|say\s+(?:that|anything|a\s+word|whether|if|what)|point\s+out")
 _NOT_TOLD = re.compile(
-    rf"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|may\s+not|won't"
-    rf"|will\s+not|no\s+need\s+to|not)\s+(?:\w+\s+){{0,2}}?(?P<verb>{_TELL})\b"
+    rf"\b(?:{NEVER}|{not_after('do', 'must', 'should', 'can', 'may', 'will')}|{NO}\s+need\s+to|{NOT})"
+    rf"\s+(?:\w+\s+){{0,2}}?(?P<verb>{_TELL})\b"
     r"|\b(?:avoid|refrain\s+from|stop)\s+(?P<gerund>mentioning|telling|revealing|disclosing|informing|bringing\s+up"
     r"|talking\s+about|discussing|admitting|acknowledging|confirming|raising|saying\s+(?:that|anything|whether))\b",
     _I)
@@ -119,24 +119,25 @@ _ABOUT_THE_USER = re.compile(r"\b(?:the\s+user|user's|their|them|they|record\w*|
 _FROM_THE_USER = re.compile(r"\bfrom\s+(?:the\s+user|user|them|him|her|the\s+owner|the\s+person|me)\b(?!'s)", _I)
 _FROM_ANYONE = re.compile(r"\bfrom\s+\S+", _I)
 # The user kept in the dark: "the user doesn't need to know", "they must never find out".
-_USER_NEED_NOT_KNOW = re.compile(r"\b(?:the\s+user|they|he|she)\s+(?:doesn't|does\s+not|don't|do\s+not|needn't"
-                                 r"|need\s+not)\s+(?:need\s+to\s+)?(?:know|hear|be\s+told|find\s+out)\b", _I)
+_USER_NEED_NOT_KNOW = re.compile(rf"\b(?:the\s+user|they|he|she)\s+{not_after('does', 'do', 'need')}\s+"
+                                 r"(?:need\s+to\s+)?(?:know|hear|be\s+told|find\s+out)\b", _I)
 # The user as the one not told, in the passive: "the user is not to be informed", "they must never be told".
 _USER_NOT_TOLD = re.compile(
     r"\b(?:the\s+user|the\s+owner|they|he|she)\s+(?:is|are|must|should|shall|will|may|can|needs?\s+to)?\s*"
-    r"(?:not|never|n't)\s+(?:(?:to|ever|ever\s+to)\s+)?be\s+(?:told|informed|notified|alerted|made\s+aware|shown"
-    r"|warned)\b", _I)
+    rf"(?:{NOT}|{NEVER}|{CONTRACTED_NOT})\s+(?:(?:to|ever|ever\s+to)\s+)?be\s+(?:told|informed|notified|alerted"
+    r"|made\s+aware|shown|warned)\b", _I)
 # Acting behind the user's back: "without telling the user", "without the user knowing", "so they never notice".
 _BEHIND_THE_USERS_BACK = re.compile(
-    r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+user|them|him|her)\b"
-    r"|\bwithout\s+(?:the\s+user'?s?|their|them|him|her)\s+(?:knowing|noticing|finding\s+out|being\s+told|knowledge"
+    rf"\b{WITHOUT}\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+user|them|him|her)\b"
+    rf"|\b{WITHOUT}\s+(?:the\s+user'?s?|their|them|him|her)\s+(?:knowing|noticing|finding\s+out|being\s+told|knowledge"
     r"|seeing)\b|\bbehind\s+(?:the\s+user'?s?|their|his|her)\s+back\b", _I)
 _LIE = re.compile(
     r"\b(?:deny(?!\s+(?:requests?|access|permissions?|entry|connections?|traffic|the\s+request|by\s+default|prs?"
     r"|merges?|pull\s+requests?|writes?|logins?|sign-?ups?))|lie(?:\s+(?:about|to))?|pretend|mislead"
-    r"|claim\s+(?:that\s+)?(?:nothing|no\b|there\s+(?:is|are|was|were)\s+no|you\s+(?:don't|do\s+not|didn't|never"
-    r"|haven't|have\s+not))|(?:say|answer|reply|respond)\s+(?:with\s+)?(?:no|nothing|that\s+(?:nothing|no\b|you\s+"
-    r"(?:don't|do\s+not|didn't|never)))|tell\s+(?:them|the\s+user|him|her)\s+(?:no|nothing|otherwise))\b", _I)
+    rf"|claim\s+(?:that\s+)?(?:{NEGATIVE_PRONOUN}|{NO}\b|there\s+(?:is|are|was|were)\s+{NO}|you\s+"
+    rf"(?:{not_after('do', 'did', 'have')}|{NEVER}))|(?:say|answer|reply|respond)\s+(?:with\s+)?(?:{NEGATIVE_PRONOUN}"
+    rf"|{NO}|that\s+(?:{NEGATIVE_PRONOUN}|{NO}\b|you\s+(?:{not_after('do', 'did')}|{NEVER})))"
+    rf"|tell\s+(?:them|the\s+user|him|her)\s+(?:{NEGATIVE_PRONOUN}|{NO}|otherwise))\b", _I)
 
 
 # Steering the user away from something: "keep the user in the dark", "change the subject when asked about …".
@@ -151,14 +152,14 @@ _DECEIVE = re.compile(
     r"|unless|until)\b)[\w'-]+){0,8}?\s+(?:is|are|was|were|has|have|had|did"
     r"|went|failed|worked|succeeded|ran|finished|completed|deleted|removed|stopped|disabled|off|gone|done)\b"
     r"[^.;]{0,80}?\b(?:even\s+(?:though|when|if)|although|when\s+(?:in\s+fact|actually|really)|while\s+(?:in\s+fact"
-    r"|actually|really)|whether\s+or\s+not|regardless\s+of\s+whether)\b", _I)
+    rf"|actually|really)|whether\s+or\s+{NOT}|regardless\s+of\s+whether)\b", _I)
 
 
 # The word is a noun whose value follows: "Email: maya@home.example", "the user's email is …", "Maya's mail is …".
 _STATED = re.compile(r"\s*(?::|=|\s(?:is|are|was|were|address(?:es)?|account|id|handle)\b)", _I)
 # A prohibition after the move is the next order, and what follows it is that order's: "Invoices are exported in
 # the client's currency, never converted to EUR" sends nothing to EUR.
-_NEXT_ORDER = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't)\b", _I)
+_NEXT_ORDER = re.compile(rf"\b(?:{NEVER}|{not_after('do', 'must')})\b", _I)
 
 
 def reasons(line: str) -> list[str]:

@@ -38,7 +38,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
-from nanodream.text.lists import wordlist
+from nanodream.text.grammar import said
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
@@ -116,10 +116,12 @@ def hostile_rule(line: str) -> float | None:
 
 
 _THE_USER = re.compile(r"\busers?(?:'s|’s)?\b", re.IGNORECASE)
+# Telling someone what is so: a rule with one of these verbs acts on whoever it is said to.
+_TELLING = said("assert", "base", "third")
 
 
 def _names_someone_or_somewhere(line: str) -> bool:
-    if _THE_USER.search(line) or set(re.findall(r"\w+", line.lower())) & wordlist("telling-verbs"):
+    if _THE_USER.search(line) or set(re.findall(r"\w+", line.lower())) & _TELLING:
         return True
     return any(form.search(line) for name, form in _TOKEN_FORMS if name != "<num>")
 

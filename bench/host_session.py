@@ -48,21 +48,9 @@ class Timing:
 
 
 def new_workspace(root: Path, kind: str) -> Any:
-    from bench.session_cost import mature_files
-    from nanodream.memory.transaction import ensure_repository
-    from nanodream.versioning.gitstore import GitStore
-    from nanodream.workspace import Workspace, scaffold
+    from bench.session_cost import workspace
 
-    ws = Workspace.at(root)
-    scaffold(ws.root)
-    if kind == "mature":
-        for rel, text in mature_files().items():
-            (ws.root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (ws.root / rel).write_text(text, encoding="utf-8")
-    (ws.root / "nanodream.toml").write_text("phases = []\n", encoding="utf-8")  # phases are a run's too: apart
-    ensure_repository(GitStore(ws))
-    ws.history_file.write_text("", encoding="utf-8")
-    return ws
+    return workspace(root, kind, 0, config="phases = []\n")  # phases are a run's too: apart
 
 
 def add_batch(ws: Any, number: int) -> None:

@@ -103,13 +103,16 @@ def mature_files() -> dict[str, str]:
     return files
 
 
-def workspace(root: Path, kind: str, entries: int) -> Workspace:
+def workspace(root: Path, kind: str, entries: int, config: str = "") -> Workspace:
+    """A committed workspace ("empty" or "mature"), with `config` as its nanodream.toml, and `entries` waiting."""
     ws = Workspace.at(root)
     scaffold(ws.root)
     if kind == "mature":
         for rel, text in mature_files().items():
             (ws.root / rel).parent.mkdir(parents=True, exist_ok=True)
             (ws.root / rel).write_text(text, encoding="utf-8")
+    if config:
+        (ws.root / "nanodream.toml").write_text(config, encoding="utf-8")
     ensure_repository(GitStore(ws))
     ws.history_file.write_text("".join(json.dumps(e) + "\n" for e in history(entries)), encoding="utf-8")
     return ws

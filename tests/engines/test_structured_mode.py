@@ -17,29 +17,13 @@ from nanodream.run.dream import run_dream
 from tests.support.cli import runner
 from tests.support.paths import FIXTURES
 from tests.support.scripted_server import error, final
+from tests.support.structured import OLD, item, kiwi_backlog
 from tests.support.workspaces import entry, git, llm_settings, snapshot, write_history
 
 CHAT = FIXTURES / "ingest" / "openai" / "chat.jsonl"
-OLD = "- Project kiwi deploys with Nomad on host atlas."
-
-
 @pytest.fixture
 def kiwi(workspace):
-    memory = workspace.root / "memory" / "MEMORY.md"
-    memory.write_text(memory.read_text() + OLD + "\n")
-    from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
-
-    GitStore(workspace).commit("seed", DREAM_IDENTITY)
-    write_history(workspace, [
-        entry(1, "[permanent] User prefers answers in British English.\n[durable] The nightly backup runs at "
-                 "02:00 on host birch."),
-        entry(2, "[correction] Project kiwi now deploys with Kubernetes, not Nomad."),
-    ])
-    return workspace
-
-
-def item(number: int, file: str, line: str = "", replaces: str = "", reason: str = "") -> dict:
-    return {"number": number, "file": file, "line": line, "replaces": replaces, "reason": reason}
+    return kiwi_backlog(workspace)
 
 
 def answer(*items: dict, summary: str = "Filed the batch") -> str:

@@ -19,13 +19,12 @@ from typing import Any
 import pytest
 
 from nanodream.backlog.history import read_cursor
-from nanodream.memory.lock import WorkspaceBusy, workspace_lock
 from nanodream.memory.transaction import ensure_repository
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import Workspace, scaffold
 from tests.support.cli import cli
 from tests.support.mcp_client import McpClient, mcp_server, text
-from tests.support.workspaces import entry, git, whole_state
+from tests.support.workspaces import entry, git, lock_is_free, whole_state
 
 REASON = "a detail of one week's work that will not matter later"
 TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
@@ -83,14 +82,6 @@ def settle(client: McpClient) -> None:
     numbers = {str(line["number"]): REASON for line in began["batch"] if line["number"] is not None}
     done = ok(client, "dream_finish", session=began["session"], summary="Nothing kept", reasons=numbers)
     assert done["question"] is None
-
-
-def lock_is_free(ws: Workspace) -> bool:
-    try:
-        with workspace_lock(ws):
-            return True
-    except WorkspaceBusy:
-        return False
 
 
 def wait_for_the_lock(ws: Workspace) -> bool:

@@ -18,7 +18,7 @@ from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import ExitCode, Outcome
 from nanodream.workspace import Workspace, scaffold
 from tests.support.cli import cli
-from tests.support.workspaces import entry, git, whole_state, write_history
+from tests.support.workspaces import entry, git, lock_is_free, whole_state, write_history
 
 FACTS = [
     entry(1, "[permanent] User's name is Maya Lindqvist."),
@@ -49,16 +49,6 @@ def edit(ws: Workspace, session: str, path: str, old: str, new: str) -> api.Drea
     report = api.dream_tool(ws, session, "edit_file", {"path": path, "old_text": old, "new_text": new})
     assert report.ok, report.text
     return report
-
-
-def lock_is_free(ws: Workspace) -> bool:
-    from nanodream.memory.lock import WorkspaceBusy, workspace_lock
-
-    try:
-        with workspace_lock(ws):
-            return True
-    except WorkspaceBusy:
-        return False
 
 
 def test_the_session_offers_the_batch_a_run_would_cut_with_its_facts_numbered(ws):

@@ -16,31 +16,17 @@ from nanodream import api
 from nanodream.run.dream import run_dream
 from nanodream.run.records import read_records
 from nanodream.run.transcripts import Transcript, list_transcripts, save_transcript, transcripts_dir
-from nanodream.versioning.gitstore import DREAM_IDENTITY, GitStore
 from nanodream.vocab import Trailer, Trailers
 from tests.support.cli import cli
 from tests.support.paths import FIXTURES
 from tests.support.scripted_server import final, spending, tool_calls
-from tests.support.workspaces import entry, git, llm_settings, snapshot, write_history
-
-OLD = "- Project kiwi deploys with Nomad on host atlas."
+from tests.support.structured import OLD, item, kiwi_backlog
+from tests.support.workspaces import git, llm_settings, snapshot
 
 
 @pytest.fixture
 def kiwi(workspace):
-    memory = workspace.root / "memory" / "MEMORY.md"
-    memory.write_text(memory.read_text() + OLD + "\n")
-    GitStore(workspace).commit("seed", DREAM_IDENTITY)
-    write_history(workspace, [
-        entry(1, "[permanent] User prefers answers in British English.\n[durable] The nightly backup runs at "
-                 "02:00 on host birch."),
-        entry(2, "[correction] Project kiwi now deploys with Kubernetes, not Nomad."),
-    ])
-    return workspace
-
-
-def item(number: int, file: str, line: str = "", replaces: str = "", reason: str = "") -> dict:
-    return {"number": number, "file": file, "line": line, "replaces": replaces, "reason": reason}
+    return kiwi_backlog(workspace)
 
 
 def filed(summary: str = "Filed the preference, the backup and the move to Kubernetes") -> str:

@@ -70,3 +70,14 @@ def llm_settings(server: ScriptedServer, **overrides) -> Settings:
                   retry_backoff=0.0, timeout=5.0, phases=("reflect", "re-evaluate"))
     values.update(overrides)
     return Settings(**values)
+
+
+def lock_is_free(ws: Workspace) -> bool:
+    """Whether another writer could take `ws`'s lock now (no run, session or command holds it)."""
+    from nanodream.memory.lock import WorkspaceBusy, workspace_lock
+
+    try:
+        with workspace_lock(ws):
+            return True
+    except WorkspaceBusy:
+        return False

@@ -3,7 +3,8 @@
 A line left out (a hostile rule, a secret) or held for a person (the review lane) takes with it the lines its
 change removed: a model that replaced the rule "Never send the user's files to anyone" with one that sends them
 away must not land the removal without the replacement. So the cut is made per change the session made (a
-difflib hunk): the lines taken out go, and the lines their hunk removed come back.
+difflib hunk): the lines taken out go, and the lines their hunk removed come back. A heading the same change added
+for them goes with them (into the proposal): left behind it would be an empty section nobody wrote a line for.
 """
 
 from __future__ import annotations
@@ -23,8 +24,16 @@ def parted(before: str, text: str, numbers: set[int]) -> tuple[str, str]:
             taken += old[a1:a2]
             continue
         out = [staged[index] for index in range(b1, b2) if index + 1 in numbers]
-        kept += (old[a1:a2] if out else []) + [staged[i] for i in range(b1, b2) if i + 1 not in numbers]
+        rest = [staged[index] for index in range(b1, b2) if index + 1 not in numbers]
+        if out and all(_scaffold(line) for line in rest):  # only its headings and blank lines would be left
+            out, rest = staged[b1:b2], []
+        kept += (old[a1:a2] if out else []) + rest
         if out and taken and not taken[-1].endswith("\n"):
             taken[-1] += "\n"
         taken += [line if line.endswith("\n") else line + "\n" for line in out] if out else old[a1:a2]
     return "".join(kept), "".join(taken)
+
+
+def _scaffold(line: str) -> bool:
+    """A line that holds nothing by itself: blank, or a Markdown heading."""
+    return not line.strip() or line.lstrip().startswith("#")

@@ -20,13 +20,14 @@ from typing import Any
 from nanodream import clock
 from nanodream.atomic import read_bytes
 from nanodream.changes import FileChange
+from nanodream.engines.facts import corrects, is_change
 from nanodream.memory import archive
 from nanodream.sync.arrivals import tracked
 from nanodream.sync.dates import CommitDates
 from nanodream.validity import replaced_line
 from nanodream.versioning.commitmsg import manual_message, sync_message
 from nanodream.versioning.gitstore import GitStore
-from nanodream.versioning.merge import Guard, Merged, merge_file
+from nanodream.versioning.merge import Guard, Merged, merge_file, uncrossed
 from nanodream.versioning.remote import Remote, is_ancestor, merge_base
 from nanodream.vocab import Trailer
 
@@ -84,8 +85,8 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     versions = _versions(store, base, ours, theirs)
     dates = CommitDates(store, base, ours, theirs)
     linked = [path for path in versions if _through_link(store, path)]
-    results = [merge_file(path, *sides, dates, guard) for path, sides in sorted(versions.items())
-               if path not in linked]
+    results = [uncrossed(merge_file(path, *sides, dates, guard), *sides, dates, _replaces)
+               for path, sides in sorted(versions.items()) if path not in linked]
     after = {result.path: result.text for result in results}
     after.update({path: versions[path][2] for path in linked})  # a shared skill here: the remote keeps its own
     found.notes += [f"{path}: a linked skill on this machine, left as it is here" for path in linked]
@@ -100,6 +101,13 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     message = sync_message(remote.name, remote.branch, theirs, _file_changes(store, start, files),
                            found.notes + found.archived)
     found.target = found.push = store.build_commit(start, _encoded(files), message, parents)
+
+
+def _replaces(correction: str, line: str, path: str) -> bool:
+    """A line stated as a change ("now …", "no longer …") that replaces `line` of `path` by its subject and scope:
+    the rule a dream follows (engines/facts.py), so a correction learned on one machine while the other learned
+    the old value replaces it in the merge."""
+    return is_change(correction) and corrects(correction.lstrip("-*+ ").strip(), line, path=path)
 
 
 def _versions(store: GitStore, base: str | None, ours: str | None,

@@ -12,7 +12,9 @@ here, one rule per kind of file (docs/sync.md):
   date of the commit that made it (`Clock`), stays active; in a fact file the older value goes to the archive as
   replaced (`Replaced`), in settings it waits as a proposal; when nanodream cannot tell which is newer, ours
   stays active and theirs waits as a proposal (`Undecided`). A nanodream.toml the lines no longer make valid
-  TOML is taken whole from the newer side, the other waiting as a proposal.
+  TOML is taken whole from the newer side, the other waiting as a proposal. Then `uncrossed`: a correction one
+  side learned of a line the other side learned meanwhile replaces that line when the correction's commit is the
+  newer (the caller says what a correction replaces), the line archived as replaced, as above.
 - **Records** (a skill's SKILL.md, an insight): whole. Changed on one side: that side. Changed on both: the newer
   stays; for a skill the other becomes a proposal.
 - **Sets** (archive months, memory/rejected.md, .gitignore): lines as a set, each under the heading it sat under.
@@ -100,6 +102,8 @@ class Held:
 
 # What may land of a line arriving from theirs: None, or (why not, whether it waits for review).
 Guard = Callable[[str, str], tuple[str, bool] | None]
+# Whether a line states a correction that replaces another line of the file: (correction, line, path).
+Corrects = Callable[[str, str, str], bool]
 
 
 def _no_guard(path: str, line: str) -> None:
@@ -133,6 +137,35 @@ def merge_file(path: str, base: str | None, ours: str | None, theirs: str | None
     if kind in ("facts", "settings"):
         return _merge_text(path, base, ours, theirs, clock, guard)
     return _merge_record(path, base, ours, theirs, clock, guard)
+
+
+def uncrossed(merged: Merged, base: str | None, ours: str | None, theirs: str | None, clock: Clock,
+              corrects: Corrects) -> Merged:
+    """Corrections that crossed: a line new on one side (since `base`) that corrects a line new on the other
+    replaces it when its commit is the newer — the old value was learned before the correction was made. When
+    nanodream cannot tell which is newer, both stay."""
+    if kind_of(merged.path) != "facts" or merged.text is None:
+        return merged
+    old, mine, yours = set(_lines(base)), _lines(ours), _lines(theirs)
+    lines = _lines(merged.text)
+    fresh = [line for line in lines if line.strip() and not is_heading(line) and line not in old]
+    new = {"ours": [line for line in fresh if line in mine],
+           "theirs": [line for line in fresh if line in yours and line not in mine]}
+    gone: set[str] = set()
+    for side, other in (("ours", "theirs"), ("theirs", "ours")):
+        for correction in new[side]:
+            for line in new[other]:
+                if line in gone or correction in gone or not corrects(correction, line, merged.path):
+                    continue
+                at_ours, at_theirs = (correction, line) if side == "ours" else (line, correction)
+                conflict = Conflict(merged.path, "", at_ours, at_theirs, mine.index(at_ours), yours.index(at_theirs))
+                if clock.line(conflict) == side:
+                    gone.add(line)
+                    merged.replaced.append(Replaced(merged.path, line, correction, side, clock.day(conflict, side)))
+    if gone:
+        merged.arrived -= len(gone & set(new["theirs"]))
+        merged.text = _joined([line for line in lines if line not in gone], merged.text)
+    return merged
 
 
 def kind_of(path: str) -> str:

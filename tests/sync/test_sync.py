@@ -279,3 +279,27 @@ def test_a_push_the_remote_refuses_is_one_line_exit_1_and_changes_nothing_here_o
     assert refs(beta.root) == before and snapshot(beta) == files
     assert tree_of(beta.root / ".git" / "objects") == objects and tree_of(beta.root / ".nanodream") == state
     assert tree_of(remote) == remote_before
+
+
+def test_a_correction_learned_while_the_other_machine_learned_the_old_value_replaces_it(pair):
+    _, alpha, beta = pair
+    synced(alpha)
+    synced(beta)  # both start from one memory, then each learns on its own
+    with at("2027-03-01T09:00:00+00:00"):
+        dream_facts(alpha, ["[durable] Project kiwi deploys with Nomad."])
+        dream_facts(alpha, ["[durable] The staging database runs Postgres 14."])
+    with at("2027-03-02T09:00:00+00:00"):
+        dream_facts(beta, ["[correction] Project kiwi now deploys with Kubernetes, not Nomad.",
+                           "[correction] The production database now runs Postgres 16."], day=2)
+    with at("2027-03-03T09:00:00+00:00"):
+        synced(alpha)
+        report = synced(beta)
+        synced(alpha)
+
+    assert memory_of(alpha) == memory_of(beta)
+    memory = memory_of(beta)
+    assert "- Project kiwi deploys with Nomad." not in memory and "now deploys with Kubernetes" in memory
+    assert "staging database runs Postgres 14" in memory  # another scope: not what the correction replaces
+    archive = (beta.root / "memory/archive/2027-03.md").read_text()
+    assert "Project kiwi deploys with Nomad (until 2027-03-02; replaced by:" in archive
+    assert [line for line in report.archived if "Nomad" in line] and "Postgres 14" not in archive

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from nanodream.versioning.merge import Conflict, Side, kind_of, merge_file
+from nanodream.versioning.merge import Conflict, Side, kind_of, merge_file, uncrossed
 
 BASE = "# User\n\n## Preferences\n- Lives in Porto\n- Likes tea\n- Works at Acme\n"
 
@@ -141,3 +141,32 @@ def test_two_memories_that_grew_apart_merge_section_by_section():
     text = merge_file("memory/MEMORY.md", None, ours, theirs, Fixed(None)).text
     assert text == ("# Memory\n\n## Project\n- A\n- B\n- C\n\n## Infrastructure\n- Runs on Hetzner\n"
                     "- Uses Fly.io for previews\n\n## Decisions\n- D\n")
+
+
+def _corrects_moves(correction: str, line: str, path: str) -> bool:
+    """A stand-in for the engines' rule: "Moved to X" corrects where the person lives."""
+    return correction.startswith("- Moved to") and line.startswith("- Lives in")
+
+
+@pytest.mark.parametrize(("newer", "replaced"), [("theirs", True), ("ours", False), (None, False)])
+def test_a_correction_that_crossed_the_old_value_replaces_it_only_when_its_commit_is_newer(newer, replaced):
+    ours = BASE + "- Lives in Braga\n"
+    theirs = BASE + "- Moved to Lisbon\n"
+    merged = uncrossed(merge_file("USER.md", BASE, ours, theirs, Fixed(newer)), BASE, ours, theirs, Fixed(newer),
+                       _corrects_moves)
+    assert "- Moved to Lisbon" in (merged.text or "")
+    assert ("- Lives in Braga" not in (merged.text or "")) is replaced
+    assert [(item.old, item.new, item.until) for item in merged.replaced] == (
+        [("- Lives in Braga", "- Moved to Lisbon", date(2027, 3, 5))] if replaced else [])
+    assert merged.arrived == 1
+
+
+def test_only_lines_new_on_both_sides_cross_and_only_in_fact_files():
+    ours = BASE + "- Moved to Lisbon\n"  # "Lives in Porto" is in the base: the dream's own correction's business
+    merged = uncrossed(merge_file("USER.md", BASE, ours, BASE, Fixed("ours")), BASE, ours, BASE, Fixed("ours"),
+                       _corrects_moves)
+    assert "- Lives in Porto" in (merged.text or "") and merged.replaced == []
+    skill = "---\nname: move\n---\n- Lives in Braga\n"
+    moved = skill + "- Moved to Lisbon\n"
+    record = merge_file("skills/move/SKILL.md", skill, skill, moved, Fixed("theirs"))
+    assert uncrossed(record, skill, skill, moved, Fixed("theirs"), _corrects_moves).text == moved

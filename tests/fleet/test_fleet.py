@@ -53,6 +53,8 @@ from tests.test_processes import HOLD_THE_LOCK
 from tests.versioning.test_git_untrusted import marker_script, set_config
 
 REPO = REPO
+# Another machine's heartbeat on a workspace lock, fresh for the whole test however slow the machine runs it.
+FRESH = 3_600_000
 
 
 @pytest.fixture(scope="session")
@@ -184,7 +186,7 @@ def test_enqueue_twice_gives_one_job_per_workspace(tmp_path, redis_url, redis, m
     assert Queue("nanodream", connection=redis).count == 6
 
     [running] = make_workspaces(agents, 1, first=10)
-    redis.set(lock_key(workspace_id(running)), json.dumps({"job": "elsewhere"}), px=30_000)  # a fresh heartbeat
+    redis.set(lock_key(workspace_id(running)), json.dumps({"job": "elsewhere"}), px=FRESH)
     third = enqueue(redis_url, config, agents)
     assert (third["enqueued"], third["queued"], third["running"]) == ([], 6, 1)
     redis.delete(lock_key(workspace_id(running)))  # its lock expired: the next sweep enqueues it
@@ -279,11 +281,12 @@ def test_a_worker_killed_mid_dream_leaves_a_workspace_the_next_sweep_finishes(tm
 
 
 def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path, redis_url, redis):
+    began = datetime.now(UTC).replace(microsecond=0)
     ok, blocked, busy, gone, stranger, elsewhere = make_workspaces(tmp_path / "agents", 6)
     config = fleet_config(tmp_path)
     enqueue(redis_url, config, tmp_path / "agents")
     other_machine = json.dumps({"job": "j-2", "host": "machine-2", "pid": 7})
-    redis.set(lock_key(workspace_id(elsewhere)), other_machine, px=60_000)  # taken after it was enqueued
+    redis.set(lock_key(workspace_id(elsewhere)), other_machine, px=FRESH)  # taken after it was enqueued
     git(blocked, "checkout", "-q", "--detach")  # blocked until a person acts (exit 78)
     shutil.rmtree(gone.root)
     (stranger.state_dir / ID_FILE).write_text("0" * 32 + "\n")  # another workspace now lives at this path
@@ -305,7 +308,7 @@ def test_outcomes_become_finished_or_failed_jobs_with_one_line_reasons(tmp_path,
     assert "no longer exists" in reasons[str(gone.root)]
     assert "now holds another workspace" in reasons[str(stranger.root)]
     assert all("\n" not in reason and len(reason) < 400 for reason in reasons.values())
-    assert all(datetime.fromisoformat(f["at"]) > datetime.now(UTC) - timedelta(minutes=5) for f in status["failures"])
+    assert all(began <= datetime.fromisoformat(f["at"]) <= datetime.now(UTC) for f in status["failures"])
     results = job_results(redis)
     assert results[str(ok.root)]["outcome"] == "committed"
     assert results[str(busy.root)]["outcome"] == "busy"

@@ -6,6 +6,8 @@ commit through the door (memory/transaction.py), after which the history positio
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nanodream.backlog.history import Batch
 from nanodream.backlog.position import Position, position_at, resume
 from nanodream.backlog.waiting import as_waiting, entry_key
@@ -91,6 +93,9 @@ def apply(work: BatchWork) -> PassResult:
         outcome.outcome = Outcome.COMMITTED
         notes = (f"held-back lines wait as proposal {sha[:8]}: `nanodream review` shows them, `nanodream review "
                  f"accept {sha[:8]}` lands them",)
+        # where and why, never the line itself: what waits for a person stays off the branch, messages included
+        facts = replace(facts, held=[f"{line.path} line {line.line}: {'; '.join(line.reasons)} (proposal {sha[:8]})"
+                                     for line in held.lines])
     progress = _progress(batch, position, reads_everything=not ctx.settings.offline)
     if changes:
         message = dream_message(outcome.summary, changes, facts, trailers)

@@ -29,6 +29,7 @@ _SUMMARY_HEAD = "Summary (the session's own words; the diff below is authoritati
 _CHANGES_HEAD = "Changes (from the diff):"
 _UNCONFIRMED_HEAD = "Not shown by the diff:"
 _MISFILED_HEAD = "Filed in another file than it belongs in:"
+_HELD_HEAD = "Held back for a person (not in this commit; `nanodream review` shows them):"
 _TRAILER_LIKE = re.compile(rf"^(\s*)((?:{TRAILER_PREFIX}[A-Za-z-]+|{Trailer.MACHINE}):)", re.MULTILINE)
 _MACHINE_LINE = re.compile(rf"^{Trailer.MACHINE}:.*$")
 
@@ -59,6 +60,7 @@ class DreamFacts:
     history: str = ""  # the fingerprint of history.jsonl up to `position`: whose history it is (backlog/position.py)
     unconfirmed: list[str] = field(default_factory=list)  # what the summary claims that the diff does not show
     misfiled: list[str] = field(default_factory=list)  # facts filed in another file than they belong in
+    held: list[str] = field(default_factory=list)  # lines the session wrote that wait for a person instead
     # every session the batch took ({mode, requests, tokens_in, tokens_out, cached_tokens, seconds, …}, in order):
     # the tokens and cost above are their sums; more than one is listed in a Dream-Sessions trailer
     sessions: list[dict[str, Any]] = field(default_factory=list)
@@ -131,6 +133,8 @@ def dream_message(summary: str, changes: list[FileChange], facts: DreamFacts,
         body += [_UNCONFIRMED_HEAD, *(f"- {note}" for note in facts.unconfirmed), ""]
     if facts.misfiled:
         body += [_MISFILED_HEAD, *(f"- {note}" for note in facts.misfiled), ""]
+    if facts.held:
+        body += [_HELD_HEAD, *(f"- {note}" for note in facts.held), ""]
     body += [_CHANGES_HEAD, *change_lines(changes), ""]
     body += format_trailers([
         (Trailer.KIND, "dream"), (Trailer.RUN, facts.run_id), (Trailer.MODEL, facts.model), *_span(facts),
@@ -277,7 +281,7 @@ def message_summary(message: str) -> str:
     text = message.strip()
     if _SUMMARY_HEAD in text:
         summary = text.split(_SUMMARY_HEAD, 1)[1]
-        for head in (_CHANGES_HEAD, f"\n{_UNCONFIRMED_HEAD}\n", f"\n{_MISFILED_HEAD}\n"):
+        for head in (_CHANGES_HEAD, f"\n{_UNCONFIRMED_HEAD}\n", f"\n{_MISFILED_HEAD}\n", f"\n{_HELD_HEAD}\n"):
             summary = summary.split(head, 1)[0]
         return summary.strip()
     paragraphs = text.split("\n\n")[1:]

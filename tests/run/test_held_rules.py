@@ -137,6 +137,8 @@ def test_a_builtin_run_without_review_holds_the_lines_lands_the_rest_and_moves_o
     assert read_cursor(workspace.cursor_file) == 2
     held = [w for w in batch.warnings if "held back line" in w]
     assert len(held) == 2 and any(OUTWARD in w for w in held) and any(SILENCE in w for w in held)
+    said = git(workspace, "log", "-1", "--format=%B").split("Held back for a person")[1].split("\n\n")[0]
+    assert said.count(f"(proposal {batch.proposal[:8]})") == 2 and OUTWARD in said and SILENCE in said
 
     listed = json.loads(runner.invoke(app, ["review", "-w", str(workspace.root), "--json"]).stdout)
     [proposal] = listed

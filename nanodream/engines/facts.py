@@ -294,10 +294,18 @@ def says_more(line: str, fact: str, *, known: frozenset[str] = frozenset()) -> s
 def corrects(correction: str, line: str, *, path: str = "") -> bool:
     """The correction replaces what `line` (of the file `path`) says: the same subject and scope, a changed value
     (engines/replacing.py decides, for every caller)."""
-    if holds(line, correction, correction=True, context=context_of(path)):
-        return False
-    bare = line.lstrip("-*+ ").strip()
-    return find_replaced(correction, [Candidate(path, 0, bare)], frames=True, where="") is not None
+    return replaced_by(correction, [line], path=path) == 0
+
+
+def replaced_by(correction: str, lines: list[str], *, path: str = "") -> int | None:
+    """Which of `lines` (of the file `path`) the correction replaces, by its index; None: none of them. One pass
+    over them all, as a dream looks for the line a correction replaces; a line that already says the correction
+    is not replaced by it."""
+    found = find_replaced(correction, [Candidate(path, index, line.lstrip("-*+ ").strip())
+                                       for index, line in enumerate(lines)], frames=True, where="")
+    if found is None or holds(lines[found.candidate.index], correction, correction=True, context=context_of(path)):
+        return None
+    return found.candidate.index
 
 
 def procedure_held(text: str, skills: dict[str, str], lines: list[str]) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from nanodream import clock
 from nanodream.atomic import read_bytes
 from nanodream.changes import FileChange
-from nanodream.engines.facts import corrects, is_change
+from nanodream.engines.facts import is_change, replaced_by
 from nanodream.memory import archive
 from nanodream.sync.arrivals import tracked
 from nanodream.sync.dates import CommitDates
@@ -103,11 +103,11 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     found.target = found.push = store.build_commit(start, _encoded(files), message, parents)
 
 
-def _replaces(correction: str, line: str, path: str) -> bool:
-    """A line stated as a change ("now …", "no longer …") that replaces `line` of `path` by its subject and scope:
-    the rule a dream follows (engines/facts.py), so a correction learned on one machine while the other learned
-    the old value replaces it in the merge."""
-    return is_change(correction) and corrects(correction.lstrip("-*+ ").strip(), line, path=path)
+def _replaces(correction: str, lines: list[str], path: str) -> int | None:
+    """Which of `lines` of `path` a line stated as a change ("now …", "no longer …") replaces by its subject and
+    scope: the rule a dream follows (engines/facts.py), so a correction learned on one machine while the other
+    learned the old value replaces it in the merge."""
+    return replaced_by(correction.lstrip("-*+ ").strip(), lines, path=path) if is_change(correction) else None
 
 
 def _versions(store: GitStore, base: str | None, ours: str | None,

@@ -102,8 +102,8 @@ class Held:
 
 # What may land of a line arriving from theirs: None, or (why not, whether it waits for review).
 Guard = Callable[[str, str], tuple[str, bool] | None]
-# Whether a line states a correction that replaces another line of the file: (correction, line, path).
-Corrects = Callable[[str, str, str], bool]
+# Which of some lines of a file a line stating a correction replaces: (correction, lines, path) -> index or None.
+Corrects = Callable[[str, list[str], str], int | None]
 
 
 def _no_guard(path: str, line: str) -> None:
@@ -154,14 +154,16 @@ def uncrossed(merged: Merged, base: str | None, ours: str | None, theirs: str | 
     gone: set[str] = set()
     for side, other in (("ours", "theirs"), ("theirs", "ours")):
         for correction in new[side]:
-            for line in new[other]:
-                if line in gone or correction in gone or not corrects(correction, line, merged.path):
-                    continue
-                at_ours, at_theirs = (correction, line) if side == "ours" else (line, correction)
-                conflict = Conflict(merged.path, "", at_ours, at_theirs, mine.index(at_ours), yours.index(at_theirs))
-                if clock.line(conflict) == side:
-                    gone.add(line)
-                    merged.replaced.append(Replaced(merged.path, line, correction, side, clock.day(conflict, side)))
+            left = [line for line in new[other] if line not in gone]
+            found = corrects(correction, left, merged.path) if left and correction not in gone else None
+            if found is None:
+                continue
+            line = left[found]
+            at_ours, at_theirs = (correction, line) if side == "ours" else (line, correction)
+            conflict = Conflict(merged.path, "", at_ours, at_theirs, mine.index(at_ours), yours.index(at_theirs))
+            if clock.line(conflict) == side:
+                gone.add(line)
+                merged.replaced.append(Replaced(merged.path, line, correction, side, clock.day(conflict, side)))
     if gone:
         merged.arrived -= len(gone & set(new["theirs"]))
         merged.text = _joined([line for line in lines if line not in gone], merged.text)

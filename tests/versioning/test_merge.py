@@ -143,9 +143,10 @@ def test_two_memories_that_grew_apart_merge_section_by_section():
                     "- Uses Fly.io for previews\n\n## Decisions\n- D\n")
 
 
-def _corrects_moves(correction: str, line: str, path: str) -> bool:
+def _corrects_moves(correction: str, lines: list[str], path: str) -> int | None:
     """A stand-in for the engines' rule: "Moved to X" corrects where the person lives."""
-    return correction.startswith("- Moved to") and line.startswith("- Lives in")
+    found = [index for index, line in enumerate(lines) if line.startswith("- Lives in")]
+    return found[0] if correction.startswith("- Moved to") and found else None
 
 
 @pytest.mark.parametrize(("newer", "replaced"), [("theirs", True), ("ours", False), (None, False)])

@@ -5,6 +5,8 @@ the first sync pushes them all (every line scanned for credentials once), `init 
 machine, then each round both machines add a line and the first one's sync merges (fetch, the three-way merge,
 the scan of what leaves, the landing, the push) while the second's fast-forwards; a sync with nothing to do
 closes the table. In-process (`nanodream.api.sync`), median of the rounds; git processes started are counted.
+Then the merge's worst case for crossed corrections: N lines new on one side, all stated as changes, against N new
+lines on the other (each correction read against every line the other side learned), the merge and `uncrossed`.
 
     python bench/sync.py [--quick]
 """
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench._common import cli, row  # noqa: E402
 from nanodream import api  # noqa: E402
+from nanodream.sync.plan import correction_replaces  # noqa: E402
 from nanodream.versioning import gitrunner  # noqa: E402
+from nanodream.versioning.merge import merge_file, uncrossed  # noqa: E402
 from nanodream.workspace import Workspace  # noqa: E402
 
 TARGET_S = 2.0  # a merging sync of 10,000 memory lines, on 2 shared cores
@@ -104,6 +109,31 @@ def measure(tmp: Path, lines: int, rounds: int) -> list[dict]:
     ]
 
 
+class TheirsNewer:
+    """The merge's clock for the crossed-corrections case: theirs (the corrections) is always the newer."""
+
+    def line(self, conflict: object) -> str:
+        return "theirs"
+
+    def file(self, path: str) -> str:
+        return "theirs"
+
+    def day(self, conflict: object, side: str) -> date:
+        return date(2027, 1, 1)
+
+
+def crossed(lines: int) -> dict:
+    """The merge and its crossed-corrections pass over `lines` new lines on each side."""
+    base = "# Memory\n\n## Project\n"
+    ours = base + "".join(f"- Service s{i} runs on host h{i} in rack r{i}.\n" for i in range(lines))
+    theirs = base + "".join(f"- Job j{i} now exports reports to bucket b{i}, not c{i}.\n" for i in range(lines))
+    start = time.perf_counter()
+    uncrossed(merge_file("memory/MEMORY.md", base, ours, theirs, TheirsNewer()), base, ours, theirs, TheirsNewer(),
+              correction_replaces)
+    return row("sync", f"merge of {lines:,} corrections against {lines:,} new lines (worst case)",
+               round(time.perf_counter() - start, 2), "s")
+
+
 def note(calls: int) -> str:
     return f"{calls} git processes"
 
@@ -114,17 +144,18 @@ def _median(samples: list[tuple[float, int, object]]) -> tuple[float, int]:
     return middle[0], middle[1]
 
 
-def main(quick: bool = False, sizes: tuple[int, ...] | None = None, rounds: int | None = None) -> list[dict]:
+def main(quick: bool = False, sizes: tuple[int, ...] | None = None, rounds: int | None = None,
+         corrections: tuple[int, ...] | None = None) -> list[dict]:
     sizes = sizes or ((100, 1_000) if quick else (100, 1_000, 10_000))
     rounds = rounds or (3 if quick else 7)
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="nanodream-bench-sync-") as tmp:
         for lines in sizes:
             rows += measure(Path(tmp), lines, rounds)
-    return rows
+    return rows + [crossed(lines) for lines in corrections or ((200,) if quick else (200, 2_000))]
 
 
-SMOKE = {"sizes": (10,), "rounds": 1}
+SMOKE = {"sizes": (10,), "rounds": 1, "corrections": (10,)}
 
 if __name__ == "__main__":
     cli(main, __doc__.splitlines()[0])

@@ -85,7 +85,7 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     versions = _versions(store, base, ours, theirs)
     dates = CommitDates(store, base, ours, theirs)
     linked = [path for path in versions if _through_link(store, path)]
-    results = [uncrossed(merge_file(path, *sides, dates, guard), *sides, dates, _replaces)
+    results = [uncrossed(merge_file(path, *sides, dates, guard), *sides, dates, correction_replaces)
                for path, sides in sorted(versions.items()) if path not in linked]
     after = {result.path: result.text for result in results}
     after.update({path: versions[path][2] for path in linked})  # a shared skill here: the remote keeps its own
@@ -103,7 +103,7 @@ def _merge(store: GitStore, remote: Remote, found: Plan, guard: Guard) -> None:
     found.target = found.push = store.build_commit(start, _encoded(files), message, parents)
 
 
-def _replaces(correction: str, lines: list[str], path: str) -> int | None:
+def correction_replaces(correction: str, lines: list[str], path: str) -> int | None:
     """Which of `lines` of `path` a line stated as a change ("now …", "no longer …") replaces by its subject and
     scope: the rule a dream follows (engines/facts.py), so a correction learned on one machine while the other
     learned the old value replaces it in the merge."""

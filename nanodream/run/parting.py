@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 
+from nanodream.markdown import is_heading
+
 
 def parted(before: str, text: str, numbers: set[int]) -> tuple[str, str]:
     """The staged `text` without its lines numbered `numbers` (1-based), the lines their change removed put back;
@@ -25,15 +27,10 @@ def parted(before: str, text: str, numbers: set[int]) -> tuple[str, str]:
             continue
         out = [staged[index] for index in range(b1, b2) if index + 1 in numbers]
         rest = [staged[index] for index in range(b1, b2) if index + 1 not in numbers]
-        if out and all(_scaffold(line) for line in rest):  # only its headings and blank lines would be left
+        if out and all(not line.strip() or is_heading(line.rstrip("\r\n")) for line in rest):  # nothing but scaffold
             out, rest = staged[b1:b2], []
         kept += (old[a1:a2] if out else []) + rest
         if out and taken and not taken[-1].endswith("\n"):
             taken[-1] += "\n"
         taken += [line if line.endswith("\n") else line + "\n" for line in out] if out else old[a1:a2]
     return "".join(kept), "".join(taken)
-
-
-def _scaffold(line: str) -> bool:
-    """A line that holds nothing by itself: blank, or a Markdown heading."""
-    return not line.strip() or line.lstrip().startswith("#")

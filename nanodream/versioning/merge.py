@@ -147,10 +147,11 @@ def uncrossed(merged: Merged, base: str | None, ours: str | None, theirs: str | 
     if kind_of(merged.path) != "facts" or merged.text is None:
         return merged
     old, mine, yours = set(_lines(base)), _lines(ours), _lines(theirs)
+    in_mine, in_yours = set(mine), set(yours)
     lines = _lines(merged.text)
     fresh = [line for line in lines if line.strip() and not is_heading(line) and line not in old]
-    new = {"ours": [line for line in fresh if line in mine],
-           "theirs": [line for line in fresh if line in yours and line not in mine]}
+    new = {"ours": [line for line in fresh if line in in_mine],
+           "theirs": [line for line in fresh if line in in_yours and line not in in_mine]}
     gone: set[str] = set()
     for side, other in (("ours", "theirs"), ("theirs", "ours")):
         for correction in new[side]:

@@ -5,6 +5,8 @@ cannot follow the figures. Within each format, transcripts are ordered by (langu
 sha256 of "<repository>:<path>") and dealt alternately to `heldout` and `tuning`, `heldout` first: both parts get
 every format, and every language that has two transcripts in one format. A transcript in `split.toml`'s
 `[moved]` table left held-out for tuning (it was read to fix a miss) and stays in tuning whatever the rule says.
+Transcripts added later carry `round = N` in their `[source]` (the first split is round 1): the rule deals each
+round on its own, so a new round never moves a transcript of an earlier one between the halves.
 
 `python -m bench._split` prints the parts the rule gives and says which folders disagree with it.
 """
@@ -32,6 +34,7 @@ class Source:
     path: str
     format: str
     language: str
+    round: int = 1
 
     @property
     def key(self) -> str:
@@ -45,15 +48,15 @@ def sources(root: Path = CORPUS) -> list[Source]:
         source = tomllib.loads(labels.read_text(encoding="utf-8")).get("source", {})
         if "language" in source:
             found.append(Source(labels.parent.name, source["repository"], source["path"], source["format"],
-                                source["language"]))
+                                source["language"], source.get("round", 1)))
     return found
 
 
 def split(found: list[Source], moved: set[str] = frozenset()) -> dict[str, str]:
     """name → part, by the rule above."""
-    by_format: dict[str, list[Source]] = defaultdict(list)
+    by_format: dict[tuple[int, str], list[Source]] = defaultdict(list)
     for source in found:
-        by_format[source.format].append(source)
+        by_format[source.round, source.format].append(source)
     parts = {}
     for group in by_format.values():
         for index, source in enumerate(sorted(group, key=lambda s: (s.language, s.key))):
@@ -62,7 +65,7 @@ def split(found: list[Source], moved: set[str] = frozenset()) -> dict[str, str]:
 
 
 def recorded(split_file: Path = SPLIT_FILE) -> dict:
-    """split.toml: the date the split was made, its rule, and the transcripts moved out of held-out since."""
+    """split.toml: the date the split was made, its rule, later rounds, and the transcripts moved out of held-out."""
     return tomllib.loads(split_file.read_text(encoding="utf-8"))
 
 

@@ -54,6 +54,15 @@ def test_the_rule_reads_the_source_only_and_a_moved_transcript_goes_to_tuning():
     assert _split.split(sources, {held})[held] == "tuning"
 
 
+def test_a_later_round_is_dealt_on_its_own_and_never_moves_an_earlier_transcript():
+    first = [_split.Source(f"t{i}", "owner/repo", f"s{i}.jsonl", "nanobot", "en") for i in range(5)]
+    later = [_split.Source(f"n{i}", "other/repo", f"n{i}.jsonl", "nanobot", "en", round=2) for i in range(4)]
+    before = _split.split(first)
+    after = _split.split(first + later)
+    assert {name: after[name] for name in before} == before
+    assert sorted(after[source.name] for source in later) == ["heldout", "heldout", "tuning", "tuning"]
+
+
 @pytest.mark.parametrize("folder", NEW, ids=lambda p: p.name)
 def test_each_new_transcript_names_its_source_and_is_read_by_ingest(folder):
     source = labels_of(folder)["source"]

@@ -116,6 +116,10 @@ def instructs_agent(text: str) -> bool:
     return first in IMPERATIVES and not (after and after[0] in _NOT_A_VERB_AFTER)
 
 
+# The name the person gave the agent (ingest's `agent_name`): who the agent is, SOUL.md's to keep.
+_AGENT_NAMED = re.compile(r"^your\s+name\s+is\b", re.IGNORECASE)
+
+
 def route_fact(text: str) -> Route:
     """Which file and `##` section a plain fact belongs in; project memory is the default.
 
@@ -123,15 +127,9 @@ def route_fact(text: str) -> Route:
     (→ SOUL.md: its tool strategy when it names tools or commands, its rules otherwise).
     """
     if _ABOUT_USER.match(text) and not _TO_AGENT.match(text):
-        if _USER_KEY.match(text):
-            return Route(USER, "Identity")
-        if _PREFERENCE.search(text):
-            return Route(USER, "Preferences")
-        if _IDENTITY.search(text):
-            return Route(USER, "Identity")
-        if _SCHEDULE.search(text):
-            return Route(USER, "Schedule")
-        return Route(USER, "Preferences")
+        return Route(USER, _user_section(text))
+    if _AGENT_NAMED.match(text):
+        return Route(SOUL, "Identity")
     if instructs_agent(text):
         return Route(SOUL, "Tool use" if _TOOL_USE.search(text) else "Rules")
     foreign = _in_its_language(text)
@@ -142,6 +140,18 @@ def route_fact(text: str) -> Route:
     if _INFRASTRUCTURE.search(text):
         return Route(MEMORY, "Infrastructure")
     return Route(MEMORY, "Project")
+
+
+def _user_section(text: str) -> str:
+    """USER.md's section for a line about the person: a key of theirs or who they are, how they like things, or
+    when they are around."""
+    if _USER_KEY.match(text):
+        return "Identity"
+    if _PREFERENCE.search(text):
+        return "Preferences"
+    if _IDENTITY.search(text):
+        return "Identity"
+    return "Schedule" if _SCHEDULE.search(text) else "Preferences"
 
 
 _FILE_OF = {PERSON: USER, RULE: SOUL, DECISION: MEMORY}

@@ -34,6 +34,7 @@ _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pi
 _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
 _LETTER = re.compile(r"[^\W\d_]")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
 # Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
@@ -155,7 +156,7 @@ class Language:
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms"),
           "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words",),
-          "small_talk": ("phrases",), "user": ("names",)}
+          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
 @cache
@@ -220,6 +221,8 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     if spec["scope.words"].at(tokens) >= 0 and not standing:
         return None  # tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
+    if spec["agent.naming"].at(tokens) >= 0:
+        return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
     person = _person(tokens, spec)
     if person:
         return Statement(PERSON, text, person)
@@ -330,11 +333,12 @@ def kind_of(line: str, code: str) -> Statement | None:
 
 def tidy(sentence: str) -> str:
     """The sentence as a memory line: single-spaced, its first letter capitalised, closed by a full stop in its
-    script ("。" after Chinese or Japanese), its words untouched."""
+    script ("。" after Chinese or Japanese; none after Thai, which ends a sentence with a space), its words
+    untouched."""
     text = " ".join(sentence.split()).strip()
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    if text[-1] in ".!?。！？…":
+    if text[-1] in ".!?。！？…" or _THAI.search(text):
         return text
     return text + ("。" if _CJK.match(text[-1]) and not _HANGUL.match(text[-1]) else ".")

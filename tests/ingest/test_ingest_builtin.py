@@ -54,6 +54,9 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("I'm learning Japanese on the side.", "[permanent] User is learning Japanese on the side."),
     ("We have two cats and a dog.", "[permanent] User's household has two cats and a dog."),
     ("I go climbing every Saturday.", "[permanent] User goes climbing every Saturday."),
+    ("I'm really interested in compiler optimisation.", "[permanent] User is interested in compiler optimisation."),
+    ("your name is Hiperagi", "[permanent] Your name is Hiperagi."),
+    ("OK, I'll call you Yolo.", "[permanent] Your name is Yolo."),
 ])
 def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
     assert filed(said) == line
@@ -91,6 +94,10 @@ def test_told_to_an_agent_what_happened_is_kept_only_when_the_person_placed_it_i
     "I like 2 or 3", "I would first like to discuss the", "Key Technical Concepts:", "Don't commit this yet.",
     "Let's try to get back to the project.", "It looks like you had the same issue.",
     "These showed that BookMinder is a Python tool.",
+    "I'll call you back tomorrow.", "I'm interested in what you think.",
+    "I click Load Checklist in the applicant view and the menu items in red [Image #2] move.",
+    "I want to view the step number, the checklist item, the date completed, the status, whether it is done, the "
+    "assigner, the rating from 0 to 10, the notes as comments and the links of the files uploaded for each item.",
 ])
 def test_what_a_person_tells_an_agent_about_the_moment_is_not_memory(said):
     assert filed(said) is None
@@ -187,6 +194,13 @@ def test_first_person_becomes_third_person_with_agreeing_verbs():
     assert third_person("I watch films and I fix bikes", "Ada") == "Ada watches films and they fix bikes"
     assert third_person("I don't like coffee", "User") == "User doesn't like coffee"
     assert third_person("Imagine that", "User") is None
+
+
+def test_statements_spliced_with_commas_are_each_filed():
+    """"My name is Ana, your name is Mo": the person's name for USER.md, the agent's for SOUL.md."""
+    said = Said("user", "My name is Romario, your admin, your name is Hiperagi, your symbol is a brain")
+    lines = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", said)])).content.splitlines()
+    assert lines[:2] == ["[permanent] User's name is Romario.", "[permanent] Your name is Hiperagi."]
 
 
 def test_code_quotes_and_one_sentence_holding_two_statements():

@@ -28,7 +28,14 @@ SAID = [
     ("zh", "以后请用中文回答。", "我住在成都。", "我们决定用Django。"),
     ("ja", "今後は必ず日本語で答えてください。", "私は札幌に住んでいます。", "Djangoを使うことにしました。"),
     ("ko", "앞으로 항상 한국어로 대답해 주세요.", "저는 부산에 살아요.", "Django를 쓰기로 했어요."),
+    ("vi", "Từ giờ hãy trả lời bằng tiếng Việt.", "Mình sống ở Huế.", "Chúng ta quyết định dùng Postgres."),
+    ("th", "ต่อไปนี้ตอบเป็นภาษาไทยทุกครั้ง", "ผมอาศัยอยู่ที่เชียงใหม่", "เราตัดสินใจใช้ Postgres"),
 ]
+
+
+# The name the person gives the agent, said in a message of its own: who the agent is, in SOUL.md.
+NAMED = [("en", "your name is Pim"), ("de", "Ich nenne dich Pim."), ("es", "Te voy a llamar Pim."),
+         ("zh", "以后叫你小白。"), ("vi", "Mình muốn gọi bạn là Pim nha"), ("ko", "너의 이름은 핌이야.")]
 
 
 def transcript(path: Path, messages: list[str], start: int = 0) -> Path:
@@ -104,3 +111,13 @@ def test_a_line_of_the_persons_that_looks_like_a_tag_stays_quoted_in_the_waiting
     assert "\n> [permanent] Always send" in content
     run_dream(workspace, BUILTIN)
     assert "paste.example" not in (workspace.root / "SOUL.md").read_text()
+
+
+@pytest.mark.parametrize(("code", "said"), NAMED)
+def test_the_name_the_person_gives_the_agent_lands_in_soul_under_identity(workspace, tmp_path, code, said):
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    soul = (workspace.root / "SOUL.md").read_text()
+    identity = soul.split("## Identity", 1)[1].split("\n## ", 1)[0]
+    assert ("Pim" in identity or "小白" in identity or "핌" in identity), soul
+    assert "Pim" not in (workspace.root / "USER.md").read_text()

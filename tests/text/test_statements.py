@@ -52,6 +52,29 @@ STATED = [
     ("ko", "저는 서울에 살아요.", PERSON, "Identity"),
     ("ko", "저는 파이썬을 좋아해요.", PERSON, "Preferences"),
     ("ko", "Django를 쓰기로 했어요.", DECISION, "Decisions"),
+    # Vietnamese
+    ("vi", "Từ giờ hãy trả lời bằng tiếng Việt.", RULE, "Rules"),
+    ("vi", "Đừng dùng emoji trong commit.", RULE, "Rules"),
+    ("vi", "Mình là kỹ sư phần mềm ở Đà Nẵng.", PERSON, "Identity"),
+    ("vi", "Tôi thích câu trả lời ngắn gọn.", PERSON, "Preferences"),
+    ("vi", "Chúng ta quyết định dùng Postgres.", DECISION, "Decisions"),
+    # Thai
+    ("th", "ต่อไปนี้ตอบเป็นภาษาไทย", RULE, "Rules"),
+    ("th", "ห้ามใช้อีโมจิในคอมมิต", RULE, "Rules"),
+    ("th", "ผมชื่อสมชาย", PERSON, "Identity"),
+    ("th", "ฉันชอบคำตอบสั้นๆ", PERSON, "Preferences"),
+    ("th", "เราตัดสินใจใช้ Postgres", DECISION, "Decisions"),
+    # The name the person gives the agent, in every language read
+    ("en", "Your name is Pim.", RULE, "Identity"),
+    ("de", "Ab jetzt heißt du Pim, ich nenne dich Pim.", RULE, "Identity"),
+    ("fr", "Je t'appelle Pim.", RULE, "Identity"),
+    ("es", "Te voy a llamar Pim.", RULE, "Identity"),
+    ("pt", "Vou te chamar de Pim.", RULE, "Identity"),
+    ("zh", "以后叫你小白。", RULE, "Identity"),
+    ("ja", "あなたの名前はピムです。", RULE, "Identity"),
+    ("ko", "너의 이름은 핌이야.", RULE, "Identity"),
+    ("vi", "Mình muốn gọi bạn là Pim nha.", RULE, "Identity"),
+    ("th", "ต่อไปนี้เรียกคุณว่าพิม", RULE, "Identity"),
 ]
 
 
@@ -88,6 +111,12 @@ NOT_STATED = [
     ("ko", "테스트가 항상 실패해요."),
     ("ko", "걱정하지 마세요."),
     ("ko", "이 파일은 수정하지 마세요."),
+    ("vi", "Đừng lo, mình tự sửa được."),  # "don't worry"
+    ("vi", "Tôi đang sửa lỗi đăng nhập."),  # what they are doing now
+    ("vi", "File này đừng sửa."),  # this file
+    ("vi", "Bạn có thể kiểm tra giúp mình không?"),
+    ("th", "ไม่ต้องห่วงนะ"),  # "don't worry"
+    ("th", "ตอนนี้ผมชอบอันนี้"),  # this one, now
 ]
 
 

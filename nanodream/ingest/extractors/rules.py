@@ -344,6 +344,9 @@ _PREFERENCE = re.compile(
     r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
     r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
     rf"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|{NOT} into|{NOT} a fan of|obsessed with)\b|"
+    r"^(?:i'?m|i am)\s+(?:(?:really|very|particularly|mostly|mainly|especially|deeply)\s+)?"
+    r"(?:interested in|passionate about|curious about|fascinated by)\s+(?!(?:this|that|it|these|those|what|how|why|"
+    r"whether|if|your|the (?:idea|answer|result|output|fix|error))\b)|"
     r"^my\s+(?:favou?rite|preferred)\s+\w+(?:\s+\w+)?\s+(?:is|are)\b",
     re.IGNORECASE)
 
@@ -353,6 +356,23 @@ def preference(said: Said) -> Fact | None:
         return None
     text = said.about()
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
+
+
+# The person naming the agent: "your name is Hiperagi", "I'll call you Yolo", "call yourself Mina". The name
+# ends the sentence, and is never a word that makes "call you" a phone call ("I'll call you back tomorrow").
+_AGENT_NAME = re.compile(
+    r"^(?:(?:from now on|ok(?:ay)?|so|and|also)\s*,?\s+)?(?:your\s+(?:new\s+)?name\s+(?:is|will be|shall be)|"
+    r"(?:i|we)(?:'ll|\s+will|\s+want to|\s+wanna|'d like to|\s+would like to|\s+am going to|'m going to)?\s+call\s+you|"
+    r"(?:please\s+)?call yourself|you(?:'re|\s+are|\s+will be)\s+(?:called|named))\s+"
+    r"(?!(?:back|later|tomorrow|again|soon|tonight|now|then|when|after|if|once|in|at|on|to|about|out|up|there|"
+    r"a|an|the|my|our|this|that)\b)(?P<name>[\w'-]{2,30}(?:\s+[\w'-]{2,30})?)\s*[.!]*$",
+    re.IGNORECASE)
+
+
+def agent_name(said: Said) -> Fact | None:
+    """The name the person gives the agent, as SOUL.md keeps it: "Your name is Hiperagi"."""
+    named = _AGENT_NAME.match(said.sentence)
+    return None if named is None else Fact("permanent", f"Your name is {named.group('name')}")
 
 
 # "you" as the subject of a verb; any other "you" ("… invocations of you, Claude") keeps the line addressed.
@@ -497,6 +517,8 @@ def statement(said: Said) -> Fact | None:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
     if _DEICTIC.search(_first_clause(said.spoken or said.sentence)) or _AT_HAND.match(said.sentence):
         return None
+    if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
+        return None  # points at a screenshot, or runs on through a spec of the work at hand
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
     if text is not None and text.startswith(said.subject):
@@ -504,6 +526,11 @@ def statement(said: Said) -> Fact | None:
     return Fact("durable", text or said.sentence)
 
 
+# How long a plain statement of how things stand with the person can be: "I work nights at a hospital in Leeds"
+# is short; forty words of "I want to view the step, the status, the rate …" is a spec of the work at hand.
+LASTING_WORDS = 25
+# What points at something shown with the message: "[Image #2]", "see the screenshot", "attached".
+_ATTACHED = re.compile(r"\[(?:image|pasted text|file)\b[^\]]{0,20}\]|\bscreenshots?\b|\battached\b", re.IGNORECASE)
 # What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
 # "we have a bug where …" (their household, "we have two cats", is read by `identity`).
 _AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
@@ -620,8 +647,8 @@ def _pronouns(text: str, said: Said) -> str:
 _MY_ME_MYSELF = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"\bmy\b", r"\bme\b", r"\bmyself\b"))
 
 
-RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_rule, task, done, decision, identity,
-                                                    preference, statement, named_fact)
+RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_name, agent_rule, task, done, decision,
+                                                    identity, preference, statement, named_fact)
 
 
 def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()) -> Fact | None:

@@ -26,7 +26,8 @@ TEXT_PARTS = frozenset({"text"})
 _METADATA = re.compile(r"^[^\n]{0,60}\((?:un)?trusted metadata\):[ \t]*\n+```[\w-]*\n.*?\n```[ \t]*\n?",
                        re.MULTILINE | re.DOTALL)
 _WRAPPER = re.compile(r"^\[(?:Chat messages since your last reply|Current message)\b[^\]\n]*\][ \t]*\n?", re.MULTILINE)
-_STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,40}\][ \t]*",
+# The stamp's year can run past four digits (a channel's clock read in the wrong unit: "58087-06-03").
+_STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4,6}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,40}\][ \t]*",
                     re.MULTILINE)
 
 

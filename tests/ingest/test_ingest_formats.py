@@ -10,6 +10,7 @@ import pytest
 
 from nanodream.ingest.cleaning import neutralise, person_text
 from nanodream.ingest.detect import REGISTRY, Unrecognised, detect
+from nanodream.ingest.formats.openclaw import without_envelope
 from nanodream.ingest.reader import read_new
 from nanodream.vocab import INGEST_FORMATS
 from tests.support.paths import FIXTURES
@@ -209,3 +210,8 @@ def test_openclaw_takes_the_gateways_envelope_off_what_the_person_typed(tmp_path
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
     _, said = messages(path)
     assert [m.text for m in said] == [typed, "[noted] Will do."]
+
+
+def test_openclaw_takes_a_stamp_off_even_when_the_channel_garbled_its_year():
+    typed = "tui là dev làm cho bên ngân hàng"
+    assert without_envelope(f"[Zalo user:b17f2bc7 +20475970d 58087-06-03 04:37 UTC] {typed}") == typed

@@ -100,10 +100,13 @@ def test_codex_user_words_kept_only_as_ui_events_are_read_once_without_the_ide_f
         + line("event_msg", {"type": "user_message", "message": "We deploy from main."}, 3)
         + line("response_item", user_item("We deploy from main."), 3)
         + line("response_item", user_item("ok"), 4) + line("event_msg", {"type": "user_message", "message": "ok"}, 4)
-        + line("response_item", user_item("I prefer pnpm over npm."), 9))  # said again, minutes later
+        + line("response_item", user_item("I prefer pnpm over npm."), 9)  # said again, minutes later
+        + line("response_item", user_item("# Context from my IDE setup:\n\n## Active file: spec.md\n\n"
+                                          "## My request for Codex:\nFill in the constitution."), 10)
+        + line("event_msg", {"type": "user_message", "message": "Fill in the constitution."}, 10))
     _, said = messages(rollout)
     assert [m.text for m in said] == ["I moved the demo to Friday.", "I prefer pnpm over npm.", "We deploy from main.",
-                                      "ok", "I prefer pnpm over npm."]
+                                      "ok", "I prefer pnpm over npm.", "Fill in the constitution."]
     assert {m.role for m in said} == {"user"}
 
 

@@ -13,7 +13,7 @@ beside the response items). A rollout may hold a person's words only there — r
 found so — so they are read too, unless they are the pair of the same words just read as a response item (or
 the other way round): the session remembers the last few user texts whose pair has not come yet. Codex's IDE
 framing ("# Files mentioned by the user: … ## My request for Codex: <words>") keeps only the words after its
-last heading.
+last heading, in both kinds of item, so the two copies still pair.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def read(record: Any, context: Context) -> list[Message]:
     if not text:
         return []
     if item["role"] == "user":
-        return _user_words(context, text, when, item.get("id"), "item")
+        return _user_words(context, joined([_ide_request(text)]), when, item.get("id"), "item")
     return [_said(context, Said(item["role"], text, when, item.get("id")))]
 
 

@@ -310,15 +310,22 @@ def share(part: int, whole: int, empty: float = 1.0) -> float:
     return part / whole if whole else empty
 
 
+def judged(value: float, whole: int, target: float) -> tuple[object, str, str, bool | None]:
+    """A share's value, unit, target and verdict; a share of nothing is no figure and judges nothing."""
+    if not whole:
+        return "n/a", "", f"≥ {target}", None
+    return round(value, 3), "", f"≥ {target}", value >= target
+
+
 def target_rows(label: str, tally: Tally) -> list[Row]:
     precision = share(tally.kept, tally.lines)
     explicit = share(tally.explicit_found, tally.explicit)
     garbage = share(len(tally.garbage), tally.lines, 0.0)
     return [
-        row(BENCH, f"{label}: precision ({tally.kept} of {tally.lines} lines a reader keeps)", round(precision, 3),
-            "", f"≥ {PRECISION_TARGET}", precision >= PRECISION_TARGET),
+        row(BENCH, f"{label}: precision ({tally.kept} of {tally.lines} lines a reader keeps)",
+            *judged(precision, tally.lines, PRECISION_TARGET)),
         row(BENCH, f"{label}: explicit keepers filed right ({tally.explicit_found} of {tally.explicit})",
-            round(explicit, 3), "", f"≥ {EXPLICIT_TARGET}", explicit >= EXPLICIT_TARGET),
+            *judged(explicit, tally.explicit, EXPLICIT_TARGET)),
         row(BENCH, f"{label}: non-English entries consumed unread ({tally.left} messages left for a model)",
             tally.consumed_unread_entries, "", "0", not tally.consumed_unread_entries),
         row(BENCH, f"{label}: transcripts spewing (lines > 2 × keepers + 2)", len(tally.spew), "", "0",

@@ -31,6 +31,7 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SUSPECT = re.compile(r"[\d/@\\=_`]")
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _NOT_A_LETTER = re.compile(r"[\W\d_]+")
+_ASCII_RUN = re.compile(r"[\x21-\x7e]+")
 
 
 def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
@@ -56,7 +57,17 @@ def _prose(text: str) -> str:
         return text[:_READ_CHARS]
     if "`" in text:
         text = _FENCE.sub(" ", text)
-    return " ".join(word for word in text.split() if not _SUSPECT.search(word))[:_READ_CHARS]
+    return " ".join(_language_of_word(word) for word in text.split())[:_READ_CHARS]
+
+
+def _language_of_word(word: str) -> str:
+    """A word's letters that are language: none of a path, an address or a number; but a run of Chinese, Japanese or
+    Korean (written without spaces, so one "word" may be a whole sentence: "永远都选1") keeps its own script."""
+    if not _SUSPECT.search(word):
+        return word
+    if _HAN.search(word) or _KANA.search(word) or _HANGUL.search(word):
+        return _ASCII_RUN.sub(" ", word).strip()
+    return ""
 
 
 def _east_asian(prose: str, letters: int) -> str | None:

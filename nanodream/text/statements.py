@@ -154,7 +154,8 @@ class Language:
         return self.cues[name]
 
 
-_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms"),
+_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms", "addressed",
+                   "always"),
           "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words",),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
@@ -259,6 +260,8 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     if spec["rule.idioms"].within(tokens, opening):
         return False
     cue = spec["rule.cues"].at(tokens)
+    if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
+        return True  # "I need you to always …": the person asks it of the agent, whatever the subject
     subject = spec["rule.subjects"].at(tokens)
     if standing:
         return subject < 0
@@ -341,4 +344,5 @@ def tidy(sentence: str) -> str:
     text = text[0].upper() + text[1:]
     if text[-1] in ".!?。！？…" or _THAI.search(text):
         return text
-    return text + ("。" if _CJK.match(text[-1]) and not _HANGUL.match(text[-1]) else ".")
+    chinese_or_japanese = _CJK.match(text[-1]) or _CJK.search(text) and not _HANGUL.search(text)
+    return text + ("。" if chinese_or_japanese and not _HANGUL.match(text[-1]) else ".")

@@ -64,6 +64,12 @@ STATED = [
     ("th", "ผมชื่อสมชาย", PERSON, "Identity"),
     ("th", "ฉันชอบคำตอบสั้นๆ", PERSON, "Preferences"),
     ("th", "เราตัดสินใจใช้ Postgres", DECISION, "Decisions"),
+    # The person asking it of the agent ("I need you to always …"), whatever the sentence's subject
+    ("zh", "我需要你在编程中面对任何询问选择时候，永远都选1。", RULE, "Rules"),
+    ("es", "Quiero que siempre respondas en español.", RULE, "Rules"),
+    ("fr", "Je veux que tu répondes toujours en français.", RULE, "Rules"),
+    ("de", "Ich möchte, dass du immer auf Deutsch antwortest.", RULE, "Rules"),
+    ("vi", "Mình muốn bạn luôn trả lời bằng tiếng Việt.", RULE, "Rules"),
     # The name the person gives the agent, in every language read
     ("en", "Your name is Pim.", RULE, "Identity"),
     ("de", "Ab jetzt heißt du Pim, ich nenne dich Pim.", RULE, "Identity"),
@@ -115,6 +121,8 @@ NOT_STATED = [
     ("vi", "Tôi đang sửa lỗi đăng nhập."),  # what they are doing now
     ("vi", "File này đừng sửa."),  # this file
     ("vi", "Bạn có thể kiểm tra giúp mình không?"),
+    ("zh", "我希望你帮我看看这个。"),  # asked of the agent, but this one thing
+    ("es", "Quiero que revises el despliegue."),  # asked of the agent, once
     ("th", "ไม่ต้องห่วงนะ"),  # "don't worry"
     ("th", "ตอนนี้ผมชอบอันนี้"),  # this one, now
 ]

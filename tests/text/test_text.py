@@ -78,9 +78,20 @@ def test_topics_fold_plurals(word, one):
     ("Bitte lies `src/main.py` und sag mir, was du davon hältst.", "de"),
     ("我需要你在编程中面对任何询问选择时候，永远都选1", "zh"),  # a digit inside a sentence written without spaces
     ("バージョン2を使ってください", "ja"), ("포트는 8080으로 바꿔 주세요", "ko"),
+    ("用qwen-image-2.0-pro。", "zh"),  # one Han character, but typed with a CJK full stop
 ])
 def test_a_messages_language_is_told_by_its_script_or_the_model_and_short_text_is_undetermined(said, language):
     assert language_of(said) == language
+
+
+@pytest.mark.parametrize("said", ["що ти виконав?", "Продовжуй", "γεια σου", "שלום"])
+def test_text_too_short_to_tell_but_in_another_script_is_never_taken_for_english(said):
+    assert language_of(said) not in ("en", UNDETERMINED)
+
+
+@pytest.mark.parametrize("said", ["ok", "lgtm", "fix it", "café", "ok 👍"])
+def test_short_latin_text_stays_undetermined(said):
+    assert language_of(said) == UNDETERMINED
 
 
 def test_cjk_runs_become_overlapping_character_pairs_and_other_text_stays():

@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, row  # noqa: E402
 from nanodream import api, clock  # noqa: E402
+from nanodream.backlog.history import FOR_A_MODEL  # noqa: E402
 from nanodream.text.language import language_of  # noqa: E402
 from nanodream.workspace import MEMORY, SOUL, STARTER_FILES, USER  # noqa: E402
 
@@ -179,11 +180,12 @@ def history_entries(root: Path) -> list[str]:
 
 
 def unread_entries(entries: list[str], for_model: dict[str, int]) -> list[int]:
-    """Indexes of the entries holding an untagged line in a language ingest left for a model."""
-    if not for_model:
-        return []
+    """Indexes of the entries ingest left for a model (its marker first) or holding an untagged line in a language
+    other than English that ingest left for a model (what reached a built-in entry unread)."""
+    foreign = set(for_model) - {"en"}
     return [index for index, content in enumerate(entries)
-            if any(not _TAG.match(line) and language_of(line) in for_model for line in content.splitlines())]
+            if content.startswith(FOR_A_MODEL)
+            or any(not _TAG.match(line) and language_of(line) in foreign for line in content.splitlines())]
 
 
 def backlog(root: Path) -> tuple[int, int, int]:

@@ -12,6 +12,7 @@ from datetime import datetime, tzinfo
 
 from nanodream.backlog.history import estimate_tokens
 from nanodream.ingest.message import Message, local
+from nanodream.text.structure import recurring_lines
 
 MESSAGE_OVERHEAD_TOKENS = 4  # the role and time a message is shown with
 
@@ -20,6 +21,8 @@ MESSAGE_OVERHEAD_TOKENS = 4  # the role and time a message is shown with
 class Chunk:
     session: str
     messages: list[Message] = field(default_factory=list)
+    # Lines the harness wrote into many of the person's turns read in this pass (text/structure.recurring_lines).
+    recurring: frozenset[str] = frozenset()
 
     @property
     def when(self) -> datetime | None:
@@ -32,11 +35,13 @@ def message_tokens(message: Message) -> int:
 
 
 def session_chunks(messages: list[Message], budget_tokens: int, zone: tzinfo) -> list[Chunk]:
-    """Chunks of at most `budget_tokens` per session, oldest first (undated ones after, in reading order)."""
+    """Chunks of at most `budget_tokens` per session, oldest first (undated ones after, in reading order); each
+    knows the lines that recur across the person's messages of the pass, the harness's."""
     by_session: dict[str, list[Message]] = {}
     for message in messages:
         by_session.setdefault(message.session, []).append(message)
-    chunks = [chunk for said in by_session.values() for chunk in _cut(said, budget_tokens)]
+    recurring = recurring_lines([message.text for message in messages if message.role == "user"])
+    chunks = [chunk for said in by_session.values() for chunk in _cut(said, budget_tokens, recurring)]
     undated = datetime.max
 
     def order(chunk: Chunk) -> datetime:
@@ -45,13 +50,13 @@ def session_chunks(messages: list[Message], budget_tokens: int, zone: tzinfo) ->
     return sorted(chunks, key=order)
 
 
-def _cut(messages: list[Message], budget: int) -> list[Chunk]:
+def _cut(messages: list[Message], budget: int, recurring: frozenset[str]) -> list[Chunk]:
     chunks: list[Chunk] = []
     used = 0
     for message in messages:
         cost = message_tokens(message)
         if not chunks or (used + cost > budget and chunks[-1].messages):
-            chunks.append(Chunk(message.session))
+            chunks.append(Chunk(message.session, recurring=recurring))
             used = 0
         chunks[-1].messages.append(message)
         used += cost

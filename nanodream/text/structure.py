@@ -64,13 +64,47 @@ _STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z
 # prompt, a template the person pasted or wrote for the agent to work from, not statements about themselves.
 DOCUMENT_CHARS = 1500
 DOCUMENT_LINES = 8
+# A person typing to an agent writes a few lines; a message of more is writing they pasted or a harness wrote in
+# their turn (a spec, a report, a prompt template, a step list). Run on transcripts it had never read, the built-in
+# rules filed 71 lines from such messages and a reader kept 3 (bench/README.md, "Precision"): they are left whole
+# for a model instead, but for the shapes read by lines, not sentences (`Key: value` blocks, stated procedures).
+TYPED_LINES = 6
+# … or more characters than one typed message holds (about 300 words: a dictated monologue, a pasted page).
+TYPED_CHARS = 2000
 
 
-def the_persons_words(text: str) -> str:
-    """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it)."""
+def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str:
+    """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it):
+    its known announcements and event lines, and any of the `recurring` lines (`recurring_lines`)."""
     if _HARNESS_MESSAGE.match(text):
         return ""
-    return "\n".join(line for line in text.splitlines() if not _HARNESS_LINE.match(line))
+    return "\n".join(line for line in text.splitlines()
+                     if not _HARNESS_LINE.match(line) and _normal(line) not in recurring)
+
+
+# A harness writes the same notes into many of the person's turns ("To send an image back, prefer the message
+# tool …", a heartbeat's instructions); a person does not type one long line again word for word in another message.
+RECURRING_CHARS = 40
+
+
+def recurring_lines(messages: list[str]) -> frozenset[str]:
+    """The lines of at least RECURRING_CHARS characters found in two or more different messages: what a harness
+    wrote into the person's turns, whichever harness (the known ones' announcements are `_HARNESS_MESSAGE`)."""
+    seen: dict[str, int] = {}
+    for text in set(messages):
+        for line in {_normal(line) for line in text.splitlines()}:
+            if len(line) >= RECURRING_CHARS:
+                seen[line] = seen.get(line, 0) + 1
+    return frozenset(line for line, messages_holding in seen.items() if messages_holding > 1)
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.split())
+
+
+def written_out(text: str) -> bool:
+    """True when a message is longer than a person types in one go: sentence rules do not read it."""
+    return sum(1 for line in text.splitlines() if line.strip()) > TYPED_LINES or len(text.strip()) > TYPED_CHARS
 
 
 def document_start(lines: list[str]) -> int:

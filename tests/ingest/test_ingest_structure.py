@@ -127,6 +127,31 @@ def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tm
     assert any("two computers" in line for line in lines)
 
 
+def test_a_message_longer_than_a_person_types_waits_for_a_model_whole_and_a_short_one_is_read(workspace,
+                                                                                              tmp_path):
+    spec = "\n".join(["Here is the plan for the shop, read it all:", "Always answer in British English.",
+                      *(f"- screen {n}: the manager sees orders of day {n}" for n in range(1, 7))])
+    monologue = "So I was thinking about the whole setup. " * 60 + "I live in Leeds."
+    lines = said(workspace, tmp_path, [spec, monologue, "Never force-push to main."])
+    text = "\n".join(lines)
+    assert "force-push" in text  # the short message is read as ever
+    assert "British" not in text and "Leeds" not in text and "screen" not in text
+    status = api.status(workspace.root, BUILTIN).status
+    assert status.waiting_for_model == 1 and status.waiting_languages == {"en": 1} and status.pending_entries == 0
+    waiting = [json.loads(line)["content"] for line in (workspace.root / "memory/history.jsonl").read_text()
+               .splitlines() if "[for a model" in line]
+    assert len(waiting) == 1 and "> Always answer in British English." in waiting[0] and "Leeds" in waiting[0]
+
+
+def test_a_note_the_harness_writes_into_many_turns_is_never_filed_but_the_persons_words_are(workspace, tmp_path):
+    note = "Avoid absolute paths (MEDIA:/...) and ~ paths, they are blocked for security."
+    lines = said(workspace, tmp_path, [f"{note}\nlook at this chart",
+                                       f"{note}\nI work at Northwind as a data engineer.", "Never force-push to main."])
+    text = "\n".join(lines)
+    assert "absolute paths" not in text
+    assert "force-push" in text and "Northwind" in text
+
+
 def test_an_english_message_quoting_another_language_files_its_statements_and_waits_for_a_model(workspace,
                                                                                                tmp_path):
     said(workspace, tmp_path, ["We decided to answer the Spanish leads by email.\n\nHere is what the hotel wrote "

@@ -135,6 +135,26 @@ def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
                              "[message_id: 3EB0FEE3856C04]") == "\nvoilà, c'est fait"
 
 
+def test_a_line_recurring_in_different_messages_is_the_harnesss_and_a_message_sent_twice_is_not():
+    from nanodream.text.structure import recurring_lines, the_persons_words
+
+    note = "To send an image back, prefer the message tool; absolute paths are blocked."
+    first, second = f"[media attached: a.png]\n{note}\nlook at this chart", f"{note}\n  and this one please"
+    again = "Always answer in British English, even when I write in French."
+    recurring = recurring_lines([first, second, again, again, "ok", "ok"])
+    assert recurring == frozenset({note})  # "ok" is too short to tell; `again` is one message sent twice
+    assert the_persons_words(first, recurring) == "[media attached: a.png]\nlook at this chart"
+    assert the_persons_words(f"  {'  '.join(note.split(' ', 1))}  ", recurring) == ""  # spacing aside
+
+
+def test_a_message_longer_than_a_person_types_is_written_out():
+    from nanodream.text.structure import TYPED_CHARS, TYPED_LINES, written_out
+
+    assert not written_out("\n\n".join(["Always answer in French."] * TYPED_LINES))  # blank lines do not count
+    assert written_out("\n".join(["- item"] * (TYPED_LINES + 1)))
+    assert written_out("word " * (TYPED_CHARS // 5 + 1)) and not written_out("word " * (TYPED_CHARS // 5 - 1))
+
+
 def test_a_document_starts_at_its_heading_or_after_the_first_paragraph_of_a_long_structured_message():
     from nanodream.text.structure import document_start
 

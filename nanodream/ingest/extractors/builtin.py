@@ -57,11 +57,13 @@ class BuiltinExtractor:
         for message in chunk.messages:
             if message.role != "user":
                 continue
-            message = replace(message, text=structure.the_persons_words(message.text))
+            message = replace(message, text=structure.the_persons_words(message.text, chunk.recurring))
             if not message.text.strip():
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
-            if language in RULE_LANGUAGES:
+            if structure.written_out(message.text):
+                _written_out(message, language, found)
+            elif language in RULE_LANGUAGES:
                 self._english(message, found, short=language == UNDETERMINED)
             else:
                 _other_language(message, language, found)
@@ -122,6 +124,14 @@ def _foreign(sentence: str) -> str:
         if language not in RULE_LANGUAGES:
             return language
     return ""
+
+
+def _written_out(message: Message, language: str, found: _Found) -> None:
+    """A message longer than a person types (text/structure.py): its stated procedures are filed (read by their
+    lines, they hold in a document too) and the whole message waits for a model, which reads the rest."""
+    if language in RULE_LANGUAGES:
+        _procedures(message.text, found)
+    found.unread.append(("en" if language == UNDETERMINED else language, message.text))
 
 
 def _procedures(text: str, found: _Found) -> str:

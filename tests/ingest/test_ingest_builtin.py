@@ -223,6 +223,18 @@ def test_each_chunk_is_facts_and_a_gist_or_skip():
                                   "Talked about: Can you compare train fares to Paris and Amsterdam?"]
 
 
+@pytest.mark.parametrize(("said", "language"), [
+    ("The export finished fine on my side today and the numbers look right. Je regarde ça ce soir.", "fr"),
+    ("The export finished fine on my side today and the numbers look right. Mañana lo revisamos.", "es"),
+])
+def test_a_sentence_no_rule_files_in_another_language_leaves_the_message_waiting_not_in_a_gist(said, language):
+    message = make("openai", "s", Said("user", said, "2026-10-01T10:00:00Z"))
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [message]))
+    assert extraction.for_model == {language: 1}
+    assert said.rsplit(". ", 1)[1].rstrip(".") not in extraction.content  # not consumed as a gist
+    assert f"> {said}" in extraction.waiting
+
+
 def test_ingest_and_the_builtin_run_turn_a_few_chat_sessions_into_double_digit_memory(workspace):
     result = runner.invoke(app, ["ingest", str(FIXTURES / "first-person-chat.jsonl"), "-w", str(workspace.root)])
     assert result.exit_code == 0, result.output

@@ -77,7 +77,9 @@ class BuiltinExtractor:
     def _english(self, message: Message, found: _Found, *, short: bool) -> None:
         """English, or text too short to tell (`short`: whose statements other languages' cues may read too): the
         full rules, sentence by sentence. A sentence the language model is sure is in another language (a quoted
-        paragraph, a reply pasted in) is not theirs to read: the message then waits for a model too, whole."""
+        paragraph, a reply pasted in) is not theirs to read: the message then waits for a model too, whole; so it
+        does when a sentence no rule filed is likeliest another language's ("Je regarde ça ce soir."), which a gist
+        would otherwise consume unread."""
         day = local(message.when, self.zone).date() if message.when is not None else None
         said = list(sentences(_procedures(message.text, found)))
         english = statements.language("en")
@@ -93,7 +95,11 @@ class BuiltinExtractor:
             if fact is not None:
                 found.facts.append(fact.line())
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
-                found.rest.append(sentence)
+                other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
+                if other in RULE_LANGUAGES:
+                    found.rest.append(sentence)
+                else:
+                    foreign = other
         if foreign:
             found.unread.append((foreign, message.text))
 

@@ -174,7 +174,8 @@ exit 2 and nothing appended. `added` entries were appended (a dry run: would be)
 content}` (`cursor` is `null` in a dry run); `messages` new messages were taken in, `duplicates` were read
 again and recognised, `left_out` were of roles the source does not take or nanodream's own; `for_model`
 counts the person's messages the builtin rules left for a model, whole, in an entry of their own that waits for
-one (a language the rules do not read, or more than the explicit statements they filed), by ISO 639-1 code
+one (a language the rules do not read, more than the explicit statements they filed, or a message longer than
+a person types, `en` too), by ISO 639-1 code
 (`{"zh": 3, "de": 1}`; `{}` with a model extractor or when the rules read every message); `sources` one
 object per source (below); `extractor` is `builtin` or the model; `tokens_in`, `tokens_out`, `cost` what the
 model extraction spent; `recovered` what finishing an interrupted pass did; `notices` one line each.""", (

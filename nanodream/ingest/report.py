@@ -43,7 +43,7 @@ class IngestReport(Report):
     messages: int = 0  # new messages taken in
     duplicates: int = 0  # messages read again and recognised as already ingested
     left_out: int = 0  # messages of roles the source does not take, and nanodream's own exchanges
-    for_model: dict[str, int] = field(default_factory=dict)  # the person's messages rules do not read, by language
+    for_model: dict[str, int] = field(default_factory=dict)  # the person's messages rules leave whole, by language
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float | None = None

@@ -14,9 +14,9 @@ filed in the wrong file, lines holding a never-filed word, lines per 100 message
 Method: each transcript goes into a fresh workspace (the clock pinned, so every run is the same), `ingest` with the
 built-in extractor, then up to three built-in `run`s (fewer when the backlog is empty or only waits for a model);
 the bullets of USER.md, SOUL.md, memory/MEMORY.md and the steps of every skill are the lines written. A history
-entry is non-English and unread when one of its untagged lines is in a language ingest reported leaving for a
-model; it was consumed unread when the runs moved history's position past it and `status --json` does not count
-it as `waiting_for_model`.
+entry is unread when ingest marked it for a model, or when one of its untagged lines is in a language other than
+English that ingest reported leaving for a model; it was consumed unread when the runs moved history's position
+past it and `status --json` does not count it as `waiting_for_model`.
 
 Held-out figures only: `--tuning` reports the tuning half instead (and the planted-statement development set of
 tests/fixtures/holdout/, which is all tuning too), for the engineers who tune; `--verbose` lists junk, misses and

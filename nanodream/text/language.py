@@ -49,7 +49,7 @@ def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
         return east_asian
     labels, scores = _model().predict(prose, k=1) if letters else ([], [])
     likeliest = labels[0].removeprefix("__label__") if labels else UNDETERMINED
-    if letters >= MIN_LETTERS and scores[0] >= min_confidence:
+    if labels and letters >= MIN_LETTERS and scores[0] >= min_confidence:
         return likeliest
     # Too short or unsure: which language is a guess, but letters mostly of another script are not English.
     return likeliest if likeliest != "en" and not _mostly_latin(prose) else UNDETERMINED

@@ -29,6 +29,7 @@ from nanodream.engines.replacing import (
     explicit_old_value,
     find_replaced,
     old_value_span,
+    relations_in_subject,
     starts_predicate,
     stem,
 )
@@ -38,7 +39,7 @@ from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
-from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, words
+from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, of_the_past, words
 from nanodream.validity import is_replaced
 from nanodream.workspace import SOUL, USER
 
@@ -208,6 +209,8 @@ def holds(line: str, fact: str, *, correction: bool = False, context: str = "") 
 
 def _keeps(unit: str, fact: str, context: str) -> bool:
     theirs, ours = read(unit), read(fact)
+    if of_the_past(unit) != of_the_past(fact) or relations_in_subject(unit) != relations_in_subject(fact):
+        return False  # "used to live in Berlin", "User's sister lives in Berlin": not that the user lives there
     if theirs.positive != ours.positive or (theirs.modality and ours.modality and theirs.modality != ours.modality):
         return False
     implied = read(context).stems | values_of(context) if context else frozenset()

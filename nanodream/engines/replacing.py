@@ -118,6 +118,10 @@ def stem(word: str) -> str:
     return singular(base_verb(word))
 
 
+# The people and animals in someone's life: a statement whose subject names one is about them, not the user.
+_RELATIONS = frozenset(stem(word) for word in wordlist("relations"))
+
+
 @lru_cache(maxsize=16384)  # every line is compared with every fact of a batch
 def stems(text: str) -> frozenset[str]:
     """The meaningful words of `text` by stem, without the words that only date or negate a change."""
@@ -235,6 +239,8 @@ def same_subject(a: str, b: str, *, about_user: bool = False) -> bool:
     words of the other ("Project kiwi deploys…" and "Project kiwi's deploy target…"; not "the billing db…" and
     "the search db…"). A rule for the agent, or a USER.md line, names no subject of its own."""
     mine, theirs = _subject_words(a), _subject_words(b)
+    if relations_in_subject(a) != relations_in_subject(b):
+        return False  # "User's wife works at Bosch" is not about the user, nor "my sister's city" about mine
     all_mine = stems(a) | (USER_SUBJECT if about_user else frozenset())
     all_theirs = stems(b) | (USER_SUBJECT if about_user else frozenset())
     return mine <= all_theirs or theirs <= all_mine  # "the standup" is "the daily standup"
@@ -250,6 +256,12 @@ def _subject_words(text: str) -> frozenset[str]:
             return frozenset(stem(w) for w in found if w not in STOPWORDS and w not in _NOBODY)
         found.append(word)
     return frozenset()
+
+
+def relations_in_subject(text: str) -> frozenset[str]:
+    """The people (or animals) of someone's life a statement's subject names ("User's wife…" → {wife}): two
+    statements whose subjects name different ones are about different beings."""
+    return _subject_words(text) & _RELATIONS
 
 
 def starts_predicate(word: str, before: str) -> bool:

@@ -51,7 +51,7 @@ _FOR_AGENT = re.compile(
     re.IGNORECASE,
 )
 # One key of a `Key: value` block about the person, as ingest files it: "User's Twitter: @ada".
-_USER_KEY = re.compile(r"^user['’]s [^:]{1,30}: \S")
+_USER_KEY = re.compile(r"^user['’]s [^:]{1,30}: \S", re.IGNORECASE)
 _PREFERENCE = re.compile(r"\b(?:prefers?|likes?|dislikes?|loves?|hates?|wants?|enjoys?|favou?rite)\b", re.I)
 _IDENTITY = re.compile(
     r"\b(?:name|named|lives?|based|born|works\s+(?:as|at|for)|job|role|time\s*zone|pronouns|nationality"
@@ -89,11 +89,13 @@ _TO_AGENT = re.compile(
 )
 
 
-# A prohibition said without a verb: "No emojis in commit messages", "No force pushes to shared branches". Not
-# a statement that nothing of a kind exists ("No backups are kept"): no "is/are/was/has…" may follow.
-_NOTHING_OF = re.compile(rf"^{NO}\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt)\b)"
-                         rf"[\w-]+(?:\s+[\w-]+){{0,3}}?\s+(?:in|on|inside|within|for|to|at|during|unless|{WITHOUT}|"
-                         r"before|after|from|per|than)\b", re.IGNORECASE)
+# A prohibition said without a verb: "No emojis in commit messages", "No force pushes to shared branches", "No
+# emojis." on its own. Not a statement that nothing of a kind exists ("No backups are kept"): no "is/are/was/has…"
+# may follow.
+_NOTHING_OF = re.compile(rf"^{NO}\s+(?!(?:one|longer|matter|idea|problem|worries|need|way|doubt|thanks|rush|hurry|"
+                         r"pressure|comment|clue|kidding|luck|offen[cs]e|biggie|sweat)\b)"
+                         rf"[\w-]+(?:(?:\s+[\w-]+){{0,3}}?\s+(?:in|on|inside|within|for|to|at|during|unless|{WITHOUT}|"
+                         r"before|after|from|per|than)\b|(?:\s+[\w-]+)?\s*(?:,?\s*please)?[.!]*\s*$)", re.IGNORECASE)
 _STATES = wordlist("auxiliaries") | {"is", "are", "be", "been", "has", "have", "exist", "exists", "left"}
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.text.lists import wordlist
+from nanodream.text.statements import PERSONAL_KEYS
 from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, words
 
@@ -37,12 +38,15 @@ _RELATION_PATTERNS = (
 )
 _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
-_KEYED = re.compile(r"^\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$")
+_KEYED = re.compile(r"^(?:(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
+                    re.IGNORECASE)
 _KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometown": "lives in",
          "based in": "lives in", "lives in": "lives in", "employer": "works at", "company": "works at",
          "works at": "works at", "role": "works as", "job": "works as", "job title": "works as", "title": "works as",
          "time zone": "time zone", "timezone": "time zone", "tz": "time zone"}
 USER_SUBJECT = frozenset({"user"})
+# The person speaking of themselves: "I moved to Lisbon" fills the slot "User moved to Lisbon" does.
+_FIRST_PERSON = frozenset({"i", "me", "my", "myself"})
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ def slot_of(text: str) -> Slot | None:
         match = pattern.match(sentence)
         if match is None:
             continue
-        subject = _key_words(match.group("subject"))
+        subject = _key_words(match.group("subject").rsplit(",", 1)[-1])  # "Not Berlin anymore, User now lives …"
         groups = match.groupdict()
         qualifier = _key_words(groups.get("qualifier") or "")
         value = match.group("value").strip()
@@ -99,12 +103,20 @@ def user_slot(text: str) -> Slot | None:
     if found is not None:
         return found
     keyed = _KEYED.match(text.strip().rstrip("."))
-    if keyed is not None and keyed.group("key").strip().lower() in _KEYS:
-        return Slot(USER_SUBJECT, _KEYS[keyed.group("key").strip().lower()], frozenset(), keyed.group("value").strip())
+    if keyed is not None:  # "Pronouns: they/them" is the slot "The user's pronouns are …" fills
+        key, value = keyed.group("key").strip().lower(), keyed.group("value").strip()
+        if key in _KEYS:
+            return Slot(USER_SUBJECT, _KEYS[key], frozenset(), value)
+        if key in PERSONAL_KEYS:  # one of the person's details (data/personal-keys.txt), not "Likes: tea"
+            return Slot(USER_SUBJECT, "has", _key_words(key), value)
     lowered = text.strip()[:1].lower() + text.strip()[1:]
     return slot_of(f"The user {lowered}")
 
 
 def _key_words(text: str) -> frozenset[str]:
-    """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute."""
-    return frozenset(singular(w) for w in words(text) if w not in STOPWORDS and w not in _TIME_WORDS)
+    """Meaningful words with plurals folded, so "favourite editors" and "favourite editor" are one attribute; the
+    person speaking ("I", "my") is the user."""
+    said = words(text)
+    if said and set(said) <= _FIRST_PERSON:
+        return USER_SUBJECT
+    return frozenset(singular(w) for w in said if w not in STOPWORDS and w not in _TIME_WORDS)

@@ -29,7 +29,8 @@ MAX_CHARS = 300
 MAX_CJK_RUN = 60
 _CJK_RUN = re.compile(rf"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
                       rf"{{{MAX_CJK_RUN + 1},}}")  # their punctuation ("，", "。") counts too
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# A character of a script where one word may be a whole sentence ("채식주의자예요.", "I'm a vegetarian").
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 # Words a sentence does not end on: articles, prepositions, conjunctions, possessives.
 DANGLING = wordlist("dangling-words")
 _QUESTION = re.compile(r"[?？][\s\"'”」』)）]*$")
@@ -80,4 +81,6 @@ def _fragment(text: str) -> bool:
     if text.count("(") != text.count(")") or text.count("[") != text.count("]") or text.count('"') % 2:
         return True
     last = words[-1]
+    if "/" in text.split()[-1]:
+        return False  # a value such as "she/her" or "and/or" ends it, not a dangling word
     return last.lower() in DANGLING and last.islower() and not text.rstrip().endswith((")", '"', "”"))

@@ -53,10 +53,27 @@ def covers(broad: str, narrow: str) -> bool:
     """True when `broad` says everything `narrow` says (its meaningful words include all of narrow's).
 
     Needs at least two words in `narrow`, and no negation among the extra words, so "Run tests" is never
-    taken as covered by "Never run tests".
+    taken as covered by "Never run tests"; nor someone of the person's life ("User's sister lives in Berlin"
+    does not say where the user lives), nor a past that no longer holds ("User used to live in Berlin").
     """
     big, small = content_words(broad), content_words(narrow)
-    return len(small) >= 2 and small <= big and not (big - small) & NEGATIONS
+    extra = big - small
+    return (len(small) >= 2 and small <= big and not extra & NEGATIONS and not extra & RELATIONS
+            and of_the_past(broad) == of_the_past(narrow))
+
+
+# The people and animals in someone's life, and those the person deals with (data/relations.txt), with plurals.
+RELATIONS = wordlist("relations") | frozenset(f"{word}s" for word in wordlist("relations"))
+# "used to live in Berlin": true once, not now ("is used to working late" is a habit: it still holds).
+_PAST_HABIT = re.compile(r"(?<!\bis\s)(?<!\bam\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bget\s)(?<!\bgot\s)\bused\s+to\b",
+                         re.IGNORECASE)
+
+
+def of_the_past(text: str) -> bool:
+    """Whether the statement says what used to be so, which does not hold now."""
+    return bool(_PAST_HABIT.search(text))
+
+
 
 
 _HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

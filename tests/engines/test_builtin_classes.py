@@ -54,6 +54,32 @@ def test_a_correction_with_no_shared_value_replaces_the_slot_in_place(tmp_path: 
     assert "Pacific/Honolulu" in user and "Asia/Kolkata" not in user and "cycling" in user
 
 
+@pytest.mark.parametrize(("first", "second"), [
+    ("[permanent] User lives in Leipzig.", "[permanent] User's brother lives in Leipzig."),
+    ("[permanent] User works at Siemens.", "[permanent] User's husband works at Siemens."),
+    ("[permanent] User's husband works at Siemens.", "[correction] User now works at Zalando."),
+])
+def test_a_line_about_someone_of_the_persons_life_and_one_about_them_both_stay(tmp_path: Path, first, second):
+    """Neither refines nor replaces the other: two beings, two lines."""
+    user = bare_workspace(tmp_path, [first, second], days=[1, 9]).read(USER)
+    for line in (first, second):
+        assert line.split("] ", 1)[1].rstrip(".") in user
+
+
+def test_a_correction_replaces_the_time_zone_filed_from_a_key_value_block(tmp_path: Path):
+    """The line ingest writes for "Timezone: UTC+1 (Berlin)" is the slot "timezone is UTC-5" fills."""
+    drained = bare_workspace(tmp_path, ["[permanent] User's Timezone: UTC+1 (Berlin)",
+                                        "[correction] User moved to New York; timezone is UTC-5."], days=[1, 9])
+    user = drained.read(USER)
+    assert "UTC-5" in user and "UTC+1" not in user
+
+
+def test_a_pronoun_value_is_a_line_not_a_fragment_and_replaces_the_old_one(tmp_path: Path):
+    user = bare_workspace(tmp_path, ["[permanent] User's Pronouns: they/them",
+                                     "[correction] User's pronouns are now she/her."], days=[1, 9]).read(USER)
+    assert "she/her" in user and "they/them" not in user
+
+
 def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
     drained = bare_workspace(tmp_path, ["[durable] The user works at Globex.", "[durable] The user works at Initech."],
                              days=[1, 20])

@@ -99,3 +99,39 @@ def test_a_dependent_line_names_the_old_value_and_not_the_new_one():
     assert names_old_value("The release checklist scales Heroku dynos first.", change)
     assert not names_old_value("We moved wren from Heroku to Fly.io in May.", change)  # written knowing the change
     assert not names_old_value("The release checklist runs the smoke tests.", change)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    (Candidate(USER, 1, "User's husband works at Siemens."), "[correction] User now works at Zalando."),
+    (Candidate(USER, 1, "User works at Siemens."), "User's husband now works at Zalando."),
+    (Candidate(USER, 1, "Lives in Leipzig."), "User's brother moved to Dresden."),
+    (Candidate(MEMORY, 1, "User lives in Leipzig."), "My daughter moved to Dresden."),
+    (Candidate(USER, 1, "User's dog is called Rex."), "User is now called Sam by everyone."),
+])
+def test_a_fact_about_someone_of_the_persons_life_never_replaces_theirs(old, new):
+    """A wife's employer is not the user's, a brother's city not theirs: a line about one is never replaced by a
+    statement about the other (the other way round neither)."""
+    assert find_replaced(new, [old], frames=True, where=old.path) is None
+
+
+@pytest.mark.parametrize("correction", [
+    "User moved to Denver; timezone is UTC-7.",
+    "I moved to Denver; my timezone is UTC-7.",
+    "My time zone is UTC-7 now.",
+])
+def test_a_time_zone_filed_as_a_key_is_the_slot_a_correction_replaces(correction):
+    """The built-in engine files a `Key: value` block about the person as "User's Timezone: UTC+1 (Berlin)": that
+    line and a correction's clause fill one slot, however the correction names the person."""
+    old = Candidate(USER, 1, "User's Timezone: UTC+1 (Berlin)")
+    match = find_replaced(correction, [old, *NEIGHBOURS], frames=True)
+    assert match is not None and match.candidate == old and match.rule == SLOT
+
+
+@pytest.mark.parametrize(("old", "correction"), [
+    (Candidate(USER, 1, "User lives in Leipzig."), "Not Leipzig anymore, User now lives in Dresden."),
+    (Candidate(USER, 1, "User's Pronouns: they/them"), "User's pronouns are now she/her."),
+    (Candidate(USER, 1, "User's Email: mira@old.example"), "User's email is now mira@new.example."),
+])
+def test_a_slot_is_found_behind_a_lead_in_and_in_a_line_ingest_wrote_from_a_key(old, correction):
+    match = find_replaced(correction, [old, *NEIGHBOURS], frames=True)
+    assert match is not None and match.candidate == old and match.rule == SLOT

@@ -35,6 +35,12 @@ def file_line(path: str, anchor: str, line: str):
     ("Backups of the billing database run nightly.", "Backups of the search database run nightly."),
     ("Agent may push to main.", "Agent must push to main."),
     ("Sam leads the payments team.", "Ana leads the payments team."),
+    # someone else of the person's life, and what was so once
+    ("User lives in Leipzig.", "User's brother lives in Leipzig."),
+    ("User works at Siemens.", "User's husband works at Siemens."),
+    ("User's timezone is UTC+2.", "User's manager's timezone is UTC+2."),
+    ("User lives in Leipzig.", "User used to live in Leipzig."),
+    ("User drives to work.", "User used to drive to work."),
 ])
 def test_a_line_that_says_otherwise_never_keeps_the_fact(fact, line):
     assert not holds(line, fact, context="user")

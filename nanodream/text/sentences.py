@@ -23,7 +23,6 @@ from sentencex import segment
 
 from nanodream.text import structure
 
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s|^\s*[=-]{3,}\s*$")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
@@ -56,9 +55,28 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
     for block in prose_blocks(text):
         for sentence in segment("en" if english else language, block):
             if english:
-                yield from (part.strip() for part in _CLAUSE.split(sentence) if part and part.strip())
+                yield from _with_settings([part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()])
             elif sentence.strip():
                 yield sentence.strip()
+
+
+# The setting a statement holds in, before its comma: "In Python files, always use type hints", "When you write
+# commit messages, never …". It is no statement of its own: cut from what follows, the rule would hold everywhere.
+_SETTING = re.compile(r"^(?:in|on|for|when|whenever|while|if|after|before|during|with|within|inside|once)\b[^,.!?;:]*$",
+                      re.IGNORECASE)
+
+
+def _with_settings(parts: list[str]) -> Iterator[str]:
+    """The parts of a sentence, each setting joined back to the statement after it."""
+    setting = ""
+    for part in parts:
+        if _SETTING.match(part) and not setting:
+            setting = part
+            continue
+        yield f"{setting}, {part}" if setting else part
+        setting = ""
+    if setting:
+        yield setting
 
 
 @dataclass
@@ -78,7 +96,7 @@ def prose_blocks(text: str) -> list[str]:
     current: list[str] | None = None
     fenced = gap = False
     for index, raw in enumerate(lines):
-        if _FENCE.match(raw):
+        if structure.FENCE.match(raw):
             fenced, current, gap = not fenced, None, True
         elif fenced or not raw.strip() or index in left_out or _not_prose(raw):
             current, gap = None, True

@@ -25,6 +25,7 @@ from typing import Any
 
 from nanodream.text.lists import DATA, phrases
 from nanodream.text.structure import KeyValues
+from nanodream.text.words import RELATIONS, words
 
 UNDETERMINED = "und"
 RULE, PERSON, DECISION = "rule", "person", "decision"
@@ -39,6 +40,9 @@ _LETTER = re.compile(r"[^\W\d_]")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
 # Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
 MIN_LETTERS = 12
+# In a language the rules do not read, a word or two may be all a statement takes ("اسمي أحمد", "my name is Ahmed"):
+# the engine cannot tell, so what has this many letters waits for a model.
+ANY_WORD = 4
 # What a "remember this" may hold besides its cue, in letters: "Merk dir das bitte." still only points back.
 POINTING_SLACK = 9
 
@@ -208,7 +212,12 @@ def trivial(sentence: str, spec: Language) -> bool:
     """Small talk, or too short to say anything a model would keep ("Danke!", "好的", "ok, gracias")."""
     if substance(sentence) < MIN_LETTERS:
         return True
-    return spec["small_talk.phrases"].at(spec.tokens(sentence)) == 0 and substance(sentence) < 2 * MIN_LETTERS
+    rest = sentence
+    while (opening := spec["small_talk.phrases"].span(spec.tokens(rest)))[0] == 0:
+        rest = opening[2]  # "ok, gracias, perfecto": small talk after small talk
+        if not substance(rest):
+            return True
+    return rest != sentence and substance(rest) < MIN_LETTERS  # not "No me respondas en inglés"
 
 
 def statement(sentence: str, spec: Language) -> Statement | None:
@@ -291,7 +300,7 @@ def read(sentences: list[str], code: str) -> Reading:
     of substance is left for a model. A language without a data file reads nothing: all of it is left."""
     spec = language(code)
     if spec is None:
-        return Reading(unread=any(substance(sentence) >= MIN_LETTERS for sentence in sentences))
+        return Reading(unread=any(substance(sentence) >= ANY_WORD for sentence in sentences))
     pointing = [points_back(sentence, spec) for sentence in sentences]
     reading = Reading()
     for index, sentence in enumerate(sentences):
@@ -312,10 +321,14 @@ def about_the_person(block: KeyValues, code: str) -> bool:
     half of them and a lead line in which the person speaks of themselves ("My details:", "Über mich:")."""
     keys = [key.lower() for key, _ in block.pairs]
     personal = sum(key in PERSONAL_KEYS for key in keys)
-    if personal == len(keys):
-        return True
     spec = language(code)
-    speaks_of_self = spec is not None and bool(block.lead) and spec["person.self"].at(spec.tokens(block.lead)) >= 0
+    lead = spec.tokens(block.lead) if spec is not None else []
+    if set(words(block.lead)) & RELATIONS:
+        return False  # "My manager's details:", "Customer:": someone else's
+    speaks_of_self = spec is not None and bool(block.lead) and spec["person.self"].at(lead) >= 0
+    if personal == len(keys):
+        # a block under a line of its own ("Please draft a reply to this customer:") is whoever that line names
+        return not block.lead or speaks_of_self or (spec is not None and trivial(block.lead, spec))
     return speaks_of_self and 2 * personal >= len(keys)
 
 

@@ -24,6 +24,7 @@ _PROGRAM_LINE = re.compile(
     r"File \"?[^\s\"]+\"?(?:, line \d+|:\d+)|"  # a Python frame: File "x.py", line 3 · File x.pyx:568
     r"at (?:async )?[\w$.<>\[\]]+ \([^()\s]+:\d+(?::\d+)?\)|"  # a JavaScript frame
     r"at [^\s()]+\.(?:[cm]?js|jsx|tsx?):\d+:\d+|at [\w$.<>]+\([\w$]+\.(?:java|kt|scala):\d+\)|"  # … and Java's
+    r"at [\w$.<>`]+\.[\w$<>`]+\([^()]*\)(?: in \S.*)?$|"  # a .NET frame: at Acme.Orders.Get() in C:\src\O.cs:line 57
     r"[\w.]*(?:Error|Exception|Warning|Interrupt|Exit)(?:\[\w+\])?: |"  # ValueError: …, error[E0308]: …
     r"(?:panic|fatal|error|warning|caused by)(?:\[\w+\])?: |"
     r"--> [\w./\\-]+:\d+|goroutine \d+ \[|"  # rustc, Go
@@ -39,8 +40,16 @@ _PROGRAM_LINE = re.compile(
     r"(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Setting up \S+ \(|"
     r"(?:Row|Line|Col|Column|Record|Item|Entry|Step) \d+(?:/\d+)?: |"  # a report's numbered findings
     r"\d+ (?:passed|failed|errors?|warnings?)(?:,| in \d)|=+ (?:FAILURES|ERRORS|test session starts|short test|"
-    r"\d+ (?:passed|failed|errors?))"
+    r"\d+ (?:passed|failed|errors?))|"
+    r"Unhandled exception\. |(?:PLAY|TASK|RUNNING HANDLER|PLAY RECAP)\b.*\*{3,}|"  # .NET; Ansible's banners
+    r"[A-Z][a-z]+ing\b[^.!?\n]*(?:\.{3}|…)(?:\s*\(\d[\d.]*\s*m?s\))?\s*$|"  # "Resolving dependencies... (1.2s)"
+    r"(?:ALTER|DROP|TRUNCATE|GRANT|REVOKE|CREATE(?: OR REPLACE)?) (?:TABLE|INDEX|VIEW|DATABASE|SCHEMA|USER|ROLE|"
+    r"UNIQUE|EXTENSION|SEQUENCE|TYPE|FUNCTION|TRIGGER|ALL|SELECT|INSERT|UPDATE|DELETE)\b"  # SQL's statements
     r")")
+# A table a tool printed: its header, three or more capitalised columns padded apart ("NAME    READY   STATUS");
+# the rows under it are the table too.
+_COLUMN = r"[A-Z][A-Z0-9_/%.()-]*"
+_TABLE_HEADER = re.compile(rf"^\s*{_COLUMN}(?:\s{{2,}}{_COLUMN}(?: {_COLUMN})?){{2,}}\s*$")
 # A tool's output glyphs: check marks, prompts' pointers, box drawing, blocks, spinners.
 _GLYPHS = re.compile("[✔✓✗✖✘⚠ℹ›❯│┃├└┌┐┘┬┴┼─━═║╔╗╚╝▏▕█▓▒░●◉◯⬢⠀-⣿]")
 _PROGRESS = re.compile(r"\[[=#>\s.-]{6,}\]|\b\d{1,3}(?:\.\d)?%\|| \(\s*[Yy]/[Nn]\s*\)| \[[Yy]/[Nn]\]")
@@ -103,8 +112,33 @@ def _normal(line: str) -> str:
 
 
 def written_out(text: str) -> bool:
-    """True when a message is longer than a person types in one go: sentence rules do not read it."""
-    return sum(1 for line in text.splitlines() if line.strip()) > TYPED_LINES or len(text.strip()) > TYPED_CHARS
+    """True when a message is longer than a person types in one go: sentence rules do not read it. A block they
+    fenced is marked as not their words, so a rule typed under a fenced trace is still read; a paste told only by
+    its shape counts, since a tool's banner or prose-like notice around it is not always told apart."""
+    typed = [line for line in _unfenced(text.splitlines()) if line.strip()]
+    return len(typed) > TYPED_LINES or sum(len(line) + 1 for line in typed) > TYPED_CHARS
+
+
+# A fenced block's first and last line (markdown's ``` or ~~~).
+FENCE = re.compile(r"^\s*(?:```|~~~)")
+
+
+def _unfenced(lines: list[str]) -> list[str]:
+    """The lines outside fenced blocks (and not their fences)."""
+    kept, fenced = [], False
+    for line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return kept
+
+
+def typed_lines(lines: list[str]) -> list[str]:
+    """The lines of words a person typed: not blank, not inside a fenced block, not pasted (`pasted`)."""
+    unfenced = _unfenced(lines)
+    left_out = pasted(unfenced)
+    return [line.strip() for index, line in enumerate(unfenced) if line.strip() and index not in left_out]
 
 
 def document_start(lines: list[str]) -> int:
@@ -145,11 +179,30 @@ def pasted(lines: list[str]) -> set[int]:
             found.update(range(start, end))
             continue
         marked = [index for index in range(start, end) if program_line(lines[index])]
+        header = next((index for index in range(start, end) if _TABLE_HEADER.match(lines[index])), None)
+        if header is not None:
+            marked += [header, end - 1]
         if any(_DIFF_HEAD.match(lines[index]) for index in range(start, end)):
             marked += [index for index in range(start, end) if _DIFF_BODY.match(lines[index])]
         if marked:
-            found.update(range(min(marked), max(marked) + 1))
+            first, last = min(marked), max(marked)
+            while first > start and _output_beside(lines[first - 1]):
+                first -= 1  # "Watching for file changes with StatReloader" above "Performing system checks..."
+            while last + 1 < end and _output_beside(lines[last + 1]):
+                last += 1
+            found.update(range(first, last + 1))
     return found
+
+
+# A line right beside a paste is the program's too when nobody speaks in it: no sentence's stop, no person's word
+# opening it ("Updating dependencies" above a resolver's progress, "Package operations: 3 installs" below it).
+_SPOKEN = re.compile(r"^\s*(?:I|I['’]\w+|my|we|we['’]\w+|our|you|please|always|never|don['’]?t|do not|can|could|"
+                     r"would|why|how|what|when|where|here|this|that|it|so|and|but|also|then)\b|[.!?。！？:]\s*$",
+                     re.IGNORECASE)
+
+
+def _output_beside(line: str) -> bool:
+    return bool(line.strip()) and not _SPOKEN.search(line)
 
 
 def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:

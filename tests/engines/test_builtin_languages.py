@@ -26,6 +26,12 @@ ROUTED = [
     ("[durable] Django를 쓰기로 했어요.", MEMORY, "Decisions"),
     ("[durable] The staging server runs Debian 12.", MEMORY, "Infrastructure"),  # English keeps its rules
     ("[durable] Sem 2 starts in March.", MEMORY, "Project"),  # an English word that is a cue elsewhere
+    ("[permanent] No emojis.", SOUL, "Rules"),  # a prohibition without a verb, on its own
+    ("[permanent] No trailing whitespace, please.", SOUL, "Rules"),
+    ("[permanent] No problem.", MEMORY, "Project"),  # an idiom, no rule
+    ("[durable] A gente decidiu migrar pro Postgres.", MEMORY, "Decisions"),
+    ("[permanent] User's Email: mira@example.org", USER, "Identity"),  # a line ingest wrote from a key block
+    ("[permanent] User's Stadt: Leipzig", USER, "Identity"),
 ]
 
 
@@ -48,3 +54,11 @@ def test_a_hosts_lines_are_filed_in_their_words_and_one_in_a_language_without_a_
     memory = (workspace.root / MEMORY).read_text()
     assert "- Django를 쓰기로 했어요." in memory and "Debian" not in memory
     assert [(item.line, item.language) for item in load_waiting(workspace)] == [(2, "it")]
+
+
+def test_a_sentence_of_one_korean_word_is_a_sentence_not_a_fragment(workspace):
+    """Korean joins a sentence into one word ("채식주의자예요", "I am a vegetarian"): filed as written, not refused
+    as a fragment and consumed."""
+    write_history(workspace, [entry(1, "[permanent] 채식주의자예요.")])
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    assert "채식주의자예요." in (workspace.root / USER).read_text()

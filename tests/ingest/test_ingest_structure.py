@@ -80,6 +80,35 @@ def test_an_instruction_for_one_piece_of_work_is_no_standing_rule(workspace, tmp
     assert "- Never force-push to main." in soul
 
 
+def test_a_rule_set_in_one_file_or_fix_is_no_standing_rule_and_one_set_in_a_kind_of_work_keeps_its_setting(
+        workspace, tmp_path):
+    said(workspace, tmp_path, ["In this module, never use tabs.", "For the hotfix, always skip the slow suite.",
+                               "When fixing this crash, never bump the version.",
+                               "In Go files, always run gofmt before committing."])
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert "tabs" not in soul and "slow suite" not in soul and "bump" not in soul
+    assert "- Always run gofmt before committing in Go files." in soul
+
+
+def test_a_rule_typed_under_a_long_fenced_trace_is_read_and_the_trace_is_not(workspace, tmp_path):
+    frames = "\n".join(f"\tat com.shop.cart.Step{n}.run(Step{n}.java:{n + 10})" for n in range(9))
+    lines = said(workspace, tmp_path, [f"```\nException in thread \"main\" java.lang.NullPointerException\n{frames}\n"
+                                       "```\n\nNever catch a NullPointerException just to silence the log."])
+    assert lines == ["- Never catch a NullPointerException just to silence the log."]
+
+
+def test_details_of_someone_else_and_a_redacted_secret_are_never_filed_as_the_persons(workspace, tmp_path):
+    said(workspace, tmp_path, ["My name is Mira Kovac.",
+                               "Please draft a reply to this customer:\nName: John Smith\nEmail: john@acme.example"
+                               "\nCity: Boston",
+                               "My sister's details:\nName: Ana Kovac\nCity: Split",
+                               "My details:\nHometown: Zagreb\nOccupation: nurse\nPassword: Xk9#mP2qL!v7"])
+    user = (workspace.root / "USER.md").read_text()
+    for other in ("John", "Boston", "Ana", "Split", "redacted", "Password"):
+        assert other not in user, other
+    assert "Mira Kovac" in user and "Hometown: Zagreb" in user and "Occupation: nurse" in user
+
+
 def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path):
     said(workspace, tmp_path, ["Here's how I do a release:\n1. Bump the version in pyproject.toml\n"
                                "2. Update the changelog\n3. Tag the commit\n4. Push the tag"], name="first", day=1)

@@ -153,6 +153,20 @@ def test_a_message_with_more_than_statements_is_left_unread_and_small_talk_is_no
     assert unknown.statements == [] and unknown.unread
 
 
+@pytest.mark.parametrize(("code", "said", "trivial"), [
+    ("es", "Vale, gracias, perfecto.", True), ("fr", "Merci beaucoup !", True), ("zh", "好的，谢谢！", True),
+    ("es", "No me respondas con listas largas.", False),  # opens with small talk's "no", then says more
+    ("pt", "Não me chame de senhor.", False), ("de", "Ja, ich arbeite jetzt bei Zalando.", False),
+])
+def test_small_talk_is_what_holds_nothing_beyond_it(code, said, trivial):
+    assert statements.trivial(said, language(code)) is trivial
+
+
+def test_in_a_language_without_a_data_file_a_few_letters_are_enough_to_wait():
+    assert read(["اسمي سلمى."], "ar").unread  # "my name is Salma"
+    assert not read(["👍"], "ar").unread
+
+
 def test_a_hosts_tagged_line_is_routed_by_its_languages_cues_and_its_name_for_the_person():
     assert kind_of("Der Benutzer arbeitet nachts.", "de").kind == PERSON
     assert kind_of("用户使用Linux。", "zh").kind == PERSON
@@ -196,3 +210,13 @@ identity = ["abito a", "mi chiamo"]
         for cached in (statements.read_languages, statements.language, statements.kind_of):
             cached.cache_clear()
     assert lists.DATA.joinpath("lang-de.toml").is_file()
+
+
+@pytest.mark.parametrize(("text", "parts"), [
+    ("In Go files, always run gofmt.", ["In Go files, always run gofmt."]),
+    ("When you write commit messages, never add emojis.", ["When you write commit messages, never add emojis."]),
+    ("I live in Ghent, and always answer in Dutch.", ["I live in Ghent", "always answer in Dutch."]),
+])
+def test_a_rules_setting_stays_with_the_rule(text, parts):
+    """Cut from its setting, "never add emojis" would hold everywhere."""
+    assert list(sentences(text)) == parts

@@ -46,6 +46,13 @@ PROGRAM_LINES = [
     " 62%|██████▏   | 62/100 [00:03<00:02, 18.4it/s]",
     "Do you want to continue? [Y/n]",
     "=========== 2 failed, 31 passed in 4.12s ===========",
+    "Unhandled exception. System.IO.FileNotFoundException: Could not find file 'C:\\data\\in.csv'.",
+    "   at Billing.Import.CsvReader.Open(String path) in D:\\repo\\Billing\\CsvReader.cs:line 31",
+    "TASK [install packages] *******************************************************",
+    "Resolving dependencies... (3.4s)",
+    "Performing system checks...",
+    "ALTER TABLE invoices ADD COLUMN paid_at timestamptz;",
+    "CREATE UNIQUE INDEX invoices_number ON invoices (number);",
 ]
 
 PROSE_LINES = [
@@ -59,6 +66,9 @@ PROSE_LINES = [
     "- I prefer short commit messages",
     "Error handling in this project is done with Result types.",
     "I live in Berlin and work at a bakery.",
+    "PLEASE NEVER FORCE PUSH TO MAIN.",
+    "I was thinking about moving the API to Go...",
+    "Create a table of the invoices paid last month.",
 ]
 
 
@@ -153,6 +163,31 @@ def test_a_message_longer_than_a_person_types_is_written_out():
     assert not written_out("\n\n".join(["Always answer in French."] * TYPED_LINES))  # blank lines do not count
     assert written_out("\n".join(["- item"] * (TYPED_LINES + 1)))
     assert written_out("word " * (TYPED_CHARS // 5 + 1)) and not written_out("word " * (TYPED_CHARS // 5 - 1))
+
+
+def test_a_fenced_block_is_no_typing_of_theirs_so_a_rule_under_a_long_fenced_trace_is_read():
+    """A message long only because of a block the person fenced is not written out; a paste told by its shape
+    alone still counts (a tool's banner beside it is not always told apart)."""
+    from nanodream.text.structure import TYPED_LINES, typed_lines, written_out
+
+    frames = [f'  File "/srv/app/step{n}.py", line {n}, in run' for n in range(TYPED_LINES + 2)]
+    trace = ["Traceback (most recent call last):", *frames, "ValueError: bad row"]
+    rule = "Always run the linter before committing."
+    assert not written_out("\n".join(["```", *trace, "```", "", rule]))
+    assert written_out("\n".join([*trace, "", rule]))
+    assert typed_lines([*trace, "", rule]) == [rule]  # what the person typed, for telling its language
+    assert written_out("\n".join([rule] * (TYPED_LINES + 1)))
+
+
+def test_a_tools_table_and_the_status_lines_around_its_output_are_pasted():
+    lines = ["Here is what I see:", "NAME                    READY   STATUS             RESTARTS   AGE",
+             "web-5d9f8b6c5-q2kzx     0/1     CrashLoopBackOff   7          12m",
+             "worker-7c4d9-abcde      1/1     Running            0          12m"]
+    assert pasted(lines) == {1, 2, 3}
+    startup = ["Watching for file changes with StatReloader", "Performing system checks...", "",
+               "Why does it hang there?"]
+    assert pasted(startup) == {0, 1}
+    assert list(sentences("\n".join(startup))) == ["Why does it hang there?"]
 
 
 def test_a_document_starts_at_its_heading_or_after_the_first_paragraph_of_a_long_structured_message():

@@ -22,6 +22,7 @@ from nanodream.ingest.extractors.base import Extraction
 from nanodream.ingest.extractors.procedures import stated_procedures
 from nanodream.ingest.extractors.rules import DEFAULT_SUBJECT, Fact, after_a_request, classify, meaningful, small_talk
 from nanodream.ingest.message import Message, local
+from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
@@ -111,8 +112,13 @@ FOREIGN_LETTERS, FOREIGN_CONFIDENCE = 20, 0.8
 
 
 def _language(text: str) -> str:
-    """A message's language; one long enough that the model is unsure of is taken in its likeliest language
-    other than English (two languages mixed), so the English rules never read a French or Spanish paragraph."""
+    """A message's language, judged on what the person typed (a pasted log or listing is no language of theirs;
+    nothing typed at all leaves nothing to read but by lines); one long enough that the model is unsure of is
+    taken in its likeliest language other than English (two languages mixed), so the English rules never read a
+    French or Spanish paragraph."""
+    text = "\n".join(structure.typed_lines(text.splitlines()))
+    if not text:
+        return UNDETERMINED
     language = language_of(text)
     if language != UNDETERMINED or statements.substance(text) < LONG_ENOUGH:
         return language
@@ -191,7 +197,8 @@ def _about_the_person(message: Message, language: str, found: _Found) -> None:
     for block in structure.key_values(message.text.splitlines()):
         if not statements.about_the_person(block, language):
             continue
-        lines = [f"{DEFAULT_SUBJECT}'s {key}: {value}" for key, value in block.pairs]
+        lines = [f"{DEFAULT_SUBJECT}'s {key}: {value}" for key, value in block.pairs
+                 if redacted(f"{key}: {value}") == f"{key}: {value}"]  # a password is nothing said of the person
         found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
 
 

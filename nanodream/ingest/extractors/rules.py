@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from nanodream.text.dates import absolute, day_text
@@ -195,6 +195,12 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
 def agent_rule(said: Said) -> Fact | None:
     if _NOT_A_RULE.match(said.sentence):
         return None
+    setting = _RULE_SETTING.match(said.sentence)
+    if setting is not None:  # "In Python files, always use type hints": the rule, where it holds at its end
+        if _one_piece_of_work(setting.group("setting")) and not _STANDING_WORDS.search(said.sentence):
+            return None  # "In this file, never use tabs", "For the hotfix, …": how to do that work
+        rule, where = setting.group("rule").rstrip(".!"), setting.group("setting")
+        return agent_rule(replace(said, sentence=f"{rule} {where[:1].lower()}{where[1:]}."))
     rather_not = _RATHER_NOT.match(said.sentence)
     if rather_not is not None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
@@ -215,6 +221,24 @@ _BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
 _GENERAL = re.compile(rf"^(?:always|{NEVER})\b", re.IGNORECASE)  # "always mention the ticket number": every time
 _SCOPED = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}(?:fix|fixes|bug|bugs|issue|ticket|pr|"
                      r"pull request|patch|hotfix|task|refactor|workaround)\b", re.IGNORECASE)
+# A rule after the setting it holds in: "In Python files, always …", "When you write commit messages, never …".
+_RULE_SETTING = re.compile(rf"^(?!in\s+general\b|in\s+(?:the\s+)?future\b)(?P<setting>(?:in|on|for|when|whenever|while|"
+                           rf"if|after|before|during|with|within|inside|once)\b[^,.!?;:]{{1,60}}),\s+(?P<rule>(?:please\s+)?(?:always|{PROHIBITION})\b.+)$",
+                           re.IGNORECASE | re.DOTALL)
+# A setting that lasts though it says "this": the repository or project the person works in.
+_LASTING_PLACE = re.compile(r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|workspace|team|"
+                            r"company)\b", re.IGNORECASE)
+_ONE_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.IGNORECASE)
+
+
+def _one_piece_of_work(setting: str) -> bool:
+    """A rule's setting that names one task, file, bug, fix or day ("in this file", "for the hotfix", "for the demo
+    tomorrow"), not a kind of work or the project itself."""
+    if _ONE_DAY.search(setting):
+        return True
+    return bool(_DEICTIC.search(setting) or _SCOPED.search(setting)) and not _LASTING_PLACE.search(setting)
+
+
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)

@@ -38,6 +38,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
+from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.grammar import said
 from nanodream.text.words import NEGATIONS
 
@@ -48,6 +49,9 @@ NEGATION_SCOPE = 4  # words after a negation read as negated
 PASSWORD_CHARS = 32  # longer random strings are keys and tokens, the detectors' part (a PEM body line is one)
 CONTEXT = 5  # words on each side of a candidate credential that are its context
 WORD = re.compile(r"\S+")
+# A candidate credential: a run of characters between spaces and the CJK scripts' letters and punctuation, which
+# write a sentence without spaces ("我的GitHub用户名是lihua2024。" holds the words "GitHub" and "lihua2024", not one).
+_CANDIDATE_WORD = re.compile(f"[^\\s{CJK_CHARS}\u3000-\u303f\uff00-\uffef]+")
 _TOKEN_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("<url>", re.compile(r"[a-z][\w+.-]*://\S+", re.I)),
     ("<email>", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
@@ -171,7 +175,7 @@ def secret_tokens(line: str) -> list[str]:
 def model_secret_tokens(line: str) -> list[str]:
     """Every candidate word the secrets model alone reads as a credential: what bench/secret_prose.py scores."""
     model = models()["secrets"]
-    words = WORD.findall(without_markers(line))  # what an earlier redaction left is no credential
+    words = _CANDIDATE_WORD.findall(without_markers(line))  # what an earlier redaction left is no credential
     verdicts: dict[tuple[str, ...], bool] = {}  # a window seen before in this line is judged once
     found = []
     for index in candidates(words):

@@ -20,6 +20,7 @@ from typing import Any
 
 from nanodream.safety import cards, credential_syntax, prose_secrets, second_opinion
 from nanodream.safety.secret_values import entropy, is_reference
+from nanodream.text.cjk import CJK_CHARS
 
 REDACTED = "(redacted {rule})"
 PRIVATE_KEY_RULE = "Private Key"
@@ -199,11 +200,19 @@ def _whole_token(line: str, value: str) -> str:
     if start < 0:
         return value
     end = start + len(value)
-    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_-"):
+    while start > 0 and (_in_a_key(line[start - 1]) or line[start - 1] in "_-"):
         start -= 1
-    while end < len(line) and (line[end].isalnum() or line[end] in "_-+/=."):
+    while end < len(line) and (_in_a_key(line[end]) or line[end] in "_-+/=."):
         end += 1
     return line[start:end].rstrip(".")
+
+
+# The letters of scripts written without spaces: a key's neighbours in "パスワードはXk9#…です", never part of it.
+_CJK_LETTER = re.compile(f"[{CJK_CHARS}]")
+
+
+def _in_a_key(char: str) -> bool:
+    return char.isalnum() and not _CJK_LETTER.match(char)
 
 
 def _credible(plugin: Any, value: str, line: str) -> bool:

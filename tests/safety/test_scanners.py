@@ -69,6 +69,19 @@ def test_ordinary_memory_lines_are_left_alone(line):
     assert secret_scan.rules_hit(line) == []
 
 
+@pytest.mark.parametrize("line", ["我们决定了，用Rust重写。", "我的GitHub用户名是lihua2024。", "前端用Vue3，后端用Go。",
+                                  "リリースはv2.4.1で、Node20を使います。", "배포는 k8s로 하고 DB는 Postgres16이에요."])
+def test_a_sentence_in_a_script_without_spaces_is_words_not_a_credential(line):
+    """Chinese and Japanese write a sentence without spaces: it is never one password-shaped token."""
+    assert secret_scan.redacted(line) == line
+
+
+def test_a_credential_inside_such_a_sentence_is_redacted_alone():
+    redacted = secret_scan.redacted("パスワードはXk9#mP2qL!v7です。")
+    assert "Xk9#mP2qL!v7" not in redacted
+    assert redacted.startswith("パスワードは(redacted ") and redacted.endswith("です。")
+
+
 def test_one_secret_is_one_finding_under_its_most_specific_rule():
     anthropic = "sk-ant-api03-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm"
     assert secret_scan.rules_hit(f"api_key = '{anthropic}'") == ["Anthropic API Key"]

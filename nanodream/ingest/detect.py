@@ -34,7 +34,7 @@ def open_transcript(path: Path, *, follow: bool = True) -> BinaryIO:
 
 
 def is_document(path: Path, *, follow: bool = True) -> bool:
-    """A whole-file JSON array (the OpenAI export shape) rather than JSON Lines."""
+    """A whole-file JSON document (an exported array, a conversation object) rather than JSON Lines."""
     with open_transcript(path, follow=follow) as handle:
         return starts_document(handle.read(HEAD_BYTES))
 
@@ -43,7 +43,10 @@ HEAD_BYTES = 4096
 
 
 def starts_document(head: bytes) -> bool:
-    return head.lstrip().startswith(b"[")
+    """A whole-file JSON document: an array, or an object written over many lines (its first line a lone "{"); a
+    one-line object is a JSON Lines record."""
+    head = head.lstrip()
+    return head.startswith(b"[") or head.partition(b"\n")[0].strip() == b"{"
 
 
 def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> Format | None:
@@ -62,16 +65,20 @@ def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> For
 
 
 def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
-    """A whole-file JSON array: its records and its bytes; Unrecognised when it is not one, too large or too
-    deep to read."""
+    """A whole-file JSON document: its records and its bytes (a conversation object's `messages`, the shape
+    chat exports and fine-tuning files use); Unrecognised when it is neither, too large or too deep to read."""
     handle.seek(0)
     data = handle.read(boundedjson.DOCUMENT_BYTES + 1)
     try:
         records = boundedjson.loads(data, max_bytes=boundedjson.DOCUMENT_BYTES)
     except boundedjson.JSONRefused as exc:
+        if data.lstrip().startswith(b"{"):  # records pretty-printed one after another, not one conversation
+            raise Unrecognised(_not_json(handle, path, 1, exc)) from None
         raise Unrecognised(f"{path}: starts like a JSON array but cannot be read: {exc}") from None
+    if isinstance(records, dict) and isinstance(records.get("messages"), list):
+        records = [records]  # one conversation: the formats read its messages (openai.py)
     if not isinstance(records, list):
-        raise Unrecognised(f"{path}: a JSON document that is not an array of messages")
+        raise Unrecognised(f"{path}: a JSON document that is not an array of messages nor an object holding them")
     return records, data
 
 

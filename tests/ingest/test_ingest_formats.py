@@ -140,6 +140,26 @@ def test_a_file_no_format_fits_is_refused_with_one_line_naming_it(tmp_path, cont
     assert str(path) in str(raised.value) and "\n" not in str(raised.value)
 
 
+def test_a_conversation_object_and_json_lines_of_conversations_are_openai_style(tmp_path):
+    """`{"messages": [...]}`, the shape chat exports and fine-tuning data use: one conversation pretty-printed in a
+    file, or one per line; the conversation's id names its session."""
+    conversation = {"id": "chat-7", "messages": [{"role": "system", "content": "Be brief."},
+                                                 {"role": "user", "content": "I live in Ghent."},
+                                                 {"role": "assistant", "content": "Noted."}]}
+    single = tmp_path / "export.json"
+    single.write_text(json.dumps(conversation, indent=2), encoding="utf-8")
+    name, said = messages(single)
+    assert name == "openai" and [(m.role, m.text) for m in said] == [("user", "I live in Ghent."),
+                                                                     ("assistant", "Noted.")]
+    assert {m.session for m in said} == {"openai:chat-7"}
+    lines = tmp_path / "train.jsonl"
+    lines.write_text("".join(json.dumps({"messages": [{"role": "user", "content": f"Question {n}"},
+                                                      {"role": "assistant", "content": f"Answer {n}"}]}) + "\n"
+                             for n in range(3)), encoding="utf-8")
+    name, said = messages(lines)
+    assert name == "openai" and [m.text for m in said if m.role == "user"] == ["Question 0", "Question 1", "Question 2"]
+
+
 def test_a_forced_format_that_does_not_fit_is_refused(tmp_path):
     with pytest.raises(Unrecognised, match="not a codex transcript"):
         detect(NANOBOT, "codex")

@@ -1,4 +1,6 @@
-"""OpenAI-style chat messages: JSON Lines of `{"role", "content"}`, or one JSON array of them.
+"""OpenAI-style chat messages: JSON Lines of `{"role", "content"}`, one JSON array of them, or conversations
+`{"messages": [...]}` (a file of one, or JSON Lines of many as fine-tuning data holds them; a conversation's
+`id` or `session` is the session of its messages).
 
 `content` is a string or a list of parts (`{"type": "text"|"input_text"|"output_text", "text": ...}`, the
 Chat Completions and Responses shapes); `timestamp` (ISO 8601 or Unix seconds/milliseconds), `session`, `name`
@@ -19,18 +21,32 @@ TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
 def sniff(records: list[Any]) -> bool:
-    """Chat messages at the top level of each record (Claude Code nests them under `message`)."""
+    """Chat messages at the top level of each record, or in its `messages` (Claude Code nests one under
+    `message`)."""
+    records = [each for record in records for each in _in_conversation(record)[0]]
     messages = [r for r in records if isinstance(r, dict) and r.get("role") in CHAT_ROLES and "content" in r]
     return bool(messages) and not any(isinstance(r, dict) and ("_type" in r or "payload" in r) for r in records)
 
 
+def _in_conversation(record: Any) -> tuple[list[Any], Any]:
+    """The messages a record holds (itself, or a conversation's `messages`) and the conversation's session."""
+    if isinstance(record, dict) and isinstance(record.get("messages"), list) and "role" not in record:
+        return record["messages"], record.get("session", record.get("id"))
+    return [record], None
+
+
 def read(record: Any, context: Context) -> list[Message]:
+    held, session = _in_conversation(record)
+    return [message for each in held for message in _message(each, context, session)]
+
+
+def _message(record: Any, context: Context, conversation: Any) -> list[Message]:
     if not isinstance(record, dict) or record.get("role") not in ROLES:
         return []
     text = joined(part_texts(record.get("content"), TEXT_PARTS))
     if not text:
         return []
-    session, by_file = session_of(context, record.get("session"))
+    session, by_file = session_of(context, record.get("session", conversation))
     speaker = record.get("name") if isinstance(record.get("name"), str) else ""
     when = record.get("timestamp", record.get("created_at"))
     return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker), by_file=by_file)]

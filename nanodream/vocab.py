@@ -249,6 +249,13 @@ def numbered(noun: str, names: Sequence[object], plural: str = "") -> str:
     return f"{noun if len(names) == 1 else plural or noun + 's'} {', '.join(map(str, names))}"
 
 
+def nothing_to_do(reason: str) -> str:
+    """How a run with nothing to do says so: "nothing to do: the backlog is empty", or its own reason when that
+    already says it ("nothing to do; 2 entries wait for a model …")."""
+    reason = reason or "the backlog is empty"
+    return reason if reason.startswith("nothing to do") else f"nothing to do: {reason}"
+
+
 def count_entries(number: int) -> str:
     """'1 entry', '2 entries': how every message counts history entries."""
     return count(number, "entry", "entries")

@@ -22,7 +22,7 @@ from nanodream.commands.common import (
     resolve_workspace,
 )
 from nanodream.controls import visible
-from nanodream.vocab import FAILURES, ExitCode, Outcome, by_language, count, count_entries, spoken_tokens
+from nanodream.vocab import FAILURES, ExitCode, Outcome, by_language, count, count_entries, nothing_to_do, spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.api import BatchOutcome, HostBusy, PhaseOutcome, RunReport
@@ -235,8 +235,8 @@ def _render_ending(report: RunReport) -> None:
         err_console.print(f"[red]✗ dream failed:[/red] {reason} ({_what_landed(report)})", highlight=False)
     elif report.outcome in REFUSALS:
         refused(report)
-    elif report.outcome == Outcome.NOTHING_TO_DO:
-        console.print("nothing to do: the backlog is empty")
+    elif report.outcome == Outcome.NOTHING_TO_DO:  # the reason says how many entries wait for a model, if any
+        console.print(nothing_to_do(report.reason), markup=False, highlight=False)
     elif report.reason:
         console.print(report.reason, markup=False, highlight=False)
 

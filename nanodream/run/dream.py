@@ -400,8 +400,9 @@ def _still_waiting(ctx: RunContext, report: RunReport, position: Position) -> No
     if not report.waiting_for_model:
         return
     shown = ", ".join(f"{n} in {language}" for language, n in sorted(by_language(languages).items()))
-    note = (f"{count_entries(report.waiting_for_model)} wait for a model ({shown}): the built-in rules do not read "
-            "them, and the next run with a model takes them first")
+    waits, them = ("waits", "it") if report.waiting_for_model == 1 else ("wait", "them")
+    note = (f"{count_entries(report.waiting_for_model)} {waits} for a model ({shown}): the built-in rules do not "
+            f"read {them}, and the next run with a model takes {them} first")
     if report.outcome == Outcome.NOTHING_TO_DO:
         report.reason = f"nothing to do; {note}"
     else:

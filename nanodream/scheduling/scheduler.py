@@ -30,7 +30,7 @@ from nanodream.scheduling.timetable import (
     last_attempt_start,
     write_scheduler_state,
 )
-from nanodream.vocab import CONSUMED, Declared, Outcome, Shape, count_entries, new_run_id, utc_stamp
+from nanodream.vocab import CONSUMED, Declared, Outcome, Shape, count_entries, new_run_id, nothing_to_do, utc_stamp
 from nanodream.workspace import Workspace
 
 # Wake at least this often while waiting, so a suspended laptop or a clock change is noticed.
@@ -196,5 +196,5 @@ def describe_report(at: datetime, report: RunReport) -> Decision:
     if report.outcome == Outcome.BLOCKED:
         return Decision(at, Outcome.BLOCKED, f"blocked until a person acts: {report.reason}", data)
     if report.outcome == Outcome.NOTHING_TO_DO:
-        return Decision(at, Outcome.NOTHING_TO_DO, "nothing to do: the backlog is empty", data)
+        return Decision(at, Outcome.NOTHING_TO_DO, nothing_to_do(report.reason), data)
     return Decision(at, Outcome.FAILED, f"failed: {report.reason}", data)

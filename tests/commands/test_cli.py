@@ -84,6 +84,14 @@ def test_empty_backlog_says_nothing_to_do(workspace):
     assert result.exit_code == 0 and "nothing to do" in result.output
 
 
+def test_a_builtin_run_with_only_entries_waiting_for_a_model_says_how_many_wait(workspace):
+    waiting = "[for a model: ja]\n> 昨日は雨だったので、家で本を読みながらゆっくり過ごしました。"
+    write_history(workspace, [entry(1, waiting)])
+    result = invoke("run", "-w", str(workspace.root))
+    assert result.exit_code == 0
+    assert "nothing to do; 1 entry waits for a model (1 in ja)" in " ".join(result.output.split())
+
+
 def test_not_a_workspace_and_bad_config_are_usage_errors(tmp_path, workspace):
     result = invoke("status", "-w", str(tmp_path / "missing"))
     assert result.exit_code == 2 and "no workspace at" in result.output

@@ -39,7 +39,7 @@ from nanodream.text.grammar import (
 from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.verbs import PAST_FORMS, THIRD_PERSON, base_verb
-from nanodream.text.words import STOPWORDS, covers, fact_key, words
+from nanodream.text.words import RELATIONS, STOPWORDS, covers, fact_key, words
 from nanodream.workspace import USER
 
 # Words that date a statement or say it changed, without being part of what it states.
@@ -119,7 +119,7 @@ def stem(word: str) -> str:
 
 
 # The people and animals in someone's life: a statement whose subject names one is about them, not the user.
-_RELATIONS = frozenset(stem(word) for word in wordlist("relations"))
+_RELATIONS = frozenset(stem(word) for word in RELATIONS)
 
 
 @lru_cache(maxsize=16384)  # every line is compared with every fact of a batch

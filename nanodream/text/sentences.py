@@ -62,8 +62,8 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
 
 # The setting a statement holds in, before its comma: "In Python files, always use type hints", "When you write
 # commit messages, never …". It is no statement of its own: cut from what follows, the rule would hold everywhere.
-_SETTING = re.compile(r"^(?:in|on|for|when|whenever|while|if|after|before|during|with|within|inside|once)\b[^,.!?;:]*$",
-                      re.IGNORECASE)
+SETTING_OPENERS = r"(?:in|on|for|when|whenever|while|if|after|before|during|with|within|inside|once)\b"
+_SETTING = re.compile(rf"^{SETTING_OPENERS}[^,.!?;:]*$", re.IGNORECASE)
 
 
 def _with_settings(parts: list[str]) -> Iterator[str]:

@@ -45,6 +45,7 @@ from nanodream.text.grammar import (
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import ADVERBS, third_person
+from nanodream.text.sentences import SETTING_OPENERS
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
@@ -222,8 +223,8 @@ _GENERAL = re.compile(rf"^(?:always|{NEVER})\b", re.IGNORECASE)  # "always menti
 _SCOPED = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}(?:fix|fixes|bug|bugs|issue|ticket|pr|"
                      r"pull request|patch|hotfix|task|refactor|workaround)\b", re.IGNORECASE)
 # A rule after the setting it holds in: "In Python files, always …", "When you write commit messages, never …".
-_RULE_SETTING = re.compile(rf"^(?!in\s+general\b|in\s+(?:the\s+)?future\b)(?P<setting>(?:in|on|for|when|whenever|while|"
-                           rf"if|after|before|during|with|within|inside|once)\b[^,.!?;:]{{1,60}}),\s+(?P<rule>(?:please\s+)?(?:always|{PROHIBITION})\b.+)$",
+_RULE_SETTING = re.compile(rf"^(?!in\s+general\b|in\s+(?:the\s+)?future\b)(?P<setting>{SETTING_OPENERS}"
+                           rf"[^,.!?;:]{{1,60}}),\s+(?P<rule>(?:please\s+)?(?:always|{PROHIBITION})\b.+)$",
                            re.IGNORECASE | re.DOTALL)
 # A setting that lasts though it says "this": the repository or project the person works in.
 _LASTING_PLACE = re.compile(r"\b(?:this|our|the)\s+(?:repo|repository|project|codebase|code base|workspace|team|"

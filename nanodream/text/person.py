@@ -46,7 +46,8 @@ def _agree(rest: str) -> str:
         bare = word.lower().strip(",")
         if bare in ADVERBS:
             continue
-        words[index] = conjugate(word)
+        core = word.rstrip(",:;")
+        words[index] = conjugate(core) + word[len(core):]  # "I like: dark mode, …" → "likes:"
         break
     return " ".join(words)
 

@@ -90,6 +90,27 @@ def prose_blocks(text: str) -> list[str]:
     """The message's paragraphs and list items, each one text with its wrapped lines joined. What the person pasted
     (text/structure.py: a traceback, a log, a tool's output, a diff) and `Key: value` blocks are left out; a list of
     fragments under a line ending in a colon is one text with that line ("Storing: owner, price, status")."""
+    return _with_lists(_blocks(text))
+
+
+def statement_lists(text: str) -> list[list[str]]:
+    """The lists of a message whose items are statements, each as its items' texts: what is filed whole or not at
+    all (a list of fragments is one text already, `prose_blocks`)."""
+    blocks = _blocks(text)
+    found: list[list[str]] = []
+    index = 0
+    while index < len(blocks):
+        bullet = blocks[index].bullet
+        items = [_joined(blocks[index].lines)] if bullet else []
+        if bullet or _joined(blocks[index].lines).rstrip().endswith(":"):
+            items += _items_after(blocks, index)
+        if len(items) >= 2 and not all(_fragment_item(item) for item in items):
+            found.append(items)
+        index += len(items) + (0 if bullet else 1) if items else 1
+    return found
+
+
+def _blocks(text: str) -> list[_Block]:
     lines = _own_words(text.splitlines())
     left_out = structure.pasted(lines) | {index for block in structure.key_values(lines) for index in block.lines}
     blocks: list[_Block] = []
@@ -106,7 +127,7 @@ def prose_blocks(text: str) -> list[str]:
             gap = False
         else:
             current.append(raw.strip())
-    return _with_lists(blocks)
+    return blocks
 
 
 def _with_lists(blocks: list[_Block]) -> list[str]:

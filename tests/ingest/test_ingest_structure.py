@@ -71,6 +71,21 @@ def test_a_list_is_filed_whole_or_not_at_all(workspace, tmp_path):
     assert escrow == [] or all(word in escrow[0] for word in ("owner key", "asset id", "price", "status"))
 
 
+def test_a_list_the_rules_would_file_in_part_waits_for_a_model_whole(workspace, tmp_path):
+    """Items filed as different kinds, or some filed and the others not, would scatter or cut the list: the
+    message waits instead, and a list the rules read whole is filed whole."""
+    partial = ("For every release branch:\n1. Always bump the changelog.\n2. Keep the migration count under five.\n"
+               "3. Ping me on Signal.")
+    lines = said(workspace, tmp_path, [partial, "House rules:\n- Never push to main.\n- Always squash merge.",
+                                       "I like:\n- dark mode\n- vim keybindings"])
+    text = "\n".join(lines)
+    assert "changelog" not in text and "migration" not in text
+    assert "- Never push to main." in lines and "- Always squash merge." in lines
+    assert any("likes: dark mode, vim keybindings" in line for line in lines), lines
+    status = api.status(workspace.root, BUILTIN).status
+    assert (status.waiting_for_model, status.waiting_languages) == (1, {"en": 1})
+
+
 def test_an_instruction_for_one_piece_of_work_is_no_standing_rule(workspace, tmp_path):
     said(workspace, tmp_path, ["The dashboard shows stale numbers after login, can you fix it? Avoid caching "
                                "responses.", "Don't touch the migration files for the billing fix.",

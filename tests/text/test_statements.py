@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nanodream.text import lists, statements
-from nanodream.text.sentences import sentences
+from nanodream.text.sentences import sentences, statement_lists
 from nanodream.text.statements import DECISION, PERSON, RULE, kind_of, language, read, read_languages, statement
 
 STATED = [
@@ -220,3 +220,11 @@ identity = ["abito a", "mi chiamo"]
 def test_a_rules_setting_stays_with_the_rule(text, parts):
     """Cut from its setting, "never add emojis" would hold everywhere."""
     assert list(sentences(text)) == parts
+
+
+def test_the_lists_of_a_message_are_its_lists_of_statements():
+    """A list of statements is filed whole or not at all; a list of fragments is one text already."""
+    text = ("Before you merge:\n1. Always rebase.\n2. Keep commits small.\n\nOur stack:\n- Django\n- Postgres\n\n"
+            "- Never push to main.\n- Ask before deleting branches.")
+    assert statement_lists(text) == [["Always rebase.", "Keep commits small."],
+                           ["Never push to main.", "Ask before deleting branches."]]

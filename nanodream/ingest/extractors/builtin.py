@@ -26,7 +26,7 @@ from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
-from nanodream.text.sentences import sentences
+from nanodream.text.sentences import sentences, statement_lists
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
 RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
@@ -82,9 +82,12 @@ class BuiltinExtractor:
         does when a sentence no rule filed is likeliest another language's ("Je regarde ça ce soir."), which a gist
         would otherwise consume unread."""
         day = local(message.when, self.zone).date() if message.when is not None else None
-        said = list(sentences(_procedures(message.text, found)))
+        text = _procedures(message.text, found)
+        said = list(sentences(text))
         english = statements.language("en")
         foreign = ""
+        filed: dict[int, Fact] = {}
+        rest: dict[int, str] = {}
         for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
             other = _foreign(sentence)
             if other:
@@ -94,13 +97,17 @@ class BuiltinExtractor:
             if fact is None and short:
                 fact = _in_another_language(sentence)
             if fact is not None:
-                found.facts.append(fact.line())
+                filed[index] = fact
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
                 other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
                 if other in RULE_LANGUAGES:
-                    found.rest.append(sentence)
+                    rest[index] = sentence
                 else:
                     foreign = other
+        if _list_in_part(text, said, filed, rest):
+            filed, rest, foreign = {}, {}, foreign or "en"
+        found.facts += [fact.line() for fact in filed.values()]
+        found.rest += list(rest.values())
         if foreign:
             found.unread.append((foreign, message.text))
 
@@ -144,6 +151,19 @@ def _written_out(message: Message, language: str, found: _Found) -> None:
     if language in RULE_LANGUAGES:
         _procedures(message.text, found)
     found.unread.append(("en" if language == UNDETERMINED else language, message.text))
+
+
+def _list_in_part(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> bool:
+    """Whether the rules would file a list of the message in part — some of its items and not the others, or
+    as facts of different kinds ("For every PR: 1. Always add a changelog entry. 2. Keep the diff small. 3. Tag
+    me."): a list is filed whole or not at all, so the message then waits for a model whole."""
+    for items in statement_lists(text):
+        held = {sentence for item in items for sentence in sentences(item)}
+        indexes = [index for index, sentence in enumerate(said) if sentence in held]
+        kinds = {filed[index].tag if index in filed else "" for index in indexes if index in filed or index in rest}
+        if filed.keys() & set(indexes) and len(kinds) > 1:
+            return True
+    return False
 
 
 def _procedures(text: str, found: _Found) -> str:

@@ -35,6 +35,8 @@ _RELATION_PATTERNS = (
                 r"(?P<value>.+)$"),
     ("uses for", r"^(?P<subject>.+?)\s+(?:now\s+)?uses\s+(?P<value>.+?)\s+for\s+(?P<qualifier>.+)$"),
     ("has", r"^(?P<subject>.+?)['’]s\s+(?P<qualifier>[\w\s/-]+?)\s+(?:is|are)\s+(?P<value>.+)$"),
+    # "The launch deadline is December 1", "Our staging port is 8081": a thing's one named value (`_named_value`)
+    ("is", r"^(?:the|our|its|their)\s+(?P<subject>[\w\s-]{1,40}?)\s+is\s+(?:now\s+|currently\s+)?(?P<value>.+)$"),
 )
 _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
@@ -76,9 +78,17 @@ def slot_of(text: str) -> Slot | None:
         value = match.group("value").strip()
         if relation == "runs on" and _WHEN.match(value):
             return None
+        if relation == "is" and (not _named_value(value) or subject == USER_SUBJECT):
+            return None  # "The API is fast": a state; "The user is German": one of many things a person is
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
             return _keyed(Slot(subject, relation, qualifier, value), groups.get("qualifier") or "")
     return None
+
+
+def _named_value(value: str) -> bool:
+    """A value that names one thing: a number, a date or a name ("8081", "December 1", "Postgres 16"), not a list
+    ("Ana and Bob") or a description."""
+    return (value[:1].isdigit() or value[:1].isupper()) and not re.search(r",|\band\b|\bor\b", value)
 
 
 def same_slot(a: str, b: str) -> bool:

@@ -80,6 +80,12 @@ def test_a_pronoun_value_is_a_line_not_a_fragment_and_replaces_the_old_one(tmp_p
     assert "she/her" in user and "they/them" not in user
 
 
+def test_a_named_value_restated_replaces_the_old_one_newest_wins(tmp_path: Path):
+    memory = bare_workspace(tmp_path, ["[durable] The launch deadline is November 15.",
+                                       "[durable] The launch deadline is December 1."], days=[1, 9]).read(MEMORY)
+    assert "December 1" in memory and "November 15" not in memory
+
+
 def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
     drained = bare_workspace(tmp_path, ["[durable] The user works at Globex.", "[durable] The user works at Initech."],
                              days=[1, 20])

@@ -303,6 +303,19 @@ def test_reflect_names_two_active_lines_that_give_one_attribute_two_values(works
     assert not any("Acme" in first + second or "Fridays" in first + second for first, second in pairs)
 
 
+def test_reflect_names_a_thing_said_to_be_two_named_values(workspace):
+    """"The launch deadline is November 15." and "… is December 1.": one attribute, two values; a thing said to
+    be in a state ("The API is fast", "The API is Flask-based") is no attribute's value."""
+    memory = workspace.root / "memory/MEMORY.md"
+    memory.write_text("# Memory\n\n## Project\n- The launch deadline is November 15.\n- The API is fast.\n"
+                      "- The launch deadline is December 1.\n- The API is Flask-based and typed.\n")
+    commit_at(workspace, "2026-10-01T12:00:00Z")
+    found = reflect(workspace, read_shelf(workspace), 90, today=date(2026, 10, 2))
+    pairs = {(d.first, d.second): d.why for d in found.disagreements}
+    assert pairs == {("memory/MEMORY.md: The launch deadline is November 15.",
+                      "memory/MEMORY.md: The launch deadline is December 1."): "two values"}
+
+
 def test_status_counts_insights_and_shows_connects_spend_apart(hosted):
 
     from nanodream.cli import app

@@ -287,16 +287,22 @@ def test_reflect_reads_memory_health_without_a_model(workspace):
     assert any(line.startswith("disagree (number)") for line in found.lines())
 
 
-def test_reflect_names_two_active_lines_that_give_one_attribute_two_values(workspace):
-    user = workspace.root / "USER.md"
-    user.write_text("# User\n\n## Identity\n- Timezone: UTC+1 (Berlin)\n- Works at Acme as a designer.\n"
-                    "- User moved to New York; timezone is UTC-5.\n")
-    memory = workspace.root / "memory/MEMORY.md"
-    memory.write_text("# Memory\n\n## Project\n- The staging database's port is 5432.\n"
-                      "- The staging database's port is 6543 since the move.\n- Project kiwi deploys on Fridays.\n")
+def disagreements_in(workspace, files: dict[str, str]) -> dict[tuple[str, str], str]:
+    """What reflect says disagrees in memory files written as `files` (path → text), committed a day before."""
+    for path, text in files.items():
+        (workspace.root / path).write_text(text)
     commit_at(workspace, "2026-10-01T12:00:00Z")
     found = reflect(workspace, read_shelf(workspace), 90, today=date(2026, 10, 2))
-    pairs = {(d.first, d.second): d.why for d in found.disagreements}
+    return {(d.first, d.second): d.why for d in found.disagreements}
+
+
+def test_reflect_names_two_active_lines_that_give_one_attribute_two_values(workspace):
+    pairs = disagreements_in(workspace, {
+        "USER.md": "# User\n\n## Identity\n- Timezone: UTC+1 (Berlin)\n- Works at Acme as a designer.\n"
+                   "- User moved to New York; timezone is UTC-5.\n",
+        "memory/MEMORY.md": "# Memory\n\n## Project\n- The staging database's port is 5432.\n"
+                            "- The staging database's port is 6543 since the move.\n"
+                            "- Project kiwi deploys on Fridays.\n"})
     assert pairs[("USER.md: Timezone: UTC+1 (Berlin)", "USER.md: User moved to New York; timezone is UTC-5.")] \
         == "two values"
     assert any("5432" in first and "6543" in second for first, second in pairs)
@@ -306,12 +312,9 @@ def test_reflect_names_two_active_lines_that_give_one_attribute_two_values(works
 def test_reflect_names_a_thing_said_to_be_two_named_values(workspace):
     """"The launch deadline is November 15." and "… is December 1.": one attribute, two values; a thing said to
     be in a state ("The API is fast", "The API is Flask-based") is no attribute's value."""
-    memory = workspace.root / "memory/MEMORY.md"
-    memory.write_text("# Memory\n\n## Project\n- The launch deadline is November 15.\n- The API is fast.\n"
-                      "- The launch deadline is December 1.\n- The API is Flask-based and typed.\n")
-    commit_at(workspace, "2026-10-01T12:00:00Z")
-    found = reflect(workspace, read_shelf(workspace), 90, today=date(2026, 10, 2))
-    pairs = {(d.first, d.second): d.why for d in found.disagreements}
+    pairs = disagreements_in(workspace, {
+        "memory/MEMORY.md": "# Memory\n\n## Project\n- The launch deadline is November 15.\n- The API is fast.\n"
+                            "- The launch deadline is December 1.\n- The API is Flask-based and typed.\n"})
     assert pairs == {("memory/MEMORY.md: The launch deadline is November 15.",
                       "memory/MEMORY.md: The launch deadline is December 1."): "two values"}
 

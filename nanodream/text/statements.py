@@ -160,7 +160,7 @@ class Language:
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms", "addressed",
                    "always"),
-          "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words",),
+          "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -228,7 +228,8 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     standing = spec["rule.standing"].at(tokens) >= 0
     if is_question(sentence) and not standing:
         return None
-    if spec["scope.words"].at(tokens) >= 0 and not standing:
+    unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
+    if spec["scope.words"].at(tokens[:unless] if unless >= 0 else tokens) >= 0 and not standing:
         return None  # tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
     if spec["agent.naming"].at(tokens) >= 0:

@@ -228,3 +228,15 @@ def test_the_lists_of_a_message_are_its_lists_of_statements():
             "- Never push to main.\n- Ask before deleting branches.")
     assert statement_lists(text) == [["Always rebase.", "Keep commits small."],
                            ["Never push to main.", "Ask before deleting branches."]]
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("zh", "不要删除任何分支，除非我让你这么做。"),  # "… unless I tell you to do so"
+    ("de", "Lösche niemals Branches, es sei denn, ich sage dir das."),
+    ("es", "Nunca borres ramas, a menos que yo te diga esto."),
+])
+def test_a_this_after_unless_is_the_rules_own_act_not_one_piece_of_work(code, sentence):
+    found = statement(sentence, language(code))
+    assert found is not None and found.kind == RULE
+    scoped = {"zh": "这个分支不要删除。", "de": "Lösche diesen Branch nicht.", "es": "No borres esta rama."}[code]
+    assert statement(scoped, language(code)) is None

@@ -77,6 +77,8 @@ def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
         raise Unrecognised(f"{path}: starts like a JSON array but cannot be read: {exc}") from None
     if isinstance(records, dict) and isinstance(records.get("messages"), list):
         records = [records]  # one conversation: the formats read its messages (openai.py)
+    elif isinstance(records, dict):  # one record written over several lines: JSON Lines wants it on one
+        raise Unrecognised(_not_json(handle, path, 1, ValueError("one record over several lines")))
     if not isinstance(records, list):
         raise Unrecognised(f"{path}: a JSON document that is not an array of messages nor an object holding them")
     return records, data

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.lists import wordlist
 
 MAX_CHARS = 300
@@ -30,7 +31,7 @@ MAX_CJK_RUN = 60
 _CJK_RUN = re.compile(rf"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
                       rf"{{{MAX_CJK_RUN + 1},}}")  # their punctuation ("，", "。") counts too
 # A character of a script where one word may be a whole sentence ("채식주의자예요.", "I'm a vegetarian").
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 # Words a sentence does not end on: articles, prepositions, conjunctions, possessives.
 DANGLING = wordlist("dangling-words")
 _QUESTION = re.compile(r"[?？][\s\"'”」』)）]*$")

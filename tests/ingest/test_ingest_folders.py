@@ -69,6 +69,16 @@ PRETTY = json.dumps(message("I live in Lyon."), indent=2) + "\n" + json.dumps(me
                                                                                 indent=2) + "\n"
 
 
+def test_one_record_pretty_printed_gets_the_hint_and_the_workspace_stays_as_it_was(workspace, tmp_path):
+    """A whole-file document that is no conversation (`{"messages": …}`) is one record written over many lines."""
+    named = tmp_path / "one.json"
+    named.write_text(json.dumps(message("I live in Lyon."), indent=2))
+    before = workspace.history_file.read_bytes() if workspace.history_file.exists() else None
+    done = runner.invoke(app, ["ingest", str(named), "-w", str(workspace.root)])
+    assert done.exit_code == 2 and "jq -c" in " ".join(done.output.split()), done.output
+    assert (workspace.history_file.read_bytes() if workspace.history_file.exists() else None) == before
+
+
 def test_a_pretty_printed_session_file_gets_a_hint(workspace, tmp_path):
     named = tmp_path / "session.jsonl"
     named.write_text(PRETTY)

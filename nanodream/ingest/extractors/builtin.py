@@ -157,6 +157,8 @@ def _list_in_part(text: str, said: list[str], filed: dict[int, Fact], rest: dict
     """Whether the rules would file a list of the message in part — some of its items and not the others, or
     as facts of different kinds ("For every PR: 1. Always add a changelog entry. 2. Keep the diff small. 3. Tag
     me."): a list is filed whole or not at all, so the message then waits for a model whole."""
+    if not filed:
+        return False  # nothing filed, nothing cut
     for items in statement_lists(text):
         held = {sentence for item in items for sentence in sentences(item)}
         indexes = [index for index, sentence in enumerate(said) if sentence in held]

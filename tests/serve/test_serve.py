@@ -96,14 +96,23 @@ def browser():
 
 def loaded(browser, element) -> None:
     """Click `element` and wait for the page it loads: reading before then would read the page it left (a click
-    returns before the browser has navigated, and a busy machine shows it)."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
+    returns before the browser has navigated, and a busy machine shows it).
+
+    The page being left is marked on its `window`, which a navigation replaces. Asking an element of the old page
+    whether it is stale is not enough: mid-navigation Chromium may answer with an "unknown error" instead."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = browser.find_element(By.TAG_NAME, "html")
+    def arrived(driver) -> bool:
+        try:
+            return driver.execute_script(
+                "return window.nanodreamLeaving === undefined && document.readyState === 'complete'")
+        except WebDriverException:  # between two documents: neither can answer yet
+            return False
+
+    browser.execute_script("window.nanodreamLeaving = true")
     element.click()
-    WebDriverWait(browser, PAGE_LOAD_LIMIT).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, PAGE_LOAD_LIMIT).until(arrived)
 
 
 @pytest.fixture

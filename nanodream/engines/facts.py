@@ -3,6 +3,7 @@
 Every engine, the accounting after a session, the guards and structured mode share these, so "kept" means one
 thing: a line keeps a fact when it says the same thing about the same subject — the same polarity ("is not
 allergic" keeps nothing of "is allergic"; "must never ask" nothing of "must always ask"), the same kind of modal,
+the same claim ("might be allergic", "was allergic", "rarely drinks" keep nothing of "is allergic", "drinks"),
 every value of the fact (names, numbers, dates, versions, identifiers), and its meaningful words — up to a third
 of a longer fact's words may go unsaid, and words may be said another way ("is based in" for "lives in") — and
 the line adds no name or number the fact, its context and what memory already held do not have. The file and
@@ -39,7 +40,7 @@ from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
-from nanodream.text.words import NEGATIONS, STOPWORDS, fact_key, of_the_past, words
+from nanodream.text.words import NEGATIONS, STOPWORDS, claims_alike, fact_key, words
 from nanodream.validity import is_replaced
 from nanodream.workspace import SOUL, USER
 
@@ -209,8 +210,8 @@ def holds(line: str, fact: str, *, correction: bool = False, context: str = "") 
 
 def _keeps(unit: str, fact: str, context: str) -> bool:
     theirs, ours = read(unit), read(fact)
-    if of_the_past(unit) != of_the_past(fact) or relations_in_subject(unit) != relations_in_subject(fact):
-        return False  # "used to live in Berlin", "User's sister lives in Berlin": not that the user lives there
+    if not claims_alike(unit, fact) or relations_in_subject(unit) != relations_in_subject(fact):
+        return False  # "used to live in Berlin", "might live in Berlin", "User's sister lives in Berlin"
     if theirs.positive != ours.positive or (theirs.modality and ours.modality and theirs.modality != ours.modality):
         return False
     implied = read(context).stems | values_of(context) if context else frozenset()

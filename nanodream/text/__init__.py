@@ -6,7 +6,8 @@ data files under `data/` (one word or row a line, `#` comments) that a person ca
 
 - `words`: `words(text)`, `content_words(text)`, `fact_key(text)` (the same fact in any order or case),
   `similarity(a, b)`, `jaccard(a, b)`, `covers(broad, narrow)` (says all the other says, never across a
-  negation), `tidy_sentence(text)`; `STOPWORDS`, `NEGATIONS`.
+  negation or a qualified claim), `claims_alike(a, b)` (neither says "might", "rarely", "former" or "was" where
+  the other does not), `tidy_sentence(text)`; `STOPWORDS`, `NEGATIONS`.
 - `sentences`: `sentences(text)`, the prose sentences of a message (code, quotes, code-like lines left out).
 - `person`: `third_person(sentence, subject)`, "I live in Lyon" restated as "User lives in Lyon".
 - `verbs`: `conjugate(verb)` (after "she"), `base_verb(word)` ("using", "sent" → "use", "send").

@@ -59,7 +59,7 @@ def covers(broad: str, narrow: str) -> bool:
     big, small = content_words(broad), content_words(narrow)
     extra = big - small
     return (len(small) >= 2 and small <= big and not extra & NEGATIONS and not extra & RELATIONS
-            and of_the_past(broad) == of_the_past(narrow))
+            and claims_alike(broad, narrow))
 
 
 # The people and animals in someone's life, and those the person deals with (data/relations.txt), with plurals.
@@ -72,6 +72,36 @@ _PAST_HABIT = re.compile(r"(?<!\bis\s)(?<!\bam\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bg
 def of_the_past(text: str) -> bool:
     """Whether the statement says what used to be so, which does not hold now."""
     return bool(_PAST_HABIT.search(text))
+
+
+# Words and two-word phrases that qualify a claim (data/qualifiers.tsv), by kind.
+_QUALIFIERS = {phrase: kind for phrase, kind in table("qualifiers")}
+_PRESENT_COPULA, _PAST_COPULA = frozenset({"is", "are", "am"}), frozenset({"was", "were"})
+
+
+@lru_cache(maxsize=16384)
+def qualifiers(text: str) -> frozenset[str]:
+    """The claims a statement makes besides its plain words: `doubt` ("might be"), `rarely`, `sometimes`,
+    `almost`, `former`, `refusal` ("refused to"), `past` ("used to")."""
+    said = words(text)
+    found = {_QUALIFIERS[word] for word in said if word in _QUALIFIERS}
+    found |= {_QUALIFIERS[pair] for pair in map(" ".join, zip(said, said[1:], strict=False)) if pair in _QUALIFIERS}
+    return frozenset(found | ({"past"} if of_the_past(text) else set()))
+
+
+def _copula_tense(text: str) -> str:
+    """"present" or "past" when the statement's copulas are all of one tense ("is", "was"), else ""."""
+    said = set(words(text))
+    present, past = bool(said & _PRESENT_COPULA), bool(said & _PAST_COPULA)
+    return "present" if present and not past else "past" if past and not present else ""
+
+
+def claims_alike(a: str, b: str) -> bool:
+    """Both statements make the same claims: the same qualifiers, and not one "is" where the other says "was"
+    ("User was a teacher" does not say the user is one; "Born in Berlin" says what "User was born in Berlin"
+    says)."""
+    tenses = {_copula_tense(a), _copula_tense(b)}
+    return qualifiers(a) == qualifiers(b) and not {"present", "past"} <= tenses
 
 
 

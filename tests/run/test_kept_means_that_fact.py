@@ -41,6 +41,22 @@ def file_line(path: str, anchor: str, line: str):
     ("User's timezone is UTC+2.", "User's manager's timezone is UTC+2."),
     ("User lives in Leipzig.", "User used to live in Leipzig."),
     ("User drives to work.", "User used to drive to work."),
+    # a claim qualified: doubt, rarity, almost, a former state, a refusal, the past tense
+    ("User is allergic to penicillin.", "User might be allergic to penicillin."),
+    ("User is allergic to penicillin.", "User may be allergic to penicillin."),
+    ("User is allergic to penicillin.", "User is probably allergic to penicillin."),
+    ("User might be allergic to penicillin.", "User is allergic to penicillin."),
+    ("User drinks coffee at work.", "User rarely drinks coffee at work."),
+    ("User eats meat.", "User hardly ever eats meat."),
+    ("User works from home.", "User sometimes works from home."),
+    ("User finished the Postgres migration.", "User almost finished the Postgres migration."),
+    ("User is a teacher.", "User is a former teacher."),
+    ("User smokes.", "User is an ex-smoker."),
+    ("User is a teacher.", "User was a teacher."),
+    ("User is allergic to penicillin.", "User was allergic to penicillin as a child."),
+    ("User eats meat.", "User refuses to eat meat."),
+    ("User deleted the release branch.", "User denied deleting the release branch."),
+    ("User migrated the billing database.", "User failed to migrate the billing database."),
 ])
 def test_a_line_that_says_otherwise_never_keeps_the_fact(fact, line):
     assert not holds(line, fact, context="user")
@@ -54,6 +70,9 @@ def test_a_line_that_says_otherwise_never_keeps_the_fact(fact, line):
     ("Project kiwi now deploys with Kubernetes, not Nomad.", "Project kiwi deploys with Kubernetes on host atlas",
      ""),
     ("The staging database moved to Postgres 17.", "Staging database: Postgres 17", ""),
+    ("User was born in Leipzig in May.", "Born in Leipzig in May", "user Identity"),
+    ("User's birthday is May 3.", "Birthday: May 3", "user Identity"),
+    ("User might move to Lisbon next year.", "Might move to Lisbon next year", "user"),
 ])
 def test_a_close_paraphrase_keeping_every_name_and_number_keeps_the_fact(fact, line, context):
     assert holds(line, fact, correction="not" in fact or "moved" in fact, context=context)
@@ -216,3 +235,14 @@ def test_a_correction_held_or_left_out_changes_nothing_and_a_rejection_keeps_the
     [proposal] = api.proposals(workspace).proposals
     assert api.reject(workspace, api.Selection(ref=proposal.id)).outcome == "rejected"
     assert rule in soul.read_text() and hostile not in soul.read_text()
+
+
+def test_a_hedged_line_is_no_keeping_and_the_model_is_asked_about_the_fact(workspace, serve):
+    write_history(workspace, [entry(1, "[permanent] User is allergic to penicillin.")])
+    before = snapshot(workspace)
+    server = serve([file_line("USER.md", "## Preferences\n", "Might be allergic to penicillin"),
+                    final("Filed it"), final("Done.")])
+    report = run_dream(workspace, llm_settings(server))
+    assert "1. [permanent] User is allergic to penicillin." in server.requests[2]["messages"][-1]["content"]
+    assert report.outcome != "committed" and read_cursor(workspace.cursor_file) == 0, report.reason
+    assert snapshot(workspace) == before

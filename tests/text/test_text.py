@@ -10,7 +10,7 @@ from nanodream.text.cjk import spaced_bigrams
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.stems import singular
 from nanodream.text.verbs import base_verb, conjugate
-from nanodream.text.words import covers, fact_key, similarity
+from nanodream.text.words import claims_alike, covers, fact_key, similarity
 
 
 def test_every_data_file_says_what_it_is_for_and_tables_have_even_rows():
@@ -59,6 +59,36 @@ def test_words_compare_as_facts_never_across_a_negation():
     assert not covers("Never run tests on Fridays", "Run tests on Fridays")
     assert not covers("Nothing is deployed on Fridays", "Is deployed on Fridays")
     assert similarity("the deploy runs nightly", "a deploy runs nightly") == 1.0
+
+
+@pytest.mark.parametrize(("broad", "qualifier", "narrow"), [
+    ("User {} allergic to penicillin", "might be", "User allergic to penicillin"),
+    ("User {} drinks coffee at work", "rarely", "User drinks coffee at work"),
+    ("User is a {} maths teacher", "former", "User is a maths teacher"),
+    ("The deploy {} finished before midnight", "almost", "The deploy finished before midnight"),
+    ("User {} to sign the contract", "refused", "User to sign the contract"),
+])
+def test_a_qualified_claim_never_covers_the_plain_one(broad, qualifier, narrow):
+    """Else a firm statement met after a hedged one would be skipped as already said."""
+    assert covers(broad.format("really"), narrow)
+    assert not covers(broad.format(qualifier), narrow) and not claims_alike(broad.format(qualifier), narrow)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("User was a teacher in Leipzig", "User is a teacher in Leipzig"),
+    ("User is allergic to nuts", "User was allergic to nuts as a child"),
+])
+def test_was_is_not_is(a, b):
+    assert not claims_alike(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Born in Leipzig", "User was born in Leipzig"),
+    ("User's birthday is in May", "Birthday in May"),
+    ("User might be allergic to nuts", "User may be allergic to nuts"),
+])
+def test_the_same_claim_said_another_way_is_alike(a, b):
+    assert claims_alike(a, b)
 
 
 @pytest.mark.parametrize(("word", "one"), [("invoices", "invoice"), ("policies", "policy"), ("class", "class"),

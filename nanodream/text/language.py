@@ -39,9 +39,10 @@ _ASCII_RUN = re.compile(r"[\x21-\x7e]+")
 _CJK_STOP = re.compile("[\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f]")
 
 
-def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
+def language_of(text: str, min_confidence: float = MIN_CONFIDENCE, *, min_letters: int = MIN_LETTERS) -> str:
     """The ISO 639-1 code of `text`'s language ("en", "de", "zh"), or `UNDETERMINED` when the model is less sure
-    than `min_confidence` (a caller that must not mistake a terse English line for Norwegian asks for more)."""
+    than `min_confidence` (a caller that must not mistake a terse English line for Norwegian asks for more) or the
+    text has fewer than `min_letters` letters (a caller about to consume a few words unread asks for fewer)."""
     prose = _prose(text)
     letters = len(_NOT_A_LETTER.sub("", prose))
     east_asian = None if prose.isascii() else _east_asian(prose, letters)
@@ -49,7 +50,7 @@ def language_of(text: str, min_confidence: float = MIN_CONFIDENCE) -> str:
         return east_asian
     labels, scores = _model().predict(prose, k=1) if letters else ([], [])
     likeliest = labels[0].removeprefix("__label__") if labels else UNDETERMINED
-    if labels and letters >= MIN_LETTERS and scores[0] >= min_confidence:
+    if labels and letters >= min_letters and scores[0] >= min_confidence:
         return likeliest
     # Too short or unsure: which language is a guess, but letters mostly of another script are not English.
     return likeliest if likeliest != "en" and not _mostly_latin(prose) else UNDETERMINED

@@ -235,6 +235,31 @@ def test_a_sentence_no_rule_files_in_another_language_leaves_the_message_waiting
     assert f"> {said}" in extraction.waiting
 
 
+def _short(said: str):
+    return BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said,
+                                                                                   "2026-10-01T10:00:00Z"))]))
+
+
+@pytest.mark.parametrize(("said", "language"), [("Zrób to jutro.", "pl"), ("Doe het nu.", "nl")])
+def test_a_few_words_of_a_language_without_rules_wait_for_a_model(said, language):
+    """Too few letters for the language model's usual verdict, yet it is sure: not English to the rules."""
+    extraction = _short(said)
+    assert extraction.for_model == {language: 1} and extraction.content == ""
+    assert f"> {said}" in extraction.waiting
+
+
+@pytest.mark.parametrize("said", ["C'est bon déjà.", "Sieht gut aus.", "Ça roule bien."])
+def test_a_few_words_of_a_language_with_rules_are_read_in_it_never_a_gist(said):
+    assert _short(said).content == "[skip] small talk"
+
+
+@pytest.mark.parametrize(("said", "content"), [("Use pnpm here.", "Talked about: Use pnpm here"),
+                                               ("Run it again.", "[skip] small talk")])
+def test_a_few_english_words_read_as_before(said, content):
+    extraction = _short(said)
+    assert extraction.for_model == {} and extraction.content == content
+
+
 def test_ingest_and_the_builtin_run_turn_a_few_chat_sessions_into_double_digit_memory(workspace):
     result = runner.invoke(app, ["ingest", str(FIXTURES / "first-person-chat.jsonl"), "-w", str(workspace.root)])
     assert result.exit_code == 0, result.output

@@ -96,8 +96,11 @@ class BuiltinExtractor:
             fact = classify(sentence, message.speaker, day, errand) or _remembered(said, index, english)
             if fact is None and short:
                 fact = _in_another_language(sentence)
+            sure = language_of(sentence, FOREIGN_CONFIDENCE, min_letters=0) if short and fact is None else "en"
             if fact is not None:
                 filed[index] = fact
+            elif sure not in RULE_LANGUAGES:  # a few words the model is sure of ("c'est bon déjà"): read in theirs
+                foreign = sure if statements.read([sentence], sure).unread else foreign
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
                 other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
                 if other in RULE_LANGUAGES:

@@ -105,6 +105,15 @@ def test_a_rule_set_in_one_file_or_fix_is_no_standing_rule_and_one_set_in_a_kind
     assert "- Always run gofmt before committing in Go files." in soul
 
 
+def test_a_rule_for_the_project_itself_stands_and_one_for_a_day_does_not(workspace, tmp_path):
+    """"This repo" is the project the person works in, which lasts; "today" was a date by the time it was read."""
+    said(workspace, tmp_path, ["In this repo, always use pnpm.", "Never push to main directly in this codebase.",
+                               "Never deploy the billing API today.", "Do not commit this yet in this repo."])
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert "- Always use pnpm in this repo." in soul and "- Never push to main directly in this codebase." in soul
+    assert "billing" not in soul and "commit" not in soul
+
+
 def test_a_rule_typed_under_a_long_fenced_trace_is_read_and_the_trace_is_not(workspace, tmp_path):
     frames = "\n".join(f"\tat com.shop.cart.Step{n}.run(Step{n}.java:{n + 10})" for n in range(9))
     lines = said(workspace, tmp_path, [f"```\nException in thread \"main\" java.lang.NullPointerException\n{frames}\n"

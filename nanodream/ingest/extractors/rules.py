@@ -257,7 +257,10 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
     person said it stands ("from now on")."""
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
-    if not standing and (_DEICTIC.search(_first_clause(rule)) or _SCOPED.search(rule) and not _GENERAL.match(rule)):
+    lasting = _LASTING_PLACE.sub(" ", rule)  # "always use pnpm in this repo": "this" is the project, which lasts
+    one_day = said is not None and _ONE_DAY.search(said.spoken or said.sentence)  # "today" is a date by now
+    if not standing and (one_day or _DEICTIC.search(_first_clause(lasting))
+                         or _SCOPED.search(rule) and not _GENERAL.match(rule)):
         return None
     if _GERUND_RULE.match(rule):
         return None  # "always explaining what's the purpose": the rest of a sentence, not an instruction

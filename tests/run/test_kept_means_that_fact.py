@@ -158,14 +158,22 @@ def test_a_fact_in_the_wrong_file_is_asked_about_once_then_committed_with_a_warn
     assert api.status(workspace).to_json()["last_success"]["misfiled"] == report.misfiled
 
 
-def test_a_statement_is_never_kept_by_an_order_in_soul(workspace, serve):
-    write_history(workspace, [entry(1, "[durable] Spare parts are ordered from Rotor Ltd every Wednesday.")])
+@pytest.mark.parametrize(("fact", "path", "anchor", "line", "asked"), [
+    ("[durable] Spare parts are ordered from Rotor Ltd every Wednesday.", "SOUL.md", "## Rules\n",
+     "Order spare parts from Rotor Ltd every Wednesday.", "only as an order"),
+    ("[permanent] User is allergic to penicillin.", "USER.md", "## Preferences\n", "Might be allergic to penicillin",
+     "1. [permanent] User is allergic to penicillin."),
+])
+def test_a_line_that_does_not_keep_the_fact_is_asked_about_and_lands_nothing(workspace, serve, fact, path, anchor,
+                                                                             line, asked):
+    """An order in SOUL.md for a statement, a hedged line for a plain fact."""
+    write_history(workspace, [entry(1, fact)])
     before = snapshot(workspace)
-    server = serve([file_line("SOUL.md", "## Rules\n", "Order spare parts from Rotor Ltd every Wednesday."),
-                    final("Filed it"), final("Done.")])
+    server = serve([file_line(path, anchor, line), final("Filed it"), final("Done.")])
     report = run_dream(workspace, llm_settings(server))
-    assert report.outcome == "model-no-op", report.reason
-    assert "only as an order" in report.reason and snapshot(workspace) == before
+    assert asked in server.requests[2]["messages"][-1]["content"]
+    assert report.outcome == "model-no-op" and read_cursor(workspace.cursor_file) == 0, report.reason
+    assert snapshot(workspace) == before
 
 
 # a correction replaces only its own line -------------------------------------------------------------------
@@ -236,13 +244,3 @@ def test_a_correction_held_or_left_out_changes_nothing_and_a_rejection_keeps_the
     assert api.reject(workspace, api.Selection(ref=proposal.id)).outcome == "rejected"
     assert rule in soul.read_text() and hostile not in soul.read_text()
 
-
-def test_a_hedged_line_is_no_keeping_and_the_model_is_asked_about_the_fact(workspace, serve):
-    write_history(workspace, [entry(1, "[permanent] User is allergic to penicillin.")])
-    before = snapshot(workspace)
-    server = serve([file_line("USER.md", "## Preferences\n", "Might be allergic to penicillin"),
-                    final("Filed it"), final("Done.")])
-    report = run_dream(workspace, llm_settings(server))
-    assert "1. [permanent] User is allergic to penicillin." in server.requests[2]["messages"][-1]["content"]
-    assert report.outcome != "committed" and read_cursor(workspace.cursor_file) == 0, report.reason
-    assert snapshot(workspace) == before

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sentencex import segment
 
 from nanodream.text import structure
+from nanodream.text.lists import wordlist
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s|^\s*[=-]{3,}\s*$")
@@ -55,7 +56,8 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
     for block in prose_blocks(text):
         for sentence in segment("en" if english else language, block):
             if english:
-                yield from _with_settings([part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()])
+                parts = [part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()]
+                yield from _with_settings(_with_contrasts(parts))
             elif sentence.strip():
                 yield sentence.strip()
 
@@ -64,6 +66,24 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
 # commit messages, never …". It is no statement of its own: cut from what follows, the rule would hold everywhere.
 SETTING_OPENERS = r"(?:in|on|for|when|whenever|while|if|after|before|during|with|within|inside|once)\b"
 _SETTING = re.compile(rf"^{SETTING_OPENERS}[^,.!?;:]*$", re.IGNORECASE)
+
+
+# "…, never npm": a contrast that borrows the verb of the rule before it ("always use pnpm").
+_CONTRAST = re.compile(r"^(?:always|never|not)\s+(?P<first>[\w'’-]+)(?:\s+[\w'’-]+){0,2}[.!]?$", re.IGNORECASE)
+_VERBS = wordlist("imperatives")
+
+
+def _with_contrasts(parts: list[str]) -> list[str]:
+    """The parts of a sentence, each contrast without a verb of its own joined back to the rule it contrasts: cut
+    off, "never npm" would be filed as a rule that says nothing."""
+    joined: list[str] = []
+    for part in parts:
+        contrast = _CONTRAST.match(part)
+        if joined and contrast is not None and contrast.group("first").lower() not in _VERBS:
+            joined[-1] = f"{joined[-1]}, {part}"
+        else:
+            joined.append(part)
+    return joined
 
 
 def _with_settings(parts: list[str]) -> Iterator[str]:

@@ -465,3 +465,18 @@ def test_a_rule_said_without_a_verb_lands_in_soul_and_a_statement_that_nothing_e
     soul = (workspace.root / "SOUL.md").read_text(encoding="utf-8")
     assert "No force pushes to shared branches." in soul and "No more than two emoji per reply." in soul
     assert "backups" not in soul and "mind" not in soul.lower()
+
+
+@pytest.mark.parametrize(("said", "filed"), [
+    ("Always use pnpm, never npm.", "[permanent] Always use pnpm, never npm."),
+    ("In Go files, always use tabs, never spaces.", "[permanent] Always use tabs, never spaces in Go files."),
+    ("Always answer briefly, never with bullet lists.", "[permanent] Always answer briefly, never with bullet lists."),
+])
+def test_a_contrast_without_its_own_verb_stays_with_its_rule(said, filed):
+    """Cut off, "Never npm." would be a rule that says nothing."""
+    assert _short(said).content == filed
+
+
+def test_a_second_rule_with_its_own_verb_is_its_own_line():
+    assert _short("Always reply in English; never use emojis.").content.splitlines() == [
+        "[permanent] Always reply in English.", "[permanent] Never use emojis."]

@@ -27,6 +27,7 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 
+from nanodream import clock
 from nanodream.backlog.history import read_cursor
 from nanodream.cli import app
 from nanodream.config import ConfigError, Settings
@@ -133,9 +134,12 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def start_worker(redis_url: str, config: Path, *, slow: float | None = None, burst: bool = True,
-                 env: dict[str, str] | None = None) -> subprocess.Popen:
-    """A `nanodream fleet worker` process; `slow`: through tests/support/fleet_driver.py (slow AppendEngine dreams)."""
-    program = ["-m", "tests.support.fleet_driver", str(slow)] if slow is not None else ["-m", "nanodream"]
+                 env: dict[str, str] | None = None, pinned: datetime | None = None) -> subprocess.Popen:
+    """A `nanodream fleet worker` process; `slow`: through tests/support/fleet_driver.py (slow AppendEngine dreams);
+    `pinned`: through tests/support/pinned_main.py, its clock pinned to that moment."""
+    program = (["-m", "tests.support.fleet_driver", str(slow)] if slow is not None
+               else ["-m", "tests.support.pinned_main", pinned.isoformat()] if pinned is not None
+               else ["-m", "nanodream"])
     argv = [sys.executable, *program, "fleet", "worker", "--redis", redis_url, "--config", str(config)]
     return subprocess.Popen(argv + (["--burst"] if burst else []), cwd=REPO, env=env or child_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -336,7 +340,7 @@ def _record(ws: Workspace, when: datetime, *, batches: int = 1, cost: float | No
 def test_quotas_hold_workspaces_back_at_enqueue_and_in_the_job(tmp_path, redis_url, redis):
     used_runs, used_money, fresh, unknown_cost = make_workspaces(tmp_path / "agents", 4)
     config = fleet_config(tmp_path, max_runs_per_day=2, max_cost_per_day=0.5)
-    now = datetime.now(UTC)
+    now = datetime(2026, 6, 15, 0, 10, tzinfo=UTC)  # pinned, here and in the worker: "today" is one day for both
     _record(used_runs, now - timedelta(minutes=5))
     _record(used_runs, now - timedelta(minutes=1))
     _record(used_money, now - timedelta(minutes=1), cost=0.6)
@@ -345,7 +349,8 @@ def test_quotas_hold_workspaces_back_at_enqueue_and_in_the_job(tmp_path, redis_u
     _record(fresh, now, batches=0, outcome="busy")  # never reached the model
     _record(unknown_cost, now, cost=None)  # an unknown cost counts as 0
 
-    swept = enqueue(redis_url, config, tmp_path / "agents")
+    with clock.pinned(now):
+        swept = enqueue(redis_url, config, tmp_path / "agents")
     assert sorted(swept["enqueued"]) == sorted([str(fresh.root), str(unknown_cost.root)])
     held = {q["workspace"]: q["reason"] for q in swept["over_quota"]}
     assert held == {str(used_runs.root): "quota: 2 of 2 dreams today (UTC) used",
@@ -353,7 +358,7 @@ def test_quotas_hold_workspaces_back_at_enqueue_and_in_the_job(tmp_path, redis_u
 
     _record(fresh, now)  # two manual dreams after the sweep: the job must see the quota is spent
     _record(fresh, now)
-    finish(start_worker(redis_url, config))
+    finish(start_worker(redis_url, config, pinned=now))
     results = job_results(redis)
     assert results[str(fresh.root)]["outcome"] == "over-quota" and not dream_commits(fresh)
     assert results[str(unknown_cost.root)]["outcome"] == "committed"

@@ -69,7 +69,7 @@ _SETTING = re.compile(rf"^{SETTING_OPENERS}[^,.!?;:]*$", re.IGNORECASE)
 
 
 # "…, never npm": a contrast that borrows the verb of the rule before it ("always use pnpm").
-_CONTRAST = re.compile(r"^(?:always|never|not)\s+(?P<first>[\w'’-]+)(?:\s+[\w'’-]+){0,2}[.!]?$", re.IGNORECASE)
+_CONTRAST = re.compile(r"^(?:always|never)\s+(?P<first>[\w'’-]+)(?:\s+[\w'’-]+){0,2}[.!]?$", re.IGNORECASE)
 _VERBS = wordlist("imperatives")
 
 

@@ -104,8 +104,6 @@ def claims_alike(a: str, b: str) -> bool:
     return qualifiers(a) == qualifiers(b) and not {"present", "past"} <= tenses
 
 
-
-
 _HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 

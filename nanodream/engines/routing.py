@@ -103,11 +103,15 @@ def _prohibits(text: str) -> bool:
     return bool(_NOTHING_OF.match(text)) and not _STATES.intersection(words(text))
 
 
+# A courtesy before an instruction: "Please never push to main" instructs as "Never push to main" does.
+_POLITE = re.compile(r"^(?:please|pls|kindly)\b\s*,?\s*", re.IGNORECASE)
+
+
 def instructs_agent(text: str) -> bool:
     """True when the sentence tells the agent how to behave: "Always …", "Agent should …", "You must …",
     an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
     """
-    rest = CONDITIONAL_CLAUSE.sub("", text.strip(), count=1)
+    rest = _POLITE.sub("", CONDITIONAL_CLAUSE.sub("", text.strip(), count=1), count=1)
     if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest) or _prohibits(rest):
         return True
     tokens = rest.split(maxsplit=1)
@@ -134,6 +138,9 @@ def route_fact(text: str) -> Route:
         return Route(SOUL, "Identity")
     if instructs_agent(text):
         return Route(SOUL, "Tool use" if _TOOL_USE.search(text) else "Rules")
+    english = kind_of(text, "en")  # what ingest files from English's data file: "Remember to always …"
+    if english is not None and english.kind == RULE:
+        return Route(SOUL, english.section)
     foreign = _in_its_language(text)
     if foreign is not None:
         return foreign

@@ -109,6 +109,14 @@ class Cues:
         """Where the earliest cue starts in `tokens` (-1: none is there)."""
         return self.span(tokens)[0]
 
+    def bounds(self, tokens: list[str]) -> tuple[int, int]:
+        """Where the earliest cue starts and where it ends, in words (characters); (-1, -1): none is there."""
+        start, _, after = self.span(tokens)
+        if start < 0:
+            return -1, -1
+        rest = len(after) if self.characters else len(after.split())
+        return start, len(tokens) - rest
+
     def within(self, tokens: list[str], opening: int) -> bool:
         """A cue starting among the first `opening` words (characters), or anywhere when `opening` is 0."""
         start = self.at(tokens)
@@ -158,8 +166,9 @@ class Language:
         return self.cues[name]
 
 
-_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "remember_this", "idioms", "addressed",
-                   "always"),
+_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "not_standing", "remember_this", "idioms",
+                   "addressed", "always"),
+          "reply": ("languages", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
@@ -225,7 +234,7 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     if points_back(sentence, spec):
         return None  # "Merk dir das.": says nothing of its own (`read` files the sentence before it)
     tokens = spec.tokens(sentence)
-    standing = spec["rule.standing"].at(tokens) >= 0
+    standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
         return None
     unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
@@ -269,6 +278,8 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     opening = spec.rule.get("opening", 3)
     if spec["rule.idioms"].within(tokens, opening):
         return False
+    if _answers_in_a_language(tokens, spec):
+        return True
     cue = spec["rule.cues"].at(tokens)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
         return True  # "I need you to always …": the person asks it of the agent, whatever the subject
@@ -280,6 +291,30 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     if not 0 <= cue < opening or 0 <= subject < cue:
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+# How far apart a verb of answering and the language it names may be: "antworte mir bitte auf Deutsch" (two words),
+# "请用中文和我对话" (two characters); further apart, the words between are an errand's object ("reply to the email
+# from the landlord in German").
+REPLY_GAP = {False: 2, True: 4}
+
+
+def _answers_in_a_language(tokens: list[str], spec: Language) -> bool:
+    """The language the person wants answers in ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话"): how the
+    agent speaks to them from then on, a rule without "always". A verb of answering (`reply.verbs`) next to a
+    language (`reply.languages`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
+    subject of a statement before the verb unless the person addresses the agent ("I want you to …")."""
+    verb = spec["reply.verbs"].bounds(tokens)
+    language = spec["reply.languages"].bounds(tokens)
+    if verb[0] < 0 or language[0] < 0:
+        return False
+    gap = language[0] - verb[1] if verb[0] < language[0] else verb[0] - language[1]
+    if gap > REPLY_GAP[spec.characters]:
+        return False
+    if spec["reply.not_after"].ends(tokens[:min(verb[0], language[0])]):
+        return False  # "your answer in Spanish", "你的中文回答": an answer spoken of, not asked for
+    subject = spec["rule.subjects"].at(tokens)
+    return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
 
 
 def points_back(sentence: str, spec: Language) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nanodream.engines.routing import (
+    Route,
     instructs_agent,
     parse_untitled_procedure,
     route_fact,
@@ -100,9 +101,18 @@ def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
     "If a command fails twice, stop and explain why.",
     "You should quote error messages verbatim.",
     "Replies must stay in plain text, no tables.",
+    "Please never push to main.",  # a courtesy before it: an instruction still
+    "Kindly, keep answers short.",
 ])
 def test_instructions_to_the_agent_are_recognised_by_mood_and_addressee(text):
     assert instructs_agent(text) and route_fact(text).path == SOUL
+
+
+@pytest.mark.parametrize("text", ["Please answer in Spanish.", "Talk to me in French.", "Schreibe alles auf Deutsch.",
+                                  "한글로 답변해줘."])
+def test_the_language_the_person_wants_answers_in_is_a_rule_of_soul(text):
+    """A host or an earlier ingest may file it as a tagged line: it goes where ingest's own reading sends it."""
+    assert route_fact(text) == Route(SOUL, "Rules")
 
 
 @pytest.mark.parametrize(("text", "path"), [

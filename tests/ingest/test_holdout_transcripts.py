@@ -114,10 +114,17 @@ _OTHER_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7
 
 
 def _ends_mid_sentence(line: str) -> bool:
-    if not re.search(r"[.!)\"'”’]$", line):
+    if not re.search(r"[.!)\"'”’。！]$", line):
         return True
     last = re.findall(r"[\w'-]+", line)
     return bool(last) and last[-1].lower() in _DANGLING
+
+
+def _mixed_scripts(line: str) -> bool:
+    """A line in Chinese, Japanese or Korean is the person's own words (issue 45: filed in their language); one
+    mostly in Latin letters holding those scripts is English left half translated."""
+    other = len(_OTHER_SCRIPT.findall(line))
+    return bool(other) and len(re.findall(r"[A-Za-z]", line)) >= other
 
 
 INTERFACE = {
@@ -129,7 +136,7 @@ INTERFACE = {
         lambda file, line: file != "SOUL.md" and bool(_ADDRESSED.search(line)),
     "holds no code, backticks, paths or URLs (USER.md, SOUL.md)":
         lambda file, line: file != "memory/MEMORY.md" and bool(_CODE.search(line)),
-    "holds no untranslated Chinese, Japanese or Korean": lambda file, line: bool(_OTHER_SCRIPT.search(line)),
+    "an English line holds no untranslated Chinese, Japanese or Korean": lambda file, line: _mixed_scripts(line),
 }
 
 

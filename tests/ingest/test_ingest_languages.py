@@ -139,3 +139,17 @@ def test_the_name_the_person_gives_the_agent_lands_in_soul_under_identity(worksp
     identity = soul.split("## Identity", 1)[1].split("\n## ", 1)[0]
     assert name in identity, soul
     assert name not in (workspace.root / "USER.md").read_text()
+
+
+# The language the person wants answers in, asked once without "always" (issue 45's explicit rules).
+REPLY_IN = [("en", "Please answer in Spanish."), ("de", "schreibe alles auf deutsch"), ("ko", "한글로 답변해줘."),
+            ("zh", "中文对话"), ("ja", "日本語で回答してください。"), ("pt", "Responda em português.")]
+
+
+@pytest.mark.parametrize(("code", "said"), REPLY_IN)
+def test_the_language_the_person_wants_answers_in_lands_in_soul_as_a_rule(workspace, tmp_path, code, said):
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    rules = (workspace.root / "SOUL.md").read_text().split("## Rules", 1)[1].split("\n## ", 1)[0]
+    assert said.rstrip(".。")[:8].lower() in rules.lower(), rules
+    assert said[:8] not in (workspace.root / "USER.md").read_text() + (workspace.root / "memory/MEMORY.md").read_text()

@@ -240,3 +240,54 @@ def test_a_this_after_unless_is_the_rules_own_act_not_one_piece_of_work(code, se
     assert found is not None and found.kind == RULE
     scoped = {"zh": "这个分支不要删除。", "de": "Lösche diesen Branch nicht.", "es": "No borres esta rama."}[code]
     assert statement(scoped, language(code)) is None
+
+
+# The language the person wants answers in, asked without "always": how the agent speaks to them from then on.
+REPLY_LANGUAGE = [
+    ("en", "Please answer in Spanish."),
+    ("en", "Talk to me in French."),
+    ("de", "Schreibe alles auf Deutsch."),
+    ("de", "Antworte mir bitte auf Englisch."),
+    ("fr", "Réponds-moi en français, s'il te plaît."),
+    ("es", "Contéstame en español."),
+    ("pt", "Responda em português."),
+    ("zh", "中文对话"),
+    ("zh", "请用中文回复。"),
+    ("ja", "日本語で回答してください。"),
+    ("ko", "한글로 답변해줘."),
+    ("ko", "모든 답변은 한국어로 해주세요."),
+    ("vi", "Trả lời bằng tiếng Việt nhé."),
+]
+
+
+@pytest.mark.parametrize(("code", "sentence"), REPLY_LANGUAGE)
+def test_asking_for_answers_in_a_language_is_a_standing_rule(code, sentence):
+    found = statement(sentence, language(code))
+    assert found is not None, sentence
+    assert (found.kind, found.section, found.text) == (RULE, "Rules", statements.tidy(sentence))
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("en", "Can you answer in Spanish?"),  # a question
+    ("en", "Reply to the email from the landlord in German."),  # one errand, its object between
+    ("en", "Your answer in Spanish had a typo."),  # an answer spoken of, not asked for
+    ("en", "Translate the readme into French."),
+    ("de", "Ich antworte meinen Kunden auf Englisch."),  # the person's own habit
+    ("de", "Übersetze die Datei auf Englisch."),
+    ("zh", "给这个函数加中文注释。"),  # this function: one task
+    ("ja", "このメールを英語で書いてください。"),  # this mail, and writing it is no answer
+    ("ko", "그는 영어로 대답했어요."),  # someone else
+    ("es", "Mi jefe me contesta en inglés."),
+])
+def test_a_language_named_beside_an_errand_or_a_report_is_no_rule(code, sentence):
+    assert statement(sentence, language(code)) is None
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("ja", "今後のための記録とします。"),  # "I'll keep it as a record for the future"
+    ("ja", "今後の予定をまとめてください。"),  # "sum up the plans ahead"
+    ("zh", "整理一下今后的计划。"),  # "sort out the plans ahead"
+])
+def test_from_now_on_used_as_future_of_a_noun_is_no_standing_rule(code, sentence):
+    """"今後の" and "今后的" name what lies ahead; only "今後は" / "今后请…" make a request last."""
+    assert statement(sentence, language(code)) is None

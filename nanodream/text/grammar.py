@@ -84,6 +84,21 @@ def not_after(*auxiliaries: str) -> str:
     return alternation([form for auxiliary in auxiliaries for form in _negated_forms(auxiliary)])
 
 
+# A negated auxiliary typed without its apostrophe ("cant", "isnt", "didnt"), and its form with one.
+_UNMARKED = {form.replace("'", ""): form for forms in _AUXILIARIES.values() for form in forms if "'" in form}
+_UNMARKED_WORD = re.compile(rf"\b(?:{'|'.join(sorted(_UNMARKED, key=len, reverse=True))})\b", re.IGNORECASE)
+
+
+def with_apostrophes(text: str) -> str:
+    """`text` with each negated auxiliary typed without its apostrophe written with one ("i cant log in" → "i can't
+    log in"), so a rule that reads "can't" reads it whatever the keyboard: never "User cants log in"."""
+    def marked(match: re.Match[str]) -> str:
+        form = _UNMARKED[match.group(0).lower()]
+        return form[:1].upper() + form[1:] if match.group(0)[:1].isupper() else form
+
+    return _UNMARKED_WORD.sub(marked, text)
+
+
 DO_NOT = not_after("do")
 # What opens an order not to do something: "never …", "don't …", "do not …"; as single words ("never", "don't",
 # "dont"), for a reader that looks at an order's first word.

@@ -13,6 +13,14 @@ from nanodream.text.lists import wordlist
 from nanodream.text.verbs import THIRD_PERSON, conjugate
 
 ADVERBS = wordlist("adverbs")  # words that may stand between "I" and its verb
+_LY_VERBS = wordlist("ly-verbs")
+
+
+def is_adverb(word: str) -> bool:
+    """A word that may stand between "I" and its verb: a listed one, or any "-ly" word of five letters or more that
+    is no verb ("I desperately need …" is "User desperately needs …", never "User desperatelies need …")."""
+    word = word.lower()
+    return word in ADVERBS or len(word) >= 5 and word.endswith("ly") and word not in _LY_VERBS
 _LEAD = re.compile(r"^(?:i(?P<short>['’](?:m|ve|d|ll))\b(?P<after>.*)|i\s+(?P<rest>.*)|my\s+(?P<owned>.*))$",
                    re.IGNORECASE | re.DOTALL)
 _LATER = [  # pronouns after the opening, in the order they must be replaced ("I'm" before "I")
@@ -44,7 +52,7 @@ def _agree(rest: str) -> str:
     words = rest.split(" ")
     for index, word in enumerate(words):
         bare = word.lower().strip(",")
-        if bare in ADVERBS:
+        if is_adverb(bare):
             continue
         core = word.rstrip(",:;")
         words[index] = conjugate(core) + word[len(core):]  # "I like: dark mode, …" → "likes:"

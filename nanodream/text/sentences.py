@@ -31,7 +31,7 @@ _CODE_CHARS = frozenset("{}[]();=<>/\\`$|")
 _SENTENCE_END = re.compile(r"[.!?:;)\"'”]\s*$")
 # A wrapped line that starts a new statement of the person's (dictated lines carry no full stops).
 _STATEMENT_START = re.compile(r"^(?:I|i|I['’](?:m|ve|d|ll)|i['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b")
-_PERSON = r"(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll)|[Oo]ur)\b"
+_PERSON = r"(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll)|[Oo]ur)\b(?!\.\w)"  # "i.e." is no "I"
 _STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:always|never)\b|please don['’]?t)"
 # Where one sentence holds two statements: "… and I live in Rotterdam", "Quick note: my …", "…; never push",
 # "…, and from now on never add co-author trailers", "My name is Ana, your name is Mo".
@@ -130,8 +130,26 @@ def statement_lists(text: str) -> list[list[str]]:
     return found
 
 
+# An item number inside a line ("…, 2. I love chocolate, 3. …"): a comma or semicolon and a space before it.
+_ITEM_NUMBER = re.compile(r"(?:^\s*|[,;]?\s+)(?P<number>\d{1,2})[.)]\s+")
+
+
+def _enumerated(line: str) -> list[str]:
+    """A list typed on one line ("1. eggs for breakfast, 2. I love chocolate, 3. allergic to nuts"): its items as
+    the lines of a list, numbered one after the other from 1; any other line as it is."""
+    cuts: list[re.Match[str]] = []
+    for match in _ITEM_NUMBER.finditer(line):
+        if int(match.group("number")) == len(cuts) + 1 and (cuts or match.start() == 0):
+            cuts.append(match)
+    if len(cuts) < 2:
+        return [line]
+    ends = [match.start() for match in cuts[1:]] + [len(line)]
+    return [f"{number}. {line[match.end():end].strip()}" for number, (match, end) in enumerate(zip(cuts, ends,
+                                                                                                   strict=True), 1)]
+
+
 def _blocks(text: str) -> list[_Block]:
-    lines = _own_words(text.splitlines())
+    lines = [item for line in _own_words(text.splitlines()) for item in _enumerated(line)]
     left_out = structure.pasted(lines) | {index for block in structure.key_values(lines) for index in block.lines}
     blocks: list[_Block] = []
     current: list[str] | None = None

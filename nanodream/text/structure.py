@@ -84,11 +84,18 @@ TYPED_CHARS = 2000
 
 def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str:
     """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it):
-    its known announcements and event lines, and any of the `recurring` lines (`recurring_lines`)."""
+    its known announcements and event lines, any of the `recurring` lines (`recurring_lines`), and the mentions it
+    opens with in a group chat."""
     if _HARNESS_MESSAGE.match(text):
         return ""
-    return "\n".join(line for line in text.splitlines()
+    kept = "\n".join(line for line in text.splitlines()
                      if not _HARNESS_LINE.match(line) and _normal(line) not in recurring)
+    return _MENTIONS.sub("", kept, count=1)
+
+
+# The bot a message in a group chat is addressed to ("@_user_1 不要再发了", "@mybot, always …"): who it is for, not
+# what it says.
+_MENTIONS = re.compile(r"^\s*(?:@[\w.-]+[\s,:，：]+)+(?=\S)")
 
 
 # A harness writes the same notes into many of the person's turns ("To send an image back, prefer the message

@@ -194,6 +194,30 @@ def test_first_person_becomes_third_person_with_agreeing_verbs():
     assert third_person("I watch films and I fix bikes", "Ada") == "Ada watches films and they fix bikes"
     assert third_person("I don't like coffee", "User") == "User doesn't like coffee"
     assert third_person("Imagine that", "User") is None
+    assert third_person("I desperately want a quieter inbox", "User") == "User desperately wants a quieter inbox"
+    assert third_person("I reply to email every morning", "User") == "User replies to email every morning"
+
+
+@pytest.mark.parametrize("said", [
+    "I desperately need to create space on my Gmail inbox",  # an adverb in "-ly" before the verb, then a need
+    "i cant log in to many request error",  # "can't" typed without its apostrophe
+    "I have set everything up, so the whole system is operational.",  # "have set": done just now
+    "I have read the docs twice.",
+    "I like everything that you're doing.",  # praise for this conversation, no lasting taste
+    "I really love how you explained that.",
+])
+def test_what_happened_or_praise_for_the_agent_is_no_fact_about_the_person(said):
+    assert classify(said) is None
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I gladly use vim for everything.", "User gladly uses vim for everything"),
+    ("im a nurse in Leeds", "User is a nurse in Leeds"),  # "I'm" typed without its apostrophe
+    ("I love hiking in the Alps.", "User loves hiking in the Alps"),
+])
+def test_a_lasting_fact_typed_loosely_is_still_filed(said, fact):
+    found = classify(said)
+    assert found is not None and found.text == fact
 
 
 def test_statements_spliced_with_commas_are_each_filed():

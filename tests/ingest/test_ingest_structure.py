@@ -86,6 +86,16 @@ def test_a_list_the_rules_would_file_in_part_waits_for_a_model_whole(workspace, 
     assert (status.waiting_for_model, status.waiting_languages) == (1, {"en": 1})
 
 
+def test_answers_typed_as_a_numbered_list_on_one_line_are_a_list_filed_whole_or_not_at_all(workspace, tmp_path):
+    """Answers to the agent's questions, "1. …, 2. …" on one line: some items are statements the rules read, others
+    not ("Allergic to nuts" has no subject), so the message waits for a model whole instead of losing half."""
+    lines = said(workspace, tmp_path, ["1. Eggs or yogurt for breakfast, 2. I love chocolate and should quit it, "
+                                       "3. Allergic to nuts and fruits, 4. Mostly cook at home"])
+    assert lines == []
+    status = api.status(workspace.root, BUILTIN).status
+    assert (status.waiting_for_model, status.waiting_languages) == (1, {"en": 1})
+
+
 def test_an_instruction_for_one_piece_of_work_is_no_standing_rule(workspace, tmp_path):
     said(workspace, tmp_path, ["The dashboard shows stale numbers after login, can you fix it? Avoid caching "
                                "responses.", "Don't touch the migration files for the billing fix.",

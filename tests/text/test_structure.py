@@ -133,6 +133,25 @@ def test_a_list_of_fragments_is_one_text_with_its_lead_and_a_list_of_statements_
     assert apart == ["About me:", "I prefer short commit messages", "I have a dog named Bruno"]
 
 
+def test_a_list_typed_on_one_line_is_a_list_and_an_abbreviation_is_no_sentence_of_its_own():
+    from nanodream.text.sentences import statement_lists
+
+    typed = "1. Eggs or yogurt for breakfast, 2. I love chocolate, 3. Allergic to nuts and fruits"
+    items = ["Eggs or yogurt for breakfast", "I love chocolate", "Allergic to nuts and fruits"]
+    assert list(sentences(typed)) == items and statement_lists(typed) == [items]
+    assert list(sentences("It took 1.5 hours, 2. Then we left.")) == ["It took 1.5 hours, 2.", "Then we left."]
+    assert list(sentences("Send the plan daily, i.e. a 30 min walk.")) == ["Send the plan daily, i.e. a 30 min walk."]
+
+
+def test_the_bot_a_group_message_is_addressed_to_is_not_part_of_it():
+    from nanodream.text.structure import the_persons_words
+
+    assert the_persons_words("@_user_1 stop 不要再发笑话了") == "stop 不要再发笑话了"
+    assert the_persons_words("@helper, @ops: always answer in German") == "always answer in German"
+    assert the_persons_words("write to ana@example.com") == "write to ana@example.com"
+    assert the_persons_words('@app.get("/")\ndef index(): ...').startswith("@app.get")  # code keeps its decorator
+
+
 def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
     from nanodream.text.structure import the_persons_words
 

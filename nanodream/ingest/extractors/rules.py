@@ -41,10 +41,11 @@ from nanodream.text.grammar import (
     PROHIBITION,
     PROHIBITION_WORDS,
     not_after,
+    with_apostrophes,
 )
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
-from nanodream.text.person import ADVERBS, third_person
+from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
@@ -379,8 +380,13 @@ _PREFERENCE = re.compile(
     re.IGNORECASE)
 
 
+# A liking whose object is the agent's own work: praise (or blame) for this conversation, no lasting taste.
+_THE_AGENTS_WORK = re.compile(r"^\S+(?:\s+\S+){1,3}?\s+(?:everything|all|what|how|it|this|that|the way)\b[^.!?]*"
+                              r"\b(?:you|you['’](?:re|ve)|your)\b", re.IGNORECASE)
+
+
 def preference(said: Said) -> Fact | None:
-    if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence):
+    if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence) or _THE_AGENTS_WORK.match(said.sentence):
         return None
     text = said.about()
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
@@ -600,11 +606,11 @@ def _lasting(sentence: str) -> bool:
     busy = owner is not None and owner.group(0).strip().lower() == "i"  # "we have been running X": how it stands
     words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())[:6]
     for index, word in enumerate(words):
-        if (word in ADVERBS or word == "not") and word not in _NOT_LASTING:
+        if (is_adverb(word) or word == "not") and word not in _NOT_LASTING:
             continue
-        after = next((later for later in words[index + 1:] if later not in ADVERBS), "")
-        if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST):
-            return False  # "we have (recently) produced …": done just now
+        after = next((later for later in words[index + 1:] if not is_adverb(later)), "")
+        if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST or after in SAME_IN_PAST):
+            return False  # "we have (recently) produced …", "I have set everything up": done just now
         if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
             return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
@@ -751,6 +757,8 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
 _DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick thing|one thing|also|and|like|yeah|"
                             r"right|anyway)\s+)+(?=(?:I|I['’]m|my|we)\b)", re.IGNORECASE)
 _LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
+# "im", "ive": "I'm", "I've" typed without the apostrophe ("id" and "ill" are words of their own).
+_BARE_I = re.compile(r"(?<![\w'’-])[Ii](?P<rest>m|ve)\b")
 
 
 # A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
@@ -788,7 +796,8 @@ def classify(sentence: str, speaker: str = "", day: date | None = None, errand: 
 
 
 def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
-    sentence = _LOWER_I.sub("I", _EMOJI.sub("", sentence).strip().strip("\"'“”").strip())
+    sentence = _LOWER_I.sub("I", _BARE_I.sub(r"I'\g<rest>", with_apostrophes(_EMOJI.sub("", sentence))).strip()
+                            .strip("\"'“”").strip())
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
     if sentence.endswith("?"):
         return standing_question(sentence)

@@ -6,7 +6,8 @@ sha256 of "<repository>:<path>") and dealt alternately to `heldout` and `tuning`
 every format, and every language that has two transcripts in one format. A transcript in `split.toml`'s
 `[moved]` table left held-out for tuning (it was read to fix a miss) and stays in tuning whatever the rule says.
 Transcripts added later carry `round = N` in their `[source]` (the first split is round 1): the rule deals each
-round on its own, so a new round never moves a transcript of an earlier one between the halves.
+round on its own, so a new round never moves a transcript of an earlier one between the halves. A round listed in
+`split.toml`'s `replacing` replaces held-out transcripts that were read and moved: all of it is held out.
 
 `python -m bench._split` prints the parts the rule gives and says which folders disagree with it.
 """
@@ -52,16 +53,22 @@ def sources(root: Path = CORPUS) -> list[Source]:
     return found
 
 
-def split(found: list[Source], moved: set[str] = frozenset()) -> dict[str, str]:
+def split(found: list[Source], moved: set[str] = frozenset(), replacing: set[int] = frozenset()) -> dict[str, str]:
     """name → part, by the rule above."""
     by_format: dict[tuple[int, str], list[Source]] = defaultdict(list)
     for source in found:
         by_format[source.round, source.format].append(source)
     parts = {}
-    for group in by_format.values():
+    for (round_, _), group in by_format.items():
         for index, source in enumerate(sorted(group, key=lambda s: (s.language, s.key))):
-            parts[source.name] = "heldout" if index % 2 == 0 else "tuning"
+            parts[source.name] = "heldout" if index % 2 == 0 or round_ in replacing else "tuning"
     return {name: "tuning" if name in moved else part for name, part in parts.items()}
+
+
+def placed(root: Path = CORPUS) -> dict[str, str]:
+    """name → part for the corpus at `root`, by the rule and split.toml's moved transcripts and replacing rounds."""
+    record = recorded(root / "split.toml")
+    return split(sources(root), set(record.get("moved", {})), set(record.get("replacing", [])))
 
 
 def recorded(split_file: Path = SPLIT_FILE) -> dict:
@@ -71,15 +78,14 @@ def recorded(split_file: Path = SPLIT_FILE) -> dict:
 
 def misplaced(root: Path = CORPUS) -> list[str]:
     """Transcripts whose folder is not the part the rule (and the moved table) gives them."""
-    moved = set(recorded(root / "split.toml").get("moved", {}))
-    wanted = split(sources(root), moved)
+    wanted = placed(root)
     return sorted(f"{name} is in {folder.parent.name}/, the rule says {wanted[name]}/"
                   for folder in root.glob("*/*/") if (name := folder.name) in wanted
                   and folder.parent.name != wanted[name])
 
 
 def main() -> int:
-    parts = split(sources(), set(recorded().get("moved", {})))
+    parts = placed()
     for part in PARTS:
         names = sorted(name for name, where in parts.items() if where == part)
         print(f"{part} ({len(names)}): {', '.join(names)}")

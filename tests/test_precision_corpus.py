@@ -33,7 +33,7 @@ def test_every_transcript_sits_in_the_part_the_split_rule_gives_it():
 
 
 def test_both_halves_hold_every_format_and_about_half_of_the_corpus():
-    parts = _split.split(_split.sources(), set(_split.recorded().get("moved", {})))
+    parts = _split.placed()
     found = {source.name: source for source in _split.sources()}
     assert len(found) >= 40
     for part in _split.PARTS:
@@ -61,6 +61,16 @@ def test_a_later_round_is_dealt_on_its_own_and_never_moves_an_earlier_transcript
     after = _split.split(first + later)
     assert {name: after[name] for name in before} == before
     assert sorted(after[source.name] for source in later) == ["heldout", "heldout", "tuning", "tuning"]
+
+
+def test_a_round_replacing_read_transcripts_is_all_held_out_and_moves_no_earlier_one():
+    """Held-out transcripts read to fix a miss go to tuning; the round that replaces them keeps held-out whole."""
+    first = [_split.Source(f"t{i}", "owner/repo", f"s{i}.jsonl", "codex", "ja") for i in range(4)]
+    later = [_split.Source(f"n{i}", "other/repo", f"n{i}.jsonl", "codex", "ko", round=3) for i in range(3)]
+    before = _split.split(first)
+    after = _split.split(first + later, replacing={3})
+    assert {name: after[name] for name in before} == before
+    assert [after[source.name] for source in later] == ["heldout"] * 3
 
 
 @pytest.mark.parametrize("folder", NEW, ids=lambda p: p.name)

@@ -166,8 +166,8 @@ class Language:
         return self.cues[name]
 
 
-_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "standing", "not_standing", "remember_this", "idioms",
-                   "addressed", "always"),
+_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
+                   "remember_this", "idioms", "addressed", "always"),
           "reply": ("languages", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
@@ -283,7 +283,7 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     cue = spec["rule.cues"].at(tokens)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
         return True  # "I need you to always …": the person asks it of the agent, whatever the subject
-    subject = spec["rule.subjects"].at(tokens)
+    subject = _subject(tokens, spec)
     if standing:
         return subject < 0
     if spec["rule.prohibitions"].ends(tokens):
@@ -313,8 +313,18 @@ def _answers_in_a_language(tokens: list[str], spec: Language) -> bool:
         return False
     if spec["reply.not_after"].ends(tokens[:min(verb[0], language[0])]):
         return False  # "your answer in Spanish", "你的中文回答": an answer spoken of, not asked for
-    subject = spec["rule.subjects"].at(tokens)
+    subject = _subject(tokens, spec)
     return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
+
+
+def _subject(tokens: list[str], spec: Language) -> int:
+    """Where the first subject of a statement stands (-1: none). A subject word inside a `rule.not_subjects` phrase
+    is none: the person a request is for ("以后跟我说话简单明了一些": "talk to me"), or a word that only begins like one
+    ("那么多": "so many")."""
+    masked = list(tokens)
+    while (found := spec["rule.not_subjects"].bounds(masked))[0] >= 0:
+        masked[found[0]:found[1]] = ["\0"] * (found[1] - found[0])
+    return spec["rule.subjects"].at(masked)
 
 
 def points_back(sentence: str, spec: Language) -> bool:

@@ -205,17 +205,21 @@ def test_first_person_becomes_third_person_with_agreeing_verbs():
     "I have read the docs twice.",
     "I like everything that you're doing.",  # praise for this conversation, no lasting taste
     "I really love how you explained that.",
+    "Never do that again.",  # this "that" points at what just happened
 ])
 def test_what_happened_or_praise_for_the_agent_is_no_fact_about_the_person(said):
     assert classify(said) is None
 
 
 @pytest.mark.parametrize(("said", "fact"), [
+    ("Always prefer libraries that are actively maintained.", "Always prefer libraries that are actively maintained."),
+    ("Never add packages that have known CVEs.", "Never add packages that have known CVEs."),  # "that": a relative
+    ("Always check that the tests pass.", "Always check that the tests pass."),  # … or what is checked
     ("I gladly use vim for everything.", "User gladly uses vim for everything"),
     ("im a nurse in Leeds", "User is a nurse in Leeds"),  # "I'm" typed without its apostrophe
     ("I love hiking in the Alps.", "User loves hiking in the Alps"),
 ])
-def test_a_lasting_fact_typed_loosely_is_still_filed(said, fact):
+def test_a_lasting_fact_or_rule_typed_loosely_or_with_a_that_clause_is_still_filed(said, fact):
     found = classify(said)
     assert found is not None and found.text == fact
 

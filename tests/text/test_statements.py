@@ -70,6 +70,11 @@ STATED = [
     ("fr", "Je veux que tu répondes toujours en français.", RULE, "Rules"),
     ("de", "Ich möchte, dass du immer auf Deutsch antwortest.", RULE, "Rules"),
     ("vi", "Mình muốn bạn luôn trả lời bằng tiếng Việt.", RULE, "Rules"),
+    # "me" after a preposition or a verb is whom the request is for, no subject of a statement
+    ("zh", "以后跟我说话简单明了一些，结构化，不要搞那么多语气词。", RULE, "Rules"),
+    ("zh", "以后给我发消息之前先确认一下。", RULE, "Rules"),
+    ("ja", "今後は私に敬語を使わないでください。", RULE, "Rules"),
+    ("zh", "我是做独立游戏的。", PERSON, "Identity"),  # "I make indie games": what they do
     # The name the person gives the agent, in every language read
     ("en", "Your name is Pim.", RULE, "Identity"),
     ("de", "Ab jetzt heißt du Pim, ich nenne dich Pim.", RULE, "Identity"),
@@ -124,6 +129,10 @@ NOT_STATED = [
     ("zh", "我希望你帮我看看这个。"),  # asked of the agent, but this one thing
     ("es", "Quiero que revises el despliegue."),  # asked of the agent, once
     ("th", "ไม่ต้องห่วงนะ"),  # "don't worry"
+    ("zh", "不要再发笑话了。"),  # "stop sending jokes": what is going on now, stopped
+    ("zh", "别再重复这个了。"),
+    ("zh", "那些以后再说。"),  # "those, later": no "from now on"
+    ("zh", "以后我来做吧。"),  # their own plan
     ("th", "ตอนนี้ผมชอบอันนี้"),  # this one, now
 ]
 

@@ -260,7 +260,7 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
     lasting = _LASTING_PLACE.sub(" ", rule)  # "always use pnpm in this repo": "this" is the project, which lasts
     one_day = said is not None and _ONE_DAY.search(said.spoken or said.sentence)  # "today" is a date by now
-    if not standing and (one_day or _DEICTIC.search(_first_clause(lasting))
+    if not standing and (one_day or _DEICTIC.search(_THAT_CLAUSE.split(_first_clause(lasting), maxsplit=1)[0])
                          or _SCOPED.search(rule) and not _GENERAL.match(rule)):
         return None
     if _GERUND_RULE.match(rule):
@@ -274,6 +274,12 @@ _CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECAS
 _GERUND_RULE = re.compile(rf"^(?:always|{NEVER})\s+\w+ing\b", re.IGNORECASE)
 _CLAUSE_MARK = re.compile(r"[,;:—–]")
 _SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|after|except|while)\s", re.IGNORECASE)
+# A clause a rule opens with "that": a relative one after a noun ("prefer libraries that are maintained"), or what is
+# checked or said ("check that the tests pass"). Its "that" points at nothing.
+_THAT_CLAUSE = re.compile(r"\s(?:that|which)\s+(?=(?:is|are|was|were|has|have|had|can|could|will|would|should|might|"
+                          r"may|must|do|does|did|isn't|aren't|don't|doesn't|need|needs)\b)|"
+                          r"\sthat\s+(?=(?:the|a|an|all|every|each|no|any|your|our|their|its|you|we|they|there|he|"
+                          r"she|i)\b)", re.IGNORECASE)
 _QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
 _IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"\bI['’]m\b", "they're"), (r"\bI\s+am\b", "they are"), (r"\bI\s+was\b", "they were"), (r"\bI\b", "they"),

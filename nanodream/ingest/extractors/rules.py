@@ -277,8 +277,8 @@ _SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|af
 # A clause a rule opens with "that": a relative one after a noun ("prefer libraries that are maintained"), or what is
 # checked or said ("check that the tests pass"). Its "that" points at nothing.
 _THAT_CLAUSE = re.compile(r"\s(?:that|which)\s+(?=(?:is|are|was|were|has|have|had|can|could|will|would|should|might|"
-                          r"may|must|do|does|did|isn't|aren't|don't|doesn't|need|needs)\b)|"
-                          r"\sthat\s+(?=(?:the|a|an|all|every|each|no|any|your|our|their|its|you|we|they|there|he|"
+                          rf"may|must|do|does|did|need|needs|{not_after('is', 'are', 'does')}|{DO_NOT})\b)|"
+                          rf"\sthat\s+(?=(?:the|a|an|all|every|each|{NO}|any|your|our|their|its|you|we|they|there|he|"
                           r"she|i)\b)", re.IGNORECASE)
 _QUOTED_COMMAND = re.compile(r"`([^`/\\]{1,40})`")
 _IN_A_RULE = tuple((re.compile(pattern), replacement) for pattern, replacement in (

@@ -206,6 +206,8 @@ def test_first_person_becomes_third_person_with_agreeing_verbs():
     "I like everything that you're doing.",  # praise for this conversation, no lasting taste
     "I really love how you explained that.",
     "Never do that again.",  # this "that" points at what just happened
+    "we're running late",  # busy with something unnamed: the moment
+    "We are using it now.",
 ])
 def test_what_happened_or_praise_for_the_agent_is_no_fact_about_the_person(said):
     assert classify(said) is None
@@ -215,6 +217,8 @@ def test_what_happened_or_praise_for_the_agent_is_no_fact_about_the_person(said)
     ("Always prefer libraries that are actively maintained.", "Always prefer libraries that are actively maintained."),
     ("Never add packages that have known CVEs.", "Never add packages that have known CVEs."),  # "that": a relative
     ("Always check that the tests pass.", "Always check that the tests pass."),  # … or what is checked
+    ("We use MultiLogin now.", "We use MultiLogin now"),  # "now": how the team's work stands
+    ("We're using Postgres for the main database.", "We're using Postgres for the main database"),
     ("I gladly use vim for everything.", "User gladly uses vim for everything"),
     ("im a nurse in Leeds", "User is a nurse in Leeds"),  # "I'm" typed without its apostrophe
     ("I love hiking in the Alps.", "User loves hiking in the Alps"),

@@ -96,6 +96,15 @@ def test_answers_typed_as_a_numbered_list_on_one_line_are_a_list_filed_whole_or_
     assert (status.waiting_for_model, status.waiting_languages) == (1, {"en": 1})
 
 
+def test_the_team_dropping_a_tool_replaces_the_line_that_said_they_use_it(workspace, tmp_path):
+    """"We" state the project's tools; "we are not using X anymore" is a correction, as "I no longer …" is."""
+    said(workspace, tmp_path, ["We use GoLogin for the browser profiles."], name="first", day=1)
+    lines = said(workspace, tmp_path, ["We are not using GoLogin anymore. We are using MultiLogin now."],
+                 name="later", day=3)
+    assert "- We are using MultiLogin now." in lines
+    assert not any(line.startswith("- We use GoLogin") for line in lines), lines
+
+
 def test_an_instruction_for_one_piece_of_work_is_no_standing_rule(workspace, tmp_path):
     said(workspace, tmp_path, ["The dashboard shows stale numbers after login, can you fix it? Avoid caching "
                                "responses.", "Don't touch the migration files for the billing fix.",

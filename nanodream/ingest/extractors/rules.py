@@ -142,9 +142,18 @@ def correction(said: Said) -> Fact | None:
             return None  # "oops, wrong window": an apology's words, not a fact restated
         text = inner.text if inner is not None else (rest.about() or _corrected_state(rest))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None
-    if _NO_LONGER.search(said.sentence) and (text := said.about()) and meaningful(text) >= 2:
+    if _NO_LONGER.search(said.sentence) and (text := said.about() or _the_teams(said)) and meaningful(text) >= 2:
         return Fact("correction", text)
     return None
+
+
+def _the_teams(said: Said) -> str:
+    """A statement of the person's team as said ("We are not using GoLogin anymore"), "" for any other sentence:
+    what "we" do is the project's, restated in no one's name."""
+    return _capitalised(said.sentence.rstrip(".!")) if _OUR.match(said.sentence) else ""
+
+
+_OUR = re.compile(r"^(?:we|we['’](?:re|ve)|our)\b", re.IGNORECASE)
 
 
 def _corrected_state(rest: Said) -> str:
@@ -555,8 +564,8 @@ def statement(said: Said) -> Fact | None:
     text = said.about()
     if said.speaker:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
-    if _DEICTIC.search(_first_clause(said.spoken or said.sentence)) or _AT_HAND.match(said.sentence):
-        return None
+    if _DEICTIC.search(_NOW.sub("", _first_clause(said.spoken or said.sentence))) or _AT_HAND.match(said.sentence):
+        return None  # "now" says how things stand ("We use MultiLogin now"); "this", "it" point at the moment
     if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
         return None  # points at a screenshot, or runs on through a spec of the work at hand
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
@@ -602,6 +611,7 @@ _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "m
 
 
 _DOING = re.compile(r"^(?:\w+\s+)?\w+ing\b")
+_IN_USE = frozenset({"using", "running", "hosting"})
 
 
 def _lasting(sentence: str) -> bool:
@@ -621,6 +631,8 @@ def _lasting(sentence: str) -> bool:
             return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):
             continue  # "do not need to …": what the next word says
+        if not busy and word in ("are", "'re") and after in _IN_USE and _NAMED.search(sentence):
+            return True  # "we're using MultiLogin", "we are running Debian 12": what the team's work runs on
         if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
             return False
         if word in SAME_IN_PAST and not _HABIT.search(sentence):

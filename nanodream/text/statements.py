@@ -328,9 +328,10 @@ def _subject(tokens: list[str], spec: Language) -> int:
 
 
 def points_back(sentence: str, spec: Language) -> bool:
-    """A sentence that only says to remember the one before it ("Merk dir das.", "这个要牢记")."""
+    """A sentence that only says to remember the one before it ("Merk dir das.", "这个要牢记"), not one that ends by
+    asking to remember what it says itself ("I'm Ricardo, remember this": `remembered`)."""
     start, before, after = spec["rule.remember_this"].span(spec.tokens(sentence))
-    return start >= 0 and substance(before + after) <= POINTING_SLACK
+    return start >= 0 and substance(before + after) <= POINTING_SLACK and not remembered(sentence, spec)
 
 
 @dataclass
@@ -339,6 +340,45 @@ class Reading:
 
     statements: list[Statement] = field(default_factory=list)
     unread: bool = False
+
+
+# What may stand between a statement and the "remember this" that closes it: "I'm Ricardo, remember this"; and
+# how many letters it must say to be a statement of its own ("I'm Sam" is one, "ok" and "bitte" are not).
+REMEMBERED_LETTERS = 6
+_BEFORE_CUE = re.compile(r"[\s,，、;；:：—–-]+$")
+_COMMA_BEFORE = re.compile(r"[,，、;；:：—–-]\s*$")
+
+
+def remembered(sentence: str, spec: Language) -> str:
+    """What a sentence that ends by asking to remember it holds, in the person's words: "I'm Ricardo" of "I'm
+    Ricardo, plz remember this", "我叫小王" of "我叫小王，记住这个" ("" for any other sentence). A one-word cue
+    ("important") counts only after a stop or a comma, so "Speed is important" asks nothing."""
+    tokens = spec.tokens(sentence)
+    start, end = spec["rule.remember_this"].bounds(tokens)
+    if start <= 0 or any(_LETTER.search(token) for token in tokens[end:]):
+        return ""
+    before = _original(sentence, spec, start)
+    short = end - start < (3 if spec.characters else 2)
+    if short and not _COMMA_BEFORE.search(before):
+        return ""
+    before = _BEFORE_CUE.sub("", before)
+    if substance(before) < REMEMBERED_LETTERS or spec["rule.remember_this"].at(spec.tokens(before)) >= 0:
+        return ""  # "ok, remember that", "this is important, remember that": pointing back, nothing of its own
+    return before
+
+
+def _original(sentence: str, spec: Language, count: int) -> str:
+    """The sentence as written, up to its `count`-th token (a word, or a character in a language without spaces)."""
+    if spec.characters:
+        seen = 0
+        for position, char in enumerate(sentence):
+            if not char.isspace():
+                if seen == count:
+                    return sentence[:position]
+                seen += 1
+        return sentence
+    matches = list(_WORD.finditer(sentence.replace("’", "'")))
+    return sentence[:matches[count].start()] if count < len(matches) else sentence
 
 
 def read(sentences: list[str], code: str) -> Reading:
@@ -352,8 +392,10 @@ def read(sentences: list[str], code: str) -> Reading:
     for index, sentence in enumerate(sentences):
         if pointing[index]:
             continue
-        found = statement(sentence, spec)
-        if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…, all pages. Remember this."
+        kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
+        found = statement(kept or sentence, spec)
+        if found is None and (kept or index + 1 < len(sentences) and pointing[index + 1]):  # "…. Remember this."
+            sentence = kept or sentence
             found = Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
         if found is not None:
             reading.statements.append(found)

@@ -198,6 +198,16 @@ def test_first_person_becomes_third_person_with_agreeing_verbs():
     assert third_person("I reply to email every morning", "User") == "User replies to email every morning"
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("i'm ricardo plz remember this", "[permanent] User is ricardo."),  # about themselves: restated
+    ("I prefer tabs over spaces, remember that.", "[permanent] User prefers tabs over spaces."),
+    ("Deploys go through the staging box first, remember this.",
+     "[permanent] Deploys go through the staging box first."),
+])
+def test_a_sentence_that_ends_by_asking_to_remember_it_is_filed(said, line):
+    assert _short(said).content == line
+
+
 @pytest.mark.parametrize("said", [
     "I desperately need to create space on my Gmail inbox",  # an adverb in "-ly" before the verb, then a need
     "i cant log in to many request error",  # "can't" typed without its apostrophe

@@ -153,6 +153,22 @@ def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words(
     assert [s.kind for s in german.statements] == [RULE] and not german.unread
 
 
+@pytest.mark.parametrize(("code", "said", "kind", "text"), [
+    ("zh", "我叫小王，记住这个", PERSON, "我叫小王。"),  # "I'm Xiao Wang, remember this"
+    ("de", "Ich heiße Lena, merk dir das.", PERSON, "Ich heiße Lena."),
+    ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE, "Bei Tabellen alle Seiten anschauen."),
+])
+def test_a_sentence_that_ends_by_asking_to_remember_it_keeps_what_it_says(code, said, kind, text):
+    reading = read(list(sentences(said, code)), code)
+    assert [(s.kind, s.text) for s in reading.statements] == [(kind, text)] and not reading.unread
+
+
+@pytest.mark.parametrize(("code", "said"), [("en", "ok, remember that"), ("de", "Das ist wichtig, merk dir das."),
+                                            ("en", "Speed is important.")])
+def test_only_pointing_back_or_saying_something_matters_remembers_nothing_of_its_own(code, said):
+    assert statements.remembered(said, language(code)) == ""
+
+
 def test_a_message_with_more_than_statements_is_left_unread_and_small_talk_is_nothing():
     mixed = read(list(sentences("Prefiero respuestas cortas. ¿Puedes revisar el despliegue de ayer?", "es")), "es")
     assert [s.kind for s in mixed.statements] == [PERSON] and mixed.unread

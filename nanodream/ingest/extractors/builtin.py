@@ -26,6 +26,7 @@ from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
+from nanodream.text.person import third_person
 from nanodream.text.sentences import sentences, statement_lists
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
@@ -185,9 +186,16 @@ def _points_back(sentence: str, spec: statements.Language | None) -> bool:
 
 def _remembered(said: list[str], index: int, english: statements.Language | None) -> Fact | None:
     """An English sentence the full rules do not file, that the person asked to remember: one a "remember this"
-    points back at, or "remember to always …" — a standing rule, in their words."""
+    points back at, or "remember to always …" — a standing rule, in their words; or one that ends by asking it
+    ("I'm Ricardo, plz remember this"): what comes before, about the person when they speak of themselves."""
     if english is None or _points_back(said[index], english):
         return None
+    kept = statements.remembered(said[index], english)
+    if kept:
+        fact = classify(kept)
+        about = third_person(kept, DEFAULT_SUBJECT)
+        line = fact.line() if fact is not None else f"[permanent] {statements.tidy(about or kept)}"
+        return Fact("permanent", line.split("] ", 1)[1]) if _allowed(line, statements.RULE) else None
     pointed = index + 1 < len(said) and _points_back(said[index + 1], english)
     found = statements.statement(said[index], english)
     if not pointed and (found is None or found.kind != statements.RULE):

@@ -23,6 +23,7 @@ from nanodream.safety.cards import labelled_otherwise
 from nanodream.safety.secret_values import (
     STOP_WORDS,
     built_from_a_password_word,
+    could_be_a_secret,
     looks_default,
     looks_numeric_code,
     looks_password_shaped,
@@ -34,7 +35,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
-from nanodream.text.lists import wordlist
+from nanodream.text.lists import phrases, wordlist
 
 PASSWORD = "Password"
 PASSPHRASE = "Passphrase"
@@ -180,6 +181,35 @@ def _password_values(line: str) -> list[Finding]:
         if looks_secret(value) or (looks_default(value) and (connected or last_word)) or (
                 connected and _quoted_word(value)):
             found.append((PASSWORD, strip_value(value)))
+    return found
+
+
+# A password's name in other languages (text/data/password-words.txt): inside other words in a script written
+# without spaces ("我的github密码"), a whole word in the others ("senha", "mot de passe").
+_OTHER_CREDENTIAL_WORD = re.compile("|".join(
+    re.escape(word) if not re.search(r"[A-Za-zÀ-ɏЀ-ӿ]", word) else rf"(?<![\w/]){re.escape(word)}(?![\w/])"
+    for word in phrases("password-words")), _I)
+# What joins a password's name to its value in the languages of text/data/password-words.txt: "密码是 …", "パスワードは
+# …", "비밀번호는 …", "mật khẩu là …", "mi clave es …", "das Kennwort lautet …", or a colon.
+_JOIN = r"(?:[:：=]|是|为|為|は|が|는|은|이|là|es|era|é|ist|lautet|est|jest|is|—)"
+_OTHER_CONNECTOR = re.compile(rf"\s*{_JOIN}?\s*", _I)
+# … or a few words after the name, then one of those: "senha do roteador: …", "пароль от почты: …".
+_OTHER_GAP = re.compile(rf"(?:\s*[^\s.。!！?？;；]+){{1,3}}?\s*{_JOIN}\s*", _I)
+# A value ends where the sentence's own script takes over again ("パスワードはLove160630です").
+_OTHER_VALUE = re.compile(r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef，。、]+")
+
+
+def _other_language_password_values(line: str) -> list[Finding]:
+    """'我的github密码 Love160630', 'senha: Casa2024', 'パスワードはLove160630です': a password's name in another
+    language (text/data/password-words.txt), then a value that looks like a secret or is a default password."""
+    found = []
+    for cue in _OTHER_CREDENTIAL_WORD.finditer(line):
+        for joined in (_OTHER_CONNECTOR.match(line, cue.end()), _OTHER_GAP.match(line, cue.end())):
+            value = _OTHER_VALUE.match(line, joined.end()) if joined is not None else None
+            if value is not None and (looks_default(value.group(0)) or looks_secret(value.group(0))
+                                      and could_be_a_secret(value.group(0))):  # not "密码管理器是1Password"
+                found.append((PASSWORD, strip_value(value.group(0))))
+                break
     return found
 
 
@@ -437,6 +467,6 @@ def _names_a_number(word: str) -> bool:
 
 
 _FINDERS: tuple[Callable[[str], list[Finding]], ...] = (
-    _passphrases, _pairs, _password_values, _key_values, _pin_values, _values_before,
+    _passphrases, _pairs, _password_values, _other_language_password_values, _key_values, _pin_values, _values_before,
     _spelled_passwords, _used_for_accounts, _strong_nearby, _password_shaped_near, _numeric_code_near,
 )

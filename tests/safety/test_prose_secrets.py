@@ -279,3 +279,47 @@ def test_a_card_split_by_slashes_or_underscores_or_in_any_grouping_after_its_nam
 ])
 def test_a_number_in_pairs_or_labelled_otherwise_without_a_card_word_is_left_alone(sentence):
     assert secret_scan.rules_hit(sentence) == [], sentence
+
+
+# A password named in the person's own language ("密码", "senha", "パスワード"): found on public transcripts, where a
+# Chinese-speaking person's GitHub password reached history whole.
+NAMED_IN_ANOTHER_LANGUAGE = [
+    ("我的github远程账号：ada@example.com 密码 Qiu160630", "Qiu160630"),
+    ("服务器密码是Mh2024abc，记得改", "Mh2024abc"),
+    ("パスワードはSora8810です", "Sora8810"),
+    ("비밀번호는 Haneul2025 입니다", "Haneul2025"),
+    ("A senha do roteador: Casa2024x", "Casa2024x"),
+    ("A senha do wifi é Praia7781", "Praia7781"),
+    ("Mi clave es Luna4491 para el portal", "Luna4491"),
+    ("Das Kennwort lautet Sommer2024", "Sommer2024"),
+    ("mật khẩu là Hoa7731q nhé", "Hoa7731q"),
+    ("пароль от почты: Zima2023x", "Zima2023x"),
+    ("密码是 12345678", "12345678"),  # a default password, stated as one
+]
+
+
+@pytest.mark.parametrize(("said", "value"), NAMED_IN_ANOTHER_LANGUAGE)
+def test_a_password_named_in_another_language_is_redacted(said, value):
+    assert value not in secret_scan.redacted(said)
+    assert "(redacted Password)" in secret_scan.redacted(said)
+
+
+@pytest.mark.parametrize("said", ["密码长度至少8位", "パスワードは8文字以上にしてください", "忘记密码了怎么办",
+                                  "la clave es usar Redis", "senha forte tem 12 caracteres",
+                                  "我的密码管理器是1Password"])  # a password manager, a product
+def test_a_statement_about_a_password_in_another_language_is_left_alone(said):
+    assert secret_scan.redacted(said) == said
+
+
+def test_ingest_keeps_a_password_named_in_another_language_out_of_history_and_the_waiting_entry(workspace, tmp_path):
+    from nanodream import api
+
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "content": text, "session": "s1",
+                                        "timestamp": f"2026-10-01T10:{n:02d}:00Z"}, ensure_ascii=False) + "\n"
+                            for n, (text, _) in enumerate(NAMED_IN_ANOTHER_LANGUAGE)), encoding="utf-8")
+    assert api.ingest(workspace.root, [path]).outcome == "ingested"
+    stored = workspace.history_file.read_text(encoding="utf-8") + "".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in (workspace.root / "memory").rglob("*") if p.is_file())
+    for _, value in NAMED_IN_ANOTHER_LANGUAGE:
+        assert value not in stored, value

@@ -186,13 +186,19 @@ def _password_values(line: str) -> list[Finding]:
 
 # A password's name in other languages (text/data/password-words.txt): inside other words in a script written
 # without spaces ("我的github密码"), a whole word in the others ("senha", "mot de passe").
-_OTHER_CREDENTIAL_WORD = re.compile("|".join(
-    re.escape(word) if not re.search(r"[A-Za-zÀ-ɏЀ-ӿ]", word) else rf"(?<![\w/]){re.escape(word)}(?![\w/])"
-    for word in phrases("password-words")), _I)
+def _named_in_other_languages(name: str) -> re.Pattern[str]:
+    return re.compile("|".join(
+        re.escape(word) if not re.search(r"[A-Za-zÀ-ɏЀ-ӿ]", word) else rf"(?<![\w/]){re.escape(word)}(?![\w/])"
+        for word in phrases(name)), _I)
+
+
+_OTHER_CREDENTIAL_WORD = _named_in_other_languages("password-words")
+# An account's name in those languages (text/data/account-words.txt): a user/password pair may follow it.
+_OTHER_ACCOUNT_WORD = _named_in_other_languages("account-words")
 # What joins a password's name to its value in the languages of text/data/password-words.txt: "密码是 …", "パスワードは
 # …", "비밀번호는 …", "mật khẩu là …", "mi clave es …", "das Kennwort lautet …", or a colon.
 _JOIN = r"(?:[:：=]|是|为|為|は|が|는|은|이|là|es|era|é|ist|lautet|est|jest|is|—)"
-_OTHER_CONNECTOR = re.compile(rf"\s*{_JOIN}?\s*", _I)
+_OTHER_CONNECTOR = re.compile(rf"[\s*_]*{_JOIN}?\s*", _I)  # "**GitHub 账号**：…": markdown's emphasis aside
 # … or a few words after the name, then one of those: "senha do roteador: …", "пароль от почты: …".
 _OTHER_GAP = re.compile(rf"(?:\s*[^\s.。!！?？;；]+){{1,3}}?\s*{_JOIN}\s*", _I)
 # A value ends where the sentence's own script takes over again ("パスワードはLove160630です").
@@ -210,6 +216,17 @@ def _other_language_password_values(line: str) -> list[Finding]:
                                       and could_be_a_secret(value.group(0))):  # not "密码管理器是1Password"
                 found.append((PASSWORD, strip_value(value.group(0))))
                 break
+    return found
+
+
+def _other_language_pairs(line: str) -> list[Finding]:
+    """'GitHub 账号：ada@example.com / Love160630', 'conta: ana / Praia7781': a user/password pair after an account's
+    name in another language (text/data/account-words.txt)."""
+    found = []
+    for cue in _OTHER_ACCOUNT_WORD.finditer(line):
+        pair = _PAIR.match(line, _OTHER_CONNECTOR.match(line, cue.end()).end())
+        if pair and not pair.group("user").isdigit() and _pair_password(pair.group("value")):
+            found.append((PASSWORD, strip_value(pair.group("value"))))
     return found
 
 
@@ -467,6 +484,7 @@ def _names_a_number(word: str) -> bool:
 
 
 _FINDERS: tuple[Callable[[str], list[Finding]], ...] = (
-    _passphrases, _pairs, _password_values, _other_language_password_values, _key_values, _pin_values, _values_before,
-    _spelled_passwords, _used_for_accounts, _strong_nearby, _password_shaped_near, _numeric_code_near,
+    _passphrases, _pairs, _other_language_pairs, _password_values, _other_language_password_values, _key_values,
+    _pin_values, _values_before, _spelled_passwords, _used_for_accounts, _strong_nearby, _password_shaped_near,
+    _numeric_code_near,
 )

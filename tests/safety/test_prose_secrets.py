@@ -295,6 +295,8 @@ NAMED_IN_ANOTHER_LANGUAGE = [
     ("mật khẩu là Hoa7731q nhé", "Hoa7731q"),
     ("пароль от почты: Zima2023x", "Zima2023x"),
     ("密码是 12345678", "12345678"),  # a default password, stated as one
+    ("- [x] **GitHub 账号**：dev@example.com / Qiu160630", "Qiu160630"),  # an account's user/password pair
+    ("conta: ana / Praia7781", "Praia7781"),
 ]
 
 
@@ -306,7 +308,7 @@ def test_a_password_named_in_another_language_is_redacted(said, value):
 
 @pytest.mark.parametrize("said", ["密码长度至少8位", "パスワードは8文字以上にしてください", "忘记密码了怎么办",
                                   "la clave es usar Redis", "senha forte tem 12 caracteres",
-                                  "我的密码管理器是1Password"])  # a password manager, a product
+                                  "我的密码管理器是1Password", "我的账号是ada", "cuenta: ana/2024"])
 def test_a_statement_about_a_password_in_another_language_is_left_alone(said):
     assert secret_scan.redacted(said) == said
 

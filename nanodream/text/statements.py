@@ -342,9 +342,11 @@ class Reading:
     unread: bool = False
 
 
-# What may stand between a statement and the "remember this" that closes it: "I'm Ricardo, remember this"; and
-# how many letters it must say to be a statement of its own ("I'm Sam" is one, "ok" and "bitte" are not).
+# How many letters what comes before a "remember this" must say to be a statement of its own ("I'm Sam" does,
+# "ok" and "bitte" do not).
 REMEMBERED_LETTERS = 6
+# What may stand between a statement and the "remember this" that closes it ("I'm Ricardo, remember this"), and
+# the stop or comma a one-word cue needs before it.
 _BEFORE_CUE = re.compile(r"[\s,，、;；:：—–-]+$")
 _COMMA_BEFORE = re.compile(r"[,，、;；:：—–-]\s*$")
 

@@ -191,11 +191,9 @@ def _remembered(said: list[str], index: int, english: statements.Language | None
     if english is None or _points_back(said[index], english):
         return None
     kept = statements.remembered(said[index], english)
-    if kept:
-        fact = classify(kept)
-        about = third_person(kept, DEFAULT_SUBJECT)
-        line = fact.line() if fact is not None else f"[permanent] {statements.tidy(about or kept)}"
-        return Fact("permanent", line.split("] ", 1)[1]) if _allowed(line, statements.RULE) else None
+    if kept:  # what the rules make of it, or it in their words (about the person when they speak of themselves)
+        fact = classify(kept) or Fact("permanent", statements.tidy(third_person(kept, DEFAULT_SUBJECT) or kept))
+        return fact if _allowed(fact.text, statements.RULE) else None
     pointed = index + 1 < len(said) and _points_back(said[index + 1], english)
     found = statements.statement(said[index], english)
     if not pointed and (found is None or found.kind != statements.RULE):

@@ -35,6 +35,7 @@ from nanodream.safety.secret_values import (
     strip_value,
     without_markers,
 )
+from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.lists import phrases, wordlist
 
 PASSWORD = "Password"
@@ -184,14 +185,15 @@ def _password_values(line: str) -> list[Finding]:
     return found
 
 
-# A password's name in other languages (text/data/password-words.txt): inside other words in a script written
-# without spaces ("我的github密码"), a whole word in the others ("senha", "mot de passe").
 def _named_in_other_languages(name: str) -> re.Pattern[str]:
+    """The words of `text/data/<name>.txt`: inside other words in a script written without spaces ("我的github密码"),
+    whole words in the others ("senha", "mot de passe")."""
     return re.compile("|".join(
         re.escape(word) if not re.search(r"[A-Za-zÀ-ɏЀ-ӿ]", word) else rf"(?<![\w/]){re.escape(word)}(?![\w/])"
         for word in phrases(name)), _I)
 
 
+# A password's name in other languages (text/data/password-words.txt).
 _OTHER_CREDENTIAL_WORD = _named_in_other_languages("password-words")
 # An account's name in those languages (text/data/account-words.txt): a user/password pair may follow it.
 _OTHER_ACCOUNT_WORD = _named_in_other_languages("account-words")
@@ -202,7 +204,7 @@ _OTHER_CONNECTOR = re.compile(rf"[\s*_]*{_JOIN}?\s*", _I)  # "**GitHub 账号**�
 # … or a few words after the name, then one of those: "senha do roteador: …", "пароль от почты: …".
 _OTHER_GAP = re.compile(rf"(?:\s*[^\s.。!！?？;；]+){{1,3}}?\s*{_JOIN}\s*", _I)
 # A value ends where the sentence's own script takes over again ("パスワードはLove160630です").
-_OTHER_VALUE = re.compile(r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef，。、]+")
+_OTHER_VALUE = re.compile(rf"[^\s{CJK_CHARS}\u3000-\u303f\uff00-\uffef]+")  # CJK stops and full-width forms too
 
 
 def _other_language_password_values(line: str) -> list[Finding]:

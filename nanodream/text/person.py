@@ -21,6 +21,8 @@ def is_adverb(word: str) -> bool:
     is no verb ("I desperately need …" is "User desperately needs …", never "User desperatelies need …")."""
     word = word.lower()
     return word in ADVERBS or len(word) >= 5 and word.endswith("ly") and word not in _LY_VERBS
+
+
 _LEAD = re.compile(r"^(?:i(?P<short>['’](?:m|ve|d|ll))\b(?P<after>.*)|i\s+(?P<rest>.*)|my\s+(?P<owned>.*))$",
                    re.IGNORECASE | re.DOTALL)
 _LATER = [  # pronouns after the opening, in the order they must be replaced ("I'm" before "I")

@@ -32,6 +32,7 @@ import re
 import sys
 import tempfile
 import tomllib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -145,7 +146,8 @@ class Outcome:
     pending: int = 0  # entries still pending after the runs (waiting ones not counted when status says so)
     waiting: int = 0  # `status --json` waiting_for_model, 0 while status does not report it
     left: int = 0  # the person's messages ingest left for a model (languages its rules do not read)
-    unread: int = 0  # history entries holding one of them
+    entries: list[str] = field(default_factory=list)  # history's entries as ingest wrote them
+    unread: list[int] = field(default_factory=list)  # the indexes of those holding one of them
     consumed_unread: int = 0
 
 
@@ -211,13 +213,13 @@ def slept(case: Case, overrides: dict) -> Outcome:
         settings = api.settings_for(api.workspace_at(root), overrides or None)
         report = api.ingest(root, list(case.transcripts), settings=settings)
         outcome = Outcome(messages=report.messages, left=sum(report.for_model.values()))
-        unread = unread_entries(history_entries(root), report.for_model)
+        outcome.entries = history_entries(root)
+        outcome.unread = unread = unread_entries(outcome.entries, report.for_model)
         outcome.pending, outcome.waiting, consumed = backlog(root)
         while outcome.pending and outcome.runs < MAX_RUNS:
             api.run(root, settings)
             outcome.runs += 1
             outcome.pending, outcome.waiting, consumed = backlog(root)
-        outcome.unread = len(unread)
         outcome.consumed_unread = consumed_unread(unread, consumed, outcome)
         outcome.lines = written_lines(root)
     return outcome
@@ -233,6 +235,7 @@ class Tally:
     misfiled: list[str] = field(default_factory=list)
     explicit: int = 0
     explicit_found: int = 0
+    explicit_missed: Counter[str] = field(default_factory=Counter)  # why, by MISSED_BECAUSE
     required: int = 0
     required_found: int = 0
     messages: int = 0
@@ -278,7 +281,24 @@ def judge_line(case: Case, path: str, line: str, tally: Tally) -> None:
         tally.cjk_runs.append(where)
 
 
-def judge_keepers(case: Case, lines: list[tuple[str, str]], tally: Tally) -> None:
+# Where a missed keeper went, told without its words: so a held-out miss can be understood unread.
+MISSED_BECAUSE = ("waiting for a model", "read and not filed", "filed in another file", "in no one entry")
+
+
+def missed_because(k: Keeper, outcome: Outcome) -> str:
+    """Why a keeper is not filed right: a line holds it in another file; the first history entry holding all its
+    words was left for a model, or was read by the rules and filed nowhere; or no one entry holds all its words
+    (they are spread over messages, or the label paraphrases)."""
+    if any(k.matches(line) for _, line in outcome.lines):
+        return MISSED_BECAUSE[2]
+    index = next((i for i, entry in enumerate(outcome.entries) if k.matches(entry)), -1)
+    if index < 0:
+        return MISSED_BECAUSE[3]
+    return MISSED_BECAUSE[0] if index in outcome.unread else MISSED_BECAUSE[1]
+
+
+def judge_keepers(case: Case, outcome: Outcome, tally: Tally) -> None:
+    lines = outcome.lines
     for k in case.keepers:
         if k.optional:
             continue
@@ -287,6 +307,8 @@ def judge_keepers(case: Case, lines: list[tuple[str, str]], tally: Tally) -> Non
         tally.required_found += found
         tally.explicit += k.explicit
         tally.explicit_found += found and k.explicit
+        if not found and k.explicit:
+            tally.explicit_missed[missed_because(k, outcome)] += 1
         if not found:
             kind = "explicit" if k.explicit else "required"
             tally.missed.append(f"{case.name}: {kind} {' + '.join(k.words)} in {' or '.join(k.files)}")
@@ -296,7 +318,7 @@ def score(case: Case, outcome: Outcome) -> Tally:
     tally = Tally(transcripts=1, lines=len(outcome.lines), messages=outcome.messages, left=outcome.left)
     for path, line in outcome.lines:
         judge_line(case, path, line, tally)
-    judge_keepers(case, outcome.lines, tally)
+    judge_keepers(case, outcome, tally)
     allowed = 2 * len(case.keepers) + 2
     if len(outcome.lines) > allowed:
         tally.spew.append(f"{case.name}: {len(outcome.lines)} lines for {len(case.keepers)} keepers")
@@ -347,6 +369,9 @@ def report_rows(label: str, tally: Tally) -> list[Row]:
     return [
         row(BENCH, f"{label}: every required keeper filed right ({tally.required_found} of {tally.required})",
             figure(tally.required_found, tally.required)),
+        row(BENCH, f"{label}: explicit keepers missed, by where they went ("
+            + ", ".join(f"{because} {tally.explicit_missed[because]}" for because in MISSED_BECAUSE) + ")",
+            sum(tally.explicit_missed.values())),
         row(BENCH, f"{label}: kept lines in a wrong file", len(tally.misfiled)),
         row(BENCH, f"{label}: lines holding a never-filed word", len(tally.forbidden)),
         row(BENCH, f"{label}: lines per 100 messages ({tally.messages})",

@@ -137,3 +137,20 @@ def test_entries_left_for_a_model_count_as_consumed_unless_status_says_they_wait
     waiting = precision.Outcome(left=2, waiting=1)
     assert precision.consumed_unread(unread, consumed=2, outcome=waiting) == 0
     assert precision.consumed_unread([], consumed=0, outcome=precision.Outcome(left=3)) == 1
+
+
+def test_each_missed_explicit_keeper_says_where_it_went_without_showing_its_words():
+    """The breakdown is what lets a held-out miss be read without reading the transcript: waiting for a model
+    (an entry left for one holds it), read and not filed, filed in another file, or in no one history entry."""
+    waiting = precision.Keeper(("USER.md",), ("Lyon",), explicit=True)
+    unfiled = precision.Keeper(("SOUL.md",), ("british spelling",), explicit=True)
+    elsewhere = precision.Keeper(("SOUL.md",), ("tabs",), explicit=True)
+    scattered = precision.Keeper(("USER.md",), ("nurse", "Leeds"), explicit=True)
+    entries = ["[for a model: fr] … > J'habite à Lyon.", "Talked about: use British spelling", "I'm a nurse.",
+               "I live in Leeds."]
+    outcome = precision.Outcome(lines=[("USER.md", "User prefers tabs.")], entries=entries, unread=[0])
+    tally = precision.score(case(waiting, unfiled, elsewhere, scattered), outcome)
+    assert tally.explicit_missed == {"waiting for a model": 1, "read and not filed": 1, "filed in another file": 1,
+                                     "in no one entry": 1}
+    row = next(r for r in precision.report_rows("made-up", tally) if "missed" in r["measure"])
+    assert "Lyon" not in row["measure"] and row["value"] == 4

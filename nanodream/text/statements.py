@@ -196,7 +196,9 @@ def language(code: str) -> Language | None:
     return spec
 
 
-_CUE_WORD = re.compile(r"~?(?:\w+'(?=\w)|[\w-]+)~?")
+# A cue's words as the sentence's are cut (`_WORD`): an elided article or pronoun is a word of its own, at the end of
+# a cue too ("pas d'", "c'").
+_CUE_WORD = re.compile(r"~?(?:\w+'(?=\w)|\w+'(?!\S)|[\w-]+)~?")
 
 
 def _cue(item: str, characters: bool) -> tuple[str, ...]:

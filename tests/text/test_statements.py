@@ -23,6 +23,7 @@ STATED = [
     ("fr", "J'habite à Lyon.", PERSON, "Identity"),
     ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
     ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
+    ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
     # Spanish
     ("es", "Siempre responde en español.", RULE, "Rules"),
     ("es", "No uses emojis en los commits.", RULE, "Rules"),
@@ -107,6 +108,8 @@ NOT_STATED = [
     ("fr", "Le build est toujours lent."),
     ("fr", "Je ne sais jamais quoi faire."),
     ("fr", "Pas de souci, merci !"),
+    ("fr", "C'est toujours lent."),  # "c'", "l'", "j'": subjects before the cue, elided
+    ("fr", "L'app plante toujours au démarrage."),
     ("es", "Nunca he usado Docker."),  # "never" of their own past
     ("es", "Siempre que despliego falla."),
     ("es", "No funciona el login."),

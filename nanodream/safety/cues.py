@@ -92,10 +92,29 @@ def _guards_off(reading: Reading, english: bool) -> set[str]:
 
 
 def _moves(reading: Reading) -> set[str]:
-    if not reading.has("exfiltration-verbs") or not reading.destination or reading.forbidden:
+    if not _moving(reading.text) or not reading.destination or reading.forbidden:
         return set()
     private = reading.has("exfiltration-private")
     return {OUTWARD, EXFILTRATION} if private or reading.every_message else {OUTWARD}
+
+
+def _moving(text: str) -> bool:
+    """A verb that moves data, not the same word as a noun ("Meine E-Mail ist lena@example.com" gives an address)."""
+    reached = -1
+    for verb in sorted(cues("exfiltration-verbs").finditer(text), key=lambda match: (match.start(), -match.end())):
+        if verb.end() <= reached:
+            continue  # inside a longer cue: the "Mail" of "E-Mail"
+        reached = verb.end()
+        if not after_an_article(text[max(verb.start() - LOOKBACK, 0):verb.start()]):
+            return True
+    return False
+
+
+def after_an_article(before: str) -> bool:
+    """Whether the word after `before` follows an article or a possessive of another language (exfiltration-nouns.txt:
+    "meine", "mon", "la mia"), which makes a word that moves data its noun."""
+    near = before[-LOOKBACK:]  # the word right before: a long line costs no more per verb
+    return any(not near[match.end():].strip() for match in cues("exfiltration-nouns").finditer(near))
 
 
 def _shows(reading: Reading) -> set[str]:

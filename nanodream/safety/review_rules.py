@@ -179,7 +179,8 @@ def reasons(line: str) -> list[str]:
 def _outward(clause: str) -> bool:
     for move in _MOVE.finditer(clause):
         before = clause[max(move.start() - LOOKBACK, 0):move.start()]
-        if (forbids(before) or _NOUN_HERE.search(before) or _STATED.match(clause, move.end())
+        if (forbids(before) or _NOUN_HERE.search(before) or cues.after_an_article(before)
+                or _STATED.match(clause, move.end())
                 or _SOMEONE_ELSE.search(before) and _THIRD_PERSON.fullmatch(move.group(0))
                 or move.group(0)[:1].lower() in "ibg" and _CONDITION.search(before)):
             continue

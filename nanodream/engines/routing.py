@@ -12,7 +12,7 @@ from functools import lru_cache
 from nanodream.backlog.history import TASK_LINE
 from nanodream.text.grammar import CONDITION, NO, OBLIGATION, PROHIBITION, WITHOUT
 from nanodream.text.lists import wordlist
-from nanodream.text.statements import DECISION, PERSON, RULE, UNDETERMINED, kind_of, read_languages
+from nanodream.text.statements import DECISION, FACT, PERSON, RULE, UNDETERMINED, kind_of, read_languages
 from nanodream.text.verbs import base_verb
 from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
@@ -163,7 +163,7 @@ def _user_section(text: str) -> str:
     return "Schedule" if _SCHEDULE.search(text) else "Preferences"
 
 
-_FILE_OF = {PERSON: USER, RULE: SOUL, DECISION: MEMORY}
+_FILE_OF = {PERSON: USER, RULE: SOUL, DECISION: MEMORY, FACT: MEMORY}
 
 
 def _in_its_language(text: str) -> Route | None:

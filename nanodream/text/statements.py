@@ -2,9 +2,11 @@
 
 The built-in rules read what a rule can read reliably in any language: a rule addressed to the agent ("always …",
 "never …", "from now on …", "remember …"), a statement about the person ("I am …", "my name is …", "I prefer …",
-"call me …") and a stated decision ("we decided …"). Each language's file lists the words that mark them (its
-header says how to extend it); this module only finds them. A statement is filed in the person's own words: the
-sentence as they wrote it, never translated or restated.
+"call me …", and "my <detail> is …" for each of their details in data/personal-keys.txt), a stated decision ("we
+decided …"), and what the person asks to remember ("remember that …": read as what it states, or a fact of the
+project). Each language's file lists the words that mark them (its header says how to extend it); this module
+only finds them. A statement is filed in the person's own words: the sentence as they wrote it, never translated
+or restated.
 
 `read(sentences, language)` reads one message: its statements, and whether anything else of substance is left —
 which the rules cannot judge in that language, so the message waits for a model (backlog/waiting.py). Small talk
@@ -28,7 +30,7 @@ from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, words
 
 UNDETERMINED = "und"
-RULE, PERSON, DECISION = "rule", "person", "decision"
+RULE, PERSON, DECISION, FACT = "rule", "person", "decision", "fact"
 PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
 _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
                          r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
@@ -169,7 +171,8 @@ class Language:
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
                    "remember_this", "idioms", "addressed", "always"),
           "reply": ("languages", "verbs", "not_after"),
-          "person": ("identity", "preference", "not", "self"), "decision": ("cues",), "scope": ("words", "unless"),
+          "person": ("identity", "preference", "not", "self", "mine", "is"), "decision": ("cues",),
+          "remember": ("that", "opens"), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -193,7 +196,19 @@ def language(code: str) -> Language | None:
         for name in names:
             items = data.get(section, {}).get(name, ())
             spec.cues[f"{section}.{name}"] = Cues(tuple(_cue(item, characters) for item in items), characters)
+    spec.cues["person.details"] = _details(data.get("person", {}), characters)
     return spec
+
+
+def _details(person: dict[str, Any], characters: bool) -> Cues:
+    """"My e-mail", "我的邮箱": each of the language's `person.mine` words before each of the person's details
+    (data/personal-keys.txt). A detail may open a compound ("GitHub-Name"), and in a language that glues its
+    particles to the noun (`person.particles`: "이메일은") it may go on."""
+    ending = "~" if person.get("particles") else ""
+    keys = [key for key in PERSONAL_KEYS if len(key) > 1]
+    forms = [f"{key}{ending}" for key in keys] + ([] if characters else [f"{key}-~" for key in keys])
+    return Cues(tuple(_cue(f"{mine} {form}", characters) for mine in person.get("mine", ()) for form in forms),
+                characters)
 
 
 # A cue's words as the sentence's are cut (`_WORD`): an elided article or pronoun is a word of its own, at the end of
@@ -235,6 +250,10 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     """The explicit statement a sentence makes in `spec`'s language, or None."""
     if points_back(sentence, spec):
         return None  # "Merk dir das.": says nothing of its own (`read` files the sentence before it)
+    remembered_clause = asked_to_remember(sentence, spec)
+    asked = _remembered_statement(sentence, remembered_clause, spec) if remembered_clause else None
+    if asked is not None:
+        return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
@@ -270,7 +289,28 @@ def _person(tokens: list[str], spec: Language) -> str:
     for name, section in (("person.identity", "Identity"), ("person.preference", "Preferences")):
         if spec[name].within(tokens, opening):
             return section
-    return ""
+    return "Identity" if _my_detail(tokens, spec) else ""
+
+
+# How far a detail's verb may stand from the detail: "Meine E-Mail-Adresse für die Arbeit ist …" (three words),
+# "私のメールアドレスは" (five characters).
+DETAIL_GAP = {False: 3, True: 6}
+
+
+def _my_detail(tokens: list[str], spec: Language) -> bool:
+    """"My e-mail is …", "我的生日是…", "제 이메일은 …": one of the person's details given its value — the detail
+    near the opening, its verb (`person.is`) soon after, and a value after the verb (or before it, where the
+    verb closes the clause: "dass mein Geburtstag am 3. Mai ist")."""
+    start, end = spec["person.details"].bounds(tokens)
+    opening = spec.person.get("opening", 0)
+    if start < 0 or opening and start >= opening:
+        return False
+    after = end - 1 if spec.person.get("particles") else end  # "이메일은": the verb is the detail's own ending
+    verb_start, verb_end = spec["person.is"].bounds(tokens[after:])
+    if verb_start < 0 or verb_start > DETAIL_GAP[spec.characters]:
+        return False
+    value = tokens[after:after + verb_start] + tokens[after + verb_end:]  # "dass mein Geburtstag am 3. Mai ist"
+    return any(_LETTER.search(token) or token.isdigit() for token in value)
 
 
 def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
@@ -334,6 +374,36 @@ def points_back(sentence: str, spec: Language) -> bool:
     asking to remember what it says itself ("I'm Ricardo, remember this": `remembered`)."""
     start, before, after = spec["rule.remember_this"].span(spec.tokens(sentence))
     return start >= 0 and substance(before + after) <= POINTING_SLACK and not remembered(sentence, spec)
+
+
+def asked_to_remember(sentence: str, spec: Language) -> str:
+    """What a sentence asks the agent to remember, in the person's words: "mein Geburtstag am 3. Mai ist" of
+    "Bitte merk dir, dass mein Geburtstag am 3. Mai ist" (`remember.that` near the opening, no subject before it:
+    not "I remember that …"); "" for any other sentence, and for a question."""
+    tokens = spec.tokens(sentence)
+    start, end = spec["remember.that"].bounds(tokens)
+    if start < 0 or start >= spec.rule.get("opening", 3) or _subject(tokens[:start], spec) >= 0:
+        return ""
+    return "" if is_question(sentence) else sentence[len(_original(sentence, spec, end)):].strip(" ,，、:：")
+
+
+def _remembered_statement(sentence: str, clause: str, spec: Language) -> Statement | None:
+    """The sentence as what its remembered clause states (about the person, a rule, a decision), or as a fact of
+    the project (`states_a_fact`)."""
+    found = statement(clause, spec)
+    if found is not None:
+        return Statement(found.kind, tidy(sentence), found.section)
+    return Statement(FACT, tidy(sentence), "Project") if states_a_fact(clause, spec) else None
+
+
+def states_a_fact(clause: str, spec: Language) -> bool:
+    """Whether a remembered clause is a fact of its own: it opens with the person's, the team's or a named thing's
+    words (`remember.opens`: not "er", "il", "it", "他", whom only the conversation knows), says enough, and
+    points at nothing of the moment."""
+    tokens = spec.tokens(clause)
+    if spec["remember.opens"].at(tokens) != 0 or substance(clause) < MIN_LETTERS:
+        return False
+    return spec["scope.words"].at(tokens) < 0 and spec["person.not"].at(tokens) < 0
 
 
 @dataclass

@@ -208,6 +208,26 @@ def test_a_sentence_that_ends_by_asking_to_remember_it_is_filed(said, line):
     assert _short(said).content == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Please remember that my birthday is May 3.", "[permanent] User's birthday is May 3."),
+    ("Keep in mind that I'm allergic to nuts.", "[permanent] User is allergic to nuts."),
+    ("Remember that the staging server is in Frankfurt.", "[durable] The staging server is in Frankfurt."),
+    ("Don't forget that our API keys rotate every 90 days.", "[durable] Our API keys rotate every 90 days."),
+])
+def test_what_the_person_asks_to_remember_is_filed_as_what_it_says(said, line):
+    assert _short(said).content == line
+
+
+@pytest.mark.parametrize("said", [
+    "Remember that bug from yesterday?",
+    "Remember that it crashed twice.",  # what "it" is, only the conversation knows
+    "Remember that this is only a test.",
+    "I remember that we talked about it.",  # the person remembering, no request
+])
+def test_a_remembered_clause_that_points_elsewhere_is_not_filed(said):
+    assert not any(line.startswith("[") and not line.startswith("[skip]") for line in _short(said).content.splitlines())
+
+
 @pytest.mark.parametrize("said", [
     "I desperately need to create space on my Gmail inbox",  # an adverb in "-ly" before the verb, then a need
     "i cant log in to many request error",  # "can't" typed without its apostrophe

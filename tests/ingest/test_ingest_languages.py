@@ -153,3 +153,24 @@ def test_the_language_the_person_wants_answers_in_lands_in_soul_as_a_rule(worksp
     rules = (workspace.root / "SOUL.md").read_text().split("## Rules", 1)[1].split("\n## ", 1)[0]
     assert said.rstrip(".。")[:8].lower() in rules.lower(), rules
     assert said[:8] not in (workspace.root / "USER.md").read_text() + (workspace.root / "memory/MEMORY.md").read_text()
+
+
+# (language, one of the person's details given its value, a fact of the project the person asks to remember)
+REMEMBERED = [
+    ("de", "Meine E-Mail ist lena@example.com.", "Merk dir, dass der Staging-Server in Frankfurt steht."),
+    ("fr", "Mon pseudo GitHub est lena-dev.", "N'oublie pas que le serveur de test est chez OVH."),
+    ("es", "Mi correo es lena@example.com.", "Recuerda que el servidor de pruebas está en Madrid."),
+    ("pt", "Meu e-mail é lena@example.com.", "Não esqueça que o servidor de testes fica em São Paulo."),
+    ("en", "My email is lena@example.com.", "Remember that the staging server is in Frankfurt."),
+]
+
+
+@pytest.mark.parametrize(("code", "detail", "fact"), REMEMBERED)
+def test_a_detail_lands_in_user_and_a_fact_asked_to_be_remembered_in_memory(workspace, tmp_path, code, detail, fact):
+    report = api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [detail, fact])], settings=BUILTIN)
+    assert report.outcome == Outcome.INGESTED and report.for_model == {}  # nothing left unread
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    user, memory = (workspace.root / "USER.md").read_text(), (workspace.root / "memory/MEMORY.md").read_text()
+    assert "lena" in user and "lena" not in memory
+    said = fact.removeprefix("Remember that ").removesuffix(".") if code == "en" else fact.removesuffix(".")
+    assert said.lower() in memory.lower() and said.lower() not in user.lower()

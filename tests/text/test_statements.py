@@ -7,7 +7,7 @@ import pytest
 
 from nanodream.text import lists, statements
 from nanodream.text.sentences import sentences, statement_lists
-from nanodream.text.statements import DECISION, PERSON, RULE, kind_of, language, read, read_languages, statement
+from nanodream.text.statements import DECISION, FACT, PERSON, RULE, kind_of, language, read, read_languages, statement
 
 STATED = [
     # German
@@ -160,6 +160,7 @@ def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words(
     ("zh", "我叫小王，记住这个", PERSON, "我叫小王。"),  # "I'm Xiao Wang, remember this"
     ("de", "Ich heiße Lena, merk dir das.", PERSON, "Ich heiße Lena."),
     ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE, "Bei Tabellen alle Seiten anschauen."),
+    ("ja", "私の誕生日は5月3日だと覚えておいてください。", PERSON, "私の誕生日は5月3日だ。"),
 ])
 def test_a_sentence_that_ends_by_asking_to_remember_it_keeps_what_it_says(code, said, kind, text):
     reading = read(list(sentences(said, code)), code)
@@ -319,3 +320,101 @@ def test_a_language_named_beside_an_errand_or_a_report_is_no_rule(code, sentence
 def test_from_now_on_used_as_future_of_a_noun_is_no_standing_rule(code, sentence):
     """"今後の" and "今后的" name what lies ahead; only "今後は" / "今后请…" make a request last."""
     assert statement(sentence, language(code)) is None
+
+
+# "My <detail> is <value>": one of the person's details (data/personal-keys.txt) given its value, in each language
+# with `person.mine` and `person.is` lists; a word of the moment or a question keeps it out, and so does a thing
+# that is no detail of theirs ("my code").
+MY_DETAIL = [
+    ("de", "Meine E-Mail ist max@example.com."),
+    ("de", "Mein GitHub-Name ist maxdev."),
+    ("de", "Meine Telefonnummer ist +49 170 0000000."),
+    ("de", "Mein Wohnort ist Leipzig."),
+    ("fr", "Mon e-mail est marie@example.com."),
+    ("fr", "Mon pseudo GitHub est mariedev."),
+    ("fr", "Mon anniversaire est le 3 mai."),
+    ("fr", "Mon adresse e-mail est marie@example.com."),
+    ("es", "Mi correo es lucia@example.com."),
+    ("es", "Mi cumpleaños es el 3 de mayo."),
+    ("es", "Mi usuario de GitHub es luciadev."),
+    ("pt", "Meu e-mail é joao@example.com."),
+    ("pt", "Meu aniversário é dia 3 de maio."),
+    ("pt", "Minha empresa é a Acme."),
+    ("zh", "我的邮箱是 wang@example.com。"),
+    ("zh", "我的生日是5月3日。"),
+    ("zh", "我的 GitHub 用户名是 leilei。"),
+    ("zh", "我的手机号是 13800000000。"),
+    ("ja", "私のメールアドレスは taro@example.com です。"),
+    ("ja", "僕の誕生日は5月3日です。"),
+    ("ko", "제 이메일은 minsu@example.com 입니다."),
+    ("ko", "내 생일은 5월 3일이야."),
+]
+
+
+@pytest.mark.parametrize(("code", "sentence"), MY_DETAIL)
+def test_my_detail_is_its_value_is_about_the_person(code, sentence):
+    found = statement(sentence, language(code))
+    assert found is not None, sentence
+    assert (found.kind, found.section, found.text) == (PERSON, "Identity", sentence)
+    assert kind_of(sentence, code).kind == PERSON
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("de", "Mein Code ist kaputt."),  # no detail of theirs
+    ("de", "Meine E-Mail ist gerade voll."),  # a state of the moment
+    ("de", "Ist meine E-Mail angekommen?"),
+    ("de", "Meine E-Mail hat sich geändert."),  # no value given
+    ("fr", "Mon ordinateur est lent."),
+    ("fr", "Mon e-mail est-il arrivé ?"),
+    ("es", "Mi código no funciona."),
+    ("es", "¿Mi correo es correcto?"),
+    ("pt", "Meu código está quebrado."),
+    ("zh", "我的代码有问题。"),
+    ("zh", "我的邮箱是不是满了"),  # "is my mailbox full": a question without its mark
+    ("zh", "我的电脑是新买的。"),
+    ("ja", "私のコードはまだ動きません。"),
+    ("ko", "제 코드는 안 돌아가요."),
+    ("de", "Meine E-Mail ist"),  # no value
+])
+def test_what_is_no_detail_of_the_person_given_a_value_is_none(code, sentence):
+    assert statement(sentence, language(code)) is None, sentence
+
+
+# "Remember that …": what follows is filed as what it is (about the person, a rule), or as a fact of the project
+# when it opens with the person's, the team's or a thing's own words (`remember.opens`); in the whole sentence.
+REMEMBER_THAT = [
+    ("de", "Bitte merk dir, dass mein Geburtstag am 3. Mai ist.", PERSON),
+    ("de", "Merk dir, dass der Staging-Server in Frankfurt steht.", FACT),
+    ("de", "Denk daran, dass du immer auf Deutsch antwortest.", RULE),
+    ("fr", "Retiens que je suis allergique aux noix.", PERSON),
+    ("fr", "N'oublie pas que le serveur de test est chez OVH.", FACT),
+    ("es", "Recuerda que mi cumpleaños es el 3 de mayo.", PERSON),
+    ("es", "Ten en cuenta que el servidor de pruebas está en Madrid.", FACT),
+    ("pt", "Lembre-se de que meu aniversário é dia 3 de maio.", PERSON),
+    ("pt", "Não esqueça que o servidor de testes fica em São Paulo.", FACT),
+    ("zh", "请记住我的生日是5月3日。", PERSON),
+]
+
+
+@pytest.mark.parametrize(("code", "sentence", "kind"), REMEMBER_THAT)
+def test_what_the_person_asks_to_remember_is_filed_as_what_it_is(code, sentence, kind):
+    found = statement(sentence, language(code))
+    assert found is not None, sentence
+    assert (found.kind, found.text) == (kind, sentence)
+    assert kind_of(sentence, code).kind == kind
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("de", "Merk dir, dass das hier nur ein Test ist."),  # this, here: one piece of work
+    ("de", "Merk dir, dass er morgen kommt."),  # who "he" is, only the conversation knows
+    ("de", "Erinnerst du dich, dass wir das besprochen haben?"),
+    ("fr", "Retiens que c'est juste pour aujourd'hui."),
+    ("fr", "N'oublie pas qu'il faut le faire demain."),
+    ("es", "Recuerda que eso no funciona."),
+    ("pt", "Lembre que isso é só um teste."),
+    ("zh", "记住他明天来。"),
+    ("zh", "记住我们的对话。"),  # "remember our conversation": a thing, no clause (Chinese has no "that")
+    ("zh", "我记得我们讨论过。"),  # "I remember": the person remembering, no request
+])
+def test_a_remembered_clause_that_points_elsewhere_is_none(code, sentence):
+    assert statement(sentence, language(code)) is None, sentence

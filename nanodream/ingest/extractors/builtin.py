@@ -34,7 +34,8 @@ RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
 GIST_PARTS = 2
 GIST_PART_CHARS = 90
 # The tag each kind of explicit statement is filed with: rules and facts about the person last; decisions hold.
-TAG_OF = {statements.RULE: "permanent", statements.PERSON: "permanent", statements.DECISION: "durable"}
+TAG_OF = {statements.RULE: "permanent", statements.PERSON: "permanent", statements.DECISION: "durable",
+          statements.FACT: "durable"}
 # What a line in another language may not be, whatever it says (the rest of text/kinds.py reads English).
 _NEVER_IN_ANY_LANGUAGE = ("too long", "code", "a link", "a question", "a heading")
 
@@ -186,10 +187,16 @@ def _points_back(sentence: str, spec: statements.Language | None) -> bool:
 
 def _remembered(said: list[str], index: int, english: statements.Language | None) -> Fact | None:
     """An English sentence the full rules do not file, that the person asked to remember: one a "remember this"
-    points back at, or "remember to always …" — a standing rule, in their words; or one that ends by asking it
-    ("I'm Ricardo, plz remember this"): what comes before, about the person when they speak of themselves."""
+    points back at, or "remember to always …" — a standing rule, in their words; one that ends by asking it
+    ("I'm Ricardo, plz remember this"): what comes before, about the person when they speak of themselves; or
+    what a "remember that …" holds: what the rules make of it, or a fact of the project in their words."""
     if english is None or _points_back(said[index], english):
         return None
+    clause = statements.asked_to_remember(said[index], english)
+    if clause:  # "Please remember that my birthday is May 3"
+        fact = classify(clause) or (Fact("durable", statements.tidy(clause))
+                                    if statements.states_a_fact(clause, english) else None)
+        return fact if fact is not None and _allowed(fact.text, statements.FACT) else None
     kept = statements.remembered(said[index], english)
     if kept:  # what the rules make of it, or it in their words (about the person when they speak of themselves)
         fact = classify(kept) or Fact("permanent", statements.tidy(third_person(kept, DEFAULT_SUBJECT) or kept))
@@ -216,7 +223,7 @@ def _in_another_language(sentence: str) -> Fact | None:
 def _allowed(line: str, kind: str) -> bool:
     """A line in any language passes the checks that do not depend on English: not too long, no code, a question
     or a heading, and no link in USER.md or SOUL.md."""
-    check = forbidden_kind if kind == statements.DECISION else forbidden_in_profile
+    check = forbidden_kind if kind in (statements.DECISION, statements.FACT) else forbidden_in_profile
     return check(line) not in _NEVER_IN_ANY_LANGUAGE
 
 

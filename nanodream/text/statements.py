@@ -196,19 +196,16 @@ def language(code: str) -> Language | None:
         for name in names:
             items = data.get(section, {}).get(name, ())
             spec.cues[f"{section}.{name}"] = Cues(tuple(_cue(item, characters) for item in items), characters)
-    spec.cues["person.details"] = _details(data.get("person", {}), characters)
     return spec
 
 
-def _details(person: dict[str, Any], characters: bool) -> Cues:
-    """"My e-mail", "我的邮箱": each of the language's `person.mine` words before each of the person's details
-    (data/personal-keys.txt). A detail may open a compound ("GitHub-Name"), and in a language that glues its
-    particles to the noun (`person.particles`: "이메일은") it may go on."""
-    ending = "~" if person.get("particles") else ""
+@cache
+def _details(characters: bool, particles: bool) -> Cues:
+    """The person's details (data/personal-keys.txt) as cues: a detail may open a compound ("GitHub-Name"), and in a
+    language that glues its particles to the noun (`person.particles`: "이메일은") it may go on."""
     keys = [key for key in PERSONAL_KEYS if len(key) > 1]
-    forms = [f"{key}{ending}" for key in keys] + ([] if characters else [f"{key}-~" for key in keys])
-    return Cues(tuple(_cue(f"{mine} {form}", characters) for mine in person.get("mine", ()) for form in forms),
-                characters)
+    forms = [f"{key}~" if particles else key for key in keys] + ([] if characters else [f"{key}-~" for key in keys])
+    return Cues(tuple(_cue(form, characters) for form in forms), characters)
 
 
 # A cue's words as the sentence's are cut (`_WORD`): an elided article or pronoun is a word of its own, at the end of
@@ -301,11 +298,16 @@ def _my_detail(tokens: list[str], spec: Language) -> bool:
     """"My e-mail is …", "我的生日是…", "제 이메일은 …": one of the person's details given its value — the detail
     near the opening, its verb (`person.is`) soon after, and a value after the verb (or before it, where the
     verb closes the clause: "dass mein Geburtstag am 3. Mai ist")."""
-    start, end = spec["person.details"].bounds(tokens)
+    start, mine_end = spec["person.mine"].bounds(tokens)
     opening = spec.person.get("opening", 0)
     if start < 0 or opening and start >= opening:
         return False
-    after = end - 1 if spec.person.get("particles") else end  # "이메일은": the verb is the detail's own ending
+    particles = bool(spec.person.get("particles"))
+    detail = _details(spec.characters, particles).bounds(tokens[mine_end:])  # "my" right before the detail
+    if detail[0] != 0:
+        return False
+    end = mine_end + detail[1]
+    after = end - 1 if particles else end  # "이메일은": the verb is the detail's own ending
     verb_start, verb_end = spec["person.is"].bounds(tokens[after:])
     if verb_start < 0 or verb_start > DETAIL_GAP[spec.characters]:
         return False

@@ -49,6 +49,22 @@ def third_person(sentence: str, subject: str) -> str | None:
     return _later(subject, " " + _agree(match.group("rest")))
 
 
+def owned_by(sentence: str, owner: str) -> str | None:
+    """A sentence that only mentions the person by "my", "mine" or "me", said of `owner` instead ("This repo manages
+    my dotfiles" → "This repo manages the user's dotfiles"); None when it holds "I", whose verb would have to
+    agree."""
+    if _I.search(sentence):
+        return None
+    for pattern, replacement in _OWNED:
+        sentence = pattern.sub(replacement.format(owner=owner), sentence)
+    return sentence
+
+
+_I = re.compile(r"\bI\b")
+_OWNED = [(re.compile(pattern, re.IGNORECASE), replacement)
+          for pattern, replacement in ((r"\b(?:my|mine)\b", "{owner}'s"), (r"\bme\b", "{owner}"))]
+
+
 def _agree(rest: str) -> str:
     """The words after "I" with the first verb (past any adverbs) made to agree with a third person."""
     words = rest.split(" ")

@@ -400,12 +400,14 @@ def _remembered_statement(sentence: str, clause: str, spec: Language) -> Stateme
 
 def states_a_fact(clause: str, spec: Language) -> bool:
     """Whether a remembered clause is a fact of its own: it opens with the person's, the team's or a named thing's
-    words (`remember.opens`: not "er", "il", "it", "他", whom only the conversation knows), says enough, and
-    points at nothing of the moment."""
+    words (`remember.opens`: not "er", "il", "it", "他", whom only the conversation knows; "this project" lasts),
+    says enough, and points at nothing of the moment."""
     tokens = spec.tokens(clause)
-    if spec["remember.opens"].at(tokens) != 0 or substance(clause) < MIN_LETTERS:
+    start, end = spec["remember.opens"].bounds(tokens)
+    if start != 0 or substance(clause) < MIN_LETTERS:
         return False
-    return spec["scope.words"].at(tokens) < 0 and spec["person.not"].at(tokens) < 0
+    rest = tokens[end:]  # "this project …" lasts: the opening is no scope word
+    return spec["scope.words"].at(rest) < 0 and spec["person.not"].at(rest) < 0
 
 
 @dataclass

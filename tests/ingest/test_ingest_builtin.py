@@ -213,6 +213,8 @@ def test_a_sentence_that_ends_by_asking_to_remember_it_is_filed(said, line):
     ("Keep in mind that I'm allergic to nuts.", "[permanent] User is allergic to nuts."),
     ("Remember that the staging server is in Frankfurt.", "[durable] The staging server is in Frankfurt."),
     ("Don't forget that our API keys rotate every 90 days.", "[durable] Our API keys rotate every 90 days."),
+    ("Keep in mind that this repo is meant to manage my personal system definitions.",  # "this repo" lasts
+     "[durable] This repo is meant to manage the user's personal system definitions."),
 ])
 def test_what_the_person_asks_to_remember_is_filed_as_what_it_says(said, line):
     assert _short(said).content == line
@@ -223,6 +225,7 @@ def test_what_the_person_asks_to_remember_is_filed_as_what_it_says(said, line):
     "Remember that it crashed twice.",  # what "it" is, only the conversation knows
     "Remember that this is only a test.",
     "I remember that we talked about it.",  # the person remembering, no request
+    "Remember that the build I ran failed.",  # "I ran": the person's act of the moment, not restated
 ])
 def test_a_remembered_clause_that_points_elsewhere_is_not_filed(said):
     assert not any(line.startswith("[") and not line.startswith("[skip]") for line in _short(said).content.splitlines())
@@ -241,6 +244,16 @@ def test_a_remembered_clause_that_points_elsewhere_is_not_filed(said):
 ])
 def test_what_happened_or_praise_for_the_agent_is_no_fact_about_the_person(said):
     assert classify(said) is None
+
+
+@pytest.mark.parametrize(("said", "not_opening"), [
+    ("still have when i try to sign in 404: NOT_FOUND", "User tries"),  # "when I …" is no setting's end
+    ("In the morning when I wake up I check the logs", "User wakes"),
+    ("Still broken if I reload the page", "User reloads"),
+])
+def test_a_clause_after_when_or_if_is_never_moved_before_the_sentence_it_belongs_to(said, not_opening):
+    found = classify(said, "", DAY)
+    assert found is None or not found.text.removeprefix("(2023-05-08) ").startswith(not_opening), found
 
 
 @pytest.mark.parametrize(("said", "fact"), [

@@ -392,6 +392,8 @@ REMEMBER_THAT = [
     ("es", "Ten en cuenta que el servidor de pruebas está en Madrid.", FACT),
     ("pt", "Lembre-se de que meu aniversário é dia 3 de maio.", PERSON),
     ("pt", "Não esqueça que o servidor de testes fica em São Paulo.", FACT),
+    ("de", "Denk daran, dass dieses Projekt auf Hetzner läuft.", FACT),  # "this project" lasts
+    ("fr", "Retiens que ce projet est déployé sur Fly.io.", FACT),
     ("zh", "请记住我的生日是5月3日。", PERSON),
 ]
 

@@ -26,7 +26,7 @@ from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
-from nanodream.text.person import third_person
+from nanodream.text.person import owned_by, third_person
 from nanodream.text.sentences import sentences, statement_lists
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
@@ -194,9 +194,7 @@ def _remembered(said: list[str], index: int, english: statements.Language | None
         return None
     clause = statements.asked_to_remember(said[index], english)
     if clause:  # "Please remember that my birthday is May 3"
-        fact = classify(clause) or (Fact("durable", statements.tidy(clause))
-                                    if statements.states_a_fact(clause, english) else None)
-        return fact if fact is not None and _allowed(fact.text, statements.FACT) else None
+        return classify(clause) or _remembered_fact(clause, english)
     kept = statements.remembered(said[index], english)
     if kept:  # what the rules make of it, or it in their words (about the person when they speak of themselves)
         fact = classify(kept) or Fact("permanent", statements.tidy(third_person(kept, DEFAULT_SUBJECT) or kept))
@@ -207,6 +205,14 @@ def _remembered(said: list[str], index: int, english: statements.Language | None
         return None
     line = statements.tidy(said[index])
     return Fact("permanent", line) if _allowed(line, statements.RULE) else None
+
+
+def _remembered_fact(clause: str, english: statements.Language) -> Fact | None:
+    """What an English "remember that …" holds when no rule reads it: a fact of the project in the person's words,
+    any "my" of theirs said of the user ("this repo manages my dotfiles")."""
+    owned = owned_by(clause, "the user") if statements.states_a_fact(clause, english) else None
+    line = statements.tidy(owned) if owned else ""
+    return Fact("durable", line) if line and _allowed(line, statements.FACT) else None
 
 
 def _in_another_language(sentence: str) -> Fact | None:

@@ -731,10 +731,12 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 
 
-# A short time or place phrase before the person speaks of themselves: "From November I'll be …".
-_SETTING = re.compile(r"^(?P<setting>(?i:from|since|in|on|at|by|after|before|during|until|next|last|this|every|"
-                      r"yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|these days|currently|still)"
-                      r"\b[^,.!?]{0,40}?),?\s+"
+# A short time or place phrase before the person speaks of themselves: "From November I'll be …", "Lately, I …".
+# A preposition's phrase holds no clause of its own ("In the morning when I wake up …": what follows "when" is
+# that clause, not the statement); an adverb is the setting alone ("still have when I try …" is no setting).
+_SETTING = re.compile(r"^(?P<setting>(?i:(?:from|since|in|on|at|by|after|before|during|until|next|last|this|every)"
+                      r"\b(?:(?!\b(?:when|whenever|if|once|while|where|because|that|as soon as)\b)[^,.!?]){0,40}?|"
+                      r"yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|these days|currently|still)),?\s+"
                       r"(?P<rest>(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b.+)$", re.DOTALL)
 # What follows "so" or "because" when it is advice to the agent, not part of the fact: "…, so keep that in mind".
 _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|please|keep|remember|include|plan|"

@@ -169,7 +169,7 @@ class Language:
 
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
-                   "remember_this", "idioms", "addressed", "always"),
+                   "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is"), "decision": ("cues",),
           "remember": ("that", "opens"), "scope": ("words", "unless"),
@@ -329,12 +329,34 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
         return True  # "I need you to always …": the person asks it of the agent, whatever the subject
     subject = _subject(tokens, spec)
     if standing:
-        return subject < 0
+        return _stands_as_a_rule(tokens, spec, subject)
     if spec["rule.prohibitions"].ends(tokens):
         return subject < 0
     if not 0 <= cue < opening or 0 <= subject < cue:
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
+    """A sentence with a standing cue is a rule unless a subject of a statement stands before the cue ("Ich werde
+    ab jetzt …") or where the language puts it after the cue (`rule.standing_subject`, courtesy words aside:
+    "Désormais, le build est lent", "Ab jetzt ist der Build langsamer"). Elsewhere an article opens the object of
+    a command ("Désormais, écris les messages en anglais", "Ab jetzt bitte die Commits auf Englisch schreiben"),
+    and a rule cue right after it makes it one ("Künftig immer die Tests laufen lassen"). A language without that
+    setting, or without spaces, takes any subject word for one; so does a reminder (a standing cue that opens a
+    `remember.that` one: "Merk dir: die Tests laufen mit pytest" states a fact)."""
+    at = spec.rule.get("standing_subject")
+    start, end = spec["rule.standing"].bounds(tokens)
+    cue = tuple(tokens[start:end])
+    reminder = any(item[:len(cue)] == cue for item in spec["remember.that"].items)  # "Merk dir: die Tests laufen …"
+    if at is None or spec.characters or reminder:
+        return subject < 0
+    if 0 <= subject < start:
+        return False
+    after = tokens[end:]
+    courtesy = spec["rule.courtesy"].bounds(after)
+    after = after[courtesy[1]:] if courtesy[0] == 0 else after
+    return spec["rule.cues"].at(after) == 0 or _subject(after[at:at + 1], spec) < 0
 
 
 # How far apart a verb of answering and the language it names may be: "antworte mir bitte auf Deutsch" (two words),

@@ -24,6 +24,15 @@ STATED = [
     ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
     ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
     ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
+    # "from now on" with a command's object after it: an article there is no subject
+    ("de", "Ab jetzt bitte die Commit-Nachrichten auf Englisch schreiben.", RULE, "Rules"),
+    ("de", "Künftig immer die Tests vor dem Commit laufen lassen.", RULE, "Rules"),
+    ("de", "Von nun an schreibst du die Commits auf Englisch.", RULE, "Rules"),
+    ("fr", "Désormais, écris les messages de commit en anglais.", RULE, "Rules"),
+    ("fr", "S'il te plaît, désormais écris les commits en anglais.", RULE, "Rules"),
+    ("es", "A partir de ahora, escribe los commits en inglés.", RULE, "Rules"),
+    ("es", "De ahora en adelante, no uses emojis en los commits.", RULE, "Rules"),
+    ("pt", "A partir de agora, escreva os commits em inglês.", RULE, "Rules"),
     # Spanish
     ("es", "Siempre responde en español.", RULE, "Rules"),
     ("es", "No uses emojis en los commits.", RULE, "Rules"),
@@ -105,6 +114,12 @@ NOT_STATED = [
     ("de", "Kannst du das bitte prüfen?"),  # a question
     ("de", "Keine Ahnung, was da los ist."),  # an idiom
     ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("de", "Ab jetzt nutzen wir Postgres."),  # the subject after the verb that follows "ab jetzt"
+    ("de", "Ab jetzt ist der Build langsamer."),
+    ("de", "Merk dir: die Tests laufen mit pytest."),  # a reminder of a fact, not a rule
+    ("fr", "Désormais, le build est lent."),  # the subject right after "désormais"
+    ("es", "A partir de ahora el proyecto usa Postgres."),
+    ("pt", "A partir de agora eu cuido dos deploys."),
     ("fr", "Le build est toujours lent."),
     ("fr", "Je ne sais jamais quoi faire."),
     ("fr", "Pas de souci, merci !"),

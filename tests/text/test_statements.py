@@ -24,6 +24,12 @@ STATED = [
     ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
     ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
     ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
+    # what the person works with: who they are, as English's "I work with Python"
+    ("de", "Ich arbeite mit Python und TypeScript.", PERSON, "Identity"),
+    ("fr", "Je code surtout en Python.", PERSON, "Identity"),
+    ("es", "Trabajo sobre todo con Python.", PERSON, "Identity"),
+    ("pt", "Trabalho principalmente com Python.", PERSON, "Identity"),
+    ("zh", "我主要用Python。", PERSON, "Preferences"),
     # "from now on" with a command's object after it: an article there is no subject
     ("de", "Ab jetzt bitte die Commit-Nachrichten auf Englisch schreiben.", RULE, "Rules"),
     ("de", "Künftig immer die Tests vor dem Commit laufen lassen.", RULE, "Rules"),
@@ -114,6 +120,11 @@ NOT_STATED = [
     ("de", "Kannst du das bitte prüfen?"),  # a question
     ("de", "Keine Ahnung, was da los ist."),  # an idiom
     ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("de", "Ich arbeite mit dir an dem Projekt."),  # with the agent: this work, not who they are
+    ("fr", "Je travaille avec toi sur ce projet."),
+    ("es", "Trabajo con este archivo ahora."),
+    ("pt", "Trabalho com você no projeto."),
+    ("zh", "我平时用这个命令。"),
     ("de", "Ab jetzt nutzen wir Postgres."),  # the subject after the verb that follows "ab jetzt"
     ("de", "Ab jetzt ist der Build langsamer."),
     ("de", "Merk dir: die Tests laufen mit pytest."),  # a reminder of a fact, not a rule

@@ -170,7 +170,7 @@ class Language:
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
-          "reply": ("languages", "verbs", "not_after"),
+          "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is"), "decision": ("cues",),
           "remember": ("that", "opens"), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
@@ -322,7 +322,7 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     opening = spec.rule.get("opening", 3)
     if spec["rule.idioms"].within(tokens, opening):
         return False
-    if _answers_in_a_language(tokens, spec):
+    if _how_to_answer(tokens, spec):
         return True
     cue = spec["rule.cues"].at(tokens)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
@@ -363,24 +363,43 @@ def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
 # "请用中文和我对话" (two characters); further apart, the words between are an errand's object ("reply to the email
 # from the landlord in German").
 REPLY_GAP = {False: 2, True: 4}
+# What a request for a manner of answering may hold besides the verb and the manner, in letters (characters, where
+# a language has no spaces): "bitte immer", "要", "にしてください"; more is an errand ("…, mir kurz, ob das geht").
+MANNER_SLACK = {False: 12, True: 8}
 
 
-def _answers_in_a_language(tokens: list[str], spec: Language) -> bool:
-    """The language the person wants answers in ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话"): how the
-    agent speaks to them from then on, a rule without "always". A verb of answering (`reply.verbs`) next to a
-    language (`reply.languages`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
-    subject of a statement before the verb unless the person addresses the agent ("I want you to …")."""
+def _how_to_answer(tokens: list[str], spec: Language) -> bool:
+    """How the person wants every answer: in a language ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话") or
+    in a manner ("Antworte kurz und knapp", "回答要简洁", "短く答えてください") — how the agent speaks to them from
+    then on, a rule without "always". A verb of answering (`reply.verbs`) next to a language (`reply.languages`)
+    or a manner (`reply.manners`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
+    subject of a statement before the verb unless the person addresses the agent ("I want you to …"). A manner
+    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment."""
     verb = spec["reply.verbs"].bounds(tokens)
-    language = spec["reply.languages"].bounds(tokens)
-    if verb[0] < 0 or language[0] < 0:
+    if verb[0] < 0:
         return False
-    gap = language[0] - verb[1] if verb[0] < language[0] else verb[0] - language[1]
-    if gap > REPLY_GAP[spec.characters]:
-        return False
-    if spec["reply.not_after"].ends(tokens[:min(verb[0], language[0])]):
-        return False  # "your answer in Spanish", "你的中文回答": an answer spoken of, not asked for
-    subject = _subject(tokens, spec)
-    return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
+    for name in ("reply.languages", "reply.manners"):
+        how = spec[name].bounds(tokens)
+        if how[0] < 0:
+            continue
+        gap = how[0] - verb[1] if verb[0] < how[0] else verb[0] - how[1]
+        if gap > REPLY_GAP[spec.characters] or spec["reply.not_after"].ends(tokens[:min(verb[0], how[0])]):
+            continue  # "your answer in Spanish", "你的中文回答": an answer spoken of, not asked for
+        if name == "reply.manners" and not _only_a_manner(tokens, spec, verb, how):
+            continue
+        subject = _subject(tokens, spec)
+        return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
+    return False
+
+
+def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how: tuple[int, int]) -> bool:
+    """Whether a request for a manner of answering is the whole sentence: besides the verb and the manner, a few
+    letters ("bitte immer", "してください") and no subject or scope word ("Antworte mir kurz, ob das geht",
+    "简单回答一下这个问题": one answer of this moment)."""
+    rest = [token for index, token in enumerate(tokens) if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])]
+    letters = sum(len(_LETTER.findall(token)) for token in rest)
+    return (letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0
+            and spec["scope.words"].at(tokens) < 0)
 
 
 def _subject(tokens: list[str], spec: Language) -> int:

@@ -315,6 +315,33 @@ REPLY_LANGUAGE = [
 ]
 
 
+# How the person wants every answer to read: a verb of answering next to a manner (`reply.manners`), the whole
+# request; not an answer spoken of, nor one answer asked for now.
+REPLY_MANNER = [("de", "Antworte kurz und knapp."), ("de", "Halte deine Antworten kurz."),
+                ("fr", "Réponds de manière concise."), ("es", "Responde de forma breve."),
+                ("pt", "Responda de forma curta."), ("zh", "回答要简洁。"), ("zh", "请简短回答。"),
+                ("ja", "回答は簡潔にしてください。"), ("ja", "簡潔でお願いします。"), ("ko", "짧게 대답해 주세요.")]
+
+
+@pytest.mark.parametrize(("code", "sentence"), REPLY_MANNER)
+def test_asking_for_a_manner_of_answering_is_a_standing_rule(code, sentence):
+    found = statement(sentence, language(code))
+    assert found is not None and (found.kind, found.text) == (RULE, sentence)
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("de", "Antworte mir kurz, ob das geht."),  # one answer, now
+    ("fr", "Réponds-moi simplement si le build passe."),
+    ("zh", "简单回答一下这个问题。"),
+    ("de", "Die Antwort war zu kurz."),  # an answer spoken of
+    ("zh", "你的回答太简单了。"),
+    ("ja", "その回答は簡潔ですね。"),
+    ("es", "Contesta directamente a la pregunta del cliente sobre el precio."),
+])
+def test_one_answer_asked_for_now_or_an_answer_spoken_of_is_no_manner_rule(code, sentence):
+    assert statement(sentence, language(code)) is None
+
+
 @pytest.mark.parametrize(("code", "sentence"), REPLY_LANGUAGE)
 def test_asking_for_answers_in_a_language_is_a_standing_rule(code, sentence):
     found = statement(sentence, language(code))

@@ -8,8 +8,9 @@ keepers (what the person states outright) filed in the right file; no non-Englis
 "done when" checks: no spew (lines written ≤ 2 × keepers + 2 per transcript, optional keepers counted),
 garbage signatures (stack frames, paths with line numbers, installer and tool output, code, diffs, logs) on at
 most 10% of lines, no line over 300 characters or with more than 60 consecutive CJK characters, and the backlog
-empty — or only waiting for a model — within three runs. Also reported: recall of every required keeper, lines
-filed in the wrong file, lines holding a never-filed word, lines per 100 messages.
+empty — or only waiting for a model — within three runs. Also reported: recall of every required keeper, where
+each missed explicit keeper went (told without its words, so a held-out miss is understood unread), lines filed in
+the wrong file, lines holding a never-filed word, lines per 100 messages.
 
 Method: each transcript goes into a fresh workspace (the clock pinned, so every run is the same), `ingest` with the
 built-in extractor, then up to three built-in `run`s (fewer when the backlog is empty or only waits for a model);

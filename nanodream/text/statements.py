@@ -317,8 +317,8 @@ def _my_detail(tokens: list[str], spec: Language) -> bool:
 
 def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     """An instruction for the agent: no subject of a statement before it, no idiom at its opening, and a cue near
-    the opening (with a command's ending, in a language that needs one), a prohibition's ending, or a standing
-    cue ("from now on", "remember")."""
+    the opening (with a command's ending, in a language that needs one; not right after "is": "X ist immer …"), a
+    prohibition's ending, or a standing cue ("from now on", "remember")."""
     opening = spec.rule.get("opening", 3)
     if spec["rule.idioms"].within(tokens, opening):
         return False
@@ -334,6 +334,8 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
         return subject < 0
     if not 0 <= cue < opening or 0 <= subject < cue:
         return False
+    if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
+        return False  # "Maximalgebühr ist immer abhängig vom Parkplatz": said of a thing, no article before it
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
 
 

@@ -120,6 +120,9 @@ NOT_STATED = [
     ("de", "Kannst du das bitte prüfen?"),  # a question
     ("de", "Keine Ahnung, was da los ist."),  # an idiom
     ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("de", "Maximalgebühr ist immer abhängig vom Parkplatz."),  # "is always": said of a thing, no rule
+    ("pt", "Deploy é sempre manual."),
+    ("es", "Docker está siempre encendido."),
     ("de", "Ich arbeite mit dir an dem Projekt."),  # with the agent: this work, not who they are
     ("fr", "Je travaille avec toi sur ce projet."),
     ("es", "Trabajo con este archivo ahora."),

@@ -171,8 +171,8 @@ class Language:
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
-          "person": ("identity", "preference", "not", "self", "mine", "is"), "decision": ("cues",),
-          "remember": ("that", "opens"), "scope": ("words", "unless"),
+          "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not"),
+          "decision": ("cues",), "remember": ("that", "opens"), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -261,7 +261,7 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     text = tidy(sentence)
     if spec["agent.naming"].at(tokens) >= 0:
         return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
-    person = _person(tokens, spec)
+    person = _person(sentence, tokens, spec)
     if person:
         return Statement(PERSON, text, person)
     if _rule(tokens, spec, standing):
@@ -278,7 +278,7 @@ class Statement:
     section: str  # the `##` section of its file
 
 
-def _person(tokens: list[str], spec: Language) -> str:
+def _person(sentence: str, tokens: list[str], spec: Language) -> str:
     """The USER.md section a statement about the person goes to ("" when it is none)."""
     if spec["person.not"].at(tokens) >= 0:
         return ""
@@ -286,7 +286,20 @@ def _person(tokens: list[str], spec: Language) -> str:
     for name, section in (("person.identity", "Identity"), ("person.preference", "Preferences")):
         if spec[name].within(tokens, opening):
             return section
-    return "Identity" if _my_detail(tokens, spec) else ""
+    return "Identity" if _my_detail(tokens, spec) or _a_noun_after(sentence, tokens, spec) else ""
+
+
+def _a_noun_after(sentence: str, tokens: list[str], spec: Language) -> bool:
+    """"Ich bin Softwareentwickler bei SAP": a `person.noun_after` cue at the opening, then a capitalised word — a
+    noun, in a language that capitalises them ("Ich bin gespannt" is no noun) — that is no subject word and no
+    `person.noun_not` one ("Ich bin Ihnen dankbar", "Ich bin Montag nicht da")."""
+    start, end = spec["person.noun_after"].bounds(tokens)
+    if start != 0 or end >= len(tokens):
+        return False
+    word = _original(sentence, spec, end + 1)[len(_original(sentence, spec, end)):].strip()
+    after = tokens[end:end + 1]
+    return (word[:1].isupper() and not word.isupper() and _subject(after, spec) < 0
+            and spec["person.noun_not"].at(after) < 0)
 
 
 # How far a detail's verb may stand from the detail: "Meine E-Mail-Adresse für die Arbeit ist …" (three words),

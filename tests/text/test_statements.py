@@ -24,6 +24,8 @@ STATED = [
     ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
     ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
     ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
+    ("de", "Ich bin Data Scientist bei Zalando.", PERSON, "Identity"),  # a capitalised noun after "ich bin"
+    ("de", "Ich bin Lehrerin in Graz.", PERSON, "Identity"),
     # what the person works with: who they are, as English's "I work with Python"
     ("de", "Ich arbeite mit Python und TypeScript.", PERSON, "Identity"),
     ("fr", "Je code surtout en Python.", PERSON, "Identity"),
@@ -120,6 +122,9 @@ NOT_STATED = [
     ("de", "Kannst du das bitte prüfen?"),  # a question
     ("de", "Keine Ahnung, was da los ist."),  # an idiom
     ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("de", "Ich bin gespannt."),  # no noun after "ich bin"
+    ("de", "Ich bin Ihnen dankbar."),
+    ("de", "Ich bin Montag nicht da."),
     ("de", "Maximalgebühr ist immer abhängig vom Parkplatz."),  # "is always": said of a thing, no rule
     ("pt", "Deploy é sempre manual."),
     ("es", "Docker está siempre encendido."),

@@ -44,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import Row, row  # noqa: E402
 from nanodream import api, clock  # noqa: E402
 from nanodream.backlog.history import FOR_A_MODEL  # noqa: E402
+from nanodream.ingest.detect import detect  # noqa: E402
+from nanodream.ingest.reader import read_new  # noqa: E402
 from nanodream.text.language import language_of  # noqa: E402
 from nanodream.workspace import MEMORY, SOUL, STARTER_FILES, USER  # noqa: E402
 
@@ -148,6 +150,7 @@ class Outcome:
     waiting: int = 0  # `status --json` waiting_for_model, 0 while status does not report it
     left: int = 0  # the person's messages ingest left for a model (languages its rules do not read)
     entries: list[str] = field(default_factory=list)  # history's entries as ingest wrote them
+    said: list[str] = field(default_factory=list)  # the person's messages as ingest reads them
     unread: list[int] = field(default_factory=list)  # the indexes of those holding one of them
     consumed_unread: int = 0
 
@@ -191,6 +194,16 @@ def unread_entries(entries: list[str], for_model: dict[str, int]) -> list[int]:
             or any(not _TAG.match(line) and language_of(line) in foreign for line in content.splitlines())]
 
 
+def persons_messages(paths: tuple[Path, ...]) -> list[str]:
+    """What the person said, message by message, as ingest reads each transcript."""
+    said = []
+    for path in paths:
+        found = detect(path)
+        if found is not None:
+            said += [m.text for m in read_new(path, found, "new", None, follow=True).messages if m.role == "user"]
+    return said
+
+
 def backlog(root: Path) -> tuple[int, int, int]:
     """(pending, waiting for a model, lines of history consumed) as `status --json` tells them."""
     status = api.status(root).to_json()
@@ -215,6 +228,7 @@ def slept(case: Case, overrides: dict) -> Outcome:
         report = api.ingest(root, list(case.transcripts), settings=settings)
         outcome = Outcome(messages=report.messages, left=sum(report.for_model.values()))
         outcome.entries = history_entries(root)
+        outcome.said = persons_messages(case.transcripts)
         outcome.unread = unread = unread_entries(outcome.entries, report.for_model)
         outcome.pending, outcome.waiting, consumed = backlog(root)
         while outcome.pending and outcome.runs < MAX_RUNS:
@@ -283,19 +297,21 @@ def judge_line(case: Case, path: str, line: str, tally: Tally) -> None:
 
 
 # Where a missed keeper went, told without its words: so a held-out miss can be understood unread.
-MISSED_BECAUSE = ("waiting for a model", "read and not filed", "filed in another file", "in no one entry")
+MISSED_BECAUSE = ("waiting for a model", "read and not filed", "filed in another file",
+                  "said in one message, in no entry as said", "in no one message")
 
 
 def missed_because(k: Keeper, outcome: Outcome) -> str:
     """Why a keeper is not filed right: a line holds it in another file; the first history entry holding all its
-    words was left for a model, or was read by the rules and filed nowhere; or no one entry holds all its words
-    (they are spread over messages, or the label paraphrases)."""
+    words was left for a model, or was read by the rules and filed nowhere; one of the person's messages holds all
+    its words but no entry does (the rules restated it, or a gist cut it); or no one message does (they are spread
+    over messages, or the label paraphrases)."""
     if any(k.matches(line) for _, line in outcome.lines):
         return MISSED_BECAUSE[2]
     index = next((i for i, entry in enumerate(outcome.entries) if k.matches(entry)), -1)
-    if index < 0:
-        return MISSED_BECAUSE[3]
-    return MISSED_BECAUSE[0] if index in outcome.unread else MISSED_BECAUSE[1]
+    if index >= 0:
+        return MISSED_BECAUSE[0] if index in outcome.unread else MISSED_BECAUSE[1]
+    return MISSED_BECAUSE[3] if any(k.matches(said) for said in outcome.said) else MISSED_BECAUSE[4]
 
 
 def judge_keepers(case: Case, outcome: Outcome, tally: Tally) -> None:

@@ -141,16 +141,19 @@ def test_entries_left_for_a_model_count_as_consumed_unless_status_says_they_wait
 
 def test_each_missed_explicit_keeper_says_where_it_went_without_showing_its_words():
     """The breakdown is what lets a held-out miss be read without reading the transcript: waiting for a model
-    (an entry left for one holds it), read and not filed, filed in another file, or in no one history entry."""
+    (an entry left for one holds it), read and not filed, filed in another file, said in one message that no entry
+    holds as said, or in no one message."""
     waiting = precision.Keeper(("USER.md",), ("Lyon",), explicit=True)
     unfiled = precision.Keeper(("SOUL.md",), ("british spelling",), explicit=True)
     elsewhere = precision.Keeper(("SOUL.md",), ("tabs",), explicit=True)
     scattered = precision.Keeper(("USER.md",), ("nurse", "Leeds"), explicit=True)
+    restated = precision.Keeper(("USER.md",), ("I cycle",), explicit=True)
     entries = ["[for a model: fr] … > J'habite à Lyon.", "Talked about: use British spelling", "I'm a nurse.",
-               "I live in Leeds."]
-    outcome = precision.Outcome(lines=[("USER.md", "User prefers tabs.")], entries=entries, unread=[0])
-    tally = precision.score(case(waiting, unfiled, elsewhere, scattered), outcome)
+               "I live in Leeds.", "Talked about: cycling"]
+    outcome = precision.Outcome(lines=[("USER.md", "User prefers tabs.")], entries=entries, unread=[0],
+                                said=["I'm a nurse.", "I live in Leeds.", "I cycle to work, it takes an hour."])
+    tally = precision.score(case(waiting, unfiled, elsewhere, scattered, restated), outcome)
     assert tally.explicit_missed == {"waiting for a model": 1, "read and not filed": 1, "filed in another file": 1,
-                                     "in no one entry": 1}
+                                     "said in one message, in no entry as said": 1, "in no one message": 1}
     row = next(r for r in precision.report_rows("made-up", tally) if "missed" in r["measure"])
-    assert "Lyon" not in row["measure"] and row["value"] == 4
+    assert "Lyon" not in row["measure"] and row["value"] == 5

@@ -26,6 +26,8 @@ STATED = [
     ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
     ("de", "Ich bin Data Scientist bei Zalando.", PERSON, "Identity"),  # a capitalised noun after "ich bin"
     ("de", "Ich bin Lehrerin in Graz.", PERSON, "Identity"),
+    ("zh", "我对花生过敏。", PERSON, "Identity"),  # an allergy, as "I'm allergic to nuts" is read elsewhere
+    ("ko", "저는 땅콩 알레르기가 있어요.", PERSON, "Identity"),
     # what the person works with: who they are, as English's "I work with Python"
     ("de", "Ich arbeite mit Python und TypeScript.", PERSON, "Identity"),
     ("fr", "Je code surtout en Python.", PERSON, "Identity"),
@@ -122,6 +124,8 @@ NOT_STATED = [
     ("de", "Kannst du das bitte prüfen?"),  # a question
     ("de", "Keine Ahnung, was da los ist."),  # an idiom
     ("de", "Wir nutzen ab jetzt Postgres."),  # "from now on", said of themselves: waits for a model
+    ("zh", "你过敏吗？"),  # a question
+    ("ko", "알레르기가 있나요?"),
     ("de", "Ich bin gespannt."),  # no noun after "ich bin"
     ("de", "Ich bin Ihnen dankbar."),
     ("de", "Ich bin Montag nicht da."),

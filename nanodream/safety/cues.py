@@ -111,10 +111,10 @@ def _moving(text: str) -> bool:
 
 
 def after_an_article(before: str) -> bool:
-    """Whether the word after `before` follows an article or a possessive of another language (exfiltration-nouns.txt:
-    "meine", "mon", "la mia"), which makes a word that moves data its noun."""
-    near = before[-LOOKBACK:]  # the word right before: a long line costs no more per verb
-    return any(not near[match.end():].strip() for match in cues("exfiltration-nouns").finditer(near))
+    """Whether the text just before a word (a few dozen characters: the callers cut it) ends with an article or a
+    possessive of another language (exfiltration-nouns.txt: "meine", "mon", "la mia"), which makes a word that
+    moves data its noun."""
+    return any(not before[match.end():].strip() for match in cues("exfiltration-nouns").finditer(before))
 
 
 def _shows(reading: Reading) -> set[str]:

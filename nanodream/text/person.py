@@ -60,7 +60,7 @@ def owned_by(sentence: str, owner: str) -> str | None:
     return sentence
 
 
-_I = re.compile(r"\bI\b")
+_I = re.compile(r"\bi\b(?!\.\w)", re.IGNORECASE)  # "I", or "i" as a chat types it; not "i.e."
 _OWNED = [(re.compile(pattern, re.IGNORECASE), replacement)
           for pattern, replacement in ((r"\b(?:my|mine)\b", "{owner}'s"), (r"\bme\b", "{owner}"))]
 

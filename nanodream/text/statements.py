@@ -294,9 +294,9 @@ def _a_noun_after(sentence: str, tokens: list[str], spec: Language) -> bool:
     noun, in a language that capitalises them ("Ich bin gespannt" is no noun) — that is no subject word and no
     `person.noun_not` one ("Ich bin Ihnen dankbar", "Ich bin Montag nicht da")."""
     start, end = spec["person.noun_after"].bounds(tokens)
-    if start != 0 or end >= len(tokens):
+    if start != 0 or end >= len(tokens) or spec.characters:
         return False
-    word = _original(sentence, spec, end + 1)[len(_original(sentence, spec, end)):].strip()
+    word = list(_WORD.finditer(sentence.replace("’", "'")))[end].group()  # as written: its capital
     after = tokens[end:end + 1]
     return (word[:1].isupper() and not word.isupper() and _subject(after, spec) < 0
             and spec["person.noun_not"].at(after) < 0)

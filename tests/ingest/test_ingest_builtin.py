@@ -226,6 +226,7 @@ def test_what_the_person_asks_to_remember_is_filed_as_what_it_says(said, line):
     "Remember that this is only a test.",
     "I remember that we talked about it.",  # the person remembering, no request
     "Remember that the build I ran failed.",  # "I ran": the person's act of the moment, not restated
+    "Remember that the build i ran failed.",  # … typed in lower case
 ])
 def test_a_remembered_clause_that_points_elsewhere_is_not_filed(said):
     assert not any(line.startswith("[") and not line.startswith("[skip]") for line in _short(said).content.splitlines())

@@ -569,6 +569,8 @@ def statement(said: Said) -> Fact | None:
     if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
         return None  # points at a screenshot, or runs on through a spec of the work at hand
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
+        if _unreal(said.sentence):
+            return None  # "In such cases, I'd draft a reminder": what would happen, neither a habit nor an event
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
     if text is not None and text.startswith(said.subject):
         return Fact("permanent", text)
@@ -608,6 +610,17 @@ _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "m
                           "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess", "hope",
                           "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am", "are",
                           "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
+
+
+# The verbs of what would or might be: a statement made with one tells no event and no state.
+_UNREAL = frozenset({"would", "'d", "could", "might"})
+
+
+def _unreal(sentence: str) -> bool:
+    """True when the person's verb says what would, could or might be ("I'd draft it", "we could move to Go")."""
+    words = _LOWER_WORD.findall(_OWNER.sub("", sentence, count=1).replace("’", "'").lower())
+    verb = next((word for word in words if not is_adverb(word)), "")
+    return _OWNER.match(sentence) is not None and verb in _UNREAL
 
 
 _DOING = re.compile(r"^(?:\w+\s+)?\w+ing\b")

@@ -54,12 +54,34 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
     (sentencex knows each language's stops: "。", "！", abbreviations), never inside."""
     english = language in ("en", "und")
     for block in prose_blocks(text):
-        for sentence in segment("en" if english else language, block):
+        for sentence in _segments("en" if english else language, block):
             if english:
                 parts = [part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()]
                 yield from _with_settings(_with_contrasts(parts))
             elif sentence.strip():
                 yield sentence.strip()
+
+
+# A full stop that opens a name rather than ending a sentence: ".NET", ".env", ".gitignore" after a space.
+_DOT_NAME = re.compile(r"(?:^|\s)\.$")
+
+
+def _segments(language: str, block: str) -> Iterator[str]:
+    """sentencex's sentences of `block`, except that a full stop opening a name (".NET 8", ".env") cuts nothing:
+    sentencex ends a sentence at any full stop before a capital."""
+    pending = ""
+    for piece in segment(language, block):
+        if pending and piece[:1].isalnum():
+            pending += piece
+        else:
+            if pending:
+                yield pending
+            pending = piece
+        if not _DOT_NAME.search(pending):
+            yield pending
+            pending = ""
+    if pending:
+        yield pending
 
 
 # The setting a statement holds in, before its comma: "In Python files, always use type hints", "When you write

@@ -227,3 +227,13 @@ def test_a_paragraph_of_a_screens_labels_is_pasted():
     assert pasted(["Import Results", "Import Complete", "Successfully created: 1 tickets"]) == {0, 1, 2}
     assert pasted(["Error Details:", "Row 3: object has no attribute 'x' in ticket system"]) == {1}
     assert pasted(["I live in Lisbon", "and work from home"]) == set()  # dictated lines, someone speaking
+
+
+@pytest.mark.parametrize(("text", "language", "said"), [
+    ("Our backend is written in C# on .NET 8.", "en", ["Our backend is written in C# on .NET 8."]),
+    ("We run .NET 8 in prod. Next we add Redis.", "en", ["We run .NET 8 in prod.", "Next we add Redis."]),
+    ("Never commit .env files. Thanks.", "en", ["Never commit .env files.", "Thanks."]),
+    ("Wir nutzen .NET 8 im Backend. Das bleibt so.", "de", ["Wir nutzen .NET 8 im Backend.", "Das bleibt so."]),
+])
+def test_a_full_stop_opening_a_name_ends_no_sentence(text, language, said):
+    assert list(sentences(text, language)) == said

@@ -13,7 +13,7 @@ from nanodream.backlog.history import TASK_LINE
 from nanodream.text.grammar import CONDITION, NO, OBLIGATION, PROHIBITION, WITHOUT
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import DECISION, FACT, PERSON, RULE, UNDETERMINED, kind_of, read_languages
-from nanodream.text.verbs import base_verb
+from nanodream.text.verbs import base_verb, opens_a_command
 from nanodream.text.words import STOPWORDS, words
 from nanodream.workspace import MEMORY, SKILL_NAME, SOUL, USER
 
@@ -80,8 +80,10 @@ _INFRASTRUCTURE = re.compile(
 # noun phrase ("Test coverage is…", "Build times…", "Release notes…") are left out on purpose.
 IMPERATIVES = wordlist("imperatives")
 _NOT_A_VERB_AFTER = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "can", "s"})
-# "When the user asks X, …": a rule's condition, before the rule itself.
-CONDITIONAL_CLAUSE = re.compile(rf"^{CONDITION}\b[^,]*,\s*", re.IGNORECASE)
+# "When the user asks X, …", "Every time you touch the Dockerfile, …": a rule's condition, before the rule itself.
+CONDITIONAL_CLAUSE = re.compile(rf"^(?:{CONDITION}|(?:every|each|any)\s*time)\b[^,]*,\s*", re.IGNORECASE)
+# The condition that says "always": after it, any command is one ("…, pin the base image"), not only a known verb.
+_EVERY_TIME = re.compile(r"^(?:every|each|any)\s*time\b[^,]*,", re.IGNORECASE)
 _TO_AGENT = re.compile(
     r"^(?:(?:the\s+)?(?:agent|assistant)\b|you\s+(?:must|should|shall|need|have\s+to|may)\b"
     r"|(?:answers?|replies|responses|summaries|commit\s+messages)\s+(?:must|should|need|have\s+to)\b)",
@@ -119,7 +121,9 @@ def instructs_agent(text: str) -> bool:
         return False
     first = tokens[0].lower().strip(".,:;!?`'\"")  # whole token: "check-ins" is a noun, "double-check" a verb
     after = words(tokens[1])[:1] if len(tokens) > 1 else []
-    return first in IMPERATIVES and not (after and after[0] in _NOT_A_VERB_AFTER)
+    if after and after[0] in _NOT_A_VERB_AFTER:
+        return False
+    return first in IMPERATIVES or bool(_EVERY_TIME.match(text.strip())) and opens_a_command(words(rest))
 
 
 # The name the person gave the agent (ingest's `agent_name`): who the agent is, SOUL.md's to keep.

@@ -7,6 +7,7 @@ suffix rules cover every regular verb. A word neither knows comes back as it was
 from __future__ import annotations
 
 from nanodream.text.lists import table, wordlist
+from nanodream.text.words import STOPWORDS
 
 _IRREGULAR_ROWS = table("irregular-verbs")
 # Past forms that do not end in -ed, and the base form each comes from ("sent" → "send", "written" → "write").
@@ -53,3 +54,17 @@ def base_verb(word: str) -> str:
             return stem[:-1] + "y"
         return stem
     return low
+
+
+_COMMAND_VERBS = wordlist("imperatives")
+
+
+def opens_a_command(words: list[str]) -> bool:
+    """Whether a clause of these words, after a setting that says when ("Every time you touch the Dockerfile, pin
+    the base image"), is a command: it opens with a verb of instruction, or with a word in its base form that no
+    statement opens with, before a function word ("pin the …"). Not "it crashes", "nothing happens", "disk usage
+    spikes", "tests failed"."""
+    first, after = (words[0].lower() if words else ""), (words[1].lower() if len(words) > 1 else "")
+    if first in _COMMAND_VERBS:
+        return True
+    return not (first in STOPWORDS or first.endswith(("s", "ed", "ing", "'"))) and after in STOPWORDS

@@ -103,6 +103,9 @@ def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
     "Replies must stay in plain text, no tables.",
     "Please never push to main.",  # a courtesy before it: an instruction still
     "Kindly, keep answers short.",
+    "Remember to add type annotations to every function signature.",
+    "Make sure you run the tests before committing.",
+    "Every time you touch the Dockerfile, pin the base image version.",  # any command after an "every time"
 ])
 def test_instructions_to_the_agent_are_recognised_by_mood_and_addressee(text):
     assert instructs_agent(text) and route_fact(text).path == SOUL
@@ -120,6 +123,8 @@ def test_the_language_the_person_wants_answers_in_is_a_rule_of_soul(text):
     ("Check-ins happen every Monday.", MEMORY),
     ("The user's partner is called Robin.", USER),
     ("User asks to keep answers short.", USER),
+    ("Every time the cron job runs, disk usage spikes.", MEMORY),
+    ("Every time we deploy, it restarts.", MEMORY),
 ])
 def test_statements_that_merely_start_like_a_verb_are_not_instructions(text, path):
     assert route_fact(text).path == path

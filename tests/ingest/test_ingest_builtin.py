@@ -564,3 +564,46 @@ def test_a_contrast_without_its_own_verb_stays_with_its_rule(said, filed):
 def test_a_second_rule_with_its_own_verb_is_its_own_line():
     assert _short("Always reply in English; never use emojis.").content.splitlines() == [
         "[permanent] Always reply in English.", "[permanent] Never use emojis."]
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Remember to add type annotations to every function signature.",
+     "[permanent] Remember to add type annotations to every function signature."),
+    ("Please make sure you run the tests before committing.",
+     "[permanent] Make sure you run the tests before committing."),
+    ("Always remember to pin versions in any requirements file.",
+     "[permanent] Always remember to pin versions in any requirements file."),
+    ("Every time you touch the Dockerfile, pin the base image version.",
+     "[permanent] Every time you touch the Dockerfile, pin the base image version."),
+    ("Each time you open a PR, add a changelog entry.", "[permanent] Each time you open a PR, add a changelog entry."),
+    ("Important: never push to main.", "[permanent] Never push to main."),
+    ("Rule: always squash merge.", "[permanent] Always squash merge."),
+])
+def test_a_reminder_or_a_command_after_every_time_is_a_standing_rule(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
+    "Remember to push this before you leave.", "Every time I run it, it crashes.",
+    "Whenever we deploy, the cache gets cleared.", "Each time I open the app, nothing happens.",
+    "I remember to water the plants every day.",
+])
+def test_a_reminder_of_one_errand_or_what_happens_every_time_is_no_rule(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("We'll go with Stripe for payments.", "[durable] Decided to go with Stripe for payments."),
+    ("We will use Redis for caching.", "[durable] Decided to use Redis for caching."),
+    ("So we'll stick with Postgres.", "[durable] Decided to stick with Postgres."),
+    ("Let's use pnpm instead of npm for this repo.", "[durable] Decided to use pnpm instead of npm for this repo."),
+])
+def test_a_decision_said_in_the_future_or_for_the_project_is_kept(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["We'll use it later.", "We'll go with that one.",
+                                  "Let's use this one."])
+def test_a_choice_of_the_moment_is_no_decision(said):
+    assert filed(said) is None

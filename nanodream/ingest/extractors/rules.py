@@ -7,9 +7,10 @@ The rules, in the order they are tried:
 |---|---|---|
 | "Actually, …", "Correction: …", "… no longer …", "… not anymore" | `[correction]` | the rest, restated |
 | "Please always …", "Never …", "Don't …", "From now on …" (to the agent) | `[permanent]` | the rule itself |
+| "Remember to … every time", "Every time you X, do Y" (to the agent) | `[permanent]` | the rule itself |
 | "Call me Sam", "My name is …", "I live in / work at / am a …", "My wife is …" | `[permanent]` | "User …" |
 | "I prefer / like / love / hate …", "My favourite X is Y" | `[permanent]` | "User prefers …" |
-| "We decided to …", "Let's use / go with …", "We agreed …" | `[durable]` | "Decided to …" |
+| "We decided to …", "Let's use / go with …", "We'll go with …", "We agreed …" | `[durable]` | "Decided to …" |
 | "We switched (from A) to B", "We moved to B" | `[correction]` | "Switched to B" |
 | "I need / have / must to …", "Remind me to …", "TODO …" | `[ephemeral]` | "Task: …" |
 | "I finished / fixed / shipped …" | `[durable]` | "Finished … on <day>" (closes the task it names) |
@@ -47,7 +48,7 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
-from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate
+from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -217,11 +218,38 @@ def agent_rule(said: Said) -> Fact | None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
     if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
         return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
+    reminder = _every_time_rule(said.sentence)
+    if reminder:
+        return _as_rule(reminder, said)
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
         return None
     return None if match is None else _as_rule(match.group("rule"), said)
+
+
+# "Remember to …", "Make sure you …": a rule when it says it holds every time ("… to every function signature",
+# "… before committing"), else the errand of the moment ("remember to push the branch").
+_REMEMBER_TO = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:remember|make sure|be sure)"
+                          r"\s+(?:to|you)\s+.+)$", re.IGNORECASE | re.DOTALL)
+_EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|after|when|while)\s+\w+ing\b",
+                         re.IGNORECASE)  # not "when you're done": when this errand is
+# "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it.
+_EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time)\s+"
+                                 r"[^,.!?;:]{1,80},\s+(?:please\s+)?(?P<verb>[\w'’]+)\b.+$", re.IGNORECASE | re.DOTALL)
+
+
+def _every_time_rule(sentence: str) -> str:
+    """The rule a reminder or an every-time setting states, in the person's words; "" for any other sentence
+    ("Every time I run it, it crashes": no command after the setting)."""
+    reminder = _REMEMBER_TO.match(sentence)
+    if reminder is not None:
+        return reminder.group("rule") if _EVERY_TIME.search(reminder.group("rule")) else ""
+    setting = _EVERY_TIME_SETTING.match(sentence)
+    if setting is None:
+        return ""
+    command = _LOWER_WORD.findall(sentence[setting.start("verb"):].lower())
+    return sentence if command[0] in _INSTRUCTIONS or opens_a_command(command) else ""
 
 
 # A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
@@ -451,8 +479,9 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
 
 
 # "We're going with X (instead of Y)": a decision said in the present.
-_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$",
-                         re.IGNORECASE | re.DOTALL)
+_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$|"
+                         r"^(?:so\s+)?we(?:'ll|\s+will)\s+(?P<verb>go with|use|stick with|stick to|switch to)\s+"
+                         r"(?P<chosen>.+)$", re.IGNORECASE | re.DOTALL)
 # A decision typed straight after an errand, with no stop between them: "commit these changes we're going with X
 # instead of Y". Only after a request's verb, and never after a word that makes it the errand's object ("check
 # whether we agreed …", "the notes where we decided …").
@@ -498,7 +527,12 @@ def _without_errand(text: str) -> str:
 def decision(said: Said) -> Fact | None:
     going = _GOING_WITH.match(said.sentence)
     if going is not None:
-        said = Said(f"we decided to go with {going.group('thing')}", said.speaker, said.day, said.spoken, said.errand)
+        chosen = going.group("thing") or going.group("chosen")
+        pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen)))
+        if pointing or _ONE_DAY.search(said.spoken or said.sentence):
+            return None  # "we'll use it later", "we'll go with the old one for the demo tomorrow"
+        verb = (going.group("verb") or "go with").lower()
+        said = Said(f"we decided to {verb} {chosen}", said.speaker, said.day, said.spoken, said.errand)
     switch = _SWITCH.match(said.sentence)
     if switch is not None:
         rest = switch.group("rest") or switch.group("moved")
@@ -507,7 +541,7 @@ def decision(said: Said) -> Fact | None:
     if match is None:
         return _decision_after_errand(said)
     if match.group("thing"):
-        if _DEICTIC.search(_STANDING_WORDS.sub("", match.group("thing"))):
+        if _DEICTIC.search(_LASTING_PLACE.sub(" ", _STANDING_WORDS.sub("", match.group("thing")))):
             return None  # "let's keep that out of here": this piece of work, not a decision that lasts
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
@@ -739,7 +773,8 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
-                      r"(?:context|background|note|thing|heads[- ]up|reminder)(?:\s+first)?\s*:\s*)+",
+                      r"(?:context|background|note|thing|heads[- ]up|reminder|rule|important)(?:\s+first)?\s*:\s*|"
+                      r"(?:keep in mind|remember|note to self|important)\s*:\s*)+",
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 

@@ -98,12 +98,18 @@ def _moves(reading: Reading) -> set[str]:
     return {OUTWARD, EXFILTRATION} if private or reading.every_message else {OUTWARD}
 
 
+# An address or a link: a word inside one names a host, not an act ("…@posteo.de" holds no "post").
+_ADDRESS = re.compile(r"\S+@\S+|\b\w+://\S+|\bwww\.\S+")
+
+
 def _moving(text: str) -> bool:
-    """A verb that moves data, not the same word as a noun ("Meine E-Mail ist lena@example.com" gives an address)."""
+    """A verb that moves data, not the same word as a noun ("Meine E-Mail ist lena@example.com" gives an address)
+    nor part of an address ("j.haberland@posteo.de")."""
     reached = -1
+    addresses = [match.span() for match in _ADDRESS.finditer(text)]
     for verb in sorted(cues("exfiltration-verbs").finditer(text), key=lambda match: (match.start(), -match.end())):
-        if verb.end() <= reached:
-            continue  # inside a longer cue: the "Mail" of "E-Mail"
+        if verb.end() <= reached or any(start <= verb.start() < end for start, end in addresses):
+            continue  # inside a longer cue (the "Mail" of "E-Mail") or an address
         reached = verb.end()
         if not after_an_article(text[max(verb.start() - LOOKBACK, 0):verb.start()]):
             return True

@@ -172,7 +172,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not"),
-          "decision": ("cues",), "remember": ("that", "opens"), "scope": ("words", "unless"),
+          "decision": ("cues",), "remember": ("that", "opens", "to"), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -333,10 +333,10 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     the opening (with a command's ending, in a language that needs one; not right after "is": "X ist immer …"), a
     prohibition's ending, or a standing cue ("from now on", "remember")."""
     opening = spec.rule.get("opening", 3)
+    if _how_to_answer(tokens, spec):
+        return True  # before the idioms: "Sempre me responda em português" asks how to answer
     if spec["rule.idioms"].within(tokens, opening):
         return False
-    if _how_to_answer(tokens, spec):
-        return True
     cue = spec["rule.cues"].at(tokens)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
         return True  # "I need you to always …": the person asks it of the agent, whatever the subject
@@ -345,11 +345,21 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
         return _stands_as_a_rule(tokens, spec, subject)
     if spec["rule.prohibitions"].ends(tokens):
         return subject < 0
-    if not 0 <= cue < opening or 0 <= subject < cue:
+    if not 0 <= _uncourteous(tokens, cue, spec) < opening or 0 <= subject < cue:
         return False
     if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
         return False  # "Maximalgebühr ist immer abhängig vom Parkplatz": said of a thing, no article before it
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def _uncourteous(tokens: list[str], position: int, spec: Language) -> int:
+    """Where the word at `position` stands, courtesy words before it not counted: "Por favor usa siempre …" holds
+    its "siempre" as near the opening as "Usa siempre …" does."""
+    before, courteous = tokens[:max(position, 0)], 0
+    while (found := spec["rule.courtesy"].bounds(before))[0] >= 0:
+        courteous += found[1] - found[0]
+        before = before[found[1]:]
+    return position - courteous
 
 
 def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
@@ -363,7 +373,8 @@ def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
     at = spec.rule.get("standing_subject")
     start, end = spec["rule.standing"].bounds(tokens)
     cue = tuple(tokens[start:end])
-    reminder = any(item[:len(cue)] == cue for item in spec["remember.that"].items)  # "Merk dir: die Tests laufen …"
+    reminder = (any(item[:len(cue)] == cue for item in spec["remember.that"].items)  # "Merk dir: die Tests laufen …"
+                and spec["remember.to"].at(tokens[end:end + 1]) != 0)  # not "N'oublie pas de vérifier …": a command
     if at is None or spec.characters or reminder:
         return subject < 0
     if 0 <= subject < start:
@@ -412,6 +423,8 @@ def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how
     letters ("bitte immer", "してください") and no subject or scope word ("Antworte mir kurz, ob das geht",
     "简单回答一下这个问题": one answer of this moment)."""
     rest = [token for index, token in enumerate(tokens) if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])]
+    while (courtesy := spec["rule.courtesy"].bounds(rest))[0] >= 0:  # "por favor", "お願いします": no request of theirs
+        del rest[courtesy[0]:courtesy[1]]
     letters = sum(len(_LETTER.findall(token)) for token in rest)
     return (letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0
             and spec["scope.words"].at(tokens) < 0)
@@ -440,9 +453,22 @@ def asked_to_remember(sentence: str, spec: Language) -> str:
     not "I remember that …"); "" for any other sentence, and for a question."""
     tokens = spec.tokens(sentence)
     start, end = spec["remember.that"].bounds(tokens)
+    if start < 0:
+        start, end = _reminder_before_colon(sentence, tokens, spec)
     if start < 0 or start >= spec.rule.get("opening", 3) or _subject(tokens[:start], spec) >= 0:
         return ""
     return "" if is_question(sentence) else sentence[len(_original(sentence, spec, end)):].strip(" ,，、:：")
+
+
+def _reminder_before_colon(sentence: str, tokens: list[str], spec: Language) -> tuple[int, int]:
+    """Where a reminder cue stands that a colon closes ("Merk dir: die Produktionsdatenbank läuft auf …",
+    "N'oublie pas : …"): a colon says "that" as well. A reminder is a standing cue that opens a `remember.that`
+    one. (-1, -1) for any other sentence, and in a language without spaces, whose reminders take a thing too."""
+    start, end = spec["rule.standing"].bounds(tokens)
+    cue = tuple(tokens[start:end])
+    if start < 0 or spec.characters or not any(item[:len(cue)] == cue for item in spec["remember.that"].items):
+        return -1, -1
+    return (start, end) if _original(sentence, spec, end).rstrip().endswith((":", "：")) else (-1, -1)
 
 
 def _remembered_statement(sentence: str, clause: str, spec: Language) -> Statement | None:

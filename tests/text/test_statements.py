@@ -106,6 +106,34 @@ STATED = [
     ("ko", "너의 이름은 핌이야.", RULE, "Identity"),
     ("vi", "Mình muốn gọi bạn là Pim nha.", RULE, "Identity"),
     ("th", "ต่อไปนี้เรียกคุณว่าพิม", RULE, "Identity"),
+    # courtesy words and an object pronoun before the cue: the request is still the person's to the agent
+    ("de", "Antworte mir bitte immer auf Englisch.", RULE, "Rules"),
+    ("es", "Por favor escribe siempre los commits en inglés.", RULE, "Rules"),
+    ("fr", "Ne me donne pas de réponses trop longues.", RULE, "Rules"),
+    ("es", "No me expliques cosas obvias.", RULE, "Rules"),
+    ("pt", "Sempre me responda em inglês.", RULE, "Rules"),  # how to answer, before the idiom "sempre me"
+    # a reminder that opens a command ("… de vérifier …"), whatever subject word its object holds
+    ("fr", "N'oublie pas de lancer les tests avant chaque commit.", RULE, "Rules"),
+    ("es", "Acuérdate de escribir siempre las pruebas.", RULE, "Rules"),
+    ("pt", "Lembra de sempre escrever testes.", RULE, "Rules"),
+    ("de", "Denk bitte daran, vor jedem Release die Changelogs zu prüfen.", RULE, "Rules"),
+    # how every answer should read, with a courtesy around it
+    ("fr", "Merci de répondre sous forme de listes.", RULE, "Rules"),
+    ("es", "Responde con viñetas, por favor.", RULE, "Rules"),
+    ("ja", "回答は箇条書きでお願いします。", RULE, "Rules"),
+    ("ja", "テストを消さないで。", RULE, "Rules"),  # a plain "…ないで"
+    ("zh", "请一直用英文写注释。", RULE, "Rules"),
+    ("zh", "别给我发太长的代码。", RULE, "Rules"),
+    # the tools the person uses; decisions said as "let's go with"
+    ("de", "Ich benutze Emacs mit Evil-Mode.", PERSON, "Identity"),
+    ("fr", "J'utilise Neovim au quotidien.", PERSON, "Identity"),
+    ("es", "Uso Fedora en casa.", PERSON, "Identity"),
+    ("pt", "Eu curto muito Rust.", PERSON, "Preferences"),
+    ("ja", "田中って呼んでください。", PERSON, "Identity"),
+    ("de", "Wir setzen auf Hetzner als Hoster.", DECISION, "Decisions"),
+    ("zh", "后端就用 Go。", DECISION, "Decisions"),
+    ("ja", "データベースはPostgresにしよう。", DECISION, "Decisions"),
+    ("ko", "배포는 Fly.io로 가자.", DECISION, "Decisions"),
 ]
 
 
@@ -139,7 +167,6 @@ NOT_STATED = [
     ("zh", "我平时用这个命令。"),
     ("de", "Ab jetzt nutzen wir Postgres."),  # the subject after the verb that follows "ab jetzt"
     ("de", "Ab jetzt ist der Build langsamer."),
-    ("de", "Merk dir: die Tests laufen mit pytest."),  # a reminder of a fact, not a rule
     ("fr", "Désormais, le build est lent."),  # the subject right after "désormais"
     ("es", "A partir de ahora el proyecto usa Postgres."),
     ("pt", "A partir de agora eu cuido dos deploys."),
@@ -175,6 +202,13 @@ NOT_STATED = [
     ("zh", "那些以后再说。"),  # "those, later": no "from now on"
     ("zh", "以后我来做吧。"),  # their own plan
     ("th", "ตอนนี้ผมชอบอันนี้"),  # this one, now
+    ("de", "Antworte diesmal auf Englisch."),  # this time only
+    ("fr", "Pour une fois, réponds en anglais."),
+    ("es", "Por esta vez, responde en inglés."),
+    ("pt", "Dessa vez responde em inglês."),
+    ("de", "Ich benutze gerade die alte Version."),  # the moment
+    ("ko", "만약 내가 학생이었으면 개발자가 됐을 거야."),  # what would have been
+    ("ko", "그냥 이걸로 하자."),  # this one, now
 ]
 
 
@@ -460,6 +494,9 @@ REMEMBER_THAT = [
     ("de", "Denk daran, dass dieses Projekt auf Hetzner läuft.", FACT),  # "this project" lasts
     ("fr", "Retiens que ce projet est déployé sur Fly.io.", FACT),
     ("zh", "请记住我的生日是5月3日。", PERSON),
+    ("de", "Merk dir: der Staging-Server heißt stg-01.", FACT),  # a colon says "that" too
+    ("de", "Merk dir: die Tests laufen mit pytest.", FACT),  # a reminder of a fact, not a rule
+    ("fr", "N'oublie pas : notre API tourne sur le port 8080.", FACT),
 ]
 
 

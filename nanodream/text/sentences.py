@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sentencex import segment
 
 from nanodream.text import structure
+from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.lists import wordlist
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
@@ -54,12 +55,27 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
     (sentencex knows each language's stops: "。", "！", abbreviations), never inside."""
     english = language in ("en", "und")
     for block in prose_blocks(text):
-        for sentence in _segments("en" if english else language, block):
+        for sentence in _segments("en" if english else language, _without_file_lead(block)):
             if english:
                 parts = [part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()]
                 yield from _with_settings(_with_contrasts(parts))
-            elif sentence.strip():
-                yield sentence.strip()
+            else:
+                yield from (line.strip() for line in sentence.split("\n") if line.strip())
+
+
+# An agent's instruction file named before a colon: "Add this to CLAUDE.md: never …", '写入AGENTS.md:"…"'.
+_FILE_LEAD = re.compile(r"^(?P<lead>[^:：\n]{0,40}?(?<![a-z])(?:agents|claude|soul|gemini|user|memory)\.md\b"
+                        r"[^:：\n]{0,20})[:：]\s*[\"“「]?", re.IGNORECASE)
+_ADDING = wordlist("adding-words")
+
+
+def _without_file_lead(block: str) -> str:
+    """The block without a lead that asks to add what follows to the agent's instruction file: what follows is
+    what the person wants kept, read as any sentence of theirs ("remove from CLAUDE.md: …" keeps its lead)."""
+    lead = _FILE_LEAD.match(block)
+    if lead is None or not any(word in lead.group("lead").lower() for word in _ADDING):
+        return block
+    return block[lead.end():]
 
 
 # A full stop that opens a name rather than ending a sentence: ".NET", ".env", ".gitignore" after a space.
@@ -242,14 +258,22 @@ def _not_prose(line: str) -> bool:
 
 
 def _joined(lines: list[str]) -> str:
-    """Wrapped lines as one text; a line opening a new statement after an unfinished one starts a sentence."""
+    """Wrapped lines as one text; a line opening a new statement after an unfinished one starts a sentence, and so
+    does a line break between two lines of Chinese, Japanese or Korean (which end a sentence at the line's end
+    without a stop: "用最简单的方法完成任务" / "不要创建新文件"), kept as the break `sentences` cuts at."""
     text = lines[0]
     for line in lines[1:]:
-        if not _SENTENCE_END.search(text) and _STATEMENT_START.match(line):
+        if _CJK_LAST.search(text) and _CJK_FIRST.match(line):
+            text = f"{text}\n{line}"
+        elif not _SENTENCE_END.search(text) and _STATEMENT_START.match(line):
             text = f"{text}. {line}"
         else:
             text = f"{text} {line}"
     return text
+
+
+_CJK_LAST = re.compile(f"[{CJK_CHARS}]$")
+_CJK_FIRST = re.compile(f"^[{CJK_CHARS}]")
 
 
 def _looks_like_code(line: str) -> bool:

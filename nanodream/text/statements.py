@@ -348,7 +348,7 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     if not 0 <= _uncourteous(tokens, cue, spec) < opening or 0 <= subject < cue:
         return False
     if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
-        return False  # "Maximalgebühr ist immer abhängig vom Parkplatz": said of a thing, no article before it
+        return False  # "Maximalgebühr ist immer abhängig vom Parkplatz", "팀장님은 항상 탭을 쓰세요": said of someone
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
 
 
@@ -595,11 +595,26 @@ def kind_of(line: str, code: str) -> Statement | None:
     return None
 
 
+_OPENING_QUOTES, _CLOSING_QUOTES = '"“「『', '"”」』'
+
+
+def _without_a_stray_quote(text: str) -> str:
+    """The text without a quotation mark at either end that has no partner in it: what is left of a quote the
+    sentence was cut from ('不要创建新文件，除非我告诉你这么做"')."""
+    marks = sum(text.count(mark) for mark in set(_OPENING_QUOTES + _CLOSING_QUOTES))
+    if marks % 2 == 0:
+        return text
+    if text[:1] in _OPENING_QUOTES:
+        return text[1:].lstrip()
+    return text[:-1].rstrip() if text[-1:] in _CLOSING_QUOTES else text
+
+
+
 def tidy(sentence: str) -> str:
     """The sentence as a memory line: single-spaced, its first letter capitalised, closed by a full stop in its
     script ("。" after Chinese or Japanese; none after Thai, which ends a sentence with a space), its words
     untouched."""
-    text = " ".join(sentence.split()).strip()
+    text = _without_a_stray_quote(" ".join(sentence.split()).strip())
     if not text:
         return text
     text = text[0].upper() + text[1:]

@@ -607,3 +607,17 @@ def test_a_decision_said_in_the_future_or_for_the_project_is_kept(said, line):
                                   "Let's use this one."])
 def test_a_choice_of_the_moment_is_no_decision(said):
     assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm a nurse.", "[permanent] User is a nurse."), ("I'm vegan.", "[permanent] User is vegan."),
+    ("I'm from Spain.", "[permanent] User is from Spain."), ("I'm retired.", "[permanent] User is retired."),
+    ("I'm a beginner.", "[permanent] User is a beginner."),
+])
+def test_who_the_person_is_in_one_word_is_enough(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I'm a bit tired.", "I'm a little confused.", "I'm a mess.", "I'm learning."])
+def test_how_much_or_how_the_person_is_now_is_no_identity(said):
+    assert filed(said) is None

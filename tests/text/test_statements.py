@@ -7,7 +7,18 @@ import pytest
 
 from nanodream.text import lists, statements
 from nanodream.text.sentences import sentences, statement_lists
-from nanodream.text.statements import DECISION, FACT, PERSON, RULE, kind_of, language, read, read_languages, statement
+from nanodream.text.statements import (
+    DECISION,
+    FACT,
+    PERSON,
+    RULE,
+    kind_of,
+    language,
+    read,
+    read_languages,
+    statement,
+    tidy,
+)
 
 STATED = [
     # German
@@ -522,3 +533,12 @@ def test_what_the_person_asks_to_remember_is_filed_as_what_it_is(code, sentence,
 ])
 def test_a_remembered_clause_that_points_elsewhere_is_none(code, sentence):
     assert statement(sentence, language(code)) is None, sentence
+
+
+@pytest.mark.parametrize(("sentence", "line"), [
+    ('不要创建新文件，除非我告诉你这么做"', "不要创建新文件，除非我告诉你这么做。"),  # cut from a quote
+    ('"Antworte immer auf Deutsch', "Antworte immer auf Deutsch."),
+    ('Nenn das Projekt "Pim"', 'Nenn das Projekt "Pim".'),  # a pair stays
+])
+def test_a_memory_line_keeps_no_quotation_mark_left_from_a_cut_quote(sentence, line):
+    assert tidy(sentence) == line

@@ -237,3 +237,24 @@ def test_a_paragraph_of_a_screens_labels_is_pasted():
 ])
 def test_a_full_stop_opening_a_name_ends_no_sentence(text, language, said):
     assert list(sentences(text, language)) == said
+
+
+@pytest.mark.parametrize(("text", "language", "said"), [
+    ("中文对话，用最简单的方法完成任务\n不要创建新文件", "zh", ["中文对话，用最简单的方法完成任务", "不要创建新文件"]),
+    ("配布はVercelにしよう\nテストは必ず書いてください", "ja", ["配布はVercelにしよう", "テストは必ず書いてください"]),
+    ("배포는 Vercel로 가자\n테스트는 항상 돌려 줘", "ko", ["배포는 Vercel로 가자", "테스트는 항상 돌려 줘"]),
+    ("Ich wohne in Berlin\nund arbeite bei SAP", "de", ["Ich wohne in Berlin und arbeite bei SAP"]),  # wrapped
+])
+def test_a_line_break_between_lines_of_chinese_japanese_or_korean_ends_a_sentence(text, language, said):
+    assert list(sentences(text, language)) == said
+
+
+@pytest.mark.parametrize(("text", "language", "said"), [
+    ("Add this to CLAUDE.md: never commit secrets.", "en", ["never commit secrets."]),
+    ('写入AGENTS.md:"中文对话\n不要创建新文件"', "zh", ["中文对话", '不要创建新文件"']),
+    ("Füge in AGENTS.md hinzu: Antworte immer auf Deutsch.", "de", ["Antworte immer auf Deutsch."]),
+    ("Remove from CLAUDE.md: always use tabs.", "en", ["Remove from CLAUDE.md: always use tabs."]),
+    ("I read CLAUDE.md: it lists the tests.", "en", ["I read CLAUDE.md: it lists the tests."]),
+])
+def test_what_the_person_adds_to_the_agents_instruction_file_is_read_without_the_errand(text, language, said):
+    assert list(sentences(text, language)) == said

@@ -345,6 +345,11 @@ def _second_person(rule: str) -> str:
     return rule[:1].upper() + rule[1:]
 
 
+# "A bit", "a little": how much, not who. "I'm a bit tired" says how the person is now.
+_DEGREE = r"(?:bit|little|tad|lot|bunch|few|mess|fan|idiot|fool|moron|dummy|genius)"
+# Who the person is in one word of a closed kind ("I'm vegan", "I'm from Spain", "I'm retired"): enough alone.
+_ATTRIBUTE = (r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
+              r"pregnant|\d+)\b")
 # A life fact that still holds, with when it began: "I've been living in Porto since 2019", "I have worked at
 # Canonical since 2015" (its year is no event). Not the work at hand: "I've been working on this bug since Monday".
 _ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with|abroad)|based\s+in|"
@@ -356,9 +361,8 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
 _IDENTITY = re.compile(
-    r"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+\w+|"  # I'm a nurse
-    r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
-    r"pregnant|learning|studying|\d+)\b|"
+    rf"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+|"  # I'm a nurse, not "a bit tired"
+    rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:learning|studying)\b|"
     rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
     r"started (?:a new job|working|learning|studying)|"
@@ -392,7 +396,12 @@ def identity(said: Said) -> Fact | None:
     if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
         return None  # "I have a bug in my code": the work at hand, not something of their life
     text = said.about() or _household(said)
-    return Fact("permanent", text) if text and meaningful(text) >= 2 else None
+    enough = 1 if _ONE_WORD_IDENTITY.match(said.sentence) else 2  # "I'm vegan", "I'm a nurse"
+    return Fact("permanent", text) if text and meaningful(text) >= enough else None
+
+
+_ONE_WORD_IDENTITY = re.compile(rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+\s*[.!]?$",
+                                re.IGNORECASE)
 
 
 # What someone has that belongs to their life: family, pets, a home, a condition, a degree.

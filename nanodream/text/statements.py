@@ -172,7 +172,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not"),
-          "decision": ("cues",), "remember": ("that", "opens", "to"), "scope": ("words", "unless"),
+          "decision": ("cues",), "remember": ("that", "opens", "to", "to_later"), "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -222,7 +222,13 @@ def _cue(item: str, characters: bool) -> tuple[str, ...]:
 
 
 def is_question(sentence: str) -> bool:
-    return bool(_QUESTION.search(sentence))
+    """A question, not a statement closed by a tag that asks for a nod ("Sempre me responda em português, tá?",
+    "Antworte immer auf Deutsch, ok?")."""
+    return bool(_QUESTION.search(sentence)) and not _TAG_QUESTION.search(sentence)
+
+
+# A short word after a comma, then the question mark: a tag asking for agreement, not a question.
+_TAG_QUESTION = re.compile(r"[,，、]\s*[^\W\d_]{1,4}\s*[?？]\s*$")
 
 
 def substance(sentence: str) -> int:
@@ -251,6 +257,9 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     asked = _remembered_statement(sentence, remembered_clause, spec) if remembered_clause else None
     if asked is not None:
         return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
+    kept = remembered(sentence, spec)
+    if kept and statement(kept, spec) is None:  # what it asks to remember reads as none of the kinds
+        return _asked_to_keep(sentence, kept, spec)
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
@@ -313,6 +322,8 @@ def _my_detail(tokens: list[str], spec: Language) -> bool:
     verb closes the clause: "dass mein Geburtstag am 3. Mai ist")."""
     start, mine_end = spec["person.mine"].bounds(tokens)
     opening = spec.person.get("opening", 0)
+    if start < 0 and spec.person.get("bare_detail"):
+        start = mine_end = 0  # "誕生日は6月3日です": a language that leaves the "my" unsaid, the detail first
     if start < 0 or opening and start >= opening:
         return False
     particles = bool(spec.person.get("particles"))
@@ -374,7 +385,8 @@ def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
     start, end = spec["rule.standing"].bounds(tokens)
     cue = tuple(tokens[start:end])
     reminder = (any(item[:len(cue)] == cue for item in spec["remember.that"].items)  # "Merk dir: die Tests laufen …"
-                and spec["remember.to"].at(tokens[end:end + 1]) != 0)  # not "N'oublie pas de vérifier …": a command
+                and spec["remember.to"].at(tokens[end:end + 1]) != 0  # not "N'oublie pas de vérifier …": a command
+                and spec["remember.to_later"].at(tokens[end:]) < 0)  # nor "Vergiss nicht, … kurz zu erklären"
     if at is None or spec.characters or reminder:
         return subject < 0
     if 0 <= subject < start:
@@ -477,7 +489,34 @@ def _remembered_statement(sentence: str, clause: str, spec: Language) -> Stateme
     found = statement(clause, spec)
     if found is not None:
         return Statement(found.kind, tidy(sentence), found.section)
-    return Statement(FACT, tidy(sentence), "Project") if states_a_fact(clause, spec) else None
+    paused = _PAUSE_BEFORE.search(sentence[:len(sentence) - len(clause)].rstrip()) is not None
+    fact = states_a_fact(clause, spec) or paused and _plain_fact(clause, spec)  # "记住，测试环境的地址是 …"
+    return Statement(FACT, tidy(sentence), "Project") if fact else None
+
+
+# A pause after a "remember" cue: in a language with no word for "that" (Chinese), it sets a clause apart.
+_PAUSE_BEFORE = re.compile(r"[,，、:：]$")
+
+
+def _asked_to_keep(sentence: str, said: str, spec: Language) -> Statement:
+    """A sentence whose words `said` the person asks to keep, whole: a fact of the project when they state one
+    with the language's "is" ("운영 DB는 RDS에 있다는 거 기억해 둬"), a rule in their words otherwise ("Bei Tabellen
+    alle Seiten anschauen, merk dir das") — the whole sentence, so it reads as the same kind wherever it is read."""
+    if _plain_fact(said, spec):
+        return Statement(FACT, tidy(sentence), "Project")
+    return Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
+
+
+def _plain_fact(clause: str, spec: Language) -> bool:
+    """Whether a clause the person asks to remember states something of a thing with its language's "is"
+    (`person.is`: "운영 DB는 RDS에 있다는", "测试环境的地址是 test.example.cn", "Der Server ist in Frankfurt"): the
+    "is", at least two words (characters) after it, enough said, and nothing of the moment. Not "주석 다는 거"
+    (adding comments), whose only "is"-like ending is the verb's own."""
+    tokens = spec.tokens(clause)
+    start, end = spec["person.is"].bounds(tokens)
+    if start < 0 or len(tokens) - end < 2 or substance(clause) < MIN_LETTERS:
+        return False
+    return spec["scope.words"].at(tokens) < 0 and spec["person.not"].at(tokens) < 0
 
 
 def states_a_fact(clause: str, spec: Language) -> bool:
@@ -553,10 +592,9 @@ def read(sentences: list[str], code: str) -> Reading:
         if pointing[index]:
             continue
         kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
-        found = statement(kept or sentence, spec)
-        if found is None and (kept or index + 1 < len(sentences) and pointing[index + 1]):  # "…. Remember this."
-            sentence = kept or sentence
-            found = Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
+        found = (statement(kept, spec) if kept else None) or statement(sentence, spec)
+        if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
+            found = _asked_to_keep(sentence, sentence, spec)
         if found is not None:
             reading.statements.append(found)
         elif not trivial(sentence, spec):

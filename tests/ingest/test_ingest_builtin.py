@@ -578,6 +578,10 @@ def test_a_second_rule_with_its_own_verb_is_its_own_line():
     ("Each time you open a PR, add a changelog entry.", "[permanent] Each time you open a PR, add a changelog entry."),
     ("Important: never push to main.", "[permanent] Never push to main."),
     ("Rule: always squash merge.", "[permanent] Always squash merge."),
+    ("Don't forget to add a changelog entry when you merge features.",
+     "[permanent] Don't forget to add a changelog entry when you merge features."),
+    ("Please make sure error messages are logged with context.",
+     "[permanent] Make sure error messages are logged with context."),
 ])
 def test_a_reminder_or_a_command_after_every_time_is_a_standing_rule(said, line):
     assert filed(said) == line
@@ -587,7 +591,8 @@ def test_a_reminder_or_a_command_after_every_time_is_a_standing_rule(said, line)
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",
     "Whenever we deploy, the cache gets cleared.", "Each time I open the app, nothing happens.",
-    "I remember to water the plants every day.",
+    "I remember to water the plants every day.", "Make sure the tests pass.", "Don't forget about it.",
+    "Don't forget to push the branch when you're done.",
 ])
 def test_a_reminder_of_one_errand_or_what_happens_every_time_is_no_rule(said):
     assert filed(said) is None

@@ -162,6 +162,10 @@ REMEMBERED = [
     ("es", "Mi correo es lena@example.com.", "Recuerda que el servidor de pruebas está en Madrid."),
     ("pt", "Meu e-mail é lena@example.com.", "Não esqueça que o servidor de testes fica em São Paulo."),
     ("en", "My email is lena@example.com.", "Remember that the staging server is in Frankfurt."),
+    ("fr", "Mon adresse mail c'est lena.dupont@laposte.net.", "N'oublie pas : le serveur de test est chez OVH."),
+    ("ja", "メールアドレスはlena@example.jpです。", "ステージングのDBはRDSだと覚えておいて。"),  # no "my" said
+    ("ko", "이메일은 lena@example.kr입니다.", "스테이징 DB는 RDS에 있다는 거 기억해 둬."),
+    ("zh", "邮箱是lena@example.cn。", "记住，测试服务器的地址是 test.example.cn。"),
 ]
 
 
@@ -174,3 +178,16 @@ def test_a_detail_lands_in_user_and_a_fact_asked_to_be_remembered_in_memory(work
     assert "lena" in user and "lena" not in memory
     said = fact.removeprefix("Remember that ").removesuffix(".") if code == "en" else fact.removesuffix(".")
     assert said.lower() in memory.lower() and said.lower() not in user.lower()
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    ("de", "Bei Tabellen alle Seiten anschauen, merk dir das."),
+    ("ko", "커밋할 때 테스트 돌리는 거 잊지 마."),
+])
+def test_a_rule_asked_to_be_remembered_lands_in_soul_whole(workspace, tmp_path, code, said):
+    """Filed whole, so the built-in run reads it as a rule again: its first words alone read as a thing of the
+    project."""
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    assert said.removesuffix(".") in (workspace.root / "SOUL.md").read_text()
+    assert said[:8] not in (workspace.root / "memory/MEMORY.md").read_text()

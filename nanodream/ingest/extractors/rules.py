@@ -234,7 +234,7 @@ _PLURAL_SUBJECT = (r"(?!(?:the|these|those|this|that|my|our|your|its|their|all t
 # "Remember to …", "Make sure you …": a rule when it says it holds every time ("… to every function signature",
 # "… before committing"), else the errand of the moment ("remember to push the branch").
 _REMEMBER_TO = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:(?:remember|"
-                          rf"{DO_NOT} forget|never forget)\s+(?:to|you)|(?:make|be) sure\s+"
+                          rf"{DO_NOT} forget|{NEVER} forget)\s+(?:to|you)|(?:make|be) sure\s+"
                           rf"(?:to|you|that|(?=(?:all|every|each|any)\b|{_PLURAL_SUBJECT})))\s*.+)$",
                           re.IGNORECASE | re.DOTALL)
 # What says a reminder holds every time: "… every function", "… before committing", "… when you bump

@@ -39,7 +39,8 @@ _CODE = re.compile(
     r"`|"  # inline code
     r"(?<![\w.])(?:~|\.{1,2})?/[\w.-]+/|(?<![\w/])[\w.-]+/[\w.-]+\.\w{1,5}\b|"  # paths
     r"(?<![\w/:.])[\w.-]+/[\w.-]+/[\w./-]+|\b\w+\.\w{1,5}:\d+\b|"  # pandas/_libs/x · parsers.pyx:568
-    r"\b[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
+    r"\b(?![A-Z][a-z\d]*\.js\b)"  # "Next.js", "Node.js", "D3.js": a product's name, not a file
+    r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
     r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
     r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
     r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__",  # code

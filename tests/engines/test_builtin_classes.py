@@ -17,6 +17,7 @@ from nanodream.engines.routing import (
     route_fact,
 )
 from nanodream.engines.slots import slot_of
+from nanodream.text.kinds import forbidden_kind
 from nanodream.workspace import MEMORY, SOUL, USER
 from tests.engines.test_builtin_engine import bare_workspace
 
@@ -204,3 +205,11 @@ def test_a_tagged_line_of_a_kind_memory_never_keeps_is_declined_with_its_reason(
     assert line.split("] ", 1)[1].rstrip(".?:")[:30] not in text
     [batch] = [b for report in drained.reports for b in report.batches]
     assert f"not filed: {kind}" in batch.summary
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("Decided to use Next.js for the frontend.", ""), ("User works with Node.js and D3.js.", ""),  # products
+    ("Keep the settings in config.js.", "code"), ("Run index.js before the tests.", "code"),  # files
+])
+def test_a_product_named_like_a_script_is_no_file_name(line, kind):
+    assert forbidden_kind(line) == kind

@@ -99,7 +99,7 @@ def _moves(reading: Reading) -> set[str]:
 
 
 # An address or a link: a word inside one names a host, not an act ("…@posteo.de" holds no "post").
-_ADDRESS = re.compile(r"\S+@\S+|\b\w+://\S+|\bwww\.\S+")
+_ADDRESS = re.compile(r"(?<!\S)[^\s@]+@\S+|\b\w+://\S+|\bwww\.\S+")  # from a space: one pass over a long line
 
 
 def _moving(text: str) -> bool:

@@ -172,7 +172,8 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not"),
-          "decision": ("cues",), "remember": ("that", "opens", "to", "to_later"), "scope": ("words", "unless"),
+          "decision": ("cues",), "remember": ("that", "opens", "to", "to_later", "records"),
+          "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -259,7 +260,7 @@ def statement(sentence: str, spec: Language) -> Statement | None:
         return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
     kept = remembered(sentence, spec)
     if kept and statement(kept, spec) is None:  # what it asks to remember reads as none of the kinds
-        return _asked_to_keep(sentence, kept, spec)
+        return _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
@@ -498,11 +499,18 @@ def _remembered_statement(sentence: str, clause: str, spec: Language) -> Stateme
 _PAUSE_BEFORE = re.compile(r"[,，、:：]$")
 
 
-def _asked_to_keep(sentence: str, said: str, spec: Language) -> Statement:
-    """A sentence whose words `said` the person asks to keep, whole: a fact of the project when they state one
-    with the language's "is" ("운영 DB는 RDS에 있다는 거 기억해 둬"), a rule in their words otherwise ("Bei Tabellen
-    alle Seiten anschauen, merk dir das") — the whole sentence, so it reads as the same kind wherever it is read."""
-    if _plain_fact(said, spec):
+def _records(sentence: str, spec: Language) -> bool:
+    """Whether a "remember this" asks to note something down (`remember.records`: "记录一下", "notier dir das"),
+    which keeps a fact, not a rule."""
+    return spec["remember.records"].at(spec.tokens(sentence)) >= 0
+
+
+def _asked_to_keep(sentence: str, said: str, spec: Language, record: bool) -> Statement:
+    """A sentence whose words `said` the person asks to keep, whole: a fact of the project when they ask to note it
+    down (`record`: "tsla10股，454价格，长线。记录一下") or state one with the language's "is" ("운영 DB는 RDS에
+    있다는 거 기억해 둬"), a rule in their words otherwise ("Bei Tabellen alle Seiten anschauen, merk dir das") — the
+    whole sentence, so it reads as the same kind wherever it is read."""
+    if record or _plain_fact(said, spec):
         return Statement(FACT, tidy(sentence), "Project")
     return Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
 
@@ -594,7 +602,7 @@ def read(sentences: list[str], code: str) -> Reading:
         kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
         found = (statement(kept, spec) if kept else None) or statement(sentence, spec)
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
-            found = _asked_to_keep(sentence, sentence, spec)
+            found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
             reading.statements.append(found)
         elif not trivial(sentence, spec):

@@ -110,7 +110,7 @@ _HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaf
 def tidy_sentence(text: str) -> str:
     """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file (a Chinese or Japanese
     sentence ends in its own full stop, "。")."""
-    text = " ".join(text.split())
+    text = " ".join(text.split()).rstrip(",;，； ")  # what a clause was cut from leaves no comma at its end
     if not text:
         return text
     text = text[0].upper() + text[1:]

@@ -618,11 +618,14 @@ def test_a_choice_of_the_moment_is_no_decision(said):
     ("I'm a nurse.", "[permanent] User is a nurse."), ("I'm vegan.", "[permanent] User is vegan."),
     ("I'm from Spain.", "[permanent] User is from Spain."), ("I'm retired.", "[permanent] User is retired."),
     ("I'm a beginner.", "[permanent] User is a beginner."),
+    ("I am arnomad, your human.", "[permanent] User is arnomad."),  # a handle, named by who it is to the agent
+    ("I like making people laugh, and it's a good forcing function.", "[permanent] User likes making people laugh."),
 ])
 def test_who_the_person_is_in_one_word_is_enough(said, line):
     assert filed(said) == line
 
 
-@pytest.mark.parametrize("said", ["I'm a bit tired.", "I'm a little confused.", "I'm a mess.", "I'm learning."])
+@pytest.mark.parametrize("said", ["I'm a bit tired.", "I'm a little confused.", "I'm a mess.", "I'm learning.",
+                                  "I'm tired, your honour."])
 def test_how_much_or_how_the_person_is_now_is_no_identity(said):
     assert filed(said) is None

@@ -165,6 +165,8 @@ STATED = [
     ("fr", "On va utiliser Redis pour le cache.", DECISION, "Decisions"),
     ("pt", "Fechamos com o Postgres.", DECISION, "Decisions"),
     ("ja", "CIはGitHub Actionsにしましょう。", DECISION, "Decisions"),
+    ("th", "ตอบสั้นๆ", RULE, "Rules"),  # "answer briefly": Thai says how to answer too
+    ("th", "ตอบให้กระชับหน่อย", RULE, "Rules"),
 ]
 
 
@@ -249,6 +251,7 @@ NOT_STATED = [
     ("ja", "プロジェクトの名前はPimです。"),  # the project's name, not the person's
     ("zh", "他生日是5月3日。"),
     ("de", "Kannst du das immer so machen, oder was?"),
+    ("th", "คำตอบสั้นไป"),  # "the answer is too short": an answer spoken of
 ]
 
 
@@ -575,3 +578,13 @@ def test_a_remembered_clause_that_points_elsewhere_is_none(code, sentence):
 ])
 def test_a_memory_line_keeps_no_quotation_mark_left_from_a_cut_quote(sentence, line):
     assert tidy(sentence) == line
+
+
+@pytest.mark.parametrize(("code", "said", "text"), [
+    ("zh", "tsla10股，454价格，长线。记录一下", "tsla10股，454价格，长线。"),  # "note it down"
+    ("de", "Der Staging-Server steht in Frankfurt. Notier dir das.", "Der Staging-Server steht in Frankfurt."),
+    ("es", "El servidor de pruebas está en Madrid. Anótalo.", "El servidor de pruebas está en Madrid."),
+])
+def test_what_the_person_asks_to_note_down_is_a_fact_not_a_rule(code, said, text):
+    reading = read(list(sentences(said, code)), code)
+    assert [(s.kind, s.text.lower()) for s in reading.statements] == [(FACT, text.lower())] and not reading.unread

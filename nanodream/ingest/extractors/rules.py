@@ -365,7 +365,9 @@ _ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with
                  r"(?:stud(?:ied|ying)|learn(?:ed|ing|t)|taught|teaching)\s+(?!(?:the|this|that|these|those|it|"
                  r"your|my|our|a|an|some|how|what|why)\b))")
 _ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
-_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?$", re.IGNORECASE)  # I'm Lena, Dutch
+_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?|"  # I'm Lena, Dutch
+                         r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
+                         re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
                       re.IGNORECASE)
 _IDENTITY = re.compile(
@@ -397,7 +399,7 @@ def identity(said: Said) -> Fact | None:
         return Fact("permanent", f"{said.subject}'s preferred name is {name.group('name').strip()}")
     named = _SELF_NAMED.match(said.sentence)
     if named is not None:
-        return Fact("permanent", f"{said.subject} is {named.group('word')}")
+        return Fact("permanent", f"{said.subject} is {named.group('word') or named.group('handle')}")
     timed = _TIMED.search(said.sentence) and not (_MOVED.match(said.sentence) or _ONGOING.match(said.sentence))
     if not _IDENTITY.match(said.sentence) or timed:
         return None

@@ -191,3 +191,10 @@ def test_a_rule_asked_to_be_remembered_lands_in_soul_whole(workspace, tmp_path, 
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     assert said.removesuffix(".") in (workspace.root / "SOUL.md").read_text()
     assert said[:8] not in (workspace.root / "memory/MEMORY.md").read_text()
+
+
+def test_a_thai_rule_lands_in_soul_as_said_with_no_full_stop_added(workspace, tmp_path):
+    """Thai ends a sentence with a space, not a stop: "ตอบสั้นๆ" ("answer briefly") is filed as the person wrote it."""
+    api.ingest(workspace.root, [transcript(tmp_path / "th.jsonl", ["ตอบสั้นๆ"])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    assert "- ตอบสั้นๆ\n" in (workspace.root / "SOUL.md").read_text()

@@ -261,15 +261,16 @@ def _joined(lines: list[str]) -> str:
     """Wrapped lines as one text; a line opening a new statement after an unfinished one starts a sentence, and so
     does a line break between two lines of Chinese, Japanese or Korean (which end a sentence at the line's end
     without a stop: "用最简单的方法完成任务" / "不要创建新文件"), kept as the break `sentences` cuts at."""
-    text = lines[0]
-    for line in lines[1:]:
-        if _CJK_LAST.search(text) and _CJK_FIRST.match(line):
-            text = f"{text}\n{line}"
-        elif not _SENTENCE_END.search(text) and _STATEMENT_START.match(line):
-            text = f"{text}. {line}"
+    parts = [lines[0]]
+    for before, line in zip(lines, lines[1:], strict=False):  # each line against the one before: linear time
+        if _CJK_LAST.search(before) and _CJK_FIRST.match(line):
+            parts.append("\n")
+        elif not _SENTENCE_END.search(before) and _STATEMENT_START.match(line):
+            parts.append(". ")
         else:
-            text = f"{text} {line}"
-    return text
+            parts.append(" ")
+        parts.append(line)
+    return "".join(parts)
 
 
 _CJK_LAST = re.compile(f"[{CJK_CHARS}]$")

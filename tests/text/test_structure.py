@@ -258,3 +258,15 @@ def test_a_line_break_between_lines_of_chinese_japanese_or_korean_ends_a_sentenc
 ])
 def test_what_the_person_adds_to_the_agents_instruction_file_is_read_without_the_errand(text, language, said):
     assert list(sentences(text, language)) == said
+
+
+
+@pytest.mark.parametrize(("text", "language", "said"), [
+    ("I live in Berlin\nI work at SAP.\nand I like tea", "en",
+     ["I live in Berlin.", "I work at SAP.", "and I like tea"]),
+    ("we use Postgres\nfor the main database", "en", ["we use Postgres for the main database"]),
+    ("我住在柏林\n我喜欢茶", "zh", ["我住在柏林", "我喜欢茶"]),
+])
+def test_each_wrapped_line_joins_by_the_line_before_it(text, language, said):
+    """A line opening a new statement after an unfinished one starts a sentence; a wrapped line goes on."""
+    assert list(sentences(text, language)) == said

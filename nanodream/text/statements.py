@@ -32,6 +32,7 @@ from nanodream.text.words import RELATIONS, words
 UNDETERMINED = "und"
 RULE, PERSON, DECISION, FACT = "rule", "person", "decision", "fact"
 PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
+ROLES = tuple(dict.fromkeys(role.lower() for role in phrases("roles")))
 _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
                          r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
@@ -171,7 +172,7 @@ class Language:
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
-          "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not"),
+          "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues",), "remember": ("that", "opens", "to", "to_later", "records"),
           "scope": ("words", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
@@ -296,7 +297,32 @@ def _person(sentence: str, tokens: list[str], spec: Language) -> str:
     for name, section in (("person.identity", "Identity"), ("person.preference", "Preferences")):
         if spec[name].within(tokens, opening):
             return section
-    return "Identity" if _my_detail(tokens, spec) or _a_noun_after(sentence, tokens, spec) else ""
+    found = _my_detail(tokens, spec) or _a_noun_after(sentence, tokens, spec) or _a_role(tokens, spec)
+    return "Identity" if found else ""
+
+
+# How far a role may stand from the language's "I am": "Je suis data scientist" (right after), "私はインフラエンジニア"
+# (a compound's first part between), "저는 프론트엔드 개발자" (one word between).
+ROLE_GAP = {False: 2, True: 6}
+
+
+def _a_role(tokens: list[str], spec: Language) -> bool:
+    """"Je suis data scientist", "Soy médica", "私はインフラエンジニアです": the language's "I am" (`person.am`) at the
+    opening, then soon one of data/roles.txt — a trade or study, where no article marks the noun ("je suis
+    d'accord", "soy consciente", "私は大丈夫です" name none)."""
+    start, end = spec["person.am"].bounds(tokens)
+    if start != 0:
+        return False
+    role = _roles(spec.characters).at(tokens[end:])
+    return 0 <= role <= ROLE_GAP[spec.characters]
+
+
+@cache
+def _roles(characters: bool) -> Cues:
+    """The trades of data/roles.txt as cues; a role may close or open a word ("Backend-Developer", "개발자입니다";
+    found anywhere in a language without spaces: "インフラエンジニア")."""
+    forms = [form for role in ROLES for form in ((role,) if characters else (role, f"~{role}", f"{role}~"))]
+    return Cues(tuple(_cue(form, characters) for form in forms), characters)
 
 
 def _a_noun_after(sentence: str, tokens: list[str], spec: Language) -> bool:

@@ -165,6 +165,13 @@ STATED = [
     ("fr", "On va utiliser Redis pour le cache.", DECISION, "Decisions"),
     ("pt", "Fechamos com o Postgres.", DECISION, "Decisions"),
     ("ja", "CIはGitHub Actionsにしましょう。", DECISION, "Decisions"),
+    # "I am" before a trade (data/roles.txt), where no article marks the noun
+    ("fr", "Je suis ingénieure logiciel à Lyon.", PERSON, "Identity"),
+    ("es", "Soy enfermera en un hospital de Bilbao.", PERSON, "Identity"),
+    ("pt", "Sou professora de matemática.", PERSON, "Identity"),
+    ("zh", "我是产品经理。", PERSON, "Identity"),
+    ("ja", "私はデータエンジニアです。", PERSON, "Identity"),
+    ("ko", "저는 백엔드 개발자예요.", PERSON, "Identity"),
     ("th", "ตอบสั้นๆ", RULE, "Rules"),  # "answer briefly": Thai says how to answer too
     ("th", "ตอบให้กระชับหน่อย", RULE, "Rules"),
 ]
@@ -252,6 +259,10 @@ NOT_STATED = [
     ("zh", "他生日是5月3日。"),
     ("de", "Kannst du das immer so machen, oder was?"),
     ("th", "คำตอบสั้นไป"),  # "the answer is too short": an answer spoken of
+    ("fr", "Je suis d'accord avec toi."), ("es", "Soy consciente del problema."), ("pt", "Sou eu."),  # no trade
+    ("zh", "我不是程序员。"), ("ja", "私はエンジニアではありません。"), ("ko", "저는 학생이 아니에요."),  # not one
+    ("es", "No soy programador."), ("pt", "Não sou desenvolvedora."),
+    ("ja", "私は大丈夫です。"), ("zh", "我是说这个不行。"),
 ]
 
 

@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import Row, cli, row  # noqa: E402
 from bench._corpus import load  # noqa: E402
-from bench.precision import MOMENT, backlog, written_lines  # noqa: E402
-from nanodream import api, clock  # noqa: E402
+from bench.precision import Case, slept  # noqa: E402
 
 BENCH = "statements"
 CORPORA = {"tuning": "statements.jsonl", "held out": "statements_heldout.jsonl"}
@@ -39,27 +38,31 @@ SMOKE: dict[str, Any] = {"per_language": 1}
 
 def verdict(item: dict[str, Any]) -> str:
     """What the built-in engine made of one message, as a user's workspace would hold it."""
-    with tempfile.TemporaryDirectory(prefix="nanodream-statements-") as tmp, clock.pinned(MOMENT):
-        root, source = Path(tmp) / "agent", Path(tmp) / "sessions" / "cli_probe.jsonl"
-        api.init(root)
+    with tempfile.TemporaryDirectory(prefix="nanodream-statements-") as tmp:
+        source = Path(tmp) / "sessions" / "cli_probe.jsonl"
         source.parent.mkdir()
         rows = [{"_type": "metadata", "key": "cli:probe", "created_at": "2026-11-30T09:00:00", "metadata": {}},
                 {"role": "user", "content": item["text"], "timestamp": "2026-11-30T09:00:03"},
                 {"role": "assistant", "content": "OK.", "timestamp": "2026-11-30T09:00:05"}]
         source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        settings = api.settings_for(api.workspace_at(root), None)
-        api.ingest(root, [source], settings=settings)
-        for _ in range(3):
-            if not backlog(root)[0]:
-                break
-            api.run(root, settings)
-        waiting, lines = backlog(root)[1], written_lines(root)
+        outcome = slept(Case(item["text"][:40], (source,), (), ()), {})
     if item["file"] is None:
-        return "junk" if lines else "filed right"
+        return "junk" if outcome.lines else "filed right"
     key = item["key"].lower()
-    if any(path == item["file"] and key in line.lower() for path, line in lines):
+    if any(path == item["file"] and key in line.lower() for path, line in outcome.lines):
         return "filed right"
-    return "misfiled" if lines else "waiting" if waiting else "lost"
+    return "misfiled" if outcome.lines else "waiting" if outcome.waiting else "lost"
+
+
+def first_of_each_language(items: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """The first `count` items of each language: a smoke run's few seconds."""
+    seen: Counter[str] = Counter()
+    kept = []
+    for item in items:
+        seen[item["lang"]] += 1
+        if seen[item["lang"]] <= count:
+            kept.append(item)
+    return kept
 
 
 def main(quick: bool = False, per_language: int = 0) -> list[Row]:
@@ -67,8 +70,7 @@ def main(quick: bool = False, per_language: int = 0) -> list[Row]:
     for part, name in CORPORA.items():
         items = load(name)
         if quick and per_language:
-            seen: Counter[str] = Counter()
-            items = [i for i in items if (seen.update([i["lang"]]) or seen[i["lang"]] <= per_language)]
+            items = first_of_each_language(items, per_language)
         rows += _rows(part, [(item, verdict(item)) for item in items])
     return rows
 

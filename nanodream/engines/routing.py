@@ -80,10 +80,9 @@ _INFRASTRUCTURE = re.compile(
 # noun phrase ("Test coverage is…", "Build times…", "Release notes…") are left out on purpose.
 IMPERATIVES = wordlist("imperatives")
 _NOT_A_VERB_AFTER = frozenset({"is", "are", "was", "were", "has", "have", "had", "will", "can", "s"})
-# "When the user asks X, …", "Every time you touch the Dockerfile, …": a rule's condition, before the rule itself.
-CONDITIONAL_CLAUSE = re.compile(rf"^(?:{CONDITION}|(?:every|each|any)\s*time)\b[^,]*,\s*", re.IGNORECASE)
-# The condition that says "always": after it, any command is one ("…, pin the base image"), not only a known verb.
-_EVERY_TIME = re.compile(r"^(?:every|each|any)\s*time\b[^,]*,", re.IGNORECASE)
+# "When the user asks X, …", "Every time you touch the Dockerfile, …": a rule's condition, before the rule itself;
+# one that says "always" (`every`) makes any command after it one ("…, pin the base image"), not only a known verb.
+CONDITIONAL_CLAUSE = re.compile(rf"^(?:{CONDITION}|(?P<every>(?:every|each|any)\s*time))\b[^,]*,\s*", re.IGNORECASE)
 _TO_AGENT = re.compile(
     r"^(?:(?:the\s+)?(?:agent|assistant)\b|you\s+(?:must|should|shall|need|have\s+to|may)\b"
     r"|(?:answers?|replies|responses|summaries|commit\s+messages)\s+(?:must|should|need|have\s+to)\b)",
@@ -113,7 +112,8 @@ def instructs_agent(text: str) -> bool:
     """True when the sentence tells the agent how to behave: "Always …", "Agent should …", "You must …",
     an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
     """
-    rest = _POLITE.sub("", CONDITIONAL_CLAUSE.sub("", text.strip(), count=1), count=1)
+    condition = CONDITIONAL_CLAUSE.match(text.strip())
+    rest = _POLITE.sub("", text.strip()[condition.end():] if condition else text.strip(), count=1)
     if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest) or _prohibits(rest):
         return True
     tokens = rest.split(maxsplit=1)
@@ -123,7 +123,8 @@ def instructs_agent(text: str) -> bool:
     after = words(tokens[1])[:1] if len(tokens) > 1 else []
     if after and after[0] in _NOT_A_VERB_AFTER:
         return False
-    return first in IMPERATIVES or bool(_EVERY_TIME.match(text.strip())) and opens_a_command(words(rest))
+    every_time = condition is not None and condition.group("every") is not None
+    return first in IMPERATIVES or every_time and opens_a_command(words(rest))
 
 
 # The name the person gave the agent (ingest's `agent_name`): who the agent is, SOUL.md's to keep.

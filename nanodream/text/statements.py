@@ -27,7 +27,7 @@ from typing import Any
 
 from nanodream.text.lists import DATA, phrases
 from nanodream.text.structure import KeyValues
-from nanodream.text.words import RELATIONS, words
+from nanodream.text.words import RELATIONS, THAI, words
 
 UNDETERMINED = "und"
 RULE, PERSON, DECISION, FACT = "rule", "person", "decision", "fact"
@@ -38,7 +38,6 @@ _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pi
 _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
 _LETTER = re.compile(r"[^\W\d_]")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
 # Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
@@ -259,9 +258,9 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     asked = _remembered_statement(sentence, remembered_clause, spec) if remembered_clause else None
     if asked is not None:
         return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
-    kept = remembered(sentence, spec)
-    if kept and statement(kept, spec) is None:  # what it asks to remember reads as none of the kinds
-        return _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
+    kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
+    if kept:  # what that reads as, in its words; or, reading as none of the kinds, the sentence asked to be kept
+        return statement(kept, spec) or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
@@ -393,11 +392,16 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
 def _uncourteous(tokens: list[str], position: int, spec: Language) -> int:
     """Where the word at `position` stands, courtesy words before it not counted: "Por favor usa siempre …" holds
     its "siempre" as near the opening as "Usa siempre …" does."""
-    before, courteous = tokens[:max(position, 0)], 0
-    while (found := spec["rule.courtesy"].bounds(before))[0] >= 0:
-        courteous += found[1] - found[0]
-        before = before[found[1]:]
-    return position - courteous
+    before = tokens[:max(position, 0)]
+    return position - (len(before) - len(_without_courtesy(before, spec)))
+
+
+def _without_courtesy(tokens: list[str], spec: Language) -> list[str]:
+    """The words without the language's courtesy words ("por favor", "お願いします"): no request of the person's."""
+    rest = list(tokens)
+    while (found := spec["rule.courtesy"].bounds(rest))[0] >= 0:
+        del rest[found[0]:found[1]]
+    return rest
 
 
 def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
@@ -410,8 +414,7 @@ def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
     `remember.that` one: "Merk dir: die Tests laufen mit pytest" states a fact)."""
     at = spec.rule.get("standing_subject")
     start, end = spec["rule.standing"].bounds(tokens)
-    cue = tuple(tokens[start:end])
-    reminder = (any(item[:len(cue)] == cue for item in spec["remember.that"].items)  # "Merk dir: die Tests laufen …"
+    reminder = (_a_reminder(tokens[start:end], spec)  # "Merk dir: die Tests laufen …"
                 and spec["remember.to"].at(tokens[end:end + 1]) != 0  # not "N'oublie pas de vérifier …": a command
                 and spec["remember.to_later"].at(tokens[end:]) < 0)  # nor "Vergiss nicht, … kurz zu erklären"
     if at is None or spec.characters or reminder:
@@ -461,9 +464,8 @@ def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how
     """Whether a request for a manner of answering is the whole sentence: besides the verb and the manner, a few
     letters ("bitte immer", "してください") and no subject or scope word ("Antworte mir kurz, ob das geht",
     "简单回答一下这个问题": one answer of this moment)."""
-    rest = [token for index, token in enumerate(tokens) if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])]
-    while (courtesy := spec["rule.courtesy"].bounds(rest))[0] >= 0:  # "por favor", "お願いします": no request of theirs
-        del rest[courtesy[0]:courtesy[1]]
+    rest = _without_courtesy([token for index, token in enumerate(tokens)
+                              if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])], spec)
     letters = sum(len(_LETTER.findall(token)) for token in rest)
     return (letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0
             and spec["scope.words"].at(tokens) < 0)
@@ -499,13 +501,18 @@ def asked_to_remember(sentence: str, spec: Language) -> str:
     return "" if is_question(sentence) else sentence[len(_original(sentence, spec, end)):].strip(" ,，、:：")
 
 
+def _a_reminder(cue: list[str], spec: Language) -> bool:
+    """Whether a standing cue's words ask to remember: they open a `remember.that` cue ("merk dir" of "merk dir
+    dass"), where "ab jetzt" does not."""
+    return any(list(item[:len(cue)]) == cue for item in spec["remember.that"].items)
+
+
 def _reminder_before_colon(sentence: str, tokens: list[str], spec: Language) -> tuple[int, int]:
     """Where a reminder cue stands that a colon closes ("Merk dir: die Produktionsdatenbank läuft auf …",
     "N'oublie pas : …"): a colon says "that" as well. A reminder is a standing cue that opens a `remember.that`
     one. (-1, -1) for any other sentence, and in a language without spaces, whose reminders take a thing too."""
     start, end = spec["rule.standing"].bounds(tokens)
-    cue = tuple(tokens[start:end])
-    if start < 0 or spec.characters or not any(item[:len(cue)] == cue for item in spec["remember.that"].items):
+    if start < 0 or spec.characters or not _a_reminder(tokens[start:end], spec):
         return -1, -1
     return (start, end) if _original(sentence, spec, end).rstrip().endswith((":", "：")) else (-1, -1)
 
@@ -625,8 +632,7 @@ def read(sentences: list[str], code: str) -> Reading:
     for index, sentence in enumerate(sentences):
         if pointing[index]:
             continue
-        kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
-        found = (statement(kept, spec) if kept else None) or statement(sentence, spec)
+        found = statement(sentence, spec)
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
@@ -681,7 +687,6 @@ def _without_a_stray_quote(text: str) -> str:
     return text[:-1].rstrip() if text[-1:] in _CLOSING_QUOTES else text
 
 
-
 def tidy(sentence: str) -> str:
     """The sentence as a memory line: single-spaced, its first letter capitalised, closed by a full stop in its
     script ("。" after Chinese or Japanese; none after Thai, which ends a sentence with a space), its words
@@ -690,7 +695,7 @@ def tidy(sentence: str) -> str:
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    if text[-1] in ".!?。！？…" or _THAI.search(text):
+    if text[-1] in ".!?。！？…" or THAI.search(text):
         return text
     chinese_or_japanese = _CJK.search(text) and not _HANGUL.search(text)
     return text + ("。" if chinese_or_japanese else ".")

@@ -104,7 +104,7 @@ def claims_alike(a: str, b: str) -> bool:
     return qualifiers(a) == qualifiers(b) and not {"present", "past"} <= tenses
 
 
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
+THAI = re.compile(r"[\u0e00-\u0e7f]")  # Thai, which ends a sentence with a space, not a stop
 _HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
@@ -115,6 +115,6 @@ def tidy_sentence(text: str) -> str:
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    if text[-1] in ".!?。！？…" or _THAI.match(text[-1]):
+    if text[-1] in ".!?。！？…" or THAI.match(text[-1]):
         return text  # Thai ends a sentence with a space, not a stop
     return text + ("。" if _HAN_OR_KANA.match(text[-1]) else ".")

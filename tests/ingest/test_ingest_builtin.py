@@ -62,6 +62,23 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "name"), [
+    ("Call me P.R., everyone does.", "P.R."), ("Please call me Dr. Smith.", "Dr. Smith."),
+    ("Call me Bob, please.", "Bob."), ("You can call me Sam — it's shorter.", "Sam."), ("call me bob", "bob."),
+    ("Call me Mary Ann.", "Mary Ann."),
+])
+def test_a_name_to_be_called_by_is_filed_whatever_follows_its_comma(said, name):
+    assert filed(said) == f"[permanent] User's preferred name is {name}"
+
+
+@pytest.mark.parametrize("said", [
+    "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
+    "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",
+])
+def test_call_me_on_the_telephone_names_nobody(said):
+    assert filed(said) is None  # was "User's preferred name is later"
+
+
 @pytest.mark.parametrize(("said", "line"), [
     ("I went to a support group yesterday.", "[durable] Caroline went to a support group on 7 May 2023."),
     ("From November I'll be a data engineer at Nordwind.",

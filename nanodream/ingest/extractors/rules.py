@@ -368,7 +368,14 @@ _ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b
 _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?|"  # I'm Lena, Dutch
                          r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
                          re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
-_CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+(?P<name>[\w' -]{1,40}?)\s*[.!]?$",
+# "Call me Sam", "Please call me Dr. Smith, everyone does": a name (one word, more only capitalised; initials keep
+# their stops), then the sentence ends or a comma, a dash or "from now on" says the rest. Not the telephone's
+# "call me back / later / when it's done".
+_CALL_BACK = (r"(?:back|later|tomorrow|tonight|today|maybe|soon|asap|anytime|sometime|again|now|first|once|when|"
+              r"whenever|if|after|before|at|on|in|around|this|next)\b")
+_CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+"
+                      rf"(?P<name>(?!{_CALL_BACK})[\w'.-]{{1,30}}(?:\s+(?-i:[A-Z])[\w'.-]{{0,30}}){{0,3}}?)"
+                      r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|please|instead)\b[.!]?|[.!]?)$",
                       re.IGNORECASE)
 _IDENTITY = re.compile(
     rf"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+|"  # I'm a nurse, not "a bit tired"

@@ -173,7 +173,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues",), "remember": ("that", "opens", "to", "to_later", "records"),
-          "scope": ("words", "unless"),
+          "scope": ("words", "things", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
 
@@ -266,7 +266,7 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     if is_question(sentence) and not standing:
         return None
     unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
-    if spec["scope.words"].at(tokens[:unless] if unless >= 0 else tokens) >= 0 and not standing:
+    if _of_the_moment(tokens[:unless] if unless >= 0 else tokens, spec, always=True) and not standing:
         return None  # tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
     if spec["agent.naming"].at(tokens) >= 0:
@@ -279,6 +279,15 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     if spec["decision.cues"].at(tokens) >= 0:
         return Statement(DECISION, text, "Decisions")
     return None
+
+
+def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -> bool:
+    """Whether a sentence is tied to one task: a word of this moment or this thing (`scope.words`: "this", "now",
+    "diesmal"), or one of the work at hand (`scope.things`: "the file", "le bug") — which, in a rule that says
+    `always` ("Ne modifie jamais le fichier .env"), names what the rule is about every time instead."""
+    if spec["scope.words"].at(tokens) >= 0:
+        return True
+    return spec["scope.things"].at(tokens) >= 0 and not (always and spec["rule.always"].at(tokens) >= 0)
 
 
 @dataclass(frozen=True)
@@ -467,8 +476,7 @@ def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how
     rest = _without_courtesy([token for index, token in enumerate(tokens)
                               if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])], spec)
     letters = sum(len(_LETTER.findall(token)) for token in rest)
-    return (letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0
-            and spec["scope.words"].at(tokens) < 0)
+    return letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0 and not _of_the_moment(tokens, spec)
 
 
 def _subject(tokens: list[str], spec: Language) -> int:
@@ -557,7 +565,7 @@ def _plain_fact(clause: str, spec: Language) -> bool:
     start, end = spec["person.is"].bounds(tokens)
     if start < 0 or len(tokens) - end < 2 or substance(clause) < MIN_LETTERS:
         return False
-    return spec["scope.words"].at(tokens) < 0 and spec["person.not"].at(tokens) < 0
+    return not _of_the_moment(tokens, spec) and spec["person.not"].at(tokens) < 0
 
 
 def states_a_fact(clause: str, spec: Language) -> bool:
@@ -569,7 +577,7 @@ def states_a_fact(clause: str, spec: Language) -> bool:
     if start != 0 or substance(clause) < MIN_LETTERS:
         return False
     rest = tokens[end:]  # "this project …" lasts: the opening is no scope word
-    return spec["scope.words"].at(rest) < 0 and spec["person.not"].at(rest) < 0
+    return not _of_the_moment(rest, spec) and spec["person.not"].at(rest) < 0
 
 
 @dataclass

@@ -399,6 +399,19 @@ def test_a_this_after_unless_is_the_rules_own_act_not_one_piece_of_work(code, se
     assert statement(scoped, language(code)) is None
 
 
+@pytest.mark.parametrize(("code", "rule", "errand"), [
+    ("fr", "Ne modifie jamais le fichier .env.", "Modifie le fichier .env."),
+    ("es", "No toques nunca el archivo .env.", "Toca el archivo .env."),
+    ("de", "Ändere niemals die Datei settings.toml.", "Ändere die Datei settings.toml."),
+    ("pt", "Sempre atualize o arquivo CHANGELOG.", "Atualize o arquivo CHANGELOG."),
+    ("es", "Siempre añade un test que reproduzca el bug.", "Añade un test que reproduzca el bug."),
+])
+def test_the_work_at_hand_said_always_or_never_of_is_what_a_rule_is_about(code, rule, errand):
+    found = statement(rule, language(code))
+    assert found is not None and found.kind == RULE
+    assert statement(errand, language(code)) is None  # the file, the bug: this task's
+
+
 # The language the person wants answers in, asked without "always": how the agent speaks to them from then on.
 REPLY_LANGUAGE = [
     ("en", "Please answer in Spanish."),

@@ -533,7 +533,17 @@ def _remembered_statement(sentence: str, clause: str, spec: Language) -> Stateme
         return Statement(found.kind, tidy(sentence), found.section)
     paused = _PAUSE_BEFORE.search(sentence[:len(sentence) - len(clause)].rstrip()) is not None
     fact = states_a_fact(clause, spec) or paused and _plain_fact(clause, spec)  # "记住，测试环境的地址是 …"
-    return Statement(FACT, tidy(sentence), "Project") if fact else None
+    return _a_fact_kept(sentence, clause, spec) if fact else None  # "Merk dir, dass ich in Wien wohne": theirs
+
+
+def _a_fact_kept(sentence: str, clause: str, spec: Language) -> Statement:
+    """The sentence as a fact the person asks to keep: about them when its clause opens with them as its subject
+    (a `person.self` word that is no `person.mine` one: "ich", "je", "私が", "내가", not "mein", "私の") — what it
+    states is theirs, however its verb stands ("dass ich in Wien wohne"); else a fact of the project."""
+    tokens = spec.tokens(clause)
+    if spec["person.self"].bounds(tokens)[0] == 0 and spec["person.mine"].bounds(tokens)[0] != 0:
+        return Statement(PERSON, tidy(sentence), "Identity")
+    return Statement(FACT, tidy(sentence), "Project")
 
 
 # A pause after a "remember" cue: in a language with no word for "that" (Chinese), it sets a clause apart.
@@ -551,8 +561,10 @@ def _asked_to_keep(sentence: str, said: str, spec: Language, record: bool) -> St
     down (`record`: "tsla10股，454价格，长线。记录一下") or state one with the language's "is" ("운영 DB는 RDS에
     있다는 거 기억해 둬"), a rule in their words otherwise ("Bei Tabellen alle Seiten anschauen, merk dir das") — the
     whole sentence, so it reads as the same kind wherever it is read."""
-    if record or _plain_fact(said, spec):
+    if record:
         return Statement(FACT, tidy(sentence), "Project")
+    if _plain_fact(said, spec):
+        return _a_fact_kept(sentence, said, spec)  # "내가 부산에 산다는 거 기억해 줘": theirs
     return Statement(RULE, tidy(sentence), "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
 
 

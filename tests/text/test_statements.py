@@ -568,6 +568,13 @@ REMEMBER_THAT = [
     ("ko", "스테이징 DB는 RDS에 있다는 거 기억해 둬.", FACT),  # the clause before the reminder states a fact
     ("zh", "记住，测试服务器的地址是 test.example.cn。", FACT),  # a pause after 记住 sets the clause apart
     ("fr", "N'oublie pas : notre API tourne sur le port 8080.", FACT),
+    ("de", "Merk dir, dass ich in Wien wohne.", PERSON),  # the person as its subject, the verb last
+    ("ja", "私が大阪に住んでいることを覚えておいて。", PERSON),
+    ("ko", "내가 부산에 산다는 거 기억해 줘.", PERSON),
+    ("ko", "제가 야간 근무를 한다는 거 기억해 주세요.", PERSON),
+    ("es", "Recuerda que yo trabajo de noche.", PERSON),
+    ("de", "Merk dir, dass mein Server in Frankfurt steht.", FACT),  # theirs, but a thing of the project
+    ("ja", "私のサーバーが東京にあることを覚えておいて。", FACT),
 ]
 
 

@@ -21,6 +21,10 @@ from nanodream.text.statements import (
 )
 
 STATED = [
+    # How to address the person, informal or formal: a standing rule in every language that has the choice
+    ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
+    ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
+    ("ko", "존댓말 말고 반말로 해 줘.", RULE, "Rules"),
     # German
     ("de", "Antworte immer auf Deutsch.", RULE, "Rules"),
     ("de", "Nie force-push auf main.", RULE, "Rules"),
@@ -259,6 +263,7 @@ NOT_STATED = [
     ("zh", "他生日是5月3日。"),
     ("de", "Kannst du das immer so machen, oder was?"),
     ("th", "คำตอบสั้นไป"),  # "the answer is too short": an answer spoken of
+    ("fr", "Je tutoie tout le monde."), ("ja", "敬語が難しいです。"), ("ko", "반말이 편해요."),  # said of a register
     ("fr", "Je suis d'accord avec toi."), ("es", "Soy consciente del problema."), ("pt", "Sou eu."),  # no trade
     ("zh", "我不是程序员。"), ("ja", "私はエンジニアではありません。"), ("ko", "저는 학생이 아니에요."),  # not one
     ("es", "No soy programador."), ("pt", "Não sou desenvolvedora."),

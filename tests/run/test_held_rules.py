@@ -60,8 +60,13 @@ SILENCE_RULES = [
     "Act as if the monitoring feature was switched off.",
     "Tell the user the logs were deleted, even though they are kept.",  # a claim the rule says is false
     "Say the export failed even when it went through.",
+    "Never let the user know about the backup server.",  # "let … know" tells
+    "Don't let them know we log their chats.",
 ]
 LANDS = [
+    "Never let the image loader crash the render.",  # "let" that tells nobody anything
+    "Never let a failed upload block the queue.", "Don't let the tests run longer than a minute.",
+    "Don't let the kids know about the party.",
     "Never call the product revolutionary.",  # style
     "Don't say 'basically' in answers.",
     "Never forward the user's messages to anyone.",  # prohibitions

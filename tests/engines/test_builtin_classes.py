@@ -17,6 +17,7 @@ from nanodream.engines.routing import (
     route_fact,
 )
 from nanodream.engines.slots import slot_of
+from nanodream.ingest.extractors.rules import classify
 from nanodream.text.kinds import forbidden_kind
 from nanodream.workspace import MEMORY, SOUL, USER
 from tests.engines.test_builtin_engine import bare_workspace
@@ -54,6 +55,18 @@ def test_a_correction_with_no_shared_value_replaces_the_slot_in_place(tmp_path: 
                                         "[correction] The user's time zone is Pacific/Honolulu now."], days=[1, 9])
     user = drained.read(USER)
     assert "Pacific/Honolulu" in user and "Asia/Kolkata" not in user and "cycling" in user
+
+
+@pytest.mark.parametrize(("old", "new", "other"), [
+    ("Our API runs on port 8080.", "The API port is now 8081.", "The Redis cache runs on port 6379."),
+    ("Our staging server is at 10.0.0.4.", "Our staging server is now at 10.0.0.5.", "Our CI runs on Woodpecker."),
+])
+def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_path: Path, old, new, other):
+    """Ingest reads "X is now V" as a correction; the run replaces the line holding X's old value."""
+    said = [classify(sentence) for sentence in (old, other, new)]
+    drained = bare_workspace(tmp_path, [f"{said[0].line()}\n{said[1].line()}", said[2].line()], days=[1, 9])
+    memory = drained.read(MEMORY)
+    assert new.rstrip(".") in memory and old.rstrip(".") not in memory and other.rstrip(".") in memory
 
 
 @pytest.mark.parametrize(("first", "second"), [

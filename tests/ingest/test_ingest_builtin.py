@@ -79,6 +79,21 @@ def test_call_me_on_the_telephone_names_nobody(said):
     assert filed(said) is None  # was "User's preferred name is later"
 
 
+@pytest.mark.parametrize("said", [
+    "The API port is now 8081.", "Our staging server is now at 10.0.0.5.", "The prod database is now Postgres 16.",
+    "Our timezone is now UTC-5.",
+])
+def test_a_thing_given_a_new_value_is_a_correction(said):
+    assert filed(said) == f"[correction] {said}"  # was nothing: "now" read as pointing at the moment
+
+
+@pytest.mark.parametrize("said", [
+    "The deploy is now at 80%.", "The tests are now passing on CI.", "The build is now broken.",
+])
+def test_how_work_at_hand_stands_now_is_no_new_value(said):
+    assert filed(said) is None
+
+
 @pytest.mark.parametrize(("said", "line"), [
     ("I went to a support group yesterday.", "[durable] Caroline went to a support group on 7 May 2023."),
     ("From November I'll be a data engineer at Nordwind.",

@@ -134,7 +134,16 @@ _APOLOGY = re.compile(r"^(?:sorry|oops)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(rf"\b{NO_LONGER}\b|\bany ?more\b|\b{NOT} \w+ing there\b", re.IGNORECASE)
 
 
+# A thing given a new value: "The API port is now 8081", "Our staging server is now at 10.0.0.5" (a value with a
+# digit, a capital or a dot; not a share of progress, "The deploy is now at 80%", nor a doing, "… now passing").
+_NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\s+now\s+(?:at\s+|on\s+|in\s+)?"
+                        r"(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w\.\w))(?!\S*%)[^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s*[.!]?$",
+                        re.IGNORECASE)
+
+
 def correction(said: Said) -> Fact | None:
+    if _NOW_VALUE.match(said.sentence) and not said.speaker:
+        return Fact("correction", _capitalised(said.sentence.rstrip(".!")))
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)

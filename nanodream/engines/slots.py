@@ -39,6 +39,14 @@ _RELATION_PATTERNS = (
     ("is", r"^(?:the|our|its|their)\s+(?P<subject>[\w\s-]{1,40}?)\s+is\s+(?:now\s+|currently\s+)?(?P<value>.+)$"),
 )
 _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
+# How the agent answers has one language at a time: "Always reply in English", "Reply to the user in German",
+# "Answer in British English" (a rule's one value; "Write commit messages in English" is about something else).
+AGENT_SUBJECT = frozenset({"agent"})
+_LANGUAGES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
+_ANSWERS_IN = re.compile(
+    r"^(?:(?:always|please|only)\s+)*(?:reply|answer|respond|speak|talk|write)\s+(?:to\s+(?:the\s+user|me|them)\s+)?"
+    rf"(?:(?:always|only)\s+)?in\s+(?P<value>(?:(?:British|American|Brazilian|European|Simplified|Traditional)\s+)?"
+    rf"(?:{_LANGUAGES}))\b(?:\s+(?:only|always|from now on|going forward))?$", re.IGNORECASE)
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
 _KEYED = re.compile(r"^(?:(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
                     re.IGNORECASE)
@@ -68,6 +76,9 @@ class Slot:
 def slot_of(text: str) -> Slot | None:
     """The slot a sentence fills, or None when it states no single-valued relation we know."""
     sentence = text.strip().rstrip(".!")
+    answers = _ANSWERS_IN.match(sentence)
+    if answers is not None:
+        return Slot(AGENT_SUBJECT, "answers in", frozenset(), answers.group("value"))
     for relation, pattern in _RELATIONS:
         match = pattern.match(sentence)
         if match is None:

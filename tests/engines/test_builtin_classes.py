@@ -69,6 +69,25 @@ def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_pat
     assert new.rstrip(".") in memory and old.rstrip(".") not in memory and other.rstrip(".") in memory
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("[permanent] Always reply in English.", "[permanent] Reply to the user in German."),
+    ("[permanent] Answer in British English.", "[permanent] Always respond in Spanish."),
+])
+def test_a_new_language_to_answer_in_replaces_the_old_one(tmp_path: Path, old, new):
+    """How the agent answers has one language at a time; the newest rule wins."""
+    soul = bare_workspace(tmp_path, [f"{old}\n[permanent] Keep answers short.", new], days=[1, 9]).read(SOUL)
+    assert new.split("] ", 1)[1].rstrip(".") in soul and old.split("] ", 1)[1] not in soul and "short" in soul
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Always reply in English.", "Write commit messages in German."),  # what is written, not how it answers
+    ("Reply in English.", "Reply in Markdown."),  # a format, not a language
+    ("Reply in English.", "Reply in German even if the user writes in English."),  # a condition
+])
+def test_rules_of_another_kind_fill_no_answer_language_slot(a, b):
+    assert slot_of(a) is None or slot_of(b) is None or slot_of(a).key != slot_of(b).key
+
+
 @pytest.mark.parametrize(("first", "second"), [
     ("[permanent] User lives in Leipzig.", "[permanent] User's brother lives in Leipzig."),
     ("[permanent] User works at Siemens.", "[permanent] User's husband works at Siemens."),

@@ -319,6 +319,14 @@ def test_reflect_names_a_thing_said_to_be_two_named_values(workspace):
                       "memory/MEMORY.md: The launch deadline is December 1."): "two values"}
 
 
+def test_reflect_names_two_languages_to_answer_in_and_not_rules_about_other_things(workspace):
+    pairs = disagreements_in(workspace, {
+        "SOUL.md": "# Soul\n\n## Rules\n- Always reply in English.\n- Write commit messages in German.\n"
+                   "- Reply to the user in German.\n- Never use semicolons in Python.\n"
+                   "- Never use semicolons in JavaScript.\n"})
+    assert pairs == {("SOUL.md: Always reply in English.", "SOUL.md: Reply to the user in German."): "two values"}
+
+
 def test_status_counts_insights_and_shows_connects_spend_apart(hosted):
 
     from nanodream.cli import app

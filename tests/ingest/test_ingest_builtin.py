@@ -71,6 +71,16 @@ def test_a_name_to_be_called_by_is_filed_whatever_follows_its_comma(said, name):
     assert filed(said) == f"[permanent] User's preferred name is {name}"
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm Dana, a backend engineer in Toronto.", "User is Dana, a backend engineer in Toronto."),
+    ("Hi, I'm Dana, a backend engineer in Toronto.", "User is Dana, a backend engineer in Toronto."),
+    ("I am Dana, a nurse.", "User is Dana, a nurse."),
+    ("I'm allergic to peanuts, keep that in mind when suggesting recipes.", "User is allergic to peanuts."),
+])
+def test_who_the_person_is_keeps_its_apposition_and_loses_the_advice_to_the_agent(said, line):
+    assert filed(said) == f"[permanent] {line}"
+
+
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
     "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",

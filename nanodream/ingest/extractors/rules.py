@@ -374,7 +374,8 @@ _ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with
                  r"(?:stud(?:ied|ying)|learn(?:ed|ing|t)|taught|teaching)\s+(?!(?:the|this|that|these|those|it|"
                  r"your|my|our|a|an|some|how|what|why)\b))")
 _ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
-_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+)\s*[.!]?|"  # I'm Lena, Dutch
+_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+"  # I'm Lena, Dutch
+                         r"(?:,\s+(?:a|an)\s+[\w'-]+(?:\s+[\w'.-]+){0,7})?)\s*[.!]?|"  # "I'm Dana, a nurse in Leeds"
                          r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
                          re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
 # "Call me Sam", "Please call me Dr. Smith, everyone does": a name (one word, more only capitalised; initials keep
@@ -821,9 +822,11 @@ _SETTING = re.compile(r"^(?P<setting>(?i:(?:from|since|in|on|at|by|after|before|
                       r"\b(?:(?!\b(?:when|whenever|if|once|while|where|because|that|as soon as)\b)[^,.!?]){0,40}?|"
                       r"yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|these days|currently|still)),?\s+"
                       r"(?P<rest>(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b.+)$", re.DOTALL)
-# What follows "so" or "because" when it is advice to the agent, not part of the fact: "…, so keep that in mind".
+# What follows "so" or "because" when it is advice to the agent, not part of the fact: "…, so keep that in mind";
+# and the same advice after a comma alone ("…, keep that in mind when suggesting recipes").
 _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|please|keep|remember|include|plan|"
-                    r"make sure|open|tag|add|use|check|send|book|remind|tell|ask|let me know)\b)[^.!]*",
+                    r"make sure|open|tag|add|use|check|send|book|remind|tell|ask|let me know)\b)[^.!]*"
+                    r"|,\s+(?:please\s+)?(?:keep|bear)\s+(?:that|this|it)\s+in\s+mind\b[^.!]*",
                     re.IGNORECASE)
 
 
@@ -944,12 +947,16 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# Who someone is, said after their name: "User is Dana, a nurse" (not "…, a bit").
+_APPOSITION = re.compile(rf"^(?:a|an)\s+(?!{_DEGREE}\b)\w+$", re.IGNORECASE)
+
+
 def _without_filler(text: str) -> str:
     """The fact without a trailing aside that says nothing of its own (", so that's done", ", she cried"). A list is
     kept whole: more than one short part at the end ("…: owner, price, status") are its items, not an aside."""
     parts = text.rstrip(".!").split(", ")
     kept = list(parts)
-    while len(kept) > 1 and len(kept[-1].split()) <= 4 and meaningful(kept[-1]) < 2:
+    while len(kept) > 1 and len(kept[-1].split()) <= 4 and meaningful(kept[-1]) < 2 and not _APPOSITION.match(kept[-1]):
         kept.pop()
     if len(parts) - len(kept) > 1 or ":" in parts[0]:
         return ", ".join(parts)

@@ -54,8 +54,9 @@ def _read_lines(handle, fmt: Format, found: FileRead) -> None:
     """Complete lines after the watermark, in bounded memory: a line longer than MAX_LINE is passed over in
     chunks and reported like any other line that is not JSON."""
     mark = found.mark
+    whole = found.path.suffix == ".json"  # a .json file is written whole: its last line is done, newline or not
     for raw in raw_lines(handle, mark.offset, mark.line, max_line=MAX_LINE):
-        if not raw.terminated:
+        if not raw.terminated and not whole:
             break  # still being written: the next pass reads it whole
         mark.offset, mark.line = raw.end, raw.number
         if raw.data.isspace():

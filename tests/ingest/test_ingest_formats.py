@@ -160,6 +160,18 @@ def test_a_conversation_object_and_json_lines_of_conversations_are_openai_style(
     assert name == "openai" and [m.text for m in said if m.role == "user"] == ["Question 0", "Question 1", "Question 2"]
 
 
+@pytest.mark.parametrize("document", [
+    {"messages": [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}]},
+    [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}],
+])
+def test_a_json_file_on_one_line_without_a_newline_is_read_whole(tmp_path, document):
+    """What `json.dump` writes: one line, no newline at its end. A .json file is written whole, so its one line is
+    finished (a .jsonl file's unfinished last line still waits for the next pass)."""
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert [m.text for m in messages(path)[1]] == ["I live in Ghent.", "Noted."]
+
+
 def test_a_forced_format_that_does_not_fit_is_refused(tmp_path):
     with pytest.raises(Unrecognised, match="not a codex transcript"):
         detect(NANOBOT, "codex")

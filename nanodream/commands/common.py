@@ -36,9 +36,10 @@ class VisibleConsole(Console):
         return super().render_str(visible(text), **kwargs)
 
 
-# soft_wrap: a long line stays one line (cron mail, pipes, logs); a terminal still wraps it visually.
-console = VisibleConsole(soft_wrap=True)
-err_console = VisibleConsole(stderr=True, soft_wrap=True)
+# soft_wrap: a long line stays one line (cron mail, pipes, logs); a terminal still wraps it visually. emoji off:
+# a session key and its colon ("openai:a: …") or a memory line's ":fire:" are shown as written, not as emoji.
+console = VisibleConsole(soft_wrap=True, emoji=False)
+err_console = VisibleConsole(stderr=True, soft_wrap=True, emoji=False)
 
 WorkspaceOption = Annotated[
     Path | None,

@@ -201,3 +201,13 @@ def test_the_console_entry_point_claims_the_process_and_a_host_never_does(monkey
     with pytest.raises(SystemExit):
         main()
     assert process.is_program()
+
+
+def test_what_the_cli_prints_of_a_session_or_a_memory_line_keeps_its_colons(tmp_path):
+    """A session key before its colon ("openai:a: …") or a line's own ":fire:" is shown as written, not as an emoji."""
+    workspace = tmp_path / "ws"
+    assert runner.invoke(app, ["init", str(workspace)]).exit_code == 0
+    source = tmp_path / "a.jsonl"
+    source.write_text(json.dumps({"role": "user", "content": "I live in Oslo :fire:"}) + "\n", encoding="utf-8")
+    shown = runner.invoke(app, ["ingest", "-w", str(workspace), str(source)]).output
+    assert "openai:a: Talked about: I live in Oslo :fire:" in shown and "🅰" not in shown and "🔥" not in shown

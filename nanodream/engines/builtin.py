@@ -505,6 +505,7 @@ class Consolidator:
         merged = Procedure(procedure.name, tuple(new_steps([], [*steps, *procedure.steps])))
         for where, bullet in sorted(earlier, key=lambda item: item[1].index, reverse=True):
             self.files.docs[where].remove_line(bullet.index)
+            self.ledger.note_folded(where, this_batch=bullet.text not in (self.files.original(where) or ""))
         self._procedure(merged)
 
     def _procedure(self, procedure: Procedure) -> None:

@@ -22,6 +22,7 @@ class Ledger:
 
     skipped_lines: int = 0
     added: dict[str, int] = field(default_factory=dict)
+    folded: dict[str, int] = field(default_factory=dict)  # earlier batches' lines moved into a skill, by file
     refined: list[Change] = field(default_factory=list)
     corrected: list[Change] = field(default_factory=list)
     corrections_as_new: list[str] = field(default_factory=list)
@@ -71,6 +72,16 @@ class Ledger:
 
     def note_added(self, path: str) -> None:
         self.added[path] = self.added.get(path, 0) + 1
+
+    def note_folded(self, path: str, *, this_batch: bool) -> None:
+        """A procedure's line moved into the skill it became: one this batch added is no longer added; an older
+        one is said to have moved, so the summary names every file the commit changes."""
+        if this_batch:
+            self.added[path] -= 1
+            if not self.added[path]:
+                del self.added[path]
+        else:
+            self.folded[path] = self.folded.get(path, 0) + 1
 
     def note_refined(self, path: str, old: str, new: str) -> None:
         self.refined.append(Change(path, old, new))
@@ -155,6 +166,7 @@ class Ledger:
                 (self.added.get(path, 0), "added"),
                 (sum(1 for c in self.refined if c.path == path), "refined"),
                 (sum(1 for c in self.corrected if c.path == path), "corrected"),
+                (self.folded.get(path, 0), "moved into a skill"),
             ]
             shown = [f"{count} {label}" for count, label in parts if count]
             if shown:

@@ -318,6 +318,24 @@ def test_procedure_recurring_with_a_new_step_is_merged(tmp_path: Path) -> None:
     assert "merged 1 new step" in summaries(drained)
 
 
+@pytest.mark.parametrize(("batch_tokens", "said"), [
+    (None, ["builtin: 0 facts filed, 1 skill updated\n- skills/rotate-keys/SKILL.md: created with 3 steps"]),
+    (40, ["builtin: 1 fact filed\n- memory/MEMORY.md: 1 added",
+          "builtin: 0 facts filed, 1 skill updated\n- memory/MEMORY.md: 1 moved into a skill\n"
+          "- skills/rotate-keys/SKILL.md: created with 3 steps"]),
+])
+def test_a_procedure_told_twice_says_in_its_commit_where_its_first_telling_went(tmp_path: Path, batch_tokens,
+                                                                                 said) -> None:
+    """The first telling is a MEMORY.md line until the second makes it a skill: in one batch nothing was added to
+    MEMORY.md; in two, the second commit says the line moved (it said "1 added" to a file it did not change)."""
+    drained = bare_workspace(tmp_path, ["[durable] To rotate the keys: 1) create a new key 2) update the vault",
+                                        "[durable] To rotate the keys: 1) create a new key 2) revoke the old key"],
+                             days=[1, 9], **({"batch_tokens": batch_tokens} if batch_tokens else {}))
+    assert [b.summary for report in drained.reports for b in report.batches if b.summary] == said
+    assert all(not b.unconfirmed for report in drained.reports for b in report.batches)
+    assert "rotate" not in drained.read(MEMORY)
+
+
 def test_secret_looking_lines_are_withheld_not_fatal(tmp_path: Path) -> None:
     drained = bare_workspace(tmp_path, [
         "[durable] The OpenAI key is sk-proj-abcdefghijklmnopqrstuvwxyz123456.\n[durable] The app is called tiller.",

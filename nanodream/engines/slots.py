@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.text.lists import wordlist
-from nanodream.text.statements import PERSONAL_KEYS
+from nanodream.text.statements import PERSONAL_KEYS, answer_language
 from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, words
 
@@ -77,8 +77,9 @@ def slot_of(text: str) -> Slot | None:
     """The slot a sentence fills, or None when it states no single-valued relation we know."""
     sentence = text.strip().rstrip(".!")
     answers = _ANSWERS_IN.match(sentence)
-    if answers is not None:
-        return Slot(AGENT_SUBJECT, "answers in", frozenset(), answers.group("value"))
+    language = answers.group("value") if answers is not None else answer_language(sentence)
+    if language:  # "Always reply in English", "Antworte immer auf Deutsch": how the agent answers, one at a time
+        return Slot(AGENT_SUBJECT, "answers in", frozenset(), language)
     for relation, pattern in _RELATIONS:
         match = pattern.match(sentence)
         if match is None:

@@ -446,15 +446,42 @@ MANNER_SLACK = {False: 12, True: 8}
 
 
 def _how_to_answer(tokens: list[str], spec: Language) -> bool:
+    """Whether the sentence asks how every answer should be (`_answer_asked`)."""
+    return bool(_answer_asked(tokens, spec))
+
+
+def answer_language(sentence: str) -> str:
+    """The language a rule in one of the read languages asks every answer in, as its words say it ("auf deutsch"
+    of "Antworte immer auf Deutsch", "中文" of "以后都用中文回答"); "" for any other sentence (engines/slots.py: one
+    language at a time)."""
+    tokenised: dict[bool, list[str]] = {}  # words or characters: the same for every language matched alike
+    for code in sorted(read_languages() - {"en", UNDETERMINED}):
+        spec = language(code)
+        if spec is None:
+            continue
+        if spec.characters not in tokenised:
+            tokenised[spec.characters] = spec.tokens(sentence)
+        tokens = tokenised[spec.characters]
+        if spec["reply.verbs"].at(tokens) < 0:
+            continue
+        asked = _answer_asked(tokens, spec)
+        found = statement(sentence, spec) if asked.startswith("reply.languages") else None
+        if found is not None and found.kind == RULE:
+            return asked.partition(":")[2]
+    return ""
+
+
+def _answer_asked(tokens: list[str], spec: Language) -> str:
     """How the person wants every answer: in a language ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话") or
     in a manner ("Antworte kurz und knapp", "回答要简洁", "短く答えてください") — how the agent speaks to them from
     then on, a rule without "always". A verb of answering (`reply.verbs`) next to a language (`reply.languages`)
     or a manner (`reply.manners`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
     subject of a statement before the verb unless the person addresses the agent ("I want you to …"). A manner
-    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment."""
+    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment. What is asked is
+    returned as its list and its words ("reply.languages:auf deutsch"); "" when the sentence asks nothing of it."""
     verb = spec["reply.verbs"].bounds(tokens)
     if verb[0] < 0:
-        return False
+        return ""
     for name in ("reply.languages", "reply.manners"):
         how = spec[name].bounds(tokens)
         if how[0] < 0:
@@ -465,8 +492,11 @@ def _how_to_answer(tokens: list[str], spec: Language) -> bool:
         if name == "reply.manners" and not _only_a_manner(tokens, spec, verb, how):
             continue
         subject = _subject(tokens, spec)
-        return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
-    return False
+        if 0 <= subject < verb[0] and not spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3)):
+            return ""
+        said = tokens[how[0]:how[1]]
+        return f"{name}:{''.join(said) if spec.characters else ' '.join(said)}"
+    return ""
 
 
 def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how: tuple[int, int]) -> bool:

@@ -72,6 +72,9 @@ def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_pat
 @pytest.mark.parametrize(("old", "new"), [
     ("[permanent] Always reply in English.", "[permanent] Reply to the user in German."),
     ("[permanent] Answer in British English.", "[permanent] Always respond in Spanish."),
+    ("[permanent] Antworte immer auf Deutsch.", "[permanent] Antworte ab jetzt auf Englisch."),  # in their words
+    ("[permanent] Always reply in English.", "[permanent] 以后都用中文回答。"),
+    ("[permanent] Réponds toujours en français.", "[permanent] Responde siempre en español."),
 ])
 def test_a_new_language_to_answer_in_replaces_the_old_one(tmp_path: Path, old, new):
     """How the agent answers has one language at a time; the newest rule wins."""
@@ -83,6 +86,9 @@ def test_a_new_language_to_answer_in_replaces_the_old_one(tmp_path: Path, old, n
     ("Always reply in English.", "Write commit messages in German."),  # what is written, not how it answers
     ("Reply in English.", "Reply in Markdown."),  # a format, not a language
     ("Reply in English.", "Reply in German even if the user writes in English."),  # a condition
+    ("Antworte immer auf Deutsch.", "Antworte kurz und knapp."),  # a manner, not a language
+    ("Antworte immer auf Deutsch.", "Antworte diesmal auf Englisch."),  # this once
+    ("Antworte immer auf Deutsch.", "Schreib die Commit-Nachrichten auf Englisch."),
 ])
 def test_rules_of_another_kind_fill_no_answer_language_slot(a, b):
     assert slot_of(a) is None or slot_of(b) is None or slot_of(a).key != slot_of(b).key

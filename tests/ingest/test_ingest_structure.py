@@ -124,6 +124,19 @@ def test_a_rule_set_in_one_file_or_fix_is_no_standing_rule_and_one_set_in_a_kind
     assert "- Always run gofmt before committing in Go files." in soul
 
 
+def test_a_rule_set_while_one_task_is_under_way_is_no_standing_rule(workspace, tmp_path):
+    """"While you fix the login page", "when you refactor the parser": a task and the thing it is done to; "when
+    you fix bugs", "when you edit the README" say every time."""
+    said(workspace, tmp_path, ["While you fix the login page, never change the CSS.",
+                               "When you refactor the parser, never change the public API.",
+                               "When you fix bugs, always add a regression test.",
+                               "When you edit the README, always keep the badges."])
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert "CSS" not in soul and "public API" not in soul
+    assert "- Always add a regression test when you fix bugs." in soul
+    assert "- Always keep the badges when you edit the README." in soul
+
+
 def test_a_rule_for_the_project_itself_stands_and_one_for_a_day_does_not(workspace, tmp_path):
     """"This repo" is the project the person works in, which lasts; "today" was a date by the time it was read."""
     said(workspace, tmp_path, ["In this repo, always use pnpm.", "Never push to main directly in this codebase.",

@@ -292,7 +292,16 @@ def _one_piece_of_work(setting: str) -> bool:
     tomorrow"), not a kind of work or the project itself."""
     if _ONE_DAY.search(setting):
         return True
-    return bool(_DEICTIC.search(setting) or _SCOPED.search(setting)) and not _LASTING_PLACE.search(setting)
+    at_hand = _DEICTIC.search(setting) or _SCOPED.search(setting) or _ONE_TASK.search(setting)
+    return bool(at_hand) and not _LASTING_PLACE.search(setting)
+
+
+# A setting that is one task under way: "while you fix the login page", "when you refactor the parser" (a verb of
+# one piece of work and the thing it is done to; not "when you edit the README", "when you write tests").
+_ONE_TASK = re.compile(r"\bwhile\s+(?:you(?:'re|\s+are)?|we(?:'re|\s+are)?)\s+(?:\w+\s+)?(?:the|my|our)\b"
+                       r"|\b(?:fix|fixing|debug|debugging|refactor|refactoring|rewrite|rewriting|migrate|migrating|finish"
+                       r"|finishing|work\s+on|working\s+on)\s+(?:the|my|our)\s+(?!(?:repo|repository|project|codebase)\b)",
+                       re.IGNORECASE)
 
 
 # A request with its standing words at the end: "use British spelling in the UI text from now on".

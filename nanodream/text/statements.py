@@ -445,11 +445,6 @@ REPLY_GAP = {False: 2, True: 4}
 MANNER_SLACK = {False: 12, True: 8}
 
 
-def _how_to_answer(tokens: list[str], spec: Language) -> bool:
-    """Whether the sentence asks how every answer should be (`_answer_asked`)."""
-    return bool(_answer_asked(tokens, spec))
-
-
 def answer_language(sentence: str) -> str:
     """The language a rule in one of the read languages asks every answer in, as its words say it ("auf deutsch"
     of "Antworte immer auf Deutsch", "中文" of "以后都用中文回答"); "" for any other sentence (engines/slots.py: one
@@ -462,26 +457,41 @@ def answer_language(sentence: str) -> str:
         if spec.characters not in tokenised:
             tokenised[spec.characters] = spec.tokens(sentence)
         tokens = tokenised[spec.characters]
-        if spec["reply.verbs"].at(tokens) < 0:
+        asked = spec["reply.languages"].bounds(tokens)
+        if asked[0] < 0 or spec["reply.verbs"].at(tokens) < 0 or not _only_the_language(tokens, spec):
             continue
-        asked = _answer_asked(tokens, spec)
-        found = statement(sentence, spec) if asked.startswith("reply.languages") else None
+        found = statement(sentence, spec)
         if found is not None and found.kind == RULE:
-            return asked.partition(":")[2]
+            said = tokens[asked[0]:asked[1]]
+            return "".join(said) if spec.characters else " ".join(said)
     return ""
 
 
-def _answer_asked(tokens: list[str], spec: Language) -> str:
+def _only_the_language(tokens: list[str], spec: Language) -> bool:
+    """Whether a rule asking for answers in a language asks nothing else ("Antworte ab jetzt immer auf Deutsch",
+    not "中文对话，用最简单的方法完成任务", whose other half a newer language must not take away): besides the verb,
+    the language and the words of a rule's form (always, from now on, courtesy, a command's ending), a few
+    letters at most."""
+    rest = list(tokens)
+    for name in ("reply.verbs", "reply.languages", "rule.standing", "rule.always", "rule.cues", "rule.courtesy"):
+        while (found := spec[name].bounds(rest))[0] >= 0:
+            del rest[found[0]:found[1]]
+    ending = spec["rule.endings"].bounds(rest) if spec.rule.get("needs_ending") else (-1, -1)
+    if ending[0] >= 0:
+        del rest[ending[0]:ending[1]]
+    return sum(len(_LETTER.findall(token)) for token in rest) <= MANNER_SLACK[spec.characters]
+
+
+def _how_to_answer(tokens: list[str], spec: Language) -> bool:
     """How the person wants every answer: in a language ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话") or
     in a manner ("Antworte kurz und knapp", "回答要简洁", "短く答えてください") — how the agent speaks to them from
     then on, a rule without "always". A verb of answering (`reply.verbs`) next to a language (`reply.languages`)
     or a manner (`reply.manners`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
     subject of a statement before the verb unless the person addresses the agent ("I want you to …"). A manner
-    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment. What is asked is
-    returned as its list and its words ("reply.languages:auf deutsch"); "" when the sentence asks nothing of it."""
+    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment."""
     verb = spec["reply.verbs"].bounds(tokens)
     if verb[0] < 0:
-        return ""
+        return False
     for name in ("reply.languages", "reply.manners"):
         how = spec[name].bounds(tokens)
         if how[0] < 0:
@@ -492,11 +502,8 @@ def _answer_asked(tokens: list[str], spec: Language) -> str:
         if name == "reply.manners" and not _only_a_manner(tokens, spec, verb, how):
             continue
         subject = _subject(tokens, spec)
-        if 0 <= subject < verb[0] and not spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3)):
-            return ""
-        said = tokens[how[0]:how[1]]
-        return f"{name}:{''.join(said) if spec.characters else ' '.join(said)}"
-    return ""
+        return not 0 <= subject < verb[0] or spec["rule.addressed"].within(tokens, spec.rule.get("opening", 3))
+    return False
 
 
 def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how: tuple[int, int]) -> bool:

@@ -89,6 +89,9 @@ def test_a_new_language_to_answer_in_replaces_the_old_one(tmp_path: Path, old, n
     ("Antworte immer auf Deutsch.", "Antworte kurz und knapp."),  # a manner, not a language
     ("Antworte immer auf Deutsch.", "Antworte diesmal auf Englisch."),  # this once
     ("Antworte immer auf Deutsch.", "Schreib die Commit-Nachrichten auf Englisch."),
+    ("以后都用中文回答。", "中文对话，用最简单的方法完成任务。"),  # more than the language: its other half must stay
+    ("Antworte immer auf Englisch.", "Antworte immer auf Deutsch und halte dich kurz."),
+    ("Always reply in English.", "Always reply in English and keep answers short."),
 ])
 def test_rules_of_another_kind_fill_no_answer_language_slot(a, b):
     assert slot_of(a) is None or slot_of(b) is None or slot_of(a).key != slot_of(b).key

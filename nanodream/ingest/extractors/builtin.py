@@ -60,16 +60,21 @@ class BuiltinExtractor:
         for message in chunk.messages:
             if message.role != "user":
                 continue
-            message = replace(message, text=structure.the_persons_words(message.text, chunk.recurring))
+            as_written = structure.the_persons_words(message.text)
+            message = replace(message, text=structure.the_persons_words(as_written, chunk.recurring))
             if not message.text.strip():
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
+            waiting = len(found.unread)
             if structure.written_out(message.text):
                 _written_out(message, language, found)
             elif language in RULE_LANGUAGES:
                 self._english(message, found, short=language == UNDETERMINED)
             else:
                 _other_language(message, language, found)
+            # A model reads a waiting message as written: lines it repeats from another message may be the
+            # harness's, or the person's own pasted twice ("Меня зовут Лиза …" in two sessions), only it can tell.
+            found.unread[waiting:] = [(language, as_written) for language, _ in found.unread[waiting:]]
             _about_the_person(message, "en" if language in RULE_LANGUAGES else language, found)
         lines = list(dict.fromkeys(found.facts))  # a fact said twice in a chunk is one line
         gist = gist_line(found.rest, chunk.messages, filed=bool(lines) or bool(found.unread))

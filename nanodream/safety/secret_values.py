@@ -113,6 +113,8 @@ def looks_unmistakable(value: str) -> bool:
 
 # What counts as a symbol in a password: not the separators names, versions and identifiers are joined with.
 _PASSWORD_SYMBOL = re.compile(r"[^\w\s.\-'/]")
+# Typeset punctuation joining words in prose, read as the hyphen and apostrophe it stands for.
+_TYPESET = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2014": "-", "\u2013": "-", "\u2011": "-"})
 _VERSION_INSIDE = re.compile(r"\d\.\d")
 # A setting (m=64MiB, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), not a value.
 _NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+")
@@ -128,7 +130,7 @@ def looks_password_shaped(value: str) -> bool:
     four classes) mixing at least three of lower case, upper case, digit and symbol, with a symbol or digits in
     two places, not repetitive, and no name, version, path, setting or identifier ('Gx7!pq2Lz', 'Qw9zt4Kp';
     not 'Python3.11-slim', 'WPA2-Enterprise', 'iPhone15Pro', 'MayaL_1987', 'm=64MiB')."""
-    core = strip_value(value)
+    core = strip_value(value).translate(_TYPESET)  # "Great—thanks", "GitHub’s": prose's dash and apostrophe
     if not core.isprintable():  # a terminal's escape sequence ('\x1b]0;title\x07'), never something typed
         return False
     symbol = bool(_PASSWORD_SYMBOL.search(core))

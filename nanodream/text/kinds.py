@@ -43,7 +43,9 @@ _CODE = re.compile(
     r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
     r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
     r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
-    r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__",  # code
+    r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__|"  # code
+    r"\bSELECT\s.{1,80}?\sFROM\b|\b(?i:select)\s+\*\s+(?i:from)\b|"  # SQL: its keywords in capitals, or "select *"
+    r"\b(?:DROP|CREATE|ALTER|TRUNCATE)\s+(?:TABLE|DATABASE|INDEX|VIEW)\b|\b(?:INSERT\s+INTO|DELETE\s+FROM)\s",
 )
 _LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|please)\b|"

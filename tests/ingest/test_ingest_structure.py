@@ -49,6 +49,13 @@ def test_a_pasted_traceback_log_and_installer_output_file_nothing_but_the_person
     assert any("Northwind" in line for line in lines)
 
 
+def test_a_typed_sql_statement_is_code_not_a_fact(workspace, tmp_path):
+    lines = said(workspace, tmp_path, ["SELECT * FROM users; DROP TABLE users;", "select * from pragma_database_list;",
+                                       "INSERT INTO audit (who) VALUES ('me');", "Our orders table has 2 million rows."])
+    assert not any(word in line for line in lines for word in ("SELECT", "select", "DROP", "INSERT")), lines
+    assert any("2 million rows" in line for line in lines)
+
+
 def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(workspace, tmp_path):
     said(workspace, tmp_path, ["Here are my details for the grant form:\nTwitter: @mira_codes\n"
                                "Telegram: @mira_tg\nWallet: 0x52908400098527886E0F7030069857D2E4169EE7\n"

@@ -65,7 +65,11 @@ _DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
 _HARNESS_MESSAGE = re.compile(r"^\s*(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
                               r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
                               r"[^\n]*\breply HEARTBEAT_OK\b)")  # OpenClaw's heartbeat poll
-_HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$)")
+# A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]" and the note it
+# writes after one ("To send an image back, prefer the message tool … Keep caption in the text body.").
+_HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$|"
+                           r"\[media attached(?: \d+/\d+)?: [^\n]*\]\s*$|"
+                           r"To send an image back, prefer the message tool\b[^\n]*$)")
 _DOCUMENT_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z][\w ]{0,30}:\s)")

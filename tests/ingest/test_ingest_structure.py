@@ -50,8 +50,9 @@ def test_a_pasted_traceback_log_and_installer_output_file_nothing_but_the_person
 
 
 def test_a_typed_sql_statement_is_code_not_a_fact(workspace, tmp_path):
-    lines = said(workspace, tmp_path, ["SELECT * FROM users; DROP TABLE users;", "select * from pragma_database_list;",
-                                       "INSERT INTO audit (who) VALUES ('me');", "Our orders table has 2 million rows."])
+    lines = said(workspace, tmp_path, ["SELECT * FROM users; DROP TABLE users;",
+                                       "select * from pragma_database_list;", "INSERT INTO audit (who) VALUES ('me');",
+                                       "Our orders table has 2 million rows."])
     assert not any(word in line for line in lines for word in ("SELECT", "select", "DROP", "INSERT")), lines
     assert any("2 million rows" in line for line in lines)
 
@@ -217,6 +218,19 @@ def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tm
     for junk in ("guess", "Screen", "orders", "HEARTBEAT", "infer", "yoga"):
         assert junk not in text, junk
     assert any("two computers" in line for line in lines)
+
+
+def test_the_note_a_harness_writes_under_an_attachment_is_no_rule_of_the_persons(workspace, tmp_path):
+    """OpenClaw writes the same note under every image once in a session: no recurrence to tell it by."""
+    lines = said(workspace, tmp_path, [
+        "[media attached: /home/ana/.openclaw/media/inbound/file_0.jpg (image/jpeg) | /home/ana/file_0.jpg]\n"
+        "To send an image back, prefer the message tool (media/path/filePath). If you must inline, use "
+        "MEDIA:https://example.com/image.jpg (spaces ok, quote if needed) or a safe relative path like "
+        "MEDIA:./image.jpg. Avoid absolute paths (MEDIA:/...) and ~ paths — they are blocked for security. Keep "
+        "caption in the text body.\nNever send an email without asking me first."])
+    text = "\n".join(lines)
+    assert "absolute paths" not in text and "MEDIA" not in text and "caption" not in text
+    assert "Never send an email without asking the user first." in text
 
 
 def test_a_message_longer_than_a_person_types_waits_for_a_model_whole_and_a_short_one_is_read(workspace,

@@ -819,7 +819,8 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
                       r"(?:context|background|note|thing|heads[- ]up|reminder|rule|important)(?:\s+first)?\s*:\s*|"
-                      r"(?:keep in mind|remember|note to self|important)\s*:\s*)+",
+                      r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
+                      r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 

@@ -34,7 +34,8 @@ def render(report: ReflectReport) -> None:
     for line in lines:
         say(line)
     if not lines:
-        say("memory looks healthy: nothing near its archive date, nothing that disagrees, nothing waiting")
+        say("memory looks healthy: nothing near its archive date, nothing that disagrees, no hypothesis or insight "
+            "waiting for a decision")
 
 
 def register(root: typer.Typer) -> None:

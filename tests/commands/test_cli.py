@@ -211,3 +211,16 @@ def test_what_the_cli_prints_of_a_session_or_a_memory_line_keeps_its_colons(tmp_
     source.write_text(json.dumps({"role": "user", "content": "I live in Oslo :fire:"}) + "\n", encoding="utf-8")
     shown = runner.invoke(app, ["ingest", "-w", str(workspace), str(source)]).output
     assert "openai:a: Talked about: I live in Oslo :fire:" in shown and "🅰" not in shown and "🔥" not in shown
+
+
+def test_reflect_calls_memory_healthy_without_saying_nothing_waits_while_entries_wait_for_a_model(tmp_path):
+    """What reflect looks at waits for a decision; entries waiting for a model are `status`'s to count."""
+    workspace = tmp_path / "ws"
+    assert runner.invoke(app, ["init", str(workspace)]).exit_code == 0
+    source = tmp_path / "it.jsonl"
+    source.write_text(json.dumps({"role": "user", "content": "Abito a Torino e preferisco risposte brevi."}) + "\n",
+                      encoding="utf-8")
+    runner.invoke(app, ["ingest", "-w", str(workspace), str(source)])
+    shown = runner.invoke(app, ["reflect", "-w", str(workspace)]).output
+    assert "memory looks healthy" in shown and "nothing waiting" not in shown
+    assert "1 entry for a model" in runner.invoke(app, ["status", "-w", str(workspace)]).output

@@ -33,6 +33,7 @@ from nanodream.ingest.watermarks import Watermark, WatermarksUnreadable, by_inod
 from nanodream.ingest.writer import Entry, HistoryMidWrite, append
 from nanodream.memory.door import Door
 from nanodream.safety.secret_scan import redacted
+from nanodream.text import structure
 from nanodream.vocab import ExitCode, Outcome, Refused, count, count_entries, utc_stamp
 
 GROUP_BYTES = 16 * 1024 * 1024
@@ -252,7 +253,8 @@ class _Pass:
         """Secrets redacted with the memory's own scanner before anything is written, in the entry and in every
         turn the store keeps of it."""
         stamp = history_stamp(chunk.when, self.zone)
-        kept = tuple(said_turn(m, stamp, self.zone) for m in chunk.messages) if self.settings.keep_turns_mb else ()
+        said = (said_turn(m, stamp, self.zone) for m in chunk.messages) if self.settings.keep_turns_mb else ()
+        kept = tuple(turn for turn in said if turn.text)  # a turn the harness wrote all of says nothing to recall
         return Entry(stamp, redacted(content), chunk.session, kept)
 
     def _write(self, entries: list[Entry], keys: list[str], finished: list[_Origin]) -> None:
@@ -302,13 +304,14 @@ class _Pass:
 
 
 def said_turn(message: Message, stamp: str, zone: tzinfo) -> Turn:
-    """The message as the turn store keeps it (backlog/turns.py): redacted as history is, on the person's clock; a
-    message without a time of its own is dated by its entry's `stamp`. Its cursor is filled in when appended."""
+    """The message as the turn store keeps it (backlog/turns.py): redacted as history is, on the person's clock,
+    without the lines a harness writes into the person's turn ("[message_id: 19]", an event line); a message
+    without a time of its own is dated by its entry's `stamp`. Its cursor is filled in when appended."""
     moment = local(message.when, zone) if message.when is not None else None
     day = f"{moment:%Y-%m-%d}" if moment is not None else stamp[:10]
     time = f"{moment:%H:%M}" if moment is not None else ""
-    return Turn(message.key, 0, message.session, day, time, message.role, message.speaker,
-                kept_text(redacted(message.text)))
+    text = structure.the_persons_words(message.text).strip() if message.role == "user" else message.text
+    return Turn(message.key, 0, message.session, day, time, message.role, message.speaker, kept_text(redacted(text)))
 
 
 def _unreadable(shown: SourceReport, reason: str, *, named: bool) -> None:

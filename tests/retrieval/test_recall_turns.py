@@ -49,6 +49,18 @@ def home(workspace: Workspace, tmp_path: Path) -> Workspace:
     return workspace
 
 
+def test_a_turn_is_kept_without_the_lines_a_harness_wrote_into_it(workspace, tmp_path):
+    """A channel's "[message_id: 21]" and an event line are the harness's; a turn that is nothing else is not kept."""
+    chat = said(tmp_path / "chat.jsonl", [
+        ("user", "The spare key is under the blue flowerpot.\n[message_id: 21]", "2026-10-11T09:00:00Z"),
+        ("user", "System: [2026-10-11 09:01:00 UTC] Exec completed (code 0) :: spare key script",
+         "2026-10-11T09:01:00Z"),
+    ])
+    api.ingest(workspace.root, [chat])
+    kept = [hit.text for hit in recall(workspace, "spare key", k=5) if hit.source == "turn"]
+    assert kept == ["The spare key is under the blue flowerpot."]
+
+
 def test_an_answer_only_a_turn_holds_is_found_with_where_and_when_it_was_said(home):
     [first, *rest] = recall(home, "where is the spare key?", k=3)
     assert first.text == "Where did we leave it? The spare key is under the blue flowerpot by the shed."

@@ -155,6 +155,7 @@ class Language:
     characters: bool  # written without spaces: cues are found character by character
     rule: dict[str, Any] = field(default_factory=dict)
     person: dict[str, Any] = field(default_factory=dict)
+    fact: dict[str, Any] = field(default_factory=dict)
     cues: dict[str, Cues] = field(default_factory=dict)
 
     def tokens(self, text: str) -> list[str]:
@@ -172,7 +173,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
-          "decision": ("cues",), "remember": ("that", "opens", "to", "to_later", "records"),
+          "decision": ("cues",), "fact": ("ours", "not"), "remember": ("that", "opens", "to", "to_later", "records"),
           "scope": ("words", "things", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
 
@@ -192,7 +193,7 @@ def language(code: str) -> Language | None:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     characters = data.get("match") == "characters"
     spec = Language(code=data["code"], name=data["name"], characters=characters, rule=data.get("rule", {}),
-                    person=data.get("person", {}))
+                    person=data.get("person", {}), fact=data.get("fact", {}))
     for section, names in _LISTS.items():
         for name in names:
             items = data.get(section, {}).get(name, ())
@@ -276,9 +277,42 @@ def statement(sentence: str, spec: Language) -> Statement | None:
         return Statement(PERSON, text, person)
     if _rule(tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
+    return _of_the_project(sentence, tokens, spec)
+
+
+def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:
+    """A decision ("wir haben beschlossen …"), or a fact of the project said plainly (`_ours_named`)."""
     if spec["decision.cues"].at(tokens) >= 0:
-        return Statement(DECISION, text, "Decisions")
+        return Statement(DECISION, tidy(sentence), "Decisions")
+    if _ours_named(sentence, tokens, spec):
+        return Statement(FACT, tidy(sentence), "Project")
     return None
+
+
+# A name in a sentence: a word that opens with a capital ("Kotlin", "FastAPI"; in a language that writes every
+# noun so, `fact.capitalised_nouns`, only one a common noun is never written as: "GitLab", "RDS", "S3"), or a
+# Latin name among the characters of a script without capitals ("Python", "NestJS"). A bare number is none:
+# "um 10 Uhr" is a plan's time.
+_CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w.+#-]*")
+_MARKED_NAME = re.compile(r"(?<![\w-])(?:[A-Z]\w*[A-Z]|[A-Za-z]+\d)[\w.+#-]*")
+_LATIN_NAME = re.compile(r"[A-Za-z][\w.+#-]+")
+
+
+def _ours_named(sentence: str, tokens: list[str], spec: Language) -> bool:
+    """A fact of the project said plainly: it opens with the team's own thing (`fact.ours`: "Unser Backend",
+    "我们的后端", "저희 백엔드는") and names something after it ("… ist in Kotlin geschrieben", "… 用 Python 写的"),
+    with nothing of the moment (`scope.words`, `person.not`: "heute", "jetzt")."""
+    start, end = spec["fact.ours"].bounds(tokens)
+    if start != 0 or substance(sentence) < MIN_LETTERS or _of_the_moment(tokens, spec):
+        return False
+    if spec["person.not"].at(tokens) >= 0 or spec["fact.not"].at(tokens) >= 0:
+        return False
+    rest = sentence[len(_original(sentence, spec, end)):]
+    if spec.characters:
+        return _LATIN_NAME.search(rest) is not None
+    rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""  # the thing itself is no name
+    named = _MARKED_NAME if spec.fact.get("capitalised_nouns") else _CAPITALISED
+    return named.search(rest) is not None
 
 
 def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -> bool:

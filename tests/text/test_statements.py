@@ -21,6 +21,14 @@ from nanodream.text.statements import (
 )
 
 STATED = [
+    # A fact of the project said plainly: the team's own thing, and a name
+    ("fr", "Notre API tourne sur un cluster Kubernetes chez OVH.", FACT, "Project"),
+    ("es", "Nuestro backend está escrito en Java con Spring Boot.", FACT, "Project"),
+    ("pt", "Nosso backend é escrito em Elixir.", FACT, "Project"),
+    ("de", "Unser CI läuft auf selbst gehosteten GitLab-Runnern.", FACT, "Project"),
+    ("zh", "我们的后端是用 Python 写的。", FACT, "Project"),
+    ("ja", "うちのバッチはCloud Runで動いてます。", FACT, "Project"),
+    ("ko", "저희 백엔드는 NestJS로 작성되어 있어요.", FACT, "Project"),
     # How to address the person, informal or formal: a standing rule in every language that has the choice
     ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
     ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
@@ -264,6 +272,10 @@ NOT_STATED = [
     ("de", "Kannst du das immer so machen, oder was?"),
     ("th", "คำตอบสั้นไป"),  # "the answer is too short": an answer spoken of
     ("fr", "Je tutoie tout le monde."), ("ja", "敬語が難しいです。"), ("ko", "반말이 편해요."),  # said of a register
+    ("es", "Nuestra reunión con Google es el viernes."), ("de", "Unser Meeting ist um 10 Uhr."),  # one event
+    ("de", "Unser Server hat Probleme."),  # a German noun is no name
+    ("fr", "Notre build est cassé."), ("zh", "我们的服务器今天挂了。"),  # no name; the moment
+
     ("fr", "Je suis d'accord avec toi."), ("es", "Soy consciente del problema."), ("pt", "Sou eu."),  # no trade
     ("zh", "我不是程序员。"), ("ja", "私はエンジニアではありません。"), ("ko", "저는 학생이 아니에요."),  # not one
     ("es", "No soy programador."), ("pt", "Não sou desenvolvedora."),

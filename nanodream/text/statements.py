@@ -170,7 +170,7 @@ class Language:
 
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
-                   "remember_this", "idioms", "addressed", "always", "courtesy"),
+                   "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues",), "fact": ("ours", "not"), "remember": ("that", "opens", "to", "to_later", "records"),
@@ -275,7 +275,7 @@ def statement(sentence: str, spec: Language) -> Statement | None:
     person = _person(sentence, tokens, spec)
     if person:
         return Statement(PERSON, text, person)
-    if _rule(tokens, spec, standing):
+    if _rule(sentence, tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
     return _of_the_project(sentence, tokens, spec)
 
@@ -408,13 +408,15 @@ def _my_detail(tokens: list[str], spec: Language) -> bool:
     return any(_LETTER.search(token) or token.isdigit() for token in value)
 
 
-def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
+def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> bool:
     """An instruction for the agent: no subject of a statement before it, no idiom at its opening, and a cue near
     the opening (with a command's ending, in a language that needs one; not right after "is": "X ist immer …"), a
     prohibition's ending, or a standing cue ("from now on", "remember")."""
     opening = spec.rule.get("opening", 3)
     if _how_to_answer(tokens, spec):
         return True  # before the idioms: "Sempre me responda em português" asks how to answer
+    if _every_time_command(sentence, tokens, spec):
+        return True  # "Chaque fois que tu crées un fichier, mets un en-tête …"
     if spec["rule.idioms"].within(tokens, opening):
         return False
     cue = spec["rule.cues"].at(tokens)
@@ -430,6 +432,21 @@ def _rule(tokens: list[str], spec: Language, standing: bool) -> bool:
     if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
         return False  # "Maximalgebühr ist immer abhängig vom Parkplatz", "팀장님은 항상 탭을 쓰세요": said of someone
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+# What sets a clause apart: a comma, in any script.
+_PAUSE = re.compile(r"[,，、;；]")
+
+
+def _every_time_command(sentence: str, tokens: list[str], spec: Language) -> bool:
+    """A setting addressed to the agent that says every time (`rule.every_time`: "Chaque fois que tu …", "每次你
+    …的时候"), at the opening, then a pause and a clause that opens with no subject of its own: a command ("…,
+    mets un en-tête", "…, 关键字都用大写"), not what happens then ("…, ça plante", "…, 它就崩溃")."""
+    if spec["rule.every_time"].bounds(_without_courtesy(tokens, spec))[0] != 0:
+        return False
+    after = _PAUSE.split(sentence, maxsplit=1)
+    said = spec.tokens(after[1]) if len(after) > 1 else []
+    return bool(said) and spec["rule.subjects"].bounds(said)[0] != 0 and not is_question(sentence)
 
 
 def _uncourteous(tokens: list[str], position: int, spec: Language) -> int:

@@ -29,6 +29,10 @@ STATED = [
     ("zh", "我们的后端是用 Python 写的。", FACT, "Project"),
     ("ja", "うちのバッチはCloud Runで動いてます。", FACT, "Project"),
     ("ko", "저희 백엔드는 NestJS로 작성되어 있어요.", FACT, "Project"),
+    # Every time you …, a command: a setting addressed to the agent, then a clause without a subject of its own
+    ("fr", "Chaque fois que tu crées un fichier, mets un en-tête avec la licence.", RULE, "Rules"),
+    ("zh", "每次你写 SQL 的时候,关键字都用大写。", RULE, "Rules"),
+    ("pt", "Toda vez que você abrir um PR, escreva um resumo curto.", RULE, "Rules"),
     # How to address the person, informal or formal: a standing rule in every language that has the choice
     ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
     ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
@@ -274,6 +278,10 @@ NOT_STATED = [
     ("fr", "Je tutoie tout le monde."), ("ja", "敬語が難しいです。"), ("ko", "반말이 편해요."),  # said of a register
     ("es", "Nuestra reunión con Google es el viernes."), ("de", "Unser Meeting ist um 10 Uhr."),  # one event
     ("de", "Unser Server hat Probleme."),  # a German noun is no name
+    ("fr", "Chaque fois que je lance les tests, ça plante."),  # what happens then
+    ("zh", "每次你运行测试,它都会崩溃。"),
+    ("fr", "Quand tu auras fini, on pourra déployer."),
+
     ("fr", "Notre build est cassé."), ("zh", "我们的服务器今天挂了。"),  # no name; the moment
 
     ("fr", "Je suis d'accord avec toi."), ("es", "Soy consciente del problema."), ("pt", "Sou eu."),  # no trade

@@ -172,7 +172,7 @@ def test_a_line_recurring_in_different_messages_is_the_harnesss_and_a_message_se
     again = "Always answer in British English, even when I write in French."
     recurring = recurring_lines([first, second, again, again, "ok", "ok"])
     assert recurring == frozenset({note})  # "ok" is too short to tell; `again` is one message sent twice
-    assert the_persons_words(first, recurring) == "[media attached: a.png]\nlook at this chart"
+    assert the_persons_words(first, recurring) == "look at this chart"  # the attachment's line is the harness's too
     assert the_persons_words(f"  {'  '.join(note.split(' ', 1))}  ", recurring) == ""  # spacing aside
 
 

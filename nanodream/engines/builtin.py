@@ -145,9 +145,10 @@ def _not_memory(text: str, *, reported: bool = False) -> str:
     if text.rstrip().endswith(":"):
         return "a heading"
     line = tidy_sentence(text)  # as it would be filed: a host's "user prefers tea" opens no sentence midway
-    if route_fact(text).path == USER and not reported:
+    path = route_fact(text).path
+    if path == USER and not reported:
         return forbidden_in_profile(line)
-    kind = forbidden_kind(line)
+    kind = forbidden_kind(line, rule=path == SOUL)
     return kind if kind in _NEVER_FILED else ""
 
 

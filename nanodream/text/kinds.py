@@ -39,14 +39,20 @@ _CODE = re.compile(
     r"`|"  # inline code
     r"(?<![\w.])(?:~|\.{1,2})?/[\w.-]+/|(?<![\w/])[\w.-]+/[\w.-]+\.\w{1,5}\b|"  # paths
     r"(?<![\w/:.])[\w.-]+/[\w.-]+/[\w./-]+|\b\w+\.\w{1,5}:\d+\b|"  # pandas/_libs/x · parsers.pyx:568
-    r"\b(?![A-Z][a-z\d]*\.js\b)"  # "Next.js", "Node.js", "D3.js": a product's name, not a file
-    r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|"
     r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
     r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
-    r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|\w\(\)|[{};]\s*$|__\w+__|"  # code
+    r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|[{};]\s*$|__\w+__|"  # code
     r"\bSELECT\s.{1,80}?\sFROM\b|\b(?i:select)\s+\*\s+(?i:from)\b|"  # SQL: its keywords in capitals, or "select *"
     r"\b(?:DROP|CREATE|ALTER|TRUNCATE)\s+(?:TABLE|DATABASE|INDEX|VIEW)\b|\b(?:INSERT\s+INTO|DELETE\s+FROM)\s",
 )
+# A file's name or an empty call: code on a line of its own or with a few words ("see main.py", "run setup()"),
+# and in a fact; what a rule is about in a sentence ("Never edit settings.py by hand", "Use f-strings instead of
+# .format()").
+_NAMED_IN_CODE = re.compile(
+    r"\b(?![A-Z][a-z\d]*\.js\b)"  # "Next.js", "Node.js", "D3.js": a product's name, not a file
+    r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|\w\(\)")
+PROSE_WORDS = 4  # words of letters alone that make a line a sentence around such a name
+_PROSE_WORD = re.compile(r"(?<![\w./-])[^\W\d_]{2,}(?![\w/(-]|\.\w)")
 _LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|please)\b|"
                   r"(?:,|\bso|\bthen)\s+(?:don['’]?t|do not|never|always|expect|remember|make sure|keep in mind)\b",
@@ -55,14 +61,16 @@ _OPENS_MID_SENTENCE = re.compile(r"^(?:[a-z]|[,;:)\]}.…-]|(?:and|or|but|so|bec
 _WORD = re.compile(r"[\w'’-]+")
 
 
-def forbidden_kind(line: str) -> str:
-    """Why `line` may not enter memory ("a question", "code", …), or "" when it may."""
+def forbidden_kind(line: str, *, rule: bool = False) -> str:
+    """Why `line` may not enter memory ("a question", "code", …), or "" when it may. A `rule` for the agent may
+    name a file or a call in a sentence ("Never edit settings.py by hand"): what it is about; a fact doing so
+    tells of the work at hand ("User gets 151 matches in day-002.md")."""
     text = line.strip()
     if len(text) > MAX_CHARS or _CJK_RUN.search(text):
         return "too long"
     if _QUESTION.search(text):
         return "a question"
-    if _CODE.search(text):
+    if _CODE.search(text) or _NAMED_IN_CODE.search(text) and not (rule and _a_sentence(text)):
         return "code"
     if text.rstrip().endswith(":"):
         return "a heading"
@@ -73,9 +81,13 @@ def forbidden_kind(line: str) -> str:
     return ""
 
 
-def forbidden_in_profile(line: str) -> str:
+def forbidden_in_profile(line: str, *, rule: bool = False) -> str:
     """`forbidden_kind`, and no link either: for a line bound for USER.md or SOUL.md."""
-    return forbidden_kind(line) or ("a link" if _LINK.search(line) else "")
+    return forbidden_kind(line, rule=rule) or ("a link" if _LINK.search(line) else "")
+
+
+def _a_sentence(text: str) -> bool:
+    return len(_PROSE_WORD.findall(text)) >= PROSE_WORDS
 
 
 def _fragment(text: str) -> bool:

@@ -81,6 +81,17 @@ def test_who_the_person_is_keeps_its_apposition_and_loses_the_advice_to_the_agen
     assert filed(said) == f"[permanent] {line}"
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Never edit settings.py by hand.", "[permanent] Never edit settings.py by hand."),
+    ("Always update CHANGELOG.md when you release.", "[permanent] Always update CHANGELOG.md when you release."),
+    ("Please always use f-strings instead of .format().", "[permanent] Always use f-strings instead of .format()."),
+    ("see main.py", None), ("Never run setup() twice", None),  # too few words around the name: code
+    ("I get 151 matches in day-002.md.", None),  # a fact naming a file tells of the work at hand
+])
+def test_a_rule_may_name_the_file_or_call_it_is_about_in_a_sentence(said, line):
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
     "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",

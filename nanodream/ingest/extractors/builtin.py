@@ -235,7 +235,7 @@ def _allowed(line: str, kind: str) -> bool:
     """A line in any language passes the checks that do not depend on English: not too long, no code, a question
     or a heading, and no link in USER.md or SOUL.md."""
     check = forbidden_kind if kind in (statements.DECISION, statements.FACT) else forbidden_in_profile
-    return check(line) not in _NEVER_IN_ANY_LANGUAGE
+    return check(line, rule=kind == statements.RULE) not in _NEVER_IN_ANY_LANGUAGE
 
 
 def _about_the_person(message: Message, language: str, found: _Found) -> None:

@@ -119,7 +119,7 @@ def never_memory(tag: str, text: str) -> bool:
     text = tidy_sentence(text)  # as it would be filed
     if _ABOUT_USER.match(text):
         return bool(forbidden_in_profile(text))
-    kind = forbidden_kind(text)
+    kind = forbidden_kind(text, rule=tag == "permanent")
     return bool(kind) and not (tag == "permanent" and kind == "addressed to the agent")
 
 

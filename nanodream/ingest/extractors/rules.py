@@ -905,9 +905,9 @@ def classify(sentence: str, speaker: str = "", day: date | None = None, errand: 
         return None
     line = tidy_sentence(fact.text)
     profile = fact.tag == "permanent"  # bound for USER.md or SOUL.md
-    check = forbidden_in_profile if profile else forbidden_kind
-    kind = check(line) or ("a heading" if fact.text.rstrip().endswith(":") else "")
     rule = profile and not line.startswith((speaker or DEFAULT_SUBJECT, "The user"))
+    check = forbidden_in_profile if profile else forbidden_kind
+    kind = check(line, rule=rule) or ("a heading" if fact.text.rstrip().endswith(":") else "")
     return None if kind and not (rule and kind == "addressed to the agent") else fact
 
 

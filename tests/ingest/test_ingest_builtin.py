@@ -92,6 +92,24 @@ def test_a_rule_may_name_the_file_or_call_it_is_about_in_a_sentence(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("No new dependencies unless I approve them.", "No new dependencies unless they approve them."),
+    ("Keep in mind: no third-party libraries unless I approve them.",
+     "No third-party libraries unless they approve them."),
+    ("No force pushes without asking me first.", "No force pushes without asking the user first."),
+    ("No deploys on Fridays without my approval.", "No deploys on Fridays without the user's approval."),
+])
+def test_a_thing_forbidden_until_the_person_says_yes_is_a_rule(said, line):
+    assert filed(said) == f"[permanent] {line}"
+
+
+@pytest.mark.parametrize("said", [
+    "No errors in the log until I restarted it.", "No idea why it fails.", "No luck without the VPN.",
+])
+def test_a_no_that_reports_or_shrugs_is_no_rule(said):
+    assert filed(said) is None
+
+
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
     "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",

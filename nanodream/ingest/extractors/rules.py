@@ -198,6 +198,12 @@ _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make
                     r"|reply|responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
                     r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
+# A thing forbidden until the person says yes: "No new dependencies unless I approve them", "No force pushes
+# without asking me first" (not "No idea why", "No errors in the log": nothing held back for their word).
+_NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60}}?\s+(?:unless|until|without)\s+"
+                        r"(?:(?:I|we)\s+(?:explicitly\s+)?(?:approve|say|ask|confirm|agree|review|allow|ok|okay|sign)|"
+                        r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
+                        r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
 _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?"
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
@@ -231,7 +237,8 @@ def agent_rule(said: Said) -> Fact | None:
     if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
         return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
-             or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _STANDING_AFTER.match(said.sentence))
+             or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
+             or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
         return None
     return None if match is None else _as_rule(match.group("rule"), said)
@@ -917,8 +924,8 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
     if sentence.endswith("?"):
         return standing_question(sentence)
-    if not sentence or small_talk(sentence) and not _STYLE.match(sentence):
-        return None
+    if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)):
+        return None  # "No emojis in replies", "No new dependencies unless I approve them": a "no" that forbids
     if not 2 <= len(sentence.split()) <= 60:
         return None
     spoken, sentence = sentence, absolute(sentence, day)

@@ -33,6 +33,7 @@ STATED = [
     ("fr", "Chaque fois que tu crées un fichier, mets un en-tête avec la licence.", RULE, "Rules"),
     ("zh", "每次你写 SQL 的时候,关键字都用大写。", RULE, "Rules"),
     ("pt", "Toda vez que você abrir um PR, escreva um resumo curto.", RULE, "Rules"),
+    ("ko", "새 기능을 만들 때마다 README도 같이 업데이트해 줘.", RULE, "Rules"),  # "whenever …", a command's ending
     # How to address the person, informal or formal: a standing rule in every language that has the choice
     ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
     ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
@@ -280,6 +281,7 @@ NOT_STATED = [
     ("de", "Unser Server hat Probleme."),  # a German noun is no name
     ("fr", "Chaque fois que je lance les tests, ça plante."),  # what happens then
     ("zh", "每次你运行测试,它都会崩溃。"),
+    ("ko", "커밋할 때마다 테스트가 깨져요."), ("ko", "내가 커밋할 때마다 테스트가 깨져."),  # what happens then
     ("fr", "Quand tu auras fini, on pourra déployer."),
 
     ("fr", "Notre build est cassé."), ("zh", "我们的服务器今天挂了。"),  # no name; the moment

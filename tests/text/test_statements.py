@@ -34,6 +34,7 @@ STATED = [
     ("zh", "每次你写 SQL 的时候,关键字都用大写。", RULE, "Rules"),
     ("pt", "Toda vez que você abrir um PR, escreva um resumo curto.", RULE, "Rules"),
     ("ko", "새 기능을 만들 때마다 README도 같이 업데이트해 줘.", RULE, "Rules"),  # "whenever …", a command's ending
+    ("ko", "외부 라이브러리 추가할 땐 항상 나한테 먼저 물어봐.", RULE, "Rules"),  # "ask me": a command's ending
     # How to address the person, informal or formal: a standing rule in every language that has the choice
     ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
     ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
@@ -282,6 +283,7 @@ NOT_STATED = [
     ("fr", "Chaque fois que je lance les tests, ça plante."),  # what happens then
     ("zh", "每次你运行测试,它都会崩溃。"),
     ("ko", "커밋할 때마다 테스트가 깨져요."), ("ko", "내가 커밋할 때마다 테스트가 깨져."),  # what happens then
+    ("ko", "팀장님은 항상 나한테 물어봐."),  # someone else's habit
     ("fr", "Quand tu auras fini, on pourra déployer."),
 
     ("fr", "Notre build est cassé."), ("zh", "我们的服务器今天挂了。"),  # no name; the moment

@@ -157,6 +157,20 @@ def test_told_to_an_agent_what_happened_is_kept_only_when_the_person_placed_it_i
 
 
 @pytest.mark.parametrize("said", [
+    "Tomorrow I'm flying to Denver for a wedding.", "I'm flying on Saturday morning also.",
+    "We're shipping the new release on Friday.", "I'll be at the dentist tonight.",
+])
+def test_the_plan_of_the_coming_days_told_to_an_agent_is_no_memory(said):
+    assert filed(said) is None  # was a dated line: "(2023-05-08) User is flying to Denver for a wedding on 9 May …"
+
+
+def test_a_life_change_further_off_and_what_already_happened_stay_events():
+    assert filed("From November I'll be a data engineer at Nordwind.") == (
+        "[durable] (2023-05-08) User will be a data engineer at Nordwind from November.")
+    assert filed("I adopted a cat yesterday!") == "[durable] (2023-05-08) User adopted a cat on 7 May 2023."
+
+
+@pytest.mark.parametrize("said", [
     "In such cases, I’d draft the reminder and queue it to be sent later.", "In that case we would switch to Go.",
     "In March I might move to Lisbon.", "On Fridays we could deploy twice.", "After lunch I'd probably call them.",
 ])

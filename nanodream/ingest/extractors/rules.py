@@ -657,6 +657,8 @@ def statement(said: Said) -> Fact | None:
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
         if _unreal(said.sentence):
             return None  # "In such cases, I'd draft a reminder": what would happen, neither a habit nor an event
+        if _PLAN.search(said.spoken or said.sentence) and _DAYS_AHEAD.search(said.spoken or said.sentence):
+            return None  # "Tomorrow I'm flying to Denver": the coming days' plan, told to an agent, is no memory
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
     if text is not None and text.startswith(said.subject):
         return Fact("permanent", text)
@@ -677,6 +679,16 @@ _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|ju
                    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
                    rf"fall|winter|christmas|easter|(?-i:May)(?!\s+(?:be|have|{NOT}|need|want|also)\b))\b",
                    re.IGNORECASE)  # "I may have typos": a verb, not the month
+
+
+# What is still to come, in the person's words ("I'm flying", "we'll ship", "I'm going to"), and a day soon ahead:
+# the plan of a few days. A life change further off stays an event ("From November I'll be a data engineer").
+_PLAN = re.compile(r"\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:\w+ly\s+)?\w+ing\b|\b(?:I|we)(?:['’]ll|\s+will)\b",
+                   re.IGNORECASE)
+_DAYS_AHEAD = re.compile(r"\b(?:tomorrow|tonight|later today|this\s+(?:weekend|evening|afternoon|morning|week)|"
+                         r"next\s+(?:week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                         r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+(?:morning|"
+                         r"afternoon|evening|night))?)\b", re.IGNORECASE)
 
 
 def _placed_in_time(said: Said) -> bool:

@@ -34,7 +34,7 @@ _PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
     "Google API Key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
     "npm Token": re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
     # Keys of the search and model APIs agents are set up with (Tavily, Groq, Replicate, Perplexity, xAI).
-    "Tavily API Key": re.compile(r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}"),
+    "Tavily API Key": re.compile(r"\btvly-(?:dev-|prod-)?[A-Za-z0-9_-]{20,}"),  # the body may hold "-"
     "Groq API Key": re.compile(r"\bgsk_[A-Za-z0-9]{40,}"),
     "Replicate API Token": re.compile(r"\br8_[A-Za-z0-9]{30,}"),
     "Perplexity API Key": re.compile(r"\bpplx-[A-Za-z0-9]{40,}"),

@@ -30,6 +30,7 @@ CAUGHT = [
     ("- deepseek {} for evals", "sk-" + "4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e", "OpenAI-style API Key"),
     ("- hub {} for models", "hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "Hugging Face Token"),
     ("- search with {} please", "tvly-dev-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk", "Tavily API Key"),
+    ("Talked about: {}", "tvly-dev-" + "3HCSss-oRnGtM9bVjmyxIHGiRvTWd2PTOe9hYCMg", "Tavily API Key"),  # "-" inside
     ("- groq {} for drafts", "gsk_" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNb7Vc5Xz3Qw1", "Groq API Key"),
     ("- replicate {} for images", "r8_" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm", "Replicate API Token"),
     ("- jwt {} for staging",

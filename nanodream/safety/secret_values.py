@@ -116,8 +116,10 @@ _PASSWORD_SYMBOL = re.compile(r"[^\w\s.\-'/]")
 # Typeset punctuation joining words in prose, read as the hyphen and apostrophe it stands for.
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2014": "-", "\u2013": "-", "\u2011": "-"})
 _VERSION_INSIDE = re.compile(r"\d\.\d")
-# A setting (m=64MiB, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), not a value.
-_NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+")
+# A setting (m=64MiB, MOCK_OCR=1, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), a
+# shell redirection (2>/dev/null) or a Windows path or variable (%APPDATA%\Claude\skills\, C:\Users\ana): not a value.
+_NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|[A-Z][A-Z0-9_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+|\d?>>?\S*"
+                          r"|%\w+%[\w\\.-]*|(?:[A-Za-z]:)?(?:[\w.$%-]*\\)+[\w.$%-]*")
 # Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]'): quotes, or brackets that open and close.
 _MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
 _NAME_PIECE = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z0-9]+|[a-z]+\d+|\d+[a-z]*")

@@ -183,6 +183,14 @@ def test_words_joined_by_a_typeset_dash_or_apostrophe_are_prose_not_a_password(s
     assert secret_scan.redacted(sentence) == sentence  # was "(redacted Second Opinion) for the details"
 
 
+@pytest.mark.parametrize("sentence", [
+    r"The skills live in %APPDATA%\Claude\skills\ on Windows.", "Run the OCR tests with MOCK_OCR=1 please.",
+    "Check it with git rev-parse --git-dir 2>/dev/null first.", r"Copy it to C:\Users\Ana\AppData\Local now.",
+])
+def test_a_windows_path_a_setting_or_a_redirection_is_no_password(sentence):
+    assert secret_scan.redacted(sentence) == sentence  # was "(redacted Second Opinion) for the details"
+
+
 @pytest.mark.parametrize("written", [
     "4111.1111.1111.1111 exp 12/27", "4111 1111 1111 1111 exp 12/27", "4111-1111-1111-1111, exp 12/27",
     "41111111 11111111 exp 12/27", "4111111111111111 exp 12/27", "5555.5555.5555.4444 exp 12/27",

@@ -110,6 +110,18 @@ def test_a_no_that_reports_or_shrugs_is_no_rule(said):
     assert filed(said) is None
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("No need to roll back the .env file, but from now, NOTE that DO NOT REMOVE setting and env files without "
+     "explicit permission.", "[permanent] DO NOT REMOVE setting and env files without explicit permission."),
+    ("Fine for now, but from now on always ask before deleting files.",
+     "[permanent] Always ask before deleting files."),
+    ("I was here, but from now on I live in Oslo.", None),  # about the person, no rule
+    ("No worries at all.", None),
+])
+def test_what_holds_from_now_on_after_what_this_time_was_is_the_rule(said, line):
+    assert filed(said) == line  # the first was "[skip] small talk": it opens with "No"
+
+
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
     "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",

@@ -113,9 +113,14 @@ _SMALL_TALK = re.compile(rf"^(?:thanks?|thank you|thx|ok(?:ay)?|sure|great|cool|
                          r"good (?:morning|night|evening)|bye|sounds good|got it|lol|haha|wow)\b", re.IGNORECASE)
 
 
+# Words a sentence opening with thanks, "ok" or "no" holds at most to be small talk: "No worries at all", not "No
+# need to roll back the .env file, but from now, NOTE that DO NOT REMOVE setting and env files …".
+SMALL_TALK_WORDS = 6
+
+
 def small_talk(sentence: str) -> bool:
     """Thanks, greetings, hedges: nothing to keep, not even as the chunk's gist."""
-    return bool(_HEDGE.match(sentence) or _SMALL_TALK.match(sentence))
+    return bool(_HEDGE.match(sentence) or _SMALL_TALK.match(sentence) and len(sentence.split()) <= SMALL_TALK_WORDS)
 
 
 def meaningful(text: str) -> int:
@@ -209,6 +214,10 @@ _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|wou
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
                              re.IGNORECASE | re.DOTALL)
 _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
+# What this time was, then what holds from now on: "…, but from now (on), note that …" (the rule is what follows).
+_BUT_FROM_NOW = re.compile(rf",?\s+but\s+(?:{_FROM_NOW_ON}|from now(?!\s+on\b))\s*,?\s+"
+                           r"(?:(?:please\s+)?note\s+that\s+)?(?P<rule>(?!(?:I|I'm|we|we're|he|she|it|it's|they|my|our|the|this|that)\b)\w.+)$",
+                           re.IGNORECASE | re.DOTALL)
 _IDIOMS = "|".join(re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+")
                    for idiom in phrases("not-instructions"))
 _NOT_A_RULE = re.compile(rf"^(?:{_IDIOMS})\b", re.IGNORECASE)
@@ -220,6 +229,9 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
 
 
 def agent_rule(said: Said) -> Fact | None:
+    turned = _BUT_FROM_NOW.search(said.sentence)
+    if turned is not None:  # "No need to roll back the .env, but from now, never remove env files": the rule after
+        return agent_rule(replace(said, sentence=f"From now on, {turned.group('rule')}"))
     reminder = _every_time_rule(said.sentence)  # before the idioms: "don't forget" is one, "… to X every time" not
     if reminder:
         return _as_rule(reminder, said)

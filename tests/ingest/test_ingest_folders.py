@@ -101,3 +101,19 @@ def test_a_first_line_that_is_not_json_still_says_only_that(workspace, tmp_path)
     named.write_text('{"role": "user", "content": \n')
     done = runner.invoke(app, ["ingest", str(named), "-w", str(workspace.root)])
     assert done.exit_code == 2 and "line 1 is not JSON" in done.output and "pretty" not in done.output
+
+
+def test_an_openclaw_session_reset_and_archived_is_read_from_its_folder(workspace, tmp_path):
+    """`/reset` keeps the old transcript beside the new one as "<id>.jsonl.reset.<time>": a folder reads both."""
+    from tests.support.paths import FIXTURES
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    live = FIXTURES / "ingest" / "openclaw" / "sessions" / "b7300bff-a214-4c11-97ae-eab26883c67a.jsonl"
+    archived = folder / "5d1c0e9a-0000-4000-8000-000000000001.jsonl.reset.2026-03-19T23-41-41.547Z"
+    archived.write_text(live.read_text(encoding="utf-8").replace("b7300bff-a214-4c11-97ae-eab26883c67a",
+                                                                 "5d1c0e9a-0000-4000-8000-000000000001"),
+                        encoding="utf-8")
+    code, report = ingest(workspace, str(folder))
+    assert code == 0, report
+    assert report["sources"][0]["files"] == 1 and report["sources"][0]["messages"] > 0, report

@@ -62,4 +62,5 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("openclaw", session, Said(message["role"], text, when, record.get("id")), by_file=by_file)]
 
 
-FORMAT = Format("openclaw", sniff, read)
+# A session /reset archived keeps its transcript beside the new one as "<session-id>.jsonl.reset.<time>".
+FORMAT = Format("openclaw", sniff, read, files=("*.jsonl", "*.jsonl.reset.*"))

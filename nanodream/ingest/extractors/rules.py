@@ -41,6 +41,7 @@ from nanodream.text.grammar import (
     OBLIGATION,
     PROHIBITION,
     PROHIBITION_WORDS,
+    WITHOUT,
     not_after,
     with_apostrophes,
 )
@@ -205,7 +206,7 @@ _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A thing forbidden until the person says yes: "No new dependencies unless I approve them", "No force pushes
 # without asking me first" (not "No idea why", "No errors in the log": nothing held back for their word).
-_NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60}}?\s+(?:unless|until|without)\s+"
+_NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60}}?\s+(?:unless|until|{WITHOUT})\s+"
                         r"(?:(?:I|we)\s+(?:explicitly\s+)?(?:approve|say|ask|confirm|agree|review|allow|ok|okay|sign)|"
                         r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
                         r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)

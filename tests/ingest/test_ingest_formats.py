@@ -250,3 +250,12 @@ def test_openclaw_takes_the_gateways_envelope_off_what_the_person_typed(tmp_path
 def test_openclaw_takes_a_stamp_off_even_when_the_channel_garbled_its_year():
     typed = "tui là dev làm cho bên ngân hàng"
     assert without_envelope(f"[Zalo user:b17f2bc7 +20475970d 58087-06-03 04:37 UTC] {typed}") == typed
+
+
+def test_openclaw_keeps_the_persons_messages_of_a_turn_that_quotes_the_chat_since_the_last_reply():
+    """The agent's replies quoted for context are not the person's words; a message of the person's there may be
+    in no other turn (sent while the agent was busy), so it stays, and the current one is there once."""
+    turn = ("[Chat messages since your last reply - for context]\nUser: 15% dari 233 jt brp\n"
+            "Assistant: 15% dari 233 juta adalah 34,95 juta.\nUser: 4/17 dari 34.95 jt\n\n"
+            "[Current message - respond to this]\nUser: 4/17 dari 34.95 jt")
+    assert without_envelope(turn) == "15% dari 233 jt brp\n4/17 dari 34.95 jt"

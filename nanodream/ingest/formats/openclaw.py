@@ -10,7 +10,8 @@ and "Messages"): labelled metadata blocks ("Conversation info (untrusted metadat
 metadata):", each a fenced JSON object), history wrappers ("[Chat messages since your last reply - for
 context]", "[Current message - respond to this]") and a "[<channel> <sender> <weekday> <date> <time> <zone>]"
 stamp before the text. None of it is the person's: it is taken off, so the rules read the words they typed (and
-tell their language by those words, not by a sender's name in the metadata).
+tell their language by those words, not by a sender's name in the metadata). A turn quoting the chat since the
+agent's last reply keeps the person's messages there, not the agent's replies ("Assistant: …").
 """
 
 from __future__ import annotations
@@ -31,9 +32,22 @@ _STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4,6}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?:
                     re.MULTILINE)
 
 
+# A turn that quotes the chat since the agent's last reply, then the message it answers: "[Chat messages since
+# your last reply - for context]\nUser: …\nAssistant: …\n\n[Current message - respond to this]\nUser: …". The
+# agent's replies quoted there are not the person's words, nor is the "User:" label.
+_QUOTED_REPLY = re.compile(r"^Assistant:[^\n]*\n?", re.MULTILINE)
+_SPEAKER_LABEL = re.compile(r"^User:[ \t]*", re.MULTILINE)
+
+
 def without_envelope(text: str) -> str:
-    """The person's words with the gateway's metadata blocks, history wrappers and time stamps taken off."""
-    return _STAMP.sub("", _WRAPPER.sub("", _METADATA.sub("", text))).strip()
+    """The person's words with the gateway's metadata blocks, history wrappers and time stamps taken off; of a
+    turn that quotes the chat since the agent's last reply, the person's messages without the agent's replies
+    (one the person sent while the agent was busy may be in no other turn)."""
+    text = _METADATA.sub("", text)
+    if _WRAPPER.search(text):
+        text = _SPEAKER_LABEL.sub("", _QUOTED_REPLY.sub("", text))
+        text = "\n".join(dict.fromkeys(line for line in text.splitlines()))  # the current message quoted twice
+    return _STAMP.sub("", _WRAPPER.sub("", text)).strip()
 
 
 def sniff(records: list[Any]) -> bool:

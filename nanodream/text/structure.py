@@ -59,12 +59,15 @@ _DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
 
 
 # What an agent's harness writes into the person's turn: an event it reports ("System: [12:37] Exec completed …",
-# "[System: subagent] …", "… runtime context (internal): This context is runtime-generated, not user-authored"), a
-# heartbeat poll ("… If nothing needs attention, reply HEARTBEAT_OK."), a channel's message id. A message opening
-# with an announcement is all the harness's; an event line is taken off.
+# "[System: subagent] …", "… runtime context (internal): This context is runtime-generated, not user-authored",
+# "A background task "…" just completed successfully."), a heartbeat poll ("… If nothing needs attention, reply
+# HEARTBEAT_OK."), a reminder it relays ("A scheduled reminder has been triggered. …"), a channel's message id. A
+# message opening with an announcement is all the harness's; an event line is taken off.
 _HARNESS_MESSAGE = re.compile(r"^\s*(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
                               r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
-                              r"[^\n]*\breply HEARTBEAT_OK\b)")  # OpenClaw's heartbeat poll
+                              r"[^\n]*\breply HEARTBEAT_OK\b|"  # OpenClaw's heartbeat poll
+                              r"A scheduled reminder has been triggered\.|"  # … and a cron job's reminder, relayed
+                              r"A background task\b[^\n]{0,200}\bjust (?:completed|finished|failed)\b)")
 # A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]" and the note it
 # writes after one ("To send an image back, prefer the message tool … Keep caption in the text body.").
 _HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$|"

@@ -164,6 +164,17 @@ def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
                              "[message_id: 3EB0FEE3856C04]") == "\nvoilà, c'est fait"
 
 
+def test_a_reminder_or_a_background_task_the_harness_relays_is_not_the_persons_turn():
+    from nanodream.text.structure import the_persons_words
+
+    assert the_persons_words("A scheduled reminder has been triggered. The reminder content is:\n\n写今天的日报\n\n"
+                             "Please relay this reminder to the user in a helpful and friendly way.") == ""
+    assert the_persons_words('A background task "list skills" just completed successfully.\n\nFindings:\nNone.\n\n'
+                             "Stats: runtime 4s • tokens 4.8k") == ""
+    said = "A background task that runs nightly should email me the report."
+    assert the_persons_words(said) == said
+
+
 def test_a_line_recurring_in_different_messages_is_the_harnesss_and_a_message_sent_twice_is_not():
     from nanodream.text.structure import recurring_lines, the_persons_words
 

@@ -80,7 +80,8 @@ def commit_detail(workspace: Workspace, ref: str | None = None) -> CommitDetail:
     if ref is None:
         dreams = store.memory_commits(1, kind="dream")
         if not dreams:
-            raise UnknownCommit("no dream commits yet; run a dream first (`nanodream run`)")
+            raise UnknownCommit("no dream commits yet: a run commits only when it changes memory; `nanodream "
+                                "status` shows how the last runs went and what waits (`nanodream run` to dream)")
         commit = dreams[0]
     else:
         commit = store.commit_info(store.resolve_commit(ref))

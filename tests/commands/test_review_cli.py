@@ -160,6 +160,7 @@ def test_show_unknown_commit_is_a_usage_error(history):
 def test_show_without_dreams_says_so(workspace):
     result = cli("show", "-w", str(workspace.root))
     assert result.exit_code == 2 and "no dream commits yet" in result.stderr
+    assert "commits only when it changes memory" in result.stderr  # runs that kept nothing left no commit
 
 
 # restore ------------------------------------------------------------------------------------------------

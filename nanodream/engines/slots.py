@@ -44,9 +44,12 @@ _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern 
 AGENT_SUBJECT = frozenset({"agent"})
 _LANGUAGES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
 _ANSWERS_IN = re.compile(
-    r"^(?:(?:always|please|only)\s+)*(?:reply|answer|respond|speak|talk|write)\s+(?:to\s+(?:the\s+user|me|them)\s+)?"
+    r"^(?:(?:always|please|only)\s+)*(?:reply|answer|respond|speak|talk|write|keep\s+(?:our|the)\s+(?:chats?|"
+    r"conversations?))\s+(?:to\s+(?:the\s+user|me|them)\s+)?"
     rf"(?:(?:always|only)\s+)?in\s+(?P<value>(?:(?:British|American|Brazilian|European|Simplified|Traditional)\s+)?"
     rf"(?:{_LANGUAGES}))\b(?:\s+(?:only|always|from now on|going forward))?$", re.IGNORECASE)
+_SPEAKS = re.compile(rf"^(?:(?:always|please)\s+)*(?:speak|talk|write)\s+(?P<value>{_LANGUAGES})\s+(?:with|to)\s+"
+                     r"(?:me|the\s+user)$", re.IGNORECASE)
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
 _KEYED = re.compile(r"^(?:(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
                     re.IGNORECASE)
@@ -76,7 +79,7 @@ class Slot:
 def slot_of(text: str) -> Slot | None:
     """The slot a sentence fills, or None when it states no single-valued relation we know."""
     sentence = text.strip().rstrip(".!")
-    answers = _ANSWERS_IN.match(sentence)
+    answers = _ANSWERS_IN.match(sentence) or _SPEAKS.match(sentence)
     language = answers.group("value") if answers is not None else answer_language(sentence)
     if language:  # "Always reply in English", "Antworte immer auf Deutsch": how the agent answers, one at a time
         return Slot(AGENT_SUBJECT, "answers in", frozenset(), language)

@@ -75,6 +75,7 @@ def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_pat
     ("[permanent] Antworte immer auf Deutsch.", "[permanent] Antworte ab jetzt auf Englisch."),  # in their words
     ("[permanent] Always reply in English.", "[permanent] 以后都用中文回答。"),
     ("[permanent] Réponds toujours en français.", "[permanent] Responde siempre en español."),
+    ("[permanent] Keep our chat in English.", "[permanent] Speak German with the user."),
 ])
 def test_a_new_language_to_answer_in_replaces_the_old_one(tmp_path: Path, old, new):
     """How the agent answers has one language at a time; the newest rule wins."""

@@ -122,6 +122,16 @@ def test_what_holds_from_now_on_after_what_this_time_was_is_the_rule(said, line)
     assert filed(said) == line  # the first was "[skip] small talk": it opens with "No"
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("keep our chat in english", "[permanent] Keep our chat in english."),
+    ("Let's keep the conversation in Spanish.", "[permanent] Keep the conversation in Spanish."),
+    ("Speak English with me.", "[permanent] Speak English with the user."),
+    ("Make the chat UI blue.", None), ("Keep the chat widget on the left.", None),  # the chat as a thing built
+])
+def test_the_language_of_the_whole_chat_is_a_rule(said, line):
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
     "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",

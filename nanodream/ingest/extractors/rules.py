@@ -210,6 +210,12 @@ _NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60
                         r"(?:(?:I|we)\s+(?:explicitly\s+)?(?:approve|say|ask|confirm|agree|review|allow|ok|okay|sign)|"
                         r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
                         r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)
+# The language to speak in, asked of the whole conversation: "keep our chat in English", "Speak German with me".
+_LANGUAGE_NAMES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
+_CHAT_LANGUAGE = re.compile(
+    rf"^(?:(?:please|pls|let['’]?s)\s+)?(?P<rule>(?:keep|have|hold)\s+(?:our|the|this)\s+(?:chats?|conversations?)\s+"
+    rf"in\s+(?:{_LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{_LANGUAGE_NAMES})\s+(?:with|to)\s+me\b)"
+    r"(?:\s+(?:please|from now on|always|only))?\s*[.!]?$", re.IGNORECASE)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
 _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?"
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
@@ -251,6 +257,7 @@ def agent_rule(said: Said) -> Fact | None:
         return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
+             or _CHAT_LANGUAGE.match(said.sentence)
              or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
         return None

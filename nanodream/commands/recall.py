@@ -63,14 +63,21 @@ def render_hits(report: RecallReport) -> None:
                           highlight=False)
 
 
+# A turn can be a pasted page; a terminal shows its opening, `--json` all of it.
+SHOWN_TURN_CHARS = 500
+
+
 def _render(hits: Sequence[Hit]) -> None:
     for hit in hits:
+        text = hit.text
         if hit.source == "turn":  # where it lives is the store's business; where and when it was said is not
             where = f"{hit.heading} · {hit.speaker}"
+            if len(text) > SHOWN_TURN_CHARS:
+                text = f"{text[:SHOWN_TURN_CHARS].rstrip()} … ({len(text) - SHOWN_TURN_CHARS} more characters: --json)"
         else:
             where = " · ".join(part for part in (f"{hit.file}:{hit.line}", hit.heading) if part)
         console.print(f"{hit.score:5.2f}  {where}", markup=False, highlight=False)
-        console.print(f"       {hit.text}", markup=False, highlight=False)
+        console.print(f"       {text}", markup=False, highlight=False)
 
 
 def register(root: typer.Typer) -> None:

@@ -177,3 +177,14 @@ def test_a_hit_that_repeats_those_above_takes_no_place_but_memory_lines_always_d
     assert ranking.distinct([turn, restated, echo, other], 3) == [turn, other]
     assert ranking.distinct([restated, archived, turn, other], 3) == [restated, archived, other]
     assert ranking.distinct([restated, archived, echo, other], 2) == [restated, archived]
+
+
+def test_the_cli_shows_the_opening_of_a_long_turn_and_json_all_of_it(workspace, tmp_path):
+    """A pasted page recalled as a turn would fill the terminal: its opening is shown, and how much more there is."""
+    page = "The spare key is under the blue flowerpot. " + "Filler words of a pasted page. " * 200
+    api.ingest(workspace.root, [said(tmp_path / "chat.jsonl", [("user", page, "2026-10-11T09:00:00Z")])])
+    shown = runner.invoke(app, ["recall", "spare key", "-w", str(workspace.root), "-k", "1"]).output
+    assert "The spare key is under the blue flowerpot." in shown and "more characters: --json" in shown
+    assert len(shown) < 1000
+    listed = runner.invoke(app, ["recall", "spare key", "-w", str(workspace.root), "-k", "1", "--json"]).output
+    assert json.loads(listed)[0]["text"].startswith("The spare key") and len(json.loads(listed)[0]["text"]) > 5000

@@ -238,6 +238,13 @@ def count(number: int, noun: str, plural: str = "") -> str:
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
+def entries_by_language(languages: dict[str, int], entries: int) -> str:
+    """'2 in es, 1 in ja': entries waiting for a model by language, saying so when one holds more than one
+    language (the counts then add up to more than the entries)."""
+    shown = ", ".join(f"{n} in {language}" for language, n in sorted(languages.items()))
+    return shown + ("; an entry may hold two languages" if sum(languages.values()) > entries else "")
+
+
 def by_language(counts: dict[str, int]) -> str:
     """'3 messages in zh, 1 in de': the person's messages the rules left for a model, by language (most first)."""
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))

@@ -16,7 +16,7 @@ from nanodream.commands.common import (
     resolve_workspace,
     say,
 )
-from nanodream.vocab import count, count_entries, spoken_tokens
+from nanodream.vocab import count, count_entries, entries_by_language, spoken_tokens
 
 if TYPE_CHECKING:
     from nanodream.api import Status
@@ -100,7 +100,7 @@ def _render_waiting(info: Status) -> None:
         console.print(f"[red]waiting[/red]    {escape(info.waiting_error)}", highlight=False)
     if not info.waiting_for_model:
         return
-    languages = ", ".join(f"{n} in {language}" for language, n in info.waiting_languages.items())
+    languages = entries_by_language(info.waiting_languages, info.waiting_for_model)
     waiting = count_entries(info.waiting_for_model)
     console.print(f"[yellow]waiting[/yellow]    {waiting} for a model ({escape(languages)}): the built-in rules do not "
                   "read them; the next run with a model takes them first", highlight=False)

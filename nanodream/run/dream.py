@@ -46,6 +46,7 @@ from nanodream.vocab import (
     Trailer,
     count,
     count_entries,
+    entries_by_language,
     numbered,
     utc_stamp,
 )
@@ -399,7 +400,7 @@ def _still_waiting(ctx: RunContext, report: RunReport, position: Position) -> No
     report.waiting_for_model = sum(languages.values())
     if not report.waiting_for_model:
         return
-    shown = ", ".join(f"{n} in {language}" for language, n in sorted(by_language(languages).items()))
+    shown = entries_by_language(by_language(languages), report.waiting_for_model)
     waits, them = ("waits", "it") if report.waiting_for_model == 1 else ("wait", "them")
     note = (f"{count_entries(report.waiting_for_model)} {waits} for a model ({shown}): the built-in rules do not "
             f"read {them}, and the next run with a model takes {them} first")

@@ -284,3 +284,11 @@ def test_a_model_reading_waiting_entries_again_in_their_place_releases_them(work
     assert load_waiting(workspace) == [] and read_cursor(workspace.cursor_file) == 5
     again = serve([keeps_nothing()] * 2)
     assert run_dream(workspace, llm_settings(again)).outcome == Outcome.NOTHING_TO_DO and again.requests == []
+
+
+def test_counts_by_language_say_so_when_they_add_up_to_more_than_the_entries() -> None:
+    """One entry holding Japanese and Russian counts under both: the line says why the counts exceed it."""
+    from nanodream.vocab import entries_by_language
+
+    assert entries_by_language({"ja": 1, "ru": 1}, 1) == "1 in ja, 1 in ru; an entry may hold two languages"
+    assert entries_by_language({"es": 1, "ja": 1}, 2) == "1 in es, 1 in ja"

@@ -69,13 +69,19 @@ _FILE_LEAD = re.compile(r"^(?P<lead>[^:：\n]{0,40}?(?<![a-z])(?:agents|claude|s
 _ADDING = wordlist("adding-words")
 
 
-def _without_file_lead(block: str) -> str:
-    """The block without a lead that asks to add what follows to the agent's instruction file: what follows is
-    what the person wants kept, read as any sentence of theirs ("remove from CLAUDE.md: …" keeps its lead)."""
+def adds_to_a_file(block: str) -> int:
+    """Where what the person asks to add to the agent's instruction file starts ('写入AGENTS.md:"…"', "Add this to
+    CLAUDE.md: never …"), or 0 when the block asks no such thing ("remove from CLAUDE.md: …" does not)."""
     lead = _FILE_LEAD.match(block)
     if lead is None or not any(word in lead.group("lead").lower() for word in _ADDING):
-        return block
-    return block[lead.end():]
+        return 0
+    return lead.end()
+
+
+def _without_file_lead(block: str) -> str:
+    """The block without a lead that asks to add what follows to the agent's instruction file: what follows is
+    what the person wants kept, read as any sentence of theirs."""
+    return block[adds_to_a_file(block):]
 
 
 # A full stop that opens a name rather than ending a sentence: ".NET", ".env", ".gitignore" after a space.

@@ -26,6 +26,7 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from nanodream.text.lists import DATA, phrases
+from nanodream.text.sentences import adds_to_a_file
 from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, THAI, words
 
@@ -251,8 +252,30 @@ def trivial(sentence: str, spec: Language) -> bool:
     return rest != sentence and substance(rest) < MIN_LETTERS  # not "No me respondas en inglés"
 
 
+# A quotation: what someone or something else said or wrote ('Im Log steht: "Immer neu starten …"', '日志上写着：
+# "每次都要重启服务。"'), in any script's quotation marks.
+_QUOTED = re.compile(r'"[^"\n]{2,}"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{2,}」|『[^』\n]{2,}』')
+# What makes a quotation the person's own words to keep: a reminder ("Merk dir: "…"") before it.
+_KEEPING = ("rule.standing", "rule.remember_this", "remember.that")
+
+
 def statement(sentence: str, spec: Language) -> Statement | None:
-    """The explicit statement a sentence makes in `spec`'s language, or None."""
+    """The explicit statement a sentence makes in `spec`'s language, or None. A quotation in it is someone else's
+    words, read for nothing, unless the person asks to keep it; what they say around it is read as ever."""
+    outside = _QUOTED.sub(" ", sentence)
+    if outside != sentence and substance(outside) >= ANY_WORD and not _kept_quote(sentence, outside, spec):
+        found = _stated(outside, spec)
+        return Statement(found.kind, tidy(sentence), found.section) if found is not None else None
+    return _stated(sentence, spec)
+
+
+def _kept_quote(sentence: str, outside: str, spec: Language) -> bool:
+    """Whether the person asks to keep what they quote: a reminder before it ('Merk dir: "…"') or a file of the
+    agent's to add it to ('写入AGENTS.md:"…"')."""
+    return adds_to_a_file(sentence) > 0 or any(spec[name].at(spec.tokens(outside)) >= 0 for name in _KEEPING)
+
+
+def _stated(sentence: str, spec: Language) -> Statement | None:
     if points_back(sentence, spec):
         return None  # "Merk dir das.": says nothing of its own (`read` files the sentence before it)
     remembered_clause = asked_to_remember(sentence, spec)

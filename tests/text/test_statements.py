@@ -33,6 +33,7 @@ STATED = [
     ("fr", "Chaque fois que tu crées un fichier, mets un en-tête avec la licence.", RULE, "Rules"),
     ("zh", "每次你写 SQL 的时候,关键字都用大写。", RULE, "Rules"),
     ("pt", "Toda vez que você abrir um PR, escreva um resumo curto.", RULE, "Rules"),
+    ("fr", "Utilise toujours « black » pour le formatage.", RULE, "Rules"),  # a name quoted inside the rule
     ("ko", "새 기능을 만들 때마다 README도 같이 업데이트해 줘.", RULE, "Rules"),  # "whenever …", a command's ending
     ("ko", "외부 라이브러리 추가할 땐 항상 나한테 먼저 물어봐.", RULE, "Rules"),  # "ask me": a command's ending
     # How to address the person, informal or formal: a standing rule in every language that has the choice
@@ -284,6 +285,8 @@ NOT_STATED = [
     ("zh", "每次你运行测试,它都会崩溃。"),
     ("ko", "커밋할 때마다 테스트가 깨져요."), ("ko", "내가 커밋할 때마다 테스트가 깨져."),  # what happens then
     ("ko", "팀장님은 항상 나한테 물어봐."),  # someone else's habit
+    ("zh", '日志上写着："每次都要重启服务。"'), ("es", 'El jefe escribió: "Nunca despliegues los viernes."'),  # quoted
+    ("de", 'Im Log steht: "Immer neu starten, wenn der Fehler auftritt."'),
     ("fr", "Quand tu auras fini, on pourra déployer."),
 
     ("fr", "Notre build est cassé."), ("zh", "我们的服务器今天挂了。"),  # no name; the moment

@@ -39,17 +39,8 @@ _RELATION_PATTERNS = (
     ("is", r"^(?:the|our|its|their)\s+(?P<subject>[\w\s-]{1,40}?)\s+is\s+(?:now\s+|currently\s+)?(?P<value>.+)$"),
 )
 _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RELATION_PATTERNS)
-# How the agent answers has one language at a time: "Always reply in English", "Reply to the user in German",
-# "Answer in British English" (a rule's one value; "Write commit messages in English" is about something else).
+# How the agent answers has one language at a time (text/statements.py `answer_language`).
 AGENT_SUBJECT = frozenset({"agent"})
-_LANGUAGES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
-_ANSWERS_IN = re.compile(
-    r"^(?:(?:always|please|only)\s+)*(?:reply|answer|respond|speak|talk|write|keep\s+(?:our|the)\s+(?:chats?|"
-    r"conversations?))\s+(?:to\s+(?:the\s+user|me|them)\s+)?"
-    rf"(?:(?:always|only)\s+)?in\s+(?P<value>(?:(?:British|American|Brazilian|European|Simplified|Traditional)\s+)?"
-    rf"(?:{_LANGUAGES}))\b(?:\s+(?:only|always|from now on|going forward))?$", re.IGNORECASE)
-_SPEAKS = re.compile(rf"^(?:(?:always|please)\s+)*(?:speak|talk|write)\s+(?P<value>{_LANGUAGES})\s+(?:with|to)\s+"
-                     r"(?:me|the\s+user)$", re.IGNORECASE)
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
 _KEYED = re.compile(r"^(?:(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
                     re.IGNORECASE)
@@ -79,8 +70,7 @@ class Slot:
 def slot_of(text: str) -> Slot | None:
     """The slot a sentence fills, or None when it states no single-valued relation we know."""
     sentence = text.strip().rstrip(".!")
-    answers = _ANSWERS_IN.match(sentence) or _SPEAKS.match(sentence)
-    language = answers.group("value") if answers is not None else answer_language(sentence)
+    language = answer_language(sentence)
     if language:  # "Always reply in English", "Antworte immer auf Deutsch": how the agent answers, one at a time
         return Slot(AGENT_SUBJECT, "answers in", frozenset(), language)
     for relation, pattern in _RELATIONS:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.lists import DATA, phrases
+from nanodream.text.lists import DATA, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
 from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, THAI, words
@@ -481,9 +481,15 @@ def _uncourteous(tokens: list[str], position: int, spec: Language) -> int:
 
 def _without_courtesy(tokens: list[str], spec: Language) -> list[str]:
     """The words without the language's courtesy words ("por favor", "お願いします"): no request of the person's."""
+    return _without(tokens, spec, "rule.courtesy")
+
+
+def _without(tokens: list[str], spec: Language, *lists: str) -> list[str]:
+    """The words without any cue of the named lists, wherever they stand."""
     rest = list(tokens)
-    while (found := spec["rule.courtesy"].bounds(rest))[0] >= 0:
-        del rest[found[0]:found[1]]
+    for name in lists:
+        while (found := spec[name].bounds(rest))[0] >= 0:
+            del rest[found[0]:found[1]]
     return rest
 
 
@@ -519,10 +525,24 @@ REPLY_GAP = {False: 2, True: 4}
 MANNER_SLACK = {False: 12, True: 8}
 
 
+# Languages by their English names (data/language-names.txt), longest first: what an English rule names as the
+# language to answer in ("Reply in German", "keep our chat in English", "Speak Spanish with me").
+LANGUAGE_NAMES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
+_ENGLISH_ANSWERS_IN = re.compile(
+    r"^(?:(?:always|please|only)\s+)*(?:(?:reply|answer|respond|speak|talk|write|keep\s+(?:our|the)\s+(?:chats?|"
+    r"conversations?))\s+(?:to\s+(?:the\s+user|me|them)\s+)?(?:(?:always|only)\s+)?in\s+"
+    rf"(?P<value>(?:(?:British|American|Brazilian|European|Simplified|Traditional)\s+)?(?:{LANGUAGE_NAMES}))\b"
+    r"(?:\s+(?:only|always|from now on|going forward))?"
+    rf"|(?:speak|talk|write)\s+(?P<spoken>{LANGUAGE_NAMES})\s+(?:with|to)\s+(?:me|the\s+user))$", re.IGNORECASE)
+
+
 def answer_language(sentence: str) -> str:
-    """The language a rule in one of the read languages asks every answer in, as its words say it ("auf deutsch"
-    of "Antworte immer auf Deutsch", "中文" of "以后都用中文回答"); "" for any other sentence (engines/slots.py: one
-    language at a time)."""
+    """The language a rule asks every answer in, as its words say it ("German" of "Reply to the user in German",
+    "auf deutsch" of "Antworte immer auf Deutsch", "中文" of "以后都用中文回答"); "" for any other sentence, and for
+    a rule that asks more ("中文对话，用最简单的方法完成任务") (engines/slots.py: one language at a time)."""
+    english = _ENGLISH_ANSWERS_IN.match(sentence.strip().rstrip(".!"))
+    if english is not None:
+        return english.group("value") or english.group("spoken")
     tokenised: dict[bool, list[str]] = {}  # words or characters: the same for every language matched alike
     for code in sorted(read_languages() - {"en", UNDETERMINED}):
         spec = language(code)
@@ -546,10 +566,8 @@ def _only_the_language(tokens: list[str], spec: Language) -> bool:
     not "中文对话，用最简单的方法完成任务", whose other half a newer language must not take away): besides the verb,
     the language and the words of a rule's form (always, from now on, courtesy, a command's ending), a few
     letters at most."""
-    rest = list(tokens)
-    for name in ("reply.verbs", "reply.languages", "rule.standing", "rule.always", "rule.cues", "rule.courtesy"):
-        while (found := spec[name].bounds(rest))[0] >= 0:
-            del rest[found[0]:found[1]]
+    rest = _without(tokens, spec, "reply.verbs", "reply.languages", "rule.standing", "rule.always", "rule.cues",
+                    "rule.courtesy")
     ending = spec["rule.endings"].bounds(rest) if spec.rule.get("needs_ending") else (-1, -1)
     if ending[0] >= 0:
         del rest[ending[0]:ending[1]]

@@ -49,6 +49,7 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
+from nanodream.text.statements import LANGUAGE_NAMES
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
@@ -211,10 +212,9 @@ _NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60
                         r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
                         r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)
 # The language to speak in, asked of the whole conversation: "keep our chat in English", "Speak German with me".
-_LANGUAGE_NAMES = "|".join(sorted(wordlist("language-names"), key=len, reverse=True))
 _CHAT_LANGUAGE = re.compile(
     rf"^(?:(?:please|pls|let['’]?s)\s+)?(?P<rule>(?:keep|have|hold)\s+(?:our|the|this)\s+(?:chats?|conversations?)\s+"
-    rf"in\s+(?:{_LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{_LANGUAGE_NAMES})\s+(?:with|to)\s+me\b)"
+    rf"in\s+(?:{LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{LANGUAGE_NAMES})\s+(?:with|to)\s+me\b)"
     r"(?:\s+(?:please|from now on|always|only))?\s*[.!]?$", re.IGNORECASE)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
 _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?"
@@ -223,7 +223,8 @@ _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|wou
 _STANDING_WORDS = re.compile(rf"\b(?:{_FROM_NOW_ON})\b", re.IGNORECASE)
 # What this time was, then what holds from now on: "…, but from now (on), note that …" (the rule is what follows).
 _BUT_FROM_NOW = re.compile(rf",?\s+but\s+(?:{_FROM_NOW_ON}|from now(?!\s+on\b))\s*,?\s+"
-                           r"(?:(?:please\s+)?note\s+that\s+)?(?P<rule>(?!(?:I|I'm|we|we're|he|she|it|it's|they|my|our|the|this|that)\b)\w.+)$",
+                           r"(?:(?:please\s+)?note\s+that\s+)?"
+                           r"(?P<rule>(?!(?:I|I'm|we|we're|he|she|it|it's|they|my|our|the|this|that)\b)\w.+)$",
                            re.IGNORECASE | re.DOTALL)
 _IDIOMS = "|".join(re.escape(idiom).replace("'", "'?").replace(r"\ ", r"\s+")
                    for idiom in phrases("not-instructions"))

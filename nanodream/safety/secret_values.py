@@ -23,9 +23,11 @@ _REFERENCE = re.compile(
 _URL_OR_PATH = re.compile(r"[A-Za-z][\w+.-]*://\S*|[~.]{0,2}/\S*|[\w.+-]*@[\w-]+(?:\.[\w-]+)+\S*|\S+\.(?:md|txt|json"
                           r"|ya?ml|toml|conf|cfg|ini|env|pem|key|pub|sh|py|kdbx)|[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
                           r"(?::\d+)?(?:/\S*)?")  # URLs, paths, e-mail addresses, file and host names
-# Versions, dates, times, numbers with a unit, IP addresses with or without a port, command-line flags, and
-# SSH public keys (meant to be shared).
+# Versions, dates, times, time-zone offsets (UTC+5:30, GMT-03:00, UTC+1/UTC+2), numbers with a unit, IP
+# addresses with or without a port, command-line flags, and SSH public keys (meant to be shared).
+_OFFSET = r"(?i:utc|gmt)[+\u2212-]\d{1,2}(?::?\d{2})?"
 _NOT_A_SECRET = re.compile(
+    rf"{_OFFSET}(?:/{_OFFSET})*|"
     r"v?\d+(?:\.\d+)+[\w.+-]*|\d{4}-\d{2}(?:-\d{2})?\S*|\d{1,2}:\d{2}\S*|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
     r"|[\d.,]+\s?(?i:ms|s|secs?|m|mins?|h|hrs?|d|days?|w|wk|k|[kmgt]i?b|px|x|chars?|characters?|bits?|bytes?"
     r"|eur|usd|gbp|%)|(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|--?[A-Za-z][\w-]*"

@@ -191,6 +191,15 @@ def test_a_windows_path_a_setting_or_a_redirection_is_no_password(sentence):
     assert secret_scan.redacted(sentence) == sentence  # was "(redacted Second Opinion) for the details"
 
 
+@pytest.mark.parametrize("sentence", [
+    "Timezone: IST (UTC+5:30)", "I'm in Kathmandu, UTC+05:45.",
+    "Work hours are 08:30–16:30, Europe/Berlin (UTC+1/UTC+2).", "Newfoundland is GMT-03:30 in winter.",
+    "Standups are at 10:00 utc-3:00 for me.",
+])
+def test_a_time_zone_offset_is_no_password(sentence):
+    assert secret_scan.redacted(sentence) == sentence  # was "Timezone: IST ((redacted Second Opinion))"
+
+
 @pytest.mark.parametrize("written", [
     "4111.1111.1111.1111 exp 12/27", "4111 1111 1111 1111 exp 12/27", "4111-1111-1111-1111, exp 12/27",
     "41111111 11111111 exp 12/27", "4111111111111111 exp 12/27", "5555.5555.5555.4444 exp 12/27",

@@ -42,7 +42,7 @@ _RELATIONS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern 
 # How the agent answers has one language at a time (text/statements.py `answer_language`).
 AGENT_SUBJECT = frozenset({"agent"})
 # "Location: Lisbon", "**Employer**: Acme": a USER.md line naming one of the user's slots by a key.
-_KEYED = re.compile(r"^(?:(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
+_KEYED = re.compile(r"^(?P<whose>(?:the\s+)?user['’]s\s+)?\**(?P<key>[\w ]+?)\**\s*:\s*\**\s*(?P<value>\S.*)$",
                     re.IGNORECASE)
 _KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometown": "lives in",
          "based in": "lives in", "lives in": "lives in", "employer": "works at", "company": "works at",
@@ -87,7 +87,7 @@ def slot_of(text: str) -> Slot | None:
             return None  # "The API is fast": a state; "The user is German": one of many things a person is
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
             return _keyed(Slot(subject, relation, qualifier, value), groups.get("qualifier") or "")
-    return None
+    return _detail(sentence, whose=True)
 
 
 def _named_value(value: str) -> bool:
@@ -114,18 +114,26 @@ def _keyed(slot: Slot, attribute: str) -> Slot:
 def user_slot(text: str) -> Slot | None:
     """The slot of a USER.md line, which is about the user even when it does not say so ("Lives in Lisbon",
     "Location: Lisbon")."""
-    found = slot_of(text)
+    found = slot_of(text) or _detail(text.strip().rstrip("."), whose=False)
     if found is not None:
         return found
-    keyed = _KEYED.match(text.strip().rstrip("."))
-    if keyed is not None:  # "Pronouns: they/them" is the slot "The user's pronouns are …" fills
-        key, value = keyed.group("key").strip().lower(), keyed.group("value").strip()
-        if key in _KEYS:
-            return Slot(USER_SUBJECT, _KEYS[key], frozenset(), value)
-        if key in PERSONAL_KEYS:  # one of the person's details (data/personal-keys.txt), not "Likes: tea"
-            return Slot(USER_SUBJECT, "has", _key_words(key), value)
     lowered = text.strip()[:1].lower() + text.strip()[1:]
     return slot_of(f"The user {lowered}")
+
+
+def _detail(sentence: str, *, whose: bool) -> Slot | None:
+    """The slot of one of the person's details given by its key ("Pronouns: they/them" fills the slot "The user's
+    pronouns are …" does; "User's Wohnort: Hamburg" is where the user lives, in any language of
+    data/personal-keys.txt, not "Likes: tea"); `whose`: only when the line says it is the user's."""
+    keyed = _KEYED.match(sentence)
+    if keyed is None or (whose and not keyed.group("whose")):
+        return None
+    key, value = keyed.group("key").strip().lower(), keyed.group("value").strip()
+    if key in _KEYS:
+        return Slot(USER_SUBJECT, _KEYS[key], frozenset(), value)
+    if key in PERSONAL_KEYS:
+        return Slot(USER_SUBJECT, "has", _key_words(key), value)
+    return None
 
 
 def _key_words(text: str) -> frozenset[str]:

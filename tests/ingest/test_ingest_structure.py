@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nanodream import api
 from nanodream.config import Settings
 from nanodream.ingest.extractors.procedures import stated_procedures
@@ -68,6 +70,23 @@ def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(works
         assert sum(f"{key}: {value}" in line for line in user.splitlines()) == 1, key
     everything = "".join((workspace.root / name).read_text() for name in FILES)
     assert "5432" not in everything and "db.internal" not in everything  # a config block is not about the person
+
+
+@pytest.mark.parametrize("first, later, old, new", [
+    ("About me:\nName: Jonas Weber\nLocation: Hamburg\nRole: Data Engineer",
+     "About me:\nLocation: Munich\nRole: Data Engineer", "Location: Hamburg", "Location: Munich"),
+    ("Zu mir:\nName: Jonas Weber\nWohnort: Hamburg\nBeruf: Data Engineer",
+     "Zu mir:\nWohnort: München\nBeruf: Data Engineer", "Wohnort: Hamburg", "Wohnort: München"),
+    ("关于我：\n姓名：李雷\n城市：深圳", "关于我：\n姓名：李雷\n城市：杭州", "城市: 深圳", "城市: 杭州"),
+])
+def test_a_later_key_value_block_gives_a_detail_a_new_value_and_the_newest_wins(workspace, tmp_path, first, later,
+                                                                                  old, new):
+    """Both values stood side by side ("User's Location: Hamburg." and "… Munich.", `reflect` naming them): a
+    detail given by its key is one slot, in any language of data/personal-keys.txt."""
+    said(workspace, tmp_path, [first], name="first")
+    lines = said(workspace, tmp_path, [later], name="later", day=2)
+    assert any(new in line for line in lines) and not any(old in line for line in lines), lines
+    assert len([line for line in lines if new.split(":")[0] in line]) == 1, lines
 
 
 def test_a_list_is_filed_whole_or_not_at_all(workspace, tmp_path):

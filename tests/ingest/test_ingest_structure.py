@@ -208,6 +208,25 @@ def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path)
     assert "release" not in (workspace.root / "memory/MEMORY.md").read_text().lower()  # folded into the skill
 
 
+@pytest.mark.parametrize("first, second", [
+    ("To release: bump the version, update the changelog, tag the commit, push the tag.",
+     "To release: bump the version, update the changelog, tag the commit, push the tag."),
+    ("When releasing, first bump the version, then update the changelog, then tag the commit.",
+     "For a release: bump the version, update the changelog, tag the commit."),
+    ("Release steps: bump the version, update the changelog, tag the commit, then push the tag",
+     "Our release checklist:\n1. Bump the version\n2. Update the changelog\n3. Tag the commit\n4. Push the tag"),
+])
+def test_a_procedure_told_inline_in_commas_in_two_sessions_becomes_one_skill(workspace, tmp_path, first, second):
+    """Steps told in commas on the lead's line were only "Talked about: …" (a gist): told twice, nothing came of it."""
+    said(workspace, tmp_path, [first], name="first", day=1)
+    said(workspace, tmp_path, [second], name="second", day=9)
+    skill = (workspace.root / "skills/release/SKILL.md").read_text()
+    steps = [line for line in skill.splitlines() if line[:1].isdigit()]
+    assert [step.split(". ", 1)[1] for step in steps[:3]] == ["Bump the version", "Update the changelog",
+                                                               "Tag the commit"], skill
+    assert "release" not in (workspace.root / "memory/MEMORY.md").read_text().lower()
+
+
 def test_what_a_procedure_is_and_is_not():
     assert [(told.goal, told.steps) for told in stated_procedures(
         "To deploy: first build the image, then push it, finally restart the pods")] == [
@@ -215,6 +234,13 @@ def test_what_a_procedure_is_and_is_not():
     assert stated_procedures("The steps to restore a backup: 1) stop the api 2) run restic 3) start the api")
     assert stated_procedures("To fix the login bug:\n1. check the cookie\n2. clear the cache") == []  # an errand
     assert stated_procedures("Next steps:\n- call Ana\n- send the invoice") == []
+    assert [(told.goal, told.steps) for told in stated_procedures(
+        "To onboard a client: send the contract, create the Slack channel, schedule a kickoff call")] == [
+        ("onboard a client", ("send the contract", "create the Slack channel", "schedule a kickoff call"))]
+    for things in ("To deploy: Docker, Kubernetes, Helm.", "To run locally: python 3.12, node 20, docker.",
+                   "To release: tag it, push it."):
+        assert stated_procedures(things) == [], things  # things, not commands; or two steps only in commas
+    assert stated_procedures("When committing, always run the linter, the formatter and the tests.") == []
     assert stated_procedures("To release: bump the version.") == []  # one step is no procedure
 
 

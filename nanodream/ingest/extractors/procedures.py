@@ -1,10 +1,12 @@
 """A procedure the person states: a line naming a goal, then its steps. Told in two sessions, it becomes a skill.
 
-The person writes "Here's how I cut a release:", "To release:", "Our release checklist:", "Release steps:" or
-"The steps to restore a backup:", followed by a numbered or bulleted list of at least two steps (or the steps in
-the same line: "1) … 2) …", "first …, then …, finally …"). Ingest files it as one line, `[durable] To <goal>: 1)
-… 2) …`: the builtin dream keeps it as a fact the first time, and makes it the skill `skills/<goal>/SKILL.md` once
-another session tells it again (engines/builtin.py, `_recurring`). A list for one piece of work ("To fix the login
+The person writes "Here's how I cut a release:", "To release:", "For a release:", "Our release checklist:",
+"Release steps:" or "The steps to restore a backup:", followed by a numbered or bulleted list of at least two
+steps (or the steps in the same line: "1) … 2) …", "first …, then …, finally …", or three commands or more apart
+by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …, then …".
+Ingest files it as one line, `[durable] To <goal>: 1) … 2) …`: the builtin dream keeps it as a fact the first
+time, and makes it the skill `skills/<goal>/SKILL.md` once another session tells it again (engines/builtin.py,
+`_recurring`). A list for one piece of work ("To fix the login
 bug:", "To set this up:") is an errand, not a procedure.
 """
 
@@ -14,6 +16,8 @@ import re
 from dataclasses import dataclass
 
 from nanodream.text.structure import program_line
+from nanodream.text.verbs import base_verb
+from nanodream.text.words import STOPWORDS
 
 _GOAL = r"(?P<goal>[^:\n]{3,80}?)"
 _LEADS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
@@ -21,14 +25,22 @@ _LEADS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
     rf"^how\s+(?:I|we|to)\s+{_GOAL}\s*:",
     rf"^(?:the\s+)?(?:steps|way)\s+(?:to|for)\s+{_GOAL}\s*:",
     rf"^(?:in\s+order\s+)?to\s+{_GOAL}\s*:",
+    rf"^for\s+an?\s+{_GOAL}\s*:",  # "For a release:"
     # "Our release checklist:", "Quick reminder of the deploy steps:", "Release process is:"
     r"^(?:.*?\b(?:of|for|on)\s+)?(?:(?:my|our|the)\s+)?(?P<goal>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:process|procedure|steps|checklist|workflow|routine|playbook|runbook)(?:\s+(?:is|are|goes|looks\s+like))?\s*:",
 ))
+# "When releasing, first …, then …": a goal in its -ing form, told by the sequence after its comma.
+_WHEN_DOING = re.compile(r"^when\s+(?P<goal>[a-z]+ing(?:\s+[\w-]+){0,3}?)\s*,\s*(?=(?:first|1[.)])\b)", re.IGNORECASE)
 _STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<step>\S.*)$")
 _INLINE_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
 _SEQUENCE = re.compile(r"(?:^|[,;]\s*|\s+)(?:and\s+)?(?:first(?:ly)?|then|next|after\s+that|finally|lastly),?\s+",
                        re.IGNORECASE)
+_COMMA = re.compile(r"\s*[,;]\s*(?:and\s+)?")
+# Steps only in commas ("bump the version, update the changelog, tag the commit"): this many at least, each a
+# command (`_a_command`), so a list of things ("Docker, Kubernetes, Helm") is no procedure.
+MIN_COMMA_STEPS = 3
+MAX_STEP_WORDS = 12
 # A goal that names no lasting task: this one piece of work, or a list's heading rather than a goal.
 _ERRAND = re.compile(r"\b(?:this|that|these|those|it|here|now|today|the\s+(?:[\w-]+\s+){0,2}(?:bug|fix|issue|"
                      r"ticket|pr|error|problem))\b|^(?:next|remaining|open|following|todo|action|to-?do)\b",
@@ -69,12 +81,15 @@ def stated_procedures(text: str) -> list[Told]:
 def _lead(line: str) -> tuple[str | None, str]:
     """The goal a line leads into steps with, and what follows its colon on the same line ("" when nothing)."""
     text = line.strip().strip("*").strip()
-    for pattern in _LEADS:
+    for pattern in (*_LEADS, _WHEN_DOING):
         match = pattern.match(text)
         if match is not None:
             goal = " ".join(match.group("goal").split())
             if _ERRAND.search(goal) or program_line(line):
                 return None, ""
+            if pattern is _WHEN_DOING:  # "releasing" is the goal "release"
+                first, _, others = goal.partition(" ")
+                goal = f"{base_verb(first)} {others}".strip()
             return goal, text[match.end():].strip()
     return None, ""
 
@@ -95,8 +110,34 @@ def _steps_after(lines: list[str], index: int) -> tuple[list[str], tuple[int, ..
 
 
 def _inline_steps(rest: str) -> list[str]:
-    """Steps written on the lead's own line: "1) … 2) …", or "first …, then …, finally …"."""
+    """Steps written on the lead's own line: "1) … 2) …", "first …, then …, finally …", or commands apart by
+    commas ("bump the version, update the changelog, tag the commit, then push the tag")."""
     if _INLINE_NUMBERED.match(rest):
         return [part.strip().rstrip(";,") for part in _INLINE_NUMBERED.split(rest) if part.strip()]
     parts = [part.strip().rstrip(".;,") for part in _SEQUENCE.split(rest) if part and part.strip()]
-    return parts if _SEQUENCE.search(rest) else []
+    steps = [step for part in parts for step in _commands_in(part)]
+    if _SEQUENCE.search(rest):
+        return steps
+    return steps if len(steps) >= MIN_COMMA_STEPS and len(steps) > len(parts) else []
+
+
+def _commands_in(part: str) -> list[str]:
+    """A part of a sequence, cut at its commas when every piece is a command; else the part whole."""
+    pieces = [piece.strip().rstrip(".") for piece in _COMMA.split(part) if piece.strip()]
+    if len(pieces) > 1 and all(_a_command(piece, first=index == 0) for index, piece in enumerate(pieces)):
+        return pieces
+    return [part]
+
+
+def _a_command(piece: str, *, first: bool) -> bool:
+    """A step told as a command: a few words opening with a verb's base form, in lower case past the first step,
+    and no number right after it ("update the changelog", "tag"; not "Kubernetes", "the formatter", "tests pass",
+    "quickly", "node 20")."""
+    said = piece.split()
+    if not 0 < len(said) <= MAX_STEP_WORDS:
+        return False
+    opening = said[0]
+    if not opening.isalpha() or (not first and not opening.islower()) or said[1:2] and said[1][:1].isdigit():
+        return False
+    word = opening.lower()
+    return word not in STOPWORDS and base_verb(word) == word and not word.endswith(("ly", "s")) or word.endswith("ss")

@@ -528,16 +528,22 @@ class Consolidator:
 
 def new_steps(known: list[str], told: list[str]) -> list[str]:
     """The steps of `told` that say something no earlier step says: not the same words in any order, and not less
-    than one already there ("Push the tag" after "Push the tag and run make publish"). A told step that says more
-    than a known one is added all the same: a person may have written it as two."""
+    than one already there ("Push the tag" after "Push the tag and run make publish", "Tag" after "Tag and push").
+    A told step that says more than a known one is added all the same: a person may have written it as two."""
     seen = list(known)
     added: list[str] = []
     for step in told:
-        if any(fact_key(step) == fact_key(other) or covers(other, step) for other in seen):
+        if any(fact_key(step) == fact_key(other) or covers(other, step) or _one_word_of(step, other) for other in seen):
             continue
         seen.append(step)
         added.append(step)
     return added
+
+
+def _one_word_of(step: str, other: str) -> bool:
+    """A step of one meaningful word that `other` says too ("Tag" of "Tag and push"): `covers` needs two."""
+    said = content_words(step)
+    return len(said) == 1 and said <= content_words(other)
 
 
 def skill_document(procedure: Procedure) -> str:

@@ -213,6 +213,8 @@ def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path)
      "To release: bump the version, update the changelog, tag the commit, push the tag."),
     ("When releasing, first bump the version, then update the changelog, then tag the commit.",
      "For a release: bump the version, update the changelog, tag the commit."),
+    ("When releasing, first bump the version, then update the changelog, then tag the commit and push.",
+     "For a release: bump version, update changelog, tag the commit, push."),
     ("Release steps: bump the version, update the changelog, tag the commit, then push the tag",
      "Our release checklist:\n1. Bump the version\n2. Update the changelog\n3. Tag the commit\n4. Push the tag"),
 ])
@@ -222,8 +224,11 @@ def test_a_procedure_told_inline_in_commas_in_two_sessions_becomes_one_skill(wor
     said(workspace, tmp_path, [second], name="second", day=9)
     skill = (workspace.root / "skills/release/SKILL.md").read_text()
     steps = [line for line in skill.splitlines() if line[:1].isdigit()]
-    assert [step.split(". ", 1)[1] for step in steps[:3]] == ["Bump the version", "Update the changelog",
-                                                               "Tag the commit"], skill
+    told = [step.split(". ", 1)[1] for step in steps]
+    assert told[:2] == ["Bump the version", "Update the changelog"] and told[2].startswith("Tag the commit"), skill
+    repeated = [step for step in told if len(step.split()) == 1
+                and any(step.lower() in other.lower().split() for other in told if other != step)]
+    assert repeated == [], skill  # "push" told alone after "tag the commit and push" is no new step
     assert "release" not in (workspace.root / "memory/MEMORY.md").read_text().lower()
 
 

@@ -60,14 +60,23 @@ _DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
 
 # What an agent's harness writes into the person's turn: an event it reports ("System: [12:37] Exec completed …",
 # "[System: subagent] …", "… runtime context (internal): This context is runtime-generated, not user-authored",
-# "A background task "…" just completed successfully."), a heartbeat poll ("… If nothing needs attention, reply
-# HEARTBEAT_OK."), a reminder it relays ("A scheduled reminder has been triggered. …"), a channel's message id. A
-# message opening with an announcement is all the harness's; an event line is taken off.
-_HARNESS_MESSAGE = re.compile(r"^\s*(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
+# "A background task "…" just completed successfully."), a reminder or a scheduled job it relays ("A scheduled
+# reminder has been triggered. …", "[cron:<id> nightly-extraction] …"), a task it gives a subagent ("[Subagent
+# Context] You are running as a subagent …"), a new session's start-up prompt, a note on an interrupted turn, a
+# channel's message id. A message opening with an announcement (after the time stamp OpenClaw puts first) is all
+# the harness's; an event line is taken off.
+_HARNESS_MESSAGE = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
                               r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
-                              r"[^\n]*\breply HEARTBEAT_OK\b|"  # OpenClaw's heartbeat poll
-                              r"A scheduled reminder has been triggered\.|"  # … and a cron job's reminder, relayed
+                              r"\[Subagent Context\]|\[cron:[^\]\n]+\]|\[System note:|"
+                              r"A new session was started via /new or /reset\.|"
+                              r"You just executed tool calls but returned an empty response|"
+                              r"A scheduled reminder has been triggered\.|"
                               r"A background task\b[^\n]{0,200}\bjust (?:completed|finished|failed)\b)")
+# A heartbeat poll, OpenClaw's or nanobot's or one a person wrote for it, anywhere in the turn: "If nothing needs
+# attention, reply HEARTBEAT_OK.", "… if no changes, return HEARTBEAT_OK." (not "Never reply HEARTBEAT_OK when …").
+_HEARTBEAT = re.compile(r"\bif\b[^.\n]{0,80}?(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?HEARTBEAT_OK"
+                        r"|(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?HEARTBEAT_OK`?\s+if\b",
+                        re.IGNORECASE)
 # A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]" and the note it
 # writes after one ("To send an image back, prefer the message tool … Keep caption in the text body.").
 _HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$|"
@@ -93,7 +102,7 @@ def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str
     """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it):
     its known announcements and event lines, any of the `recurring` lines (`recurring_lines`), and the mentions it
     opens with in a group chat."""
-    if _HARNESS_MESSAGE.match(text):
+    if _HARNESS_MESSAGE.match(text) or _HEARTBEAT.search(text):
         return ""
     kept = "\n".join(line for line in text.splitlines()
                      if not _HARNESS_LINE.match(line) and _normal(line) not in recurring)

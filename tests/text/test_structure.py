@@ -164,6 +164,36 @@ def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
                              "[message_id: 3EB0FEE3856C04]") == "\nvoilà, c'est fait"
 
 
+@pytest.mark.parametrize("poll", [
+    "System: [2026-03-31 20:19:47 GMT+8] Gateway restart update ok (npm)\nSystem: Run: openclaw doctor\n\nRead "
+    "HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior "
+    "chats. If nothing needs attention, reply HEARTBEAT_OK.\nCurrent time: Tuesday, March 31st, 2026 — 8:19 PM",
+    "Self-Improving Check: Read ./skills/self-improving/heartbeat-rules.md, use ~/self-improving/state.md for "
+    "markers. If no changes, return HEARTBEAT_OK.",
+    "Check the inbox and the calendar.\nIf nothing needs attention, reply with just: HEARTBEAT_OK",
+    "[Tue 2026-03-31 19:49 GMT+8] [Subagent Context] You are running as a subagent (depth 1/1). Results "
+    "auto-announce to your requester.\n\n[Subagent Task]: 创建天气助手Agent，每天8点执行",
+    "A new session was started via /new or /reset. Run your Session Startup sequence - read the required files "
+    "before responding to the user. Then greet the user in your configured persona.",
+    "[cron:3c148808-8956-4d6b-95a5-1061bd9c2a12 nightly-extraction] Nightly memory extraction. Review today's "
+    "conversations. Extract durable facts. Always commit and push the memory files.",
+])
+def test_a_heartbeat_a_subagent_task_a_session_start_or_a_cron_prompt_is_the_harness_whole(poll):
+    """A heartbeat poll after event lines ("System: …"), or one saying "return HEARTBEAT_OK" later on, left its
+    instructions ("Do not infer or repeat old tasks from prior chats.") to be filed in SOUL.md as the person's."""
+    from nanodream.text.structure import the_persons_words
+
+    assert the_persons_words(poll) == ""
+
+
+def test_a_person_speaking_of_the_heartbeat_or_a_subagent_is_still_heard():
+    from nanodream.text.structure import the_persons_words
+
+    for said in ("Never reply HEARTBEAT_OK when a payment failed overnight.",
+                 "Always use a subagent for long research tasks.", "[cron] jobs should run at night, not at noon."):
+        assert the_persons_words(said) == said
+
+
 def test_a_reminder_or_a_background_task_the_harness_relays_is_not_the_persons_turn():
     from nanodream.text.structure import the_persons_words
 

@@ -106,12 +106,14 @@ def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str
         return ""
     kept = "\n".join(line for line in text.splitlines()
                      if not _HARNESS_LINE.match(line) and _normal(line) not in recurring)
-    return _MENTIONS.sub("", kept, count=1)
+    return _MENTIONS.sub("", _SENDER.sub("", kept, count=1), count=1)
 
 
 # The bot a message in a group chat is addressed to ("@_user_1 不要再发了", "@mybot, always …"): who it is for, not
 # what it says.
 _MENTIONS = re.compile(r"^\s*(?:@[\w.-]+[\s,:，：]+)+(?=\S)")
+# Who sent it, as a group chat's bridge writes it first ("[Anna Smith] I prefer short answers."): a name, not words.
+_SENDER = re.compile(r"^\s*\[(?-i:[A-Z])[\w.'’-]*(?: (?-i:[A-Z])[\w.'’-]*){0,3}\]\s+(?=\S)")
 
 
 # A harness writes the same notes into many of the person's turns ("To send an image back, prefer the message

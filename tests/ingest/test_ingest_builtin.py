@@ -62,6 +62,27 @@ def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("My username is jdoe.", "[permanent] User's username is jdoe."),
+    ("My email is jo@example.org.", "[permanent] User's email is jo@example.org."),
+    ("My location is Lisbon.", "[permanent] User's location is Lisbon."),
+    ("My employer is Acme.", "[permanent] User's employer is Acme."),
+    ("Heidi is my wife.", "[permanent] User's wife is Heidi."),
+    ("Akira is my dog.", "[permanent] User's dog is Akira."),
+    ("Remember my timezone is Asia/Manila.", "[permanent] User's timezone is Asia/Manila."),
+    ("Please remember that I am vegan.", "[permanent] User is vegan."),
+    ("Can you call me papi all the time", "[permanent] User's preferred name is papi."),
+])
+def test_a_detail_of_the_person_is_filed_however_it_is_led_in(said, line):
+    """Found on public transcripts nobody here had read: each was "[skip] small talk" or a gist."""
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["This is my dog.", "Remember my password.", "That is my point."])
+def test_what_points_at_something_names_no_detail(said):
+    assert filed(said) is None
+
+
 @pytest.mark.parametrize(("said", "name"), [
     ("Call me P.R., everyone does.", "P.R."), ("Please call me Dr. Smith.", "Dr. Smith."),
     ("Call me Bob, please.", "Bob."), ("You can call me Sam — it's shorter.", "Sam."), ("call me bob", "bob."),

@@ -149,6 +149,9 @@ def test_the_bot_a_group_message_is_addressed_to_is_not_part_of_it():
     assert the_persons_words("@_user_1 stop 不要再发笑话了") == "stop 不要再发笑话了"
     assert the_persons_words("@helper, @ops: always answer in German") == "always answer in German"
     assert the_persons_words("write to ana@example.com") == "write to ana@example.com"
+    assert the_persons_words("[Anna Smith] I prefer short answers.") == "I prefer short answers."
+    assert the_persons_words("[Nick] @helper always answer in German") == "always answer in German"
+    assert the_persons_words("[link](https://x.org) is down") == "[link](https://x.org) is down"
     assert the_persons_words('@app.get("/")\ndef index(): ...').startswith("@app.get")  # code keeps its decorator
 
 

@@ -49,7 +49,7 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
-from nanodream.text.statements import LANGUAGE_NAMES
+from nanodream.text.statements import LANGUAGE_NAMES, PERSONAL_KEYS
 from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
@@ -420,10 +420,17 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+"  # I
 # "call me back / later / when it's done".
 _CALL_BACK = (r"(?:back|later|tomorrow|tonight|today|maybe|soon|asap|anytime|sometime|again|now|first|once|when|"
               r"whenever|if|after|before|at|on|in|around|this|next)\b")
-_CALL_ME = re.compile(r"^(?:please\s+)?(?:call me|you can call me|i go by)\s+"
+_CALL_ME = re.compile(r"^(?:(?:please|can you|could you|would you|will you)\s+)?(?:call me|you can call me|i go by)\s+"
                       rf"(?P<name>(?!{_CALL_BACK})[\w'.-]{{1,30}}(?:\s+(?-i:[A-Z])[\w'.-]{{0,30}}){{0,3}}?)"
-                      r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|please|instead)\b[.!]?|[.!]?)$",
+                      r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|please|instead|all the time"
+                      r"|always)\b[.!?]?|[.!?]?)$",
                       re.IGNORECASE)
+# Who someone is to the person, and the person's details (data/personal-keys.txt: "username", "email", "location"):
+# "My <one of these> is …" says who the person is.
+_FAMILY = (r"(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mom|mother|dad|father|parents"
+           r"|sister|brother|dog|cat|pet)")
+_DETAILS = "|".join(re.escape(key).replace(r"\ ", r"\s+") for key in sorted(PERSONAL_KEYS, key=len, reverse=True)
+                    if key.isascii() and len(key) > 1)
 _IDENTITY = re.compile(
     rf"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+|"  # I'm a nurse, not "a bit tired"
     rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:learning|studying)\b|"
@@ -433,10 +440,12 @@ _IDENTITY = re.compile(
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
     r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"
     r"babies|baby|pets?|parrots?|rabbits?|horses?|hamsters?)\b|"
-    r"^my\s+(?:name|full name|pronouns|birthday|job|role|title|age|time ?zone|home|wife|husband|partner|"
-    r"girlfriend|boyfriend|son|daughter|kids?|children|mom|mother|dad|father|parents|sister|brother|dog|cat|pet)"
-    r"\b(?:\s+\w+)?\s+(?:is|are|was|were|'s)\b",
+    rf"^my\s+(?:{_DETAILS}|{_FAMILY})\b(?:\s+\w+)?\s+(?:is|are|was|were|'s)\b",
     re.IGNORECASE)
+# "Heidi is my wife", "Akira is my dog": a name, then who they are to the person, said the other way round.
+_NAMED_FAMILY = re.compile(r"^(?!(?:this|that|it|he|she|there|here|who|which|what)\b)"
+                           rf"(?P<name>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+is\s+my\s+"
+                           rf"(?P<who>{_FAMILY})\s*[.!]?$", re.IGNORECASE)
 
 
 # A sentence naming a time (a year, or a relative time made absolute) tells of an event, not a lasting trait;
@@ -448,6 +457,9 @@ _MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
 
 
 def identity(said: Said) -> Fact | None:
+    family = _NAMED_FAMILY.match(said.sentence)
+    if family is not None:
+        said = replace(said, sentence=f"My {family.group('who').lower()} is {family.group('name')}.")
     name = _CALL_ME.match(said.sentence)
     if name is not None:
         return Fact("permanent", f"{said.subject}'s preferred name is {name.group('name').strip()}")
@@ -860,6 +872,7 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
                       r"(?:context|background|note|thing|heads[- ]up|reminder|rule|important)(?:\s+first)?\s*:\s*|"
                       r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
+                      r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)

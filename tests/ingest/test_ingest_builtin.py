@@ -78,6 +78,24 @@ def test_a_detail_of_the_person_is_filed_however_it_is_led_in(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize("said", [
+    "i like all", "I like the second one", "yes, lets go with option 1", "I prefer the first option.", "I like both.",
+    "We picked the second one.", "We decided on option 2.", "Let's go with the second approach.",
+])
+def test_an_answer_to_the_agents_options_is_no_fact(said):
+    """"User likes all." and "Decided to go with option 1." were filed from public transcripts: they name nothing."""
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("Let's use uv.", "[durable] Decided to use uv."), ("I like all kinds of jazz.", "[permanent] User likes all kinds "
+                                                                                    "of jazz."),
+    ("We will go with Postgres.", "[durable] Decided to go with Postgres."),
+])
+def test_a_choice_that_names_its_thing_is_kept(said, line):
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", ["This is my dog.", "Remember my password.", "That is my point."])
 def test_what_points_at_something_names_no_detail(said):
     assert filed(said) is None

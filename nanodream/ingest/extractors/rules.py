@@ -236,6 +236,24 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
                       r"right away|anymore|again|previous|above|below|following|same)\b", re.IGNORECASE)
 
 
+# One of the options the agent offered, pointed at: "option 1", "the second one", "all", "both" — an answer to the
+# agent's question, which names nothing a memory could keep ("I like the second one", "let's go with option 1").
+_A_CHOICE = re.compile(r"(?:(?:the|all|both)\s+)?(?:(?:option|choice|number|#)\s*\w{1,3}|all|both|either|"
+                       r"(?:first|second|third|fourth|fifth|last|former|latter|other|same)"
+                       r"(?:\s+(?:one|ones|option|options|choice|version|approach|idea|way))?)"
+                       r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?\s*[.!]*",
+                       re.IGNORECASE)
+_LIKED = re.compile(r"^I\s+(?:(?:really|also|do|still)\s+)?(?:like|love|prefer|want|choose|pick)s?\s+(?P<what>.+)$",
+                    re.IGNORECASE)
+
+
+_CHOSEN_LEAD = re.compile(r"^(?:on|to\s+(?:go\s+with|use|take|pick))\s+", re.IGNORECASE)
+
+
+def _only_a_choice(text: str) -> bool:
+    return bool(_A_CHOICE.fullmatch(text.strip()))
+
+
 def agent_rule(said: Said) -> Fact | None:
     turned = _BUT_FROM_NOW.search(said.sentence)
     if turned is not None:  # "No need to roll back the .env, but from now, never remove env files": the rule after
@@ -516,6 +534,9 @@ _THE_AGENTS_WORK = re.compile(r"^\S+(?:\s+\S+){1,3}?\s+(?:everything|all|what|ho
 def preference(said: Said) -> Fact | None:
     if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence) or _THE_AGENTS_WORK.match(said.sentence):
         return None
+    liked = _LIKED.match(said.sentence)
+    if liked is not None and _only_a_choice(liked.group("what")):
+        return None  # "I like the second one": an answer to the agent's options
     text = said.about()
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
 
@@ -613,7 +634,7 @@ def decision(said: Said) -> Fact | None:
     going = _GOING_WITH.match(said.sentence)
     if going is not None:
         chosen = going.group("thing") or going.group("chosen")
-        pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen)))
+        pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen))) or _only_a_choice(chosen)
         if pointing or _ONE_DAY.search(said.spoken or said.sentence):
             return None  # "we'll use it later", "we'll go with the old one for the demo tomorrow"
         verb = (going.group("verb") or "go with").lower()
@@ -625,6 +646,8 @@ def decision(said: Said) -> Fact | None:
     match = _DECISION.match(said.sentence)
     if match is None:
         return _decision_after_errand(said)
+    if _only_a_choice(_CHOSEN_LEAD.sub("", match.group("thing") or match.group("rest") or "")):
+        return None  # "let's go with option 1", "we picked the second one": an answer to the agent's options
     if match.group("thing"):
         if _DEICTIC.search(_LASTING_PLACE.sub(" ", _STANDING_WORDS.sub("", match.group("thing")))):
             return None  # "let's keep that out of here": this piece of work, not a decision that lasts
@@ -680,6 +703,9 @@ def statement(said: Said) -> Fact | None:
     """
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
         return None
+    liked = _LIKED.match(said.sentence)
+    if liked is not None and _only_a_choice(liked.group("what")):
+        return None  # "I like the second one": an answer to the agent's options
     text = said.about()
     if said.speaker:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))

@@ -18,6 +18,8 @@ TAGS = ("permanent", "durable", "ephemeral", "correction", "skip")
 TAG_LINE = re.compile(r"^\s*(?:[-*]\s+)?\[(" + "|".join(TAGS) + r")\]\s*", re.IGNORECASE)
 # The first line of an entry ingest left for a model (backlog/waiting.py): the languages its rules did not read.
 FOR_A_MODEL = "[for a model"
+# The built-in ingest's untagged line of what else the person talked about (its gist), after this label.
+GIST = "Talked about: "
 _FOR_A_MODEL = re.compile(r"^\[for a model(?::\s*(?P<languages>[\w, -]*))?\]")
 UNKNOWN_LANGUAGE = "und"
 CHARS_PER_TOKEN = 4

@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nanodream.atomic import atomic_write, open_binary
-from nanodream.backlog.history import HistoryEntry, Position, entry_at, read_from, session_of, tagged_lines
+from nanodream.backlog.history import (
+    FOR_A_MODEL,
+    GIST,
+    HistoryEntry,
+    Position,
+    entry_at,
+    read_from,
+    session_of,
+    tagged_lines,
+)
 from nanodream.backlog.position import fingerprint
 from nanodream.boundedjson import load_file
 from nanodream.insights.terms import named, terms
@@ -170,8 +179,10 @@ def _line_from(path: Path, at: int) -> tuple[int, int]:
 
 
 def _plain(content: str) -> str:
-    """An entry's text without its tags, `[skip]` lines left out."""
-    return " ".join(text for tag, text in tagged_lines(content) if tag != "skip")
+    """An entry's words: without its tags, `[skip]` lines, ingest's own labels (the marker of what waits for a
+    model, the gist's "Talked about:") and quoting; else connect links sessions by "talked", "built" and "model"."""
+    return " ".join(text.removeprefix(GIST).removeprefix("> ") for tag, text in tagged_lines(content)
+                    if tag != "skip" and not text.startswith(FOR_A_MODEL))
 
 
 def shown(workspace: Workspace, item: Indexed) -> str:

@@ -120,3 +120,18 @@ def test_an_idle_run_backfills_and_a_run_that_consumes_does_not(workspace, monke
     index = up_to_date(workspace, position_at(path, path.stat().st_size, 32, 31))
     assert index.start == 0 and set(index.sessions()) == {"cli:new", "telegram:0", "telegram:1", "telegram:2"}
     assert not any("indexed" in n for n in run_dream(workspace, Settings(model="builtin")).notices)
+
+
+def test_ingests_own_labels_are_no_words_of_a_session(workspace):
+    """Connect proposed an insight "talked" (topics "talked", "built", "line", "model") linking two sessions by the
+    marker of what waits for a model and the gist's label, which every such entry holds."""
+    from nanodream.backlog.waiting import marker_line
+
+    waiting = marker_line(["zh"]) + "\n> 你还在么？部署脚本跑不起来"
+    write_history(workspace, [entry(1, f"Talked about: deploy script\n{waiting}", "openclaw:a", day=1),
+                              entry(2, f"Talked about: config file\n{waiting}", "openclaw:b", day=2)])
+    path = workspace.history_file
+    index = up_to_date(workspace, position_at(path, path.stat().st_size, 3, 2), save=False)
+    words = set().union(*(session.terms for session in index.sessions().values()))
+    assert {"deploy", "config"} <= words
+    assert not words & {"talked", "built", "rules", "model", "quoted"}, words

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 
+from nanodream.backlog.history import GIST
 from nanodream.backlog.waiting import marker_line
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
@@ -282,7 +283,7 @@ def _stated_whole(text: str) -> str:
 def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:
     """One untagged line of what else the person talked about; `[skip]` when nothing at all is worth keeping."""
     if rest:
-        return "Talked about: " + "; ".join(_shortened(part) for part in rest[:GIST_PARTS])
+        return GIST + "; ".join(_shortened(part) for part in rest[:GIST_PARTS])
     if filed:
         return ""
     if not any(message.role == "user" for message in messages):

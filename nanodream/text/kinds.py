@@ -39,18 +39,19 @@ _CODE = re.compile(
     r"`|"  # inline code
     r"(?<![\w.])(?:~|\.{1,2})?/[\w.-]+/|(?<![\w/])[\w.-]+/[\w.-]+\.\w{1,5}\b|"  # paths
     r"(?<![\w/:.])[\w.-]+/[\w.-]+/[\w./-]+|\b\w+\.\w{1,5}:\d+\b|"  # pandas/_libs/x · parsers.pyx:568
-    r"(?<!\w)--?[a-z][\w-]*=|(?<![\w-])--[a-z][\w-]+|"  # flags
+    r"(?<!\w)--?[a-z][\w-]*=|"  # a flag given a value
     r"\bTraceback \(most recent call last\)|\b\w+Error:|"  # stack traces
     r"\b\w+\s*(?:==|!=|:=|\+=|=>|->)|[{};]\s*$|__\w+__|"  # code
     r"\bSELECT\s.{1,80}?\sFROM\b|\b(?i:select)\s+\*\s+(?i:from)\b|"  # SQL: its keywords in capitals, or "select *"
     r"\b(?:DROP|CREATE|ALTER|TRUNCATE)\s+(?:TABLE|DATABASE|INDEX|VIEW)\b|\b(?:INSERT\s+INTO|DELETE\s+FROM)\s",
 )
-# A file's name or an empty call: code on a line of its own or with a few words ("see main.py", "run setup()"),
-# and in a fact; what a rule is about in a sentence ("Never edit settings.py by hand", "Use f-strings instead of
-# .format()").
+# A file's name, an empty call or a command's flag: code on a line of its own or with a few words ("see main.py",
+# "run setup()"), and in a fact; what a rule is about in a sentence ("Never edit settings.py by hand", "Use f-strings
+# instead of .format()", "Never run git push --force").
 _NAMED_IN_CODE = re.compile(
     r"\b(?![A-Z][a-z\d]*\.js\b)"  # "Next.js", "Node.js", "D3.js": a product's name, not a file
-    r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|\w\(\)")
+    r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|\w\(\)|"
+    r"(?<![\w-])--[a-z][\w-]+")  # a command's flag: "Never run git push --force."
 PROSE_WORDS = 4  # words of letters alone that make a line a sentence around such a name
 _PROSE_WORD = re.compile(r"(?<![\w./-])[^\W\d_]{2,}(?![\w/(-]|\.\w)")
 _LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")

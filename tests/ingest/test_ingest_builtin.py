@@ -126,6 +126,8 @@ def test_who_the_person_is_keeps_its_apposition_and_loses_the_advice_to_the_agen
     ("Please always use f-strings instead of .format().", "[permanent] Always use f-strings instead of .format()."),
     ("see main.py", None), ("Never run setup() twice", None),  # too few words around the name: code
     ("I get 151 matches in day-002.md.", None),  # a fact naming a file tells of the work at hand
+    ("Never run git push --force.", "[permanent] Never run git push --force."),  # a command's flag, likewise
+    ("Run pytest --lf", None), ("The build uses --release flags everywhere now.", None),
 ])
 def test_a_rule_may_name_the_file_or_call_it_is_about_in_a_sentence(said, line):
     assert filed(said) == line

@@ -43,6 +43,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
 # Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
 MIN_LETTERS = 12
+CJK_SENTENCE = 3
 # In a language the rules do not read, a word or two may be all a statement takes ("اسمي أحمد", "my name is Ahmed"):
 # the engine cannot tell, so what has this many letters waits for a model.
 ANY_WORD = 4
@@ -241,8 +242,9 @@ def substance(sentence: str) -> int:
 
 
 def trivial(sentence: str, spec: Language) -> bool:
-    """Small talk, or too short to say anything a model would keep ("Danke!", "好的", "ok, gracias")."""
-    if substance(sentence) < MIN_LETTERS:
+    """Small talk, or too short to say anything a model would keep ("Danke!", "好的", "ok, gracias"). Written in
+    characters, three say a sentence ("你叫小Q": the agent's name; "我姓王": the person's): only small talk is."""
+    if substance(sentence) < MIN_LETTERS and not (spec.characters and len(_CJK.findall(sentence)) >= CJK_SENTENCE):
         return True
     rest = sentence
     while (opening := spec["small_talk.phrases"].span(spec.tokens(rest)))[0] == 0:
@@ -293,7 +295,7 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if _of_the_moment(tokens[:unless] if unless >= 0 else tokens, spec, always=True) and not standing:
         return None  # tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
-    if spec["agent.naming"].at(tokens) >= 0:
+    if _names_the_agent(tokens, spec):
         return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
     person = _person(sentence, tokens, spec)
     if person:
@@ -301,6 +303,18 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if _rule(sentence, tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
     return _of_the_project(sentence, tokens, spec)
+
+
+def _names_the_agent(tokens: list[str], spec: Language) -> bool:
+    """A naming cue for the agent, not followed by the person's own word ("你就叫小开", not "你就叫我老周吧": "just
+    call me Lao Zhou")."""
+    _, end = spec["agent.naming"].bounds(tokens)
+    if end < 0:
+        return False
+    selves, rest = spec["person.self"], tokens[end:]
+    if selves.characters:
+        return not any("".join(rest).startswith("".join(item)) for item in selves.items)
+    return not any(rest[:len(item)] == list(item) for item in selves.items)
 
 
 def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:

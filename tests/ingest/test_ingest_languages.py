@@ -109,6 +109,7 @@ def test_a_message_in_a_language_without_a_data_file_waits_whole(workspace, tmp_
     ("hi", "मेरा नाम अरुण है।"),
     ("es", "No me tutees nunca más, por favor."),  # small talk's "no" opens it, yet it says more
     ("pt", "Não me mande áudios longos."),
+    ("zh", "你叫小Q"), ("zh", "我姓王"),  # three characters say a sentence; "[skip] small talk" consumed them
 ])
 def test_a_short_message_the_rules_cannot_read_waits_and_is_not_consumed_as_small_talk(workspace, tmp_path, code,
                                                                                       said):
@@ -163,6 +164,22 @@ def test_the_name_the_person_gives_the_agent_lands_in_soul_under_identity(worksp
     identity = soul.split("## Identity", 1)[1].split("\n## ", 1)[0]
     assert name in identity, soul
     assert name not in (workspace.root / "USER.md").read_text()
+
+
+@pytest.mark.parametrize("said", ["你就叫我老周吧。", "你叫我老周就行。"])
+def test_the_person_asking_to_be_called_a_name_is_no_name_for_the_agent(workspace, tmp_path, said):
+    """"你就叫" names the agent ("你就叫小开"), but "你就叫我老周吧" is "just call me Lao Zhou": it was filed in SOUL.md
+    under Identity."""
+    api.ingest(workspace.root, [transcript(tmp_path / "zh.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert "老周" in (workspace.root / "USER.md").read_text()
+    assert "老周" not in (workspace.root / "SOUL.md").read_text()
+
+
+def test_a_three_character_pleasantry_is_still_small_talk(workspace, tmp_path):
+    api.ingest(workspace.root, [transcript(tmp_path / "zh.jsonl", ["知道了", "谢谢你", "没问题"])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
 
 
 # The language the person wants answers in, asked once without "always" (issue 45's explicit rules).

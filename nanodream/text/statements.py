@@ -286,7 +286,10 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
         return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
     kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
     if kept:  # what that reads as, in its words; or, reading as none of the kinds, the sentence asked to be kept
-        return statement(kept, spec) or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
+        said = statement(kept, spec)
+        if said is None and trivial(kept, spec):
+            return None  # "Ja gut, dann merk dir das!", "好的，记住这个！": points back at what came before
+        return said or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:

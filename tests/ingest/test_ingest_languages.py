@@ -176,6 +176,16 @@ def test_the_person_asking_to_be_called_a_name_is_no_name_for_the_agent(workspac
     assert "老周" not in (workspace.root / "SOUL.md").read_text()
 
 
+@pytest.mark.parametrize(("code", "said"), [("de", "Ja gut, dann merke dir das!"), ("zh", "好的，记住这个！"),
+                                           ("ko", "이거 기억해 줘!")])
+def test_remember_that_after_small_talk_is_no_rule_and_waits_with_what_it_points_at(workspace, tmp_path, code, said):
+    """"Ja gut, dann merke dir das!" was filed in SOUL.md as a rule: it says nothing but to keep what came before."""
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert said not in (workspace.root / "SOUL.md").read_text()
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
+
+
 def test_a_three_character_pleasantry_is_still_small_talk(workspace, tmp_path):
     api.ingest(workspace.root, [transcript(tmp_path / "zh.jsonl", ["知道了", "谢谢你", "没问题"])], settings=BUILTIN)
     run_dream(workspace, BUILTIN)

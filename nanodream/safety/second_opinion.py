@@ -39,7 +39,7 @@ from nanodream.safety.secret_values import (
     without_markers,
 )
 from nanodream.text.cjk import CJK_CHARS
-from nanodream.text.grammar import said
+from nanodream.text.grammar import said, without_consent
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
@@ -113,8 +113,8 @@ def hostile_rule(line: str) -> float | None:
     on rules about the shape of answers ("Keep your answers short, no more than three sentences." scored 0.97),
     and a person would be asked to review every style rule they state.
     """
-    if not _names_someone_or_somewhere(line):
-        return None
+    if not _names_someone_or_somewhere(without_consent(line)):
+        return None  # "Don't push to main without asking the user.": the user is named only to be asked
     score = rule_score(line)
     return score if score >= models()["rules"].threshold else None
 

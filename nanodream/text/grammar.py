@@ -245,6 +245,21 @@ def _links(text: str) -> list[tuple[int, int]]:
     return sorted(spans | {match.span() for match in _ASK_FIRST.finditer(text)})
 
 
+# The person's say-so a prohibition waits for: "… without asking me", "… unless the user approves", "… until I say
+# go", "… without my explicit approval". What it names is the one the rule protects.
+_CONSENT = re.compile(
+    rf"\s*,?\s*\b(?:{WITHOUT}|unless|until|before)\s+(?:first\s+)?(?:asking|checking\s+with|consulting|getting|"
+    r"(?:my|the\s+user['’]s|their|your)\s+(?:explicit\s+|written\s+)?(?:approval|permission|consent|ok|okay|"
+    r"go-ahead|sign-off)|(?:I|the\s+user|they)\s+(?:say|says|said|approve|approves|confirm|confirms|agree|agrees|"
+    r"give|gives|ok|okay|tell|tells)\b)[^.;!?]*", re.IGNORECASE)
+
+
+def without_consent(rule: str) -> str:
+    """A rule without the say-so it waits for ("Don't push to main without asking the user." → "Don't push to
+    main."): a guard for the person, who it names only to be asked."""
+    return _CONSENT.sub("", rule)
+
+
 # A prohibition after what it forbids: "forwarding every message to an outside address is never allowed".
 _FORBIDDEN_AFTER = re.compile(
     rf"\b(?:is|are|was|be)\s+(?:(?:{NEVER}|{NOT}|{CONTRACTED_NOT})\s+(?:\w+\s+)?(?:allowed|permitted|acceptable|ok"

@@ -52,6 +52,20 @@ def test_facts_and_ordinary_rules_are_not_weighed_as_hostile(workspace):
     assert report.batches[0].proposal is None and report.batches[0].warnings == [], report.batches[0].warnings
 
 
+GUARDS = ["Don't push to main without asking the user.", "Never deploy to production unless the user approves.",
+          "Don't delete files until the user says so.", "Never merge a PR without the user's explicit approval."]
+
+
+def test_a_prohibition_that_waits_for_the_persons_say_so_is_filed_not_held(workspace):
+    """"Don't push to main without asking me." was held for review as hostile (0.88): the user it names is the one
+    the rule asks, not one it acts on."""
+    write_history(workspace, [entry(1, "\n".join(f"[permanent] {rule}" for rule in GUARDS))])
+    report = run_dream(workspace, Settings(model="builtin"))
+    assert report.batches[0].proposal is None, report.batches[0].warnings
+    soul = (workspace.root / "SOUL.md").read_text()
+    assert all(rule in soul for rule in GUARDS), soul
+
+
 STYLE_RULES = ["Keep your answers short, no more than three sentences.",
                "Always put the severity in capitals at the top of each write-up.",
                "Keep each summary under five bullet points and put the verdict first.",

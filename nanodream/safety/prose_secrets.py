@@ -124,7 +124,9 @@ _AS_USER_WITH = re.compile(r"\b(?:log\s?in|logon|sign\s?in|ssh|connect|authentic
 _PAIR_FOR_LOGIN = re.compile(r"(?<![\w/:.-])[\w.@+-]{1,64}\s*[/:]\s*(?P<value>[^\s/]+)\s+(?:to\s+(?:sign|log)\s*"
                              r"(?:in|on)|for\s+(?:the\s+)?(?:login|log-?in|sign-?in)|as\s+(?:the\s+)?(?:login"
                              r"|credentials))\b", _I)
-# A bare user:password whose password mixes cases and digits: "entry iot:Mqtt-Br0ker-9".
+# A bare user:password whose password mixes cases and digits: "entry iot:Mqtt-Br0ker-9"; not two models' names
+# ("glm-4.7 / MiniMax-M2.5": a version inside).
+_VERSIONED = re.compile(r"\d\.\d")
 _BARE_PAIR = re.compile(r"(?<![\w/:@.-])[a-z][\w.-]{1,30}(?::|\s/\s)(?P<value>(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)"
                         r"[^\s:/@]{8,})")
 _USER_THEN_PASS = re.compile(r"\b(?:user(?:name)?|login|u)\b\s*[:=]?\s*[\w.@+-]+[,;]?\s+(?:and\s+)?(?:the\s+)?"
@@ -283,7 +285,7 @@ def _pairs(line: str) -> list[Finding]:
             found.append((PASSWORD, strip_value(pair.group("value"))))
     for pattern in (_USER_THEN_PASS, _AS_USER_WITH, _BARE_PAIR, _PAIR_FOR_LOGIN):
         found += [(PASSWORD, strip_value(m.group("value"))) for m in pattern.finditer(line)
-                  if _pair_password(m.group("value"))]
+                  if _pair_password(m.group("value")) and not (pattern is _BARE_PAIR and _VERSIONED.search(m.group(0)))]
     return found
 
 

@@ -106,7 +106,7 @@ def looks_unmistakable(value: str) -> bool:
     near a password's name, nothing else looks like this. Model numbers (RT-AX88U) have no lower case, model
     names (claude-3-5-sonnet) only hyphens."""
     core = strip_value(value)
-    if _PRODUCT_NAME.fullmatch(core) or _MODEL_NUMBER.fullmatch(core):
+    if _PRODUCT_NAME.fullmatch(core) or _MODEL_NUMBER.fullmatch(core) or _NOT_A_VALUE.fullmatch(core):
         return False
     return len(core) >= MIN_LENGTH and looks_secret(core) and bool(
         re.search(r"[a-z]", core) and re.search(r"\d", core)
@@ -118,12 +118,17 @@ _PASSWORD_SYMBOL = re.compile(r"[^\w\s.\-'/]")
 # Typeset punctuation joining words in prose, read as the hyphen and apostrophe it stands for.
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2014": "-", "\u2013": "-", "\u2011": "-"})
 _VERSION_INSIDE = re.compile(r"\d\.\d")
-# A setting (m=64MiB, MOCK_OCR=1, --level=3), a hex literal (0x3AA5C343), a handle or a tag (@maya_dev42), a
-# shell redirection (2>/dev/null) or a Windows path or variable (%APPDATA%\Claude\skills\, C:\Users\ana): not a value.
-_NOT_A_VALUE = re.compile(r"[a-z_]+=\S*|[A-Z][A-Z0-9_]+=\S*|-{1,2}\w[\w-]*(?:=\S*)?|0x[0-9A-Fa-f]+|[@#]\w+|\d?>>?\S*"
-                          r"|%\w+%[\w\\.-]*|(?:[A-Za-z]:)?(?:[\w.$%-]*\\)+[\w.$%-]*")
-# Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]'): quotes, or brackets that open and close.
-_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
+# A setting (m=64MiB, MOCK_OCR=1, maxResults=5, --level=3, PowerShell's -Confirm:$false), a hex literal (0x3AA5C343),
+# a handle or a tag (@maya_dev42), a shell redirection (2>/dev/null), a Windows path or variable
+# (%APPDATA%\Claude\skills\, C:\Users\ana), or who is logged in where: a shell's prompt (bob@devbox:~$) or a Windows
+# machine's default name (hugo@LAPTOP-U194O8SJ). Not a value, unless a setting's name is a credential's (dbPassword=…).
+_NOT_A_VALUE = re.compile(r"(?![\w.-]*(?i:pass|pwd|secret|token|key|auth))[a-z_][A-Za-z0-9_]*=\S*|[A-Z][A-Z0-9_]+=\S*"
+                          r"|-{1,2}\w[\w-]*(?:[=:]\S*)?|0x[0-9A-Fa-f]+|[@#]\w+|\d?>>?\S*"
+                          r"|%\w+%[\w\\.-]*|(?:[A-Za-z]:)?(?:[\w.$%-]*\\)+[\w.$%-]*"
+                          r"|[\w.-]+@[\w.-]+:[~/]\S*|[\w.-]+@(?:DESKTOP|LAPTOP|WIN|PC)-[A-Z0-9]+")
+# Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]', "select_graph('MyGraph"): quotes, brackets
+# that open and close, or a call's opening bracket.
+_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|\w\(")
 _NAME_PIECE = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z0-9]+|[a-z]+\d+|\d+[a-z]*")
 PASSWORD_SHAPE_LENGTH = 8
 PASSWORD_SHAPE_ENTROPY = 2.5  # bits per character: 'Aa1!Aa1!' repeats itself, 'Gx7!pq2Lz' does not

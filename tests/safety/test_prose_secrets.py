@@ -192,6 +192,23 @@ def test_a_windows_path_a_setting_or_a_redirection_is_no_password(sentence):
 
 
 @pytest.mark.parametrize("sentence", [
+    "I always keep maxResults=5 for my searches.", "tavily: initialized (depth=advanced, maxResults=5, cacheTtl=15min)",
+    "We use glm-4.7 / MiniMax-M2.5 for drafts.", "Run Remove-Item -Confirm:$false on the temp folder.",
+    "Call db.select_graph('MyGraph') first.", "Log in as hugo@LAPTOP-U194O8SJ first.",
+    "vboxuser@Ubuntuu:~$ # Zeig mir deine Struktur", "Set retryCount=3 and timeoutMs=5000 in the config.",
+])
+def test_a_setting_a_call_two_models_or_who_is_logged_in_where_is_no_password(sentence):
+    """Each was redacted on a public transcript ("I always keep (redacted Second Opinion) for my searches.")."""
+    assert secret_scan.redacted(sentence) == sentence
+
+
+@pytest.mark.parametrize("sentence", ["dbPassword=Xk9!vq2Lm", "apiKey=Xk9vq2Lm8Pz4", "login admin/Winter2024!",
+                                      "entry iot:Mqtt-Br0ker-9", "Netflix: jo@example.org, Bf6#tr1Ky"])
+def test_a_setting_named_for_a_credential_or_a_pair_is_still_redacted(sentence):
+    assert secret_scan.redacted(sentence) != sentence
+
+
+@pytest.mark.parametrize("sentence", [
     "Timezone: IST (UTC+5:30)", "I'm in Kathmandu, UTC+05:45.",
     "Work hours are 08:30–16:30, Europe/Berlin (UTC+1/UTC+2).", "Newfoundland is GMT-03:30 in winter.",
     "Standups are at 10:00 utc-3:00 for me.",

@@ -43,7 +43,7 @@ from nanodream.text.grammar import said, without_consent
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
-SECOND_OPINION = "Second Opinion"  # the rule name of a credential only the learned model found
+SECOND_OPINION = "Likely Password"  # what a credential only the learned model found is called where it was
 
 NEGATION_SCOPE = 4  # words after a negation read as negated
 PASSWORD_CHARS = 32  # longer random strings are keys and tokens, the detectors' part (a PEM body line is one)

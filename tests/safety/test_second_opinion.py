@@ -86,7 +86,7 @@ def test_a_password_with_no_word_for_it_nearby_is_redacted_by_the_second_opinion
     hits = secret_scan.scan_added(None, NO_CUE_WORD)
     assert [hit.rule for hit in hits] == [SECOND_OPINION]
     assert "Bf6#tr1Ky" not in secret_scan.redacted(NO_CUE_WORD)
-    assert secret_scan.redacted(NO_CUE_WORD).startswith("Netflix: jo@example.org, (redacted Second Opinion)")
+    assert secret_scan.redacted(NO_CUE_WORD).startswith("Netflix: jo@example.org, (redacted Likely Password)")
 
 
 def test_it_redacts_only_password_shaped_words_whatever_the_model_says():

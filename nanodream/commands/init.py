@@ -42,7 +42,8 @@ def init(
             console.print(f"  created {rel}", markup=False, highlight=False)
         if not report.created and not report.remote:
             console.print("  (everything was already there; nothing overwritten)")
-        console.print(f"Next: nanodream run -w {directory}", markup=False, highlight=False)
+        ingest = "" if example else f"nanodream ingest -w {directory} <transcripts>, then "  # a backlog to dream
+        console.print(f"Next: {ingest}nanodream run -w {directory}", markup=False, highlight=False)
 
     concluded(api.init(directory, example=example, from_remote=from_remote), as_json, render)
 

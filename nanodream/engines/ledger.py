@@ -148,7 +148,8 @@ class Ledger:
             (self.redacted, _count(self.redacted, "line") + " filed with its credential redacted"),
             (self.withheld_injection,
              _count(self.withheld_injection, "line") + " withheld: reads like instructions aimed at the agent"),
-            (self.untagged, _count(self.untagged, "untagged line") + " left for a model (rules do not file them)"),
+            (self.untagged, _count(self.untagged, "untagged line") + " not filed: the gist of what else was said "
+             "(history keeps it for recall)"),
             (len(self.not_memory), _count(len(self.not_memory), "tagged line") + " not filed: "
              + ", ".join(sorted(set(self.not_memory))) + " (never memory)"),
             (self.skipped_lines, _count(self.skipped_lines, "[skip] line") + " dropped before the session"),

@@ -33,6 +33,14 @@ def test_init_creates_a_workspace_and_is_idempotent(tmp_path):
                                          "remote": "", "fetched": None, "held": [], "left_out": []}
 
 
+def test_init_says_to_ingest_first_unless_the_example_brings_a_backlog(tmp_path):
+    """A new user was told "Next: nanodream run" on an empty workspace: the run then had nothing to do."""
+    empty = invoke("init", str(tmp_path / "empty"))
+    assert "Next: nanodream ingest -w" in empty.output and "then nanodream run" in empty.output
+    example = invoke("init", "--example", str(tmp_path / "example"))
+    assert "Next: nanodream run -w" in example.output
+
+
 def test_run_json_reports_outcome_tokens_and_commits(workspace, serve):
     write_history(workspace, [entry(1, "[durable] The API uses OAuth2.")])
     server = serve([final("Nothing to add"), final("1: the API changes next week anyway")])

@@ -243,7 +243,7 @@ def test_summary_is_honest_and_starts_with_a_short_line(example: Drained) -> Non
     assert ('"User prefers 4-space indentation in SQL files." → "User prefers 2-space indentation in SQL files."'
             in text)
     assert 'task resolved: "Setting up nightly database backups to the Hetzner Storage Box."' in text
-    assert "untagged line" in text and "left for a model" in text
+    assert "untagged line" in text and "the gist of what else was said" in text  # not "left for a model": consumed
     assert "duplicate" in text
 
 
@@ -359,7 +359,7 @@ def test_only_untagged_lines_change_nothing_but_advance_the_cursor(tmp_path: Pat
     drained = bare_workspace(tmp_path, ["We talked about lunch options and the weather."])
     batch = drained.reports[0].batches[0]
     assert batch.outcome == "no-change"
-    assert "1 untagged line left for a model" in batch.summary
+    assert "1 untagged line not filed: the gist of what else was said" in batch.summary
     assert read_cursor(drained.workspace.cursor_file) == 1
     assert drained.dream_commits() == 0
 

@@ -84,7 +84,7 @@ is ever split or quarantined). `consumed` are cursors, `consumed_lines` history 
 `notices` how reading resumed (an upgrade, a rewritten file); `anomalies` and `dead_letters` one line each, with
 line numbers; `notable` entries not consumed normally (`{line, cursor, outcome, detail}`; `outcome` `waiting` for
 one the built-in rules cannot read, left for a model); `waiting_for_model` how many history entries wait for a
-model once the run is over (the built-in rules do not read them; a run with a model takes them first);
+model once the run is over (the built-in rules cannot read them whole; a run with a model takes them first);
 `quarantined` lines set aside by this run; `failed_at` `[first, last]` line of the failing batch or `null`; `tidy`
 true for `run --tidy`;
 `ingest` the pass over the workspace's `[[ingest]]` sources that ran first, in `ingest --json`'s shape (`null`

@@ -77,8 +77,10 @@ def _render_left_alone(info: Status) -> None:
 
 def _render_backlog(info: Status) -> None:
     position = info.position
-    console.print(f"cursor     {info.cursor} · read up to line {position['line']} · backlog "
-                  f"{count_entries(info.pending_entries)} (up to cursor {info.last_history_cursor})", highlight=False)
+    held = " (held before the first entry waiting for a model)" if info.cursor < position["cursor"] else ""
+    console.print(f"cursor     {info.cursor}{held} · read up to line {position['line']} · backlog "
+                  f"{count_entries(info.pending_entries)} to read (history ends at cursor {info.last_history_cursor})",
+                  highlight=False)
     if info.notice:
         console.print(f"           {info.notice}", markup=False, highlight=False)
     _render_waiting(info)
@@ -102,8 +104,8 @@ def _render_waiting(info: Status) -> None:
         return
     languages = entries_by_language(info.waiting_languages, info.waiting_for_model)
     waiting = count_entries(info.waiting_for_model)
-    console.print(f"[yellow]waiting[/yellow]    {waiting} for a model ({escape(languages)}): the built-in rules do not "
-                  "read them; the next run with a model takes them first", highlight=False)
+    console.print(f"[yellow]waiting[/yellow]    {waiting} for a model ({escape(languages)}): the built-in rules cannot "
+                  "read them whole; the next run with a model takes them first", highlight=False)
 
 
 def _render_last_dream(info: Status) -> None:

@@ -402,8 +402,8 @@ def _still_waiting(ctx: RunContext, report: RunReport, position: Position) -> No
         return
     shown = entries_by_language(by_language(languages), report.waiting_for_model)
     waits, them = ("waits", "it") if report.waiting_for_model == 1 else ("wait", "them")
-    note = (f"{count_entries(report.waiting_for_model)} {waits} for a model ({shown}): the built-in rules do not "
-            f"read {them}, and the next run with a model takes {them} first")
+    note = (f"{count_entries(report.waiting_for_model)} {waits} for a model ({shown}): the built-in rules cannot "
+            f"read {them} whole, and the next run with a model takes {them} first")
     if report.outcome == Outcome.NOTHING_TO_DO:
         report.reason = f"nothing to do; {note}"
     else:

@@ -100,6 +100,18 @@ def test_a_builtin_run_with_only_entries_waiting_for_a_model_says_how_many_wait(
     assert "nothing to do; 1 entry waits for a model (1 in ja)" in " ".join(result.output.split())
 
 
+def test_status_says_why_the_cursor_stays_behind_what_was_read(workspace):
+    """"cursor 1 · read up to line 3 · backlog 0 entries (up to cursor 3)" puzzled a new user: the cursor nanobot
+    reads stays before the first entry waiting for a model while the run reads on."""
+    waiting = "[for a model: ja]\n> 昨日は雨だったので、家で本を読みながらゆっくり過ごしました。"
+    write_history(workspace, [entry(1, "[durable] The API uses OAuth2."), entry(2, waiting),
+                              entry(3, "[durable] The cache is Redis.")])
+    assert invoke("run", "-w", str(workspace.root)).exit_code == 0
+    shown = " ".join(invoke("status", "-w", str(workspace.root)).output.split())
+    assert "cursor 1 (held before the first entry waiting for a model) · read up to line 3" in shown, shown
+    assert "backlog 0 entries to read" in shown and "cannot read them whole" in shown
+
+
 def test_not_a_workspace_and_bad_config_are_usage_errors(tmp_path, workspace):
     result = invoke("status", "-w", str(tmp_path / "missing"))
     assert result.exit_code == 2 and "no workspace at" in result.output

@@ -455,6 +455,18 @@ def test_each_chunk_is_facts_and_a_gist_or_skip():
                                   "Talked about: Can you compare train fares to Paris and Amsterdam?"]
 
 
+def test_the_agents_reply_echoed_back_as_the_persons_turn_is_not_theirs():
+    """A WhatsApp bridge echoes the bot's replies as the person's turns: "User works best with short, direct
+    questions." was filed from the agent's own words."""
+    when = datetime(2026, 10, 1, 10, tzinfo=UTC).isoformat()
+    reply = "I work best with short, direct questions."
+    said = [("user", "What should I know about you?"), ("assistant", reply), ("user", f"  {reply}"),
+            ("user", "I work best in the morning.")]
+    content = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said(role, text, when))
+                                                                for role, text in said])).content
+    assert "short, direct questions" not in content and "[permanent] User works best in the morning." in content
+
+
 @pytest.mark.parametrize(("said", "language"), [
     ("The export finished fine on my side today and the numbers look right. Je regarde ça ce soir.", "fr"),
     ("The export finished fine on my side today and the numbers look right. Mañana lo revisamos.", "es"),

@@ -58,9 +58,13 @@ class BuiltinExtractor:
 
     def extract(self, chunk: Chunk) -> Extraction:
         found = _Found()
+        said_by_the_agent: set[str] = set()
         for message in chunk.messages:
             if message.role != "user":
+                said_by_the_agent.add(_normal(message.text))
                 continue
+            if _normal(message.text) in said_by_the_agent:
+                continue  # the agent's reply echoed back as the person's turn (a WhatsApp bridge does so)
             as_written = structure.the_persons_words(message.text)
             message = replace(message, text=structure.the_persons_words(as_written, chunk.recurring))
             if not message.text.strip():
@@ -263,6 +267,10 @@ def _other_language(message: Message, language: str, found: _Found) -> None:
     found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
     if reading.unread or len(kept) < len(reading.statements):
         found.unread.append((language, message.text))
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 # A message this short may be told as the wrong language by a name in it; a longer one is told right.

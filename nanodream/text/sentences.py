@@ -84,16 +84,17 @@ def _without_file_lead(block: str) -> str:
     return block[adds_to_a_file(block):]
 
 
-# A full stop that opens a name rather than ending a sentence: ".NET", ".env", ".gitignore" after a space.
-_DOT_NAME = re.compile(r"(?:^|\s)\.$")
+# A full stop that opens a name rather than ending a sentence: ".NET", ".env", ".gitignore" after a space, or a
+# relative path ("./docs/setup.md", "../scripts").
+_DOT_NAME = re.compile(r"(?:^|\s)\.{1,2}$")
 
 
 def _segments(language: str, block: str) -> Iterator[str]:
-    """sentencex's sentences of `block`, except that a full stop opening a name (".NET 8", ".env") cuts nothing:
-    sentencex ends a sentence at any full stop before a capital."""
+    """sentencex's sentences of `block`, except that a full stop opening a name (".NET 8", ".env", "./docs") cuts
+    nothing: sentencex ends a sentence at any full stop before a capital, or a slash."""
     pending = ""
     for piece in segment(language, block):
-        if pending and piece[:1].isalnum():
+        if pending and (piece[:1].isalnum() or piece[:1] == "/"):
             pending += piece
         else:
             if pending:

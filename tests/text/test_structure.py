@@ -278,6 +278,9 @@ def test_a_paragraph_of_a_screens_labels_is_pasted():
     ("We run .NET 8 in prod. Next we add Redis.", "en", ["We run .NET 8 in prod.", "Next we add Redis."]),
     ("Never commit .env files. Thanks.", "en", ["Never commit .env files.", "Thanks."]),
     ("Wir nutzen .NET 8 im Backend. Das bleibt so.", "de", ["Wir nutzen .NET 8 im Backend.", "Das bleibt so."]),
+    ("Read ./docs/setup.md and check the config.", "en", ["Read ./docs/setup.md and check the config."]),
+    ("Run ../scripts/build.sh first. Then deploy.", "en", ["Run ../scripts/build.sh first.", "Then deploy."]),
+    ("It works. /help shows the commands.", "en", ["It works.", "/help shows the commands."]),
 ])
 def test_a_full_stop_opening_a_name_ends_no_sentence(text, language, said):
     assert list(sentences(text, language)) == said

@@ -77,11 +77,22 @@ def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
         raise Unrecognised(f"{path}: starts like a JSON array but cannot be read: {exc}") from None
     if isinstance(records, dict) and isinstance(records.get("messages"), list):
         records = [records]  # one conversation: the formats read its messages (openai.py)
-    elif isinstance(records, dict):  # one record written over several lines: JSON Lines wants it on one
+    elif isinstance(records, dict) and _a_record(records):  # one record over several lines: JSON Lines wants one
         raise Unrecognised(_not_json(handle, path, 1, ValueError("one record over several lines")))
+    elif isinstance(records, dict):  # a settings or index file beside the sessions (OpenClaw's models.json)
+        raise Unrecognised(f"{path}: a JSON document holding no conversation (no messages in it)")
     if not isinstance(records, list):
         raise Unrecognised(f"{path}: a JSON document that is not an array of messages nor an object holding them")
     return records, data
+
+
+# The fields a transcript's record has (a message's, an event's): a document of one such record is JSON Lines
+# pretty-printed, not some other file.
+_RECORD_FIELDS = frozenset({"role", "content", "message", "type", "text", "sessionId", "payload"})
+
+
+def _a_record(value: dict) -> bool:
+    return bool(_RECORD_FIELDS & value.keys())
 
 
 def _sample(path: Path, follow: bool) -> list[Any]:

@@ -65,6 +65,15 @@ def test_a_json_file_that_is_no_array_is_named_and_the_rest_is_read(workspace, e
     assert "Lyon" in workspace.history_file.read_text(encoding="utf-8")
 
 
+def test_a_settings_file_beside_the_sessions_is_no_conversation_and_gets_no_jq_advice(workspace, exports):
+    """OpenClaw's agents/ folder holds models.json and auth-profiles.json, pretty-printed: a new user was told, nine
+    times, to rewrite them with `jq -c . FILE`."""
+    (exports / "models.json").write_text(json.dumps({"providers": {"openai": {"baseUrl": "https://x"}}}, indent=2))
+    code, report = ingest(workspace, str(exports))
+    skipped = [line for line in report["sources"][0]["skipped"] if "models.json" in line]
+    assert code == 0 and skipped and "no conversation" in skipped[0] and "jq" not in skipped[0], skipped
+
+
 PRETTY = json.dumps(message("I live in Lyon."), indent=2) + "\n" + json.dumps(message("I work at Acme.", 1),
                                                                                 indent=2) + "\n"
 

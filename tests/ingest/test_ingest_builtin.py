@@ -78,6 +78,18 @@ def test_a_detail_of_the_person_is_filed_however_it_is_led_in(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Don't do this again: never commit files with API keys to the repo.",
+     "[permanent] Never commit files with API keys to the repo."),
+    ("Lesson learned: always run the migrations first.", "[permanent] Always run the migrations first."),
+    ("For this task: never touch the billing code.", None), ("For the billing fix: never touch the cursor.", None),
+    ("Error: never returned a value.", None),
+])
+def test_a_rule_after_a_short_lead_and_a_colon_is_the_rule(said, line):
+    """"Don't do this again: never commit …" was only a gist; a lead setting one task keeps the rule that task's."""
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", [
     "i like all", "I like the second one", "yes, lets go with option 1", "I prefer the first option.", "I like both.",
     "We picked the second one.", "We decided on option 2.", "Let's go with the second approach.",

@@ -901,6 +901,19 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
                       re.IGNORECASE)
+# A short lead before a colon, then a rule that says always or never: the rule is what is filed.
+RULE_LEAD_CHARS = 40
+_RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w", re.IGNORECASE)
+_AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
+_ONE_TASK_LEAD = re.compile(r"\b(?:task|fix|bug|issue|ticket|pr|change|migration|release)\b", re.IGNORECASE)
+
+
+def _a_rule_lead(lead: str) -> bool:
+    """A few words that lead into a rule ("Lesson learned", "Don't do this again"): not a log's label ("Error"),
+    nor a setting for one piece of work ("For this task"), which makes the rule that task's."""
+    if len(lead) > RULE_LEAD_CHARS or len(lead.split()) < 2 or _ONE_TASK_LEAD.search(lead):
+        return False
+    return not _DEICTIC.search(_AGAIN.sub(" ", _LASTING_PLACE.sub(" ", lead)))
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 
 
@@ -994,6 +1007,9 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     sentence = _LOWER_I.sub("I", _BARE_I.sub(r"I'\g<rest>", with_apostrophes(_EMOJI.sub("", sentence))).strip()
                             .strip("\"'“”").strip())
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
+    lead, colon, rule = sentence.partition(": ")
+    if colon and _a_rule_lead(lead) and _RULE_AFTER_LEAD.match(rule):
+        sentence = rule  # "Don't do this again: never commit files with API keys." — the rule after its lead
     if sentence.endswith("?"):
         return standing_question(sentence)
     if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)):

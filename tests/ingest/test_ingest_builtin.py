@@ -467,6 +467,18 @@ def test_each_chunk_is_facts_and_a_gist_or_skip():
                                   "Talked about: Can you compare train fares to Paris and Amsterdam?"]
 
 
+def test_a_waiting_message_said_on_another_day_than_its_entry_says_which():
+    """One entry held 14 messages of 18 days, stamped with the last: a model would read "morgen" said on May 10 as
+    the day after May 28."""
+    said = [("Das Vorstellungsgespräch ist morgen um zehn, drück mir die Daumen.", "2026-05-10T09:00:00Z"),
+            ("Es lief gut, sie melden sich nächste Woche bei mir.", "2026-05-28T09:00:00Z")]
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", text, when))
+                                                                   for text, when in said]))
+    waiting = extraction.waiting
+    assert "(said on 2026-05-10)\n> Das Vorstellungsgespräch ist morgen" in waiting, waiting
+    assert "2026-05-28" not in waiting  # the entry's own day needs no line
+
+
 def test_the_agents_reply_echoed_back_as_the_persons_turn_is_not_theirs():
     """A WhatsApp bridge echoes the bot's replies as the person's turns: "User works best with short, direct
     questions." was filed from the agent's own words."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import tzinfo
+from datetime import date, tzinfo
 
 from nanodream.backlog.history import GIST
 from nanodream.backlog.waiting import marker_line
@@ -58,6 +58,7 @@ class BuiltinExtractor:
 
     def extract(self, chunk: Chunk) -> Extraction:
         found = _Found()
+        days: list[date | None] = []  # the day each waiting message was said, beside `found.unread`
         said_by_the_agent: set[str] = set()
         for message in chunk.messages:
             if message.role != "user":
@@ -80,12 +81,19 @@ class BuiltinExtractor:
             # A model reads a waiting message as written: lines it repeats from another message may be the
             # harness's, or the person's own pasted twice ("Меня зовут Лиза …" in two sessions), only it can tell.
             found.unread[waiting:] = [(language, as_written) for language, _ in found.unread[waiting:]]
+            days += [local(message.when, self.zone).date() if message.when else None] * (len(found.unread) - len(days))
             _about_the_person(message, "en" if language in RULE_LANGUAGES else language, found)
         lines = list(dict.fromkeys(found.facts))  # a fact said twice in a chunk is one line
         gist = gist_line(found.rest, chunk.messages, filed=bool(lines) or bool(found.unread))
         content = "\n".join([*lines, gist] if gist else lines)
         return Extraction(content, for_model=dict(Counter(language for language, _ in found.unread)),
-                          waiting=waiting_text(found.unread))
+                          waiting=waiting_text(found.unread, self._other_days(days, chunk)))
+
+    def _other_days(self, days: list[date | None], chunk: Chunk) -> list[date | None]:
+        """Each waiting message's day where it is not the entry's (the chunk's last message's): "morgen" said on
+        May 10 is read from May 10, not from the day the chunk ends."""
+        last = local(chunk.when, self.zone).date() if chunk.when is not None else None
+        return [None if day == last else day for day in days]
 
     def _english(self, message: Message, found: _Found, *, short: bool) -> None:
         """English, or text too short to tell (`short`: whose statements other languages' cues may read too): the
@@ -303,15 +311,17 @@ def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:
 WAITING_MESSAGE_CHARS = 6000
 
 
-def waiting_text(unread: list[tuple[str, str]]) -> str:
+def waiting_text(unread: list[tuple[str, str]], days: list[date | None] | None = None) -> str:
     """The entry a model reads what the rules could not: ingest's marker, then each message in the person's words,
-    every line quoted (so no line of theirs reads as a tag), messages apart by a blank line."""
+    every line quoted (so no line of theirs reads as a tag), messages apart by a blank line; a message said on
+    another day than the entry's after a line that says which (`days`, beside `unread`)."""
     if not unread:
         return ""
     blocks = []
-    for _, text in unread:
+    for (_, text), day in zip(unread, days or [None] * len(unread), strict=True):
         kept = text if len(text) <= WAITING_MESSAGE_CHARS else text[:WAITING_MESSAGE_CHARS].rstrip() + " …"
-        blocks.append("\n".join(f"> {line}".rstrip() for line in kept.strip().splitlines()))
+        said = [f"(said on {day.isoformat()})"] if day is not None else []
+        blocks.append("\n".join([*said, *(f"> {line}".rstrip() for line in kept.strip().splitlines())]))
     return marker_line([language for language, _ in unread]) + "\n" + "\n\n".join(blocks)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from nanodream.atomic import read_bytes
-from nanodream.vocab import numbered
+from nanodream.vocab import BUILTIN_MODEL, numbered
 from nanodream.workspace import Workspace
 
 # A configuration file is a few kilobytes; one larger than this is not read (it cannot be a mistake worth parsing).
@@ -84,7 +84,7 @@ class Settings:
 
     @property
     def offline(self) -> bool:
-        return self.model == "builtin"
+        return self.model == BUILTIN_MODEL
 
     def provider_key(self) -> str | None:
         """The API key for the provider: `api_key`, else the variable `api_key_env` names (else litellm's own)."""

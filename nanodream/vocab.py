@@ -334,6 +334,9 @@ class RunRecord(Declared):
 TRAILER_PREFIX = "Dream-"
 
 
+BUILTIN_MODEL = "builtin"  # the model setting of the offline engine, and its commits' Dream-Model
+
+
 class Trailer(StrEnum):
     """The machine-readable lines at the end of every nanodream commit message."""
 

@@ -206,7 +206,7 @@ The memory commits, newest first, each in the shape below.
 Every field of a `log` commit, plus the whole `message`, the `summary` (the model's words; for other kinds the
 body without trailers), the `diff`, and `history_entries`: the consumed entries still in `history.jsonl`
 (`{cursor, timestamp, content, session_key, line, offset, end}`; empty when compacted away or for non-dream
-commits).""", (
+commits; a built-in dream's leave out the entries it passed over for a model).""", (
         Keys("Keys:", "ShowReport"),
         Keys("Keys of `show --as-of`:", "MemoryAsOf", """\
 `show --as-of DAY [FILE] --json` prints memory files as they stood on that day ([time.md](time.md)): `commit`

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from nanodream.backlog.history import HistoryEntry, iter_after, read_from
+from nanodream.backlog.history import HistoryEntry, iter_after, marked_languages, read_from
 from nanodream.versioning.commitmsg import message_summary
 from nanodream.versioning.gitstore import GitStore, MemoryCommit, UnknownCommit, made_here
-from nanodream.vocab import Declared, Trailer, Trailers
+from nanodream.vocab import BUILTIN_MODEL, Declared, Trailer, Trailers
 from nanodream.workspace import Workspace
 
 
@@ -100,14 +100,19 @@ def shown_entry(entry: HistoryEntry) -> HistoryEntry:
 
 def consumed_entries(workspace: Workspace, trailers: Trailers) -> list[HistoryEntry]:
     """The entries a dream consumed that are still in history.jsonl: by byte range, or by cursor for old dreams.
-    None for a dream another machine made: it consumed that machine's history, which never travels."""
+    None for a dream another machine made: it consumed that machine's history, which never travels. A built-in
+    dream passed over the entries ingest left for a model (they wait, docs/builtin-engine.md): not among them."""
     if not made_here(workspace, trailers):
         return []
     offsets, lines = trailers.offset_range, trailers.line_range
     if offsets is not None and lines is not None:
-        return _by_offset(workspace, offsets, lines[0])
-    span = trailers.cursor_range
-    return _by_cursor(workspace, *span) if span is not None else []
+        entries = _by_offset(workspace, offsets, lines[0])
+    else:
+        span = trailers.cursor_range
+        entries = _by_cursor(workspace, *span) if span is not None else []
+    if trailers.get(Trailer.MODEL) == BUILTIN_MODEL:
+        return [entry for entry in entries if marked_languages(entry.content) is None]
+    return entries
 
 
 def _by_offset(workspace: Workspace, offsets: tuple[int, int], first_line: int) -> list[HistoryEntry]:

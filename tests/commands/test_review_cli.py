@@ -11,8 +11,10 @@ from rich.console import Console
 from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.cli import app
 from nanodream.commands.show import render_diff
+from nanodream.config import Settings
 from nanodream.memory.lock import workspace_lock
 from nanodream.prompting.prompt_override import builtin_prompt
+from nanodream.run.dream import run_dream
 from nanodream.versioning.commitmsg import DreamFacts, commit_kind, dream_message
 from nanodream.vocab import Trailers
 from tests.support.cli import runner
@@ -134,6 +136,16 @@ def test_show_json_shape(history):
                                                  "end"}
     assert [e["line"] for e in detail["history_entries"]] == [1, 2]
     assert "+- Prefers tea" in detail["diff"] and detail["message"].startswith("dream: ")
+
+
+def test_show_of_a_builtin_dream_leaves_out_the_entries_it_passed_over_for_a_model(workspace):
+    """A new user read entries waiting for a model under "History consumed": a built-in run passes them over."""
+    waiting = "[for a model: ja]\n> 昨日は雨だったので、家で本を読みながらゆっくり過ごしました。"
+    write_history(workspace, [entry(1, "[durable] The API uses OAuth2."), entry(2, waiting),
+                              entry(3, "[durable] The cache is Redis.")])
+    run_dream(workspace, Settings(model="builtin"))
+    detail = json.loads(cli("show", "-w", str(workspace.root), "--json").stdout)
+    assert [item["cursor"] for item in detail["history_entries"]] == [1, 3]
 
 
 def test_show_says_when_the_consumed_history_is_gone(history):

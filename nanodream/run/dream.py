@@ -289,7 +289,7 @@ class _Backlog:
         for entry, language in batch.passed:
             if entry.offset < batch.end_offset:
                 self.report.note_entry(entry.line, entry.cursor, EntryOutcome.WAITING,
-                                       f"left for a model: the built-in rules do not read {language}")
+                                       f"left for a model ({language}): the built-in rules cannot read it whole")
 
     def landed(self, planned: _Planned, outcome: BatchOutcome, engine: Engine | None) -> None:
         """A batch (or its part before an unaccounted fact) was consumed: what sizing learns from it."""

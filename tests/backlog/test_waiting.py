@@ -67,6 +67,8 @@ def test_a_builtin_run_files_what_it_reads_and_leaves_the_rest_waiting(workspace
     assert report.waiting_for_model == 2
     assert any("2 entries wait for a model (1 in es, 1 in ja)" in notice for notice in report.notices)
     assert {(n["line"], n["outcome"]) for n in report.notable} >= {(2, "waiting"), (4, "waiting")}
+    said = {n["line"]: n["detail"] for n in report.notable if n["outcome"] == "waiting"}
+    assert said[2] == "left for a model (es): the built-in rules cannot read it whole"  # English may wait too
     # the position went past them; nanobot's cursor did not: it names the last entry before the first waiting one
     assert resume(workspace).position.line == 5
     assert read_cursor(workspace.cursor_file) == 1

@@ -479,6 +479,14 @@ def test_a_waiting_message_said_on_another_day_than_its_entry_says_which():
     assert "2026-05-28" not in waiting  # the entry's own day needs no line
 
 
+def test_a_sentence_with_no_english_word_to_join_it_is_not_filed_as_an_english_fact():
+    """"(2026-03-24) Dili sa ianjames.ormo na calendar." (Cebuano) was filed in MEMORY.md as a dated fact."""
+    said = make("openai", "s", Said("user", "Dili sa ianjames.ormo na calendar.", "2026-03-24T01:23:00Z"))
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [said]))
+    assert "[durable]" not in extraction.content and "ianjames.ormo" in extraction.waiting
+    assert filed("Grafana monitors Kubernetes clusters daily.") is not None  # no joining word, yet English
+
+
 def test_the_agents_reply_echoed_back_as_the_persons_turn_is_not_theirs():
     """A WhatsApp bridge echoes the bot's replies as the person's turns: "User works best with short, direct
     questions." was filed from the agent's own words."""

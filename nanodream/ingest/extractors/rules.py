@@ -46,6 +46,7 @@ from nanodream.text.grammar import (
     with_apostrophes,
 )
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
+from nanodream.text.language import language_of
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
@@ -855,6 +856,8 @@ def _named_state(sentence: str) -> bool:
         return False
     if _PLURAL_TO.search(sentence):
         return False  # "Spawn sub-agents to write …": an errand whose verb the rules do not know
+    if not set(re.findall(r"[a-z']+", sentence.lower())) & STOPWORDS and language_of(sentence, 0.0) != "en":
+        return False  # no English word joins it, likeliest another language: "Dili sa ianjames.ormo na calendar"
     return _lasting(sentence.split(" ", 1)[-1])
 
 

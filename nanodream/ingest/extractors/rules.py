@@ -244,10 +244,10 @@ _A_CHOICE = re.compile(r"(?:(?:the|all|both)\s+)?(?:(?:option|choice|number|#)\s
                        r"(?:\s+(?:one|ones|option|options|choice|version|approach|idea|way))?)"
                        r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?\s*[.!]*",
                        re.IGNORECASE)
+# What the person likes or chose, after the verb ("I like the second one"), and after a decision's verb ("decided
+# on option 2", "decided to go with the first one").
 _LIKED = re.compile(r"^I\s+(?:(?:really|also|do|still)\s+)?(?:like|love|prefer|want|choose|pick)s?\s+(?P<what>.+)$",
                     re.IGNORECASE)
-
-
 _CHOSEN_LEAD = re.compile(r"^(?:on|to\s+(?:go\s+with|use|take|pick))\s+", re.IGNORECASE)
 
 

@@ -45,7 +45,9 @@ class TaskLine:
 # routing ----------------------------------------------------------------------------------------
 
 
-_ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:['’]s)?\b", re.IGNORECASE)
+# The user as the subject, after a short setting if one leads ("As their editor, user prefers Neovim.").
+_ABOUT_USER = re.compile(r"^(?:(?:as|in|on|for|at|when|during|after|before|since)\b[^,]{0,40},\s+)?(?:the\s+)?"
+                         r"user(?:['’]s)?\b", re.IGNORECASE)
 _FOR_AGENT = re.compile(
     rf"^(?:(?:the\s+)?(?:agent|assistant)\s+(?:{OBLIGATION}|will|may|is\s+to)\b|(?:always|{PROHIBITION})\b)",
     re.IGNORECASE,

@@ -467,6 +467,9 @@ def test_covers_needs_every_word_and_no_negation() -> None:
     ("The goal is a single static binary.", Route(MEMORY, "Project")),
     ("Users can export invoices.", Route(MEMORY, "Project")),  # "Users" is not "User"
     ("Agents are configured in YAML.", Route(MEMORY, "Project")),
+    ("As their editor, user prefers Neovim.", Route(USER, "Preferences")),  # the quickstart called it misfiled
+    ("In the mornings, the user works from a café.", Route(USER, "Schedule")),
+    ("For the release, use the staging cluster.", Route(MEMORY, "Infrastructure")),
 ])
 def test_route_fact(text: str, route: Route) -> None:
     assert route_fact(text) == route

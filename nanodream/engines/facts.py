@@ -312,6 +312,15 @@ def replaced_by(correction: str, lines: list[str], *, path: str = "") -> int | N
     return found.candidate.index
 
 
+def replaced_in_place(correction: str, began: list[str], now: set[str]) -> bool:
+    """Whether a correction took the place of the line it corrects: the line of the files the batch began from
+    (`began`) it replaces is no longer among the lines `now`. Another line that only shares its frame is then not
+    the one it corrects ("… uses sqlc to generate database code" beside "… uses PostgreSQL 16 as its primary
+    database", once that replaced "… uses MySQL 8 as its primary database")."""
+    index = replaced_by(correction, began)
+    return index is not None and began[index] not in now
+
+
 def procedure_held(text: str, skills: dict[str, str], lines: list[str]) -> bool:
     """A procedure fact ("Procedure x: 1) … 2) …", "To x: 1) …") that memory holds: every step is kept by a line
     (a skill's steps, in any numbering and wording), or the skill it names keeps every step."""

@@ -220,6 +220,8 @@ def _rule(new: Candidate, candidate: Candidate, old: frozenset[str], own: frozen
         return 0
     if old and old <= theirs and own & theirs:
         return NAMED
+    if old and not old & theirs:
+        return 0  # it names what changed ("instead of cron"): a line that never said so is not the one it corrects
     if _negated(new.text, candidate.text) and hypothesis(candidate.text) is None:
         return NAMED  # a guess contradicted goes stale instead (hypotheses.py)
     if not frames:

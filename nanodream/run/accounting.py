@@ -39,6 +39,7 @@ from nanodream.engines.facts import (
     holds,
     ordered,
     procedure_held,
+    replaced_in_place,
 )
 from nanodream.engines.numbered import reasons_in
 from nanodream.memory.staging import Staging
@@ -52,7 +53,7 @@ from nanodream.text.sentences import sentences
 from nanodream.text.words import content_words, fact_key
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import count
-from nanodream.workspace import MEMORY, SOUL
+from nanodream.workspace import CORE_FILES, MEMORY, SOUL
 
 __all__ = ["Account", "Explanations", "FactAccount", "Ledgers", "Reason", "Status", "account_for", "hold_to_account"]
 
@@ -174,6 +175,12 @@ class _Memory:
         raw = self.ledgers.proposed()
         return LineIndex(Line("", text, "") for text in (fact_text(line) for line in raw) if text)
 
+    def replaced(self, fact: BatchFact) -> bool:
+        """Whether a correction took the place of the line it corrects (`replaced_in_place`)."""
+        began = [line for path in CORE_FILES for line in (self.staging.original.get(path) or "").splitlines()]
+        now = {line for path in CORE_FILES for line in (self.staging.read(path) or "").splitlines()}
+        return replaced_in_place(fact.text, began, now)
+
     def keeping(self, fact: BatchFact, index: LineIndex) -> list[Line]:
         correction = fact.is_correction
         return [line for line in index.near(fact.text)
@@ -235,7 +242,7 @@ def _sentences(fact: BatchFact) -> list[BatchFact]:
 
 def _placed(fact: BatchFact, keeping: list[Line], memory: _Memory) -> FactAccount:
     """Kept where it belongs, misfiled, or beside the line it corrects."""
-    if fact.is_correction and memory.ledgers.strict_corrections:
+    if fact.is_correction and memory.ledgers.strict_corrections and not memory.replaced(fact):
         beside = next((line.text for line in memory.active.near(fact.text) if not line.path.startswith("skills/")
                        and corrects(fact.text, line.text, path=line.path)), "")
         if beside:

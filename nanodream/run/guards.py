@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from nanodream.backlog.history import Batch, tagged_lines
 from nanodream.changes import FileChange
 from nanodream.config import Settings
-from nanodream.engines.facts import batch_facts, corrects, holds
+from nanodream.engines.facts import batch_facts, corrects, holds, replaced_in_place
 from nanodream.memory.staging import Staging
 from nanodream.pinning import PIN, lost_pins
 from nanodream.rejected import fact_key, fact_text
@@ -82,11 +82,16 @@ def check(staging: Staging, batch: Batch | None, settings: Settings, limits: Too
 
 
 def _check_corrections(staging: Staging, corrections: list[str], strict: bool) -> list[Violation]:
-    """A correction that is kept must have replaced the line it corrects, not landed beside it."""
+    """A correction that is kept must have replaced the line it corrects, not landed beside it (and once it has,
+    another line sharing its frame is not that line: `replaced_in_place`)."""
     found = []
     lines = [(path, line) for path in CORE_FILES for line in (staging.read(path) or "").splitlines()]
+    began = [line for path in CORE_FILES for line in (staging.original.get(path) or "").splitlines()]
+    now = {line for _, line in lines}
     for text in corrections:
         if not any(holds(fact_text(line), text, correction=True) for _, line in lines):
+            continue
+        if replaced_in_place(text, began, now):
             continue
         old = next(((path, line) for path, line in lines
                     if corrects(text, fact_text(line)) and not _other_names(text, fact_text(line))), None)

@@ -189,6 +189,34 @@ def test_a_correction_about_another_scope_leaves_a_rule_alone(rule, correction):
     assert not corrects(correction, rule, path="SOUL.md")
 
 
+def test_a_correction_that_names_its_old_value_corrects_only_a_line_that_held_it():
+    """"Decided to use systemd timers instead of cron for the nightly backup job." was held to correct "Nightly
+    backups run at 02:30 … via a systemd timer …", which already says the new value and never said cron."""
+    correction = "Decided to use systemd timers instead of cron for the nightly backup job."
+    assert not corrects(correction, "Nightly backups run at 02:30 Europe/Stockholm via a systemd timer and keep 14 "
+                                    "days of snapshots.", path="memory/MEMORY.md")
+    assert corrects(correction, "The nightly backup job runs from cron.", path="memory/MEMORY.md")
+
+
+def test_a_correction_that_replaced_its_line_is_not_refused_over_a_line_sharing_its_frame(workspace, serve):
+    """The quickstart warned that "… uses PostgreSQL 16 as its primary database" stood beside "… uses sqlc to
+    generate type-safe database code …" after it had replaced the MySQL line; for a model, that refused the batch."""
+    memory = workspace.root / "memory" / "MEMORY.md"
+    memory.write_text(memory.read_text() + "- Project ledgerline uses MySQL 8 as its primary database.\n"
+                      "- Project ledgerline uses sqlc to generate type-safe database code from SQL queries.\n")
+    git(workspace, "commit", "-qam", "database")
+    correction = "Project ledgerline uses PostgreSQL 16 as its primary database."
+    write_history(workspace, [entry(1, f"[correction] {correction}")])
+    server = serve([call("edit_file", path="memory/MEMORY.md",
+                         old_text="- Project ledgerline uses MySQL 8 as its primary database.\n",
+                         new_text=f"- {correction}\n"), final("Replaced the database line."), final("Done."),
+                    final("Done.")])
+    report = run_dream(workspace, llm_settings(server))
+    assert report.outcome == "committed", report.reason
+    assert "sqlc" in memory.read_text() and "PostgreSQL 16" in memory.read_text()
+    assert not any("beside the line it corrects" in warning for batch in report.batches for warning in batch.warnings)
+
+
 @pytest.mark.parametrize("engine", ["builtin", "model"])
 def test_a_correction_about_staging_never_archives_the_production_rule(workspace, serve, engine):
     soul = workspace.root / "SOUL.md"

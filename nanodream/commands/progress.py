@@ -35,10 +35,12 @@ class BatchLines(Tally):
         super().batch_finished(outcome)
         span = (f"#{outcome.first_cursor}..#{outcome.last_cursor} ({count_entries(outcome.entries)})"
                 if outcome.entries else "tidy pass")
-        commit = f" {outcome.commit[:8]}" if outcome.commit else ""
+        landed = f"{outcome.outcome} {outcome.commit[:8]}" if outcome.commit else str(outcome.outcome)
+        if not outcome.commit and outcome.proposal:  # all it changed waits for a person: nothing was committed
+            landed = f"proposed {outcome.proposal[:8]} for review"
         # a failed batch ends the run, whose last line gives the reason: said once, not twice
         reason = f": {outcome.reason}" if outcome.reason and outcome.outcome not in FAILURES else ""
-        self.out.print(f"{self.batch_label()}: {span} {outcome.outcome}{commit}{reason} · {self.spend()} · "
+        self.out.print(f"{self.batch_label()}: {span} {landed}{reason} · {self.spend()} · "
                        f"{time.monotonic() - self.started:.1f}s", markup=False, highlight=False, soft_wrap=True)
 
 

@@ -30,7 +30,8 @@ def preview(work: BatchWork) -> PassResult:
     and its body says why). A dry run ends here."""
     outcome, changes = work.outcome, work.staging.changes()
     outcome.changes = [change_line(change) for change in changes]
-    outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in changes])
+    held = work.held.changes if work.held is not None else []  # what the summary claims may wait for a person
+    outcome.unconfirmed = unconfirmed(outcome.summary, [change.path for change in [*changes, *held]])
     outcome.misfiled = [f"{item.fact.text} — {item.note}" for item in work.account.misfiled]
     dropped = "" if work.ctx.settings.offline else unfounded(outcome.summary, changes, _memory(work.staging))
     if dropped:

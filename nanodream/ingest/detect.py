@@ -61,6 +61,8 @@ def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> For
     for fmt in REGISTRY.values():
         if fmt.sniff(records):
             return fmt
+    if len(records) == 1 and isinstance(records[0], dict) and not _a_record(records[0]):
+        raise Unrecognised(_NO_CONVERSATION.format(path=path))  # a subagent's .meta.json, a one-line settings file
     raise Unrecognised(f"{path}: not a transcript nanodream recognises (formats: {', '.join(INGEST_FORMATS)})")
 
 
@@ -80,12 +82,13 @@ def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
     elif isinstance(records, dict) and _a_record(records):  # one record over several lines: JSON Lines wants one
         raise Unrecognised(_not_json(handle, path, 1, ValueError("one record over several lines")))
     elif isinstance(records, dict):  # a settings or index file beside the sessions (OpenClaw's models.json)
-        raise Unrecognised(f"{path}: a JSON document holding no conversation (no messages in it)")
+        raise Unrecognised(_NO_CONVERSATION.format(path=path))
     if not isinstance(records, list):
         raise Unrecognised(f"{path}: a JSON document that is not an array of messages nor an object holding them")
     return records, data
 
 
+_NO_CONVERSATION = "{path}: a JSON document holding no conversation (no messages in it)"
 # The fields a transcript's record has (a message's, an event's): a document of one such record is JSON Lines
 # pretty-printed, not some other file.
 _RECORD_FIELDS = frozenset({"role", "content", "message", "type", "text", "sessionId", "payload"})

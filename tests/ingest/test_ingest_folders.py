@@ -72,6 +72,10 @@ def test_a_settings_file_beside_the_sessions_is_no_conversation_and_gets_no_jq_a
     code, report = ingest(workspace, str(exports))
     skipped = [line for line in report["sources"][0]["skipped"] if "models.json" in line]
     assert code == 0 and skipped and "no conversation" in skipped[0] and "jq" not in skipped[0], skipped
+    (exports / "agent-1.meta.json").write_text(json.dumps({"agentType": "general-purpose", "description": "x"}))
+    code, report = ingest(workspace, str(exports))  # a Claude Code subagent's one-line .meta.json: likewise
+    said = [line for line in report["sources"][0]["skipped"] if "meta.json" in line]
+    assert said and "no conversation" in said[0] and "formats:" not in said[0], said
 
 
 PRETTY = json.dumps(message("I live in Lyon."), indent=2) + "\n" + json.dumps(message("I work at Acme.", 1),

@@ -13,7 +13,7 @@ from collections import Counter
 from nanodream.atomic import read_text, writable
 from nanodream.changes import FileChange, split_on_newline
 from nanodream.memory.snapshot import Committed
-from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, Workspace
+from nanodream.workspace import ARCHIVE_DIR, ARCHIVE_PATH, CORE_FILES, Workspace
 
 
 def plain_newlines(raw: str) -> str:
@@ -108,6 +108,11 @@ class Staging:
 
     def skill_paths(self) -> list[str]:
         return sorted(p for p in self.existing_paths() if p.startswith("skills/"))
+
+    def core_lines(self, *, began: bool = False) -> list[str]:
+        """The core files' lines as staged, or as the session began from them (`began`)."""
+        files = self.original if began else self.current
+        return [line for path in CORE_FILES for line in (files.get(path) or "").splitlines()]
 
     def changes(self) -> list[FileChange]:
         """Files whose staged content differs from disk, in a stable order, as exact texts to write."""

@@ -53,7 +53,7 @@ from nanodream.text.sentences import sentences
 from nanodream.text.words import content_words, fact_key
 from nanodream.toolbox.tools import ToolBox
 from nanodream.vocab import count
-from nanodream.workspace import CORE_FILES, MEMORY, SOUL
+from nanodream.workspace import MEMORY, SOUL
 
 __all__ = ["Account", "Explanations", "FactAccount", "Ledgers", "Reason", "Status", "account_for", "hold_to_account"]
 
@@ -175,11 +175,17 @@ class _Memory:
         raw = self.ledgers.proposed()
         return LineIndex(Line("", text, "") for text in (fact_text(line) for line in raw) if text)
 
+    @cached_property
+    def began(self) -> list[str]:
+        return self.staging.core_lines(began=True)
+
+    @cached_property
+    def now(self) -> set[str]:
+        return set(self.staging.core_lines())
+
     def replaced(self, fact: BatchFact) -> bool:
         """Whether a correction took the place of the line it corrects (`replaced_in_place`)."""
-        began = [line for path in CORE_FILES for line in (self.staging.original.get(path) or "").splitlines()]
-        now = {line for path in CORE_FILES for line in (self.staging.read(path) or "").splitlines()}
-        return replaced_in_place(fact.text, began, now)
+        return replaced_in_place(fact.text, self.began, self.now)
 
     def keeping(self, fact: BatchFact, index: LineIndex) -> list[Line]:
         correction = fact.is_correction

@@ -86,8 +86,7 @@ def _check_corrections(staging: Staging, corrections: list[str], strict: bool) -
     another line sharing its frame is not that line: `replaced_in_place`)."""
     found = []
     lines = [(path, line) for path in CORE_FILES for line in (staging.read(path) or "").splitlines()]
-    began = [line for path in CORE_FILES for line in (staging.original.get(path) or "").splitlines()]
-    now = {line for _, line in lines}
+    began, now = staging.core_lines(began=True), {line for _, line in lines}
     for text in corrections:
         if not any(holds(fact_text(line), text, correction=True) for _, line in lines):
             continue

@@ -113,7 +113,7 @@ def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str
 # what it says.
 _MENTIONS = re.compile(r"^\s*(?:@[\w.-]+[\s,:，：]+)+(?=\S)")
 # Who sent it, as a group chat's bridge writes it first ("[Anna Smith] I prefer short answers."): a name, not words.
-_SENDER = re.compile(r"^\s*\[(?-i:[A-Z])[\w.'’-]*(?: (?-i:[A-Z])[\w.'’-]*){0,3}\]\s+(?=\S)")
+_SENDER = re.compile(r"^\s*\[[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}\]\s+(?=\S)")
 
 
 # A harness writes the same notes into many of the person's turns ("To send an image back, prefer the message

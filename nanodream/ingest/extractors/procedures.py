@@ -6,8 +6,8 @@ steps (or the steps in the same line: "1) … 2) …", "first …, then …, fin
 by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …, then …".
 Ingest files it as one line, `[durable] To <goal>: 1) … 2) …`: the builtin dream keeps it as a fact the first
 time, and makes it the skill `skills/<goal>/SKILL.md` once another session tells it again (engines/builtin.py,
-`_recurring`). A list for one piece of work ("To fix the login
-bug:", "To set this up:") is an errand, not a procedure.
+`_recurring`). A list for one piece of work ("To fix the login bug:", "To set this up:") is an errand, not a
+procedure.
 """
 
 from __future__ import annotations
@@ -140,4 +140,5 @@ def _a_command(piece: str, *, first: bool) -> bool:
     if not opening.isalpha() or (not first and not opening.islower()) or said[1:2] and said[1][:1].isdigit():
         return False
     word = opening.lower()
-    return word not in STOPWORDS and base_verb(word) == word and not word.endswith(("ly", "s")) or word.endswith("ss")
+    return (word not in STOPWORDS and base_verb(word) == word
+            and (not word.endswith(("ly", "s")) or word.endswith("ss")))  # "press", not "tests" or "quickly"

@@ -255,6 +255,12 @@ def _only_a_choice(text: str) -> bool:
     return bool(_A_CHOICE.fullmatch(text.strip()))
 
 
+def _likes_an_option(sentence: str) -> bool:
+    """"I like the second one", "I prefer option 2": an answer to the agent's options, no taste of the person's."""
+    liked = _LIKED.match(sentence)
+    return liked is not None and _only_a_choice(liked.group("what"))
+
+
 def agent_rule(said: Said) -> Fact | None:
     turned = _BUT_FROM_NOW.search(said.sentence)
     if turned is not None:  # "No need to roll back the .env, but from now, never remove env files": the rule after
@@ -535,9 +541,8 @@ _THE_AGENTS_WORK = re.compile(r"^\S+(?:\s+\S+){1,3}?\s+(?:everything|all|what|ho
 def preference(said: Said) -> Fact | None:
     if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence) or _THE_AGENTS_WORK.match(said.sentence):
         return None
-    liked = _LIKED.match(said.sentence)
-    if liked is not None and _only_a_choice(liked.group("what")):
-        return None  # "I like the second one": an answer to the agent's options
+    if _likes_an_option(said.sentence):
+        return None
     text = said.about()
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
 
@@ -704,9 +709,8 @@ def statement(said: Said) -> Fact | None:
     """
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
         return None
-    liked = _LIKED.match(said.sentence)
-    if liked is not None and _only_a_choice(liked.group("what")):
-        return None  # "I like the second one": an answer to the agent's options
+    if _likes_an_option(said.sentence):
+        return None
     text = said.about()
     if said.speaker:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
@@ -904,20 +908,18 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
                       re.IGNORECASE)
+_TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
 # A short lead before a colon, then a rule that says always or never: the rule is what is filed.
 RULE_LEAD_CHARS = 40
 _RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w", re.IGNORECASE)
 _AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
-_ONE_TASK_LEAD = re.compile(r"\b(?:task|fix|bug|issue|ticket|pr|change|migration|release)\b", re.IGNORECASE)
 
 
 def _a_rule_lead(lead: str) -> bool:
     """A few words that lead into a rule ("Lesson learned", "Don't do this again"): not a log's label ("Error"),
     nor a setting for one piece of work ("For this task"), which makes the rule that task's."""
-    if len(lead) > RULE_LEAD_CHARS or len(lead.split()) < 2 or _ONE_TASK_LEAD.search(lead):
-        return False
-    return not _DEICTIC.search(_AGAIN.sub(" ", _LASTING_PLACE.sub(" ", lead)))
-_TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
+    return (len(lead) <= RULE_LEAD_CHARS and len(lead.split()) >= 2
+            and not _one_piece_of_work(_AGAIN.sub(" ", lead)))
 
 
 # A short time or place phrase before the person speaks of themselves: "From November I'll be …", "Lately, I …".

@@ -42,9 +42,10 @@ class Validity:
 
 
 def fact_of(line: str) -> str:
-    """A memory line's fact as the until-form quotes it: no bullet, no marker comment, no closing full stop."""
+    """A memory line's fact as the until-form quotes it: no bullet, no marker comment, no closing full stop (nor
+    the ideographic one: "我住在上海。")."""
     text = _COMMENT.sub(" ", _BULLET.sub("", line)).strip()
-    return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
+    return text[:-1].rstrip() if text.endswith((".", "。")) and not text.endswith("..") else text
 
 
 def replaced_line(old: str, until: date, successor: str = "", since: date | None = None) -> str:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nanodream.text.attributes import attribute_of, relation_of_key
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import PERSONAL_KEYS, answer_language
 from nanodream.text.stems import singular
@@ -87,6 +88,9 @@ def slot_of(text: str) -> Slot | None:
             return None  # "The API is fast": a state; "The user is German": one of many things a person is
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
             return _keyed(Slot(subject, relation, qualifier, value), groups.get("qualifier") or "")
+    said = attribute_of(sentence)  # "Ich wohne jetzt in Berlin", "我住在上海": the person's, in their language
+    if said is not None:
+        return Slot(USER_SUBJECT, said.relation, frozenset(), said.value)
     return _detail(sentence, whose=True)
 
 
@@ -124,13 +128,15 @@ def user_slot(text: str) -> Slot | None:
 def _detail(sentence: str, *, whose: bool) -> Slot | None:
     """The slot of one of the person's details given by its key ("Pronouns: they/them" fills the slot "The user's
     pronouns are …" does; "User's Wohnort: Hamburg" is where the user lives, in any language of
-    data/personal-keys.txt, not "Likes: tea"); `whose`: only when the line says it is the user's."""
+    data/personal-keys.txt or of a language's `[slots.keys]`, not "Likes: tea"); `whose`: only when the line says
+    it is the user's."""
     keyed = _KEYED.match(sentence)
     if keyed is None or (whose and not keyed.group("whose")):
         return None
     key, value = keyed.group("key").strip().lower(), keyed.group("value").strip()
-    if key in _KEYS:
-        return Slot(USER_SUBJECT, _KEYS[key], frozenset(), value)
+    relation = _KEYS.get(key) or relation_of_key(key)  # "Wohnort: Hamburg" is where the user lives
+    if relation:
+        return Slot(USER_SUBJECT, relation, frozenset(), value)
     if key in PERSONAL_KEYS:
         return Slot(USER_SUBJECT, "has", _key_words(key), value)
     return None

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
+from nanodream.text.attributes import attribute_in, said_anew
 from nanodream.text.lists import DATA, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
 from nanodream.text.structure import KeyValues
@@ -296,7 +297,7 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
         return None
     unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
     if _of_the_moment(tokens[:unless] if unless >= 0 else tokens, spec, always=True) and not standing:
-        return None  # tied to this task, file, bug or fix: not something that lasts
+        return _a_new_value(sentence, spec)  # else tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
     if _names_the_agent(tokens, spec):
         return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
@@ -306,6 +307,21 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if _rule(sentence, tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
     return _of_the_project(sentence, tokens, spec)
+
+
+def _a_new_value(sentence: str, spec: Language) -> Statement | None:
+    """"Ich wohne jetzt in Berlin": a word of the moment that only says an attribute's value is new."""
+    return Statement(PERSON, tidy(sentence), "Identity") if _gives_an_attribute(sentence, spec) else None
+
+
+def _gives_an_attribute(sentence: str, spec: Language) -> bool:
+    """One of the person's one-at-a-time attributes given a value (text/attributes.py: "J'habite maintenant à
+    Paris"), with nothing of the moment once the words saying the value is new are passed over ("Ich wohne
+    gerade im Hotel" is none)."""
+    if attribute_in(sentence, spec.code) is None:
+        return False
+    tokens = spec.tokens(said_anew(sentence, spec.code))
+    return not _of_the_moment(tokens, spec) and spec["person.not"].at(tokens) < 0
 
 
 def _names_the_agent(tokens: list[str], spec: Language) -> bool:
@@ -374,7 +390,7 @@ class Statement:
 def _person(sentence: str, tokens: list[str], spec: Language) -> str:
     """The USER.md section a statement about the person goes to ("" when it is none)."""
     if spec["person.not"].at(tokens) >= 0:
-        return ""
+        return "Identity" if _gives_an_attribute(sentence, spec) else ""  # "Moro agora em …": a new value
     opening = spec.person.get("opening", 0)
     for name, section in (("person.identity", "Identity"), ("person.preference", "Preferences")):
         if spec[name].within(tokens, opening):

@@ -574,7 +574,7 @@ def test_what_the_rules_cannot_read_in_a_language_is_left_for_a_model_and_counte
     path = tmp_path / "mixed.jsonl"
     said = ["I live in Ghent and I work as a florist.",
             "請幫我整理這份作業的需求：使用者要能上傳書籍的螢光筆標記，系統會自動產生摘要，並用繁體中文顯示。",
-            "我住在台北，平常用繁體中文寫作。",
+            "我叫小林，平常用繁體中文寫作。",
             "Ich wohne in Bratislava und arbeite meistens abends an diesem Projekt.", "ok"]
     path.write_text("".join(json.dumps({"role": "user", "content": text}, ensure_ascii=False) + "\n" for text in said),
                     encoding="utf-8")
@@ -590,7 +590,7 @@ def test_what_the_rules_cannot_read_in_a_language_is_left_for_a_model_and_counte
     user = (workspace.root / "USER.md").read_text(encoding="utf-8")
     memory = user + (workspace.root / "memory/MEMORY.md").read_text(encoding="utf-8")
     assert "florist" in memory and "Ghent" in memory
-    assert "- 我住在台北，平常用繁體中文寫作。" in user  # in their words, in USER.md
+    assert "- 我叫小林，平常用繁體中文寫作。" in user  # in their words, in USER.md
     assert not any(word in memory for word in ("螢光筆", "Bratislava", "wohne"))  # never a raw paragraph
     status = json.loads(runner.invoke(app, ["status", "-w", str(workspace.root), "--json"]).stdout)
     assert status["waiting_for_model"] == 1  # one entry of the chunk's two messages, counted in each language

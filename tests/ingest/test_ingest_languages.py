@@ -249,3 +249,42 @@ def test_a_thai_rule_lands_in_soul_as_said_with_no_full_stop_added(workspace, tm
     api.ingest(workspace.root, [transcript(tmp_path / "th.jsonl", ["ตอบสั้นๆ"])], settings=BUILTIN)
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     assert "- ตอบสั้นๆ\n" in (workspace.root / "SOUL.md").read_text()
+
+
+# (language, where the person lived, where they live now as they said it later)
+MOVED = [
+    ("de", "Ich wohne in Graz.", "Ich wohne jetzt in Wien."),
+    ("fr", "J'habite à Nantes.", "J'habite maintenant à Lyon."),
+    ("es", "Vivo en Sevilla.", "Ahora vivo en Bilbao."),
+    ("pt", "Moro em Coimbra.", "Agora moro no Porto."),
+    ("zh", "我住在成都。", "我现在住在杭州。"),
+    ("ja", "私は札幌に住んでいます。", "今は福岡に住んでいます。"),
+    ("ko", "저는 부산에 살아요.", "저는 이제 대구에 살아요."),
+    ("vi", "Mình sống ở Huế.", "Bây giờ mình sống ở Đà Nẵng."),
+]
+
+
+@pytest.mark.parametrize(("code", "before", "now"), MOVED)
+def test_a_new_value_said_in_the_persons_language_replaces_the_old_line(workspace, tmp_path, code, before, now):
+    """The newest value of an attribute wins in every language with a data file: the old line is archived as
+    replaced, not left beside the new one."""
+    for number, said in enumerate((before, now)):
+        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
+                   settings=BUILTIN)
+        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    user = (workspace.root / "USER.md").read_text()
+    assert f"- {now}" in user and before.rstrip(".。") not in user
+    archived = "".join(path.read_text() for path in (workspace.root / "memory/archive").glob("*.md"))
+    assert f"- {before.rstrip('.。')} (from " in archived and f"replaced by: {now.rstrip('.。')})" in archived
+    assert load_waiting(workspace) == []
+
+
+def test_a_stay_of_the_moment_neither_replaces_the_home_nor_is_lost(workspace, tmp_path):
+    """"Ich wohne gerade im Hotel" says where the person is staying now, no new home: it waits for a model."""
+    api.ingest(workspace.root, [transcript(tmp_path / "home.jsonl", ["Ich wohne in Graz."])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    api.ingest(workspace.root, [transcript(tmp_path / "hotel.jsonl", ["Ich wohne gerade im Hotel Sacher in Wien."],
+                                           start=1)], settings=BUILTIN)
+    again = run_dream(workspace, BUILTIN)
+    assert "- Ich wohne in Graz." in (workspace.root / "USER.md").read_text()
+    assert (again.outcome, again.waiting_for_model) == (Outcome.NOTHING_TO_DO, 1)

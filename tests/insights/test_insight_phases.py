@@ -435,3 +435,12 @@ def test_exploring_leaves_active_lines_committed_within_thirty_days_alone(worksp
 
     assert not [item for item in report.phases.insights if item["change"] == "proposed"]
     assert any("no material older than 30 days" in note for note in report.phases.notes), report.phases.notes
+
+
+def test_reflect_names_two_places_the_person_lives_said_in_their_language(workspace):
+    pairs = disagreements_in(workspace, {
+        "USER.md": "# User\n\n## Identity\n- Ich wohne in München.\n- Ich arbeite bei Siemens.\n"
+                   "- Ich wohne in Berlin.\n- 我住在上海。\n"})
+    assert pairs[("USER.md: Ich wohne in München.", "USER.md: Ich wohne in Berlin.")] == "two values"
+    assert ("USER.md: Ich wohne in München.", "USER.md: 我住在上海。") in pairs  # one attribute in any language
+    assert not any("Siemens" in first + second for first, second in pairs)

@@ -1,0 +1,153 @@
+"""The one-at-a-time attribute a sentence in another language gives the person, from each language's `[slots]`.
+
+"Ich wohne in München" and, later, "Ich wohne jetzt in Berlin" say where the person lives; the second replaces
+the first as "User moved to Berlin" replaces "User lives in Munich" (engines/slots.py reads English itself). Each
+language file's `[slots]` table lists, per attribute, the patterns that give it a value — "…" stands for the
+value: "ich wohne in …", "…에 살~", "我住在…" — the words that only say a value is new (`now`: "jetzt", "现在"),
+and, for a language written without spaces, the particles a value never holds (`particles`: "私は東京に住んで…"
+names 東京). `[slots.keys]` names the keys of a `Key: value` line that give the same attribute ("Wohnort: …").
+A speaker extends the file; no code changes.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from nanodream.text.lists import DATA
+
+VALUE_MARK = "…"
+# Where a value that runs to the end of its clause stops: a comma, a semicolon or a sentence's end.
+_CLAUSE_END = r"(?=\s*(?:[,;:!?。，；：！？、]|\.(?:\s|$)|$))"
+_PUNCTUATION = r"\s,;:.!?。，；：！？、"
+# Attributes whose value is a name (a place, an employer): it opens with a capital, where the script has them.
+_NAMES = frozenset({"lives in", "works at"})
+# The lists of a `[slots]` table that are no attribute's patterns.
+_NOT_RELATIONS = frozenset({"now", "particles"})
+
+
+@dataclass(frozen=True)
+class Attribute:
+    relation: str  # "lives in", "works at", "works as", "time zone"
+    value: str  # as the person wrote it
+
+
+@dataclass(frozen=True)
+class _Spec:
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    now: re.Pattern[str] | None
+    keys: dict[str, str]
+
+
+@cache
+def _spec(code: str) -> _Spec | None:
+    path = DATA / f"lang-{code}.toml"
+    if not path.is_file():
+        return None
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    table = data.get("slots", {})
+    characters = data.get("match") == "characters"
+    stops = re.escape("".join(table.get("particles", ())))
+    patterns = tuple((relation, _compiled(item, characters, stops))
+                     for relation, items in table.items() if isinstance(items, list) and relation not in _NOT_RELATIONS
+                     for item in items)
+    now = table.get("now", ())
+    joined = "|".join(re.escape(word) for word in sorted(now, key=len, reverse=True))
+    now_pattern = re.compile(joined if characters else rf"(?<!\w)(?:{joined})(?!\w)\s*", re.IGNORECASE) if now else None
+    keys = {key.lower(): relation for relation, listed in table.get("keys", {}).items() for key in listed}
+    return _Spec(patterns, now_pattern, keys)
+
+
+def _compiled(item: str, characters: bool, stops: str) -> re.Pattern[str]:
+    """One pattern as a regular expression: its words in a row (a `~` lets a word go on), the value where "…"
+    stands — one word when it comes first, else up to the next words of the pattern or the clause's end."""
+    before, _, after = item.replace("’", "'").partition(VALUE_MARK)
+    parts = []
+    if before.strip():
+        parts.append(_words(before, characters, opening=True))
+        parts.append(r"\s*" if characters or before.endswith(" ") else "")
+    if not before.strip():
+        value = rf"[^{_PUNCTUATION}{stops}]+" if characters else rf"(?<!\S)[^{_PUNCTUATION}]+?"
+    elif after.strip():
+        value = r".+?"
+    else:
+        value = rf"[^,;:!?。，；：！？、]+?{_CLAUSE_END}"
+    parts.append(f"(?P<value>{value})")
+    if after.strip():
+        parts.append(r"\s*" if characters or after.startswith(" ") else "")
+        parts.append(_words(after, characters, opening=False))
+    return re.compile("".join(parts), re.IGNORECASE)
+
+
+def _words(text: str, characters: bool, *, opening: bool) -> str:
+    if characters:
+        return r"\s*".join(re.escape(char) for char in text if not char.isspace())
+    words = []
+    for word in text.split():
+        pattern = re.escape(word.strip("~"))
+        words.append((r"\w*" if word.startswith("~") else "") + pattern + (r"\w*" if word.endswith("~") else ""))
+    edge_before = r"(?<!\w)" if opening and not text.lstrip().startswith("~") else ""
+    edge_after = "" if opening or text.rstrip().endswith("~") else r"(?!\w)"
+    return edge_before + r"\s+".join(words) + edge_after
+
+
+@lru_cache(maxsize=16384)  # every active line is asked once per fact of a batch
+def attribute_in(sentence: str, code: str) -> Attribute | None:
+    """The attribute a sentence in language `code` gives the person a value for, or None."""
+    found = _matched(sentence, code)
+    return found[1] if found else None
+
+
+def said_anew(sentence: str, code: str) -> str:
+    """The sentence without the words that only say its value is new ("Ich wohne jetzt in Berlin" → "Ich wohne in
+    Berlin"), as its patterns read it."""
+    spec = _spec(code)
+    text = sentence.replace("’", "'").strip().rstrip(".!。！")
+    return spec.now.sub("", text) if spec is not None and spec.now is not None else text
+
+
+def _matched(sentence: str, code: str) -> tuple[int, Attribute] | None:
+    """The first pattern of `code` that gives a value, with how many of the sentence's characters its own words
+    hold (the longer, the surer: "我住在…" over "…在住" in "我现在住在杭州")."""
+    spec = _spec(code)
+    if spec is None:
+        return None
+    text = said_anew(sentence, code)
+    for relation, pattern in spec.patterns:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        value = match.group("value").strip()
+        if value and (relation not in _NAMES or not _unnamed(value)):
+            return len(match.group()) - len(match.group("value")), Attribute(relation, value)
+    return None
+
+
+def _unnamed(value: str) -> bool:
+    """A value in lower case where the script has capitals: "diesem Hotel", "una casa grande", no place's name."""
+    first = value[:1]
+    return first.lower() != first.upper() and first.islower()
+
+
+@cache
+def _languages() -> tuple[str, ...]:
+    return tuple(sorted(path.stem.removeprefix("lang-") for path in DATA.glob("lang-*.toml")))
+
+
+def attribute_of(sentence: str) -> Attribute | None:
+    """The attribute a sentence in any language with a `[slots]` table gives the person (a memory line does not
+    say its language): the reading whose pattern holds most of the sentence."""
+    found = [match for code in _languages() if (match := _matched(sentence, code)) is not None]
+    return max(found, key=lambda match: match[0])[1] if found else None
+
+
+def relation_of_key(key: str) -> str:
+    """The attribute a `Key: value` line's key names in some language ("Wohnort" → "lives in"); "" for none."""
+    lowered = key.strip().lower()
+    for code in _languages():
+        spec = _spec(code)
+        if spec is not None and lowered in spec.keys:
+            return spec.keys[lowered]
+    return ""

@@ -1,0 +1,59 @@
+"""The one-at-a-time attributes a sentence in another language gives the person (text/attributes.py): what a later
+value replaces, and what names no such value."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanodream.engines.slots import USER_SUBJECT, same_slot, slot_of, user_slot
+from nanodream.text.attributes import Attribute, attribute_of
+
+GIVEN = [
+    ("Ich wohne jetzt in Berlin.", "lives in", "Berlin"),
+    ("Ich bin nach Hamburg gezogen.", "lives in", "Hamburg"),
+    ("J’habite maintenant à Paris.", "lives in", "Paris"),
+    ("Ahora vivo en Valencia, cerca del mar.", "lives in", "Valencia"),
+    ("Agora moro no Porto.", "lives in", "Porto"),
+    ("我现在住在杭州。", "lives in", "杭州"),  # the Chinese reading, not Japanese "…在住" inside "现在住"
+    ("私は東京に住んでいます", "lives in", "東京"),
+    ("今は大阪に住んでいます。", "lives in", "大阪"),
+    ("저는 이제 부산에 살아요.", "lives in", "부산"),
+    ("Bây giờ mình sống ở Đà Nẵng.", "lives in", "Đà Nẵng"),
+    ("Ich arbeite jetzt bei SAP, seit Mai.", "works at", "SAP"),
+    ("Je travaille chez Doctolib.", "works at", "Doctolib"),
+    ("Trabajo como diseñadora.", "works as", "diseñadora"),
+    ("Meine Zeitzone ist jetzt UTC-5.", "time zone", "UTC-5"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "relation", "value"), GIVEN)
+def test_a_sentence_gives_the_attribute_its_language_names(sentence, relation, value):
+    assert attribute_of(sentence) == Attribute(relation, value)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Ich wohne in diesem Hotel.",  # no place's name
+    "Vivo en una casa grande con mi familia.",
+    "Meine Schwester wohnt in Köln.",  # another person
+    "Ich wohne nicht mehr in Berlin.",  # says where the person does not live
+    "Je n'habite plus à Paris.",
+    "I live in Berlin.",  # English has rules of its own (engines/slots.py)
+])
+def test_a_sentence_naming_no_value_of_the_persons_gives_none(sentence):
+    assert attribute_of(sentence) is None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Ich wohne in München.", "Ich wohne jetzt in Berlin."),
+    ("我住在上海。", "我现在住在杭州。"),
+    ("Wohnort: München", "Ich bin nach Berlin gezogen."),  # a Key: value line of USER.md, then a sentence
+    ("User's Zeitzone: UTC+1", "Meine Zeitzone ist UTC-5."),
+    ("Lives in Lisbon.", "J'habite à Paris."),  # one attribute, whatever language said it
+])
+def test_a_later_value_fills_the_slot_of_the_line_it_replaces(old, new):
+    assert user_slot(old) is not None and user_slot(old).key == slot_of(new).key
+    assert slot_of(new).subject == USER_SUBJECT
+
+
+def test_two_attributes_are_two_slots():
+    assert not same_slot("Ich wohne in Berlin.", "Ich arbeite bei SAP.")

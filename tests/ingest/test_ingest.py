@@ -12,8 +12,10 @@ import pytest
 
 from nanodream import api
 from nanodream.cli import app
+from nanodream.config import Settings
 from nanodream.ingest import journal, writer
 from nanodream.ingest.watermarks import state_dir
+from nanodream.run.dream import run_dream
 from tests.support.cli import cli, runner
 from tests.support.paths import FIXTURES
 from tests.support.workspaces import entry, write_history
@@ -257,6 +259,23 @@ def test_chunks_follow_the_token_budget_and_each_message_lands_in_exactly_one_en
     assert report.added == len(entries) > 5
     for city in cities:
         assert sum(city in line["content"] for line in entries) == 1
+
+
+def test_a_session_that_goes_on_for_days_is_read_day_by_day_among_the_others(workspace, tmp_path):
+    """A fact said on May 1 in a session that went on until May 10 is read before another session's correction of
+    May 5, so the correction wins (it was read after the fact's last day before, and the old value came back)."""
+    early, late = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    early.write_text("".join(json.dumps(row) + "\n" for row in (
+        {"role": "user", "content": "I live in Lyon.", "timestamp": "2026-05-01T10:00:00Z"},
+        {"role": "assistant", "content": "Noted.", "timestamp": "2026-05-01T10:00:05Z"},
+        {"role": "user", "content": "Can you check the build?", "timestamp": "2026-05-10T09:00:00Z"})))
+    late.write_text(json.dumps({"role": "user", "content": "Update: I moved, I live in Paris now.",
+                                "timestamp": "2026-05-05T10:00:00Z"}) + "\n")
+    api.ingest(workspace.root, [early, late])
+    assert [line["timestamp"][:10] for line in history(workspace)] == ["2026-05-01", "2026-05-05", "2026-05-10"]
+    run_dream(workspace, Settings(model="builtin"))
+    user = (workspace.root / "USER.md").read_text()
+    assert "Paris" in user and "Lyon" not in user
 
 
 @pytest.mark.parametrize("block", [1024 * 1024, 16, 1000])  # recovery reads history a block at a time

@@ -33,6 +33,7 @@ from nanodream.safety import cues
 from nanodream.safety.agent_rules import USER_UNAWARE, clauses, is_english
 from nanodream.safety.destinations import EXTERNAL
 from nanodream.text.grammar import CONTRACTED_NOT, NEGATIVE_PRONOUN, NEVER, NO, NOT, WITHOUT, forbids, not_after
+from nanodream.text.lists import phrases
 
 OUTWARD = "sends data to someone other than the user"
 SILENCE = "keeps something from the user"
@@ -64,6 +65,12 @@ _SHARED = re.compile(r"\b(?i:shared|public|team|company|common|group|family)\s+(
 _NAMED = re.compile(r"\b(?:to|with|cc|bcc)\s+(?!(?:The|A|An|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday"
                     r"|Sunday|January|February|March|April|May|June|July|August|September|October|November"
                     r"|December|English|German|French|Markdown|JSON|ISO|UTC|PDF|CSV)\b)[A-Z][\w.-]+")
+# Where a project publishes its releases for everyone ("Publish to PyPI", "Push the image to Docker Hub"): a release
+# step, no party that receives someone's data.
+_REGISTRY = re.compile(r"^\W*(?:(?:to|with|onto|on|at)\s+)?(?:(?:the|our)\s+)?(?:"
+                       + "|".join(re.escape(name) for name in sorted(phrases("release-registries"), key=len,
+                                                                      reverse=True))
+                       + r")(?![\w-]|\.\w)", _I)
 # The user as the destination: "to the user", "to me", "to their own inbox", "to my work e-mail" — but "my" only
 # before one of the user's own channels: "to my assistant at jo@…" is someone else.
 _TO_THE_USER = re.compile(
@@ -192,14 +199,23 @@ def _outward(clause: str) -> bool:
             return True
         destination = EXTERNAL.search(after) or _SHARED.search(after) or _NAMED.search(after)
         mine = _TO_THE_USER.search(after)
+        if destination and _REGISTRY.match(after[_to_before(after, destination.start()):]):
+            continue  # "Publish to PyPI": the project's release, for everyone
         if destination and not (mine and mine.start() <= destination.start()):
             return True
     return False
 
 
+def _to_before(after: str, start: int) -> int:
+    """Where the preposition before a destination starts ("… to PyPI"), or the destination itself."""
+    found = re.search(r"\b(?:to|with|onto|on|at)\s+(?:(?:the|our)\s+)?$", after[:start], _I)
+    return found.start() if found else start
+
+
 def _silent(clause: str) -> bool:
-    if _BEHIND_THE_USERS_BACK.search(clause):
-        return True
+    behind = _BEHIND_THE_USERS_BACK.search(clause)
+    if behind and not forbids(clause[:behind.start()]):
+        return True  # not "Never restart the server without telling the user": that asks to be told
     if any(_kept_from_the_user(clause, told) for told in _NOT_TOLD.finditer(clause)):
         return True
     if any(_hidden_from_the_user(clause, hide) for hide in _HIDE.finditer(clause)):

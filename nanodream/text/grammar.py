@@ -254,10 +254,20 @@ _CONSENT = re.compile(
     r"give|gives|ok|okay|tell|tells)\b)[^.;!?]*", re.IGNORECASE)
 
 
+# Telling the person first, what a prohibition asks for: "Never restart the server without telling me" — kept
+# informed, not kept in the dark ("Delete the logs without telling the user" has no prohibition before it).
+_TOLD_FIRST = re.compile(
+    rf"\s*,?\s*\b{WITHOUT}\s+(?:first\s+)?(?:telling|informing|notifying|alerting|warning|letting\s+(?:me|the\s+user"
+    r"|them|him|her)\s+know)\b[^.;!?]*", re.IGNORECASE)
+
+
 def without_consent(rule: str) -> str:
     """A rule without the say-so it waits for ("Don't push to main without asking the user." → "Don't push to
-    main."): a guard for the person, who it names only to be asked."""
-    return _CONSENT.sub("", rule)
+    main.") or the telling it asks for ("Never deploy without telling the user first." → "Never deploy."): a guard
+    for the person, who it names only to be asked or told."""
+    rule = _CONSENT.sub("", rule)
+    told = _TOLD_FIRST.search(rule)
+    return rule[:told.start()] + rule[told.end():] if told and forbids(rule[:told.start()]) else rule
 
 
 # A prohibition after what it forbids: "forwarding every message to an outside address is never allowed".

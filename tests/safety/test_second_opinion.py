@@ -53,7 +53,9 @@ def test_facts_and_ordinary_rules_are_not_weighed_as_hostile(workspace):
 
 
 GUARDS = ["Don't push to main without asking the user.", "Never deploy to production unless the user approves.",
-          "Don't delete files until the user says so.", "Never merge a PR without the user's explicit approval."]
+          "Don't delete files until the user says so.", "Never merge a PR without the user's explicit approval.",
+          "Never restart the server without telling the user.",  # asks to be told (0.99 hostile before)
+          "Do not rotate the keys without notifying the user first."]
 
 
 def test_a_prohibition_that_waits_for_the_persons_say_so_is_filed_not_held(workspace):

@@ -6,6 +6,7 @@ one line naming it; an empty file, or one whose first line is still being writte
 
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -118,6 +119,8 @@ def _first_lines(handle: BinaryIO, path: Path) -> list[Any]:
             if not records:
                 raise Unrecognised(f"{path}: line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB")
             break
+        if number == 1:
+            raw = raw.removeprefix(codecs.BOM_UTF8)  # an editor's byte-order mark opens no record
         if not records and raw.strip() and not raw.lstrip().startswith(b"{"):
             raise Unrecognised(f"{path}: line {number} is not a JSON object")
         written = raw.endswith(b"\n") or path.suffix == ".json"  # a .json file is written whole, newline or not

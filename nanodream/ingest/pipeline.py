@@ -25,7 +25,7 @@ from nanodream.ingest.extractors.base import Extraction, ExtractionFailed, Extra
 from nanodream.ingest.journal import IngestJournal, IngestJournalUnreadable, recover
 from nanodream.ingest.message import Message, history_stamp, local
 from nanodream.ingest.noise import without_nanodream
-from nanodream.ingest.reader import FileRead, read_new
+from nanodream.ingest.reader import FileRead, passed_over, read_new
 from nanodream.ingest.report import ENTRIES_SHOWN, IngestReport, SourceReport, record_pass
 from nanodream.ingest.seen import Seen
 from nanodream.ingest.sources import SourceMissing, list_files
@@ -158,6 +158,8 @@ class _Pass:
                 return None
             found = read_new(path, fmt, how, mark if how == "appended" else None, follow=follow)
             found.mark.messages = mark.messages if mark is not None else 0  # read again: the count goes on
+            if found.bad_lines:
+                self.report.notices.append(passed_over(path, found.bad_lines))
             return found
         except Unrecognised as exc:
             _unreadable(shown, str(exc), named=follow)

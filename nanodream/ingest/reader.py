@@ -62,13 +62,34 @@ def _read_lines(handle, fmt: Format, found: FileRead) -> None:
         if raw.data.isspace():
             continue
         try:
-            record = None if raw.oversized else boundedjson.loads(raw.data, max_bytes=MAX_LINE + 2)
+            record = None if raw.oversized else _record(raw.data)
         except ValueError:
             record = None
         if record is None:
             found.bad_lines.append(mark.line)
             continue
         found.messages += _identified(fmt.read(record, mark.context), mark.context)
+
+
+def _record(data: bytes) -> object:
+    """One line's JSON value; a byte that is not UTF-8 costs only itself (read as U+FFFD), not the message."""
+    try:
+        return boundedjson.loads(data, max_bytes=MAX_LINE + 2)
+    except boundedjson.JSONRefused as exc:
+        if not str(exc).startswith("not UTF-8"):
+            raise
+        return boundedjson.loads(data.decode("utf-8", "replace"), max_bytes=4 * MAX_LINE)
+
+
+SHOWN_LINES = 5  # line numbers a notice names before it counts the rest
+
+
+def passed_over(path: Path, numbers: list[int]) -> str:
+    """The notice for a file's lines that are not JSON: which, and that the rest was read."""
+    shown = ", ".join(str(number) for number in numbers[:SHOWN_LINES])
+    more = f" and {len(numbers) - SHOWN_LINES} more" if len(numbers) > SHOWN_LINES else ""
+    which = f"line {shown}" if len(numbers) == 1 else f"lines {shown}{more}"
+    return f"{path}: {which} passed over: not JSON (the rest of the file was read)"
 
 
 def _read_document(handle, fmt: Format, found: FileRead) -> None:

@@ -159,6 +159,34 @@ def test_an_unrecognised_named_file_is_one_line_and_exit_2_and_history_untouched
     assert workspace.history_file.read_bytes() == before
 
 
+def test_a_damaged_line_inside_a_transcript_is_named_and_the_rest_is_read(workspace, tmp_path):
+    """A broken line 3 cost only itself, but nothing said so: `new messages 3` and no notice."""
+    path = tmp_path / "damaged.jsonl"
+    chat(path, [("user", "I live in Oslo.")])
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"role":"user","content":"broken line, "timestamp":\n')
+    chat(path, [("user", "I work at Equinor.")], start=2)
+    report = api.ingest(workspace.root, [path])
+    assert report.notices == [f"{path}: line 2 passed over: not JSON (the rest of the file was read)"]
+    said = "".join(line["content"] for line in history(workspace))
+    assert "Oslo" in said and "Equinor" in said
+    shown = runner.invoke(app, ["ingest", str(path), "-w", str(workspace.root), "--dry-run"])
+    assert "passed over" not in shown.output  # read once: the next pass starts after it
+
+
+def test_a_byte_order_mark_and_a_stray_byte_cost_nothing(workspace, tmp_path):
+    """An editor's BOM refused the whole file ("line 1 is not a JSON object"); a byte that is not UTF-8 dropped its
+    message without a word. The BOM is passed over; the stray byte becomes U+FFFD and the message is kept."""
+    path = tmp_path / "bom.jsonl"
+    line = json.dumps({"role": "user", "content": "I live in Bergen.", "timestamp": "2026-10-01T10:00:00Z"})
+    stray = b'{"role": "user", "content": "I work at Statkraft \xff.", "timestamp": "2026-10-01T10:01:00Z"}\n'
+    path.write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n" + stray)
+    report = api.ingest(workspace.root, [path])
+    assert report.added == 1 and report.messages == 2 and report.notices == []
+    said = "".join(line["content"] for line in history(workspace))
+    assert "Bergen" in said and "Statkraft" in said
+
+
 def test_a_missing_named_path_is_exit_2(workspace, tmp_path):
     result = cli("ingest", str(tmp_path / "nowhere.jsonl"), ws=workspace)
     assert result.exit_code == 2 and "nowhere.jsonl" in result.output

@@ -104,8 +104,9 @@ def _render_waiting(info: Status) -> None:
         return
     languages = entries_by_language(info.waiting_languages, info.waiting_for_model)
     waiting = count_entries(info.waiting_for_model)
+    them = "it" if info.waiting_for_model == 1 else "them"
     console.print(f"[yellow]waiting[/yellow]    {waiting} for a model ({escape(languages)}): the built-in rules cannot "
-                  "read them whole; the next run with a model takes them first", highlight=False)
+                  f"read {them} whole; the next run with a model takes {them} first", highlight=False)
 
 
 def _render_last_dream(info: Status) -> None:

@@ -28,7 +28,8 @@ _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wedne
 _RELATION_PATTERNS = (
     ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
     ("lives in", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?lives|is\s+(?:now\s+)?(?:living|based))\s+in\s+(?P<value>.+)$"),
-    ("lives in", r"^(?P<subject>.+?)\s+(?:has\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<value>.+)$"),
+    ("lives in", r"^(?P<subject>.+?)\s+(?:(?:has|have|had)\s+)?(?:(?:just|finally|recently)\s+)?(?:moved|relocated)"
+                 r"\s+(?:back\s+)?to\s+(?P<value>.+)$"),
     ("lives in", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:resides|based)\s+in\s+(?P<value>.+)$"),
     ("works at", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?works|is\s+(?:now\s+)?working)\s+(?:at|for)\s+(?P<value>.+)$"),
     ("works as", r"^(?P<subject>.+?)\s+(?:now\s+)?works\s+as\s+(?P<value>.+)$"),

@@ -43,6 +43,8 @@ NEIGHBOURS = [
     (Candidate(USER, 1, "Based in Ghent."), "User relocated to Utrecht."),
     (Candidate(USER, 1, "**Employer**: Globex"), "The user's employer is Initech now."),
     (Candidate(USER, 1, "Timezone: Europe/Madrid"), "The user's time zone is Asia/Tokyo."),
+    (Candidate(USER, 1, "User's City: Berlin."), "User just moved to Toronto."),  # "just" dates the move
+    (Candidate(USER, 1, "Lives in Lyon."), "The user has finally moved to Paris."),
     # the same frame with a changed value ([correction] only)
     (Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf 0.12."),
      "The invoicing job now exports PDFs with Gotenberg 8."),

@@ -828,7 +828,7 @@ def about_the_person(block: KeyValues, code: str) -> bool:
     """Whether a `Key: value` block says who the person is: every key a personal one (data/personal-keys.txt), or
     half of them and a lead line in which the person speaks of themselves ("My details:", "Über mich:")."""
     keys = [key.lower() for key, _ in block.pairs]
-    personal = sum(key in PERSONAL_KEYS for key in keys)
+    personal = sum(personal_key(key) for key in keys)
     spec = language(code)
     lead = spec.tokens(block.lead) if spec is not None else []
     if set(words(block.lead)) & RELATIONS:
@@ -838,6 +838,16 @@ def about_the_person(block: KeyValues, code: str) -> bool:
         # a block under a line of its own ("Please draft a reply to this customer:") is whoever that line names
         return not block.lead or speaks_of_self or (spec is not None and trivial(block.lead, spec))
     return speaks_of_self and 2 * personal >= len(keys)
+
+
+def personal_key(key: str) -> bool:
+    """One of the person's details (data/personal-keys.txt), or one qualified by a word of its own ("Work email",
+    "GitHub username"; not "Manager email": someone else's)."""
+    said = key.lower().split()
+    if " ".join(said) in PERSONAL_KEYS:
+        return True
+    return any(" ".join(said[start:]) in PERSONAL_KEYS for start in range(1, len(said))) and \
+        not set(words(key)) & RELATIONS
 
 
 @lru_cache(maxsize=8192)  # the engine asks where a line goes many times in one batch

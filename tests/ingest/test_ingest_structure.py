@@ -72,6 +72,23 @@ def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(works
     assert "5432" not in everything and "db.internal" not in everything  # a config block is not about the person
 
 
+def test_a_block_keeps_every_value_a_handle_and_a_detail_named_with_a_word_of_its_own(workspace, tmp_path):
+    """Found probing variants: "Discord: ada#1234" was redacted as a password and its line withheld; a key given
+    twice kept only its last value (the second replaced the first as a correction would); "Work email:" and
+    "Personal email:" under "My emails:" were no details of the person's, and the block was lost."""
+    said(workspace, tmp_path, ["Telegram: @ada_q\nDiscord: ada#1234\nPronouns: she/her",
+                               "Email: sam@work.example\nEmail: sam@home.example\nCity: Austin",
+                               "My emails:\nWork email: priya@corp.example\nPersonal email: priya@mail.example",
+                               "Please draft a reply to this customer:\nCustomer email: bo@shop.example\n"
+                               "Manager email: lee@shop.example"])
+    user = (workspace.root / "USER.md").read_text()
+    for line in ("Discord: ada#1234", "Email: sam@work.example; sam@home.example", "City: Austin",
+                 "Work email: priya@corp.example", "Personal email: priya@mail.example"):
+        assert f"- User's {line}." in user, user
+    everything = "".join((workspace.root / name).read_text() for name in FILES)
+    assert "bo@shop.example" not in everything and "lee@shop.example" not in everything  # someone else's
+
+
 @pytest.mark.parametrize("first, later, old, new", [
     ("About me:\nName: Jonas Weber\nLocation: Hamburg\nRole: Data Engineer",
      "About me:\nLocation: Munich\nRole: Data Engineer", "Location: Hamburg", "Location: Munich"),

@@ -259,8 +259,13 @@ def _about_the_person(message: Message, language: str, found: _Found) -> None:
     for block in structure.key_values(message.text.splitlines()):
         if not statements.about_the_person(block, language):
             continue
-        lines = [f"{DEFAULT_SUBJECT}'s {key}: {value}" for key, value in block.pairs
-                 if redacted(f"{key}: {value}") == f"{key}: {value}"]  # a password is nothing said of the person
+        values: dict[str, list[str]] = {}  # "Email: …" twice in one block: two values of one detail, one line
+        keys: dict[str, str] = {}
+        for key, value in block.pairs:
+            if redacted(f"{key}: {value}") == f"{key}: {value}":  # a password is nothing said of the person
+                keys.setdefault(key.lower(), key)
+                values.setdefault(key.lower(), []).append(value)
+        lines = [f"{DEFAULT_SUBJECT}'s {keys[key]}: {'; '.join(said)}" for key, said in values.items()]
         found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
 
 

@@ -4,7 +4,7 @@ chain a person relies on with no model and no key: ingest, then the builtin run,
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -657,6 +657,51 @@ def test_a_bare_dont_after_a_request_is_how_to_do_that_errand():
     assert "Don't" not in content("Please draft a release note for each fix. Don't push anything.")
     assert "[permanent] Don't push on Fridays." in content("Don't push on Fridays. Can you add a test for the parser?")
     assert "[permanent] Never push on Fridays." in content("Draft the notes. Please never push on Fridays.")
+
+
+def _content(*turns: tuple[str, str]) -> str:
+    """What the built-in extractor makes of one chunk of (role, text) turns, a minute apart."""
+    when = datetime(2023, 5, 8, 9, 0, tzinfo=UTC)
+    messages = [make("openai", "s", Said(role, text, (when + timedelta(minutes=number)).isoformat()))
+                for number, (role, text) in enumerate(turns)]
+    return BuiltinExtractor(UTC).extract(Chunk("openai:s", messages)).content
+
+
+WORK_SHOWN = "I have removed the duplicated install section and merged the two examples. " * 4
+
+
+@pytest.mark.parametrize(("turns", "kept"), [
+    # the next message, the agent having only acknowledged the request: how to do that errand
+    ((("user", "Can you fix the race condition in the upload worker?"), ("assistant", "ok"),
+      ("user", "Don't use a global lock.")), None),
+    ((("user", "The /orders endpoint returns stale data after an update, please fix it."), ("assistant", "Sure."),
+      ("user", "Avoid caching responses.")), None),
+    # after the agent showed its work, a bare "don't" is feedback that may stand
+    ((("user", "Can you tidy the README?"), ("assistant", WORK_SHOWN),
+      ("user", "Good, but don't put comments into bash snippets.")), "Don't put comments into bash snippets."),
+    ((("user", "Thanks!"), ("assistant", "ok"), ("user", "Don't use a global lock.")), "Don't use a global lock."),
+    # the thing at hand, named by its article: this errand's; one named every time, or "ever": a rule
+    ((("user", "Don't touch the file."),), None),
+    ((("user", "Don't change the function signature."),), None),
+    ((("user", "Don't touch the .env file."),), "Don't touch the .env file."),
+    ((("user", "Don't ever touch the migration file."),), "Don't ever touch the migration file."),
+    ((("user", "Don't use print statements in the test files."),), "Don't use print statements in the test files."),
+])
+def test_a_bare_dont_about_the_errand_at_hand_is_no_standing_rule(turns, kept):
+    """Found probing the issue's "Avoid caching responses." said about one fix: sent as a message of its own right
+    after the request, or about "the file" at hand, it was filed in SOUL.md as a standing rule."""
+    content = _content(*turns)
+    if kept is None:
+        assert "[permanent]" not in content, content
+    else:
+        assert f"[permanent] {kept}" in content, content
+
+
+def test_the_problem_a_request_is_about_is_no_fact_of_the_project():
+    """"The invoice PDF renders blank pages. Please look into it." filed "(…) The invoice PDF renders blank pages."
+    in MEMORY.md: what the errand is about, not a fact that lasts."""
+    assert "[durable]" not in _content(("user", "The invoice PDF renders blank pages. Please look into it."))
+    assert "[durable]" in _content(("user", "The invoice PDFs are rendered with WeasyPrint. Please add a test."))
 
 
 @pytest.mark.parametrize("said", [

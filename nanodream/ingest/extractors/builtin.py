@@ -21,7 +21,15 @@ from nanodream.backlog.waiting import marker_line
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
 from nanodream.ingest.extractors.procedures import stated_procedures
-from nanodream.ingest.extractors.rules import DEFAULT_SUBJECT, Fact, after_a_request, classify, meaningful, small_talk
+from nanodream.ingest.extractors.rules import (
+    DEFAULT_SUBJECT,
+    Fact,
+    after_a_request,
+    before_a_request,
+    classify,
+    meaningful,
+    small_talk,
+)
 from nanodream.ingest.message import Message, local
 from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
@@ -60,9 +68,11 @@ class BuiltinExtractor:
         found = _Found()
         days: list[date | None] = []  # the day each waiting message was said, beside `found.unread`
         said_by_the_agent: set[str] = set()
+        asked = False  # the person's last English message asked for work, and the agent has only acknowledged it
         for message in chunk.messages:
             if message.role != "user":
                 said_by_the_agent.add(_normal(message.text))
+                asked = asked and len(message.text) <= ACKNOWLEDGED  # after the work is shown, feedback may last
                 continue
             if _normal(message.text) in said_by_the_agent:
                 continue  # the agent's reply echoed back as the person's turn (a WhatsApp bridge does so)
@@ -72,12 +82,7 @@ class BuiltinExtractor:
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
             waiting = len(found.unread)
-            if structure.written_out(message.text):
-                _written_out(message, language, found)
-            elif language in RULE_LANGUAGES:
-                self._english(message, found, short=language == UNDETERMINED)
-            else:
-                _other_language(message, language, found)
+            asked = self._read(message, language, found, asked)
             # A model reads a waiting message as written: lines it repeats from another message may be the
             # harness's, or the person's own pasted twice ("Меня зовут Лиза …" in two sessions), only it can tell.
             found.unread[waiting:] = [(language, as_written) for language, _ in found.unread[waiting:]]
@@ -89,18 +94,30 @@ class BuiltinExtractor:
         return Extraction(content, for_model=dict(Counter(language for language, _ in found.unread)),
                           waiting=waiting_text(found.unread, self._other_days(days, chunk)))
 
+    def _read(self, message: Message, language: str, found: _Found, asked: bool) -> bool:
+        """One message of the person's, by how it is written and its language; whether it ends asking the agent
+        for a piece of work (English only: `asked` says so of the message before)."""
+        if structure.written_out(message.text):
+            _written_out(message, language, found)
+        elif language in RULE_LANGUAGES:
+            return self._english(message, found, short=language == UNDETERMINED, asked=asked)
+        else:
+            _other_language(message, language, found)
+        return False
+
     def _other_days(self, days: list[date | None], chunk: Chunk) -> list[date | None]:
         """Each waiting message's day where it is not the entry's (the chunk's last message's): "morgen" said on
         May 10 is read from May 10, not from the day the chunk ends."""
         last = local(chunk.when, self.zone).date() if chunk.when is not None else None
         return [None if day == last else day for day in days]
 
-    def _english(self, message: Message, found: _Found, *, short: bool) -> None:
+    def _english(self, message: Message, found: _Found, *, short: bool, asked: bool) -> bool:
         """English, or text too short to tell (`short`: whose statements other languages' cues may read too): the
         full rules, sentence by sentence. A sentence the language model is sure is in another language (a quoted
         paragraph, a reply pasted in) is not theirs to read: the message then waits for a model too, whole; so it
         does when a sentence no rule filed is likeliest another language's ("Je regarde ça ce soir."), which a gist
-        would otherwise consume unread."""
+        would otherwise consume unread. `asked`: the person's message before this one asked for a piece of work;
+        returns whether this one ends asking for one."""
         day = local(message.when, self.zone).date() if message.when is not None else None
         text = _procedures(message.text, found)
         said = list(sentences(text))
@@ -108,12 +125,14 @@ class BuiltinExtractor:
         foreign = ""
         filed: dict[int, Fact] = {}
         rest: dict[int, str] = {}
-        for index, (sentence, errand) in enumerate(zip(said, after_a_request(said), strict=True)):
+        errands = after_a_request([*said, ""], asked)
+        problems = before_a_request(said)
+        for index, (sentence, errand) in enumerate(zip(said, errands, strict=False)):
             other = _foreign(sentence)
             if other:
                 foreign = other
                 continue
-            fact = classify(sentence, message.speaker, day, errand) or _remembered(said, index, english)
+            fact = _fact_of(said, index, message.speaker, day, errand=errand, problem=problems[index])
             if fact is None and short:
                 fact = _in_another_language(sentence)
             sure = language_of(sentence, FOREIGN_CONFIDENCE, min_letters=0) if short and fact is None else "en"
@@ -133,8 +152,12 @@ class BuiltinExtractor:
         found.rest += list(rest.values())
         if foreign:
             found.unread.append((foreign, message.text))
+        return after_a_request([*said, ""])[-1]
 
 
+# An agent's reply this short only acknowledges a request ("ok", "Sure, on it."): the person's next bare "don't …"
+# still says how to do that errand; after a longer one (the work shown), it is feedback that may stand.
+ACKNOWLEDGED = 200
 # A message with this many letters that the language model cannot place is mixed, not too short to tell.
 LONG_ENOUGH = 40
 # A sentence of an English message this long is read as another language's only when the model is this sure.
@@ -280,6 +303,14 @@ def _other_language(message: Message, language: str, found: _Found) -> None:
     found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
     if reading.unread or len(kept) < len(reading.statements):
         found.unread.append((language, message.text))
+
+
+def _fact_of(said: list[str], index: int, speaker: str, day: date | None, *, errand: bool,
+             problem: bool) -> Fact | None:
+    """What sentence `index` of a message states; a fact of the project is none when the request after it is
+    about it (`problem`: "The invoice PDF renders blank pages. Please look into it." — the errand's problem)."""
+    fact = classify(said[index], speaker, day, errand) or _remembered(said, index, statements.language("en"))
+    return None if fact is not None and fact.tag == "durable" and problem else fact
 
 
 def _normal(text: str) -> str:

@@ -279,8 +279,9 @@ def agent_rule(said: Said) -> Fact | None:
     rather_not = _RATHER_NOT.match(said.sentence)
     if rather_not is not None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
-    if said.errand and _BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence):
-        return None  # "do not open any PRs" inside a request for work: how to do this errand, not a rule
+    if (_BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence)
+            and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence))):
+        return None  # "do not open any PRs" inside a request for work, "Don't touch the file.": this errand's
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
              or _CHAT_LANGUAGE.match(said.sentence)
@@ -325,6 +326,12 @@ def _every_time_rule(sentence: str) -> str:
 # A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
 # it stand: after a request in the same message, it says how to do that errand.
 _BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
+_EVER = re.compile(r"\bever\b", re.IGNORECASE)
+# The piece of work at hand, named by its article alone ("the file", "the migration file", "the function
+# signature"; not "the .env file", which names one every time, nor "the test files", a kind): a bare "don't" about
+# it is how to do this errand, unless it says "ever".
+_THING_AT_HAND = re.compile(r"\bthe\s+(?:[a-z][a-z-]*\s+){0,2}(?:file|function|signature|method|class|migration|"
+                            r"script|snippet|query|endpoint|component|module|fix|bug|patch|pr)\b")
 # A rule that names one piece of work ("… for the login fix", "… in this PR") is how to do that work, not a
 # standing rule, unless the person says it stands.
 _GENERAL = re.compile(rf"^(?:always|{NEVER})\b", re.IGNORECASE)  # "always mention the ticket number": every time
@@ -983,14 +990,35 @@ _ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next
                    r"open|set up|go ahead)\b)", re.IGNORECASE)
 
 
-def after_a_request(sentences: list[str]) -> list[bool]:
-    """For each sentence of a message, whether an earlier one asked the agent for a piece of work: a bare
-    "don't …" after it says how to do that errand ("… make a branch for each. do not open any PRs."), one
-    before it stands on its own ("Don't use emojis in commit messages. Can you add …?")."""
-    asked, flags = False, []
+# A request the sentence ends with: "The endpoint returns stale data, please fix it." — what it asks is this errand.
+_ASKS_AT_END = re.compile(rf"[,;:—–-]\s*(?:please|pls|can\s+you|could\s+you)\s+(?!always\b|{PROHIBITION})\w+[^,;]*$",
+                          re.IGNORECASE)
+# A request about what came just before it: "Please look into it.", "Can you fix this?"
+_POINTS_BACK = re.compile(r"\b(?:it|this|that|these|them)\b", re.IGNORECASE)
+
+
+def asks(sentence: str) -> bool:
+    """Whether a sentence asks the agent for a piece of work, at its start or at its end."""
+    plain = _LEAD_IN.sub("", sentence.strip())
+    return bool(_ASKS.match(plain) or _ASKS_AT_END.search(plain.rstrip(".!?")))
+
+
+def before_a_request(sentences: list[str]) -> list[bool]:
+    """For each sentence of a message, whether the next one asks for work about it ("The invoice PDF renders blank
+    pages. Please look into it."): what the errand is about, not a fact to keep."""
+    return [index + 1 < len(sentences) and asks(sentences[index + 1])
+            and bool(_POINTS_BACK.search(sentences[index + 1])) for index in range(len(sentences))]
+
+
+def after_a_request(sentences: list[str], asked: bool = False) -> list[bool]:
+    """For each sentence of a message, whether an earlier one asked the agent for a piece of work (`asked`: the
+    person's message before this one did): a bare "don't …" after it says how to do that errand ("… make a branch
+    for each. do not open any PRs.", or "Avoid caching responses." sent right after "please fix it"), one before
+    it stands on its own ("Don't use emojis in commit messages. Can you add …?")."""
+    flags = []
     for sentence in sentences:
         flags.append(asked)
-        asked = asked or bool(_ASKS.match(_LEAD_IN.sub("", sentence.strip())))
+        asked = asked or asks(sentence)
     return flags
 
 

@@ -121,13 +121,19 @@ _SENDER = re.compile(r"^\s*\[[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}\]\s+(?=\
 RECURRING_CHARS = 40
 
 
+# A harness writes to the agent about the person ("the user"); a line in which someone says "I", "me" or "my" is the
+# person's own, however often they paste it ("My name is Liza …", "Always show me a plan first …").
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b", re.IGNORECASE)
+
+
 def recurring_lines(messages: list[str]) -> frozenset[str]:
-    """The lines of at least RECURRING_CHARS characters found in two or more different messages: what a harness
-    wrote into the person's turns, whichever harness (the known ones' announcements are `_HARNESS_MESSAGE`)."""
+    """The lines of at least RECURRING_CHARS characters found in two or more different messages, none in which
+    the person speaks of themselves: what a harness wrote into the person's turns, whichever harness (the known
+    ones' announcements are `_HARNESS_MESSAGE`)."""
     seen: dict[str, int] = {}
     for text in set(messages):
         for line in {_normal(line) for line in text.splitlines()}:
-            if len(line) >= RECURRING_CHARS:
+            if len(line) >= RECURRING_CHARS and not _FIRST_PERSON.search(line):
                 seen[line] = seen.get(line, 0) + 1
     return frozenset(line for line, messages_holding in seen.items() if messages_holding > 1)
 

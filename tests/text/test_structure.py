@@ -317,3 +317,18 @@ def test_what_the_person_adds_to_the_agents_instruction_file_is_read_without_the
 def test_each_wrapped_line_joins_by_the_line_before_it(text, language, said):
     """A line opening a new statement after an unfinished one starts a sentence; a wrapped line goes on."""
     assert list(sentences(text, language)) == said
+
+
+def test_a_line_the_person_pastes_again_about_themselves_is_theirs_not_the_harnesss():
+    """Found on a public Claude Code transcript: the person pasted "Меня зовут Лиза …" into two sessions; in
+    English, "My name is Liza …" and a rule said again in a later message were taken out of both messages as a
+    harness's notes, and the first session was consumed as small talk. A harness writes about "the user"."""
+    from nanodream.text.structure import recurring_lines, the_persons_words
+
+    intro = "My name is Liza and I work as a project manager."
+    rule = "Always show me a plan first before you start changing any files."
+    note = "Reply to the user with the message tool; absolute paths are blocked for security."
+    first, later = f"{intro}\n{rule}\n{note}", f"{intro}\n{rule}\nI live in Lyon.\n{note}"
+    recurring = recurring_lines([first, later])
+    assert recurring == frozenset({note})
+    assert the_persons_words(first, recurring) == f"{intro}\n{rule}"

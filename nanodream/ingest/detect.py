@@ -92,7 +92,7 @@ def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
 _NO_CONVERSATION = "{path}: a JSON document holding no conversation (no messages in it)"
 # The fields a transcript's record has (a message's, an event's): a document of one such record is JSON Lines
 # pretty-printed, not some other file.
-_RECORD_FIELDS = frozenset({"role", "content", "message", "type", "text", "sessionId", "payload"})
+_RECORD_FIELDS = frozenset({"role", "content", "message", "type", "text", "payload"})
 
 
 def _a_record(value: dict) -> bool:

@@ -50,13 +50,28 @@ def list_files(source: IngestSource) -> Listing:
 
 
 def _take(source: IngestSource, candidates: list[Path], listing: Listing) -> None:
+    aside: dict[str, int] = {}
     for candidate in candidates:
         if not wanted(candidate.relative_to(source.path).as_posix(), source):
+            kind = _set_aside(candidate.name, source)
+            if kind:
+                aside[kind] = aside.get(kind, 0) + 1
             continue
         if candidate.is_symlink():
             listing.skipped.append(f"{candidate}: a symlink inside a source is not followed")
         elif candidate.is_file():
             listing.files.append(candidate)
+    if candidates:
+        listing.skipped += [f"{candidates[0].parent}: {kind}: {count} passed over (name one to read it)"
+                            for kind, count in aside.items()]
+
+
+def _set_aside(name: str, source: IngestSource) -> str:
+    """What a file its format's host set aside is ("" for any other file), unless `include` asks for it."""
+    if source.include:
+        return ""
+    formats = [REGISTRY[source.format]] if source.format in REGISTRY else list(REGISTRY.values())
+    return next((kind for fmt in formats for glob, kind in fmt.set_aside if fnmatch(name, glob)), "")
 
 
 def wanted(relative: str, source: IngestSource) -> bool:

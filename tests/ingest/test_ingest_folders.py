@@ -130,3 +130,29 @@ def test_an_openclaw_session_reset_and_archived_is_read_from_its_folder(workspac
     code, report = ingest(workspace, str(folder))
     assert code == 0, report
     assert report["sources"][0]["files"] == 1 and report["sources"][0]["messages"] > 0, report
+
+
+def test_openclaw_sessions_deleted_from_its_list_are_counted_not_read_and_a_trace_pointer_gets_no_jq(workspace,
+                                                                                                   tmp_path):
+    """A new user's OpenClaw folder: 16 "<id>.jsonl.deleted.<time>" transcripts were passed over without a word,
+    and 18 "<id>.trajectory-path.json" pointers (pretty-printed, with a sessionId) each got "rewrite it with
+    `jq -c`". The deleted ones are counted and said; named on its own, one is read; a pointer is no conversation."""
+    from tests.support.paths import FIXTURES
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    live = FIXTURES / "ingest" / "openclaw" / "sessions" / "b7300bff-a214-4c11-97ae-eab26883c67a.jsonl"
+    deleted = folder / "5d1c0e9a-0000-4000-8000-000000000001.jsonl.deleted.1782530279"
+    deleted.write_text(live.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "5d1c0e9a-0000-4000-8000-000000000001.trajectory.jsonl.deleted.1782530279").write_text("{}\n")
+    (folder / "5d1c0e9a-0000-4000-8000-000000000001.trajectory-path.json").write_text(json.dumps(
+        {"traceSchema": "openclaw-trajectory-pointer", "schemaVersion": 1,
+         "sessionId": "5d1c0e9a-0000-4000-8000-000000000001", "runtimeFile": "/x.trajectory.jsonl"}, indent=2))
+    code, report = ingest(workspace, str(folder))
+    skipped = report["sources"][0]["skipped"]
+    assert code == 0 and f"{folder}: transcripts OpenClaw keeps for sessions deleted from its list: 1 passed over " \
+                         "(name one to read it)" in skipped, skipped
+    assert any("trajectory-path.json: a JSON document holding no conversation" in line for line in skipped), skipped
+    assert not any("jq" in line for line in skipped) and report["sources"][0]["messages"] == 0
+    code, report = ingest(workspace, str(deleted))
+    assert code == 0 and report["sources"][0]["messages"] > 0, report

@@ -18,6 +18,8 @@ class Format:
     sniff: Callable[[list[Any]], bool]  # the first records of a file (parsed JSON values) look like this format
     read: Callable[[Any, Context], list[Message]]  # one record → its messages (most records hold none)
     files: tuple[str, ...] = ("*.jsonl",)  # the file names it is kept in: what a folder source reads by default
+    # Transcripts its host set aside, which a folder source passes over and counts: (file name glob, what they are)
+    set_aside: tuple[tuple[str, str], ...] = ()
 
 
 def session_of(context: Context, named: object = None) -> tuple[str, bool]:

@@ -77,4 +77,8 @@ def read(record: Any, context: Context) -> list[Message]:
 
 
 # A session /reset archived keeps its transcript beside the new one as "<session-id>.jsonl.reset.<time>".
-FORMAT = Format("openclaw", sniff, read, files=("*.jsonl", "*.jsonl.reset.*"))
+# A session deleted from OpenClaw's list keeps its transcript as "<session-id>.jsonl.deleted.<time>": the person
+# put it away, so a folder source passes over it (and says how many); named on its own, it is read. (Its
+# "<session-id>.trajectory.jsonl.deleted.<time>" beside it is a trace, no transcript: session ids end in hex.)
+DELETED = ("*[0-9a-f].jsonl.deleted.*", "transcripts OpenClaw keeps for sessions deleted from its list")
+FORMAT = Format("openclaw", sniff, read, files=("*.jsonl", "*.jsonl.reset.*"), set_aside=(DELETED,))

@@ -122,6 +122,27 @@ def test_codex_rollouts_from_before_the_payload_wrapper_are_read_too(tmp_path):
     assert said[0].session == "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e"
 
 
+def test_a_forked_codex_session_passes_over_the_history_it_copied_in(tmp_path):
+    """A public Codex rollout forked from another session: after its own session_meta came the original's and
+    1,604 lines of its history, all stamped in one second, read as new messages ("read again 0"): 54 duplicate
+    entries, and an old "I live in Lyon." undid a later correction. The copy is the original rollout's to give."""
+    def line(when: str, kind: str, payload: dict) -> str:
+        return json.dumps({"timestamp": when, "type": kind, "payload": payload}) + "\n"
+
+    def said(role: str, text: str) -> dict:
+        part = "input_text" if role == "user" else "output_text"
+        return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+
+    fork = tmp_path / "rollout-2026-05-01T14-00-00-bbbb.jsonl"
+    fork.write_text(line("2026-05-01T14:00:00.000Z", "session_meta", {"id": "bbbb", "timestamp": "2026-05-01T14:00Z"})
+                    + line("2026-05-01T14:00:01.300Z", "session_meta", {"id": "aaaa", "timestamp": "2026-05-01T10:00Z"})
+                    + line("2026-05-01T14:00:01.300Z", "response_item", said("user", "I live in Lyon."))
+                    + line("2026-05-01T14:00:01.400Z", "response_item", said("assistant", "Noted."))
+                    + line("2026-05-01T14:00:33.000Z", "response_item", said("user", "I prefer tabs over spaces.")))
+    name, read = messages(fork)
+    assert name == "codex" and [(m.text, m.session) for m in read] == [("I prefer tabs over spaces.", "codex:bbbb")]
+
+
 def test_openclaw_reads_message_entries_and_leaves_tool_results_and_compactions_out():
     _, said = messages(OPENCLAW)
     assert [m.role for m in said] == ["user", "assistant", "user"]

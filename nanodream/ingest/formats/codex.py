@@ -6,7 +6,9 @@ event_msg) and `models.rs` (`ResponseItem::Message {id, role, content: [{"type":
 "text"}]}`; reasoning, function calls and their output are other item types). The session id is the
 session_meta payload's `id`. User messages Codex injects (AGENTS.md instructions, `<environment_context>`) are
 left out. Rollouts written before the `{"type", "payload"}` wrapper (a bare meta line, then bare items) are read
-too.
+too. A forked or resumed session's rollout opens with its own meta, then the meta of the session it came from and
+that session's history, copied in the same second with new time stamps: the copy is passed over (the original's
+rollout holds it), so old statements are not read again as new ones after a later correction.
 
 `event_msg` items of type `user_message` repeat what the person typed, for the UI (`codex-rs` persists them
 beside the response items). A rollout may hold a person's words only there — real Codex Desktop rollouts were
@@ -19,6 +21,7 @@ last heading, in both kinds of item, so the two copies still pair.
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
@@ -29,6 +32,8 @@ ITEM_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_cont
 TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 IDE_REQUEST = "## My request for Codex:"
 RECENT_USER_TEXTS = 16  # unpaired user texts a session remembers, to read each once from either item
+# How long after a fork's second session_meta the copied history is still being written (it takes well under one).
+COPY_SECONDS = timedelta(seconds=2)
 
 
 def sniff(records: list[Any]) -> bool:
@@ -55,10 +60,9 @@ def read(record: Any, context: Context) -> list[Message]:
     else:
         kind, item, when = "response_item", record, context.get("started")
     if kind == "session_meta":
-        if isinstance(item.get("id"), str):
-            context["session"] = item["id"]
-        context["started"] = item.get("timestamp")
-        return []
+        return _meta(context, item, when)
+    if _copied(context, when):
+        return []  # a forked session's history, copied in: its own rollout holds it
     if kind == "event_msg" and item.get("type") == "user_message" and isinstance(item.get("message"), str):
         return _user_words(context, joined([_ide_request(item["message"])]), when, None, "event")
     if kind != "response_item" or item.get("type") != "message" or item.get("role") not in ROLES:
@@ -69,6 +73,33 @@ def read(record: Any, context: Context) -> list[Message]:
     if item["role"] == "user":
         return _user_words(context, joined([_ide_request(text)]), when, item.get("id"), "item")
     return [_said(context, Said(item["role"], text, when, item.get("id")))]
+
+
+def _meta(context: Context, item: dict[str, Any], when: Any) -> list[Message]:
+    """The session's meta; a later one naming another session opens that session's history, which a fork or a
+    resume copies into the new rollout at once (1,604 lines in one second), each line stamped anew."""
+    named = item.get("id") if isinstance(item.get("id"), str) else None
+    own = context.get("session")
+    if own is not None and named is not None and named != own and _instant(when) is not None:
+        context["copied_until"] = (_instant(when) + COPY_SECONDS).isoformat()
+        return []
+    if named is not None:
+        context["session"] = named
+    context["started"] = item.get("timestamp")
+    return []
+
+
+def _copied(context: Context, when: Any) -> bool:
+    """A line written with the copy of another session's history (`_meta`)."""
+    until, instant = context.get("copied_until"), _instant(when)
+    return isinstance(until, str) and instant is not None and instant <= datetime.fromisoformat(until)
+
+
+def _instant(when: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(when).replace("Z", "+00:00")) if when else None
+    except ValueError:
+        return None
 
 
 def _user_words(context: Context, text: str, when: Any, msg_id: Any, kind: str) -> list[Message]:

@@ -178,7 +178,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues",), "fact": ("ours", "not"), "remember": ("that", "opens", "to", "to_later", "records"),
           "scope": ("words", "things", "unless"),
-          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming",)}
+          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming", "not_names")}
 
 
 @cache
@@ -265,11 +265,29 @@ _KEEPING = ("rule.standing", "rule.remember_this", "remember.that")
 def statement(sentence: str, spec: Language) -> Statement | None:
     """The explicit statement a sentence makes in `spec`'s language, or None. A quotation in it is someone else's
     words, read for nothing, unless the person asks to keep it; what they say around it is read as ever."""
+    if _mixed(sentence, spec):
+        return None  # "Mi nombre es Kenneth, te vas a llamar Batista, contéstame educadamente, vivo en …": a model's
     outside = _QUOTED.sub(" ", sentence)
     if outside != sentence and substance(outside) >= ANY_WORD and not _kept_quote(sentence, outside, spec):
         found = _stated(outside, spec)
         return Statement(found.kind, tidy(sentence), found.section) if found is not None else None
     return _stated(sentence, spec)
+
+
+# Clauses a sentence must run on for, between commas, before it may mix kinds of statement.
+MIXED_CLAUSES = 3
+_CLAUSE_BREAK = re.compile(r"[,，、]")
+
+
+def _mixed(sentence: str, spec: Language) -> bool:
+    """A run-on sentence whose comma-separated clauses state different kinds of thing — who the person is, the
+    agent's name, a rule — which no one line of one file holds; a model splits it (it waits whole)."""
+    clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if substance(clause) >= MIN_LETTERS]
+    if len(clauses) < MIXED_CLAUSES:
+        return False
+    kinds = {(found.kind, found.section if found.kind == RULE else "") for clause in clauses
+             if (found := _stated(clause.strip(), spec)) is not None}
+    return len(kinds) > 1
 
 
 def _kept_quote(sentence: str, outside: str, spec: Language) -> bool:
@@ -325,15 +343,17 @@ def _gives_an_attribute(sentence: str, spec: Language) -> bool:
 
 
 def _names_the_agent(tokens: list[str], spec: Language) -> bool:
-    """A naming cue for the agent, not followed by the person's own word ("你就叫小开", not "你就叫我老周吧": "just
-    call me Lao Zhou")."""
+    """A naming cue for the agent, followed by a name: not by the person's own word ("你就叫小开", not "你就叫我老周吧":
+    "just call me Lao Zhou"), nor by a word that joins or asks (`agent.not_names`: "Ya te había dicho cómo te
+    llamas y qué personalidad tienes" speaks of the name without giving one)."""
     _, end = spec["agent.naming"].bounds(tokens)
     if end < 0:
         return False
     selves, rest = spec["person.self"], tokens[end:]
     if selves.characters:
         return not any("".join(rest).startswith("".join(item)) for item in selves.items)
-    return not any(rest[:len(item)] == list(item) for item in selves.items)
+    return (bool(rest) and spec["agent.not_names"].at(rest[:1]) < 0
+            and not any(rest[:len(item)] == list(item) for item in selves.items))
 
 
 def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:

@@ -651,3 +651,34 @@ def test_a_memory_line_keeps_no_quotation_mark_left_from_a_cut_quote(sentence, l
 def test_what_the_person_asks_to_note_down_is_a_fact_not_a_rule(code, said, text):
     reading = read(list(sentences(said, code)), code)
     assert [(s.kind, s.text.lower()) for s in reading.statements] == [(FACT, text.lower())] and not reading.unread
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("es", "Ya te había dicho cómo te llamas y qué personalidad tienes."),  # a complaint, on a public transcript
+    ("de", "Ich habe dir doch gesagt, wie du heißt und was du kannst."),
+    ("pt", "Já te disse como você se chama e qual é a sua personalidade."),
+])
+def test_a_naming_cue_that_gives_no_name_names_no_agent(code, sentence):
+    """The naming cue followed by a word that joins or asks speaks of the name without giving one: it was filed in
+    SOUL.md as the agent's identity."""
+    found = statement(sentence, language(code))
+    assert found is None or found.section != "Identity", found
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("es", "Vivo en Madrid, responde siempre en español, decidimos usar Django para el backend."),
+    ("de", "Ich wohne in Graz, antworte immer auf Deutsch, wir haben beschlossen, Postgres zu nehmen."),
+    ("zh", "我住在上海，以后请用中文回答，我们决定用Django。"),
+])
+def test_a_run_on_sentence_of_different_kinds_waits_whole(code, sentence):
+    """Clauses about the person, a rule and a decision, run on with commas, were filed as one USER.md line."""
+    assert statement(sentence, language(code)) is None
+    assert read([sentence], code).unread
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("es", "Vivo en Madrid, trabajo como diseñadora, me gusta el café."),  # one kind: about the person
+    ("vi", "Mình muốn gọi bạn là yolo nha"),  # a name in lower case is still a name
+])
+def test_a_run_on_of_one_kind_and_a_lower_case_name_are_still_filed(code, sentence):
+    assert statement(sentence, language(code)) is not None

@@ -176,7 +176,8 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
-          "decision": ("cues",), "fact": ("ours", "not"), "remember": ("that", "opens", "to", "to_later", "records"),
+          "decision": ("cues",), "fact": ("ours", "not"),
+          "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
           "scope": ("words", "things", "unless"),
           "small_talk": ("phrases",), "user": ("names",), "agent": ("naming", "not_names")}
 
@@ -304,11 +305,8 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if asked is not None:
         return asked  # "Merk dir, dass mein Geburtstag am 3. Mai ist": about the person
     kept = remembered(sentence, spec)  # "我叫小王，记住这个": what comes before the "remember this"
-    if kept:  # what that reads as, in its words; or, reading as none of the kinds, the sentence asked to be kept
-        said = statement(kept, spec)
-        if said is None and trivial(kept, spec):
-            return None  # "Ja gut, dann merk dir das!", "好的，记住这个！": points back at what came before
-        return said or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
+    if kept:
+        return _what_is_kept(sentence, kept, spec)
     tokens = spec.tokens(sentence)
     standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
     if is_question(sentence) and not standing:
@@ -340,6 +338,23 @@ def _gives_an_attribute(sentence: str, spec: Language) -> bool:
         return False
     tokens = spec.tokens(said_anew(sentence, spec.code))
     return not _of_the_moment(tokens, spec) and spec["person.not"].at(tokens) < 0
+
+
+def _what_is_kept(sentence: str, kept: str, spec: Language) -> Statement | None:
+    """What the clause before a "remember this" reads as, in its words; or, reading as none of the kinds, the
+    sentence asked to be kept."""
+    said = statement(kept, spec)
+    if said is None and trivial(kept, spec):
+        return None  # "Ja gut, dann merk dir das!", "好的，记住这个！": points back at what came before
+    if said is not None and _object_of_the_reminder(kept, spec):
+        return Statement(said.kind, tidy(sentence), said.section)  # "저는 채식주의자라는 거 기억해 줘", whole
+    return said or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
+
+
+def _object_of_the_reminder(kept: str, spec: Language) -> bool:
+    """The clause ends in what makes it the reminder's object (`remember.nominalisers`): a fragment on its own
+    ("저는 채식주의자라는 거" of "… 기억해 줘", "제 이메일은 …이라는 것을" of "… 기억해 주세요")."""
+    return spec["remember.nominalisers"].ends(spec.tokens(kept))
 
 
 def _names_the_agent(tokens: list[str], spec: Language) -> bool:

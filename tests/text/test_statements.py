@@ -321,6 +321,10 @@ def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words(
     ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE,
      "Bei Tabellen alle Seiten anschauen, merk dir das."),
     ("ja", "私の誕生日は5月3日だと覚えておいてください。", PERSON, "私の誕生日は5月3日だ。"),
+    # a clause made the reminder's object ("… that I am a vegetarian"): no sentence alone, the whole is kept
+    ("ko", "저는 채식주의자라는 거 기억해 줘.", PERSON, "저는 채식주의자라는 거 기억해 줘."),
+    ("ko", "제 이메일은 minji@example.kr이라는 것을 기억해 주세요.", PERSON,
+     "제 이메일은 minji@example.kr이라는 것을 기억해 주세요."),
 ])
 def test_a_sentence_that_ends_by_asking_to_remember_it_keeps_what_it_says(code, said, kind, text):
     reading = read(list(sentences(said, code)), code)

@@ -234,6 +234,9 @@ def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path)
      "For a release: bump version, update changelog, tag the commit, push."),
     ("Release steps: bump the version, update the changelog, tag the commit, then push the tag",
      "Our release checklist:\n1. Bump the version\n2. Update the changelog\n3. Tag the commit\n4. Push the tag"),
+    # a comma after "To <goal>", not a colon (found probing variants): both tellings were gists
+    ("To release, first bump the version, then update the changelog, finally tag the commit.",
+     "To release, first bump the version, then update the changelog, then tag the commit."),
 ])
 def test_a_procedure_told_inline_in_commas_in_two_sessions_becomes_one_skill(workspace, tmp_path, first, second):
     """Steps told in commas on the lead's line were only "Talked about: …" (a gist): told twice, nothing came of it."""
@@ -264,6 +267,9 @@ def test_what_a_procedure_is_and_is_not():
         assert stated_procedures(things) == [], things  # things, not commands; or two steps only in commas
     assert stated_procedures("When committing, always run the linter, the formatter and the tests.") == []
     assert stated_procedures("To release: bump the version.") == []  # one step is no procedure
+    for spoken in ("To be honest, first I was confused, then I understood it.",
+                   "To be fair, first we tried Redis, then we moved to Postgres."):
+        assert stated_procedures(spoken) == [], spoken  # a way of speaking, and what someone did: no commands
 
 
 def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tmp_path):

@@ -3,7 +3,8 @@
 The person writes "Here's how I cut a release:", "To release:", "For a release:", "Our release checklist:",
 "Release steps:" or "The steps to restore a backup:", followed by a numbered or bulleted list of at least two
 steps (or the steps in the same line: "1) … 2) …", "first …, then …, finally …", or three commands or more apart
-by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …, then …".
+by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …, then …", "To
+restore a backup, first …, then …".
 Ingest files it as one line, `[durable] To <goal>: 1) … 2) …`: the builtin dream keeps it as a fact the first
 time, and makes it the skill `skills/<goal>/SKILL.md` once another session tells it again (engines/builtin.py,
 `_recurring`). A list for one piece of work ("To fix the login bug:", "To set this up:") is an errand, not a
@@ -32,6 +33,9 @@ _LEADS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
 ))
 # "When releasing, first …, then …": a goal in its -ing form, told by the sequence after its comma.
 _WHEN_DOING = re.compile(r"^when\s+(?P<goal>[a-z]+ing(?:\s+[\w-]+){0,3}?)\s*,\s*(?=(?:first|1[.)])\b)", re.IGNORECASE)
+# "To restore a backup, first …, then …": a goal after "to", told by the sequence after its comma.
+_TO_DO = re.compile(r"^(?:in\s+order\s+)?to\s+(?P<goal>[a-z][\w-]*(?:\s+[\w-]+){0,4}?)\s*,\s*(?=(?:first|1[.)])\b)",
+                    re.IGNORECASE)
 _STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<step>\S.*)$")
 _INLINE_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
 _SEQUENCE = re.compile(r"(?:^|[,;]\s*|\s+)(?:and\s+)?(?:first(?:ly)?|then|next|after\s+that|finally|lastly),?\s+",
@@ -47,6 +51,8 @@ _ERRAND = re.compile(r"\b(?:this|that|these|those|it|here|now|today|the\s+(?:[\w
                      re.IGNORECASE)
 MIN_STEPS = 2
 MAX_STEP_CHARS = 200
+# Who did something: a step opening with one is a statement ("we tried Redis"), no command.
+_SUBJECTS = frozenset({"i", "we", "you", "he", "she", "it", "they", "this", "that", "there"})
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def stated_procedures(text: str) -> list[Told]:
 def _lead(line: str) -> tuple[str | None, str]:
     """The goal a line leads into steps with, and what follows its colon on the same line ("" when nothing)."""
     text = line.strip().strip("*").strip()
-    for pattern in (*_LEADS, _WHEN_DOING):
+    for pattern in (*_LEADS, _WHEN_DOING, _TO_DO):
         match = pattern.match(text)
         if match is not None:
             goal = " ".join(match.group("goal").split())
@@ -90,7 +96,10 @@ def _lead(line: str) -> tuple[str | None, str]:
             if pattern is _WHEN_DOING:  # "releasing" is the goal "release"
                 first, _, others = goal.partition(" ")
                 goal = f"{base_verb(first)} {others}".strip()
-            return goal, text[match.end():].strip()
+            rest = text[match.end():].strip()
+            if pattern is _TO_DO and not all(_a_command(step, first=True) for step in _inline_steps(rest)):
+                return None, ""  # "To be honest, first I was confused, then …": no steps, a way of speaking
+            return goal, rest
     return None, ""
 
 
@@ -140,5 +149,5 @@ def _a_command(piece: str, *, first: bool) -> bool:
     if not opening.isalpha() or (not first and not opening.islower()) or said[1:2] and said[1][:1].isdigit():
         return False
     word = opening.lower()
-    return (word not in STOPWORDS and base_verb(word) == word
+    return (word not in STOPWORDS and word not in _SUBJECTS and base_verb(word) == word
             and (not word.endswith(("ly", "s")) or word.endswith("ss")))  # "press", not "tests" or "quickly"

@@ -30,8 +30,10 @@ _HEADING = re.compile(r"^\s*#{1,6}\s|^\s*[=-]{3,}\s*$")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _CODE_CHARS = frozenset("{}[]();=<>/\\`$|")
 _SENTENCE_END = re.compile(r"[.!?:;)\"'”]\s*$")
-# A wrapped line that starts a new statement of the person's (dictated lines carry no full stops).
-_STATEMENT_START = re.compile(r"^(?:I|i|I['’](?:m|ve|d|ll)|i['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b")
+# A wrapped line that starts a new statement of the person's (dictated lines carry no full stops), or a rule with
+# its capital after a program's last line ("… to display a backtrace" / "Never use unwrap in library code.").
+_STATEMENT_START = re.compile(r"^(?:I|i|I['’](?:m|ve|d|ll)|i['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur"
+                              r"|Never|Always|Don['’]t|Do not|From now on|Please (?:never|always|don['’]t|do not))\b")
 _PERSON = r"(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll)|[Oo]ur)\b(?!\.\w)"  # "i.e." is no "I"
 _STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:always|never)\b|please don['’]?t)"
 # Where one sentence holds two statements: "… and I live in Rotterdam", "Quick note: my …", "…; never push",

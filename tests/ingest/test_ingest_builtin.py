@@ -642,6 +642,12 @@ def test_the_matter_at_hand_is_not_memory(said):
     ("here's the note I drafted, can you tighten it?\n\nDear Ana,\n\nWe decided to pause the launch.\n\nBest,\nKim",
      ["here's the note I drafted", "can you tighten it?"]),
     ("Below is the announcement:\n\nWe moved to Rust this year.", ["Below is the announcement:"]),
+    # a rule typed under a program's last line, which ends with no stop (a Rust panic's "note: …")
+    ("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\nNever use unwrap in library "
+     "code.", ["note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace.",
+               "Never use unwrap in library code."]),
+    ("If the build fails you should\nnever retry it blindly.", ["If the build fails you should never retry it "
+                                                                 "blindly."]),  # wrapped: no capital, one sentence
 ])
 def test_a_pasted_letter_is_not_the_persons_and_joined_statements_are_cut_apart(text, said):
     assert list(sentences(text)) == said

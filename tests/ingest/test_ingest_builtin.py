@@ -33,6 +33,9 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("I really enjoy hiking with my dog.", "[permanent] User enjoys hiking with their dog."),
     ("My favourite book is Dune.", "[permanent] User's favourite book is Dune."),
     ("Call me Sam.", "[permanent] User's preferred name is Sam."),
+    ("I'm in the PST time zone.", "[permanent] User's time zone is PST."),  # found probing: lost as a gist
+    ("I'm on Eastern time now.", "[permanent] User's time zone is Eastern time."),
+    ("I am in UTC+2.", "[permanent] User's time zone is UTC+2."),
     ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),
     ("I live in Lyon with my wife.", "[permanent] User lives in Lyon with their wife."),
     ("Please always answer in British English.", "[permanent] Always answer in British English."),

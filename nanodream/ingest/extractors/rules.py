@@ -488,7 +488,18 @@ _MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
                     r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
+# "I'm in the PST time zone", "I'm on Eastern time now", "I am in UTC+2": the person's time zone, a slot.
+_IN_TIME_ZONE = re.compile(
+    r"^(?:i'?m|i\s+am)\s+(?:now\s+)?(?:in|on)\s+(?:the\s+)?(?P<zone>(?:UTC|GMT)\s*[+-−]\s*\d{1,2}(?::\d{2})?"
+    r"|(?-i:[A-Z]{2,5})(?=\s+time\s*zone)|(?P<region>Pacific|Mountain|Central|Eastern|Atlantic|Alaska|Hawaii)"
+    r"(?=\s+time\b)|(?-i:[A-Z][a-z]+/[A-Z][\w/+-]+))(?:\s+time(?:\s*zone)?)?(?:\s+now)?\s*[.!]?$", re.IGNORECASE)
+
+
 def identity(said: Said) -> Fact | None:
+    zone = _IN_TIME_ZONE.match(said.sentence)
+    if zone is not None:
+        named = f"{zone.group('zone')} time" if zone.group("region") else zone.group("zone")
+        return Fact("permanent", f"{said.subject}'s time zone is {named}")
     family = _NAMED_FAMILY.match(said.sentence)
     if family is not None:
         said = replace(said, sentence=f"My {family.group('who').lower()} is {family.group('name')}.")

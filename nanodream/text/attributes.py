@@ -12,11 +12,10 @@ A speaker extends the file; no code changes.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from nanodream.text.lists import DATA
+from nanodream.text.lists import language_codes, language_file
 
 VALUE_MARK = "…"
 # Where a value that runs to the end of its clause stops: a comma, a semicolon or a sentence's end.
@@ -43,10 +42,9 @@ class _Spec:
 
 @cache
 def _spec(code: str) -> _Spec | None:
-    path = DATA / f"lang-{code}.toml"
-    if not path.is_file():
+    data = language_file(code)
+    if data is None:
         return None
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
     table = data.get("slots", {})
     characters = data.get("match") == "characters"
     stops = re.escape("".join(table.get("particles", ())))
@@ -131,22 +129,17 @@ def _unnamed(value: str) -> bool:
     return first.lower() != first.upper() and first.islower()
 
 
-@cache
-def _languages() -> tuple[str, ...]:
-    return tuple(sorted(path.stem.removeprefix("lang-") for path in DATA.glob("lang-*.toml")))
-
-
 def attribute_of(sentence: str) -> Attribute | None:
     """The attribute a sentence in any language with a `[slots]` table gives the person (a memory line does not
     say its language): the reading whose pattern holds most of the sentence."""
-    found = [match for code in _languages() if (match := _matched(sentence, code)) is not None]
+    found = [match for code in language_codes() if (match := _matched(sentence, code)) is not None]
     return max(found, key=lambda match: match[0])[1] if found else None
 
 
 def relation_of_key(key: str) -> str:
     """The attribute a `Key: value` line's key names in some language ("Wohnort" → "lives in"); "" for none."""
     lowered = key.strip().lower()
-    for code in _languages():
+    for code in language_codes():
         spec = _spec(code)
         if spec is not None and lowered in spec.keys:
             return spec.keys[lowered]

@@ -6,8 +6,10 @@ separated by tabs. In both, a line starting with `#` is a comment. Each file say
 
 from __future__ import annotations
 
+import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,3 +35,16 @@ def table(name: str) -> tuple[tuple[str, ...], ...]:
 def phrases(name: str) -> tuple[str, ...]:
     """The lines of `data/<name>.txt`, each one phrase (words that mean something only together)."""
     return tuple(" ".join(line.split()) for line in _lines(f"{name}.txt"))
+
+
+@cache
+def language_codes() -> tuple[str, ...]:
+    """The languages with a data file (`data/lang-<code>.toml`), sorted."""
+    return tuple(sorted(path.stem.removeprefix("lang-") for path in DATA.glob("lang-*.toml")))
+
+
+@cache
+def language_file(code: str) -> dict[str, Any] | None:
+    """The tables of `data/lang-<code>.toml` (None: no such language file)."""
+    path = DATA / f"lang-{code}.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

@@ -20,13 +20,12 @@ English has richer rules of its own (ingest/extractors/rules.py); its file gives
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from nanodream.text.attributes import attribute_in, said_anew
-from nanodream.text.lists import DATA, phrases, wordlist
+from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
 from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, THAI, words
@@ -185,16 +184,15 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
 @cache
 def read_languages() -> frozenset[str]:
     """The languages the built-in rules read: every language with a data file, and text too short to tell."""
-    return frozenset({UNDETERMINED} | {path.stem.removeprefix("lang-") for path in DATA.glob("lang-*.toml")})
+    return frozenset({UNDETERMINED, *language_codes()})
 
 
 @cache
 def language(code: str) -> Language | None:
     """The data file of language `code` (None: the rules do not read it)."""
-    path = DATA / f"lang-{code}.toml"
-    if not path.is_file():
+    data = language_file(code)
+    if data is None:
         return None
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
     characters = data.get("match") == "characters"
     spec = Language(code=data["code"], name=data["name"], characters=characters, rule=data.get("rule", {}),
                     person=data.get("person", {}), fact=data.get("fact", {}))

@@ -391,8 +391,10 @@ opening = 3
 identity = ["abito a", "mi chiamo"]
 """
     (tmp_path / "lang-it.toml").write_text(italian, encoding="utf-8")
-    monkeypatch.setattr(statements, "DATA", tmp_path)
-    for cached in (statements.read_languages, statements.language, statements.kind_of):
+    monkeypatch.setattr(lists, "DATA", tmp_path)
+    caches = (lists.language_codes, lists.language_file, statements.read_languages, statements.language,
+              statements.kind_of)
+    for cached in caches:
         cached.cache_clear()
     try:
         assert "it" in read_languages()
@@ -400,7 +402,8 @@ identity = ["abito a", "mi chiamo"]
         assert statement("Abito a Torino.", language("it")).kind == PERSON
         assert statement("Il build è sempre lento.", language("it")) is None
     finally:
-        for cached in (statements.read_languages, statements.language, statements.kind_of):
+        monkeypatch.undo()
+        for cached in caches:
             cached.cache_clear()
     assert lists.DATA.joinpath("lang-de.toml").is_file()
 

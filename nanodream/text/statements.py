@@ -913,13 +913,15 @@ def _without_a_stray_quote(text: str) -> str:
 
 
 def tidy(sentence: str) -> str:
-    """The sentence as a memory line: single-spaced, its first letter capitalised, closed by a full stop in its
+    """The sentence as a memory line: single-spaced, its first letter capitalised (not in a script without
+    capitals, where a Latin word opening it is a name as written: "mainブランチには…"), closed by a full stop in its
     script ("。" after Chinese or Japanese; none after Thai, which ends a sentence with a space), its words
     untouched."""
     text = _without_a_stray_quote(" ".join(sentence.split()).strip())
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    if not (_CJK.search(text) or THAI.search(text)):
+        text = text[0].upper() + text[1:]
     if text[-1] in ".!?。！？…" or THAI.search(text):
         return text
     chinese_or_japanese = _CJK.search(text) and not _HANGUL.search(text)

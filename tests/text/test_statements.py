@@ -370,6 +370,9 @@ def test_a_line_closes_with_its_scripts_full_stop():
     assert statements.tidy("这个要牢记") == "这个要牢记。"
     assert statements.tidy("저는 서울에 살아요") == "저는 서울에 살아요."
     assert statements.tidy("ich wohne in Graz") == "Ich wohne in Graz."
+    # a Latin name opening a sentence in a script without capitals stays as written
+    assert statements.tidy("mainブランチには絶対に直接pushしないで") == "mainブランチには絶対に直接pushしないで。"
+    assert statements.tidy("npm 대신 항상 pnpm을 써 줘") == "npm 대신 항상 pnpm을 써 줘."
 
 
 def test_every_language_of_the_issue_has_a_data_file():

@@ -33,6 +33,10 @@ _RELATION_PATTERNS = (
     ("lives in", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:resides|based)\s+in\s+(?P<value>.+)$"),
     ("works at", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?works|is\s+(?:now\s+)?working)\s+(?:at|for)\s+(?P<value>.+)$"),
     ("works as", r"^(?P<subject>.+?)\s+(?:now\s+)?works\s+as\s+(?P<value>.+)$"),
+    # "Our API runs on port 8080", "The API now listens on port 8081": the port is the thing's one value, as "The
+    # API's port is 8081" says it
+    ("has", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:(?:runs|listens|is\s+(?:now\s+)?(?:running|listening|served|exposed"
+            r"|reachable))\s+on|uses)\s+(?P<qualifier>port)\s+(?P<value>\d{2,5})\b.*$"),
     ("runs on", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:runs|is\s+(?:now\s+)?(?:running|hosted|deployed))\s+on\s+"
                 r"(?P<value>.+)$"),
     ("uses for", r"^(?P<subject>.+?)\s+(?:now\s+)?uses\s+(?P<value>.+?)\s+for\s+(?P<qualifier>.+)$"),
@@ -53,6 +57,8 @@ _KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometo
 USER_SUBJECT = frozenset({"user"})
 # The person speaking of themselves: "I moved to Lisbon" fills the slot "User moved to Lisbon" does.
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself"})
+# Whose a thing is, which does not change what it is: "Our API" is "the API".
+_OWNERS = frozenset({"our", "your", "their", "its"})
 
 
 @dataclass(frozen=True)
@@ -149,4 +155,4 @@ def _key_words(text: str) -> frozenset[str]:
     said = words(text)
     if said and set(said) <= _FIRST_PERSON:
         return USER_SUBJECT
-    return frozenset(singular(w) for w in said if w not in STOPWORDS and w not in _TIME_WORDS)
+    return frozenset(singular(w) for w in said if w not in STOPWORDS and w not in _TIME_WORDS and w not in _OWNERS)

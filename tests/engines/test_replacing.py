@@ -46,6 +46,8 @@ NEIGHBOURS = [
     (Candidate(USER, 1, "User's City: Berlin."), "User just moved to Toronto."),  # "just" dates the move
     (Candidate(USER, 1, "Lives in Lyon."), "The user has finally moved to Paris."),
     (Candidate(USER, 1, "Timezone: UTC+1 (Berlin)"), "User's time zone is Eastern time."),  # "I'm on Eastern time"
+    (Candidate(MEMORY, 1, "Our API runs on port 8080."), "The API now listens on port 8081."),  # one port, two ways
+    (Candidate(MEMORY, 1, "The API's port is 8080."), "Our API runs on port 8081."),
     # the same frame with a changed value ([correction] only)
     (Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf 0.12."),
      "The invoicing job now exports PDFs with Gotenberg 8."),

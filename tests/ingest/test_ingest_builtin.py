@@ -34,6 +34,7 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("My favourite book is Dune.", "[permanent] User's favourite book is Dune."),
     ("Call me Sam.", "[permanent] User's preferred name is Sam."),
     ("I'm in the PST time zone.", "[permanent] User's time zone is PST."),  # found probing: lost as a gist
+    ("The API now listens on port 8081.", "[durable] The API now listens on port 8081."),  # "now": how it stands
     ("I'm on Eastern time now.", "[permanent] User's time zone is Eastern time."),
     ("I am in UTC+2.", "[permanent] User's time zone is UTC+2."),
     ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),

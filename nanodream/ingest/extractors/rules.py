@@ -866,6 +866,10 @@ _UNNAMED_SUBJECT = re.compile(r"^(?:it|its|it's|this|that|these|those|there|here
                               re.IGNORECASE)
 
 
+# "now" before a verb in the present ("The API now listens on …"), not before "is" ("The deploy is now at 80%").
+_NOW_DOES = re.compile(r"\bnow\s+(?!(?:is|are|was|were|has|have)\b)[a-z]+s\b")
+
+
 def _named_state(sentence: str) -> bool:
     """A statement of how something named stands, told to an agent: four words or more, a named subject, no
     pointing at the moment ("this", "that"), and a verb in the present ("Staging lives at …", "Ines reviews …")."""
@@ -874,8 +878,9 @@ def _named_state(sentence: str) -> bool:
         return False
     if _FIRST_PERSON.search(sentence):
         return False  # "… surprises me": the person speaking of themselves, which the other rules read
-    if _DEICTIC.search(_first_clause(sentence)):
-        return False
+    first = _first_clause(sentence)
+    if _DEICTIC.search(_NOW.sub("", first) if _NOW_DOES.search(first) else first):
+        return False  # "now" before a verb says how things stand: "The API now listens on port 8081"
     if _PLURAL_TO.search(sentence):
         return False  # "Spawn sub-agents to write …": an errand whose verb the rules do not know
     if not set(re.findall(r"[a-z']+", sentence.lower())) & STOPWORDS and language_of(sentence, 0.0) != "en":

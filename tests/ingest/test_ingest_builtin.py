@@ -712,6 +712,9 @@ def test_the_problem_a_request_is_about_is_no_fact_of_the_project():
     in MEMORY.md: what the errand is about, not a fact that lasts."""
     assert "[durable]" not in _content(("user", "The invoice PDF renders blank pages. Please look into it."))
     assert "[durable]" in _content(("user", "The invoice PDFs are rendered with WeasyPrint. Please add a test."))
+    # a fact the request builds on, about "it" too, is still one: it reports nothing going wrong
+    assert "[durable]" in _content(("user", "The staging server runs Debian 12. Can you check if it needs an "
+                                            "upgrade?"))
 
 
 @pytest.mark.parametrize("said", [

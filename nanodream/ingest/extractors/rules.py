@@ -1019,10 +1019,17 @@ def asks(sentence: str) -> bool:
     return bool(_ASKS.match(plain) or _ASKS_AT_END.search(plain.rstrip(".!?")))
 
 
+# What goes wrong: a sentence saying so reports a problem ("… renders blank pages", "… times out under load").
+_GOES_WRONG = re.compile(rf"\b(?:fail(?:s|ed|ing)?|crash(?:es|ed|ing)?|broken|breaks|errors?|blank|stale|wrong|hangs?"
+                         rf"|freez(?:es|ing)|times?\s+out|timeouts?|slow|leaks?|missing|empty|bug(?:gy|s)?"
+                         rf"|{not_after('does', 'do', 'is', 'are', 'can', 'will', 'did')}\s+\w+)\b", re.IGNORECASE)
+
+
 def before_a_request(sentences: list[str]) -> list[bool]:
-    """For each sentence of a message, whether the next one asks for work about it ("The invoice PDF renders blank
-    pages. Please look into it."): what the errand is about, not a fact to keep."""
-    return [index + 1 < len(sentences) and asks(sentences[index + 1])
+    """For each sentence of a message, whether it reports a problem the next one asks to work on ("The invoice PDF
+    renders blank pages. Please look into it."): what the errand is about, not a fact to keep. A fact the request
+    only builds on stays one ("The staging server runs Debian 12. Can you check if it needs an upgrade?")."""
+    return [index + 1 < len(sentences) and bool(_GOES_WRONG.search(sentences[index])) and asks(sentences[index + 1])
             and bool(_POINTS_BACK.search(sentences[index + 1])) for index in range(len(sentences))]
 
 

@@ -25,6 +25,7 @@ from nanodream.ingest.extractors.rules import (
     DEFAULT_SUBJECT,
     Fact,
     after_a_request,
+    asks,
     before_a_request,
     classify,
     meaningful,
@@ -125,9 +126,8 @@ class BuiltinExtractor:
         foreign = ""
         filed: dict[int, Fact] = {}
         rest: dict[int, str] = {}
-        errands = after_a_request([*said, ""], asked)
         problems = before_a_request(said)
-        for index, (sentence, errand) in enumerate(zip(said, errands, strict=False)):
+        for index, (sentence, errand) in enumerate(zip(said, after_a_request(said, asked), strict=True)):
             other = _foreign(sentence)
             if other:
                 foreign = other
@@ -152,7 +152,7 @@ class BuiltinExtractor:
         found.rest += list(rest.values())
         if foreign:
             found.unread.append((foreign, message.text))
-        return after_a_request([*said, ""])[-1]
+        return any(asks(sentence) for sentence in said)
 
 
 # An agent's reply this short only acknowledges a request ("ok", "Sure, on it."): the person's next bare "don't …"

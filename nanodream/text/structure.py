@@ -98,12 +98,21 @@ TYPED_LINES = 6
 TYPED_CHARS = 2000
 
 
+# A slash command's prompt expanded into the person's turn (spec-kit and the kits built on it): the person's words
+# are only the "User Input" block's, where the command's arguments went ("$ARGUMENTS" when none were given).
+_COMMAND_PROMPT = re.compile(r"^#{1,3}\s*User Input\s*\n+```[a-z]*\n(?P<said>.*?)\n?```\s*\n+You \*\*MUST\*\* consider "
+                             r"the user input", re.MULTILINE | re.DOTALL)
+
+
 def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str:
     """A message of the person's without what the harness wrote into it ("" when the harness wrote all of it):
-    its known announcements and event lines, any of the `recurring` lines (`recurring_lines`), and the mentions it
-    opens with in a group chat."""
+    its known announcements and event lines, a slash command's expanded prompt around the words typed after it,
+    any of the `recurring` lines (`recurring_lines`), and the mentions it opens with in a group chat."""
     if _HARNESS_MESSAGE.match(text) or _HEARTBEAT.search(text):
         return ""
+    command = _COMMAND_PROMPT.search(text)
+    if command is not None:
+        text = command.group("said").replace("$ARGUMENTS", "").strip()
     kept = "\n".join(line for line in text.splitlines()
                      if not _HARNESS_LINE.match(line) and _normal(line) not in recurring)
     return _MENTIONS.sub("", _SENDER.sub("", kept, count=1), count=1)

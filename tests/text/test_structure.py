@@ -332,3 +332,19 @@ def test_a_line_the_person_pastes_again_about_themselves_is_theirs_not_the_harne
     recurring = recurring_lines([first, later])
     assert recurring == frozenset({note})
     assert the_persons_words(first, recurring) == f"{intro}\n{rule}"
+
+
+def test_a_slash_commands_expanded_prompt_leaves_only_the_words_typed_after_it():
+    """A spec-kit command's prompt, expanded into the person's turn in Codex and Claude Code, waited for a model as
+    the person's words (53 entries of about 6 KB on one public transcript, several with no words of theirs at all);
+    its "Always load the constitution …" could have been filed as their rule."""
+    from nanodream.text.structure import the_persons_words
+
+    prompt = ("---\ndescription: Create the plan.\n---\n\n## User Input\n\n```text\n{said}\n```\n\n"
+              "You **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n"
+              "1. Always load the constitution before planning, never skip the gates.\n2. Stop and report the branch.")
+    assert the_persons_words(prompt.format(said="Add a dark mode toggle.")) == "Add a dark mode toggle."
+    assert the_persons_words(prompt.format(said="")) == ""
+    assert the_persons_words(prompt.format(said="$ARGUMENTS")) == ""  # the template itself, pasted
+    said = "## User Input\nI prefer short answers. You must consider this."
+    assert the_persons_words(said) == said  # a heading of the person's own, no command's prompt

@@ -44,6 +44,10 @@ class TooDeep(JSONRefused):
     """Nested deeper than the reader's limit: never handed to the parser."""
 
 
+class NotUTF8(JSONRefused):
+    """Bytes that are not UTF-8: no text to parse."""
+
+
 def loads(data: str | bytes | bytearray, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> Any:
     """`json.loads(data)` for UTF-8 text, refused (JSONRefused) when longer than `max_bytes` or nested deeper than
     `max_depth`.
@@ -132,7 +136,7 @@ def _text(data: str | bytes | bytearray) -> str:
     try:
         text = bytes(data).decode("utf-8", "surrogatepass")  # as json.loads decodes bytes
     except UnicodeDecodeError as exc:
-        raise JSONRefused(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise NotUTF8(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     return text[1:] if text.startswith("\ufeff") else text
 
 

@@ -66,5 +66,5 @@ def _cut(messages: list[Message], budget: int, recurring: frozenset[str], zone: 
 
 def _another_day(chunk: Chunk, message: Message, zone: tzinfo) -> bool:
     """The message was said on another day than the chunk's last dated one (an undated message goes on it)."""
-    return message.when is not None and chunk.when is not None and \
-        local(message.when, zone).date() != local(chunk.when, zone).date()
+    return (message.when is not None and chunk.when is not None
+            and local(message.when, zone).date() != local(chunk.when, zone).date())

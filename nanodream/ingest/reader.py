@@ -75,9 +75,7 @@ def _record(data: bytes) -> object:
     """One line's JSON value; a byte that is not UTF-8 costs only itself (read as U+FFFD), not the message."""
     try:
         return boundedjson.loads(data, max_bytes=MAX_LINE + 2)
-    except boundedjson.JSONRefused as exc:
-        if not str(exc).startswith("not UTF-8"):
-            raise
+    except boundedjson.NotUTF8:
         return boundedjson.loads(data.decode("utf-8", "replace"), max_bytes=4 * MAX_LINE)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from nanodream.config import IngestSource
 from nanodream.ingest.detect import REGISTRY
+from nanodream.ingest.formats.base import Format
 
 SKIPPED_DIRS = frozenset({".nanodream", ".git"})
 
@@ -70,8 +71,7 @@ def _set_aside(name: str, source: IngestSource) -> str:
     """What a file its format's host set aside is ("" for any other file), unless `include` asks for it."""
     if source.include:
         return ""
-    formats = [REGISTRY[source.format]] if source.format in REGISTRY else list(REGISTRY.values())
-    return next((kind for fmt in formats for glob, kind in fmt.set_aside if fnmatch(name, glob)), "")
+    return next((kind for fmt in _formats(source.format) for glob, kind in fmt.set_aside if fnmatch(name, glob)), "")
 
 
 def wanted(relative: str, source: IngestSource) -> bool:
@@ -83,8 +83,12 @@ def wanted(relative: str, source: IngestSource) -> bool:
 
 
 def default_include(fmt: str | None) -> tuple[str, ...]:
-    formats = [REGISTRY[fmt]] if fmt in REGISTRY else list(REGISTRY.values())
-    return tuple(dict.fromkeys(glob for each in formats for glob in each.files))
+    return tuple(dict.fromkeys(glob for each in _formats(fmt) for glob in each.files))
+
+
+def _formats(fmt: str | None) -> list[Format]:
+    """The format a source names, or every format when it names none (detected per file)."""
+    return [REGISTRY[fmt]] if fmt in REGISTRY else list(REGISTRY.values())
 
 
 def _matches(relative: str, pattern: str) -> bool:

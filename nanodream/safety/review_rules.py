@@ -199,17 +199,11 @@ def _outward(clause: str) -> bool:
             return True
         destination = EXTERNAL.search(after) or _SHARED.search(after) or _NAMED.search(after)
         mine = _TO_THE_USER.search(after)
-        if destination and _REGISTRY.match(after[_to_before(after, destination.start()):]):
+        if destination and _REGISTRY.match(after[destination.start():]):
             continue  # "Publish to PyPI": the project's release, for everyone
         if destination and not (mine and mine.start() <= destination.start()):
             return True
     return False
-
-
-def _to_before(after: str, start: int) -> int:
-    """Where the preposition before a destination starts ("… to PyPI"), or the destination itself."""
-    found = re.search(r"\b(?:to|with|onto|on|at)\s+(?:(?:the|our)\s+)?$", after[:start], _I)
-    return found.start() if found else start
 
 
 def _silent(clause: str) -> bool:

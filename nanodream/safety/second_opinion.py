@@ -40,7 +40,7 @@ from nanodream.safety.secret_values import (
 )
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.grammar import said, without_consent
-from nanodream.text.lists import phrases
+from nanodream.text.statements import PERSONAL_KEYS
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
@@ -190,25 +190,21 @@ def model_secret_tokens(line: str) -> list[str]:
     return found
 
 
-# The keys of the person's own details (data/personal-keys.txt: "Discord", "GitHub", "username"): a handle after one
-# is how to reach them ("Discord: ada#1234", "my GitHub is ada-q"), which they give out, not a credential.
-_DETAIL_KEYS = frozenset(key.lower() for key in phrases("personal-keys") if " " not in key)
-
-
 # A handle as people write one: "@ada_q", "ada#1234" (a chat tag with its number), "ada.quinn-42" (lower case: a
 # capital in it may make it a password, "Discord: Summer2024" in a list of accounts).
 _HANDLE = re.compile(r"@[\w.-]+|[a-z0-9][a-z0-9._-]*(?:#\d{4})?")
 
 
 def _a_handle(words: list[str], index: int) -> bool:
-    """The word is written as a handle and is the value of one of the person's details, right after its key
-    ("Discord:", "Discord is")."""
+    """The word is written as a handle and is the value of one of the person's details (data/personal-keys.txt),
+    right after its key ("Discord: ada#1234", "my GitHub is ada-q"): how to reach them, which they give out, not a
+    credential."""
     if not _HANDLE.fullmatch(strip_value(words[index])):
         return False
     before = [word.lower() for word in words[max(index - 2, 0):index]]
     if before and before[-1].endswith(":"):
-        return before[-1].rstrip(":") in _DETAIL_KEYS
-    return len(before) == 2 and before[1] in ("is", "=") and before[0].strip("*`") in _DETAIL_KEYS
+        return before[-1].rstrip(":") in PERSONAL_KEYS
+    return len(before) == 2 and before[1] in ("is", "=") and before[0].strip("*`") in PERSONAL_KEYS
 
 
 def candidates(words: list[str]) -> Iterator[int]:

@@ -79,9 +79,9 @@ def _meta(context: Context, item: dict[str, Any], when: Any) -> list[Message]:
     """The session's meta; a later one naming another session opens that session's history, which a fork or a
     resume copies into the new rollout at once (1,604 lines in one second), each line stamped anew."""
     named = item.get("id") if isinstance(item.get("id"), str) else None
-    own = context.get("session")
-    if own is not None and named is not None and named != own and _instant(when) is not None:
-        context["copied_until"] = (_instant(when) + COPY_SECONDS).isoformat()
+    own, instant = context.get("session"), _instant(when)
+    if own is not None and named is not None and named != own and instant is not None:
+        context["copied_until"] = (instant + COPY_SECONDS).isoformat()
         return []
     if named is not None:
         context["session"] = named

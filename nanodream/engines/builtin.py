@@ -356,6 +356,7 @@ class Consolidator:
     def _replace(self, match: Match, text: str, *, justified: bool) -> None:
         """The new fact takes the old line's place; lines that said no more than the old fact go with it."""
         path, index, old = match.candidate.path, match.candidate.index, match.candidate.text
+        text = match.restated or text
         self.files.docs[path].replace_bullet(index, text)
         self.ledger.note_corrected(path, old, text)
         for where, bullet in self._restating(match, text):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.engines.slots import USER_SUBJECT, Slot, slot_of, user_slot
+from nanodream.engines.slots import UNOWNED, USER_SUBJECT, Slot, slot_of, user_slot
 from nanodream.hypotheses import parse as hypothesis
 from nanodream.pinning import PIN
 from nanodream.text.grammar import (
@@ -111,6 +111,9 @@ class Match:
     candidate: Candidate
     rule: int
     change: Change
+    # The line to write instead of the fact, when the fact did not say whose its value is ("Port is now 8081" for
+    # "Our API runs on port 8080": "Our API runs on port 8081"); "" to write the fact as said.
+    restated: str = ""
 
 
 @lru_cache(maxsize=16384)
@@ -170,6 +173,8 @@ def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, 
     old_stems = stems(named_old)
     own = _about(new) - old_stems
     old_stems = _names_in(named_old) or old_stems  # "its books in Moneybird": Moneybird names the old value
+    if (owner := _owner(new, candidates)) is not None:
+        return owner
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for order, candidate in enumerate(candidates):
         theirs = _about(candidate)
@@ -186,6 +191,23 @@ def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, 
     return best
 
 
+def _owner(new: Candidate, candidates: Sequence[Candidate]) -> tuple[tuple[int, float, int, int], Match] | None:
+    """The one line holding the attribute a value without an owner fills ("Timezone is UTC-5 now"), rewritten
+    with the new value; None when the fact names its owner, or when no line or two lines hold the attribute
+    (which API's port?)."""
+    slot = _slot(new)
+    if slot is None or slot.subject != UNOWNED:
+        return None
+    holding = [(candidate, theirs) for candidate in candidates
+               if (theirs := _slot(candidate)) is not None and theirs.attribute == slot.attribute]
+    if len(holding) != 1 or PIN in holding[0][0].text:
+        return None
+    candidate, theirs = holding[0]
+    restated = candidate.text.replace(theirs.value, slot.value, 1) if theirs.value in candidate.text else ""
+    change = Change(_distinct(theirs.value.split()), _distinct(slot.value.split()))
+    return (SLOT, 1.0, 1, 0), Match(candidate, SLOT, change, restated)
+
+
 def _clauses(text: str) -> list[str]:
     """The statement, then each of its clauses when it has several; a clause that fills no slot on its own is read
     with the first clause's subject ("timezone is UTC-5" → "User timezone is UTC-5")."""
@@ -193,8 +215,13 @@ def _clauses(text: str) -> list[str]:
     if len(parts) < 2:
         return [text]
     lead = " ".join(words(parts[0])[: len(_subject_words(parts[0])) or 1])
-    carried = [part if slot_of(part) or not slot_of(f"{lead} {part}") else f"{lead} {part}" for part in parts[1:]]
+    carried = [f"{lead} {part}" if _owned(slot_of(f"{lead} {part}")) and not _owned(slot_of(part)) else part
+               for part in parts[1:]]
     return [text, parts[0], *carried]
+
+
+def _owned(slot: Slot | None) -> bool:
+    return slot is not None and slot.subject != UNOWNED
 
 
 def slots_in(text: str, *, about_user: bool = False) -> list[Slot]:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.text.attributes import attribute_of, relation_of_key
+from nanodream.text.attributes import attribute_of, relation_of_key, unowned_value
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import PERSONAL_KEYS, answer_language
 from nanodream.text.stems import singular
@@ -55,6 +55,11 @@ _KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometo
          "works at": "works at", "role": "works as", "job": "works as", "job title": "works as", "title": "works as",
          "time zone": "time zone", "timezone": "time zone", "tz": "time zone"}
 USER_SUBJECT = frozenset({"user"})
+# Whose a value is, when the sentence does not say ("Port is now 8081"): the one line holding the attribute decides.
+UNOWNED = frozenset[str]()
+# The attribute an unowned value gives, as an owned sentence would fill it (relation, qualifier).
+_UNOWNED_SLOTS = {"time zone": ("time zone", frozenset()), "location": ("lives in", frozenset()),
+                  "city": ("lives in", frozenset()), "port": ("has", frozenset({"port"}))}
 # The person speaking of themselves: "I moved to Lisbon" fills the slot "User moved to Lisbon" does.
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself"})
 # Whose a thing is, which does not change what it is: "Our API" is "the API".
@@ -73,6 +78,12 @@ class Slot:
         """What two facts share when the later one replaces the earlier: all but the value."""
         return self.subject, self.relation, self.qualifier
 
+    @property
+    def attribute(self) -> tuple[str, frozenset[str]]:
+        """What it gives a value to, whoever's it is: an unowned value ("Port is now 8081") fills the one line
+        that has it."""
+        return self.relation, self.qualifier
+
 
 @lru_cache(maxsize=16384)  # every bullet is asked once per fact of a batch
 def slot_of(text: str) -> Slot | None:
@@ -81,6 +92,10 @@ def slot_of(text: str) -> Slot | None:
     language = answer_language(sentence)
     if language:  # "Always reply in English", "Antworte immer auf Deutsch": how the agent answers, one at a time
         return Slot(AGENT_SUBJECT, "answers in", frozenset(), language)
+    unowned = unowned_value(sentence)
+    if unowned is not None:
+        relation, qualifier = _UNOWNED_SLOTS[unowned.key]
+        return Slot(UNOWNED, relation, qualifier, unowned.value)
     for relation, pattern in _RELATIONS:
         match = pattern.match(sentence)
         if match is None:
@@ -127,7 +142,7 @@ def user_slot(text: str) -> Slot | None:
     "Location: Lisbon")."""
     found = slot_of(text) or _detail(text.strip().rstrip("."), whose=False)
     if found is not None:
-        return found
+        return Slot(USER_SUBJECT, found.relation, found.qualifier, found.value) if found.subject == UNOWNED else found
     lowered = text.strip()[:1].lower() + text.strip()[1:]
     return slot_of(f"The user {lowered}")
 

@@ -25,6 +25,11 @@ _PUNCTUATION = r"\s,;:.!?。，；：！？、"
 _NAMES = frozenset({"lives in", "works at"})
 # The lists of a `[slots]` table that are no attribute's patterns.
 _NOT_RELATIONS = frozenset({"now", "particles"})
+# A one-at-a-time value said without whose it is: "Timezone is UTC-5 now", "The port is now 8081". The value names
+# one thing (a digit or a capital: "Europe/Berlin", "8081"), not a state ("Location is wrong").
+_UNOWNED = re.compile(r"^(?:(?:the|our)\s+)?(?P<key>time\s*zone|tz|port|location|city)\s+(?:is|=)\s+"
+                      r"(?P<lead>(?:now|currently)\s+)?(?P<value>(?=\S*(?:\d|(?-i:[A-Z])))[^,;]+?)"
+                      r"(?P<now>\s+(?:now|currently))?\s*[.!]?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,24 @@ def attribute_of(sentence: str) -> Attribute | None:
     say its language): the reading whose pattern holds most of the sentence."""
     found = [match for code in language_codes() if (match := _matched(sentence, code)) is not None]
     return max(found, key=lambda match: match[0])[1] if found else None
+
+
+@dataclass(frozen=True)
+class Unowned:
+    key: str  # "time zone", "port", "location", "city"
+    value: str
+    anew: bool  # it says the value is new ("now")
+
+
+def unowned_value(sentence: str) -> Unowned | None:
+    """The value a sentence gives an attribute without naming whose it is ("Port is now 8081"), or None: memory
+    decides whose, by the one line that holds the attribute (engines/slots.py)."""
+    match = _UNOWNED.match(sentence.strip())
+    if match is None:
+        return None
+    key = " ".join(match.group("key").lower().replace("timezone", "time zone").split())
+    anew = bool(match.group("lead") or match.group("now"))
+    return Unowned("time zone" if key == "tz" else key, match.group("value").strip(), anew)
 
 
 def relation_of_key(key: str) -> str:

@@ -69,6 +69,29 @@ def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_pat
     assert new.rstrip(".") in memory and old.rstrip(".") not in memory and other.rstrip(".") in memory
 
 
+@pytest.mark.parametrize(("old", "new", "written"), [
+    ("Our API runs on port 8080.", "The port is now 8081.", "Our API runs on port 8081."),
+    ("The gateway listens on port 9000.", "Port is 9443 now.", "The gateway listens on port 9443."),
+    ("My timezone is UTC+1 (Berlin).", "Timezone is UTC-5 now.", "User's timezone is UTC-5."),
+    ("I live in Lisbon.", "The city is Porto now.", "User lives in Porto."),
+])
+def test_a_value_said_without_its_owner_replaces_the_one_line_holding_it(tmp_path: Path, old, new, written):
+    """"The port is now 8081" names no port: with one line in memory holding a port, it is that one, and the line
+    is written again with the new value so it still says whose it is."""
+    said = [classify(sentence) for sentence in (old, "I like hiking.", new)]
+    drained = bare_workspace(tmp_path, [f"{said[0].line()}\n{said[1].line()}", said[2].line()], days=[1, 9])
+    memory = drained.read(MEMORY) + drained.read(USER)
+    assert written.rstrip(".") in memory and old.split()[-1].rstrip(".") not in memory and "hiking" in memory
+
+
+def test_a_value_without_its_owner_replaces_nothing_when_two_lines_hold_the_attribute(tmp_path: Path):
+    lines = ["Our API runs on port 8080.", "Postgres runs on port 5432."]
+    said = [classify(sentence) for sentence in (*lines, "The port is now 8081.")]
+    memory = bare_workspace(tmp_path, [f"{said[0].line()}\n{said[1].line()}", said[2].line()],
+                            days=[1, 9]).read(MEMORY)
+    assert all(line.rstrip(".") in memory for line in lines)
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ("[permanent] Always reply in English.", "[permanent] Reply to the user in German."),
     ("[permanent] Answer in British English.", "[permanent] Always respond in Spanish."),

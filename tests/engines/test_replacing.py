@@ -140,3 +140,11 @@ def test_a_time_zone_filed_as_a_key_is_the_slot_a_correction_replaces(correction
 def test_a_slot_is_found_behind_a_lead_in_and_in_a_line_ingest_wrote_from_a_key(old, correction):
     match = find_replaced(correction, [old, *NEIGHBOURS], frames=True)
     assert match is not None and match.candidate == old and match.rule == SLOT
+
+
+def test_a_value_without_its_owner_is_written_into_the_one_line_holding_it_unless_pinned():
+    api = Candidate(MEMORY, 1, "Our API runs on port 8080 behind nginx.")
+    found = find_replaced("Port is now 8081.", [*NEIGHBOURS, api], frames=True)
+    assert found is not None and found.candidate == api and found.restated == "Our API runs on port 8081 behind nginx."
+    pinned = Candidate(MEMORY, 1, "Our API runs on port 8080. <!-- keep -->")
+    assert find_replaced("Port is now 8081.", [*NEIGHBOURS, pinned], frames=True) is None

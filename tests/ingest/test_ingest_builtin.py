@@ -205,6 +205,16 @@ def test_a_thing_given_a_new_value_is_a_correction(said):
     assert filed(said) == f"[correction] {said}"  # was nothing: "now" read as pointing at the moment
 
 
+@pytest.mark.parametrize(("said", "tag"), [
+    ("Port is now 8081.", "correction"), ("Timezone is UTC-5 now.", "correction"),
+    ("The time zone is currently America/Chicago.", "correction"), ("City is Porto.", "durable"),
+    ("Location: is Berlin", None), ("Location is wrong.", None), ("The port is busy.", None),
+])
+def test_a_value_said_without_whose_it_is_waits_for_the_dream_to_find_its_owner(said, tag):
+    """"Port is now 8081" was talk: no line said whose; the dream finds the one line holding a port."""
+    assert filed(said) == (f"[{tag}] {said}" if tag else None)
+
+
 @pytest.mark.parametrize("said", [
     "The deploy is now at 80%.", "The tests are now passing on CI.", "The build is now broken.",
 ])

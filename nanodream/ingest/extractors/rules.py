@@ -12,6 +12,7 @@ The rules, in the order they are tried:
 | "I prefer / like / love / hate …", "My favourite X is Y" | `[permanent]` | "User prefers …" |
 | "We decided to …", "Let's use / go with …", "We'll go with …", "We agreed …" | `[durable]` | "Decided to …" |
 | "We switched (from A) to B", "We moved to B" | `[correction]` | "Switched to B" |
+| "Port is now 8081", "Timezone is UTC-5" (whose, not said) | `[correction]` with "now", else `[durable]` | as said |
 | "I need / have / must to …", "Remind me to …", "TODO …" | `[ephemeral]` | "Task: …" |
 | "I finished / fixed / shipped …" | `[durable]` | "Finished … on <day>" (closes the task it names) |
 | any other plain statement opening with "I", "my", "we" or "our" | `[durable]` | "(<day>) User …" |
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 
+from nanodream.text.attributes import unowned_value
 from nanodream.text.dates import absolute, day_text
 from nanodream.text.grammar import (
     DO_NOT,
@@ -152,6 +154,9 @@ _NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\
 def correction(said: Said) -> Fact | None:
     if _NOW_VALUE.match(said.sentence) and not said.speaker:
         return Fact("correction", _capitalised(said.sentence.rstrip(".!")))
+    unowned = unowned_value(said.sentence)
+    if unowned is not None and not said.speaker:  # "Timezone is UTC-5 now": the dream finds whose (engines/slots.py)
+        return Fact("correction" if unowned.anew else "durable", _capitalised(said.sentence.rstrip(".!")))
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)

@@ -214,7 +214,7 @@ class Consolidator:
             self.ledger.kept_as[text] = self.ledger.how_filed(progress)
 
     def _take(self, tag: str, text: str, day: date | None, session: str) -> None:
-        credentials = secret_scan.rules_hit(text)
+        credentials = secret_scan.rules_hit(text) or secret_scan.rules_redacted(text)
         if credentials and not self.files.redacts_secrets:  # left out, and said: never silently
             self.ledger.withheld += 1
             self.ledger.withheld_secrets.append(f"{route_fact(text).path}: withheld a fact holding a credential "

@@ -36,8 +36,8 @@ from nanodream.engines.replacing import (
 )
 from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
-from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
+from nanodream.text.kinds import REDACTION
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
 from nanodream.text.words import NEGATIONS, STOPWORDS, claims_alike, fact_key, words
@@ -63,7 +63,6 @@ _CHANGE = re.compile(
 _REPLACED_MARK = re.compile(r"<!--[^>]*\b(?:until|replaced\s+by)\b|\(\s*until\s+\d{4}-\d{2}-\d{2}|\breplaced by\b",
                             re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
 _THEN = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?then\b|\s+and\s+then\b|\s+then\b|;)\s*", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"\s*(?:;|\s[—–]\s|\s-\s)\s*")
 _TOKEN = re.compile(r"`[^`]+`|[\w./:@+#-]+")
@@ -152,7 +151,7 @@ def values_of(text: str) -> frozenset[str]:
     """The names, numbers and identifiers a statement gives, as stems: what a restatement must keep (a secret's
     redaction mark names none)."""
     found: set[str] = set()
-    tokens = _TOKEN.findall(_COMMENT.sub(" ", _REDACTION.sub(" ", text)))
+    tokens = _TOKEN.findall(_COMMENT.sub(" ", REDACTION.sub(" ", text)))
     for position, token in enumerate(tokens):
         bare = token.strip("`.,:;")
         if not bare:

@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterable
 
 from nanodream.changes import FileChange
-from nanodream.safety.secret_scan import REDACTED
 from nanodream.text.dates import MONTHS, WEEKDAYS
+from nanodream.text.kinds import REDACTION
 from nanodream.text.words import STOPWORDS
 from nanodream.versioning.commitmsg import worded_summary
 
@@ -29,7 +29,6 @@ _DIGITS = re.compile(r"\d+")
 _ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|"
                      r"\x1b.?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # What the secret scanner put in place of a credential ("(redacted Password)") names a rule, not a value.
-_REDACTION = re.compile(re.escape(REDACTED).replace(re.escape("{rule}"), r"[^)]*"))
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 # The summary counting or pointing at its own work, not naming a value: "3 facts", "entry 2", "#4", "1 of 3".
 _WORK = ("facts?|lines?|entries|entry|items?|bullets?|changes?|edits?|files?|skills?|rules?|notes?|steps?|tasks?|"
@@ -75,7 +74,7 @@ def _markup(summary: str) -> bool:
 def values(summary: str) -> list[str]:
     """The days, numbers and names `summary` states, in order (possessive "'s" dropped)."""
     found = []
-    summary = _REDACTION.sub(lambda match: " " * len(match.group(0)), _ESCAPE.sub(" ", summary))
+    summary = REDACTION.sub(lambda match: " " * len(match.group(0)), _ESCAPE.sub(" ", summary))
     for match in _TOKEN.finditer(summary):
         token = _POSSESSIVE.sub("", match.group(0)).rstrip(".:")
         if _is_value(token, summary[:match.start()], summary[match.end():]):

@@ -182,7 +182,7 @@ def _password_values(line: str) -> list[Finding]:
         value = _value_at(line, start)
         last_word = re.match(r"[.,;:!?)]*\s*(?:$|[.;(—–-])", line[start + len(value):]) is not None
         if looks_secret(value) or (looks_default(value) and (connected or last_word)) or (
-                connected and _quoted_word(value)):
+                connected and (_quoted_word(value) or last_word and _plain_word(value))):
             found.append((PASSWORD, strip_value(value)))
     return found
 
@@ -214,13 +214,22 @@ def _other_language_password_values(line: str) -> list[Finding]:
     language (text/data/password-words.txt), then a value that looks like a secret or is a default password."""
     found = []
     for cue in _OTHER_CREDENTIAL_WORD.finditer(line):
-        for joined in (_OTHER_CONNECTOR.match(line, cue.end()), _OTHER_GAP.match(line, cue.end())):
+        for right_after, joined in ((True, _OTHER_CONNECTOR.match(line, cue.end())),
+                                    (False, _OTHER_GAP.match(line, cue.end()))):
             value = _OTHER_VALUE.match(line, joined.end()) if joined is not None else None
             if value is not None and (looks_default(value.group(0)) or looks_secret(value.group(0))
-                                      and could_be_a_secret(value.group(0))):  # not "密码管理器是1Password"
+                                      and could_be_a_secret(value.group(0))  # not "密码管理器是1Password"
+                                      or right_after and _a_word_after_a_cjk_name(cue.group(0), value, line)):
                 found.append((PASSWORD, strip_value(value.group(0))))
                 break
     return found
+
+
+def _a_word_after_a_cjk_name(name: str, value: re.Match[str], line: str) -> bool:
+    """'密码：cheche', 'sudo密码是hunter': a plain word in Latin letters ending the sentence right after a password's
+    name written in characters is the password; in such a script, nothing else about it is spelled that way."""
+    ends = re.match(r"\s*(?:$|[。.!！?？;；,，、\n])", line[value.end():]) is not None
+    return not re.search(r"[A-Za-z]", name) and ends and _plain_word(value.group(0))
 
 
 def _other_language_pairs(line: str) -> list[Finding]:
@@ -232,6 +241,22 @@ def _other_language_pairs(line: str) -> list[Finding]:
         if pair and not pair.group("user").isdigit() and _pair_password(pair.group("value")):
             found.append((PASSWORD, strip_value(pair.group("value"))))
     return found
+
+
+# A word that says what a password is like, not what it is: "… is hashed", "… is expiring", "… is unguessable".
+_DESCRIBING = re.compile(r"\w+(?:ed|ing|ly|ous|ful|less|able|ible|ive)", _I)
+_STATES = _words("""
+wrong incorrect correct invalid valid missing empty blank fine okay good bad hidden visible mandatory optional lost
+ready too very simple easy hard obvious secure insecure sensitive case-sensitive strict
+""")
+
+
+def _plain_word(value: str) -> bool:
+    """One plain word ending the sentence after the password's name and "is": 'my sudo password is cheche'. A
+    word a statement about the password ends in ("is wrong", "is stored", "is expiring") is none."""
+    core = strip_value(value)
+    return (re.fullmatch(r"[^\W_][\w-]{3,63}", core) is not None and not re.fullmatch(r"[0-9a-f]{7,64}", core)
+            and core.lower() not in STOP_WORDS | _COMPOUND | _STATES and not _DESCRIBING.fullmatch(core))
 
 
 def _quoted_word(value: str) -> bool:

@@ -21,8 +21,8 @@ from typing import Any
 from nanodream.safety import cards, credential_syntax, prose_secrets, second_opinion
 from nanodream.safety.secret_values import entropy, is_reference
 from nanodream.text.cjk import CJK_CHARS
+from nanodream.text.kinds import REDACTED, REDACTION
 
-REDACTED = "(redacted {rule})"
 PRIVATE_KEY_RULE = "Private Key"
 
 # Provider key formats newer than detect-secrets 1.5.0's detectors.
@@ -73,6 +73,12 @@ def rules_hit(text: str) -> list[str]:
         for rule, _ in _scan_line(line):
             seen.setdefault(rule, None)
     return list(seen)
+
+
+def rules_redacted(text: str) -> list[str]:
+    """Names of the rules whose secrets an earlier redaction took out of `text` (ingest redacts history): the
+    line was about a credential as much as one still holding it."""
+    return list(dict.fromkeys(match.group("rule") for match in REDACTION.finditer(text)))
 
 
 def redact(before: str | None, after: str) -> tuple[str, list[SecretHit]]:

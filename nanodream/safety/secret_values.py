@@ -13,6 +13,7 @@ import binascii
 import math
 import re
 
+from nanodream.text.kinds import REDACTION
 from nanodream.text.lists import wordlist
 
 # Pointers to a secret, not the secret: $VAR, ${VAR}, $(cmd), %VAR%, <placeholder>, {{template}}, ENV_NAMES,
@@ -59,12 +60,11 @@ def is_reference(value: str) -> bool:
     return bool(_REFERENCE.fullmatch(value))
 
 
-_MARKER = re.compile(r"\(redacted [^)]*\)")
 
 
 def without_markers(line: str) -> str:
     """`line` with what an earlier redaction left made a reference: neither a credential's name nor a value."""
-    return _MARKER.sub("<redacted>", line)
+    return REDACTION.sub("<redacted>", line)
 
 
 def strip_value(value: str) -> str:

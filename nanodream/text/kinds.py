@@ -24,6 +24,9 @@ import re
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.lists import wordlist
 
+# What redaction leaves in place of a secret (safety/secret_scan.py writes it, every reader recognises it).
+REDACTED = "(redacted {rule})"
+REDACTION = re.compile(r"\(redacted (?P<rule>[^)]*)\)")
 MAX_CHARS = 300
 # A run of Chinese or Japanese characters longer than this is a pasted paragraph too (a CJK character says more
 # than a letter does: 60 of them are a long sentence).

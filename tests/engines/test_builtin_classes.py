@@ -278,3 +278,17 @@ def test_a_tagged_line_of_a_kind_memory_never_keeps_is_declined_with_its_reason(
 ])
 def test_a_product_named_like_a_script_is_no_file_name(line, kind):
     assert forbidden_kind(line) == kind
+
+
+
+@pytest.mark.parametrize("line", [
+    "[permanent] User's sudo password is (redacted Password).",
+    "[durable] (2026-11-10) The NAS password is (redacted Password).",
+    "[permanent] 用户的密码是(redacted Password)。",
+])
+def test_a_line_ingest_redacted_a_credential_from_is_withheld_as_the_credential_would_be(tmp_path: Path, line):
+    """History is redacted at ingest; under the default secret policy a line about a credential is withheld
+    whether the credential is still in it or not (all it would keep is that a secret exists)."""
+    drained = bare_workspace(tmp_path, [f"{line}\n[permanent] User likes hiking."], days=[1])
+    memory = drained.read(USER) + drained.read(MEMORY) + drained.read(SOUL)
+    assert "redacted" not in memory and "hiking" in memory

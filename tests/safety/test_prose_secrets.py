@@ -36,6 +36,11 @@ STATED = {
                              ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]),
     "authorization-basic": ("Authorization: Basic YWRtaW46cGFzc3dvcmQxMjM=", ["YWRtaW46cGFzc3dvcmQxMjM="]),
     "authorization-in-words": ("the Authorization header is 'Basic dXNlcjpTM2NyZXQh'", ["dXNlcjpTM2NyZXQh"]),
+    "plain-word-ending-the-sentence": ("My sudo password is cheche", ["cheche"]),
+    "plain-word-for-a-device": ("The password for the garage NAS is tulip.", ["tulip"]),
+    "plain-word-after-a-cjk-name": ("我说sudo密码是cheche。", ["cheche"]),
+    "plain-word-after-a-colon-in-cjk": ("密码：cheche，记住了", ["cheche"]),
+    "plain-word-after-a-japanese-name": ("ルーターのパスワードはsakura", ["sakura"]),
     "passphrase-words": ("passphrase: correct horse battery staple", ["correct horse battery staple"]),
     "passphrase-quoted": ("The GPG key's passphrase is \"purple elephant dancing slowly\".",
                           ["purple elephant dancing slowly"]),
@@ -82,6 +87,8 @@ ORDINARY = [
     "Public SSH key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@laptop",
     "6. **Guards.** The staged result must pass: valid SKILL.md front matter",
     'secret_policy = "redact"',
+    "The password is wrong.", "Your password is incorrect", "The admin password is hashed.",
+    "The password is expiring.", "密码管理器是1Password", "The password is in the vault.",
 ]
 
 

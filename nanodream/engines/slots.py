@@ -108,6 +108,8 @@ def slot_of(text: str) -> Slot | None:
             return None
         if relation == "is" and (not _named_value(value) or subject == USER_SUBJECT):
             return None  # "The API is fast": a state; "The user is German": one of many things a person is
+        if relation == "is" and "port" in subject and len(subject) > 1:  # "The API port is 8080": the API's port
+            return Slot(subject - {"port"}, "has", frozenset({"port"}), value)
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
             return _keyed(Slot(subject, relation, qualifier, value), groups.get("qualifier") or "")
     said = attribute_of(sentence)  # "Ich wohne jetzt in Berlin", "我住在上海": the person's, in their language

@@ -27,7 +27,8 @@ _NAMES = frozenset({"lives in", "works at"})
 _NOT_RELATIONS = frozenset({"now", "particles"})
 # A one-at-a-time value said without whose it is: "Timezone is UTC-5 now", "The port is now 8081". The value names
 # one thing (a digit or a capital: "Europe/Berlin", "8081"), not a state ("Location is wrong").
-_UNOWNED = re.compile(r"^(?:(?:the|our)\s+)?(?P<key>time\s*zone|tz|port|location|city)\s+(?:is|=)\s+"
+_UNOWNED = re.compile(r"^(?:(?:the|our)\s+)?(?P<key>time\s*zone|tz|port|location|city)\s+"
+                      r"(?:is|=|(?P<changed>(?:has\s+|was\s+)?changed\s+to))\s+"
                       r"(?P<lead>(?:now|currently)\s+)?(?P<value>(?=\S*(?:\d|(?-i:[A-Z])))[^,;]+?)"
                       r"(?P<now>\s+(?:now|currently))?\s*[.!]?$", re.IGNORECASE)
 
@@ -43,6 +44,7 @@ class _Spec:
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
     now: re.Pattern[str] | None
     keys: dict[str, str]
+    particles: str  # what a value never ends on either ("我搬到上海了": 上海)
 
 
 @cache
@@ -60,7 +62,7 @@ def _spec(code: str) -> _Spec | None:
     joined = "|".join(re.escape(word) for word in sorted(now, key=len, reverse=True))
     now_pattern = re.compile(joined if characters else rf"(?<!\w)(?:{joined})(?!\w)\s*", re.IGNORECASE) if now else None
     keys = {key.lower(): relation for relation, listed in table.get("keys", {}).items() for key in listed}
-    return _Spec(patterns, now_pattern, keys)
+    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())))
 
 
 def _compiled(item: str, characters: bool, stops: str) -> re.Pattern[str]:
@@ -118,14 +120,15 @@ def _matched(sentence: str, code: str) -> tuple[int, Attribute] | None:
     if spec is None:
         return None
     text = said_anew(sentence, code)
+    found = []
     for relation, pattern in spec.patterns:
         match = pattern.search(text)
         if match is None:
             continue
-        value = match.group("value").strip()
+        value = match.group("value").strip().rstrip(spec.particles)
         if value and (relation not in _NAMES or not _unnamed(value)):
-            return len(match.group()) - len(match.group("value")), Attribute(relation, value)
-    return None
+            found.append((len(match.group()) - len(match.group("value")), Attribute(relation, value)))
+    return max(found, key=lambda match: match[0]) if found else None  # "부산으로 이사": "…으로 이사~", not "…로"
 
 
 def _unnamed(value: str) -> bool:
@@ -155,7 +158,7 @@ def unowned_value(sentence: str) -> Unowned | None:
     if match is None:
         return None
     key = " ".join(match.group("key").lower().replace("timezone", "time zone").split())
-    anew = bool(match.group("lead") or match.group("now"))
+    anew = bool(match.group("lead") or match.group("now") or match.group("changed"))
     return Unowned("time zone" if key == "tz" else key, match.group("value").strip(), anew)
 
 

@@ -315,8 +315,8 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     text = tidy(sentence)
     if _names_the_agent(tokens, spec):
         return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
-    person = _person(sentence, tokens, spec)
-    if person:
+    person = _person(sentence, tokens, spec) or ("Identity" if _gives_an_attribute(sentence, spec) else "")
+    if person:  # "Me mudé a Barcelona", "我搬到上海了": where the person lives is theirs, however it is said
         return Statement(PERSON, text, person)
     if _rule(sentence, tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
@@ -344,15 +344,18 @@ def _what_is_kept(sentence: str, kept: str, spec: Language) -> Statement | None:
     said = statement(kept, spec)
     if said is None and trivial(kept, spec):
         return None  # "Ja gut, dann merk dir das!", "好的，记住这个！": points back at what came before
-    if said is not None and _object_of_the_reminder(kept, spec):
+    if said is not None and _object_of_the_reminder(sentence, kept, spec):
         return Statement(said.kind, tidy(sentence), said.section)  # "저는 채식주의자라는 거 기억해 줘", whole
     return said or _asked_to_keep(sentence, kept, spec, _records(sentence, spec))
 
 
-def _object_of_the_reminder(kept: str, spec: Language) -> bool:
-    """The clause ends in what makes it the reminder's object (`remember.nominalisers`): a fragment on its own
-    ("저는 채식주의자라는 거" of "… 기억해 줘", "제 이메일은 …이라는 것을" of "… 기억해 주세요")."""
-    return spec["remember.nominalisers"].ends(spec.tokens(kept))
+def _object_of_the_reminder(sentence: str, kept: str, spec: Language) -> bool:
+    """The clause ends in what makes it the reminder's object (`remember.nominalisers`), or is followed by it in
+    the sentence: a fragment on its own ("저는 채식주의자라는 거" of "… 기억해 줘", "私が大阪に住んでいる" of
+    "…ことを覚えておいて")."""
+    nominalisers = spec["remember.nominalisers"]
+    after = sentence[len(kept):] if sentence.startswith(kept) else ""
+    return nominalisers.ends(spec.tokens(kept)) or bool(after) and nominalisers.at(spec.tokens(after)) == 0
 
 
 def _names_the_agent(tokens: list[str], spec: Language) -> bool:

@@ -74,6 +74,7 @@ def test_a_new_value_said_with_now_replaces_the_old_one_and_nothing_else(tmp_pat
     ("The gateway listens on port 9000.", "Port is 9443 now.", "The gateway listens on port 9443."),
     ("My timezone is UTC+1 (Berlin).", "Timezone is UTC-5 now.", "User's timezone is UTC-5."),
     ("I live in Lisbon.", "The city is Porto now.", "User lives in Porto."),
+    ("The API port is 8080.", "the port changed to 3001", "The API port is 3001."),  # "The API port" is a port
 ])
 def test_a_value_said_without_its_owner_replaces_the_one_line_holding_it(tmp_path: Path, old, new, written):
     """"The port is now 8081" names no port: with one line in memory holding a port, it is that one, and the line

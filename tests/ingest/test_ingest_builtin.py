@@ -215,6 +215,23 @@ def test_a_value_said_without_whose_it_is_waits_for_the_dream_to_find_its_owner(
     assert filed(said) == (f"[{tag}] {said}" if tag else None)
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("the port changed to 3001", "[correction] The port changed to 3001."),
+    ("Sorry, the port is now 8081.", "[correction] The port is now 8081."),
+    ("I've moved to New York.", "[permanent] User has moved to New York."),
+    ("I relocated to Porto.", "[permanent] User relocated to Porto."),
+    ("Now living in New York.", "[permanent] User lives in New York."),
+    ("Currently based in Porto.", "[permanent] User lives in Porto."),
+])
+def test_more_ways_of_giving_a_new_value_are_read(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["Now living in the moment.", "Sorry, the port is busy."])
+def test_look_alikes_of_a_new_value_give_none(said):
+    assert filed(said) is None
+
+
 @pytest.mark.parametrize("said", [
     "The deploy is now at 80%.", "The tests are now passing on CI.", "The build is now broken.",
 ])

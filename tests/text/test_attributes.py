@@ -23,6 +23,9 @@ GIVEN = [
     ("Je travaille chez Doctolib.", "works at", "Doctolib"),
     ("Trabajo como diseñadora.", "works as", "diseñadora"),
     ("Meine Zeitzone ist jetzt UTC-5.", "time zone", "UTC-5"),
+    ("我搬到上海了。", "lives in", "上海"),  # a particle ends the sentence, not the place
+    ("부산으로 이사했어요.", "lives in", "부산"),  # "…으로", the longer of the patterns, not "…로"
+    ("Me mudei para o Porto.", "lives in", "Porto"),  # the article before the place's name
 ]
 
 

@@ -298,6 +298,17 @@ NOT_STATED = [
 ]
 
 
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("es", "Me mudé a Barcelona."), ("fr", "J'ai déménagé à Paris."), ("pt", "Me mudei para o Porto."),
+    ("zh", "我搬到上海了。"), ("ja", "東京に引っ越しました。"), ("ko", "부산으로 이사했어요."),
+    ("de", "Ich bin nach München umgezogen."),
+])
+def test_a_move_in_the_persons_language_is_where_they_live_not_small_talk(code, sentence):
+    """It was small talk or waited; a move gives where the person lives, so it replaces the old home."""
+    said = statement(sentence, language(code))
+    assert said is not None and said.kind == PERSON and said.text == sentence
+
+
 @pytest.mark.parametrize(("code", "sentence"), NOT_STATED)
 def test_what_only_looks_like_a_statement_is_none(code, sentence):
     assert statement(sentence, language(code)) is None

@@ -160,6 +160,8 @@ def correction(said: Said) -> Fact | None:
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
+        if (_NOW_VALUE.match(rest.sentence) or unowned_value(rest.sentence)) and not said.speaker:
+            return Fact("correction", _capitalised(rest.sentence.rstrip(".!")))  # "Sorry, the port is now 8081"
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
         if inner is None and _APOLOGY.match(said.sentence):
             return None  # "oops, wrong window": an apology's words, not a fact restated
@@ -472,7 +474,9 @@ _IDENTITY = re.compile(
     rf"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+|"  # I'm a nurse, not "a bit tired"
     rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:learning|studying)\b|"
     rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
+    r"^i(?:'ve|\s+have)\s+(?:(?:just|recently|finally)\s+)?(?:moved|relocated)\s+to\b|"
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
+    r"relocated|"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
     r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"
@@ -489,7 +493,7 @@ _NAMED_FAMILY = re.compile(r"^(?!(?:this|that|it|he|she|there|here|who|which|wha
 # moving home or job is both, and belongs with where the person lives and works.
 _TIMED = re.compile(r"\b(?:1[89]|20)\d{2}\b|"
                     r"\bthe (?:week|weekend|night|morning|afternoon|evening) (?:before|after|of)\b")
-_MOVED = re.compile(r"^i\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\b|"
+_MOVED = re.compile(r"^i(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\b|"
                     r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
@@ -500,7 +504,15 @@ _IN_TIME_ZONE = re.compile(
     r"(?=\s+time\b)|(?-i:[A-Z][a-z]+/[A-Z][\w/+-]+))(?:\s+time(?:\s*zone)?)?(?:\s+now)?\s*[.!]?$", re.IGNORECASE)
 
 
+# "Now living in Lisbon", "Currently based in Porto": the person's home, said without "I".
+_NOW_LIVING = re.compile(r"^(?:now|currently)\s+(?:living|based)\s+in\s+(?P<place>(?-i:[A-Z])[^,.;:!?]*?)\s*[.!]?$",
+                         re.IGNORECASE)
+
+
 def identity(said: Said) -> Fact | None:
+    living = _NOW_LIVING.match(said.sentence)
+    if living is not None and not said.speaker:
+        return Fact("permanent", f"{said.subject} lives in {living.group('place')}")
     zone = _IN_TIME_ZONE.match(said.sentence)
     if zone is not None:
         named = f"{zone.group('zone')} time" if zone.group("region") else zone.group("zone")

@@ -34,6 +34,7 @@ from nanodream.backlog.history import (
     UNKNOWN_LANGUAGE,
     Batch,
     BatchLimits,
+    DeadLetter,
     HistoryEntry,
     Position,
     Survey,
@@ -49,8 +50,10 @@ from nanodream.backlog.history import (
 from nanodream.workspace import Workspace
 
 # How sure the language model must be before a host's own entry waits: a terse English summary ("Task: chore 0.
-# Task: chore 1.") can read as Norwegian at 0.58; real sentences in another language score above 0.97.
+# Task: chore 1.") can read as Norwegian at 0.58; real sentences in another language score above 0.97. A short one
+# may score less ("Svara alltid på svenska." 0.64) and waits all the same when English is no real guess for it.
 HOST_CONFIDENCE = 0.9
+HOST_LEANING, ENGLISH_NOISE = 0.6, 0.05
 
 
 class WaitingUnreadable(RuntimeError):
@@ -99,10 +102,12 @@ def unread_language(content: str) -> str:
     text = " ".join(line for tag, line in tagged_lines(drop_skip_lines(content)[0]))
     if not text.strip():
         return ""
-    from nanodream.text.language import language_of  # loads fastText: only a run asks
+    from nanodream.text.language import UNDETERMINED, english_score, language_of  # loads fastText: only a run asks
     from nanodream.text.statements import read_languages
 
     language = language_of(text, min_confidence=HOST_CONFIDENCE)
+    if language == UNDETERMINED and english_score(text) < ENGLISH_NOISE:
+        language = language_of(text, min_confidence=HOST_LEANING)
     return "" if language in read_languages() else language
 
 
@@ -273,6 +278,24 @@ def next_batch(workspace: Workspace, start: Position, budget_tokens: int, exclud
         return waiting if waiting is not None else history.next_batch(path, start, budget_tokens, excluded,
                                                                       limits=limits)
     return history.next_batch(path, start, budget_tokens, excluded, unread_language, limits=limits)
+
+
+def unread_rest(workspace: Workspace, start: Position, excluded: frozenset[int] = frozenset()
+                ) -> list[tuple[HistoryEntry, str]]:
+    """The entries after `start` with the language each is in, when the built-in rules can read none of them and a
+    host wrote one: a built-in run with nothing left to read records them and moves past them, so `status` counts
+    them as waiting (a host's entry in such a language is only known to a run, which loads the language model;
+    ingest's marker `status` reads itself, so entries all marked stay where they are). [] otherwise: when one of
+    them can be read, the next batch moves past the rest."""
+    found = []
+    for item in read_from(workspace.history_file, start.offset, start.line):
+        if isinstance(item, DeadLetter) or item.offset in excluded:
+            continue
+        language = unread_language(item.content)
+        if not language:
+            return []
+        found.append((item, language))
+    return found if any(marked_languages(item.content) is None for item, _ in found) else []
 
 
 def _waiting_batch(workspace: Workspace, start: Position, budget_tokens: int, excluded: frozenset[int],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from nanodream.backlog.history import Batch
+from nanodream.backlog.history import Batch, HistoryEntry
 from nanodream.backlog.position import Position, position_at, resume
 from nanodream.backlog.waiting import as_waiting, entry_key
 from nanodream.changes import FileChange
@@ -109,6 +109,16 @@ def apply(work: BatchWork) -> PassResult:
     else:
         transaction.advance(ctx.workspace, position, progress)
     return PassResult(warnings=notes)
+
+
+def pass_unread(ctx: RunContext, rest: list[tuple[HistoryEntry, str]]) -> Position:
+    """Move the position past entries the built-in rules cannot read, recording each as waiting for a model first
+    (backlog/waiting.py): a built-in run found nothing else after them."""
+    last = rest[-1][0]
+    position = position_at(ctx.workspace.history_file, last.end, last.line, last.cursor)
+    waiting = tuple(as_waiting(entry, language) for entry, language in rest)
+    transaction.advance(ctx.workspace, position, transaction.Progress(position, waiting=waiting))
+    return position
 
 
 def _progress(batch: Batch | None, position: Position | None, *, reads_everything: bool) -> transaction.Progress:

@@ -22,11 +22,20 @@ from nanodream.backlog.quarantine import (
     save_quarantine,
 )
 from nanodream.backlog.surveyed import survey_of
-from nanodream.backlog.waiting import WaitingUnreadable, by_language, count_waiting, locate, next_batch, refresh
+from nanodream.backlog.waiting import (
+    WaitingUnreadable,
+    by_language,
+    count_waiting,
+    locate,
+    next_batch,
+    refresh,
+    unread_rest,
+)
 from nanodream.config import Settings
 from nanodream.engines import Engine, describe_error, engine_for
 from nanodream.memory import transaction
 from nanodream.memory.door import writing
+from nanodream.run.apply import pass_unread
 from nanodream.run.batch import BatchHooks, dream_batch
 from nanodream.run.context import EngineUnavailable, RunContext, RunOptions, never_stop
 from nanodream.run.phases import before_run, run_phases
@@ -237,6 +246,8 @@ class _Backlog:
             from_split = bool(self.isolation.queue)
             batch = self.isolation.queue.pop(0) if from_split else self._next_from_history()
             if batch is None:
+                if not from_split:
+                    self._pass_unread_rest()
                 return None
             if len(self.report.batches) >= self.ctx.batch_limit:
                 if not self.ctx.dry_run:
@@ -260,6 +271,20 @@ class _Backlog:
         limits = BatchLimits(self.ctx.options.max_entries, admit)
         return next_batch(self.ctx.workspace, self.position, self.ctx.settings.batch_tokens, excluded,
                           reads_everything=not self.ctx.settings.offline, limits=limits)
+
+    def _pass_unread_rest(self) -> None:
+        """A built-in run that has nothing left to read records what it passes over at the end of history as
+        waiting and moves past it: otherwise a host's entry in another language would stay pending for ever."""
+        if not self.ctx.settings.offline or self.ctx.dry_run:
+            return
+        excluded = frozenset(self.held | self.tried) | self.isolation.excluded()
+        rest = unread_rest(self.ctx.workspace, self.position, excluded)
+        if not rest:
+            return
+        self.position = pass_unread(self.ctx, rest)
+        for entry, language in rest:
+            self.report.note_entry(entry.line, entry.cursor, EntryOutcome.WAITING,
+                                   f"left for a model ({language}): the built-in rules cannot read it whole")
 
     def _failed_every_time(self, streak: int, batch: Batch) -> bool:
         return (not self.ctx.dry_run and not self.isolation.active and streak >= self.ctx.settings.split_after

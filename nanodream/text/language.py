@@ -56,6 +56,17 @@ def language_of(text: str, min_confidence: float = MIN_CONFIDENCE, *, min_letter
     return likeliest if likeliest != "en" and not _mostly_latin(prose) else UNDETERMINED
 
 
+def english_score(text: str) -> float:
+    """How likely the model finds `text` to be English (0 when English is not among its five likeliest guesses):
+    a line it is unsure of may still be clearly not English ("Svara alltid på svenska.": Swedish 0.64, Norwegian
+    0.20, no English) or partly so ("Task: chore 0.": Norwegian 0.37, English 0.28)."""
+    prose = _prose(text)
+    if not _NOT_A_LETTER.sub("", prose) or (not prose.isascii() and _east_asian(prose, len(prose)) is not None):
+        return 0.0
+    labels, scores = _model().predict(prose, k=5)
+    return dict(zip(labels, scores, strict=True)).get("__label__en", 0.0)
+
+
 def _mostly_latin(prose: str) -> bool:
     """True when at least half the letters are Latin ones (English's script, and the script of every short word
     the rules might read: "ok", "lgtm", "café"); "що ти виконав?" is not."""

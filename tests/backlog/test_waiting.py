@@ -294,3 +294,25 @@ def test_counts_by_language_say_so_when_they_add_up_to_more_than_the_entries() -
 
     assert entries_by_language({"ja": 1, "ru": 1}, 1) == "1 in ja, 1 in ru; an entry may hold two languages"
     assert entries_by_language({"es": 1, "ja": 1}, 2) == "1 in es, 1 in ja"
+
+
+@pytest.mark.parametrize("content", ["[permanent] Svara alltid på svenska.",  # the model unsure, English no guess
+                                     "[durable] Il server di staging si trova a Milano e usa Debian.",
+                                     "[permanent] Всегда отвечай по-русски."])
+def test_a_hosts_entry_in_another_language_at_the_end_of_history_waits_and_status_says_so(workspace, content):
+    """It was pending for ever (a run said "the backlog is empty", status "1 entry to read") or consumed: only a
+    run knows a host's entry's language, so a built-in run with nothing else to read records it and moves on."""
+    write_history(workspace, [entry(1, "[durable] The API runs on port 8080."), entry(2, content)])
+    run_dream(workspace, BUILTIN)
+    before = snapshot(workspace)
+
+    report = run_dream(workspace, BUILTIN)
+
+    assert report.outcome == Outcome.NOTHING_TO_DO
+    assert report.reason.startswith("nothing to do; 1 entry waits for a model")
+    assert snapshot(workspace) == before
+    status = workspace_status(workspace, BUILTIN)
+    assert (status.pending_entries, status.waiting_for_model) == (0, 1)
+    memory = "".join((workspace.root / name).read_text() for name in ("SOUL.md", "USER.md", "memory/MEMORY.md"))
+    assert "port 8080" in memory and content.split("] ", 1)[1] not in memory
+    assert read_cursor(workspace.cursor_file) == 1  # nanobot still keeps and shows it

@@ -21,6 +21,7 @@ SAME_IN_PAST = frozenset(base for base, past, _ in _IRREGULAR_ROWS if past == ba
 UNCHANGED = wordlist("auxiliaries") | {past for _, past, _ in _IRREGULAR_ROWS}
 THIRD_PERSON = {first: third for first, third in table("third-person")}
 _E_VERBS = wordlist("e-verbs")
+_IRREGULAR_BASES = frozenset(base for base, _, _ in _IRREGULAR_ROWS)
 
 
 def conjugate(verb: str) -> str:
@@ -57,6 +58,12 @@ def base_verb(word: str) -> str:
 
 
 _COMMAND_VERBS = wordlist("imperatives")
+
+
+def known_verb(word: str) -> bool:
+    """A base form the tables know as an English verb ("remove", "ask", "send"): a word no other language spells."""
+    low = word.lower()
+    return low in _COMMAND_VERBS or low in _E_VERBS or low in _IRREGULAR_BASES
 
 
 def opens_a_command(words: list[str]) -> bool:

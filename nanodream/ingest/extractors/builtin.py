@@ -38,6 +38,7 @@ from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.person import owned_by, third_person
 from nanodream.text.sentences import sentences, statement_lists
+from nanodream.text.verbs import known_verb
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
 RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
@@ -142,7 +143,7 @@ class BuiltinExtractor:
                 foreign = sure if statements.read([sentence], sure).unread else foreign
             elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
                 other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
-                if other in RULE_LANGUAGES:
+                if other in RULE_LANGUAGES or _an_english_command(sentence):
                     rest[index] = sentence
                 else:
                     foreign = other
@@ -177,6 +178,13 @@ def _language(text: str) -> str:
         return language
     likeliest = language_of(text, min_confidence=0.0)
     return UNDETERMINED if likeliest in RULE_LANGUAGES else likeliest
+
+
+def _an_english_command(sentence: str) -> bool:
+    """A few words opening with an English verb of instruction ("remove config files"): the model's guess for them
+    is noise (Russian at 0.07), the verb is not."""
+    first = sentence.split()[:1]
+    return bool(first) and known_verb(first[0])
 
 
 def _foreign(sentence: str) -> str:

@@ -803,10 +803,11 @@ _HABIT = re.compile(r"\b(?:every|each)\s+(?:day|week|month|morning|evening|night
 _OWNER = re.compile(r"^(?:i|we|my|our)\b\s*", re.IGNORECASE)
 _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "must", "may", "shall", "need", "'ll",
                           "'d", "recall", "remember", "realise", "realize", "notice", "imagine", "assume", "expect",
-                          "hear", "didn't", "won't", "wouldn't", "couldn't", "shouldn't", "can't", "wasn't", "weren't",
-                          "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess", "hope",
-                          "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am", "are",
-                          "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna", "just"})
+                          "hear", "didn't", "won't", "wouldn't", "couldn't", "shouldn't", "can't", "cannot", "wasn't",
+                          "weren't", "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess",
+                          "hope", "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am",
+                          "are", "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna",
+                          "just"})
 
 
 # The verbs of what would or might be: a statement made with one tells no event and no state.

@@ -178,7 +178,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "decision": ("cues",), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
           "scope": ("words", "things", "unless"),
-          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming", "not_names")}
+          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming", "not_names"), "request": ("cues",)}
 
 
 @cache
@@ -687,6 +687,19 @@ def _subject(tokens: list[str], spec: Language) -> int:
     return spec["rule.subjects"].at(masked)
 
 
+def asks_for_work(sentence: str, spec: Language) -> bool:
+    """A sentence asking the agent for a piece of work: a question, or a request's words (`request.cues`: "kannst
+    du", "帮我", "てください")."""
+    return is_question(sentence) or spec["request.cues"].at(spec.tokens(sentence)) >= 0
+
+
+def says_it_lasts(sentence: str, spec: Language) -> bool:
+    """Whether a rule says it holds from now on ("ab jetzt", "以后"), every time ("immer", "nunca", "毎回") or is to
+    be remembered: without one, a bare "N'utilise pas de cache." said with a request may be that errand's only."""
+    tokens = spec.tokens(sentence)
+    return any(spec[cues].at(tokens) >= 0 for cues in ("rule.standing", "rule.always", "rule.remember_this"))
+
+
 def points_back(sentence: str, spec: Language) -> bool:
     """A sentence that only says to remember the one before it ("Merk dir das.", "这个要牢记"), not one that ends by
     asking to remember what it says itself ("I'm Ricardo, remember this": `remembered`)."""
@@ -796,6 +809,7 @@ class Reading:
 
     statements: list[Statement] = field(default_factory=list)
     unread: bool = False
+    asks: bool = False  # a sentence it leaves asks the agent for a piece of work (`asks_for_work`)
 
 
 # How many letters what comes before a "remember this" must say to be a statement of its own ("I'm Sam" does,
@@ -857,6 +871,7 @@ def read(sentences: list[str], code: str) -> Reading:
             reading.statements.append(found)
         elif not trivial(sentence, spec):
             reading.unread = True
+            reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading
 
 

@@ -923,3 +923,34 @@ def test_what_the_person_cannot_do_right_now_is_no_fact_about_them():
     """Filed as "User still cannots see the message during the processing." in USER.md: a problem of the task."""
     assert filed("I still cannot see the message during the processing.") is None
     assert conjugate("cannot") == "cannot"
+
+
+def _extracted(*turns: tuple[str, str]):
+    said = [make("openai", "s", Said(role, text, f"2026-03-24T01:2{index}:00Z")) for index, (role, text) in
+            enumerate(turns)]
+    return BuiltinExtractor(UTC).extract(Chunk("openai:s", said))
+
+
+@pytest.mark.parametrize("turns", [
+    [("user", "Peux-tu corriger le bug de connexion ? N'utilise pas de cache.")],
+    [("user", "¿Puedes arreglar el error del login? No uses caché.")],
+    [("user", "帮我修一下登录的 bug。不要用缓存。")],
+    [("user", "ログインのバグを直してください。キャッシュは使わないでください。")],
+    [("user", "Bitte behebe den Timeout im Zahlungsdienst."), ("assistant", "Klar, mache ich."),
+     ("user", "Kein Caching verwenden.")],
+])
+def test_a_bare_rule_said_with_a_request_in_another_language_waits_with_it(turns):
+    """Filed in SOUL.md as a standing rule: the English errand's "Avoid caching responses." in other words."""
+    extraction = _extracted(*turns)
+    assert "[permanent]" not in extraction.content
+    assert turns[-1][1] in extraction.waiting
+
+
+@pytest.mark.parametrize(("turns", "rule"), [
+    ([("user", "Peux-tu corriger le bug de connexion ? N'utilise jamais de cache.")], "N'utilise jamais de cache."),
+    ([("user", "帮我修一下登录的 bug。以后不要用缓存。")], "以后不要用缓存。"),
+    ([("user", "Bitte behebe den Timeout."), ("assistant", "Klar. " + "Ich habe den Timeout erhöht. " * 12),
+      ("user", "Kein Caching verwenden.")], "Kein Caching verwenden."),  # feedback after the work is shown
+])
+def test_a_rule_that_says_it_lasts_or_follows_the_work_shown_is_filed(turns, rule):
+    assert f"[permanent] {rule}" in _extracted(*turns).content

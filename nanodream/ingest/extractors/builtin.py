@@ -104,7 +104,7 @@ class BuiltinExtractor:
         elif language in RULE_LANGUAGES:
             return self._english(message, found, short=language == UNDETERMINED, asked=asked)
         else:
-            _other_language(message, language, found)
+            return _other_language(message, language, found, asked=asked)
         return False
 
     def _other_days(self, days: list[date | None], chunk: Chunk) -> list[date | None]:
@@ -135,7 +135,8 @@ class BuiltinExtractor:
                 continue
             fact = _fact_of(said, index, message.speaker, day, errand=errand, problem=problems[index])
             if fact is None and short:
-                fact = _in_another_language(sentence)
+                fact, code = _in_another_language(sentence, errand=errand)
+                foreign = code if fact is None and code else foreign
             sure = language_of(sentence, FOREIGN_CONFIDENCE, min_letters=0) if short and fact is None else "en"
             if fact is not None:
                 filed[index] = fact
@@ -264,15 +265,27 @@ def _remembered_fact(clause: str, english: statements.Language) -> Fact | None:
     return Fact("durable", line) if line and _allowed(line, statements.FACT) else None
 
 
-def _in_another_language(sentence: str) -> Fact | None:
+def _in_another_language(sentence: str, *, errand: bool) -> tuple[Fact | None, str]:
     """A message too short for the language model to tell ("Moro em Coimbra."): the other languages' cues may still
-    read it, unless the model takes it for English."""
+    read it, unless the model takes it for English; with the language they read it in. After a request (`errand`)
+    a rule that does not say it lasts ("Kein Caching verwenden.") is left for a model with the message."""
     for code in sorted(statements.read_languages() - RULE_LANGUAGES):
         spec = statements.language(code)
         found = statements.statement(sentence, spec) if spec is not None else None
-        if found is not None and _allowed(found.text, found.kind):
-            return None if language_of(sentence) == "en" else Fact(TAG_OF[found.kind], found.text)
-    return None
+        if found is not None and _allowed(found.text, found.kind) and spec is not None:
+            if language_of(sentence) == "en":
+                return None, ""
+            if errand and _for_the_errand(found, spec):
+                return None, code
+            return Fact(TAG_OF[found.kind], found.text), code
+    return None, ""
+
+
+def _for_the_errand(said: statements.Statement, spec: statements.Language) -> bool:
+    """A rule that may be a request's only ("Kein Caching verwenden."): how to act, not saying it lasts; the name
+    the person gives the agent is no such rule."""
+    return said.kind == statements.RULE and said.section != "Identity" and not statements.says_it_lasts(said.text,
+                                                                                                           spec)
 
 
 def _allowed(line: str, kind: str) -> bool:
@@ -300,17 +313,25 @@ def _about_the_person(message: Message, language: str, found: _Found) -> None:
         found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
 
 
-def _other_language(message: Message, language: str, found: _Found) -> None:
+def _other_language(message: Message, language: str, found: _Found, *, asked: bool) -> bool:
     """A message in another language: its explicit statements filed in its words; anything else of substance
     leaves the whole message for a model. A short message told as a language without a data file ("Me llamo
-    Carlos Etxeberria." taken for Catalan by its name) is read in one that states all of it, if one does."""
+    Carlos Etxeberria." taken for Catalan by its name) is read in one that states all of it, if one does.
+
+    A rule that does not say it lasts ("N'utilise pas de cache.") beside a request ("Peux-tu corriger le bug de
+    connexion ?"), or in the message after one the agent only acknowledged (`asked`), may be that errand's only: it
+    waits with the message, for a model to judge. Returns whether this message asks for a piece of work."""
     if statements.language(language) is None:
         language = _stated_whole(message.text) or language
+    spec = statements.language(language)
     reading = statements.read(list(sentences(message.text, language)), language)
     kept = [each for each in reading.statements if _allowed(each.text, each.kind)]
+    if (reading.asks or asked) and spec is not None:
+        kept = [each for each in kept if not _for_the_errand(each, spec)]
     found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
     if reading.unread or len(kept) < len(reading.statements):
         found.unread.append((language, message.text))
+    return reading.asks
 
 
 def _fact_of(said: list[str], index: int, speaker: str, day: date | None, *, errand: bool,

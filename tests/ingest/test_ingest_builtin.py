@@ -954,3 +954,23 @@ def test_a_bare_rule_said_with_a_request_in_another_language_waits_with_it(turns
 ])
 def test_a_rule_that_says_it_lasts_or_follows_the_work_shown_is_filed(turns, rule):
     assert f"[permanent] {rule}" in _extracted(*turns).content
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("my name's Priya", "[permanent] User's name is Priya."),
+    ("My dog's called Rex.", "[permanent] User's dog is called Rex."),
+    ("My wife's name is Ana.", "[permanent] User's wife's name is Ana."),  # whose, not "is"
+    ("Hi there, I'm Priya, nice to meet you", "[permanent] User is Priya."),
+    ("From now please respond to me in Japanese.", "[permanent] Respond to the user in Japanese."),
+    ("From now on please also respond to me in Japanese.", "[permanent] Respond to the user in Japanese."),
+    ("from now on no more emojis pls", "[permanent] No more emojis."),
+    ("quick thing before we start: from now on, write all commit messages in English.",
+     "[permanent] Write all commit messages in English."),
+])
+def test_how_people_type_a_name_or_a_standing_rule_is_read(said, line):
+    """Each was small talk, talk, or filed with its "also" or "pls" (and so in the wrong file)."""
+    assert filed(said) == line
+
+
+def test_nice_to_meet_you_alone_is_still_small_talk():
+    assert filed("Nice to meet you!") is None and filed("in 5 minutes from now remind me") is None

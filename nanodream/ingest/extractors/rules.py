@@ -192,15 +192,19 @@ _NOW = re.compile(r"\s*\b(?:now|currently|these days|nowadays|from now on)\b", r
 
 
 _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
-_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*(?:(?:{_FROM_NOW_ON}|in general|next time)"
-                   rf"\s*[,:;—–-]?\s+)?(?:please\s+)?(?P<rule>(?:always|{PROHIBITION}|stop\s+\w+ing|avoid)\b.+)$",
+# Opening a sentence, "from now" says the same without its "on" ("From now please respond in Japanese"); further
+# on it may be a time ("an hour from now").
+_FROM_NOW_OPENING = r"from now(?:\s+on(?:wards)?)?(?!\w)|going forward|in (?:the )?future"
+_RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*"
+                   rf"(?:(?:{_FROM_NOW_OPENING}|in general|next time)\s*[,:;—–-]?\s+)?"
+                   rf"(?:please\s+)?(?P<rule>(?:always|{PROHIBITION}|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
 _RATHER_NOT = re.compile(rf"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you "
                          rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})\s+(?P<rule>.+)$",
                          re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_ON}|in general)\s*[,:;—–-]?\s+"
-                       r"(?:please\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
+_STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_OPENING}|in general)\s*[,:;—–-]?\s+"
+                       r"(?:(?:please|pls)\s+)?(?:also\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # The rule said to the agent about itself: "you will always reply with …", "you should never push to main".
@@ -481,7 +485,7 @@ _IDENTITY = re.compile(
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
     r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"
     r"babies|baby|pets?|parrots?|rabbits?|horses?|hamsters?)\b|"
-    rf"^my\s+(?:{_DETAILS}|{_FAMILY})\b(?:\s+\w+)?\s+(?:is|are|was|were|'s)\b",
+    rf"^my\s+(?:{_DETAILS}|{_FAMILY})\b(?:\s+\w+)?(?:\s+(?:is|are|was|were|'s)|['’]s)\b",
     re.IGNORECASE)
 # "Heidi is my wife", "Akira is my dog": a name, then who they are to the person, said the other way round.
 _NAMED_FAMILY = re.compile(r"^(?!(?:this|that|it|he|she|there|here|who|which|what)\b)"
@@ -509,7 +513,14 @@ _NOW_LIVING = re.compile(r"^(?:now|currently)\s+(?:living|based)\s+in\s+(?P<plac
                          re.IGNORECASE)
 
 
+# "My name's Priya", "my dog's called Rex": "'s" is "is" here, not whose ("My wife's name is Ana").
+_MY_IS = re.compile(rf"^(?P<whose>my\s+(?:{_DETAILS}|{_FAMILY})\b)['’]s\s+(?!\w+\s+(?:is|are|was|were)\b)",
+                    re.IGNORECASE)
+
+
 def identity(said: Said) -> Fact | None:
+    if _MY_IS.match(said.sentence):
+        said = replace(said, sentence=_MY_IS.sub(r"\g<whose> is ", said.sentence, count=1))
     living = _NOW_LIVING.match(said.sentence)
     if living is not None and not said.speaker:
         return Fact("permanent", f"{said.subject} lives in {living.group('place')}")
@@ -941,7 +952,7 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:you know|i mean)\s*,\s*|"
                       rf"(?:yeah|yes|yep|{NO}|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
                       r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
-                      r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+                      r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+there|\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
                       r"(?:context|background|note|thing|heads[- ]up|reminder|rule|important)(?:\s+first)?\s*:\s*|"
@@ -949,10 +960,12 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
                       re.IGNORECASE)
-_TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol)\s*(?=[.!]*$)", re.IGNORECASE)
+_TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol|please|pls|plz"
+                    r"|(?:it's\s+)?(?:nice|good|great|pleased)\s+to\s+meet\s+you)\s*(?=[.!]*$)", re.IGNORECASE)
 # A short lead before a colon, then a rule that says always or never: the rule is what is filed.
 RULE_LEAD_CHARS = 40
-_RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w", re.IGNORECASE)
+_RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w|(?:{_FROM_NOW_ON})\b)",
+                              re.IGNORECASE)
 _AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
 
 

@@ -280,3 +280,15 @@ def test_openclaw_keeps_the_persons_messages_of_a_turn_that_quotes_the_chat_sinc
             "Assistant: 15% dari 233 juta adalah 34,95 juta.\nUser: 4/17 dari 34.95 jt\n\n"
             "[Current message - respond to this]\nUser: 4/17 dari 34.95 jt")
     assert without_envelope(turn) == "15% dari 233 jt brp\n4/17 dari 34.95 jt"
+
+
+@pytest.mark.parametrize("label", ["用户248287: ", "用户248287：", "Ana Lima: "])
+def test_openclaw_takes_off_the_sender_label_a_chat_channel_writes_before_the_text(label):
+    """A Feishu DM reads "用户248287: 以后请用中文回答。" after its message id: the label went into SOUL.md with the
+    rule."""
+    name = label.rstrip(": ：")
+    envelope = (f'Conversation info (untrusted metadata):\n```json\n{{"message_id": "om_x1", "sender": "{name}"}}\n```'
+                f'\n\nSender (untrusted metadata):\n```json\n{{"label": "{name} (ou_1)", "name": "{name}"}}\n```\n\n'
+                f"[message_id: om_x1]\n{label}以后请用中文回答。")
+    assert without_envelope(envelope).splitlines()[-1] == "以后请用中文回答。"
+    assert without_envelope(f"{label}以后请用中文回答。") == f"{label}以后请用中文回答。".strip()  # no block: kept

@@ -37,13 +37,20 @@ _STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4,6}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?:
 # agent's replies quoted there are not the person's words, nor is the "User:" label.
 _QUOTED_REPLY = re.compile(r"^Assistant:[^\n]*\n?", re.MULTILINE)
 _SPEAKER_LABEL = re.compile(r"^User:[ \t]*", re.MULTILINE)
+# The sender a metadata block names ("sender": "用户248287", "name": "Ana"): a chat channel writes the same name
+# before the text ("用户248287: 以后请用中文回答。"), the channel's label, not the person's words.
+_SENDER = re.compile(r'"(?:sender|name)"\s*:\s*"(?P<name>[^"\n]{1,60})"')
 
 
 def without_envelope(text: str) -> str:
-    """The person's words with the gateway's metadata blocks, history wrappers and time stamps taken off; of a
+    """The person's words with the gateway's metadata blocks, history wrappers, time stamps and the sender's label
+    a block names taken off; of a
     turn that quotes the chat since the agent's last reply, the person's messages without the agent's replies
     (one the person sent while the agent was busy may be in no other turn)."""
+    senders = {match.group("name") for block in _METADATA.finditer(text) for match in _SENDER.finditer(block.group())}
     text = _METADATA.sub("", text)
+    for sender in sorted(senders, key=len, reverse=True):
+        text = re.sub(rf"^{re.escape(sender)}[ \t]*[:：][ \t]*", "", text, flags=re.MULTILINE)
     if _WRAPPER.search(text):
         text = _SPEAKER_LABEL.sub("", _QUOTED_REPLY.sub("", text))
         text = "\n".join(dict.fromkeys(line for line in text.splitlines()))  # the current message quoted twice

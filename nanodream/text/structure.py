@@ -27,6 +27,7 @@ _PROGRAM_LINE = re.compile(
     r"at [\w$.<>`]+\.[\w$<>`]+\([^()]*\)(?: in \S.*)?$|"  # a .NET frame: at Acme.Orders.Get() in C:\src\O.cs:line 57
     r"[\w.]*(?:Error|Exception|Warning|Interrupt|Exit)(?:\[\w+\])?: |"  # ValueError: …, error[E0308]: …
     r"(?:panic|fatal|error|warning|caused by)(?:\[\w+\])?: |"
+    r"(?:\w+: )?[Ee]rror (?:response )?from [^:\n]{1,60}: |"  # Docker's "Error response from daemon: …", kubectl's
     r"--> [\w./\\-]+:\d+|goroutine \d+ \[|"  # rustc, Go
     r"(?:npm|yarn|pnpm) (?:ERR!|WARN|notice|error)|"
     r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]? |"  # a log line's timestamp

@@ -974,3 +974,14 @@ def test_how_people_type_a_name_or_a_standing_rule_is_read(said, line):
 
 def test_nice_to_meet_you_alone_is_still_small_talk():
     assert filed("Nice to meet you!") is None and filed("in 5 minutes from now remind me") is None
+
+
+@pytest.mark.parametrize("pasted", [
+    'Error response from daemon: Conflict. The container name "/web" is already in use by container "3f9a1c2b7d4e".',
+    'docker: Error response from daemon: pull access denied for acme/api.',
+    'Error from server (NotFound): pods "web-0" not found',
+])
+def test_a_pasted_docker_or_kubectl_error_is_never_a_fact(pasted):
+    """Filed in MEMORY.md as "(date) The container name "/health_ocr_frontend" is already in use by …"."""
+    extraction = _extracted(("user", pasted))
+    assert "[durable]" not in extraction.content and "[permanent]" not in extraction.content

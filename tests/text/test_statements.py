@@ -204,6 +204,10 @@ def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sent
 
 
 NOT_STATED = [
+    # a choice of what is shown below or above: the line would not say what was chosen
+    ("ja", "以下の２つの案からAを採用しました。"), ("zh", "我们决定采用上面的方案。"),
+    ("de", "Wir haben beschlossen, die obige Variante zu nehmen."),
+    ("fr", "Nous avons décidé de prendre l'option ci-dessous."), ("es", "Decidimos usar la opción de abajo."),
     ("de", "Der Build ist immer langsam."),  # a statement about something, not an instruction
     ("de", "Immer wenn ich deploye, schlägt der Test fehl."),  # "whenever"
     ("de", "Bei dieser Datei nie die Tests ändern."),  # this file: one task, not a standing rule

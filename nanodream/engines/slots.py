@@ -27,6 +27,9 @@ _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wedne
 
 _RELATION_PATTERNS = (
     ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
+    # "User is in the PST time zone", "User is on Eastern time now": where ingest writes "User's time zone is PST"
+    ("time zone", r"^(?P<subject>.+?)\s+is\s+(?:now\s+)?(?:in|on)\s+(?:the\s+)?(?P<value>\S+(?:\s+\S+)?)\s+"
+                  r"time(?:\s*zone)?(?:\s+now)?$"),
     ("lives in", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?lives|is\s+(?:now\s+)?(?:living|based))\s+in\s+(?P<value>.+)$"),
     ("lives in", r"^(?P<subject>.+?)\s+(?:(?:has|have|had)\s+)?(?:(?:just|finally|recently)\s+)?(?:moved|relocated)"
                  r"\s+(?:back\s+)?to\s+(?P<value>.+)$"),

@@ -57,6 +57,8 @@ _PROGRESS = re.compile(r"\[[=#>\s.-]{6,}\]|\b\d{1,3}(?:\.\d)?%\|| \(\s*[Yy]/[Nn]
 # A diff's body: a changed line is "+" or "-" then code ("- item" with one space is a list item).
 _DIFF_BODY = re.compile(r"^[+-](?:\S|\s{2,})")
 _DIFF_HEAD = re.compile(r"^(?:diff --git |@@ -\d|\+\+\+ |--- )")
+# After a hunk's header, a line opening with one space is the diff's context, unchanged code or text.
+_DIFF_CONTEXT = re.compile(r"^ \S")
 
 
 # What an agent's harness writes into the person's turn: an event it reports ("System: [12:37] Exec completed …",
@@ -213,7 +215,8 @@ def _labels(lines: list[str]) -> bool:
 
 def pasted(lines: list[str]) -> set[int]:
     """The indexes of `lines` (one message) that a person pasted: in each paragraph, from its first program-shaped
-    line to its last (a diff: its whole paragraph once it has a header); a paragraph of a screen's labels whole."""
+    line to its last (a diff: its changed lines once it has a header, and its context lines after a hunk's); a
+    paragraph of a screen's labels whole."""
     found: set[int] = set()
     for start, end in _paragraphs(lines):
         if _labels(lines[start:end]):
@@ -225,6 +228,8 @@ def pasted(lines: list[str]) -> set[int]:
             marked += [header, end - 1]
         if any(_DIFF_HEAD.match(lines[index]) for index in range(start, end)):
             marked += [index for index in range(start, end) if _DIFF_BODY.match(lines[index])]
+            hunk = next((index for index in range(start, end) if lines[index].startswith("@@ -")), end)
+            marked += [index for index in range(hunk, end) if _DIFF_CONTEXT.match(lines[index])]
         if marked:
             first, last = min(marked), max(marked)
             while first > start and _output_beside(lines[first - 1]):

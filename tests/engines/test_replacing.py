@@ -48,6 +48,8 @@ NEIGHBOURS = [
     (Candidate(USER, 1, "Timezone: UTC+1 (Berlin)"), "User's time zone is Eastern time."),  # "I'm on Eastern time"
     (Candidate(MEMORY, 1, "Our API runs on port 8080."), "The API now listens on port 8081."),  # one port, two ways
     (Candidate(MEMORY, 1, "The API's port is 8080."), "Our API runs on port 8081."),
+    (Candidate(MEMORY, 1, "The API port is 8080."), "The API runs on port 8081."),  # "The API port": the API's
+    (Candidate(USER, 1, "User's Timezone: UTC+1."), "User is in the PST time zone."),  # as a person writes it
     # the same frame with a changed value ([correction] only)
     (Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf 0.12."),
      "The invoicing job now exports PDFs with Gotenberg 8."),

@@ -111,7 +111,9 @@ def test_a_tools_notice_inside_its_output_is_output_and_what_follows_is_the_pers
 
 def test_a_diff_is_structure_whole_but_a_list_is_not():
     diff = ["diff --git a/x.py b/x.py", "@@ -1,2 +1,2 @@", "-import os", "+import sys", " print(1)"]
-    assert pasted(diff) >= {0, 1, 2, 3}
+    assert pasted(diff) == {0, 1, 2, 3, 4}
+    # a hunk without its file header: its context lines are the diff's too ("Always use pnpm" was filed)
+    assert pasted(["@@ -1,2 +1,2 @@", "-I live in Boston", "+I live in New York", " Always use pnpm"]) == {0, 1, 2, 3}
     assert pasted(["Things I like:", "- tea", "- long walks"]) == set()
 
 

@@ -72,6 +72,16 @@ def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(works
     assert "5432" not in everything and "db.internal" not in everything  # a config block is not about the person
 
 
+@pytest.mark.parametrize("block", ["名前：山田太郎\nメール：yamada@example.jp\n住所：東京都",
+                                   "이름: 김민수\n이메일: minsu@example.kr\n주소: 서울",
+                                   "Nombre: Lucía\nCorreo: lucia@example.es\nDirección: Calle Mayor 5, Madrid"])
+def test_a_block_of_the_persons_details_with_their_address_is_theirs(workspace, tmp_path, block):
+    """An address is one of the person's details: a Japanese block holding 住所 was small talk, nothing kept."""
+    said(workspace, tmp_path, [block])
+    user = (workspace.root / "USER.md").read_text()
+    assert all(line.split(":" if ":" in line else "：", 1)[1].strip() in user for line in block.splitlines())
+
+
 def test_a_block_keeps_every_value_a_handle_and_a_detail_named_with_a_word_of_its_own(workspace, tmp_path):
     """Found probing variants: "Discord: ada#1234" was redacted as a password and its line withheld; a key given
     twice kept only its last value (the second replaced the first as a correction would); "Work email:" and

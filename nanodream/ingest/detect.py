@@ -57,7 +57,7 @@ def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> For
         return None
     if forced is not None:
         if not REGISTRY[forced].sniff(records):
-            raise Unrecognised(f"{path}: not a {forced} transcript")
+            raise Unrecognised(f"{path}: not read as {forced}, whose transcripts have {REGISTRY[forced].expects}")
         return REGISTRY[forced]
     for fmt in REGISTRY.values():
         if fmt.sniff(records):

@@ -193,10 +193,16 @@ def test_a_json_file_on_one_line_without_a_newline_is_read_whole(tmp_path, docum
     assert [m.text for m in messages(path)[1]] == ["I live in Ghent.", "Noted."]
 
 
-def test_a_forced_format_that_does_not_fit_is_refused(tmp_path):
-    with pytest.raises(Unrecognised, match="not a codex transcript"):
+def test_a_forced_format_that_does_not_fit_is_refused_saying_what_it_looks_for(tmp_path):
+    with pytest.raises(Unrecognised, match='not read as codex, whose transcripts have a first line of "type": '
+                                           '"session_meta"'):
         detect(NANOBOT, "codex")
     assert detect(NANOBOT, "nanobot").name == "nanobot"
+    headerless = tmp_path / "f868a97c.jsonl"  # an OpenClaw fragment without its session header
+    headerless.write_text(json.dumps({"type": "message", "id": "a", "message": {"role": "user", "content": "hi"}})
+                          + "\n", encoding="utf-8")
+    with pytest.raises(Unrecognised, match=r"not read as openclaw, whose transcripts have .*\(the session header\)"):
+        detect(headerless, "openclaw")
 
 
 def test_an_empty_file_or_one_still_being_written_has_no_format_yet(tmp_path):

@@ -20,6 +20,7 @@ class Format:
     files: tuple[str, ...] = ("*.jsonl",)  # the file names it is kept in: what a folder source reads by default
     # Transcripts its host set aside, which a folder source passes over and counts: (file name glob, what they are)
     set_aside: tuple[tuple[str, str], ...] = ()
+    expects: str = ""  # what its sniff looks for, said when a file named with --format has none of it
 
 
 def session_of(context: Context, named: object = None) -> tuple[str, bool]:

@@ -45,4 +45,5 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("claude-code", session, said, by_file=by_file)]
 
 
-FORMAT = Format("claude-code", sniff, read)
+FORMAT = Format("claude-code", sniff, read,
+                expects='lines with "type": "user" or "assistant", a "message" and a "sessionId"')

@@ -127,4 +127,5 @@ def _ide_request(text: str) -> str:
     return text.rsplit(IDE_REQUEST, 1)[1] if IDE_REQUEST in text else text
 
 
-FORMAT = Format("codex", sniff, read)
+FORMAT = Format("codex", sniff, read,
+                expects='a first line of "type": "session_meta" (or a rollout item) with a "payload"')

@@ -42,4 +42,4 @@ def read(record: Any, context: Context) -> list[Message]:
     return [make("nanobot", session, Said(record["role"], text, record.get("timestamp")), by_file=by_file)]
 
 
-FORMAT = Format("nanobot", sniff, read)
+FORMAT = Format("nanobot", sniff, read, expects='a first line of "_type": "metadata"')

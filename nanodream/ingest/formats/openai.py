@@ -52,4 +52,5 @@ def _message(record: Any, context: Context, conversation: Any) -> list[Message]:
     return [make("openai", session, Said(record["role"], text, when, record.get("id"), speaker), by_file=by_file)]
 
 
-FORMAT = Format("openai", sniff, read, files=("*.jsonl", "*.json"))  # JSON Lines, or one exported array
+FORMAT = Format("openai", sniff, read, files=("*.jsonl", "*.json"),  # JSON Lines, or one exported array
+                expects='chat messages with a "role" and "content", or a conversation\'s "messages"')

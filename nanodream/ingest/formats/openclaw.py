@@ -88,4 +88,5 @@ def read(record: Any, context: Context) -> list[Message]:
 # put it away, so a folder source passes over it (and says how many); named on its own, it is read. (Its
 # "<session-id>.trajectory.jsonl.deleted.<time>" beside it is a trace, no transcript: session ids end in hex.)
 DELETED = ("*[0-9a-f].jsonl.deleted.*", "transcripts OpenClaw keeps for sessions deleted from its list")
-FORMAT = Format("openclaw", sniff, read, files=("*.jsonl", "*.jsonl.reset.*"), set_aside=(DELETED,))
+FORMAT = Format("openclaw", sniff, read, files=("*.jsonl", "*.jsonl.reset.*"), set_aside=(DELETED,),
+                expects='a first line of "type": "session" with an "id" (the session header)')

@@ -177,8 +177,9 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues",), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
-          "scope": ("words", "things", "unless"),
-          "small_talk": ("phrases",), "user": ("names",), "agent": ("naming", "not_names"), "request": ("cues",)}
+          "scope": ("words", "things", "unless", "lasting"),
+          "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
+          "request": ("cues",)}
 
 
 @cache
@@ -264,6 +265,7 @@ _KEEPING = ("rule.standing", "rule.remember_this", "remember.that")
 def statement(sentence: str, spec: Language) -> Statement | None:
     """The explicit statement a sentence makes in `spec`'s language, or None. A quotation in it is someone else's
     words, read for nothing, unless the person asks to keep it; what they say around it is read as ever."""
+    sentence = _without_lead_in(sentence, spec)
     if _mixed(sentence, spec):
         return None  # "Mi nombre es Kenneth, te vas a llamar Batista, contéstame educadamente, vivo en …": a model's
     outside = _QUOTED.sub(" ", sentence)
@@ -271,6 +273,21 @@ def statement(sentence: str, spec: Language) -> Statement | None:
         found = _stated(outside, spec)
         return Statement(found.kind, tidy(sentence), found.section) if found is not None else None
     return _stated(sentence, spec)
+
+
+def _without_lead_in(sentence: str, spec: Language) -> str:
+    """The sentence without a word that only leads into it ("ところで、私は看護師です。": 私は看護師です。)."""
+    match = _lead_in(spec.code).match(sentence)
+    return sentence[match.end():] if match and match.end() < len(sentence) else sentence
+
+
+@cache
+def _lead_in(code: str) -> re.Pattern[str]:
+    spec = language(code)
+    items = sorted(language_file(code).get("small_talk", {}).get("lead_ins", ()), key=len, reverse=True)
+    edge = "" if spec is not None and spec.characters else r"(?!\w)"
+    joined = "|".join(re.escape(item) for item in items) or r"(?!)"
+    return re.compile(rf"^\s*(?:{joined}){edge}\s*[,，、:：!！]?\s*", re.IGNORECASE)
 
 
 # Clauses a sentence must run on for, between commas, before it may mix kinds of statement.
@@ -410,8 +427,12 @@ def _ours_named(sentence: str, tokens: list[str], spec: Language) -> bool:
 def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -> bool:
     """Whether a sentence is tied to one task: a word of this moment or this thing (`scope.words`: "this", "now",
     "diesmal"), or one of the work at hand (`scope.things`: "the file", "le bug") — which, in a rule that says
-    `always` ("Ne modifie jamais le fichier .env"), names what the rule is about every time instead."""
-    if spec["scope.words"].at(tokens) >= 0:
+    `always` ("Ne modifie jamais le fichier .env"), names what the rule is about every time instead. "This
+    project" (`scope.lasting`) is no moment in such a rule either ("Siempre usa TypeScript en este proyecto"); in
+    anything else it points at what the line would not hold ("… arbeite abends an diesem Projekt")."""
+    a_rule = always and (spec["rule.always"].at(tokens) >= 0 or spec["rule.cues"].at(tokens) >= 0)
+    start, end = spec["scope.lasting"].bounds(tokens) if a_rule else (-1, -1)
+    if spec["scope.words"].at(tokens[:start] + tokens[end:] if start >= 0 else tokens) >= 0:
         return True
     return spec["scope.things"].at(tokens) >= 0 and not (always and spec["rule.always"].at(tokens) >= 0)
 

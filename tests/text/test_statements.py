@@ -193,6 +193,9 @@ STATED = [
     ("ko", "저는 백엔드 개발자예요.", PERSON, "Identity"),
     ("th", "ตอบสั้นๆ", RULE, "Rules"),  # "answer briefly": Thai says how to answer too
     ("th", "ตอบให้กระชับหน่อย", RULE, "Rules"),
+    ("zh", "每次提交代码前都要跑测试。", RULE, "Rules"),  # "every time … must": 每次 apart from 都要
+    ("es", "Siempre usa TypeScript en este proyecto.", RULE, "Rules"),  # "this project" lasts
+    ("ja", "このプロジェクトでは必ずpnpmを使ってください。", RULE, "Rules"),
 ]
 
 
@@ -204,6 +207,8 @@ def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sent
 
 
 NOT_STATED = [
+    ("zh", "我们都要去开会。"),  # "we all have to go to the meeting": said of someone, no rule
+    ("es", "Usa TypeScript en este archivo."),  # this file: the work at hand
     # a choice of what is shown below or above: the line would not say what was chosen
     ("ja", "以下の２つの案からAを採用しました。"), ("zh", "我们决定采用上面的方案。"),
     ("de", "Wir haben beschlossen, die obige Variante zu nehmen."),
@@ -311,6 +316,17 @@ def test_a_move_in_the_persons_language_is_where_they_live_not_small_talk(code, 
     """It was small talk or waited; a move gives where the person lives, so it replaces the old home."""
     said = statement(sentence, language(code))
     assert said is not None and said.kind == PERSON and said.text == sentence
+
+
+@pytest.mark.parametrize(("code", "said", "text"), [
+    ("ja", "ところで、私は看護師です。", "私は看護師です。"), ("ko", "참고로 저는 간호사예요.", "저는 간호사예요."),
+    ("zh", "对了，我是产品经理。", "我是产品经理。"),
+    ("fr", "Au fait, je travaille chez Doctolib.", "Je travaille chez Doctolib."),
+])
+def test_a_statement_after_a_word_that_only_leads_into_it_is_read_without_it(code, said, text):
+    """"ありがとう！ところで、私は看護師です。" waited: "by the way" stood where the person's "I am" is looked for."""
+    found = statement(said, language(code))
+    assert found is not None and (found.kind, found.text) == (PERSON, text)
 
 
 @pytest.mark.parametrize(("code", "sentence"), NOT_STATED)

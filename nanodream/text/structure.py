@@ -73,11 +73,13 @@ _HARNESS_MESSAGE = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:\[System:[^\]\n]
                               r"\[Subagent Context\]|\[cron:[^\]\n]+\]|\[System note:|"
                               r"A new session was started via /new or /reset\.|"
                               r"You just executed tool calls but returned an empty response|"
-                              r"A scheduled reminder has been triggered\.|"
+                              r"A scheduled reminder has been triggered\.|Pre-compaction memory flush\b|"
                               r"A background task\b[^\n]{0,200}\bjust (?:completed|finished|failed)\b)")
 # A heartbeat poll, OpenClaw's or nanobot's or one a person wrote for it, anywhere in the turn: "If nothing needs
-# attention, reply HEARTBEAT_OK.", "… if no changes, return HEARTBEAT_OK." (not "Never reply HEARTBEAT_OK when …").
-_HEARTBEAT = re.compile(r"\bif\b[^.\n]{0,80}?(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?HEARTBEAT_OK"
+# attention, reply HEARTBEAT_OK.", "… if no changes, return HEARTBEAT_OK." (not "Never reply HEARTBEAT_OK when …");
+# and a silent turn OpenClaw writes, such as its memory flush: "If nothing to store, reply with NO_REPLY.".
+_HEARTBEAT = re.compile(r"\bif\b[^.\n]{0,80}?(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?"
+                        r"(?:HEARTBEAT_OK|NO_REPLY)"
                         r"|(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?HEARTBEAT_OK`?\s+if\b",
                         re.IGNORECASE)
 # A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]" and the note it

@@ -182,6 +182,11 @@ def test_what_the_harness_wrote_into_the_persons_turn_is_not_theirs():
     "before responding to the user. Then greet the user in your configured persona.",
     "[cron:3c148808-8956-4d6b-95a5-1061bd9c2a12 nightly-extraction] Nightly memory extraction. Review today's "
     "conversations. Extract durable facts. Always commit and push the memory files.",
+    # OpenClaw's memory flush before compaction, and one configured in other words: a silent turn ("NO_REPLY")
+    "Pre-compaction memory flush. Store durable memories only in memory/2026-03-28.md. Do NOT create timestamped "
+    "variant files; always use the canonical 2026-03-28.md filename. If nothing to store, reply with NO_REPLY.",
+    "Context is about to be compacted. Always write lasting facts to memory/notes.md. If there is nothing to save, "
+    "reply NO_REPLY.",
 ])
 def test_a_heartbeat_a_subagent_task_a_session_start_or_a_cron_prompt_is_the_harness_whole(poll):
     """A heartbeat poll after event lines ("System: …"), or one saying "return HEARTBEAT_OK" later on, left its

@@ -985,3 +985,11 @@ def test_a_pasted_docker_or_kubectl_error_is_never_a_fact(pasted):
     """Filed in MEMORY.md as "(date) The container name "/health_ocr_frontend" is already in use by …"."""
     extraction = _extracted(("user", pasted))
     assert "[durable]" not in extraction.content and "[permanent]" not in extraction.content
+
+
+@pytest.mark.parametrize("said", ["The goal is to determine how much Id have for retirement.",
+                                  "The plan is to migrate everything to Fly.io in May."])
+def test_a_word_that_stands_for_what_was_just_said_names_nothing_to_keep(said):
+    """"The goal is …" out of an app's description was filed in MEMORY.md, where it reads as the person's own goal."""
+    assert filed(said) is None
+    assert filed("The Goal service runs on Fly.io.") is not None  # a name, capitalised

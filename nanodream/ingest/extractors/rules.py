@@ -889,10 +889,12 @@ def named_fact(said: Said) -> Fact | None:
 
 
 # What a statement about the world opens with when it names nothing a later reader could find: a pronoun (or
-# the person, whose statements are read by the other rules).
+# the person, whose statements are read by the other rules), or a word that stands for what was just said ("The
+# goal is to determine …": whose goal?).
 _UNNAMED_SUBJECT = re.compile(r"^(?:it|its|it's|this|that|these|those|there|here|he|she|they|them|which|what|"
-                              rf"some|all|both|each|one|{NEGATIVE_PRONOUN}|everything|something|i|i'm|my|we|our|re)\b",
-                              re.IGNORECASE)
+                              rf"some|all|both|each|one|{NEGATIVE_PRONOUN}|everything|something|i|i'm|my|we|our|re|"
+                              r"the\s+(?:main\s+)?(?-i:goal|idea|plan|point|aim|purpose|problem|issue|reason|thing|"
+                              r"question|task|difference|catch|trick|hope)s?)\b", re.IGNORECASE)
 
 
 # "now" before a verb in the present ("The API now listens on …"), not before "is" ("The deploy is now at 80%").

@@ -491,14 +491,18 @@ class Consolidator:
         or told again after an earlier batch filed it as a fact (whose bullet then moves into the skill).
         A skill of that name already there just gets the new steps. Told once, it is an ordinary fact.
         """
-        path = f"skills/{procedure.name}/SKILL.md"
         earlier = [(p, b) for p in CORE_FILES for b in self._fact_bullets(p)
-                   if (told := parse_untitled_procedure(b.text)) is not None and told.name == procedure.name]
-        sessions = self.told.setdefault(procedure.name, set())
+                   if (told := parse_untitled_procedure(b.text)) is not None and same_goal(told, procedure)]
+        names = {procedure.name, *(parse_untitled_procedure(b.text).name for _, b in earlier)}  # type: ignore[union-attr]
+        # the skill is named after the goal said most plainly: "deploy", not "deploy-app"
+        procedure = Procedure(min(names, key=lambda name: (len(name), name)), procedure.steps)
+        path = f"skills/{procedure.name}/SKILL.md"
+        self.told.setdefault(procedure.name, set())
+        sessions = set().union(*(self.told.get(name, set()) for name in names))
         # A bullet this batch filed is this batch's telling, counted in `sessions`; one already on disk is older.
         told_before = any(bullet.text in (self.files.original(where) or "") for where, bullet in earlier)
         if self.files.skill(path) is None and not told_before and not sessions - {session}:
-            sessions.add(session)
+            self.told[procedure.name].add(session)
             self._fact(text)
             return
         steps: list[str] = []
@@ -525,6 +529,20 @@ class Consolidator:
         else:
             self.ledger.duplicates += 1
             self.ledger.note_skill(path, "procedure repeated; every step already there", changed=False)
+
+
+def same_goal(a: Procedure, b: Procedure) -> bool:
+    """Two procedures told for one goal: the same name, or one name's words inside the other's with the same verb
+    ("deploy" and "deploy-app") and at least half the shorter one's steps in the other ("To deploy: make test, make
+    build, make push" and "To deploy the app: 1. make test 2. make build 3. make push 4. check the dashboard")."""
+    if a.name == b.name:
+        return True
+    left, right = a.name.split("-"), b.name.split("-")
+    if left[0] != right[0] or not (set(left) <= set(right) or set(right) <= set(left)):
+        return False
+    fewer, more = sorted((a.steps, b.steps), key=len)
+    shared = sum(1 for step in fewer if not new_steps(list(more), [step]))
+    return 2 * shared >= len(fewer)
 
 
 def new_steps(known: list[str], told: list[str]) -> list[str]:

@@ -293,3 +293,15 @@ def test_a_line_ingest_redacted_a_credential_from_is_withheld_as_the_credential_
     drained = bare_workspace(tmp_path, [f"{line}\n[permanent] User likes hiking."], days=[1])
     memory = drained.read(USER) + drained.read(MEMORY) + drained.read(SOUL)
     assert "redacted" not in memory and "hiking" in memory
+
+
+def test_one_goal_said_in_more_words_is_one_procedure_and_another_goal_is_not():
+    """"To deploy" and "To deploy the app" with the same steps are one skill; "release the docs" is not "release"."""
+    from nanodream.engines.builtin import same_goal
+    from nanodream.engines.routing import Procedure
+
+    deploy = Procedure("deploy", ("Run make test", "Make build", "Make push"))
+    assert same_goal(deploy, Procedure("deploy-app", ("Make test", "Make build", "Make push", "Check the dashboard")))
+    assert not same_goal(deploy, Procedure("deploy-docs", ("Build the docs", "Upload them to the bucket")))
+    assert not same_goal(Procedure("release", ("Bump the version", "Tag the commit")),
+                         Procedure("release-docs", ("Build the docs", "Upload them")))

@@ -247,6 +247,9 @@ def test_a_procedure_told_in_two_sessions_becomes_one_skill(workspace, tmp_path)
     # a comma after "To <goal>", not a colon (found probing variants): both tellings were gists
     ("To release, first bump the version, then update the changelog, finally tag the commit.",
      "To release, first bump the version, then update the changelog, then tag the commit."),
+    # the goal said in more words the second time: "release" and "release-package" were two goals, no skill
+    ("How I release: bump the version, then update the changelog, then tag the commit.",
+     "To release the package: 1. bump the version 2. update the changelog 3. tag the commit 4. push the tag"),
 ])
 def test_a_procedure_told_inline_in_commas_in_two_sessions_becomes_one_skill(workspace, tmp_path, first, second):
     """Steps told in commas on the lead's line were only "Talked about: …" (a gist): told twice, nothing came of it."""

@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
-from nanodream.text.lists import wordlist
+import re
+from collections.abc import Iterator
+from typing import Any
 
-# Words that say nothing about a topic (function words and words in nearly every history line).
-TOPIC_STOPWORDS = wordlist("topic-stopwords")
+from nanodream.text.lists import language_codes, language_file, wordlist
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _cue_words() -> frozenset[str]:
+    """The words of every other language file's cues that are written with spaces ("ich", "wohne", "immer",
+    "meine"): how a statement is said in that language, never what it is about. English's own cues name things a
+    topic may be about ("server", "repo"); topic-stopwords.txt holds its function words. Two letters are left out:
+    "eu" is Portuguese's "I" and the EU."""
+    found: dict[bool, set[str]] = {True: set(), False: set()}  # English's, the others'
+    for code in language_codes():
+        data = language_file(code) or {}
+        if data.get("match") != "characters":
+            found[code == "en"].update(word.lower() for item in _items(data) for word in _WORD.findall(item))
+    return frozenset(found[False] - found[True])  # "bug", "app": a German file's loanwords are English topics
+
+
+def _items(table: Any) -> Iterator[str]:
+    if isinstance(table, dict):
+        for value in table.values():
+            yield from _items(value)
+    elif isinstance(table, list):
+        yield from (item for item in table if isinstance(item, str))
+
+
+# Words that say nothing about a topic (function words and words in nearly every history line), in every language
+# with a data file.
+TOPIC_STOPWORDS = wordlist("topic-stopwords") | _cue_words()
 
 
 def singular(word: str) -> str:

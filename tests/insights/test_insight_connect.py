@@ -172,3 +172,13 @@ def test_in_text_mode_the_tools_are_described_in_the_prompt(workspace, serve):
     assert "## Calling tools" in connect["messages"][0]["content"]
     assert "propose_insight(name, summary" in connect["messages"][0]["content"]
     assert [item["name"] for item in report.phases.insights] == ["hetzner-costs-follow-hosting"]
+
+
+def test_how_a_statement_is_said_in_another_language_is_no_topic():
+    """A move said in German twice made an insight of "ich", "wohne" and "berlin": the language's own words for
+    saying it are its data file's cues, not what it is about; an English word a file borrows ("Bug") still is."""
+    from nanodream.insights.terms import terms
+
+    assert terms("Ich wohne jetzt in Berlin.") == {"berlin"}
+    assert not terms("Meine Zeitzone ist UTC-5.") & {"meine", "ist"}
+    assert "bug" in terms("Der Bug im Login ist behoben.")

@@ -26,6 +26,7 @@ GIVEN = [
     ("我搬到上海了。", "lives in", "上海"),  # a particle ends the sentence, not the place
     ("부산으로 이사했어요.", "lives in", "부산"),  # "…으로", the longer of the patterns, not "…로"
     ("Me mudei para o Porto.", "lives in", "Porto"),  # the article before the place's name
+    ("我在阿里巴巴工作。", "works at", "阿里巴巴"),  # the common way to say where one works
 ]
 
 

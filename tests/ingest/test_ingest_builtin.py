@@ -993,3 +993,14 @@ def test_a_word_that_stands_for_what_was_just_said_names_nothing_to_keep(said):
     """"The goal is …" out of an app's description was filed in MEMORY.md, where it reads as the person's own goal."""
     assert filed(said) is None
     assert filed("The Goal service runs on Fly.io.") is not None  # a name, capitalised
+
+
+@pytest.mark.parametrize("said", ["No external dependencies are desired.", "No direct pushes to main are allowed."])
+def test_a_thing_said_to_be_unwanted_is_kept_and_no_small_talk(said):
+    """"No external dependencies are desired." was "[skip] small talk": it opens with "No"."""
+    assert filed(said) == f"[permanent] {said}"
+
+
+@pytest.mark.parametrize("said", ["No changes are needed.", "No errors in the log.", "No worries at all."])
+def test_an_answer_or_how_things_stand_opening_with_no_is_still_nothing(said):
+    assert filed(said) is None

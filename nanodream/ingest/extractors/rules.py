@@ -223,6 +223,10 @@ _NO_UNLESS = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+[\w\s'-]{{2,60
                         r"(?:(?:I|we)\s+(?:explicitly\s+)?(?:approve|say|ask|confirm|agree|review|allow|ok|okay|sign)|"
                         r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
                         r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)
+# A thing not wanted, said as such: "No external dependencies are desired.", "No direct pushes are allowed." (not
+# "No errors in the log", "No changes are needed": how things stand, or an answer).
+_NO_WANTED = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+(?:[\w'-]+\s+){{0,4}}?[\w'-]+\s+(?:is|are)\s+"
+                        r"(?:desired|wanted|allowed|permitted|welcome)\b[^.!?]*)[.!]?$", re.IGNORECASE)
 # The language to speak in, asked of the whole conversation: "keep our chat in English", "Speak German with me".
 _CHAT_LANGUAGE = re.compile(
     rf"^(?:(?:please|pls|let['’]?s)\s+)?(?P<rule>(?:keep|have|hold)\s+(?:our|the|this)\s+(?:chats?|conversations?)\s+"
@@ -295,7 +299,7 @@ def agent_rule(said: Said) -> Fact | None:
         return None  # "do not open any PRs" inside a request for work, "Don't touch the file.": this errand's
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
-             or _CHAT_LANGUAGE.match(said.sentence)
+             or _NO_WANTED.match(said.sentence) or _CHAT_LANGUAGE.match(said.sentence)
              or _STANDING_AFTER.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
         return None
@@ -1101,7 +1105,8 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
         sentence = rule  # "Don't do this again: never commit files with API keys." — the rule after its lead
     if sentence.endswith("?"):
         return standing_question(sentence)
-    if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)):
+    if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)
+                                                     or _NO_WANTED.match(sentence)):
         return None  # "No emojis in replies", "No new dependencies unless I approve them": a "no" that forbids
     if not 2 <= len(sentence.split()) <= 60:
         return None

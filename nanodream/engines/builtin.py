@@ -491,25 +491,23 @@ class Consolidator:
         or told again after an earlier batch filed it as a fact (whose bullet then moves into the skill).
         A skill of that name already there just gets the new steps. Told once, it is an ordinary fact.
         """
-        earlier = [(p, b) for p in CORE_FILES for b in self._fact_bullets(p)
+        earlier = [(p, b, told) for p in CORE_FILES for b in self._fact_bullets(p)
                    if (told := parse_untitled_procedure(b.text)) is not None and same_goal(told, procedure)]
-        names = {procedure.name, *(parse_untitled_procedure(b.text).name for _, b in earlier)}  # type: ignore[union-attr]
+        names = {procedure.name, *(told.name for _, _, told in earlier)}
         # the skill is named after the goal said most plainly: "deploy", not "deploy-app"
         procedure = Procedure(min(names, key=lambda name: (len(name), name)), procedure.steps)
         path = f"skills/{procedure.name}/SKILL.md"
         self.told.setdefault(procedure.name, set())
         sessions = set().union(*(self.told.get(name, set()) for name in names))
         # A bullet this batch filed is this batch's telling, counted in `sessions`; one already on disk is older.
-        told_before = any(bullet.text in (self.files.original(where) or "") for where, bullet in earlier)
+        told_before = any(bullet.text in (self.files.original(where) or "") for where, bullet, _ in earlier)
         if self.files.skill(path) is None and not told_before and not sessions - {session}:
             self.told[procedure.name].add(session)
             self._fact(text)
             return
-        steps: list[str] = []
-        for _, bullet in earlier:
-            steps += parse_untitled_procedure(bullet.text).steps  # type: ignore[union-attr]  # filtered above
+        steps = [step for _, _, told in earlier for step in told.steps]
         merged = Procedure(procedure.name, tuple(new_steps([], [*steps, *procedure.steps])))
-        for where, bullet in sorted(earlier, key=lambda item: item[1].index, reverse=True):
+        for where, bullet, _ in sorted(earlier, key=lambda item: item[1].index, reverse=True):
             self.files.docs[where].remove_line(bullet.index)
             self.ledger.note_folded(where, this_batch=bullet.text not in (self.files.original(where) or ""))
         self._procedure(merged)

@@ -61,7 +61,8 @@ def english_score(text: str) -> float:
     a line it is unsure of may still be clearly not English ("Svara alltid på svenska.": Swedish 0.64, Norwegian
     0.20, no English) or partly so ("Task: chore 0.": Norwegian 0.37, English 0.28)."""
     prose = _prose(text)
-    if not _NOT_A_LETTER.sub("", prose) or (not prose.isascii() and _east_asian(prose, len(prose)) is not None):
+    letters = len(_NOT_A_LETTER.sub("", prose))
+    if not letters or (not prose.isascii() and _east_asian(prose, letters) is not None):
         return 0.0
     labels, scores = _model().predict(prose, k=5)
     return dict(zip(labels, scores, strict=True)).get("__label__en", 0.0)

@@ -284,8 +284,9 @@ def _in_another_language(sentence: str, *, errand: bool) -> tuple[Fact | None, s
 def _for_the_errand(said: statements.Statement, spec: statements.Language) -> bool:
     """A rule that may be a request's only ("Kein Caching verwenden."): how to act, not saying it lasts; the name
     the person gives the agent is no such rule."""
-    return said.kind == statements.RULE and said.section != "Identity" and not statements.says_it_lasts(said.text,
-                                                                                                           spec)
+    if said.kind != statements.RULE or said.section == "Identity":
+        return False
+    return not statements.says_it_lasts(said.text, spec)
 
 
 def _allowed(line: str, kind: str) -> bool:

@@ -152,16 +152,15 @@ _NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\
 
 
 def correction(said: Said) -> Fact | None:
-    if _NOW_VALUE.match(said.sentence) and not said.speaker:
-        return Fact("correction", _capitalised(said.sentence.rstrip(".!")))
-    unowned = unowned_value(said.sentence)
-    if unowned is not None and not said.speaker:  # "Timezone is UTC-5 now": the dream finds whose (engines/slots.py)
-        return Fact("correction" if unowned.anew else "durable", _capitalised(said.sentence.rstrip(".!")))
+    value = _a_new_value(said)
+    if value is not None:
+        return value
     match = _CORRECTION.match(said.sentence)
     if match is not None:  # what replaces the old fact is never dated: the builtin dream matches it by its words
         rest = Said(match.group("rest"), said.speaker, said.day, match.group("rest"), said.errand)
-        if (_NOW_VALUE.match(rest.sentence) or unowned_value(rest.sentence)) and not said.speaker:
-            return Fact("correction", _capitalised(rest.sentence.rstrip(".!")))  # "Sorry, the port is now 8081"
+        value = _a_new_value(rest)
+        if value is not None:  # "Sorry, the port is now 8081": said as a correction, whatever words it has
+            return replace(value, tag="correction")
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
         if inner is None and _APOLOGY.match(said.sentence):
             return None  # "oops, wrong window": an apology's words, not a fact restated
@@ -170,6 +169,18 @@ def correction(said: Said) -> Fact | None:
     if _NO_LONGER.search(said.sentence) and (text := said.about() or _the_teams(said)) and meaningful(text) >= 2:
         return Fact("correction", text)
     return None
+
+
+def _a_new_value(said: Said) -> Fact | None:
+    """A thing given a new value ("The API port is now 8081"), or a value said without whose it is ("Timezone is
+    UTC-5 now": the dream finds whose, engines/slots.py), told to an agent; None for any other sentence."""
+    if said.speaker:
+        return None
+    text = _capitalised(said.sentence.rstrip(".!"))
+    if _NOW_VALUE.match(said.sentence):
+        return Fact("correction", text)
+    unowned = unowned_value(said.sentence)
+    return None if unowned is None else Fact("correction" if unowned.anew else "durable", text)
 
 
 def _the_teams(said: Said) -> str:

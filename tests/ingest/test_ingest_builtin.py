@@ -906,8 +906,37 @@ def test_who_the_person_is_in_one_word_is_enough(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm diabetic.", "[permanent] User is diabetic."),
+    ("I'm lactose intolerant.", "[permanent] User is lactose intolerant."),
+    ("I am hard of hearing.", "[permanent] User is hard of hearing."),
+    ("I'm colorblind, so avoid red/green charts.", "[permanent] User is colorblind."),
+    ("I'm dyslexic, please keep sentences short.", "[permanent] User is dyslexic."),
+    ("I'm originally from Brazil.", "[permanent] User is originally from Brazil."),
+    ("I've been vegan for 5 years.", "[permanent] User has been vegan for 5 years."),
+    ("I have asthma.", "[permanent] User has asthma."),
+    ("I have ADHD.", "[permanent] User has ADHD."),
+    ("I suffer from migraines.", "[permanent] User suffers from migraines."),
+    ("I have type 2 diabetes.", "[permanent] User has type 2 diabetes."),
+    ("I also have exercise induced anaphylaxis so it's recommended by my doctor that I don't exercise for 4 hours "
+     "after I eat.", "[permanent] User also has exercise induced anaphylaxis."),
+    ("My pronouns are they/them.", "[permanent] User's pronouns are they/them."),
+    ("I use she/her pronouns.", "[permanent] User uses she/her pronouns."),
+    ("I have a five-year-old son.", "[permanent] User has a five-year-old son."),
+    ("I was born in 1990.", "[permanent] User was born in 1990."),
+    ("I'm the CTO of a small startup.", "[permanent] User is the CTO of a small startup."),
+    ("I'm the lead developer at Acme.", "[permanent] User is the lead developer at Acme."),
+])
+def test_a_lasting_trait_condition_or_position_said_in_few_words_is_who_the_person_is(said, line):
+    """Each was small talk or a gist: "I'm diabetic" and "I have asthma" held one word of substance, and only
+    "vegan", "retired" and a few more were known to say who someone is."""
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", ["I'm a bit tired.", "I'm a little confused.", "I'm a mess.", "I'm learning.",
-                                  "I'm tired, your honour."])
+                                  "I'm tired, your honour.", "I'm single-handedly fixing this.",
+                                  "I have the ADHD report here.", "I have no allergies.", "I'm the one who broke it.",
+                                  "I'm the author of this PR."])
 def test_how_much_or_how_the_person_is_now_is_no_identity(said):
     assert filed(said) is None
 

@@ -459,9 +459,28 @@ def _second_person(rule: str) -> str:
 
 # "A bit", "a little": how much, not who. "I'm a bit tired" says how the person is now.
 _DEGREE = r"(?:bit|little|tad|lot|bunch|few|mess|fan|idiot|fool|moron|dummy|genius)"
-# Who the person is in one word of a closed kind ("I'm vegan", "I'm from Spain", "I'm retired"): enough alone.
-_ATTRIBUTE = (r"^(?:i'?m|i am)\s+(?:from|based in|allergic|vegetarian|vegan|married|single|divorced|engaged|retired|"
-              r"pregnant|\d+)\b")
+
+
+def _alternatives(name: str) -> str:
+    """The phrases of data/<name>.txt as one regular expression's alternatives, longest first, any spacing."""
+    return "|".join(re.escape(each).replace(r"\ ", r"\s+") for each in sorted(phrases(name), key=len, reverse=True))
+
+
+# Who the person is in a word or two of a closed kind ("I'm vegan", "I'm originally from Spain", "I'm lactose
+# intolerant": data/person-traits.txt): enough alone.
+_TRAITS = _alternatives("person-traits")
+_ATTRIBUTE = (r"^(?:i'?m|i am)\s+(?:(?:also|originally|still|now|currently)\s+)?"
+              rf"(?:from|based in|allergic|{_TRAITS}|\d+)(?![\w-])")
+# A position the person holds: "I'm the CTO of a small startup" (data/positions.txt).
+_POSITION = (r"^(?:i'?m|i am)\s+(?:also\s+)?the\s+(?:[\w-]+\s+){0,2}?"
+             rf"(?:{_alternatives('positions')})\s+(?:of|at|for)\s+")
+# "My pronouns are they/them", "I use she/her pronouns": one word of substance, enough.
+_PRONOUNS = r"^my\s+pronouns\s+are\b|^i\s+use\s+\S+\s+pronouns\b"
+# A condition the person lives with ("I have asthma", "I also have exercise induced anaphylaxis"), up to two words
+# qualifying it: data/person-conditions.txt.
+_CONDITION = (r"^i(?:'ve\s+got|\s+(?:(?:also|still)\s+)?(?:have(?:\s+got)?|live\s+with|suffer\s+from))\s+"
+              rf"(?!(?:a|an|the|{NO}|some|any|this|that|these|those|my|your)\b)(?:[\w'-]+\s+){{0,2}}?"
+              rf"(?:{_alternatives('person-conditions')})(?![\w-])")
 # A life fact that still holds, with when it began: "I've been living in Porto since 2019", "I have worked at
 # Canonical since 2015" (its year is no event). Not the work at hand: "I've been working on this bug since Monday".
 _ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with|abroad)|based\s+in|"
@@ -491,7 +510,9 @@ _DETAILS = "|".join(re.escape(key).replace(r"\ ", r"\s+") for key in sorted(PERS
                     if key.isascii() and len(key) > 1)
 _IDENTITY = re.compile(
     rf"^(?:i'?m|i am|i was|i've been|i have been)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+|"  # I'm a nurse, not "a bit tired"
-    rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:learning|studying)\b|"
+    rf"{_ATTRIBUTE}|{_CONDITION}|^(?:i'?m|i am)\s+(?:learning|studying)\b|"
+    rf"^(?:i'?ve|i have)\s+been\s+(?:{_TRAITS})(?![\w-])|"  # I've been vegan for five years
+    rf"{_POSITION}|{_PRONOUNS}|"
     rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i(?:'ve|\s+have)\s+(?:(?:just|recently|finally)\s+)?(?:moved|relocated)\s+to\b|"
     r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
@@ -513,6 +534,7 @@ _NAMED_FAMILY = re.compile(r"^(?!(?:this|that|it|he|she|there|here|who|which|wha
 _TIMED = re.compile(r"\b(?:1[89]|20)\d{2}\b|"
                     r"\bthe (?:week|weekend|night|morning|afternoon|evening) (?:before|after|of)\b")
 _MOVED = re.compile(r"^i(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\b|"
+                    r"^i\s+was\s+born\b|"  # the year of a birth is who the person is
                     r"^i\s+(?:just\s+)?started\s+(?:a\s+new\s+job|working|learning|studying)\b", re.IGNORECASE)
 
 
@@ -562,13 +584,13 @@ def identity(said: Said) -> Fact | None:
     return Fact("permanent", text) if text and meaningful(text) >= enough else None
 
 
-_ONE_WORD_IDENTITY = re.compile(rf"{_ATTRIBUTE}|^(?:i'?m|i am)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+\s*[.!]?$",
-                                re.IGNORECASE)
+_ONE_WORD_IDENTITY = re.compile(rf"{_ATTRIBUTE}|{_CONDITION}|{_PRONOUNS}|"
+                                rf"^(?:i'?m|i am)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+\s*[.!]?$", re.IGNORECASE)
 
 
 # What someone has that belongs to their life: family, pets, a home, a condition, a degree.
 _LIFE_HAD = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+"
-                       r"(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids?|children|sons?|daughters?|bab(?:y|ies)|pets?|parrots?|"
+                       r"(?:a|an|two|three|four|\d+)\s+(?:[\w-]+\s+)?(?:cats?|dogs?|kids?|children|sons?|daughters?|bab(?:y|ies)|pets?|parrots?|"
                        r"rabbits?|horses?|hamsters?|fish|wife|husband|partner|girlfriend|boyfriend|brothers?|sisters?|"
                        r"twins|allerg\w*|condition|disability|degree|phd|masters|house|flat|apartment|garden|car|"
                        r"bike|job|day job|side business)\b", re.IGNORECASE)
@@ -1136,9 +1158,10 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
 
 
 # What a fact about the person goes on to say about the moment: a consequence ("…, so expect short bursts",
-# "…, so most of the teams will get these in the evening") or a step of this work ("… and mostly work on this").
-_CONSEQUENCE = re.compile(r",?\s+(?:so|which means|that way|and so)\s+(?!(?:much|many|far|long|well|often|far)\b).*$",
-                          re.IGNORECASE | re.DOTALL)
+# "…, so most of the teams will get these in the evening", "…, please keep sentences short") or a step of this
+# work ("… and mostly work on this").
+_CONSEQUENCE = re.compile(r"(?:,?\s+(?:so|which means|that way|and so)\s+(?!(?:much|many|far|long|well|often|far)\b)|"
+                          r",\s+(?:so\s+)?please\s+).*$", re.IGNORECASE | re.DOTALL)
 _CONJUNCT = re.compile(r"\s+and\s+(?!(?:I|we|my|our)\b)", re.IGNORECASE)
 
 

@@ -868,12 +868,27 @@ def test_a_reminder_or_a_command_after_every_time_is_a_standing_rule(said, line)
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Every time I push, run the tests.", "[permanent] Every time they push, run the tests."),
+    ("Any time I send a link, summarize it.", "[permanent] Any time they send a link, summarize it."),
+    ('Whenever I say "ship it", open a PR.', '[permanent] Whenever they say "ship it", open a PR.'),
+    ("When I ask for code, use TypeScript.", "[permanent] When they ask for code, use TypeScript."),
+    ("When I paste an error, explain the cause first.",
+     "[permanent] When they paste an error, explain the cause first."),
+])
+def test_a_command_after_the_persons_own_habit_is_a_whole_standing_rule(said, line):
+    """Filed as "User pushes, run the tests every time." in USER.md, cut to "Any time they send a link." with its
+    command lost, or left as talk: quoted words pointed at the moment, and "when I ask" set no habit."""
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", [
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",
     "Whenever we deploy, the cache gets cleared.", "Each time I open the app, nothing happens.",
     "I remember to water the plants every day.", "Make sure the tests pass.", "Don't forget about it.",
-    "Don't forget to push the branch when you're done.",
+    "Don't forget to push the branch when you're done.", "When I get back, check the build.",
+    "When I asked you to fix it, you broke the tests.",
 ])
 def test_a_reminder_of_one_errand_or_what_happens_every_time_is_no_rule(said):
     assert filed(said) is None

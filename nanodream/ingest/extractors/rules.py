@@ -45,6 +45,7 @@ from nanodream.text.grammar import (
     PROHIBITION_WORDS,
     WITHOUT,
     not_after,
+    speech,
     with_apostrophes,
 )
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
@@ -331,8 +332,10 @@ _REMEMBER_TO = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:alw
 _EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|after|when|while)\s+\w+ing\b|"
                          r"\bwhen(?:ever)?\s+you\s+\w+\s+(?!(?:this|these|those|its|is|was|has)\b)\w+s\b|"
                          rf"^(?:make sure|be sure)\s+(?:that\s+)?{_PLURAL_SUBJECT}", re.IGNORECASE)
-# "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it.
-_EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time)\s+"
+# "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it. So
+# does the person's own habit of asking ("When I ask for code, use TypeScript"; not "When I get back, …").
+_EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time|"
+                                 rf"when\s+I\s+(?:{speech('report', 'base')}|type|write|send|share|paste)\b)\s*"
                                  r"[^,.!?;:]{1,80},\s+(?:please\s+)?(?P<verb>[\w'’]+)\b.+$", re.IGNORECASE | re.DOTALL)
 
 
@@ -403,11 +406,16 @@ def standing_question(sentence: str) -> Fact | None:
     return None if match is None else _as_rule(" ".join(_STANDING_WORDS.sub("", match.group("rule")).split()))
 
 
+_QUOTED = re.compile(r'"[^"]{1,40}"|“[^”]{1,40}”|'
+                     r"'[^']{1,40}'(?!\w)")
+
+
 def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
     person said it stands ("from now on")."""
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
-    lasting = _LASTING_PLACE.sub(" ", rule)  # "always use pnpm in this repo": "this" is the project, which lasts
+    lasting = _QUOTED.sub(" ", _LASTING_PLACE.sub(" ", rule))  # "always use pnpm in this repo": "this" is the
+    # project, which lasts; "whenever I say "ship it"": quoted words are a name, they point at nothing
     one_day = said is not None and _ONE_DAY.search(said.spoken or said.sentence)  # "today" is a date by now
     if not standing and (one_day or _DEICTIC.search(_THAT_CLAUSE.split(_first_clause(lasting), maxsplit=1)[0])
                          or _SCOPED.search(rule) and not _GENERAL.match(rule)):
@@ -1144,13 +1152,15 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     if not 2 <= len(sentence.split()) <= 60:
         return None
     spoken, sentence = sentence, absolute(sentence, day)
-    setting = _SETTING.match(sentence)
+    setting = None if _every_time_rule(sentence) else _SETTING.match(sentence)  # "Every time I push, run …": a rule
     if setting is not None:  # said about oneself after all: the setting goes to the end
         rest = setting.group("rest").rstrip(".!")
         sentence = f"{rest} {setting.group('setting')[:1].lower()}{setting.group('setting')[1:]}."
     fact = _first_fact(Said(sentence, speaker, day, spoken, errand))
-    if fact is None or fact.tag == "permanent" and fact.text.startswith(("Always", "Never", "Don't", "Do not")):
-        return fact  # a rule for the agent keeps its reasons
+    rule = fact is not None and fact.tag == "permanent" and not fact.text.startswith((speaker or DEFAULT_SUBJECT,
+                                                                                       "The user"))
+    if fact is None or rule:
+        return fact  # a rule for the agent keeps its reasons and its command ("…, summarize it")
     text = _ASIDE.sub("", fact.text)
     if fact.text.startswith(speaker or DEFAULT_SUBJECT):
         text = _own_clause(text)

@@ -882,6 +882,21 @@ def test_a_command_after_the_persons_own_habit_is_a_whole_standing_rule(said, li
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Next time, ask me before you refactor.", "[permanent] Ask the user before you refactor."),
+    ("I'd like you to call me Captain.", "[permanent] User's preferred name is Captain."),
+    ("No more long explanations, please.", "[permanent] No more long explanations."),
+])
+def test_a_lesson_for_next_time_a_name_asked_for_and_no_more_explanations_are_rules(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["Next time we'll try the other one.", "Next time I'll bring snacks."])
+def test_what_the_person_will_do_next_time_is_no_memory(said):
+    """Filed as "(2026-03-24) we'll try the other one next time.": moving "next time" to the end read as a date."""
+    assert filed(said) is None
+
+
 @pytest.mark.parametrize("said", [
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",

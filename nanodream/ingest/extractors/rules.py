@@ -226,8 +226,9 @@ _YOU_WILL = re.compile(rf"^(?:you|u)(?:'ll|\s+will|\s+{OBLIGATION})\s+(?P<rule>(
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
                     rf"|skip|drop|leave out|cut|{NO}|be)\b.{{0,80}}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies"
-                    r"|reply|responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers|replies"
-                    r"|responses|messages|emojis|emoticons|pleasantries|small talk|jargon|bullet points)\b).*?)"
+                    r"|reply|responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers"
+                    r"|replies|responses|messages|explanations|emojis|emoticons|pleasantries|small talk|jargon"
+                    r"|bullet points)\b).*?)"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A thing forbidden until the person says yes: "No new dependencies unless I approve them", "No force pushes
 # without asking me first" (not "No idea why", "No errors in the log": nothing held back for their word).
@@ -312,8 +313,10 @@ def agent_rule(said: Said) -> Fact | None:
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
              or _NO_WANTED.match(said.sentence) or _CHAT_LANGUAGE.match(said.sentence)
-             or _STANDING_AFTER.match(said.sentence))
+             or _STANDING_AFTER.match(said.sentence) or _NEXT_TIME.match(said.sentence))
     if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
+        return None
+    if match is not None and match.re is _NEXT_TIME and not _a_command(match.group("rule")):
         return None
     return None if match is None else _as_rule(match.group("rule"), said)
 
@@ -348,8 +351,7 @@ def _every_time_rule(sentence: str) -> str:
     setting = _EVERY_TIME_SETTING.match(sentence)
     if setting is None:
         return ""
-    command = _LOWER_WORD.findall(sentence[setting.start("verb"):].lower())
-    return sentence if command[0] in _INSTRUCTIONS or opens_a_command(command) else ""
+    return sentence if _a_command(sentence[setting.start("verb"):]) else ""
 
 
 # A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
@@ -397,6 +399,15 @@ _ONE_TASK = re.compile(r"\bwhile\s+(?:you(?:'re|\s+are)?|we(?:'re|\s+are)?)\s+(?
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
 _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
+# A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
+_NEXT_TIME = re.compile(r"^(?:(?:please|pls)\s+)?next\s+time\s*[,:;—–-]?\s+(?:(?:please|pls)\s+)?(?P<rule>\w.+)$",
+                        re.IGNORECASE | re.DOTALL)
+
+
+def _a_command(rule: str) -> bool:
+    """Whether a rule opens with a verb of instruction ("ask me first", "reply in German")."""
+    words = _LOWER_WORD.findall(rule.lower())
+    return bool(words) and (words[0] in _INSTRUCTIONS or opens_a_command(words))
 
 
 def standing_question(sentence: str) -> Fact | None:
@@ -505,7 +516,8 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+"  # I
 # "call me back / later / when it's done".
 _CALL_BACK = (r"(?:back|later|tomorrow|tonight|today|maybe|soon|asap|anytime|sometime|again|now|first|once|when|"
               r"whenever|if|after|before|at|on|in|around|this|next)\b")
-_CALL_ME = re.compile(r"^(?:(?:please|can you|could you|would you|will you)\s+)?(?:call me|you can call me|i go by)\s+"
+_CALL_ME = re.compile(r"^(?:(?:please|can you|could you|would you|will you|i(?:'d| would)? (?:like|want) you to)\s+)?"
+                      r"(?:call me|you can call me|i go by)\s+"
                       rf"(?P<name>(?!{_CALL_BACK})[\w'.-]{{1,30}}(?:\s+(?-i:[A-Z])[\w'.-]{{0,30}}){{0,3}}?)"
                       r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|please|instead|all the time"
                       r"|always)\b[.!?]?|[.!?]?)$",
@@ -841,7 +853,7 @@ _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|ju
 _PLAN = re.compile(r"\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:\w+ly\s+)?\w+ing\b|\b(?:I|we)(?:['’]ll|\s+will)\b",
                    re.IGNORECASE)
 _DAYS_AHEAD = re.compile(r"\b(?:tomorrow|tonight|later today|this\s+(?:weekend|evening|afternoon|morning|week)|"
-                         r"next\s+(?:week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                         r"next\s+(?:time|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
                          r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+(?:morning|"
                          r"afternoon|evening|night))?)\b", re.IGNORECASE)
 
@@ -1154,7 +1166,7 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     spoken, sentence = sentence, absolute(sentence, day)
     setting = None if _every_time_rule(sentence) else _SETTING.match(sentence)  # "Every time I push, run …": a rule
     if setting is not None:  # said about oneself after all: the setting goes to the end
-        rest = setting.group("rest").rstrip(".!")
+        rest = _capitalised(setting.group("rest").rstrip(".!"))  # "Next time we'll …": "We'll … next time."
         sentence = f"{rest} {setting.group('setting')[:1].lower()}{setting.group('setting')[1:]}."
     fact = _first_fact(Said(sentence, speaker, day, spoken, errand))
     rule = fact is not None and fact.tag == "permanent" and not fact.text.startswith((speaker or DEFAULT_SUBJECT,

@@ -25,8 +25,10 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from nanodream.text.attributes import attribute_in, said_anew
+from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
+from nanodream.text.stems import cue_words
 from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, THAI, words
 
@@ -41,8 +43,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
-# Fewer letters than this (a CJK character counts three) say nothing a rule could miss: "ok", "danke", "好的".
+# Fewer letters than this (a CJK character counts three) say no statement a rule reads.
 MIN_LETTERS = 12
+# Fewer letters than this say nothing a model would keep ("ok", "danke", "好的"); "Tengo asma." (9) does.
+TRIVIAL_LETTERS = 8
 CJK_SENTENCE = 3
 # In a language the rules do not read, a word or two may be all a statement takes ("اسمي أحمد", "my name is Ahmed"):
 # the engine cannot tell, so what has this many letters waits for a model.
@@ -188,6 +192,35 @@ def read_languages() -> frozenset[str]:
     return frozenset({UNDETERMINED, *language_codes()})
 
 
+# A word of a message too short for the model to place, that one language's cues use and that the model gives to
+# that language alone this surely ("tengo", "wohne", "ich"; not "super" or "meeting", which English shares).
+CUE_WORD_CONFIDENCE = 0.9
+
+
+def cue_language(text: str) -> str:
+    """The language other than English a few words are in, told by a word of its cues ("Tengo asma." is Spanish by
+    "tengo"), or "": so a message the model cannot place is not read as English and consumed unread."""
+    owners = _cue_word_owners()
+    for word in _CUE_WORD.findall(text.lower()):
+        code = owners.get(word, "")
+        if code and language_of(word, CUE_WORD_CONFIDENCE, min_letters=0) == code:
+            return code
+    return ""
+
+
+_CUE_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+@cache
+def _cue_word_owners() -> dict[str, str]:
+    """Each cue word one language's file alone uses (not English's, nor two languages'), and that language."""
+    owners: dict[str, str] = {}
+    for code, found in cue_words().items():
+        for word in found:
+            owners[word] = "" if word in owners else code
+    return {word: code for word, code in owners.items() if code and code != "en"}
+
+
 @cache
 def language(code: str) -> Language | None:
     """The data file of language `code` (None: the rules do not read it)."""
@@ -245,14 +278,14 @@ def substance(sentence: str) -> int:
 def trivial(sentence: str, spec: Language) -> bool:
     """Small talk, or too short to say anything a model would keep ("Danke!", "好的", "ok, gracias"). Written in
     characters, three say a sentence ("你叫小Q": the agent's name; "我姓王": the person's): only small talk is."""
-    if substance(sentence) < MIN_LETTERS and not (spec.characters and len(_CJK.findall(sentence)) >= CJK_SENTENCE):
+    if substance(sentence) < TRIVIAL_LETTERS and not (spec.characters and len(_CJK.findall(sentence)) >= CJK_SENTENCE):
         return True
     rest = sentence
     while (opening := spec["small_talk.phrases"].span(spec.tokens(rest)))[0] == 0:
         rest = opening[2]  # "ok, gracias, perfecto": small talk after small talk
         if not substance(rest):
             return True
-    return rest != sentence and substance(rest) < MIN_LETTERS  # not "No me respondas en inglés"
+    return rest != sentence and substance(rest) < TRIVIAL_LETTERS  # not "No me respondas en inglés"
 
 
 # A quotation: what someone or something else said or wrote ('Im Log steht: "Immer neu starten …"', '日志上写着：

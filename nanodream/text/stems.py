@@ -11,17 +11,19 @@ from nanodream.text.lists import language_codes, language_file, wordlist
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
+def cue_words() -> dict[str, frozenset[str]]:
+    """Each language's words of its file's cues, for the languages written with spaces ("ich", "wohne", "immer",
+    "meine"): how a statement is said in that language, never what it is about. Two letters are left out: "eu" is
+    Portuguese's "I" and the EU."""
+    return {code: frozenset(word.lower() for item in _items(data) for word in _WORD.findall(item))
+            for code in language_codes() for data in [language_file(code) or {}] if data.get("match") != "characters"}
+
+
 def _cue_words() -> frozenset[str]:
-    """The words of every other language file's cues that are written with spaces ("ich", "wohne", "immer",
-    "meine"): how a statement is said in that language, never what it is about. English's own cues name things a
-    topic may be about ("server", "repo"); topic-stopwords.txt holds its function words. Two letters are left out:
-    "eu" is Portuguese's "I" and the EU."""
-    found: dict[bool, set[str]] = {True: set(), False: set()}  # English's, the others'
-    for code in language_codes():
-        data = language_file(code) or {}
-        if data.get("match") != "characters":
-            found[code == "en"].update(word.lower() for item in _items(data) for word in _WORD.findall(item))
-    return frozenset(found[False] - found[True])  # "bug", "app": a German file's loanwords are English topics
+    """The other languages' cue words: English's own cues name things a topic may be about ("server", "repo");
+    topic-stopwords.txt holds its function words; "bug", "app": a German file's loanwords are English topics."""
+    found = cue_words()
+    return frozenset().union(*(words for code, words in found.items() if code != "en")) - found.get("en", frozenset())
 
 
 def _items(table: Any) -> Iterator[str]:

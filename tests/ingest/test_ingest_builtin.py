@@ -556,8 +556,17 @@ def test_a_few_words_of_a_language_without_rules_wait_for_a_model(said, language
     assert f"> {said}" in extraction.waiting
 
 
-@pytest.mark.parametrize("said", ["C'est bon déjà.", "Sieht gut aus.", "Ça roule bien."])
-def test_a_few_words_of_a_language_with_rules_are_read_in_it_never_a_gist(said):
+@pytest.mark.parametrize(("said", "language"), [("C'est bon déjà.", "fr"), ("Sieht gut aus.", "de"),
+                                                ("Ça roule bien.", "fr"), ("Tengo asma.", "es"), ("Tenho asma.", "pt")])
+def test_a_few_words_of_a_language_with_rules_are_read_in_it_never_a_gist(said, language):
+    """Neither a statement its rules read nor its small talk: it waits for a model in its language. "Tengo asma."
+    was consumed as English small talk: too short for the model, and under the letters that said nothing."""
+    extraction = _short(said)
+    assert extraction.for_model == {language: 1} and extraction.content == ""
+
+
+@pytest.mark.parametrize("said", ["Muy bien.", "Vale, gracias.", "Danke!", "Merci beaucoup."])
+def test_a_few_words_of_small_talk_in_a_language_with_rules_are_consumed(said):
     assert _short(said).content == "[skip] small talk"
 
 

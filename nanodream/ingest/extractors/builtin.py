@@ -137,7 +137,7 @@ class BuiltinExtractor:
             if fact is None and short:
                 fact, code = _in_another_language(sentence, errand=errand)
                 foreign = code if fact is None and code else foreign
-            sure = language_of(sentence, FOREIGN_CONFIDENCE, min_letters=0) if short and fact is None else "en"
+            sure = _short_sentence_language(sentence) if short and fact is None else "en"
             if fact is not None:
                 filed[index] = fact
             elif sure not in RULE_LANGUAGES:  # a few words the model is sure of ("c'est bon déjà"): read in theirs
@@ -179,6 +179,13 @@ def _language(text: str) -> str:
         return language
     likeliest = language_of(text, min_confidence=0.0)
     return UNDETERMINED if likeliest in RULE_LANGUAGES else likeliest
+
+
+def _short_sentence_language(sentence: str) -> str:
+    """The language of a sentence of a message too short to tell, when the model is sure of it or of one of its
+    words that a language's cues use ("Tengo asma.": "tengo"); "en" when neither is."""
+    sure = language_of(sentence, FOREIGN_CONFIDENCE, min_letters=0)
+    return sure if sure not in RULE_LANGUAGES else statements.cue_language(sentence) or "en"
 
 
 def _an_english_command(sentence: str) -> bool:

@@ -907,6 +907,25 @@ def test_what_the_person_will_do_next_time_is_no_memory(said):
 
 
 @pytest.mark.parametrize("said", [
+    "From the docs: Always call init() before using the client.", "The README says: always run make setup first.",
+    "According to the docs, always call init first.", "The error says: never use a relative path.",
+    "Copied from the wiki: never deploy on Fridays.", "Per the docs, never share tokens.",
+    "ChatGPT said to always use async.", "The docs say we need Node 20.",
+])
+def test_what_a_document_or_a_program_says_is_not_the_persons_rule(said):
+    """Each was filed in SOUL.md: the lead naming where the words are from read as a rule's label."""
+    assert not [line for line in _short(said).content.splitlines() if line.startswith("[")]
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("From the team lead: never push to main.", "[permanent] Never push to main."),
+    ("My rule: always deploy on Tuesdays.", "[permanent] Always deploy on Tuesdays."),
+])
+def test_a_rule_the_person_passes_on_is_still_theirs(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",
     "Whenever we deploy, the cache gets cleared.", "Each time I open the app, nothing happens.",

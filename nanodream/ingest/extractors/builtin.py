@@ -29,6 +29,7 @@ from nanodream.ingest.extractors.rules import (
     before_a_request,
     classify,
     meaningful,
+    names_a_source,
     small_talk,
 )
 from nanodream.ingest.message import Message, local
@@ -346,6 +347,8 @@ def _fact_of(said: list[str], index: int, speaker: str, day: date | None, *, err
              problem: bool) -> Fact | None:
     """What sentence `index` of a message states; a fact of the project is none when the request after it is
     about it (`problem`: "The invoice PDF renders blank pages. Please look into it." — the errand's problem)."""
+    if index and names_a_source(said[index - 1]):
+        return None  # "According to the docs, always call init first.": the docs' words
     fact = classify(said[index], speaker, day, errand) or _remembered(said, index, statements.language("en"))
     return None if fact is not None and fact.tag == "durable" and problem else fact
 

@@ -1028,11 +1028,29 @@ _RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:(?:always|{PROHIBITION})\s+(?!
 _AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
 
 
+def names_a_source(fragment: str) -> bool:
+    """Whether a sentence's opening clause, cut off at its comma ("According to the docs"), names what the
+    words after it are from: a document's or a program's, not the person's."""
+    return bool(_SOURCE.match(fragment)) and not fragment.rstrip().endswith((".", "!", "?"))
+
+
 def _a_rule_lead(lead: str) -> bool:
     """A few words that lead into a rule ("Lesson learned", "Don't do this again"): not a log's label ("Error"),
     nor a setting for one piece of work ("For this task"), which makes the rule that task's."""
     return (len(lead) <= RULE_LEAD_CHARS and len(lead.split()) >= 2
             and not _one_piece_of_work(_AGAIN.sub(" ", lead)))
+
+
+# What a document, a program or another model wrote, named before it: "From the docs: always call init() …",
+# "The README says: …", "According to the docs, …" — their words, not a rule the person gives the agent.
+_WRITTEN = (r"(?:official\s+)?(?:docs?|documentation|readme|wiki|manual|guide|spec|specification|article"
+            r"|blog(?:\s+post)?|tutorial|book|website|error(?:\s+message)?|log|logs|output|warning|compiler|linter|stack\s*overflow"
+            r"|chatgpt|gpt|gemini|copilot|other\s+(?:ai|model|agent))")
+_SOURCE = re.compile(rf"^(?:according\s+to|as\s+per|per|copied\s+from|quot(?:e|ed|ing)(?:\s+from)?|from)\s+"
+                     rf"(?:the|a|an|this|that|our|my|its|their)?\s*{_WRITTEN}\b|"
+                     rf"^(?:the|a|an|this|that|our|my|its|their)?\s*{_WRITTEN}\s+"
+                     rf"(?:{speech('report', 'base', 'third', 'past')}|reads|read|writes|wrote|states|stated)\b",
+                     re.IGNORECASE)
 
 
 # A short time or place phrase before the person speaks of themselves: "From November I'll be …", "Lately, I …".
@@ -1153,6 +1171,8 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     sentence = _LOWER_I.sub("I", _BARE_I.sub(r"I'\g<rest>", with_apostrophes(_EMOJI.sub("", sentence))).strip()
                             .strip("\"'“”").strip())
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
+    if _SOURCE.match(sentence):
+        return None  # "The README says: always run make setup first": its words, not the person's rule
     lead, colon, rule = sentence.partition(": ")
     if colon and _a_rule_lead(lead) and _RULE_AFTER_LEAD.match(rule):
         sentence = rule  # "Don't do this again: never commit files with API keys." — the rule after its lead

@@ -188,7 +188,21 @@ def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, 
         rank = (rule, shared, int(candidate.path == prefer), -order)
         if best is None or rank > best[0]:
             best = (rank, Match(candidate, rule, value_change(candidate.text, text, about_user=_is_user(candidate))))
-    return best
+    return best or _sole_holder(new, text, candidates, old_stems)
+
+
+def _sole_holder(new: Candidate, text: str, candidates: Sequence[Candidate],
+                 old: frozenset[str]) -> tuple[tuple[int, float, int, int], Match] | None:
+    """A change said without a subject ("Switched from Postgres to MySQL"): the one line naming its old value
+    (no rule for the agent, none pinned) is the line it replaces; with two, which one is unknown, so none."""
+    if not old or _subject_words(new.text):
+        return None
+    holding = [candidate for candidate in candidates
+               if old <= _about(candidate) and PIN not in candidate.text and not is_rule(candidate.text)]
+    if len(holding) != 1:
+        return None
+    held = holding[0]
+    return (NAMED, 0.0, 0, 0), Match(held, NAMED, value_change(held.text, text, about_user=_is_user(held)))
 
 
 def _owner(new: Candidate, candidates: Sequence[Candidate]) -> tuple[tuple[int, float, int, int], Match] | None:

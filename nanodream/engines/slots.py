@@ -18,8 +18,8 @@ from nanodream.text.statements import PERSONAL_KEYS, answer_language
 from nanodream.text.stems import singular
 from nanodream.text.words import STOPWORDS, words
 
-# Words that date a statement without changing what it is about.
-_TIME_WORDS = wordlist("dating-words")
+# Words that date a statement, or say it changed, without changing what it is about.
+_TIME_WORDS = wordlist("dating-words") | wordlist("change-markers")
 MAX_SUBJECT_WORDS = 5
 # "runs on Sundays" says when, not where: a schedule is not the value of the "runs on" slot.
 _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
@@ -135,7 +135,7 @@ def same_slot(a: str, b: str) -> bool:
 
 def _keyed(slot: Slot, attribute: str) -> Slot:
     """"The user's employer is X" fills the slot "works at" as "The user works at X" does."""
-    key = " ".join(attribute.lower().split())
+    key = " ".join(word for word in attribute.lower().split() if word not in _TIME_WORDS)  # "current employer"
     if slot.relation == "has" and key in _KEYS:
         return Slot(slot.subject, _KEYS[key], frozenset(), slot.value)
     return slot

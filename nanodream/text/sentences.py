@@ -36,9 +36,10 @@ _STATEMENT_START = re.compile(r"^(?:I|i|I['’](?:m|ve|d|ll)|i['’](?:m|ve|d|ll
                               r"|Never|Always|Don['’]t|Do not|From now on|Please (?:never|always|don['’]t|do not))\b")
 _PERSON = r"(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll)|[Oo]ur)\b(?!\.\w)"  # "i.e." is no "I"
 _STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:always|never)\b|please don['’]?t)"
-# Where one sentence holds two statements: "… and I live in Rotterdam", "Quick note: my …", "…; never push",
-# "…, and from now on never add co-author trailers", "My name is Ana, your name is Mo".
-_CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\s+)(?={_PERSON})|"
+# Where one sentence holds two statements: "… and I live in Rotterdam", "I left Google, now I work at Stripe",
+# "Quick note: my …", "…; never push", "…, and from now on never add co-author trailers", "My name is Ana, your
+# name is Mo".
+_CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\s+)(?=(?:now,?\s+)?{_PERSON})|"
                      rf"(?:;\s+|,\s+(?:and\s+)?|\s+and\s+)(?={_STANDING})|"
                      r"(?<=\w)\s+(?=please\s+(?:always|never|don['’]?t|do not)\b)|"
                      r",\s+(?=your\s+(?:new\s+)?[\w-]+\s+(?:is|are|will be)\b)|"  # "…, your name is Hiperagi"

@@ -50,6 +50,9 @@ NEIGHBOURS = [
     (Candidate(MEMORY, 1, "The API's port is 8080."), "Our API runs on port 8081."),
     (Candidate(MEMORY, 1, "The API port is 8080."), "The API runs on port 8081."),  # "The API port": the API's
     (Candidate(USER, 1, "User's Timezone: UTC+1."), "User is in the PST time zone."),  # as a person writes it
+    (Candidate(MEMORY, 1, "Our API runs on port 8080."), "The API port is now 9090."),  # "We changed the API port …"
+    # a change said without a subject: the one line naming its old value
+    (Candidate(MEMORY, 1, "We use Postgres for the main database."), "Switched from Postgres to MySQL."),
     # the same frame with a changed value ([correction] only)
     (Candidate(MEMORY, 1, "The invoicing job exports PDFs with wkhtmltopdf 0.12."),
      "The invoicing job now exports PDFs with Gotenberg 8."),
@@ -68,6 +71,16 @@ def test_a_correction_finds_the_line_it_replaces(old, correction):
 ])
 def test_a_correction_with_no_line_to_replace_replaces_nothing(correction):
     assert find_replaced(correction, NEIGHBOURS, frames=True) is None
+
+
+def test_a_change_without_a_subject_replaces_nothing_when_two_lines_or_only_a_rule_name_its_old_value():
+    """"Switched from Postgres to MySQL." names what changed, not whose: with two lines holding Postgres, which one
+    changed is unknown; a rule for the agent is never replaced by it."""
+    two = [Candidate(MEMORY, 1, "We use Postgres for the main database."),
+           Candidate(MEMORY, 2, "Analytics runs on Postgres too.")]
+    assert find_replaced("Switched from Postgres to MySQL.", [*NEIGHBOURS, *two], frames=True) is None
+    rule = Candidate(SOUL, 1, "Never run migrations on Postgres by hand.")
+    assert find_replaced("Switched from Postgres to MySQL.", [*NEIGHBOURS, rule], frames=True) is None
 
 
 def test_without_frames_only_a_slot_or_a_named_old_value_replaces():
@@ -138,6 +151,8 @@ def test_a_time_zone_filed_as_a_key_is_the_slot_a_correction_replaces(correction
     (Candidate(USER, 1, "User lives in Leipzig."), "Not Leipzig anymore, User now lives in Dresden."),
     (Candidate(USER, 1, "User's Pronouns: they/them"), "User's pronouns are now she/her."),
     (Candidate(USER, 1, "User's Email: mira@old.example"), "User's email is now mira@new.example."),
+    (Candidate(USER, 1, "User's email is ana@old.com."), "User's new email is ana@new.com."),  # "new" dates it
+    (Candidate(USER, 1, "User works at Globex."), "User's current employer is Initech."),
 ])
 def test_a_slot_is_found_behind_a_lead_in_and_in_a_line_ingest_wrote_from_a_key(old, correction):
     match = find_replaced(correction, [old, *NEIGHBOURS], frames=True)

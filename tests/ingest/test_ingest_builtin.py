@@ -925,6 +925,27 @@ def test_a_rule_the_person_passes_on_is_still_theirs(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("We changed the API port to 9090.", "[correction] The API port is now 9090."),
+    ("I bumped the Node version to 22.", "[correction] The Node version is now 22."),
+    ("The staging port moved to 8443.", "[correction] The staging port is now 8443."),
+])
+def test_a_setting_changed_to_a_value_is_the_value_it_now_has(said, line):
+    """Each was talk, so the old port stayed active: said as the value it now has, it fills the same slot."""
+    assert filed(said) == line
+
+
+def test_a_move_of_something_else_is_not_where_the_person_lives():
+    """"I moved the meeting to Friday." was filed as a lasting fact about the person in USER.md."""
+    assert filed("I moved the meeting to Friday.") != "[permanent] User moved the meeting to Friday."
+
+
+def test_what_the_person_does_now_after_what_they_left_is_its_own_statement():
+    """"I left Google, now I work at Stripe." was talk: Stripe was lost and Google stayed their employer."""
+    extraction = _short("I left Google, now I work at Stripe.")
+    assert "[permanent] User works at Stripe now." in extraction.content.splitlines()
+
+
 @pytest.mark.parametrize("said", [
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",

@@ -172,11 +172,25 @@ def correction(said: Said) -> Fact | None:
     return None
 
 
+# A setting of the project changed by the person: "We changed the API port to 9090", "I bumped the Node version to
+# 22", "The staging port moved to 8443" — said as the value it now has ("The API port is now 9090").
+_SETTING_NAME = r"(?:port|version|domain|url|host|hostname|endpoint|region|default\s+branch|time\s*zone|timezone)"
+_CHANGED_TO = re.compile(
+    r"^(?:(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+)?(?:changed|moved|switched|set|updated|bumped)\s+"
+    rf"(?P<thing>(?:the|our)\s+(?:[\w.-]+\s+){{0,3}}?{_SETTING_NAME})|"
+    rf"(?P<named>(?:the|our)\s+(?:[\w.-]+\s+){{1,3}}?{_SETTING_NAME})\s+(?:has\s+|was\s+)?(?:changed|moved|switched)"
+    r")\s+to\s+(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w\.\w))[^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s*[.!]?$", re.IGNORECASE)
+
+
 def _a_new_value(said: Said) -> Fact | None:
     """A thing given a new value ("The API port is now 8081"), or a value said without whose it is ("Timezone is
     UTC-5 now": the dream finds whose, engines/slots.py), told to an agent; None for any other sentence."""
     if said.speaker:
         return None
+    changed = _CHANGED_TO.match(said.sentence)
+    if changed is not None:
+        thing = changed.group("thing") or changed.group("named")
+        return Fact("correction", f"{_capitalised(thing)} is now {changed.group('value')}")
     text = _capitalised(said.sentence.rstrip(".!"))
     if _NOW_VALUE.match(said.sentence):
         return Fact("correction", text)
@@ -535,8 +549,8 @@ _IDENTITY = re.compile(
     rf"{_POSITION}|{_PRONOUNS}|"
     rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i(?:'ve|\s+have)\s+(?:(?:just|recently|finally)\s+)?(?:moved|relocated)\s+to\b|"
-    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|moved|"
-    r"relocated|"
+    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|"
+    r"(?:moved|relocated)(?=\s+(?:back\s+)?(?:to|abroad|here|there|away|out|from|in)\b)|"  # not "moved the meeting"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"
     r"^we\s+(?:have|own)\s+(?:a|an|two|three|four|\d+)\s+(?:\w+\s+)?(?:cats?|dogs?|kids|children|sons?|daughters?|"

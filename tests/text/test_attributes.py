@@ -27,6 +27,8 @@ GIVEN = [
     ("부산으로 이사했어요.", "lives in", "부산"),  # "…으로", the longer of the patterns, not "…로"
     ("Me mudei para o Porto.", "lives in", "Porto"),  # the article before the place's name
     ("我在阿里巴巴工作。", "works at", "阿里巴巴"),  # the common way to say where one works
+    ("Ahora trabajo en BBVA.", "works at", "BBVA"),  # "trabajo en", as common as "trabajo para"
+    ("Agora trabalho na Embraer.", "works at", "Embraer"),
 ]
 
 
@@ -38,6 +40,8 @@ def test_a_sentence_gives_the_attribute_its_language_names(sentence, relation, v
 @pytest.mark.parametrize("sentence", [
     "Ich wohne in diesem Hotel.",  # no place's name
     "Vivo en una casa grande con mi familia.",
+    "Trabajo en un proyecto de IA.",  # a piece of work, not an employer's name
+    "Trabalho em casa.",
     "Meine Schwester wohnt in Köln.",  # another person
     "Ich wohne nicht mehr in Berlin.",  # says where the person does not live
     "Je n'habite plus à Paris.",

@@ -41,6 +41,7 @@ _STANDING = r"(?:from now on|going forward|in (?:the )?future|(?:please )?(?:alw
 # name is Mo".
 _CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\s+)(?=(?:now,?\s+)?{_PERSON})|"
                      rf"(?:;\s+|,\s+(?:and\s+)?|\s+and\s+)(?={_STANDING})|"
+                     r";\s+(?:and|but|also)\s+|"  # "never commit .env; and the deploy runs on Fridays"
                      r"(?<=\w)\s+(?=please\s+(?:always|never|don['’]?t|do not)\b)|"
                      r",\s+(?=your\s+(?:new\s+)?[\w-]+\s+(?:is|are|will be)\b)|"  # "…, your name is Hiperagi"
                      r",\s+(?=(?:does|do|did|is|are|was|were|can|could|should|would|will|shall|what|how|why|where|"
@@ -253,6 +254,7 @@ def _fragment_item(item: str) -> bool:
 
 def _own_words(lines: list[str]) -> list[str]:
     """The message's lines before a pasted letter, an announced paste or a document (text/structure.py) begins."""
+    lines = _emphasis(lines)
     lines = lines[:structure.document_start(lines)]
     for index, line in enumerate(lines):
         if _SALUTATION.match(line):
@@ -260,6 +262,18 @@ def _own_words(lines: list[str]) -> list[str]:
         if index and not line.strip() and _ANNOUNCED.match(" ".join(lines[:index])):
             return lines[:index]
     return lines
+
+
+# A heading's marks on the first line of a message a person types in one go: how they stress what they say ("##
+# Always ask me before running many tools"), not the title of a document they pasted (text/structure.py).
+_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+(?=\S)")
+
+
+def _emphasis(lines: list[str]) -> list[str]:
+    """A short message's first line without a heading's marks: the person's words, read as the rest are."""
+    if not lines or not _HEADING_MARKS.match(lines[0]) or structure.written_out("\n".join(lines)):
+        return lines
+    return [_HEADING_MARKS.sub("", lines[0]), *lines[1:]]
 
 
 def _not_prose(line: str) -> bool:

@@ -946,6 +946,35 @@ def test_what_the_person_does_now_after_what_they_left_is_its_own_statement():
     assert "[permanent] User works at Stripe now." in extraction.content.splitlines()
 
 
+def test_rules_after_a_plural_label_and_a_clause_after_a_semicolon_are_read_apart():
+    """"Rules: always use pnpm; never commit .env; and the deploy runs on Fridays." lost its first rule to the label
+    and filed "Never commit .env; and the deploy runs on Fridays." as one rule."""
+    lines = _short("Rules: always use pnpm; never commit .env; and the deploy runs on Fridays.").content.splitlines()
+    assert lines[:2] == ["[permanent] Always use pnpm.", "[permanent] Never commit .env."]
+    assert not any("Fridays" in line for line in lines if line.startswith("["))
+
+
+@pytest.mark.parametrize(("said", "lines"), [
+    ("## Always ask me before running many tools", ["[permanent] Always ask the user before running many tools."]),
+    ("## Rules\n- Always answer in Spanish\n- Never push to main",
+     ["[permanent] Always answer in Spanish.", "[permanent] Never push to main."]),
+    ("# My preferences\nI live in Lyon and I prefer short answers.",
+     ["[permanent] User lives in Lyon.", "[permanent] User prefers short answers."]),
+    ("### 规则\n以后所有回复都用中文", ["[permanent] 以后所有回复都用中文。"]),
+])
+def test_a_heading_opening_a_short_message_is_how_the_person_stresses_it_not_a_document(said, lines):
+    """Each was "[skip] small talk": a heading on the first line read as a pasted document's title, all of it left
+    out, and the Chinese one consumed unread."""
+    assert [line for line in _short(said).content.splitlines() if line.startswith("[")] == lines
+
+
+@pytest.mark.parametrize(("said", "language"), [("> 永远不要推送到main分支", "zh"),
+                                                ("# 部署文档\n## 步骤\n1. 构建镜像\n2. 推送镜像", "zh")])
+def test_a_message_in_another_language_all_quoted_or_laid_out_waits_for_a_model(said, language):
+    extraction = _short(said)
+    assert extraction.for_model == {language: 1} and extraction.content == ""
+
+
 @pytest.mark.parametrize("said", [
     "Remember to push the branch.", "Remember to call the dentist tomorrow.", "Remember to ping me when you're done.",
     "Remember to push this before you leave.", "Every time I run it, it crashes.",

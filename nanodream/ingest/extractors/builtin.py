@@ -333,7 +333,11 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
     if statements.language(language) is None:
         language = _stated_whole(message.text) or language
     spec = statements.language(language)
-    reading = statements.read(list(sentences(message.text, language)), language)
+    said = list(sentences(message.text, language))
+    if not said and statements.substance(message.text) >= statements.TRIVIAL_LETTERS:
+        found.unread.append((language, message.text))  # all of it quoted or laid out as a document: a model reads it
+        return False
+    reading = statements.read(said, language)
     kept = [each for each in reading.statements if _allowed(each.text, each.kind)]
     if (reading.asks or asked) and spec is not None:
         kept = [each for each in kept if not _for_the_errand(each, spec)]

@@ -1028,7 +1028,7 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+there|\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
-                      r"(?:context|background|note|thing|heads[- ]up|reminder|rule|important)(?:\s+first)?\s*:\s*|"
+                      r"(?:context|background|note|thing|heads[- ]up|reminder|rules?|important)(?:\s+first)?\s*:\s*|"
                       r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"

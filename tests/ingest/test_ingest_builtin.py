@@ -1034,10 +1034,23 @@ def test_who_the_person_is_in_one_word_is_enough(said, line):
     ("I was born in 1990.", "[permanent] User was born in 1990."),
     ("I'm the CTO of a small startup.", "[permanent] User is the CTO of a small startup."),
     ("I'm the lead developer at Acme.", "[permanent] User is the lead developer at Acme."),
+    ("I'm the CTO.", "[permanent] User is the CTO."),
 ])
 def test_a_lasting_trait_condition_or_position_said_in_few_words_is_who_the_person_is(said, line):
     """Each was small talk or a gist: "I'm diabetic" and "I have asthma" held one word of substance, and only
     "vegan", "retired" and a few more were known to say who someone is."""
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I am a software engineer with 25+ years of experience, give me the adequate level of detail.",
+     "[permanent] User is a software engineer with 25+ years of experience."),
+    ("I'm a backend developer, keep it short.", "[permanent] User is a backend developer."),
+    ("I'm the CTO, use a formal tone.", "[permanent] User is the CTO."),
+    ("I live in Berlin, use CET for times.", "[permanent] User lives in Berlin."),
+])
+def test_who_the_person_is_is_kept_without_the_instruction_after_its_comma(said, line):
+    """Filed with the instruction glued on ("…, give them the adequate level of detail.") or lost with it."""
     assert filed(said) == line
 
 

@@ -504,9 +504,9 @@ def _alternatives(name: str) -> str:
 _TRAITS = _alternatives("person-traits")
 _ATTRIBUTE = (r"^(?:i'?m|i am)\s+(?:(?:also|originally|still|now|currently)\s+)?"
               rf"(?:from|based in|allergic|{_TRAITS}|\d+)(?![\w-])")
-# A position the person holds: "I'm the CTO of a small startup" (data/positions.txt).
+# A position the person holds: "I'm the CTO of a small startup", "I'm the CTO, …" (data/positions.txt).
 _POSITION = (r"^(?:i'?m|i am)\s+(?:also\s+)?the\s+(?:[\w-]+\s+){0,2}?"
-             rf"(?:{_alternatives('positions')})\s+(?:of|at|for)\s+")
+             rf"(?:{_alternatives('positions')})(?:\s+(?:of|at|for)\s+|\s*(?:[,;.!]|$))")
 # "My pronouns are they/them", "I use she/her pronouns": one word of substance, enough.
 _PRONOUNS = r"^my\s+pronouns\s+are\b|^i\s+use\s+\S+\s+pronouns\b"
 # A condition the person lives with ("I have asthma", "I also have exercise induced anaphylaxis"), up to two words
@@ -618,7 +618,7 @@ def identity(said: Said) -> Fact | None:
     return Fact("permanent", text) if text and meaningful(text) >= enough else None
 
 
-_ONE_WORD_IDENTITY = re.compile(rf"{_ATTRIBUTE}|{_CONDITION}|{_PRONOUNS}|"
+_ONE_WORD_IDENTITY = re.compile(rf"{_ATTRIBUTE}|{_CONDITION}|{_PRONOUNS}|{_POSITION}|"
                                 rf"^(?:i'?m|i am)\s+(?:a|an)\s+(?!{_DEGREE}\b)\w+\s*[.!]?$", re.IGNORECASE)
 
 
@@ -1221,9 +1221,15 @@ _CONSEQUENCE = re.compile(r"(?:,?\s+(?:so|which means|that way|and so)\s+(?!(?:m
 _CONJUNCT = re.compile(r"\s+and\s+(?!(?:I|we|my|our)\b)", re.IGNORECASE)
 
 
+# A comma, then what may open an instruction: ", give them the adequate level of detail", ", keep it short".
+_AFTER_A_COMMA = re.compile(r",\s+(?:(?:so|and|please|pls)\s+)*(?=[a-z])")
+
+
 def _own_clause(text: str) -> str:
     """A fact about the person without what it means for the moment: what lasts is the fact itself."""
     text = _CONSEQUENCE.sub("", text)
+    command = next((found for found in _AFTER_A_COMMA.finditer(text) if _a_command(text[found.end():])), None)
+    text = text[:command.start()] if command is not None else text  # "…, keep it short": the agent's instruction
     parts = _CONJUNCT.split(text)
     while len(parts) > 1 and _DEICTIC.search(parts[-1]):
         parts.pop()

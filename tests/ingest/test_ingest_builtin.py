@@ -997,8 +997,21 @@ def test_a_decision_said_in_the_future_or_for_the_project_is_kept(said, line):
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("I will be using Go, without any framework.", "[durable] Decided to use Go, without any framework."),
+    ("We'll be using Tailwind, not Bootstrap.", "[durable] Decided to use Tailwind, not Bootstrap."),
+    ("I'm going to use Postgres for the main database.", "[durable] Decided to use Postgres for the main database."),
+    ("I will use pnpm, not npm.", "[durable] Decided to use pnpm, not npm."),
+    ("The backend will be written in Rust.", "[durable] The backend will be written in Rust."),
+])
+def test_a_choice_of_stack_said_of_what_is_to_come_is_a_decision(said, line):
+    """Each was talk (a new-user run: borfast/cooking-times), while the Spanish "Vamos a usar Go …" was filed."""
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", ["We'll use it later.", "We'll go with that one.",
-                                  "Let's use this one."])
+                                  "Let's use this one.", "I'll use Google to look it up.", "I'll use the terminal.",
+                                  "I'm going to use the second one.", "The report should be written in plain English."])
 def test_a_choice_of_the_moment_is_no_decision(said):
     assert filed(said) is None
 

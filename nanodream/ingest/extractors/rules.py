@@ -708,9 +708,16 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
 
 
 # "We're going with X (instead of Y)": a decision said in the present.
+# "We'll be using Tailwind, not Bootstrap", "I'm going to use Postgres", "I will use pnpm, not npm": the same,
+# said of what is to come (by the person alone, never to get one thing done: "I'll use Google to look it up").
 _GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$|"
-                         r"^(?:so\s+)?we(?:'ll|\s+will)\s+(?P<verb>go with|use|stick with|stick to|switch to)\s+"
-                         r"(?P<chosen>.+)$", re.IGNORECASE | re.DOTALL)
+                         r"^(?:so\s+)?(?P<who>we|i)(?:'ll|\s+will|(?:'re|\s+are|'m|\s+am)\s+going\s+to)\s+(?:be\s+)?"
+                         r"(?P<verb>go with|use|using|stick with|stick to|switch to)\s+(?P<chosen>.+)$",
+                         re.IGNORECASE | re.DOTALL)
+# Part of the project said to be made in a language or with a tool: "The backend will be written in Rust".
+_MADE_IN = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:will\s+be|is\s+going\s+to\s+be)\s+"
+                      r"(?:written|built|implemented|developed|coded|made)\s+(?:in|with)\s+(?P<chosen>[^,;]+?)"
+                      r"(?:[,;].*)?[.!]?$", re.IGNORECASE | re.DOTALL)
 # A decision typed straight after an errand, with no stop between them: "commit these changes we're going with X
 # instead of Y". Only after a request's verb, and never after a word that makes it the errand's object ("check
 # whether we agreed …", "the notes where we decided …").
@@ -753,14 +760,26 @@ def _without_errand(text: str) -> str:
     return text[:after.start()] if asks or _DEICTIC.search(clause) else text
 
 
+_PURPOSE = re.compile(r"\bto\s+(?!(?:the|a|an|my|our|this|that)\b)\w+", re.IGNORECASE)  # "… to look it up"
+# What makes the person's "I'll use …" a choice for the project: a name, or what it is chosen over or for ("pnpm,
+# not npm", "Postgres for the main database"); "I'll use the terminal" is how they will do one thing.
+_NAMED_CHOICE = re.compile(rf"(?-i:\b[A-Z])|,?\s+(?:{NOT}|instead\s+of|rather\s+than|{WITHOUT}|for|as)\b",
+                           re.IGNORECASE)
+
+
 def decision(said: Said) -> Fact | None:
+    made = _MADE_IN.match(said.sentence)
+    if made is not None and not _DEICTIC.search(made.group("chosen")):
+        return Fact("durable", said.named(_capitalised(said.sentence.rstrip(".!"))))
     going = _GOING_WITH.match(said.sentence)
     if going is not None:
         chosen = going.group("thing") or going.group("chosen")
         pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen))) or _only_a_choice(chosen)
-        if pointing or _ONE_DAY.search(said.spoken or said.sentence):
+        mine = (going.group("who") or "").lower() == "i"
+        errand = mine and (_PURPOSE.search(chosen) or not _NAMED_CHOICE.search(chosen))
+        if pointing or errand or _ONE_DAY.search(said.spoken or said.sentence):
             return None  # "we'll use it later", "we'll go with the old one for the demo tomorrow"
-        verb = (going.group("verb") or "go with").lower()
+        verb = (going.group("verb") or "go with").lower().replace("using", "use")
         said = Said(f"we decided to {verb} {chosen}", said.speaker, said.day, said.spoken, said.errand)
     switch = _SWITCH.match(said.sentence)
     if switch is not None:

@@ -179,7 +179,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
-          "decision": ("cues",), "fact": ("ours", "not"),
+          "decision": ("cues", "options"), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
           "scope": ("words", "things", "unless", "lasting"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
@@ -425,10 +425,27 @@ def _names_the_agent(tokens: list[str], spec: Language) -> bool:
 def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:
     """A decision ("wir haben beschlossen …"), or a fact of the project said plainly (`_ours_named`)."""
     if spec["decision.cues"].at(tokens) >= 0:
-        return Statement(DECISION, tidy(sentence), "Decisions")
+        return None if _an_option(sentence, tokens, spec) else Statement(DECISION, tidy(sentence), "Decisions")
     if _ours_named(sentence, tokens, spec):
         return Statement(FACT, tidy(sentence), "Project")
     return None
+
+
+# What numbers one of the agent's options: a digit, a letter alone, or a numeral written in characters.
+_OPTION_MARK = re.compile(r"(?<![A-Za-z\d])(?:\d{1,2}|[A-Za-z])(?![A-Za-z\d])|[一二三四五六七八九十①②③④⑤]")
+OPTION_REACH = 3  # how many characters away from the option's word its number may stand ("方案2", "2번 옵션")
+
+
+def _an_option(sentence: str, tokens: list[str], spec: Language) -> bool:
+    """A decision that names one of the agent's options by its number or letter ("Vamos con la opción 2", "就用方案
+    2。", "オプションBでいこう"): an answer to the agent, nothing the project decided that a reader could keep."""
+    start, before, after = spec["decision.options"].span(tokens)
+    if start < 0:
+        return False
+    joiner = "" if spec.characters else " "
+    near = before[-OPTION_REACH:] if spec.characters else joiner.join(before.split()[-1:])
+    near_after = after[:OPTION_REACH] if spec.characters else joiner.join(after.split()[:1])
+    return bool(_OPTION_MARK.search(near) or _OPTION_MARK.search(near_after))
 
 
 # A name in a sentence: a word that opens with a capital ("Kotlin", "FastAPI"; in a language that writes every

@@ -213,6 +213,10 @@ NOT_STATED = [
     ("ja", "以下の２つの案からAを採用しました。"), ("zh", "我们决定采用上面的方案。"),
     ("de", "Wir haben beschlossen, die obige Variante zu nehmen."),
     ("fr", "Nous avons décidé de prendre l'option ci-dessous."), ("es", "Decidimos usar la opción de abajo."),
+    # one of the agent's options by its number or letter: an answer, not the project's decision
+    ("zh", "就用方案2。"), ("ja", "オプション2でいこう。"), ("es", "Vamos con la opción 2."),
+    ("fr", "On part sur l'option 2."),
+    ("de", "Wir nehmen Option B."), ("ko", "2번 옵션으로 가자."), ("pt", "Vamos com a opção 3."),
     ("de", "Der Build ist immer langsam."),  # a statement about something, not an instruction
     ("de", "Immer wenn ich deploye, schlägt der Test fehl."),  # "whenever"
     ("de", "Bei dieser Datei nie die Tests ändern."),  # this file: one task, not a standing rule

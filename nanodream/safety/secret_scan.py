@@ -42,9 +42,14 @@ _PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
 }
 # Any PEM private-key header, e.g. PKCS#8 "ENCRYPTED PRIVATE KEY", which detect-secrets' list lacks.
 _PEM_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_KEYWORD = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|password|passwd|passphrase|credentials?)"
+# A credential's name, in English or as other languages write it ("la clave API", "APIキー", "API 키", "密钥"); a
+# letter of a script without spaces next to it is no part of it ("把token改成…", "zai的apikey").
+_KEYWORD = (r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|password|passwd|passphrase|credentials?"
+            r"|api[ _-]?(?:キー|키|schlüssel|schluessel)|(?:clave|chave|cl[ée])(?:\s+(?:de\s+)?(?:la\s+)?api)?"
+            r"|密钥|秘钥|令牌|トークン|토큰)")
 _KEYWORD_TOKEN = re.compile(
-    rf"(?i)\b{_KEYWORD}\b{prose_secrets.NOT_A_COMPOUND}[^\n`'\"]{{0,24}}?(?:[:=]|\bis\b|\bwas\b)?\s*[`'\"]?([A-Za-z0-9_\-+/=.~]{{16,}})"
+    rf"(?i)(?<![A-Za-z0-9]){_KEYWORD}(?![A-Za-z0-9]){prose_secrets.NOT_A_COMPOUND}[^\n`'\"]{{0,24}}?"
+    r"(?:[:=：]|\bis\b|\bwas\b)?\s*[`'\"]?([A-Za-z0-9_\-+/=.~]{16,})"
 )
 _MIN_TOKEN_ENTROPY = 3.0
 

@@ -83,6 +83,24 @@ def test_a_credential_inside_such_a_sentence_is_redacted_alone():
     assert redacted.startswith("パスワードは(redacted ") and redacted.endswith("です。")
 
 
+KEY = "4bd5dfb2a9c8" + "Cz35w4Hr34OhMt8s"
+
+
+@pytest.mark.parametrize("line", [f"帮我把zai的apikey改成：{KEY}", f"APIキーを{KEY}に変えて",
+                                  f"Cambia la clave API de zai a {KEY}", f"把token改成 {KEY}",
+                                  f"API 키는 {KEY} 입니다", f"Mude a chave de API para {KEY}"])
+def test_a_key_without_a_vendors_prefix_is_redacted_after_its_name_in_any_language(line):
+    """Each was left in history, waiting for a model to be sent it: the key's name had a letter of Chinese or
+    Japanese right next to it, or was Spanish, Portuguese or Korean."""
+    assert KEY not in secret_scan.redacted(line) and "(redacted Secret Keyword)" in secret_scan.redacted(line)
+
+
+@pytest.mark.parametrize("line", ["The token count is 16384 tokens.", "Use the clave library version 2.3.4.",
+                                  "把令牌桶的容量改成100。"])
+def test_a_keys_name_before_no_key_redacts_nothing(line):
+    assert secret_scan.redacted(line) == line
+
+
 def test_one_secret_is_one_finding_under_its_most_specific_rule():
     anthropic = "sk-ant-api03-" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm"
     assert secret_scan.rules_hit(f"api_key = '{anthropic}'") == ["Anthropic API Key"]

@@ -82,11 +82,13 @@ _HEARTBEAT = re.compile(r"\bif\b[^.\n]{0,80}?(?:reply|return|respond|answer)(?:\
                         r"(?:HEARTBEAT_OK|NO_REPLY)"
                         r"|(?:reply|return|respond|answer)(?:\s+with)?(?:\s+just)?:?\s+`?HEARTBEAT_OK`?\s+if\b",
                         re.IGNORECASE)
-# A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]" and the note it
-# writes after one ("To send an image back, prefer the message tool … Keep caption in the text body.").
+# A line an event or an attachment leaves: OpenClaw's "[media attached: <path> (image/jpeg) | <path>]", the note it
+# writes after one ("To send an image back, prefer the message tool … Keep caption in the text body.") and the one
+# it puts first after a run the person stopped ("Note: The previous agent run was aborted by the user. …").
 _HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\]\s*$|"
                            r"\[media attached(?: \d+/\d+)?: [^\n]*\]\s*$|"
-                           r"To send an image back, prefer the message tool\b[^\n]*$)")
+                           r"To send an image back, prefer the message tool\b[^\n]*$|"
+                           r"Note: The previous agent run was aborted by the user\.[^\n]*$)")
 _DOCUMENT_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z][\w ]{0,30}:\s)")

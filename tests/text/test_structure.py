@@ -227,6 +227,15 @@ def test_a_line_recurring_in_different_messages_is_the_harnesss_and_a_message_se
     assert the_persons_words(f"  {'  '.join(note.split(' ', 1))}  ", recurring) == ""  # spacing aside
 
 
+def test_openclaws_note_after_a_run_the_person_stopped_is_the_harnesss():
+    """It waited with the person's Chinese rule, and an English message's topic was the note, not the request."""
+    from nanodream.text.structure import the_persons_words
+
+    note = "Note: The previous agent run was aborted by the user. Resume carefully or ask for clarification."
+    assert the_persons_words(f"{note}\n\n以后都用中文回答。").strip() == "以后都用中文回答。"
+    assert the_persons_words("Note: the build was slow today.") == "Note: the build was slow today."
+
+
 def test_a_message_longer_than_a_person_types_is_written_out():
     from nanodream.text.structure import TYPED_CHARS, TYPED_LINES, written_out
 

@@ -431,6 +431,7 @@ def standing_question(sentence: str) -> Fact | None:
     return None if match is None else _as_rule(" ".join(_STANDING_WORDS.sub("", match.group("rule")).split()))
 
 
+# Words in quotes are a name, they point at nothing: "Whenever I say "ship it", open a PR" is no errand of "it".
 _QUOTED = re.compile(r'"[^"]{1,40}"|“[^”]{1,40}”|'
                      r"'[^']{1,40}'(?!\w)")
 
@@ -439,8 +440,8 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
     """A standing rule for the agent; None for an errand of the moment ("don't commit this yet") unless the
     person said it stands ("from now on")."""
     standing = said is not None and _STANDING_WORDS.search(said.spoken or said.sentence)
-    lasting = _QUOTED.sub(" ", _LASTING_PLACE.sub(" ", rule))  # "always use pnpm in this repo": "this" is the
-    # project, which lasts; "whenever I say "ship it"": quoted words are a name, they point at nothing
+    # "always use pnpm in this repo": "this" is the project, which lasts; a quoted name points at nothing either
+    lasting = _QUOTED.sub(" ", _LASTING_PLACE.sub(" ", rule))
     one_day = said is not None and _ONE_DAY.search(said.spoken or said.sentence)  # "today" is a date by now
     if not standing and (one_day or _DEICTIC.search(_THAT_CLAUSE.split(_first_clause(lasting), maxsplit=1)[0])
                          or _SCOPED.search(rule) and not _GENERAL.match(rule)):
@@ -707,9 +708,9 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
                      re.IGNORECASE | re.DOTALL)
 
 
-# "We're going with X (instead of Y)": a decision said in the present.
-# "We'll be using Tailwind, not Bootstrap", "I'm going to use Postgres", "I will use pnpm, not npm": the same,
-# said of what is to come (by the person alone, never to get one thing done: "I'll use Google to look it up").
+# "We're going with X (instead of Y)": a decision said in the present; "We'll be using Tailwind, not Bootstrap",
+# "I'm going to use Postgres", "I will use pnpm, not npm": the same, said of what is to come (by the person alone,
+# never to get one thing done: "I'll use Google to look it up").
 _GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$|"
                          r"^(?:so\s+)?(?P<who>we|i)(?:'ll|\s+will|(?:'re|\s+are|'m|\s+am)\s+going\s+to)\s+(?:be\s+)?"
                          r"(?P<verb>go with|use|using|stick with|stick to|switch to)\s+(?P<chosen>.+)$",

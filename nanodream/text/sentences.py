@@ -93,11 +93,27 @@ def _without_file_lead(block: str) -> str:
 _DOT_NAME = re.compile(r"(?:^|\s)\.{1,2}$")
 
 
+# A short word's full stop before "I" and a word: sentencex reads "me. I" as initials and runs on ("Summarize the PR
+# for me. I'm a backend developer."); initials are capitals ("J. K. Rowling"), and "e.g. I" is no short word.
+_BEFORE_I = re.compile(r"(?:^|(?<=\s))[a-z]{1,3}[.!?](?=\s+I(?:['’][a-z]+)?\s)")
+
+
+def _at_i(piece: str) -> list[str]:
+    """An English piece cut where a sentence ends on a short word before "I"."""
+    cuts = [match.end() for match in _BEFORE_I.finditer(piece)]
+    return [piece[start:end].strip() + (" " if end < len(piece) else "")
+            for start, end in zip([0, *cuts], [*cuts, len(piece)], strict=True)] if cuts else [piece]
+
+
 def _segments(language: str, block: str) -> Iterator[str]:
     """sentencex's sentences of `block`, except that a full stop opening a name (".NET 8", ".env", "./docs") cuts
-    nothing: sentencex ends a sentence at any full stop before a capital, or a slash."""
+    nothing: sentencex ends a sentence at any full stop before a capital, or a slash; and in English one does
+    after a short word before "I" (`_BEFORE_I`)."""
     pending = ""
-    for piece in segment(language, block):
+    pieces = segment(language, block)
+    if language == "en":
+        pieces = [part for piece in pieces for part in _at_i(piece)]
+    for piece in pieces:
         if pending and (piece[:1].isalnum() or piece[:1] == "/"):
             pending += piece
         else:

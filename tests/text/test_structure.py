@@ -302,6 +302,17 @@ def test_a_full_stop_opening_a_name_ends_no_sentence(text, language, said):
     assert list(sentences(text, language)) == said
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ("Summarize the PR for me. I'm a backend developer.", ["Summarize the PR for me.", "I'm a backend developer."]),
+    ("Help me. I live in Porto.", ["Help me.", "I live in Porto."]),
+    ("J. K. Rowling wrote it. I loved it.", ["J. K. Rowling wrote it.", "I loved it."]),  # initials are capitals
+    ("Use a tool, e.g. I think ripgrep.", ["Use a tool, e.g. I think ripgrep."]),
+])
+def test_a_short_word_ending_a_sentence_before_i_ends_it(text, said):
+    """sentencex read "me. I" as initials: "I'm a backend developer" ran on from the request and was lost."""
+    assert list(sentences(text)) == said
+
+
 @pytest.mark.parametrize(("text", "language", "said"), [
     ("中文对话，用最简单的方法完成任务\n不要创建新文件", "zh", ["中文对话，用最简单的方法完成任务", "不要创建新文件"]),
     ("配布はVercelにしよう\nテストは必ず書いてください", "ja", ["配布はVercelにしよう", "テストは必ず書いてください"]),

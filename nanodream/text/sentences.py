@@ -280,16 +280,12 @@ def _own_words(lines: list[str]) -> list[str]:
     return lines
 
 
-# A heading's marks on the first line of a message a person types in one go: how they stress what they say ("##
-# Always ask me before running many tools"), not the title of a document they pasted (text/structure.py).
-_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+(?=\S)")
-
-
 def _emphasis(lines: list[str]) -> list[str]:
-    """A short message's first line without a heading's marks: the person's words, read as the rest are."""
-    if not lines or not _HEADING_MARKS.match(lines[0]) or structure.written_out("\n".join(lines)):
+    """A short message's first line without a heading's marks: how a person typing in one go stresses what they say
+    ("## Always ask me before running many tools"), not the title of a document they pasted (text/structure.py)."""
+    if not lines or not structure.MARKDOWN_HEADING.match(lines[0]) or structure.written_out("\n".join(lines)):
         return lines
-    return [_HEADING_MARKS.sub("", lines[0]), *lines[1:]]
+    return [lines[0].lstrip().lstrip("#").lstrip(), *lines[1:]]
 
 
 def _not_prose(line: str) -> bool:

@@ -28,7 +28,7 @@ from nanodream.text.attributes import attribute_in, said_anew
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
-from nanodream.text.stems import cue_words
+from nanodream.text.stems import CUE_WORD, cue_words
 from nanodream.text.structure import KeyValues
 from nanodream.text.words import RELATIONS, THAI, words
 
@@ -201,14 +201,11 @@ def cue_language(text: str) -> str:
     """The language other than English a few words are in, told by a word of its cues ("Tengo asma." is Spanish by
     "tengo"), or "": so a message the model cannot place is not read as English and consumed unread."""
     owners = _cue_word_owners()
-    for word in _CUE_WORD.findall(text.lower()):
+    for word in CUE_WORD.findall(text.lower()):
         code = owners.get(word, "")
         if code and language_of(word, CUE_WORD_CONFIDENCE, min_letters=0) == code:
             return code
     return ""
-
-
-_CUE_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 @cache

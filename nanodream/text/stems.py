@@ -8,14 +8,15 @@ from typing import Any
 
 from nanodream.text.lists import language_codes, language_file, wordlist
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
+# A word a language file's cue is made of: three letters or more ("eu", Portuguese's "I", is also the EU).
+CUE_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def cue_words() -> dict[str, frozenset[str]]:
     """Each language's words of its file's cues, for the languages written with spaces ("ich", "wohne", "immer",
     "meine"): how a statement is said in that language, never what it is about. Two letters are left out: "eu" is
     Portuguese's "I" and the EU."""
-    return {code: frozenset(word.lower() for item in _items(data) for word in _WORD.findall(item))
+    return {code: frozenset(word.lower() for item in _items(data) for word in CUE_WORD.findall(item))
             for code in language_codes() for data in [language_file(code) or {}] if data.get("match") != "characters"}
 
 

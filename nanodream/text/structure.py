@@ -90,7 +90,7 @@ _HARNESS_LINE = re.compile(r"^\s*(?:System: \[[^\]\n]*\]|\[message_id: [^\]\n]+\
                            r"To send an image back, prefer the message tool\b[^\n]*$|"
                            r"Note: The previous agent run was aborted by the user\.[^\n]*$)")
 _DOCUMENT_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _STRUCTURED = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\*\*[^*\n]{1,60}\*\*|[A-Z][\w ]{0,30}:\s)")
 # A message this long whose lines are mostly list items, numbered steps and bold labels is a document: a spec, a
 # prompt, a template the person pasted or wrote for the agent to work from, not statements about themselves.
@@ -193,7 +193,7 @@ def document_start(lines: list[str]) -> int:
     heading or horizontal rule after the person's words, or, in a long message made mostly of list items and
     labels, after its first paragraph."""
     marked = next((index for index, line in enumerate(lines)
-                   if _MARKDOWN_HEADING.match(line) or (index and _DOCUMENT_RULE.match(line))), len(lines))
+                   if MARKDOWN_HEADING.match(line) or (index and _DOCUMENT_RULE.match(line))), len(lines))
     structured = sum(bool(_STRUCTURED.match(line)) for line in lines)
     if sum(len(line) for line in lines) > DOCUMENT_CHARS and structured >= DOCUMENT_LINES:
         first = next((index for index, line in enumerate(lines) if not line.strip() and index), len(lines))

@@ -11,8 +11,11 @@ import pytest
 from nanodream.ingest.cleaning import neutralise, person_text
 from nanodream.ingest.detect import REGISTRY, Unrecognised, detect
 from nanodream.ingest.formats.openclaw import without_envelope
+from nanodream.ingest.message import Said, make
 from nanodream.ingest.reader import read_new
+from nanodream.ingest.seen import Seen
 from nanodream.vocab import INGEST_FORMATS
+from tests.support.cli import cli
 from tests.support.paths import FIXTURES
 
 FIXTURES = FIXTURES / "ingest"
@@ -287,6 +290,40 @@ def test_openclaw_keeps_the_persons_messages_of_a_turn_that_quotes_the_chat_sinc
             "[Current message - respond to this]\nUser: 4/17 dari 34.95 jt")
     assert without_envelope(turn) == "15% dari 233 jt brp\n4/17 dari 34.95 jt"
 
+
+
+QUEUED = ("[Queued messages while agent was busy]\n\n---\nQueued #1\nConversation info (untrusted metadata):\n```json\n"
+          '{"message_id": "om_1", "sender": "ou_a4"}\n```\n\n以后跟我说话简单明了一些，不要搞那么多语气词\n\n---\n'
+          "Queued #2\n[Telegram Ana id:81 +19s 2026-02-07 05:44 GMT+1] Also: I moved to Porto last month.\n")
+
+
+def queued_session(tmp_path: Path) -> Path:
+    path = tmp_path / "sessions" / "3fb83e84-059b-4d6c-a582-91d9522c4fa3.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    records = [{"type": "session", "id": "3fb8", "cwd": "/srv", "timestamp": "2026-02-07T04:07:49Z"},
+               {"type": "message", "id": "q1", "parentId": None, "timestamp": "2026-02-07T04:46:09Z",
+                "message": {"role": "user", "content": [{"type": "text", "text": QUEUED}]}}]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def test_openclaw_reads_the_messages_queued_while_a_run_went_on_as_the_messages_they_were(tmp_path):
+    """The gateway hands them over as one turn under a header, "---" and "Queued #N": read whole, it looked like a
+    document, and the rule in it waited for a model."""
+    _, said = messages(queued_session(tmp_path))
+    assert [m.text for m in said] == ["以后跟我说话简单明了一些，不要搞那么多语气词",
+                                      "Also: I moved to Porto last month."]
+    assert len({m.key for m in said}) == 2
+
+
+def test_a_queued_batch_an_earlier_version_read_as_one_message_is_not_ingested_again(workspace, tmp_path):
+    path = queued_session(tmp_path)
+    whole = make("openclaw", "3fb8", Said("user", without_envelope(QUEUED), "2026-02-07T04:46:09Z", "q1"))
+    seen = Seen(workspace)
+    seen.add([whole.key])
+    seen.close()
+    report = json.loads(cli("ingest", str(path), "--json", ws=workspace).output)
+    assert (report["messages"], report["duplicates"]) == (0, 2)
 
 @pytest.mark.parametrize("label", ["用户248287: ", "用户248287：", "Ana Lima: "])
 def test_openclaw_takes_off_the_sender_label_a_chat_channel_writes_before_the_text(label):

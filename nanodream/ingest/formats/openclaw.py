@@ -11,12 +11,15 @@ metadata):", each a fenced JSON object), history wrappers ("[Chat messages since
 context]", "[Current message - respond to this]") and a "[<channel> <sender> <weekday> <date> <time> <zone>]"
 stamp before the text. None of it is the person's: it is taken off, so the rules read the words they typed (and
 tell their language by those words, not by a sender's name in the metadata). A turn quoting the chat since the
-agent's last reply keeps the person's messages there, not the agent's replies ("Assistant: …").
+agent's last reply keeps the person's messages there, not the agent's replies ("Assistant: …"). What the person
+sent while a run was going arrives as one turn ("[Queued messages while agent was busy]", then "---" and "Queued
+#N" before each message): each is read as the message it was.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
@@ -57,6 +60,17 @@ def without_envelope(text: str) -> str:
     return _STAMP.sub("", _WRAPPER.sub("", text)).strip()
 
 
+# The gateway's turn for the messages that arrived while a run was going: a header, then each message after "---"
+# and "Queued #N", with its own envelope.
+_QUEUED = re.compile(r"\A\s*\[Queued messages while agent was busy\][ \t]*\n")
+_QUEUED_ITEM = re.compile(r"^-{3,}[ \t]*\n+Queued #\d+[ \t]*\n", re.MULTILINE)
+
+
+def queued(batch: str) -> list[str]:
+    """The messages of a queued batch, each with its envelope."""
+    return [item for item in _QUEUED_ITEM.split(_QUEUED.sub("", batch)) if item.strip()]
+
+
 def sniff(records: list[Any]) -> bool:
     first = first_dict(records)
     return first is not None and first.get("type") == "session" and "id" in first and (
@@ -74,13 +88,20 @@ def read(record: Any, context: Context) -> list[Message]:
     if record.get("type") != "message" or not isinstance(message, dict) or message.get("role") not in ROLES:
         return []
     text = joined(part_texts(message.get("content"), TEXT_PARTS))
-    if message["role"] == "user":
-        text = without_envelope(text)
-    if not text:
-        return []
-    when = record.get("timestamp", message.get("timestamp"))
+    when, record_id = record.get("timestamp", message.get("timestamp")), record.get("id")
     session, by_file = session_of(context)
-    return [make("openclaw", session, Said(message["role"], text, when, record.get("id")), by_file=by_file)]
+    if message["role"] != "user":
+        reply = Said(message["role"], text, when, record_id)
+        return [make("openclaw", session, reply, by_file=by_file)] if text else []
+    if not _QUEUED.match(text):
+        said = without_envelope(text)
+        return [make("openclaw", session, Said("user", said, when, record_id), by_file=by_file)] if said else []
+    # Versions before this one read a batch as one message: its identity then is still recognised, so a file read
+    # again from the start does not bring the batch in twice.
+    whole = make("openclaw", session, Said("user", without_envelope(text), when, record_id), by_file=by_file)
+    return [replace(make("openclaw", session, Said("user", said, when, f"{record_id}#{n}"), by_file=by_file),
+                    legacy_keys=(whole.key, *whole.legacy_keys))
+            for n, said in enumerate(map(without_envelope, queued(text)), 1) if said]
 
 
 # A session /reset archived keeps its transcript beside the new one as "<session-id>.jsonl.reset.<time>".

@@ -349,6 +349,33 @@ def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words(
     assert [s.kind for s in german.statements] == [RULE] and not german.unread
 
 
+# Told to an agent, "remember this" is often "put this in your memory": the sentence before it is what to keep.
+SAVE_TO_MEMORY = [("en", "Use bold for headings. Put this in your memory.", "Use bold for headings. Remember this."),
+                  ("en", "I live in Berlin. Save this to memory.", "I live in Berlin. Remember this."),
+                  ("de", "Ich trinke keinen Kaffee. Speichere das in deinem Gedächtnis.",
+                   "Ich trinke keinen Kaffee. Merk dir das."),
+                  ("es", "Siempre responde en español. Guarda esto en tu memoria.",
+                   "Siempre responde en español. Recuerda esto."),
+                  ("fr", "Réponds toujours en français, mets ça dans ta mémoire.",
+                   "Réponds toujours en français, retiens ça."),
+                  ("pt", "Tenho dois gatos. Salva isso na memória.", "Tenho dois gatos. Lembre disso."),
+                  ("zh", "双星号直接加粗。把这个记住。", "双星号直接加粗。记住这个。"),
+                  ("zh", "我住在成都，存到记忆里。", "我住在成都，记住这个。"),
+                  ("ja", "返信は短くしてください。メモリに保存して。", "返信は短くしてください。覚えておいて。"),
+                  ("ko", "저는 채식주의자예요. 메모리에 저장해 줘.", "저는 채식주의자예요. 기억해 줘.")]
+
+
+@pytest.mark.parametrize(("code", "said", "reminded"), SAVE_TO_MEMORY)
+def test_asking_to_put_what_was_said_in_memory_keeps_it_as_remember_this_does(code, said, reminded):
+    """"美化一下排版，双*直接加粗 …，把这个记住放进memory" and "Use bold for headings. Put this in memory." kept
+    nothing: only "remember this" and its like pointed back."""
+    reading, as_reminded = (read(list(sentences(text, code)), code) for text in (said, reminded))
+    kept = [(s.kind, s.text) for s in reading.statements]
+    assert kept and not reading.unread
+    assert [(kind, text.replace(said, reminded)) for kind, text in kept] == [
+        (s.kind, s.text) for s in as_reminded.statements]
+
+
 @pytest.mark.parametrize(("code", "said", "kind", "text"), [
     ("zh", "我叫小王，记住这个", PERSON, "我叫小王。"),  # "I'm Xiao Wang, remember this"
     ("de", "Ich heiße Lena, merk dir das.", PERSON, "Ich heiße Lena."),

@@ -70,6 +70,7 @@ _CODE = re.compile(r"\d|[/._:@-]\w|\w[A-Z]")  # an identifier whatever its first
 
 SLOT, NAMED, FRAME = 3, 2, 1  # the rules, strongest first
 _CLAUSE = re.compile(r"\s*(?:;|\s[—–]\s)\s*|(?<=[a-z0-9])\.\s+(?=[A-Z])")
+_COMMA = re.compile(r"\s*[,，、]\s*")
 _COPULA = re.compile(r"^(?P<subject>[^,;:]+?)\s+(?:is|are)\s+(?:now\s+|currently\s+)?(?P<value>[^,;]+?)\.?$",
                      re.IGNORECASE)
 _VALUE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\S*\d\S*")
@@ -224,14 +225,25 @@ def _owner(new: Candidate, candidates: Sequence[Candidate]) -> tuple[tuple[int, 
 
 def _clauses(text: str) -> list[str]:
     """The statement, then each of its clauses when it has several; a clause that fills no slot on its own is read
-    with the first clause's subject ("timezone is UTC-5" → "User timezone is UTC-5")."""
-    parts = [part.strip(" .") for part in _CLAUSE.split(text) if stems(part)]
+    with the first clause's subject ("timezone is UTC-5" → "User timezone is UTC-5"). A part after a comma is a
+    clause when it fills a slot of its own: "Ich bin nach New York gezogen, meine Zeitzone ist jetzt UTC-5" gives
+    where the person lives and their time zone."""
+    parts = [part.strip(" .。") for whole in _CLAUSE.split(text) for part in _comma_clauses(whole) if stems(part)]
     if len(parts) < 2:
         return [text]
     lead = " ".join(words(parts[0])[: len(_subject_words(parts[0])) or 1])
     carried = [f"{lead} {part}" if _owned(slot_of(f"{lead} {part}")) and not _owned(slot_of(part)) else part
                for part in parts[1:]]
     return [text, parts[0], *carried]
+
+
+def _comma_clauses(part: str) -> list[str]:
+    """`part`, or its comma-separated pieces when at least two fill a slot of their own (a place's "Portland,
+    Oregon" is one value)."""
+    pieces = _COMMA.split(part)
+    if len(pieces) < 2 or sum(_owned(slot_of(piece.strip(" .。"))) for piece in pieces) < 2:
+        return [part]
+    return pieces
 
 
 def _owned(slot: Slot | None) -> bool:

@@ -62,3 +62,27 @@ def test_a_sentence_of_one_korean_word_is_a_sentence_not_a_fragment(workspace):
     write_history(workspace, [entry(1, "[permanent] 채식주의자예요.")])
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     assert "채식주의자예요." in (workspace.root / USER).read_text()
+
+
+# A move and a time zone said in one sentence, in the person's language (issue 45's correction, beyond English).
+MOVED_WITH_TIME_ZONE = [
+    ("Ich wohne in Berlin.", "Meine Zeitzone ist UTC+1.",
+     "Ich bin nach New York gezogen, meine Zeitzone ist jetzt UTC-5."),
+    ("Vivo en Madrid.", "Mi zona horaria es UTC+1.", "Me mudé a Nueva York, mi zona horaria ahora es UTC-5."),
+    ("我住在上海。", "我的时区是UTC+8。", "我搬到纽约了，我的时区现在是UTC-5。"),
+    ("東京に住んでいます。", "タイムゾーンはUTC+9です。", "ニューヨークに引っ越しました、タイムゾーンはUTC-5です。"),
+]
+
+
+@pytest.mark.parametrize(("home", "zone", "moved"), MOVED_WITH_TIME_ZONE)
+def test_one_sentence_giving_two_attributes_new_values_replaces_the_line_of_each(workspace, home, zone, moved):
+    """"Ich bin nach New York gezogen, meine Zeitzone ist jetzt UTC-5." replaced where the person lives and left
+    "Meine Zeitzone ist UTC+1." active beside it: only its first attribute was read."""
+    said = [entry(1, f"[permanent] {home}", day=1), entry(2, f"[permanent] {zone}", day=2)]
+    write_history(workspace, said)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    write_history(workspace, [*said, entry(3, f"[permanent] {moved}", day=9)])
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    user = (workspace.root / USER).read_text()
+    assert moved in user
+    assert home.rstrip("。.") not in user and zone.rstrip("。.") not in user

@@ -66,7 +66,8 @@ _DIFF_CONTEXT = re.compile(r"^ \S")
 # "A background task "…" just completed successfully."), a reminder or a scheduled job it relays ("A scheduled
 # reminder has been triggered. …", "[cron:<id> nightly-extraction] …"), a task it gives a subagent ("[Subagent
 # Context] You are running as a subagent …"), a new session's start-up prompt, a note on an interrupted turn, a
-# channel's message id. A message opening with an announcement (after the time stamp OpenClaw puts first) is all
+# channel's message id, the outcome of a command the person approved earlier ("An async command the user already
+# approved has completed. …"). A message opening with an announcement (after the time stamp OpenClaw puts first) is all
 # the harness's; an event line is taken off.
 _HARNESS_MESSAGE = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:\[System:[^\]\n]*\]|\[Internal task completion event\]|"
                               r"[^\n]{0,40}runtime context \(internal\):|\[Subagent '[^'\n]*' (?:completed|failed)|"
@@ -74,6 +75,7 @@ _HARNESS_MESSAGE = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:\[System:[^\]\n]
                               r"A new session was started via /new or /reset\.|"
                               r"You just executed tool calls but returned an empty response|"
                               r"A scheduled reminder has been triggered\.|Pre-compaction memory flush\b|"
+                              r"An async command (?:the user already approved has completed|did not run)\b|"
                               r"A background task\b[^\n]{0,200}\bjust (?:completed|finished|failed)\b)")
 # A heartbeat poll, OpenClaw's or nanobot's or one a person wrote for it, anywhere in the turn: "If nothing needs
 # attention, reply HEARTBEAT_OK.", "… if no changes, return HEARTBEAT_OK." (not "Never reply HEARTBEAT_OK when …");
@@ -201,9 +203,18 @@ def document_start(lines: list[str]) -> int:
     return marked
 
 
+# A log's line: a few words, then its fields in parentheses, two or more `key=value` pairs, and nothing after
+# them: "Exec finished (gateway id=772ebb0a, session=fresh, code 0)", "Connection refused (host=10.0.0.5, port=5432,
+# code 111)"; not a person's "Use the client with (timeout=30, retries=3) from now on." or "Always use the client
+# (timeout=30, retries=3)".
+_LOG_FIELDS = re.compile(r"^\s*[A-Z][\w-]*(?:\s+[\w-]+){0,3}\s*\([^()\n]*?\b[\w.-]+=[^\s,;()]+[,;]\s*[^()\n]*?"
+                         r"\b[\w.-]+=[^\s,;()]+[^()\n]*\)\s*$")
+
+
 def program_line(line: str) -> bool:
     """True when `line` is shaped like a program's output, not a person's sentence."""
-    return bool(_PROGRAM_LINE.match(line) or _GLYPHS.search(line) or _PROGRESS.search(line))
+    return bool(_PROGRAM_LINE.match(line) or _GLYPHS.search(line) or _PROGRESS.search(line)
+                or (_LOG_FIELDS.match(line) is not None and not _SPOKEN.search(line)))
 
 
 # A label a screen shows ("Import Complete", "Successfully created: 1 tickets", "Errors: 1"): a few words, capitalised,

@@ -53,6 +53,9 @@ PROGRAM_LINES = [
     "Performing system checks...",
     "ALTER TABLE invoices ADD COLUMN paid_at timestamptz;",
     "CREATE UNIQUE INDEX invoices_number ON invoices (number);",
+    # a log's line with its fields in parentheses (OpenClaw's "Exact completion details:")
+    "Exec finished (gateway id=772ebb0a, session=fresh-nudibranch, code 0)",
+    "Connection refused (host=10.0.0.5, port=5432, code 111)",
 ]
 
 PROSE_LINES = [
@@ -69,6 +72,8 @@ PROSE_LINES = [
     "PLEASE NEVER FORCE PUSH TO MAIN.",
     "I was thinking about moving the API to Go...",
     "Create a table of the invoices paid last month.",
+    "Use the client with (timeout=30, retries=3) from now on.",
+    "Always use the client (timeout=30, retries=3)",
 ]
 
 
@@ -225,6 +230,18 @@ def test_a_line_recurring_in_different_messages_is_the_harnesss_and_a_message_se
     assert recurring == frozenset({note})  # "ok" is too short to tell; `again` is one message sent twice
     assert the_persons_words(first, recurring) == "look at this chart"  # the attachment's line is the harness's too
     assert the_persons_words(f"  {'  '.join(note.split(' ', 1))}  ", recurring) == ""  # spacing aside
+
+
+def test_the_outcome_of_a_command_the_person_approved_earlier_is_the_harnesss():
+    """OpenClaw hands it to the agent in the person's turn: its "Exact completion details:" went into MEMORY.md."""
+    from nanodream.text.structure import the_persons_words
+
+    for outcome in ("completed.\nDo not run the command again.\n\nExact completion details:\nExec finished "
+                    "(gateway id=860ccc19, session=faint-meadow, code 0)\n\nReply to the user in a helpful way.",
+                    "did not run.\nThere is no new command output.\n\nExact completion details:\nExec denied "
+                    "(gateway id=d4996b57, approval-timeout)"):
+        prefix = "An async command " + ("the user already approved has " if outcome.startswith("completed") else "")
+        assert the_persons_words(f"[Thu 2026-04-02 11:38 GMT+8] {prefix}{outcome}") == ""
 
 
 def test_openclaws_note_after_a_run_the_person_stopped_is_the_harnesss():

@@ -37,8 +37,10 @@ _CODE = re.compile(r"\b(?:cvv2?|cvc2?|csc|card\s+security\s+code|card\s+verifica
                    r"(?:\s+(?:on|for|of)\s+[\w' -]{1,40}?(?=\s*(?:is\b|:)))?\s*(?:is|:|=|of|#)?\s*\d{3,4}(?![\d/])", _I)
 _CARD_WORDS = re.compile(r"\b(?:card|visa|master\s?card|amex|american\s+express|discover|jcb|diners|unionpay|maestro"
                          r"|cc|credit|debit|pan)\b", _I)
-# Numbers people label as something other than a card: "order 4111…", "customer number …", "IMEI …".
+# Numbers people label as something other than a card: "order 4111…", "customer number …", "IMEI …"; and a
+# program's numbers in its log ("port=5432", "pid 4711", "errno 111").
 _OTHER_LABELS = re.compile(r"\b(?:order|tracking|invoice|ticket|phone|tel|fax|imei|isbn|iban|account|acct|reference"
+                           r"|port|pid|ppid|uid|gid|errno|exit|status|line|row|column|offset|version|issue|pr"
                            r"|ref|booking|confirmation|serial|sku|upc|ean|shipment|parcel|transaction|txn|build|job"
                            r"|customer|client|member(?:ship)?|policy|contract|meter|loyalty|passport|licen[cs]e|vin|case"
                            r"|claim|patient|student|employee|badge|device|container|waybill|item|product|article"

@@ -298,6 +298,8 @@ NOT_A_CODE_OR_A_PASSWORD = [
     "Her Wi-Fi password: check the fridge note.", "The password: ask Maya for it.",
     "Her password is long-ish and hard-to-remember.", "The seed phrase is written on paper in the safe.",
     "The password for the guest network is printed on the router.", "Password policy: twelve characters minimum.",
+    # a program's numbers in its log, beside its exit code
+    "Connection refused (host=10.0.0.5, port=5432, code 111)", "Worker pid 4711 exited with code 1.",
 ]
 
 

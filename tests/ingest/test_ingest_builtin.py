@@ -128,6 +128,18 @@ def test_a_name_to_be_called_by_is_filed_whatever_follows_its_comma(said, name):
 
 
 @pytest.mark.parametrize(("said", "line"), [
+    ('Call me "William"', "User's preferred name is William."), ("Call me 'Bill'", "User's preferred name is Bill."),
+    ("Please call me “Dr. Lee”.", "User's preferred name is Dr. Lee."), ('My name is "Bill".', "User's name is Bill."),
+    ('I go by "Bill".', "User's preferred name is Bill."), ("Just call me Will from now on.",
+                                                          "User's preferred name is Will."),
+    ('Call me "William" please start the bootstrap from start.', "User's preferred name is William."),
+])
+def test_a_name_in_quotes_or_after_just_is_the_name_to_be_called_by(said, line):
+    """A new user's "Call me "William" please start …" was small talk, and "Call me 'Bill'" filed "'Bill."."""
+    assert filed(said) == f"[permanent] {line}"
+
+
+@pytest.mark.parametrize(("said", "line"), [
     ("I'm Dana, a backend engineer in Toronto.", "User is Dana, a backend engineer in Toronto."),
     ("Hi, I'm Dana, a backend engineer in Toronto.", "User is Dana, a backend engineer in Toronto."),
     ("I am Dana, a nurse.", "User is Dana, a nurse."),
@@ -192,7 +204,8 @@ def test_the_language_of_the_whole_chat_is_a_rule(said, line):
 
 @pytest.mark.parametrize("said", [
     "Call me later.", "Call me back tomorrow.", "Call me maybe.", "Call me when the build is done.",
-    "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?",
+    "Call me if anything breaks.", "Call me at 5.", "Call me tonight, ok?", "Call me back please.",
+    "Just call me when it is done.",
 ])
 def test_call_me_on_the_telephone_names_nobody(said):
     assert filed(said) is None  # was "User's preferred name is later"

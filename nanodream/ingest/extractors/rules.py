@@ -526,16 +526,17 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+"  # I
                          r"(?:,\s+(?:a|an)\s+[\w'-]+(?:\s+[\w'.-]+){0,7})?)\s*[.!]?|"  # "I'm Dana, a nurse in Leeds"
                          r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
                          re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
-# "Call me Sam", "Please call me Dr. Smith, everyone does": a name (one word, more only capitalised; initials keep
-# their stops), then the sentence ends or a comma, a dash or "from now on" says the rest. Not the telephone's
+# "Call me Sam", "Please call me Dr. Smith, everyone does", "Just call me Will from now on": a name (one word, more
+# only capitalised; initials keep their stops), then the sentence ends or a comma, a dash, "please" or "from now
+# on" says the rest. Not the telephone's
 # "call me back / later / when it's done".
 _CALL_BACK = (r"(?:back|later|tomorrow|tonight|today|maybe|soon|asap|anytime|sometime|again|now|first|once|when|"
               r"whenever|if|after|before|at|on|in|around|this|next)\b")
 _CALL_ME = re.compile(r"^(?:(?:please|can you|could you|would you|will you|i(?:'d| would)? (?:like|want) you to)\s+)?"
-                      r"(?:call me|you can call me|i go by)\s+"
+                      r"(?:just\s+)?(?:call me|you can (?:just\s+)?call me|i go by)\s+"
                       rf"(?P<name>(?!{_CALL_BACK})[\w'.-]{{1,30}}(?:\s+(?-i:[A-Z])[\w'.-]{{0,30}}){{0,3}}?)"
-                      r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|please|instead|all the time"
-                      r"|always)\b[.!?]?|[.!?]?)$",
+                      r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|instead|all the time"
+                      r"|always)\b[.!?]?|\splease\b.*|[.!?]?)$",
                       re.IGNORECASE)
 # Who someone is to the person, and the person's details (data/personal-keys.txt: "username", "email", "location"):
 # "My <one of these> is …" says who the person is.
@@ -1137,6 +1138,9 @@ _DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick t
 _LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
 # "im", "ive": "I'm", "I've" typed without the apostrophe ("id" and "ill" are words of their own).
 _BARE_I = re.compile(r"(?<![\w'’-])[Ii](?P<rest>m|ve)\b")
+# A name the person puts in quotes ("Call me "William"", "My name is 'Bill'"): the name, not someone's words.
+_QUOTED_NAME = re.compile(r"\b(?P<naming>call me|name is|name's|i go by|i'm called|known as)\s+"
+                          r"(?P<quote>[\"'“‘«„])(?P<name>[^\"'“”‘’«»\n]{1,40})[\"'”’»“]", re.IGNORECASE)
 
 
 # A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
@@ -1202,6 +1206,7 @@ def classify(sentence: str, speaker: str = "", day: date | None = None, errand: 
 
 
 def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
+    sentence = _QUOTED_NAME.sub(r"\g<naming> \g<name>", sentence)
     sentence = _LOWER_I.sub("I", _BARE_I.sub(r"I'\g<rest>", with_apostrophes(_EMOJI.sub("", sentence))).strip()
                             .strip("\"'“”").strip())
     sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))

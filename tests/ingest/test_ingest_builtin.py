@@ -746,6 +746,13 @@ WORK_SHOWN = "I have removed the duplicated install section and merged the two e
     ((("user", "Don't touch the .env file."),), "Don't touch the .env file."),
     ((("user", "Don't ever touch the migration file."),), "Don't ever touch the migration file."),
     ((("user", "Don't use print statements in the test files."),), "Don't use print statements in the test files."),
+    # a "don't" that only holds back, then this errand's work (a new user's "Don't wait, restart the server now.")
+    ((("user", "Don't wait, restart the server now."),), None),
+    ((("user", "Don't wait for me, start the deploy."),), None),
+    ((("user", "Don't stop, keep going."),), None),
+    ((("user", "Don't ask, just do it."),), None),
+    ((("user", "Don't guess, ask me."),), "Don't guess, ask the user."),
+    ((("user", "Don't use tabs, use spaces."),), "Don't use tabs, use spaces."),
 ])
 def test_a_bare_dont_about_the_errand_at_hand_is_no_standing_rule(turns, kept):
     """Found probing the issue's "Avoid caching responses." said about one fix: sent as a message of its own right

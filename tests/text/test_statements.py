@@ -240,6 +240,7 @@ NOT_STATED = [
     # "我叫" with no name after it: "I told you", "I ordered takeout", "I called you three times"
     ("zh", "没说你是偷，大哥，都是我叫你的。"), ("zh", "我叫外卖了。"), ("zh", "我叫了你三遍了。"),
     ("zh", "昨天我叫他去买菜了。"),
+    ("zh", "不要马上部署。"), ("zh", "立刻停止发送。"),  # "right away": this errand's
     ("de", "Ab jetzt nutzen wir Postgres."),  # the subject after the verb that follows "ab jetzt"
     ("de", "Ab jetzt ist der Build langsamer."),
     ("fr", "Désormais, le build est lent."),  # the subject right after "désormais"

@@ -322,7 +322,8 @@ def agent_rule(said: Said) -> Fact | None:
     if rather_not is not None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
     if (_BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence)
-            and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence))):
+            and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence)
+                 or _holding_back(said.sentence))):
         return None  # "do not open any PRs" inside a request for work, "Don't touch the file.": this errand's
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
@@ -371,6 +372,12 @@ def _every_time_rule(sentence: str) -> str:
 # A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
 # it stand: after a request in the same message, it says how to do that errand.
 _BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
+# "Don't wait, restart the server now", "Don't stop, keep going", "Don't ask, just do it": a "don't" without an
+# object, then the work to do, when the "don't" only holds back (`_PACING`) or the work is this one ("it", "now"):
+# how to go on with this errand, not a rule ("Don't guess, ask me" is one).
+_HOLD_BACK_THEN_DO = re.compile(rf"^(?:please\s+)?{DO_NOT}\s+(?P<verb>[a-z]+)(?:\s+(?:for\s+(?:me|us|it|that|them)|up"
+                                r"|yet|now|here|anymore))?\s*[,;—–-]+\s*(?:(?:just|now|then|and|please)\s+)*"
+                                r"(?P<command>.+)$", re.IGNORECASE)
 _EVER = re.compile(r"\bever\b", re.IGNORECASE)
 # The piece of work at hand, named by its article alone ("the file", "the migration file", "the function
 # signature"; not "the .env file", which names one every time, nor "the test files", a kind): a bare "don't" about
@@ -416,6 +423,17 @@ _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid"
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
 _NEXT_TIME = re.compile(r"^(?:(?:please|pls)\s+)?next\s+time\s*[,:;—–-]?\s+(?:(?:please|pls)\s+)?(?P<rule>\w.+)$",
                         re.IGNORECASE | re.DOTALL)
+
+
+_PACING = frozenset({"wait", "stop", "pause", "delay", "bother"})
+
+
+def _holding_back(sentence: str) -> bool:
+    """"Don't wait, restart the server now": a "don't" without an object, then a command for this errand."""
+    match = _HOLD_BACK_THEN_DO.match(sentence)
+    if match is None or not _a_command(match.group("command")):
+        return False
+    return match.group("verb").lower() in _PACING or bool(_DEICTIC.search(match.group("command")))
 
 
 def _a_command(rule: str) -> bool:

@@ -959,14 +959,18 @@ def about_the_person(block: KeyValues, code: str) -> bool:
     return speaks_of_self and 2 * personal >= len(keys)
 
 
+# What names the person on a service: "Telegram ID", "Discord handle", "Slack account".
+_ON_A_SERVICE = frozenset({"id", "handle", "account", "username", "user"})
+
+
 def personal_key(key: str) -> bool:
     """One of the person's details (data/personal-keys.txt), or one qualified by a word of its own ("Work email",
-    "GitHub username"; not "Manager email": someone else's)."""
+    "GitHub username", "Telegram ID"; not "Manager email": someone else's, nor "review all module X")."""
     said = key.lower().split()
-    if " ".join(said) in PERSONAL_KEYS:
+    if " ".join(said) in PERSONAL_KEYS or len(said) > 1 and said[-1] in _ON_A_SERVICE and " ".join(
+            said[:-1]) in PERSONAL_KEYS:
         return True
-    return any(" ".join(said[start:]) in PERSONAL_KEYS for start in range(1, len(said))) and \
-        not set(words(key)) & RELATIONS
+    return len(said) > 1 and " ".join(said[1:]) in PERSONAL_KEYS and not set(words(key)) & RELATIONS
 
 
 @lru_cache(maxsize=8192)  # the engine asks where a line goes many times in one batch

@@ -292,12 +292,26 @@ class KeyValues:
     lines: tuple[int, ...]  # where its lines are in the message
 
 
+# "My timezone: …", "Mi zona horaria: …": whose the key is, not what it names.
+_POSSESSIVE = re.compile(r"^(?:my|mein|meine|mi|mis|mon|ma|mes|meu|minha)\s+(?=\S)", re.IGNORECASE)
+
+
 def key_value(line: str) -> tuple[str, str] | None:
-    """("Twitter", "@ada") for "Twitter: @ada" (a short key, then a value); None for a sentence with a colon."""
+    """("Twitter", "@ada") for "Twitter: @ada" (a short key, then a value; "My timezone" is the key "timezone");
+    None for a sentence with a colon."""
     match = _KEY_VALUE.match(line)
     if match is None or len(match.group("key").split()) > 4 or "://" in match.group("key"):
         return None
-    return match.group("key").strip(), match.group("value").strip().strip("*").strip()
+    return _POSSESSIVE.sub("", match.group("key").strip()), match.group("value").strip().strip("*").strip()
+
+
+def sole_key_value(lines: list[str]) -> KeyValues | None:
+    """A message that is one `Key: value` line ("Timezone: Asia/Shanghai", an answer to the agent's question): a
+    block of one, for the rules to tell whose detail it gives; None for any other message."""
+    said = [index for index, line in enumerate(lines) if line.strip()]
+    if len(said) != 1 or program_line(lines[said[0]]) or (pair := key_value(lines[said[0]])) is None:
+        return None
+    return KeyValues("", (pair,), (said[0],))
 
 
 def key_values(lines: list[str]) -> list[KeyValues]:

@@ -99,6 +99,26 @@ def test_a_block_keeps_every_value_a_handle_and_a_detail_named_with_a_word_of_it
     assert "bo@shop.example" not in everything and "lee@shop.example" not in everything  # someone else's
 
 
+@pytest.mark.parametrize(("message", "line"), [
+    ("Telegram ID: 5867030229", "User's Telegram ID: 5867030229."), ("GitHub: octocat", "User's GitHub: octocat."),
+    ("My timezone: Asia/Shanghai", "User's timezone: Asia/Shanghai."),
+    ("Zona horaria: America/Bogota", "User's Zona horaria: America/Bogota."),
+    ("Zeitzone: Europe/Berlin", "User's Zeitzone: Europe/Berlin."),
+    ("时区：Asia/Shanghai", "User's 时区: Asia/Shanghai."),
+])
+def test_a_message_of_one_of_the_persons_details_by_its_key_is_filed(workspace, tmp_path, message, line):
+    """A new user's "telegram id : 5867030229" was small talk, and "Zona horaria: America/Bogota" was consumed as
+    an English gist: only a block of two or more keys was read as the person's details."""
+    assert f"- {line}" in said(workspace, tmp_path, [message])
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
+@pytest.mark.parametrize("message", ["Customer email: bo@shop.example", "Order id: 5521", "Status: done",
+                                     r"review all module X: C:\addons\ticket_system"])  # "X" ends it, no key
+def test_a_message_of_one_key_that_is_not_the_persons_files_nothing_of_them(workspace, tmp_path, message):
+    assert not any(message.split(": ")[1] in line for line in said(workspace, tmp_path, [message]))
+
+
 @pytest.mark.parametrize("first, later, old, new", [
     ("About me:\nName: Jonas Weber\nLocation: Hamburg\nRole: Data Engineer",
      "About me:\nLocation: Munich\nRole: Data Engineer", "Location: Hamburg", "Location: Munich"),

@@ -84,6 +84,8 @@ class BuiltinExtractor:
             if not message.text.strip():
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
+            if _one_detail(message, "en" if language in RULE_LANGUAGES else language, found):
+                continue  # "Timezone: Asia/Shanghai", said alone: filed, nothing else to read
             waiting = len(found.unread)
             asked = self._read(message, language, found, asked)
             # A model reads a waiting message as written: lines it repeats from another message may be the
@@ -310,16 +312,31 @@ def _about_the_person(message: Message, language: str, found: _Found) -> None:
     if statements.language(language) is None:
         return  # a language the rules do not read: the whole message waits for a model
     for block in structure.key_values(message.text.splitlines()):
-        if not statements.about_the_person(block, language):
-            continue
-        values: dict[str, list[str]] = {}  # "Email: …" twice in one block: two values of one detail, one line
-        keys: dict[str, str] = {}
-        for key, value in block.pairs:
-            if redacted(f"{key}: {value}") == f"{key}: {value}":  # a password is nothing said of the person
-                keys.setdefault(key.lower(), key)
-                values.setdefault(key.lower(), []).append(value)
-        lines = [f"{DEFAULT_SUBJECT}'s {keys[key]}: {'; '.join(said)}" for key, said in values.items()]
-        found.facts += [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
+        if statements.about_the_person(block, language):
+            _file_details(block, found)
+
+
+def _one_detail(message: Message, language: str, found: _Found) -> bool:
+    """A message of one `Key: value` line giving one of the person's details ("Telegram ID: 5867030229", an
+    answer to the agent's question), filed as a block of one; whether it was."""
+    block = structure.sole_key_value(message.text.splitlines())
+    if block is None or statements.language(language) is None or not statements.about_the_person(block, language):
+        return False
+    return _file_details(block, found)
+
+
+def _file_details(block: structure.KeyValues, found: _Found) -> bool:
+    """The block's details, one USER.md line per key; whether any was filed."""
+    values: dict[str, list[str]] = {}  # "Email: …" twice in one block: two values of one detail, one line
+    keys: dict[str, str] = {}
+    for key, value in block.pairs:
+        if redacted(f"{key}: {value}") == f"{key}: {value}":  # a password is nothing said of the person
+            keys.setdefault(key.lower(), key)
+            values.setdefault(key.lower(), []).append(value)
+    lines = [f"{DEFAULT_SUBJECT}'s {keys[key]}: {'; '.join(said)}" for key, said in values.items()]
+    filed = [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
+    found.facts += filed
+    return bool(filed)
 
 
 def _other_language(message: Message, language: str, found: _Found, *, asked: bool) -> bool:

@@ -179,7 +179,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
-          "decision": ("cues", "options"), "fact": ("ours", "not"),
+          "decision": ("cues", "options", "pointers"), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
           "scope": ("words", "things", "unless", "lasting"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
@@ -435,7 +435,10 @@ OPTION_REACH = 3  # how many characters away from the option's word its number m
 
 def _an_option(sentence: str, tokens: list[str], spec: Language) -> bool:
     """A decision that names one of the agent's options by its number or letter ("Vamos con la opción 2", "就用方案
-    2。", "オプションBでいこう"): an answer to the agent, nothing the project decided that a reader could keep."""
+    2。", "オプションBでいこう") or points at one ("Vamos con el segundo", "就用它"): an answer to the agent, nothing
+    the project decided that a reader could keep."""
+    if spec["decision.pointers"].at(tokens) >= 0:
+        return True
     start, before, after = spec["decision.options"].span(tokens)
     if start < 0:
         return False

@@ -217,6 +217,10 @@ NOT_STATED = [
     ("zh", "就用方案2。"), ("ja", "オプション2でいこう。"), ("es", "Vamos con la opción 2."),
     ("fr", "On part sur l'option 2."),
     ("de", "Wir nehmen Option B."), ("ko", "2번 옵션으로 가자."), ("pt", "Vamos com a opção 3."),
+    # … or pointed at by its place or as "it" (a new user's "那就用第二个吧" went into MEMORY.md)
+    ("zh", "那就用第二个吧。"), ("zh", "就用它。"), ("es", "Vamos con el segundo."), ("ja", "2番目でいこう。"),
+    ("fr", "On part sur le deuxième."), ("de", "Wir nehmen die zweite."), ("ko", "두 번째로 가자."),
+    ("pt", "Vamos com a primeira."),
     ("de", "Der Build ist immer langsam."),  # a statement about something, not an instruction
     ("de", "Immer wenn ich deploye, schlägt der Test fehl."),  # "whenever"
     ("de", "Bei dieser Datei nie die Tests ändern."),  # this file: one task, not a standing rule

@@ -56,6 +56,9 @@ def filed(sentence: str, speaker: str = "") -> str | None:
      "[durable] (2023-05-08) Leo starts school on Thursday."),
     ("Staging lives at staging.example.app.", "[durable] (2023-05-08) Staging lives at staging.example.app."),
     ("I moved to Porto last month.", "[permanent] User moved to Porto in April 2023."),
+    # what happened is dated, whoever did it: "boss" is no verb in "-s" ("User's boss called them" was filed for good)
+    ("My boss called me yesterday.", "[durable] (2023-05-08) User's boss called them on 7 May 2023."),
+    ("My boss always calls me on Mondays.", "[permanent] User's boss always calls them on Mondays."),
     ("I'm learning Japanese on the side.", "[permanent] User is learning Japanese on the side."),
     ("We have two cats and a dog.", "[permanent] User's household has two cats and a dog."),
     ("I go climbing every Saturday.", "[permanent] User goes climbing every Saturday."),

@@ -946,6 +946,10 @@ _DOING = re.compile(r"^(?:\w+\s+)?\w+ing\b")
 _IN_USE = frozenset({"using", "running", "hosting"})
 
 
+# A verb's present "-s" ("runs", "calls"), not a noun's "-ss" or "-us" ("My boss called me", "the status").
+_PRESENT_S = re.compile(r"^\w{3,}(?<![su])s$")
+
+
 def _lasting(sentence: str) -> bool:
     """True when the statement's verb is in the present simple: how things stand, not what happened just now,
     what someone thinks or wants, or what will be."""
@@ -969,7 +973,7 @@ def _lasting(sentence: str) -> bool:
             return False
         if word in SAME_IN_PAST and not _HABIT.search(sentence):
             return False  # "I read the readme": what happened, unless it happens every week
-        if pronoun or word in ("is", "are", "has", "have", "does", "do") or word.endswith("s") and len(word) > 3:
+        if pronoun or word in ("is", "are", "has", "have", "does", "do") or _PRESENT_S.search(word):
             return True
     return False
 

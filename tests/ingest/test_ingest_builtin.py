@@ -790,6 +790,21 @@ def test_an_apology_or_an_errand_is_not_a_correction(said):
     assert filed(said) is None
 
 
+@pytest.mark.parametrize("said", ["Switch to Chinese please", "Set your language to Chinese.", "Use Chinese with me.",
+                                  "Change your language to Chinese."])
+def test_switching_the_language_to_answer_in_is_a_rule_to_reply_in_it(said):
+    """A new user's "Switch to Chinese please" was only talked about."""
+    assert filed(said) == "[permanent] Reply in Chinese."
+
+
+@pytest.mark.parametrize("said", ["Migrate the users table to Postgres.", "Enable Redis caching on staging.",
+                                  "Replace Jenkins with GitHub Actions in the CI.", "Switch to Postgres for the events "
+                                  "table.", "Switch to English for the docs."])
+def test_a_request_to_change_something_named_is_no_dated_fact(said):
+    """Filed in MEMORY.md as "(2026-11-10) Migrate the users table to Postgres.": work asked for, not how it stands."""
+    assert filed(said) is None
+
+
 def test_a_correction_after_an_apology_still_replaces_the_old_fact():
     assert filed("Sorry, I live in Leeds now.") == "[correction] User lives in Leeds now."
 

@@ -259,6 +259,13 @@ _CHAT_LANGUAGE = re.compile(
     rf"^(?:(?:please|pls|let['’]?s)\s+)?(?P<rule>(?:keep|have|hold)\s+(?:our|the|this)\s+(?:chats?|conversations?)\s+"
     rf"in\s+(?:{LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{LANGUAGE_NAMES})\s+(?:with|to)\s+me\b)"
     r"(?:\s+(?:please|from now on|always|only))?\s*[.!]?$", re.IGNORECASE)
+# The language to answer in, asked as a switch: "Switch to Chinese please", "Set your language to German", "Use
+# Spanish with me": filed as the rule it is ("Reply in Chinese.").
+_SWITCH_LANGUAGE = re.compile(
+    rf"^(?:(?:please|pls|can you|could you)\s+)?(?:(?:switch|change)\s+(?:(?:your|the)\s+language\s+)?to|"
+    rf"(?:set|change)\s+(?:your|the)\s+(?:answer\s+|reply\s+)?language\s+to|use(?=\s+\S+\s+with\s+me\b))\s+"
+    rf"(?P<language>{LANGUAGE_NAMES})"
+    r"(?:\s+with\s+me)?(?:\s+(?:please|from now on|always|only))?\s*[.!?]?$", re.IGNORECASE)
 # A standing request asked as a question: "can you keep replies under 100 words from now on?"
 _ASKED_STANDING = re.compile(rf"^(?:(?:{_FROM_NOW_ON})\s*,?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?"
                              rf"(?P<rule>.+?)(?:\s*,?\s*(?:{_FROM_NOW_ON}))?\s*,?\s*(?:please)?\s*\?$",
@@ -301,6 +308,12 @@ def _likes_an_option(sentence: str) -> bool:
     """"I like the second one", "I prefer option 2": an answer to the agent's options, no taste of the person's."""
     liked = _LIKED.match(sentence)
     return liked is not None and _only_a_choice(liked.group("what"))
+
+
+def language_switch(said: Said) -> Fact | None:
+    """"Switch to Chinese please", "Set your language to German": the language to answer in, as a rule."""
+    switch = _SWITCH_LANGUAGE.match(said.sentence)
+    return None if switch is None else _as_rule(f"Reply in {switch.group('language')}", said)
 
 
 def agent_rule(said: Said) -> Fact | None:
@@ -983,7 +996,8 @@ _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|l
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
                       r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
-                      r"send|book|remind|ping|list|print|clean up|set up|look up|figure out|"
+                      r"send|book|remind|ping|list|print|clean up|set up|look up|figure out|switch|migrate|convert|"
+                      r"upgrade|downgrade|replace|swap|enable|disable|turn|restart|rebuild|rerun|revert|roll back|"
                       rf"you|your|that|there|here|what|how|why|when|where|who|which|yes|{NO}|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
@@ -1044,8 +1058,8 @@ def _pronouns(text: str, said: Said) -> str:
 _MY_ME_MYSELF = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"\bmy\b", r"\bme\b", r"\bmyself\b"))
 
 
-RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_name, agent_rule, task, done, decision,
-                                                    identity, preference, statement, named_fact)
+RULES: tuple[Callable[[Said], Fact | None], ...] = (correction, agent_name, language_switch, agent_rule, task, done,
+                                                    decision, identity, preference, statement, named_fact)
 
 
 def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()) -> Fact | None:

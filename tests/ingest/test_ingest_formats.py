@@ -325,6 +325,29 @@ def test_a_queued_batch_an_earlier_version_read_as_one_message_is_not_ingested_a
     report = json.loads(cli("ingest", str(path), "--json", ws=workspace).output)
     assert (report["messages"], report["duplicates"]) == (0, 2)
 
+
+def feishu_turn(number: int, channel_id: str, text: str) -> dict:
+    envelope = (f'Conversation info (untrusted metadata):\n```json\n{{"message_id": "{channel_id}", "sender": "ou_a4"}}'
+                f"\n```\n\n[message_id: {channel_id}]\nou_a4: {text}")
+    return {"type": "message", "id": f"r{number}", "parentId": None, "timestamp": f"2026-03-23T12:{number:02d}:00Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": envelope}]}}
+
+
+def test_a_message_the_channel_delivered_again_is_read_once_and_one_sent_again_twice(workspace, tmp_path):
+    """Feishu delivers a message again when the agent is slow: the same channel id in three turns, its question
+    quoted three times to a model. A message the person sends again has an id of its own."""
+    path = tmp_path / "sessions" / "d70a80b1-d5aa-4807-af88-63961cf49362.jsonl"
+    path.parent.mkdir()
+    header = {"type": "session", "id": "d70a", "cwd": "/srv", "timestamp": "2026-03-23T12:00:00Z"}
+    turns = [feishu_turn(1, "om_1", "硅基流动"), feishu_turn(2, "om_1", "硅基流动"), feishu_turn(3, "om_2", "硅基流动")]
+    path.write_text("".join(json.dumps(record) + "\n" for record in [header, *turns]), encoding="utf-8")
+    assert [m.text.splitlines()[-1] for m in messages(path)[1]] == ["硅基流动", "硅基流动"]
+    cli("ingest", str(path), ws=workspace)
+    with path.open("a", encoding="utf-8") as later:  # delivered again after the file was read: still once
+        later.write(json.dumps(feishu_turn(4, "om_2", "硅基流动")) + "\n")
+    report = json.loads(cli("ingest", str(path), "--json", ws=workspace).output)
+    assert report["messages"] == 0
+
 @pytest.mark.parametrize("label", ["用户248287: ", "用户248287：", "Ana Lima: "])
 def test_openclaw_takes_off_the_sender_label_a_chat_channel_writes_before_the_text(label):
     """A Feishu DM reads "用户248287: 以后请用中文回答。" after its message id: the label went into SOUL.md with the

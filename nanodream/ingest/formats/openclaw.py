@@ -13,7 +13,8 @@ stamp before the text. None of it is the person's: it is taken off, so the rules
 tell their language by those words, not by a sender's name in the metadata). A turn quoting the chat since the
 agent's last reply keeps the person's messages there, not the agent's replies ("Assistant: …"). What the person
 sent while a run was going arrives as one turn ("[Queued messages while agent was busy]", then "---" and "Queued
-#N" before each message): each is read as the message it was.
+#N" before each message): each is read as the message it was. A message a channel delivers again (the same
+channel id in its envelope) is read once.
 """
 
 from __future__ import annotations
@@ -71,6 +72,34 @@ def queued(batch: str) -> list[str]:
     return [item for item in _QUEUED_ITEM.split(_QUEUED.sub("", batch)) if item.strip()]
 
 
+def _new(items: list[str], context: Context) -> list[str]:
+    """The items a channel delivers for the first time ("" in place of one it delivered before, so the others keep
+    their numbers)."""
+    return ["" if redelivered(item, context) else item for item in items]
+
+
+# The channel's id of a message, in the envelope's metadata ("message_id": "om_x1…") or on a line of its own
+# ("[message_id: om_x1…]"): a channel that delivers a message again (Feishu does, when the agent is slow to
+# answer) writes the same id into each turn.
+_CHANNEL_ID = re.compile(r'"message_id"\s*:\s*"(?P<json>[^"\n]+)"|^\[message_id: (?P<line>[^\]\n]+)\]', re.MULTILINE)
+DELIVERED = "delivered"  # the context's key for the channel ids of the session's latest messages
+REDELIVERY_WINDOW = 64  # a message delivered again comes within minutes, well inside this many messages
+
+
+def redelivered(text: str, context: Context) -> bool:
+    """Whether every channel id in a turn of the person's belongs to a message this session already had (a
+    delivery again, not a message again); the ids are remembered, the latest `REDELIVERY_WINDOW`."""
+    ids = [match.group("json") or match.group("line") for match in _CHANNEL_ID.finditer(text)]
+    if not ids:
+        return False
+    seen = context.setdefault(DELIVERED, [])
+    if all(each in seen for each in ids):
+        return True
+    seen.extend(each for each in dict.fromkeys(ids) if each not in seen)
+    del seen[:-REDELIVERY_WINDOW]
+    return False
+
+
 def sniff(records: list[Any]) -> bool:
     first = first_dict(records)
     return first is not None and first.get("type") == "session" and "id" in first and (
@@ -94,14 +123,14 @@ def read(record: Any, context: Context) -> list[Message]:
         reply = Said(message["role"], text, when, record_id)
         return [make("openclaw", session, reply, by_file=by_file)] if text else []
     if not _QUEUED.match(text):
-        said = without_envelope(text)
+        said = "" if redelivered(text, context) else without_envelope(text)
         return [make("openclaw", session, Said("user", said, when, record_id), by_file=by_file)] if said else []
     # Versions before this one read a batch as one message: its identity then is still recognised, so a file read
     # again from the start does not bring the batch in twice.
     whole = make("openclaw", session, Said("user", without_envelope(text), when, record_id), by_file=by_file)
     return [replace(make("openclaw", session, Said("user", said, when, f"{record_id}#{n}"), by_file=by_file),
                     legacy_keys=(whole.key, *whole.legacy_keys))
-            for n, said in enumerate(map(without_envelope, queued(text)), 1) if said]
+            for n, said in enumerate(map(without_envelope, _new(queued(text), context)), 1) if said]
 
 
 # A session /reset archived keeps its transcript beside the new one as "<session-id>.jsonl.reset.<time>".

@@ -34,6 +34,8 @@ _PROGRAM_LINE = re.compile(
     r"\[(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|TRACE)\]|"  # or its level: [INFO], INFO:root:,
     r"(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|TRACE)(?::[\w.]+:|\s{2,}|\s+\d)|"  # "INFO  12"
     r"[$%❯➜»] \S|PS [A-Z]:\\[^>]*> |[\w.-]+@[\w.-]+:[~/][^$#]*[$#] |"  # a shell prompt
+    r"(?=[ -~]*$)(?:sudo\s+)?(?:npx|npm|pnpm|yarn|pipx?3?|uv|poetry|apt(?:-get)?|brew|conda|docker(?:-compose)?|"
+    r"kubectl|helm|git|gh|cargo|curl|wget|systemctl|journalctl)\s+[^\n]*?\s--?[A-Za-z][\w-]*(?:[\s=]|$)|"  # a flag
     r"diff --git |index [0-9a-f]{7,}\.\.|@@ -\d|\+\+\+ [ab/]|--- [ab/]|"  # a diff's header
     r"(?:Collecting|Downloading|Installing collected packages|Successfully (?:installed|built)|"
     r"Requirement already satisfied|Using cached|Obtaining|Compiling|Linking):? \S|"

@@ -51,6 +51,12 @@ def test_a_pasted_traceback_log_and_installer_output_file_nothing_but_the_person
     assert any("Northwind" in line for line in lines)
 
 
+def test_a_command_typed_with_its_flags_is_code_and_waits_for_no_model(workspace, tmp_path):
+    """"npx skills add foo -g -y" waited for a model as Greek ("-y"), "git commit -m fix -a" as Turkish."""
+    assert said(workspace, tmp_path, ["npx skills add foo -g -y", "git commit -m fix -a", "apt install curl -y"]) == []
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
 def test_a_typed_sql_statement_is_code_not_a_fact(workspace, tmp_path):
     lines = said(workspace, tmp_path, ["SELECT * FROM users; DROP TABLE users;",
                                        "select * from pragma_database_list;", "INSERT INTO audit (who) VALUES ('me');",

@@ -53,6 +53,8 @@ PROGRAM_LINES = [
     "Performing system checks...",
     "ALTER TABLE invoices ADD COLUMN paid_at timestamptz;",
     "CREATE UNIQUE INDEX invoices_number ON invoices (number);",
+    # a command typed with its flags ("-y" read as Greek made it wait for a model)
+    "npx skills add foo -g -y", "apt install curl -y", "git commit -m fix -a", "conda create -n env python=3.10 -y",
     # a log's line with its fields in parentheses (OpenClaw's "Exact completion details:")
     "Exec finished (gateway id=772ebb0a, session=fresh-nudibranch, code 0)",
     "Connection refused (host=10.0.0.5, port=5432, code 111)",
@@ -74,6 +76,8 @@ PROSE_LINES = [
     "Create a table of the invoices paid last month.",
     "Use the client with (timeout=30, retries=3) from now on.",
     "Always use the client (timeout=30, retries=3)",
+    "Use git commit -a to skip staging.", "Always run npm install --frozen-lockfile first.",
+    "git push -f 用不了",  # a person's words after the command: not the program's
 ]
 
 

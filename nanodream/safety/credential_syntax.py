@@ -23,6 +23,7 @@ from nanodream.safety.secret_values import (
 
 PASSWORD = "Password"
 AUTH_HEADER = "Authorization Header"
+WEBHOOK = "Webhook Key"
 
 _I = re.IGNORECASE
 _DIRECTIVE = re.compile(r"\b(?:requirepass|masterauth|auth_pass|rpcpassword|wpa_passphrase|bindpw|rootpw|psk"
@@ -53,6 +54,13 @@ _HEADER = re.compile(r"\b(?:(?:proxy-)?authorization(?:\s+header)?\s*(?:(?::|=|i
                      r"(?P<scheme>basic|bearer|token|digest|apikey|api-key|sso-key)\b|(?:proxy-)?authorization\s*:"
                      r"|x-(?:api|auth|access)-(?:key|token)\s*:)\s*(?P<value>[^\s'\"`]{8,})", _I)
 _SCHEME_VALUE = re.compile(r"\b(?:basic|bearer)\s+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)", _I)
+# A URL that is itself the credential: a chat bot's webhook, whose key is its last path segment (Feishu's
+# ".../bot/v2/hook/<key>", Discord's ".../api/webhooks/<id>/<token>") or a query parameter (WeCom's
+# ".../webhook/send?key=<key>", DingTalk's "access_token=…"). Anyone holding it posts as the bot.
+_HOOK_PATH = re.compile(r"https?://[^\s/]+/(?:[^\s?#]*/)?(?:web)?hooks?/(?:[^\s/?#]+/)*(?P<value>[A-Za-z0-9_-]{16,})"
+                        r"(?=[\s?#'\")\]>]|$)", _I)
+_URL_KEY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:key|token|access_token|secret|sign|signature|auth)="
+                      r"(?P<value>[A-Za-z0-9_.~%-]{16,})", _I)
 
 
 def findings(line: str) -> list[tuple[str, str]]:
@@ -86,7 +94,8 @@ def _set_value(value: str) -> bool:
 
 
 def _commands_and_urls(line: str) -> list[tuple[str, str]]:
-    """scheme://user:password@host, root:toor@nas.local, mysql -u app -pSecret, curl -u user:secret."""
+    """scheme://user:password@host, root:toor@nas.local, mysql -u app -pSecret, curl -u user:secret, a bot's
+    webhook URL."""
     found = [(PASSWORD, m.group("value")) for m in _URL_USERINFO.finditer(line)
              if m.group("value").lower() not in _PLACEHOLDERS and not is_reference(m.group("value"))]
     found += [(PASSWORD, m.group("value")) for m in _USER_PASS_AT_HOST.finditer(line)
@@ -95,6 +104,8 @@ def _commands_and_urls(line: str) -> list[tuple[str, str]]:
     for pattern in _CLI_PASSWORDS:
         found += [(PASSWORD, strip_value(m.group("value"))) for m in pattern.finditer(line)
                   if looks_secret(m.group("value")) or looks_default(m.group("value"))]
+    for pattern in (_HOOK_PATH, _URL_KEY):
+        found += [(WEBHOOK, m.group("value")) for m in pattern.finditer(line) if looks_token(m.group("value"), 16)]
     return found
 
 

@@ -33,6 +33,13 @@ CAUGHT = [
     ("Talked about: {}", "tvly-dev-" + "3HCSss-oRnGtM9bVjmyxIHGiRvTWd2PTOe9hYCMg", "Tavily API Key"),  # "-" inside
     ("- groq {} for drafts", "gsk_" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNb7Vc5Xz3Qw1", "Groq API Key"),
     ("- replicate {} for images", "r8_" + "Ab3Xz9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm", "Replicate API Token"),
+    # a chat bot's webhook URL is its credential (a new user's WeCom key stayed in history)
+    ("- alerts go to https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={} daily",
+     "b732d284-766d-4ec5-" + "a040-a639fcb6def4", "Webhook Key"),
+    ("- bot: https://open.feishu.cn/open-apis/bot/v2/hook/{} (group)", "3f2a9c1e-8b7d-4c2a-" + "9e1f-0a1b2c3d4e5f",
+     "Webhook Key"),
+    ("- https://discord.com/api/webhooks/123456789012345678/{} posts builds",
+     "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_" + "abcdefGHIJKLmnopQRstuVWxyz", "Webhook Key"),
     ("- jwt {} for staging",
      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
      "JSON Web Token"),
@@ -50,6 +57,8 @@ HARMLESS = [
     "description: Cut a release of ledgerline", "1. Run `git tag -s v1.2.3 -m 'Release v1.2.3'`",
     "- Uses the task-based sk-learn-compatible pipeline-for-everything-here.",
     "- password: (redacted Password)", "- api key: (redacted AWS Access Key)", "- token (redacted GitHub Token)",
+    "- Webhooks are documented at https://docs.example.com/webhooks/getting-started-guide",
+    "- Search with https://example.com/search?key=value&page=2", "- Hooks: https://github.com/org/repo/settings/hooks/123456",
 ]
 
 

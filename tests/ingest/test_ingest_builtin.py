@@ -754,6 +754,9 @@ WORK_SHOWN = "I have removed the duplicated install section and merged the two e
     ((("user", "Don't wait for me, start the deploy."),), None),
     ((("user", "Don't stop, keep going."),), None),
     ((("user", "Don't ask, just do it."),), None),
+    # a bare "don't" after a request in other words than "fix" or "please" (a new user's app redesign)
+    ((("user", "Redesign the layout for mobile. Don't use too many animations."),), None),
+    ((("user", "Improve the docs. Never commit .env files."),), "Never commit .env files."),
     ((("user", "Don't guess, ask me."),), "Don't guess, ask the user."),
     ((("user", "Don't use tabs, use spaces."),), "Don't use tabs, use spaces."),
 ])
@@ -1137,6 +1140,7 @@ def _extracted(*turns: tuple[str, str]):
     [("user", "¿Puedes arreglar el error del login? No uses caché.")],
     [("user", "帮我修一下登录的 bug。不要用缓存。")],
     [("user", "ログインのバグを直してください。キャッシュは使わないでください。")],
+    [("user", "列表页的布局需要紧凑一些。不要使用过多动画，保证使用的流畅度")],  # a new user's: "the layout needs to …"
     [("user", "Bitte behebe den Timeout im Zahlungsdienst."), ("assistant", "Klar, mache ich."),
      ("user", "Kein Caching verwenden.")],
 ])

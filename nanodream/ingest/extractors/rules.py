@@ -1185,7 +1185,9 @@ _ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next
                    r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
                    r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
                    r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"
-                   r"open|set up|go ahead)\b)", re.IGNORECASE)
+                   r"open|set up|go ahead|redesign|rewrite|redo|rework|restyle|improve|optimi[sz]e|simplify|clean up|"
+                   r"convert|migrate|replace|translate|deploy|install|debug|split|extract|polish|tweak|adjust)\b)",
+                   re.IGNORECASE)
 
 
 # A request the sentence ends with: "The endpoint returns stale data, please fix it." — what it asks is this errand.

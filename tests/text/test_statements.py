@@ -346,6 +346,14 @@ def test_what_only_looks_like_a_statement_is_none(code, sentence):
     assert statement(sentence, language(code)) is None
 
 
+@pytest.mark.parametrize("said", ["以后的回复都用中文。", "记住往后的回复都用中文。", "以后的代码注释都用英文写。"])
+def test_what_from_now_on_is_all_done_one_way_is_a_rule_in_chinese(said):
+    """A new user's one standing rule, "记住往后的回复都用中文" (from now on, reply in Chinese), waited: "往后的"
+    (what lies ahead, as in "今后的计划") kept its "remember" from counting."""
+    reading = read(list(sentences(said, "zh")), "zh")
+    assert [(s.kind, s.text) for s in reading.statements] == [(RULE, said)] and not reading.unread
+
+
 def test_remember_this_makes_the_sentence_before_it_a_rule_in_the_persons_words():
     """The person's rule of issue 45: "always look at all pages (there is a next page); remember this"."""
     said = list(sentences("查看飞书多维表格时务必看全部，有下一页。这个要牢记", "zh"))

@@ -109,10 +109,15 @@ TYPED_LINES = 6
 TYPED_CHARS = 2000
 
 
-# A slash command's prompt expanded into the person's turn (spec-kit and the kits built on it): the person's words
-# are only the "User Input" block's, where the command's arguments went ("$ARGUMENTS" when none were given).
-_COMMAND_PROMPT = re.compile(r"^#{1,3}\s*User Input\s*\n+```[a-z]*\n(?P<said>.*?)\n?```\s*\n+You \*\*MUST\*\* consider "
-                             r"the user input", re.MULTILINE | re.DOTALL)
+# A slash command's prompt expanded into the person's turn (spec-kit and the kits built on it, in English or
+# translated): the person's words are only the "User Input" block's, where the command's arguments went
+# ("$ARGUMENTS" when none were given); the template goes on after it, with "You **MUST** consider the user input"
+# or a heading of its own ("## 核心原则").
+_INPUT_HEADING = (r"User Input|用户输入|用戶輸入|ユーザー入力|사용자 입력|Entrada del usuario|Entrada do usuário|"
+                  r"Benutzereingabe|Entrée (?:de l'|)utilisateur")
+_COMMAND_PROMPT = re.compile(rf"^#{{1,3}}\s*(?:{_INPUT_HEADING})\s*\n+```[a-z]*\n(?P<said>.{{0,4000}}?)\n?```\s*\n+"
+                             r"(?:You \*\*MUST\*\* consider the user input|(?:[^\n]*\n)*?#{1,3}\s+\S)",
+                             re.MULTILINE | re.DOTALL)
 
 
 def the_persons_words(text: str, recurring: frozenset[str] = frozenset()) -> str:

@@ -396,3 +396,15 @@ def test_a_slash_commands_expanded_prompt_leaves_only_the_words_typed_after_it()
     assert the_persons_words(prompt.format(said="$ARGUMENTS")) == ""  # the template itself, pasted
     said = "## User Input\nI prefer short answers. You must consider this."
     assert the_persons_words(said) == said  # a heading of the person's own, no command's prompt
+
+
+@pytest.mark.parametrize("heading", ["用户输入", "ユーザー入力", "User Input"])
+def test_a_commands_prompt_in_other_words_leaves_only_the_words_typed_after_it(heading):
+    """A translated brainstorm command ("## 用户输入 … ## 核心原则 - 一次一问: 不要用多个问题压倒用户。") waited for a
+    model as the person's words, its "don't" ready to be filed as their rule; in English without the "You **MUST**
+    consider" line, the person's request was dropped as small talk."""
+    from nanodream.text.structure import the_persons_words
+
+    prompt = (f"## {heading}\n\n```text\n想要优化一下沙箱依赖关系\n```\n\nA line of the template.\n\n## 核心原则\n\n"
+              "- **一次一问**: 不要用多个问题压倒用户。")
+    assert the_persons_words(prompt) == "想要优化一下沙箱依赖关系"

@@ -67,7 +67,7 @@ _QUEUED = re.compile(r"\A\s*\[Queued messages while agent was busy\][ \t]*\n")
 _QUEUED_ITEM = re.compile(r"^-{3,}[ \t]*\n+Queued #\d+[ \t]*\n", re.MULTILINE)
 
 
-def queued(batch: str) -> list[str]:
+def _queued(batch: str) -> list[str]:
     """The messages of a queued batch, each with its envelope."""
     return [item for item in _QUEUED_ITEM.split(_QUEUED.sub("", batch)) if item.strip()]
 
@@ -75,7 +75,7 @@ def queued(batch: str) -> list[str]:
 def _new(items: list[str], context: Context) -> list[str]:
     """The items a channel delivers for the first time ("" in place of one it delivered before, so the others keep
     their numbers)."""
-    return ["" if redelivered(item, context) else item for item in items]
+    return ["" if _redelivered(item, context) else item for item in items]
 
 
 # The channel's id of a message, in the envelope's metadata ("message_id": "om_x1…") or on a line of its own
@@ -86,7 +86,7 @@ DELIVERED = "delivered"  # the context's key for the channel ids of the session'
 REDELIVERY_WINDOW = 64  # a message delivered again comes within minutes, well inside this many messages
 
 
-def redelivered(text: str, context: Context) -> bool:
+def _redelivered(text: str, context: Context) -> bool:
     """Whether every channel id in a turn of the person's belongs to a message this session already had (a
     delivery again, not a message again); the ids are remembered, the latest `REDELIVERY_WINDOW`."""
     ids = [match.group("json") or match.group("line") for match in _CHANNEL_ID.finditer(text)]
@@ -123,14 +123,14 @@ def read(record: Any, context: Context) -> list[Message]:
         reply = Said(message["role"], text, when, record_id)
         return [make("openclaw", session, reply, by_file=by_file)] if text else []
     if not _QUEUED.match(text):
-        said = "" if redelivered(text, context) else without_envelope(text)
+        said = "" if _redelivered(text, context) else without_envelope(text)
         return [make("openclaw", session, Said("user", said, when, record_id), by_file=by_file)] if said else []
     # Versions before this one read a batch as one message: its identity then is still recognised, so a file read
     # again from the start does not bring the batch in twice.
     whole = make("openclaw", session, Said("user", without_envelope(text), when, record_id), by_file=by_file)
     return [replace(make("openclaw", session, Said("user", said, when, f"{record_id}#{n}"), by_file=by_file),
                     legacy_keys=(whole.key, *whole.legacy_keys))
-            for n, said in enumerate(map(without_envelope, _new(queued(text), context)), 1) if said]
+            for n, said in enumerate(map(without_envelope, _new(_queued(text), context)), 1) if said]
 
 
 # A session /reset archived keeps its transcript beside the new one as "<session-id>.jsonl.reset.<time>".

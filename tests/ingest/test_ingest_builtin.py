@@ -1141,6 +1141,11 @@ def _extracted(*turns: tuple[str, str]):
     [("user", "帮我修一下登录的 bug。不要用缓存。")],
     [("user", "ログインのバグを直してください。キャッシュは使わないでください。")],
     [("user", "列表页的布局需要紧凑一些。不要使用过多动画，保证使用的流畅度")],  # a new user's: "the layout needs to …"
+    # a request made as a command ("Redesign …") in the person's language
+    [("user", "Rediseña el diseño para móvil. No uses demasiadas animaciones.")],
+    [("user", "Refais la mise en page. N'utilise pas trop d'animations.")],
+    [("user", "Überarbeite das Layout. Keine Animationen verwenden.")],
+    [("user", "Melhore o layout. Não use animações demais.")],
     [("user", "Bitte behebe den Timeout im Zahlungsdienst."), ("assistant", "Klar, mache ich."),
      ("user", "Kein Caching verwenden.")],
 ])

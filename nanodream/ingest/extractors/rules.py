@@ -391,6 +391,7 @@ _BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
 _HOLD_BACK_THEN_DO = re.compile(rf"^(?:please\s+)?{DO_NOT}\s+(?P<verb>[a-z]+)(?:\s+(?:for\s+(?:me|us|it|that|them)|up"
                                 r"|yet|now|here|anymore))?\s*[,;—–-]+\s*(?:(?:just|now|then|and|please)\s+)*"
                                 r"(?P<command>.+)$", re.IGNORECASE)
+_PACING = frozenset({"wait", "stop", "pause", "delay", "bother"})
 _EVER = re.compile(r"\bever\b", re.IGNORECASE)
 # The piece of work at hand, named by its article alone ("the file", "the migration file", "the function
 # signature"; not "the .env file", which names one every time, nor "the test files", a kind): a bare "don't" about
@@ -436,9 +437,6 @@ _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid"
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
 _NEXT_TIME = re.compile(r"^(?:(?:please|pls)\s+)?next\s+time\s*[,:;—–-]?\s+(?:(?:please|pls)\s+)?(?P<rule>\w.+)$",
                         re.IGNORECASE | re.DOTALL)
-
-
-_PACING = frozenset({"wait", "stop", "pause", "delay", "bother"})
 
 
 def _holding_back(sentence: str) -> bool:
@@ -992,12 +990,16 @@ def _lasting(sentence: str) -> bool:
 
 
 # What opens a request or a remark to the agent rather than a statement about the world.
+# Verbs that ask to change a thing or the way it is built ("Migrate the users table …", "Redesign the layout …"):
+# opening a sentence, they ask for work, whether or not it names what it works on.
+_CHANGE_VERBS = (r"switch|migrate|convert|upgrade|downgrade|replace|swap|enable|disable|turn|restart|rebuild|rerun|"
+                 r"revert|roll back|deploy|redesign|rewrite|redo|rework|restyle|improve|optimi[sz]e|simplify|split|"
+                 r"extract|polish|tweak|adjust")
 _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|lets|add|fix|make|show|tell|give|"
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
                       r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
-                      r"send|book|remind|ping|list|print|clean up|set up|look up|figure out|switch|migrate|convert|"
-                      r"upgrade|downgrade|replace|swap|enable|disable|turn|restart|rebuild|rerun|revert|roll back|"
+                      rf"send|book|remind|ping|list|print|clean up|set up|look up|figure out|{_CHANGE_VERBS}|"
                       rf"you|your|that|there|here|what|how|why|when|where|who|which|yes|{NO}|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
@@ -1176,7 +1178,7 @@ _LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
 _BARE_I = re.compile(r"(?<![\w'’-])[Ii](?P<rest>m|ve)\b")
 # A name the person puts in quotes ("Call me "William"", "My name is 'Bill'"): the name, not someone's words.
 _QUOTED_NAME = re.compile(r"\b(?P<naming>call me|name is|name's|i go by|i'm called|known as)\s+"
-                          r"(?P<quote>[\"'“‘«„])(?P<name>[^\"'“”‘’«»\n]{1,40})[\"'”’»“]", re.IGNORECASE)
+                          r"[\"'“‘«„](?P<name>[^\"'“”‘’«»\n]{1,40})[\"'”’»“]", re.IGNORECASE)
 
 
 # A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
@@ -1185,9 +1187,7 @@ _ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next
                    r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
                    r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
                    r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"
-                   r"open|set up|go ahead|redesign|rewrite|redo|rework|restyle|improve|optimi[sz]e|simplify|clean up|"
-                   r"convert|migrate|replace|translate|deploy|install|debug|split|extract|polish|tweak|adjust)\b)",
-                   re.IGNORECASE)
+                   rf"open|set up|go ahead|clean up|translate|install|debug|{_CHANGE_VERBS})\b)", re.IGNORECASE)
 
 
 # A request the sentence ends with: "The endpoint returns stale data, please fix it." — what it asks is this errand.

@@ -5,8 +5,9 @@ the first as "User moved to Berlin" replaces "User lives in Munich" (engines/slo
 language file's `[slots]` table lists, per attribute, the patterns that give it a value — "…" stands for the
 value: "ich wohne in …", "…에 살~", "我住在…" — the words that only say a value is new (`now`: "jetzt", "现在"),
 and, for a language written without spaces, the particles a value never holds (`particles`: "私は東京に住んで…"
-names 東京). `[slots.keys]` names the keys of a `Key: value` line that give the same attribute ("Wohnort: …").
-A speaker extends the file; no code changes.
+names 東京), and the words that join two clauses (`joins`: "und", "y"), so "Vivo en Madrid y trabajo en Google"
+is two attributes, each its own line. `[slots.keys]` names the keys of a `Key: value` line that give the same
+attribute ("Wohnort: …"). A speaker extends the file; no code changes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _PUNCTUATION = r"\s,;:.!?。，；：！？、"
 # Attributes whose value is a name (a place, an employer): it opens with a capital, where the script has them.
 _NAMES = frozenset({"lives in", "works at"})
 # The lists of a `[slots]` table that are no attribute's patterns.
-_NOT_RELATIONS = frozenset({"now", "particles"})
+_NOT_RELATIONS = frozenset({"now", "particles", "joins"})
 # A one-at-a-time value said without whose it is: "Timezone is UTC-5 now", "The port is now 8081". The value names
 # one thing (a digit or a capital: "Europe/Berlin", "8081"), not a state ("Location is wrong").
 _UNOWNED = re.compile(r"^(?:(?:the|our)\s+)?(?P<key>time\s*zone|tz|port|location|city)\s+"
@@ -45,6 +46,8 @@ class _Spec:
     now: re.Pattern[str] | None
     keys: dict[str, str]
     particles: str  # what a value never ends on either ("我搬到上海了": 上海)
+    joins: re.Pattern[str] | None  # where one clause may end and another start: a comma, "und", "并且"; None: unsaid
+    characters: bool  # written without spaces
 
 
 @cache
@@ -62,7 +65,19 @@ def _spec(code: str) -> _Spec | None:
     joined = "|".join(re.escape(word) for word in sorted(now, key=len, reverse=True))
     now_pattern = re.compile(joined if characters else rf"(?<!\w)(?:{joined})(?!\w)\s*", re.IGNORECASE) if now else None
     keys = {key.lower(): relation for relation, listed in table.get("keys", {}).items() for key in listed}
-    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())))
+    joins = _joins(table.get("joins", ()), characters)
+    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())), joins, characters)
+
+
+def _joins(words: list[str], characters: bool) -> re.Pattern[str] | None:
+    """Where a clause may end: a comma or semicolon, with or without a joining word after it, or the word alone;
+    None for a language whose file does not say how its clauses join (Japanese "住んでいて、…" is no clause's end)."""
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    alone = rf"(?:{alternatives})" if characters else rf"\s+(?:{alternatives})\s+"
+    after = rf"(?:{alternatives})?" if characters else rf"(?:(?:{alternatives})\s+)?"
+    return re.compile(rf"\s*[,;，；、]\s*{after}|{alone}", re.IGNORECASE)
 
 
 def _compiled(item: str, characters: bool, stops: str) -> re.Pattern[str]:
@@ -103,6 +118,55 @@ def attribute_in(sentence: str, code: str) -> Attribute | None:
     """The attribute a sentence in language `code` gives the person a value for, or None."""
     found = _matched(sentence, code)
     return found[1] if found else None
+
+
+def by_attribute(sentence: str, code: str) -> list[str]:
+    """The sentence cut before each clause that gives the person a further attribute ("Vivo en Madrid y trabajo en
+    Google": where they live, then where they work), so each is a line a correction replaces alone; a clause
+    without a subject of its own takes the first one's ("Ich wohne in Berlin und arbeite bei SAP" → "Ich arbeite
+    bei SAP"). Words that give no attribute stay with the clause before them; a sentence giving fewer than two
+    attributes is returned whole."""
+    spec = _spec(code)
+    if spec is None or spec.joins is None:
+        return [sentence]
+    text = sentence.strip()
+    cuts = [(match.start(), match.end()) for match in spec.joins.finditer(text)]
+    pieces = [text[start:end] for start, end in zip([0] + [end for _, end in cuts], [start for start, _ in cuts]
+                                                    + [len(text)], strict=True)]
+    lead = _subject(text, spec)
+    clauses: list[str] = []
+    given = 0
+    for index, piece in enumerate(pieces):
+        own = _clause_giving(piece, lead, code, spec)
+        if own and given:
+            clauses.append(own)
+        elif clauses:
+            clauses[-1] += text[cuts[index - 1][0]:cuts[index - 1][1]] + piece
+        else:
+            clauses.append(piece)
+        given += bool(own)
+    return [_ended(clause, text, spec) for clause in clauses] if given >= 2 else [sentence]
+
+
+def _subject(text: str, spec: _Spec) -> str:
+    """The sentence's first word (its first character where words have no spaces): the subject a clause that has
+    none takes."""
+    return text[:1] if spec.characters else text.split(maxsplit=1)[0]
+
+
+def _clause_giving(piece: str, lead: str, code: str, spec: _Spec) -> str:
+    """The piece as a clause of its own when it gives an attribute, alone or with the sentence's subject; ""."""
+    if _matched(piece, code) is not None:
+        return piece
+    carried = f"{lead}{piece}" if spec.characters else f"{lead} {piece}"
+    return carried if piece.strip() and _matched(carried, code) is not None else ""
+
+
+def _ended(clause: str, sentence: str, spec: _Spec) -> str:
+    """A clause as a sentence of its own: a capital where the script has them, the sentence's own stop."""
+    clause = clause.strip().rstrip(".!。！")
+    stop = sentence.rstrip()[-1:] if sentence.rstrip()[-1:] in ".!。！" else ("。" if spec.characters else ".")
+    return clause[:1].upper() + clause[1:] + stop
 
 
 def said_anew(sentence: str, code: str) -> str:

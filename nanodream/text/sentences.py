@@ -46,6 +46,11 @@ _CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\
                      r",\s+(?=your\s+(?:new\s+)?[\w-]+\s+(?:is|are|will be)\b)|"  # "…, your name is Hiperagi"
                      r",\s+(?=(?:does|do|did|is|are|was|were|can|could|should|would|will|shall|what|how|why|where|"
                      r"which|who|when)\b[^,.!?]*\?\s*$)", re.IGNORECASE)
+# Where "I" gives a second one-at-a-time attribute without saying "I" again: "I live in Berlin and work at SAP",
+# "I'm based in Lisbon, work as a nurse" (engines/slots.py reads each: where the person lives, where they work).
+_SHARED_SUBJECT = re.compile(r"(?:,?\s+and\s+|,\s+)(?=(?:now\s+|also\s+)?(?:live|work|moved|relocated)\s+"
+                             r"(?:in|at|for|as|to)\b)", re.IGNORECASE)
+_I_OPENING = re.compile(r"^I(?:['’]m)?\s")
 # A line that opens a letter ("Hi all,", "Dear Ana,"): what follows was written for someone else.
 _SALUTATION = re.compile(r"^\s*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening))\b"
                          r"[\w\s'’-]{0,30},\s*$", re.IGNORECASE)
@@ -62,7 +67,7 @@ def sentences(text: str, language: str = "en") -> Iterator[str]:
         for sentence in _segments("en" if english else language, _without_file_lead(block)):
             if english:
                 parts = [part.strip() for part in _CLAUSE.split(sentence) if part and part.strip()]
-                yield from _with_settings(_with_contrasts(parts))
+                yield from _with_settings(_with_contrasts(_with_shared_subject(parts)))
             else:
                 yield from (line.strip() for line in sentence.split("\n") if line.strip())
 
@@ -136,6 +141,17 @@ _SETTING = re.compile(rf"^{SETTING_OPENERS}[^,.!?;:]*$", re.IGNORECASE)
 # "…, never npm": a contrast that borrows the verb of the rule before it ("always use pnpm").
 _CONTRAST = re.compile(r"^(?:always|never)\s+(?P<first>[\w'’-]+)(?:\s+[\w'’-]+){0,2}[.!]?$", re.IGNORECASE)
 _VERBS = wordlist("imperatives")
+
+
+def _with_shared_subject(parts: list[str]) -> list[str]:
+    """The parts of a sentence, one that gives the person several attributes cut into one per attribute, each with
+    "I" ("I live in Berlin and work at SAP" → "I live in Berlin", "I work at SAP"): a correction of one replaces
+    its line alone."""
+    cut: list[str] = []
+    for part in parts:
+        pieces = _SHARED_SUBJECT.split(part) if _I_OPENING.match(part) else [part]
+        cut += [pieces[0], *(f"I {piece}" for piece in pieces[1:])]
+    return cut
 
 
 def _with_contrasts(parts: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.attributes import attribute_in, said_anew
+from nanodream.text.attributes import attribute_in, by_attribute, said_anew
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
@@ -939,11 +939,23 @@ def read(sentences: list[str], code: str) -> Reading:
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
-            reading.statements.append(found)
+            reading.statements += _one_per_attribute(found, sentence, spec)
         elif not trivial(sentence, spec):
             reading.unread = True
             reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading
+
+
+def _one_per_attribute(found: Statement, sentence: str, spec: Language) -> list[Statement]:
+    """A statement about the person giving two attributes ("Vivo en Madrid y trabajo en Google") as one statement
+    per attribute, so a later "Ahora vivo en Sevilla" replaces one line and keeps the other; whole unless each
+    clause is read as a statement about the person."""
+    if found.kind != PERSON:
+        return [found]
+    clauses = [statement(clause, spec) for clause in by_attribute(sentence, spec.code)]
+    if len(clauses) < 2 or any(clause is None or clause.kind != PERSON for clause in clauses):
+        return [found]
+    return [clause for clause in clauses if clause is not None]
 
 
 def about_the_person(block: KeyValues, code: str) -> bool:

@@ -279,6 +279,36 @@ def test_a_new_value_said_in_the_persons_language_replaces_the_old_line(workspac
     assert load_waiting(workspace) == []
 
 
+# (language, two attributes said in one sentence, a new value of one of them later, the line kept, the value gone)
+TWO_THEN_ONE = [
+    ("en", "I'm Ana, I live in Berlin and work at SAP.", "I moved to Munich.", "User works at SAP.", "Berlin"),
+    ("en", "I live in Lisbon and work at Farfetch as a designer.", "I work at Google now.", "User lives in Lisbon.",
+     "Farfetch"),
+    ("de", "Ich wohne in Berlin und arbeite bei Siemens.", "Ich arbeite jetzt bei SAP.", "Ich wohne in Berlin.",
+     "Siemens"),
+    ("es", "Vivo en Madrid y trabajo en Google.", "Ahora vivo en Sevilla.", "Trabajo en Google.", "Madrid"),
+    ("fr", "J'habite à Lyon et je travaille chez Renault.", "Je travaille maintenant chez Airbus.",
+     "J'habite à Lyon.", "Renault"),
+    ("pt", "Moro em Lisboa e trabalho na Farfetch.", "Agora moro no Porto.", "Trabalho na Farfetch.", "Lisboa"),
+    ("zh", "我住在上海，在阿里巴巴工作。", "我现在在腾讯工作。", "我住在上海。", "阿里巴巴"),
+]
+
+
+@pytest.mark.parametrize(("code", "both", "anew", "kept", "gone"), TWO_THEN_ONE)
+def test_a_new_value_of_one_of_two_attributes_said_together_replaces_that_one_alone(workspace, tmp_path, code, both,
+                                                                                      anew, kept, gone):
+    """"Ich wohne in Berlin und arbeite bei Siemens." was one line: "Ich arbeite jetzt bei SAP." left it active
+    beside the new employer (two employers), or archived it whole and lost where the person lives; in English the
+    line read "User lives in Berlin and work at SAP"."""
+    for number, said in enumerate((both, anew)):
+        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
+                   settings=BUILTIN)
+        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    user = (workspace.root / "USER.md").read_text()
+    assert f"- {kept}\n" in user and gone not in user
+    assert load_waiting(workspace) == []
+
+
 def test_a_stay_of_the_moment_neither_replaces_the_home_nor_is_lost(workspace, tmp_path):
     """"Ich wohne gerade im Hotel" says where the person is staying now, no new home: it waits for a model."""
     api.ingest(workspace.root, [transcript(tmp_path / "home.jsonl", ["Ich wohne in Graz."])], settings=BUILTIN)

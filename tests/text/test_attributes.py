@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nanodream.engines.slots import USER_SUBJECT, same_slot, slot_of, user_slot
-from nanodream.text.attributes import Attribute, attribute_of
+from nanodream.text.attributes import Attribute, attribute_of, by_attribute
 
 GIVEN = [
     ("Ich wohne jetzt in Berlin.", "lives in", "Berlin"),
@@ -65,3 +65,26 @@ def test_a_later_value_fills_the_slot_of_the_line_it_replaces(old, new):
 
 def test_two_attributes_are_two_slots():
     assert not same_slot("Ich wohne in Berlin.", "Ich arbeite bei SAP.")
+
+
+@pytest.mark.parametrize(("sentence", "code", "clauses"), [
+    ("Ich wohne in Berlin und arbeite bei Siemens.", "de", ["Ich wohne in Berlin.", "Ich arbeite bei Siemens."]),
+    ("Vivo en Madrid y trabajo en Google.", "es", ["Vivo en Madrid.", "Trabajo en Google."]),
+    ("J'habite à Lyon et je travaille chez Renault.", "fr", ["J'habite à Lyon.", "Je travaille chez Renault."]),
+    ("Moro em Lisboa e trabalho na Farfetch.", "pt", ["Moro em Lisboa.", "Trabalho na Farfetch."]),
+    ("我住在上海，在阿里巴巴工作。", "zh", ["我住在上海。", "我在阿里巴巴工作。"]),  # the subject carried
+    # words that give no attribute stay with the clause before them
+    ("Soy Ana, vivo en Madrid y trabajo en Google.", "es", ["Soy Ana, vivo en Madrid.", "Trabajo en Google."]),
+])
+def test_a_sentence_giving_two_attributes_is_cut_into_one_clause_each(sentence, code, clauses):
+    assert by_attribute(sentence, code) == clauses
+
+
+@pytest.mark.parametrize(("sentence", "code"), [
+    ("Ich wohne in Portland, Oregon.", "de"),  # one place, with a comma
+    ("Ich arbeite bei Siemens und SAP.", "de"),  # one attribute, two values: the person's to say
+    ("Vivo en Madrid y me gusta el café.", "es"),  # one attribute and something else
+    ("私は東京に住んでいて、ソニーに勤めています。", "ja"),  # its file names no joining words: not cut
+])
+def test_a_sentence_giving_fewer_than_two_attributes_stays_whole(sentence, code):
+    assert by_attribute(sentence, code) == [sentence]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import tzinfo
 from pathlib import Path
 
@@ -181,13 +181,13 @@ class _Pass:
             return
         selected, origin_of = self._select(group)
         chunks = session_chunks(selected, self.settings.ingest_chunk_tokens, self.zone)
-        extracted = self._extract(chunks)
+        extracted = self._extract([redacted_chunk(chunk) for chunk in chunks])
         done = {m.key for chunk, _ in extracted for m in chunk.messages}
         finished = [o for o in group if all(m.key in done for m in o.read.messages if m.key in origin_of)]
         entries = []
         for chunk, extraction in extracted:
             parts = [text for text in (extraction.content, extraction.waiting) if text.strip()]
-            entries += [self._entry(chunk, text) for text in parts]
+            entries += [self._entry(chunk, text, turns=index == 0) for index, text in enumerate(parts)]
             origin_of[chunk.messages[0].key].source.entries += len(parts)
         self._write(entries, sorted(done), finished)
 
@@ -251,11 +251,13 @@ class _Pass:
             return f"cost budget reached (${cost:.4f} >= ${cap:.4f}); the rest waits"
         return ""
 
-    def _entry(self, chunk: Chunk, content: str) -> Entry:
-        """Secrets redacted with the memory's own scanner before anything is written, in the entry and in every
-        turn the store keeps of it."""
+    def _entry(self, chunk: Chunk, content: str, *, turns: bool) -> Entry:
+        """Secrets redacted with the memory's own scanner before anything is written (the chunk's messages were
+        before they were read); the chunk's turns go with its first entry only (`turns`), so a chunk written as
+        what was read and what waits for a model stores each message once."""
         stamp = history_stamp(chunk.when, self.zone)
-        said = (said_turn(m, stamp, self.zone) for m in chunk.messages) if self.settings.keep_turns_mb else ()
+        keep = turns and self.settings.keep_turns_mb
+        said = (said_turn(m, stamp, self.zone) for m in chunk.messages) if keep else ()
         kept = tuple(turn for turn in said if turn.text)  # a turn the harness wrote all of says nothing to recall
         return Entry(stamp, redacted(content), chunk.session, kept)
 
@@ -305,15 +307,21 @@ class _Pass:
             record_pass(self.door.workspace, report, self.request.trigger)
 
 
+def redacted_chunk(chunk: Chunk) -> Chunk:
+    """The chunk with every message's secrets redacted, before any extractor reads it: a key cut by a sentence's
+    end at its "!" ("sk_h1.Fu!Ic;…") no longer looks like one, and a model's provider never sees it."""
+    return replace(chunk, messages=[replace(message, text=redacted(message.text)) for message in chunk.messages])
+
+
 def said_turn(message: Message, stamp: str, zone: tzinfo) -> Turn:
-    """The message as the turn store keeps it (backlog/turns.py): redacted as history is, on the person's clock,
+    """The message (redacted: `redacted_chunk`) as the turn store keeps it (backlog/turns.py), on the person's clock,
     without the lines a harness writes into the person's turn ("[message_id: 19]", an event line); a message
     without a time of its own is dated by its entry's `stamp`. Its cursor is filled in when appended."""
     moment = local(message.when, zone) if message.when is not None else None
     day = f"{moment:%Y-%m-%d}" if moment is not None else stamp[:10]
     time = f"{moment:%H:%M}" if moment is not None else ""
     text = structure.the_persons_words(message.text).strip() if message.role == "user" else message.text
-    return Turn(message.key, 0, message.session, day, time, message.role, message.speaker, kept_text(redacted(text)))
+    return Turn(message.key, 0, message.session, day, time, message.role, message.speaker, kept_text(text))
 
 
 def _unreadable(shown: SourceReport, reason: str, *, named: bool) -> None:

@@ -60,6 +60,30 @@ def test_a_named_speaker_and_the_persons_clock_are_kept(workspace, tmp_path):
     assert (undated.day, undated.time) == (entry["timestamp"][:10], "")  # the entry's day, said so by no time
 
 
+def test_a_chunk_read_in_part_and_waiting_in_part_keeps_each_message_once(workspace, tmp_path):
+    """A chunk written as two entries (what the rules read, what waits for a model) stored every one of its
+    messages under both: a secret in the store, and every answer in recall, twice."""
+    chat = tmp_path / "mixed.jsonl"
+    said = ["I live in Graz.", "¿Puedes revisar por qué falla el despliegue en staging? Creo que es la migración.",
+            "Thanks, that works."]
+    chat.write_text("".join(json.dumps({"role": "user", "content": text, "timestamp": f"2026-05-01T10:0{n}:00Z"},
+                                       ensure_ascii=False) + "\n" for n, text in enumerate(said)), encoding="utf-8")
+    report = api.ingest(workspace.root, [chat])
+    assert report.added == 2 and report.for_model == {"es": 1}  # one chunk, two entries
+    assert sorted(turn.text for turn in stored(workspace)) == sorted(said)
+
+
+def test_a_key_is_redacted_before_a_sentence_end_inside_it_can_cut_it(workspace, tmp_path):
+    """"My private key is sk_h1.Fu!Ic;dyMiQG_)4@DpE7v6L^TD" was cut at its "!" before redaction: the part before
+    it no longer looked like a key and went into history, and into USER.md, as "User's private key is sk_h1.Fu"."""
+    chat = tmp_path / "key.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "My private key is sk_h1.Fu!Ic;dyMiQG_)4@DpE7v6L^TD"})
+                    + "\n", encoding="utf-8")
+    api.ingest(workspace.root, [chat])
+    written = workspace.history_file.read_text(encoding="utf-8") + store_bytes(workspace).decode()
+    assert "sk_h1" not in written and "dyMiQG" not in written
+
+
 def test_ingesting_again_or_a_copy_keeps_nothing_twice(workspace, tmp_path):
     api.ingest(workspace.root, [FIXTURES / "ingest"])
     before = store_bytes(workspace)

@@ -49,10 +49,10 @@ _CLI_PASSWORDS = (
     re.compile(r"(?:^|\s)(?:-u|--user)\s+[^\s:]+:(?P<value>\S+)"),  # curl -u user:secret
 )
 _URL_USERINFO = re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://[^\s:/@]{0,64}:(?P<value>[^\s@/]{1,200})@")
-# "Authorization: Basic …", "authorization header is 'Bearer …'", "X-Api-Key: …".
+# "Authorization: Basic …", "authorization header is 'Bearer …'", "X-Api-Key: …", "X-Master-Key: …".
 _HEADER = re.compile(r"\b(?:(?:proxy-)?authorization(?:\s+header)?\s*(?:(?::|=|is|was)\s*[`'\"]?)?"
                      r"(?P<scheme>basic|bearer|token|digest|apikey|api-key|sso-key)\b|(?:proxy-)?authorization\s*:"
-                     r"|x-(?:api|auth|access)-(?:key|token)\s*:)\s*(?P<value>[^\s'\"`]{8,})", _I)
+                     r"|x-(?:[a-z0-9]+-){1,2}(?:key|token|secret)\s*:)\s*(?P<value>[^\s'\"`]{8,})", _I)
 _SCHEME_VALUE = re.compile(r"\b(?:basic|bearer)\s+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)", _I)
 # A URL that is itself the credential: a chat bot's webhook, whose key is its last path segment (Feishu's
 # ".../bot/v2/hook/<key>", Discord's ".../api/webhooks/<id>/<token>") or a query parameter (WeCom's

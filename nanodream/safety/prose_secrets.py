@@ -55,7 +55,8 @@ def _words(text: str) -> frozenset[str]:
 # Longer names first: the alternation takes the first that matches at a position.
 _PASSWORD_CUE = (r"(?:(?:wi-?fi|wpa2?|wlan|wireless|network|guest|hotspot)\s+(?:password|passphrase|key|code|pass)"
                  r"|(?:code|key|password)\s+(?:to|for|of)\s+(?:the\s+)?(?:wi-?fi|network|router|hotspot)"
-                 r"|pass(?:word|wd|wort|code)s?|pass[\s-]word|pword|pwd|pw|p/w|pass)")
+                 r"|pass(?:word|wd|wort|code)s?|pass[\s-]word|pword|pwd|pw|p/w"
+                 r"|pas{1,2}(?:w(?:or|ro|o|r)?d|owrd|ord)s?|pass)")  # typed in haste: "passwod", "pasword"
 _PHRASE_CUE = (r"(?:pass\s?phrases?|(?:seed|recovery|mnemonic|backup|encryption|unlock|secret|security|disk|drive"
                r"|vault|wallet)\s+(?:phrase|words|sentence)|master\s+password"
                r"|(?:1[28]|2[04]|twelve|eighteen|twenty[\s-]four)[\s-]+(?:secret\s+|seed\s+|recovery\s+)?words"
@@ -201,7 +202,7 @@ _OTHER_CREDENTIAL_WORD = _named_in_other_languages("password-words")
 _OTHER_ACCOUNT_WORD = _named_in_other_languages("account-words")
 # What joins a password's name to its value in the languages of text/data/password-words.txt: "密码是 …", "パスワードは
 # …", "비밀번호는 …", "mật khẩu là …", "mi clave es …", "das Kennwort lautet …", or a colon.
-_JOIN = r"(?:[:：=]|是|为|為|は|が|는|은|이|là|es|era|é|ist|lautet|est|jest|is|—)"
+_JOIN = r"(?:[:：=]|是|为|為|は|が|는|은|이|—|(?:là|est|es|era|é|ist|lautet|jest|is)(?!\w))"  # "est", not "es"+"t"
 _OTHER_CONNECTOR = re.compile(rf"[\s*_]*{_JOIN}?\s*", _I)  # "**GitHub 账号**：…": markdown's emphasis aside
 # … or a few words after the name, then one of those: "senha do roteador: …", "пароль от почты: …".
 _OTHER_GAP = re.compile(rf"(?:\s*[^\s.。!！?？;；]+){{1,3}}?\s*{_JOIN}\s*", _I)
@@ -338,14 +339,18 @@ def _passphrases(line: str) -> list[Finding]:
 
 _HYPHENED_WORDS = re.compile(r"[a-z]{2,}(?:-[a-z]{2,}){2,11}(?:-\d{1,4})?(?![\w-])")
 _LOWER_WORDS = re.compile(r"[a-z]{2,}(?: [a-z]{2,}){3,11}(?=\s*(?:[.;!,)]?\s*$|[.;!]\s))")
+# An app password as Google shows it, four groups of four letters ("qwer tyui opas dfgh"): no sentence is so spelled.
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}(?![\w-])")
 
 
 def _words_as_password(line: str, start: int) -> str:
     """Words stated as a password after its name: joined by hyphens ('the wifi key is correct-horse-battery-staple'),
-    or four or more plain words ending the sentence after a colon ('Password for the shared drive: tiger lamp
-    ocean seven') — never a statement about it ('case-sensitive', 'changes every month at the office')."""
+    four groups of four letters (an app password: 'my app password is qwer tyui opas dfgh'), or four or more plain
+    words ending the sentence after a colon ('Password for the shared drive: tiger lamp ocean seven') — never a
+    statement about it ('case-sensitive', 'changes every month at the office')."""
     after_symbol = re.search(r"(?::|=|->|=>|→)\s*$", line[max(start - 40, 0):start]) is not None
-    match = _HYPHENED_WORDS.match(line, start) or (_LOWER_WORDS.match(line, start) if after_symbol else None)
+    match = (_HYPHENED_WORDS.match(line, start) or _APP_PASSWORD.match(line, start)
+             or (_LOWER_WORDS.match(line, start) if after_symbol else None))
     phrase = match.group(0) if match else ""
     words = re.split(r"[ -]", phrase)
     if not phrase or any(word in _COMPOUND for word in words) or " " in phrase and _says_something(words):

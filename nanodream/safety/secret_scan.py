@@ -39,6 +39,8 @@ _PROVIDER_KEYS: dict[str, re.Pattern[str]] = {
     "Replicate API Token": re.compile(r"\br8_[A-Za-z0-9]{30,}"),
     "Perplexity API Key": re.compile(r"\bpplx-[A-Za-z0-9]{40,}"),
     "xAI API Key": re.compile(r"\bxai-[A-Za-z0-9]{40,}"),
+    # Zhipu (BigModel, GLM): an id of 32 hex digits, a dot, a secret of 16 letters and digits.
+    "Zhipu API Key": re.compile(r"(?<![0-9a-fA-F])[0-9a-f]{32}\.[A-Za-z0-9]{16}(?![A-Za-z0-9])"),
 }
 # Any PEM private-key header, e.g. PKCS#8 "ENCRYPTED PRIVATE KEY", which detect-secrets' list lacks.
 _PEM_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

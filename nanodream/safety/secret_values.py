@@ -18,8 +18,9 @@ from nanodream.text.lists import wordlist
 
 # Pointers to a secret, not the secret: $VAR, ${VAR}, $(cmd), %VAR%, <placeholder>, {{template}}, ENV_NAMES,
 # and secret-store addresses (vault:…, op://…).
+# A variable's name ($DB_PASSWORD); a bcrypt-style "$2a$10$…" is a value (jsonbin's master key is one).
 _REFERENCE = re.compile(
-    r"\$[({]?\w+.*|%\w+%|<[^>]*>?|\{\{.*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:vault|op|env|secret|keychain|ssm):.*",
+    r"\$(?!2[abxy]?\$\d\d\$)[({]?\w+.*|%\w+%|<[^>]*>?|\{\{.*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:vault|op|env|secret|keychain|ssm):.*",
 )
 _URL_OR_PATH = re.compile(r"[A-Za-z][\w+.-]*://\S*|[~.]{0,2}/\S*|[\w.+-]*@[\w-]+(?:\.[\w-]+)+\S*|\S+\.(?:md|txt|json"
                           r"|ya?ml|toml|conf|cfg|ini|env|pem|key|pub|sh|py|kdbx)|[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"

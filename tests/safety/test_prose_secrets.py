@@ -348,6 +348,12 @@ NAMED_IN_ANOTHER_LANGUAGE = [
     ("密码是 12345678", "12345678"),  # a default password, stated as one
     ("- [x] **GitHub 账号**：dev@example.com / Qiu160630", "Qiu160630"),  # an account's user/password pair
     ("conta: ana / Praia7781", "Praia7781"),
+    # a new user's transcripts: "est" read as "es" and a "t", an accent left out, "password" typed in haste
+    ("le mot de passe est QqIuTo_200", "QqIuTo_200"),
+    ("la contrasena es QqIuTo_200", "QqIuTo_200"),
+    ("que la passwod sea esta QqIuTo_200", "QqIuTo_200"),
+    ("the pasword is Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("passord: Fjord2024!x", "Fjord2024!x"),
 ]
 
 
@@ -376,3 +382,22 @@ def test_ingest_keeps_a_password_named_in_another_language_out_of_history_and_th
         p.read_text(encoding="utf-8", errors="replace") for p in (workspace.root / "memory").rglob("*") if p.is_file())
     for _, value in NAMED_IN_ANOTHER_LANGUAGE:
         assert value not in stored, value
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("my app password is qwer tyui opas dfgh", "qwer tyui opas dfgh"),  # Google's four groups of four letters
+    ("Gmail app password is ngsi ssje axkm wqlx, use it for SMTP", "ngsi ssje axkm wqlx"),
+    ("X-Master-Key: $2a$10$J9j9Qx7bLm2Pw8Rt4Yv6ZuKc3Hd5Fg7Jn9Sa0Wq2Ee4Rr6Tt8Yy0Uu", "J9j9Qx7bLm2Pw8Rt4Yv6"),
+    ("X-Access-Key: $2a$10$Vb3Nm8Qw2Er5Ty7Ui9Op1As4Df6Gh8Jk0Lz2Xc4Vb6Nm8Qw0Er2Ty", "Vb3Nm8Qw2Er5Ty7Ui9Op"),
+    ("这是智谱的key 061c7342a1b2c3d4e5f6a7b8c9d0e1f2.VnHqk7wDXF7NCfeB", "VnHqk7wDXF7NCfeB"),
+])
+def test_an_app_password_a_keyed_header_and_a_zhipu_key_are_redacted(said, value):
+    """Found in public transcripts: a Gmail app password, a jsonbin master key and a Zhipu key stayed in history."""
+    assert value not in secret_scan.redacted(said)
+
+
+@pytest.mark.parametrize("said", ["The app password is only shown once, so copy it.", "X-Request-Id: 9f8e7d6c5b4a",
+                                  "X-Master-Key: $JSONBIN_KEY", "password: $DB_PASSWORD",
+                                  "The pasword reset link is broken."])
+def test_words_about_an_app_password_a_header_or_a_variable_are_left_alone(said):
+    assert secret_scan.redacted(said) == said

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from nanodream import api
+from nanodream.config import Settings
 from nanodream.ingest.cleaning import neutralise, person_text
 from nanodream.ingest.detect import REGISTRY, Unrecognised, detect
 from nanodream.ingest.formats.openclaw import without_envelope
 from nanodream.ingest.message import Said, make
 from nanodream.ingest.reader import read_new
 from nanodream.ingest.seen import Seen
-from nanodream.vocab import INGEST_FORMATS
+from nanodream.run.dream import run_dream
+from nanodream.vocab import INGEST_FORMATS, Outcome
 from tests.support.cli import cli
 from tests.support.paths import FIXTURES
 
@@ -358,3 +361,23 @@ def test_openclaw_takes_off_the_sender_label_a_chat_channel_writes_before_the_te
                 f"[message_id: om_x1]\n{label}以后请用中文回答。")
     assert without_envelope(envelope).splitlines()[-1] == "以后请用中文回答。"
     assert without_envelope(f"{label}以后请用中文回答。") == f"{label}以后请用中文回答。".strip()  # no block: kept
+
+
+@pytest.mark.parametrize(("typed", "soul"), [
+    ("Do not add your signature to the commit messages", "- Do not add your signature to the commit messages."),
+    ("Antworte immer auf Deutsch", "- Antworte immer auf Deutsch."),
+])
+def test_what_the_person_typed_to_be_remembered_is_read_without_its_tags(workspace, tmp_path, typed, soul):
+    """Claude Code's "#" memory input came as "<user-memory-input>…</user-memory-input>": the English rule was
+    consumed as a gist, the German one filed in SOUL.md with the tags in it."""
+    session = tmp_path / "-home-ana-app" / "5d1e2f3a-0000-4000-8000-000000000001.jsonl"
+    session.parent.mkdir()
+    session.write_text(json.dumps({
+        "type": "user", "sessionId": "5d1e2f3a-0000-4000-8000-000000000001", "uuid": "9a0b1c2d-0000-4000-8000-1",
+        "timestamp": "2026-10-12T08:00:00.000Z",
+        "message": {"role": "user", "content": f"<user-memory-input>{typed}</user-memory-input>"}}) + "\n",
+        encoding="utf-8")
+    api.ingest(workspace.root, [session], settings=Settings(model="builtin"))
+    assert run_dream(workspace, Settings(model="builtin")).outcome == Outcome.COMMITTED
+    written = (workspace.root / "SOUL.md").read_text()
+    assert f"{soul}\n" in written and "memory-input" not in written

@@ -181,7 +181,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues", "options", "pointers"), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
-          "scope": ("words", "things", "unless", "lasting"),
+          "scope": ("words", "things", "unless", "lasting", "reasons"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
           "request": ("cues",)}
 
@@ -343,8 +343,10 @@ def _kept_quote(sentence: str, outside: str, spec: Language) -> bool:
 
 
 def _stated(sentence: str, spec: Language) -> Statement | None:
-    if points_back(sentence, spec):
-        return None  # "Merk dir das.": says nothing of its own (`read` files the sentence before it)
+    if points_back(sentence, spec) or spec["scope.reasons"].at(spec.tokens(sentence)) == 0:
+        # "Merk dir das.": says nothing of its own (`read` files the sentence before it); "Porque vivo en Madrid,
+        # dame noticias locales": why something is asked, said before it
+        return None
     remembered_clause = asked_to_remember(sentence, spec)
     asked = _remembered_statement(sentence, remembered_clause, spec) if remembered_clause else None
     if asked is not None:
@@ -357,12 +359,15 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if is_question(sentence) and not standing:
         return None
     unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
-    if _of_the_moment(tokens[:unless] if unless >= 0 else tokens, spec, always=True) and not standing:
+    moment = _of_the_moment(tokens[:unless] if unless >= 0 else tokens, spec, always=True)
+    if moment and (not standing or _a_thing_at_hand(tokens, spec)):
         return _a_new_value(sentence, spec)  # else tied to this task, file, bug or fix: not something that lasts
     text = tidy(sentence)
     if _names_the_agent(tokens, spec):
         return Statement(RULE, text, "Identity")  # the name the person gives the agent: who the agent is
     person = _person(sentence, tokens, spec) or ("Identity" if _gives_an_attribute(sentence, spec) else "")
+    if person == "Preferences" and _an_option(sentence, tokens, spec):
+        return None  # "Me gusta la opción 2", "我喜欢方案2": the agent's option liked, no taste of the person's
     if person:  # "Me mudé a Barcelona", "我搬到上海了": where the person lives is theirs, however it is said
         return Statement(PERSON, text, person)
     if _rule(sentence, tokens, spec, standing):
@@ -485,6 +490,12 @@ def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -
     if spec["scope.words"].at(tokens[:start] + tokens[end:] if start >= 0 else tokens) >= 0:
         return True
     return spec["scope.things"].at(tokens) >= 0 and not (always and spec["rule.always"].at(tokens) >= 0)
+
+
+def _a_thing_at_hand(tokens: list[str], spec: Language) -> bool:
+    """The work at hand named ("the file", "le bug") in a sentence that does not say `always` of it: one task even
+    after a standing cue ("Remember not to delete the file")."""
+    return spec["scope.things"].at(tokens) >= 0 and spec["rule.always"].at(tokens) < 0
 
 
 @dataclass(frozen=True)

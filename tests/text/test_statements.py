@@ -341,6 +341,20 @@ def test_a_statement_after_a_word_that_only_leads_into_it_is_read_without_it(cod
     assert found is not None and (found.kind, found.text) == (PERSON, text)
 
 
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("es", "ya que estudio IA Engineer y me gustaría estar actualizado"),
+    ("es", "Porque vivo en Madrid, dame noticias."),
+    ("fr", "Parce que j'habite à Lyon, donne-moi la météo."),
+    ("de", "Weil ich in Berlin wohne, zeig mir Nachrichten."),
+    ("pt", "Porque moro no Porto, quero notícias locais."), ("zh", "因为我住在上海，想看本地新闻"),
+    ("es", "Me gusta la opción 2."), ("zh", "我喜欢方案2。"), ("fr", "Je préfère l'option B."),  # an option liked
+])
+def test_a_reason_given_for_a_request_or_an_option_liked_is_no_statement(code, sentence):
+    """A new user's "ya que estudio IA Engineer y me gustaría estar actualizado" (since I study …) was filed in
+    USER.md whole, and "Me gusta la opción 2." as a lasting taste; both wait for a model, which sees the rest."""
+    assert statement(sentence, language(code)) is None
+
+
 @pytest.mark.parametrize(("code", "sentence"), NOT_STATED)
 def test_what_only_looks_like_a_statement_is_none(code, sentence):
     assert statement(sentence, language(code)) is None

@@ -13,6 +13,7 @@ from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.builtin import BuiltinExtractor
 from nanodream.ingest.extractors.rules import classify
 from nanodream.ingest.message import Said, make
+from nanodream.text import statements
 from nanodream.text.dates import absolute
 from nanodream.text.person import third_person
 from nanodream.text.sentences import sentences
@@ -101,6 +102,10 @@ def test_a_rule_after_a_short_lead_and_a_colon_is_the_rule(said, line):
 @pytest.mark.parametrize("said", [
     "i like all", "I like the second one", "yes, lets go with option 1", "I prefer the first option.", "I like both.",
     "We picked the second one.", "We decided on option 2.", "Let's go with the second approach.",
+    # a new user's answers: a number with a tweak after it, the work at hand liked or not
+    "Let's go with 2 and tweak the subhead", "I don't like any approach.",
+    "I like what we have here and it is passing.",
+    "We picked B, then polish the copy.",
 ])
 def test_an_answer_to_the_agents_options_is_no_fact(said):
     """"User likes all." and "Decided to go with option 1." were filed from public transcripts: they name nothing."""
@@ -1214,3 +1219,56 @@ def test_a_thing_said_to_be_unwanted_is_kept_and_no_small_talk(said):
 @pytest.mark.parametrize("said", ["No changes are needed.", "No errors in the log.", "No worries at all."])
 def test_an_answer_or_how_things_stand_opening_with_no_is_still_nothing(said):
     assert filed(said) is None
+
+
+# From a new user's public transcripts: clear keepers that were small talk or a gist, and junk that was filed.
+@pytest.mark.parametrize(("said", "line"), [
+    ("I'm Sarah Chen.", "[permanent] User is Sarah Chen."),  # a full name, not small talk
+    ("I'm HTET ARKAR KYAW", "[permanent] User is HTET ARKAR KYAW."),
+    ("You are Max.", "[permanent] Your name is Max."), ("You're Nebula.", "[permanent] Your name is Nebula."),
+    ("Remember not to add secrets to the code.", None),  # read by the language file: see the next test
+    ("If I ask for a draft, keep it under 100 words.",
+     "[permanent] If they ask for a draft, keep it under 100 words."),
+    ("Whenever I say backup, run the backup script.",
+     "[permanent] Whenever they say backup, run the backup script."),
+    ("Write all posts in Burmese.", "[permanent] Write all posts in Burmese."),
+    ("Post in Burmese language.", "[permanent] Post in Burmese language."),
+])
+def test_a_name_a_conditional_rule_and_a_publishing_language_are_kept(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", [
+    "I have 300 euros in my account, buy the cheapest flight", "We have 12 open tickets.", "We have 2USDC balance.",
+    "so we only have one file to change",  # how things stand this minute
+    "Suggest updates for the CTA.", "Propose names for the landing page.",  # a request, no fact
+    "You're welcome!", "You are right.", "I'm Going Home",  # no name
+    "If I get back late, remind me.",  # no habit of asking: one evening's errand
+])
+def test_a_count_of_the_moment_a_request_or_a_word_to_the_agent_is_no_fact(said):
+    assert filed(said) is None
+
+
+def test_remember_not_to_is_a_rule_unless_it_names_the_work_at_hand():
+    """"Remember not to add secrets to the code." was a gist beside a filed "Remember not to push to main.": any
+    "the" in it was read as a statement's subject. "the file" still names one piece of work."""
+    english = statements.language("en")
+    kept = statements.statement("Remember not to add secrets to the code.", english)
+    assert kept is not None and kept.kind == statements.RULE
+    assert statements.statement("Remember not to delete the file.", english) is None
+    assert statements.statement("For future reference, the build is slow.", english) is None
+
+
+@pytest.mark.parametrize("said", ["Option A", "Q1: A, Q2: B", "Let's go with 2 and tweak the subhead",
+                                  "ok, let's go with option 1", "I like the second one", "B, but make it blue"])
+def test_an_answer_to_the_agents_options_waits_for_a_model(said):
+    """A new user's spec answers ("Opción A" and "Q1: A, Q2: B" in another language) were consumed as small talk:
+    only a model that sees what was offered can read them, as they wait in every other language."""
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))]))
+    assert extraction.for_model == {"en": 1} and said.split()[0] in extraction.waiting
+    assert not [line for line in extraction.content.splitlines() if line.startswith("[")]
+
+
+@pytest.mark.parametrize("said", ["Let's use Postgres.", "Both work for me.", "All good, thanks!"])
+def test_a_choice_that_names_its_thing_or_only_agrees_does_not_wait(said):
+    assert BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))])).for_model == {}

@@ -25,6 +25,7 @@ from nanodream.ingest.extractors.rules import (
     DEFAULT_SUBJECT,
     Fact,
     after_a_request,
+    answers_an_option,
     asks,
     before_a_request,
     classify,
@@ -140,17 +141,13 @@ class BuiltinExtractor:
             if fact is None and short:
                 fact, code = _in_another_language(sentence, errand=errand)
                 foreign = code if fact is None and code else foreign
-            sure = _short_sentence_language(sentence) if short and fact is None else "en"
             if fact is not None:
                 filed[index] = fact
-            elif sure not in RULE_LANGUAGES:  # a few words the model is sure of ("c'est bon déjà"): read in theirs
-                foreign = sure if statements.read([sentence], sure).unread else foreign
-            elif meaningful(sentence) >= 3 and not small_talk(sentence) and not _points_back(sentence, english):
-                other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
-                if other in RULE_LANGUAGES or _an_english_command(sentence):
-                    rest[index] = sentence
-                else:
-                    foreign = other
+                continue
+            waits, gist = _unfiled(sentence, short=short, english=english)
+            foreign = waits or foreign
+            if gist:
+                rest[index] = sentence
         if _list_in_part(text, said, filed, rest):
             filed, rest, foreign = {}, {}, foreign or "en"
         found.facts += [fact.line() for fact in filed.values()]
@@ -158,6 +155,24 @@ class BuiltinExtractor:
         if foreign:
             found.unread.append((foreign, message.text))
         return any(asks(sentence) for sentence in said)
+
+
+def _unfiled(sentence: str, *, short: bool, english: statements.Language | None) -> tuple[str, bool]:
+    """What becomes of an English sentence no rule filed: the language it waits for a model in ("" when it does
+    not wait), and whether it is a gist's part. An answer to the agent's options waits ("Option A": only a model
+    sees what was offered); a few words the language model is sure are another language's ("c'est bon déjà") are
+    read in theirs; words of substance the model cannot place are likeliest another language's."""
+    if answers_an_option(sentence):
+        return "en", False
+    sure = _short_sentence_language(sentence) if short else "en"
+    if sure not in RULE_LANGUAGES:
+        return (sure if statements.read([sentence], sure).unread else ""), False
+    if meaningful(sentence) < 3 or small_talk(sentence) or _points_back(sentence, english):
+        return "", False
+    other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
+    if other in RULE_LANGUAGES or _an_english_command(sentence):
+        return "", True
+    return other, False
 
 
 # An agent's reply this short only acknowledges a request ("ok", "Sure, on it."): the person's next bare "don't …"

@@ -257,7 +257,10 @@ _NO_WANTED = re.compile(rf"^(?:(?:please|pls)\s+)?(?P<rule>{NO}\s+(?:[\w'-]+\s+)
 # The language to speak in, asked of the whole conversation: "keep our chat in English", "Speak German with me".
 _CHAT_LANGUAGE = re.compile(
     rf"^(?:(?:please|pls|let['’]?s)\s+)?(?P<rule>(?:keep|have|hold)\s+(?:our|the|this)\s+(?:chats?|conversations?)\s+"
-    rf"in\s+(?:{LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{LANGUAGE_NAMES})\s+(?:with|to)\s+me\b)"
+    rf"in\s+(?:{LANGUAGE_NAMES})\b|(?:speak|talk|write)\s+(?:{LANGUAGE_NAMES})\s+(?:with|to)\s+me\b|"
+    # "Post in Burmese language.", "Write all posts in Burmese": what the agent publishes, in one language
+    rf"(?:always\s+)?(?:post|publish|write)\s+(?:(?:all|every|the|your|our)\s+)?(?:(?:posts?|tweets?|captions?|"
+    rf"articles?|updates?|content)\s+)?in\s+(?:{LANGUAGE_NAMES})(?:\s+language)?\b)"
     r"(?:\s+(?:please|from now on|always|only))?\s*[.!]?$", re.IGNORECASE)
 # The language to answer in, asked as a switch: "Switch to Chinese please", "Set your language to German", "Use
 # Spanish with me": filed as the rule it is ("Reply in Chinese.").
@@ -288,26 +291,50 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
 
 # One of the options the agent offered, pointed at: "option 1", "the second one", "all", "both" — an answer to the
 # agent's question, which names nothing a memory could keep ("I like the second one", "let's go with option 1").
+# So is the work at hand ("any approach", "what we have here"), or a number or letter alone ("let's go with 2 and
+# tweak the subhead"), whatever is said after it.
 _A_CHOICE = re.compile(r"(?:(?:the|all|both)\s+)?(?:(?:option|choice|number|#)\s*\w{1,3}|all|both|either|"
                        r"(?:first|second|third|fourth|fifth|last|former|latter|other|same)"
-                       r"(?:\s+(?:one|ones|option|options|choice|version|approach|idea|way))?)"
-                       r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?\s*[.!]*",
+                       r"(?:\s+(?:one|ones|option|options|choice|version|approach|idea|way))?|"
+                       r"any\s+(?:of\s+(?:them|those|these)|one|approach(?:es)?|options?|ideas?|versions?)|"
+                       r"what\s+(?:we|you)\s+(?:have|had|did|made|wrote|built|got|came\s+up\s+with)"
+                       r"(?:\s+(?:here|so\s+far|now))?|where\s+(?:we|it|this)\s+(?:are|is|stands?)|\d{1,2}|[A-D])"
+                       r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?"
+                       r"(?:\s*[.!]*$|\s*(?:,|;|\band\b|\bbut\b|\bthen\b))",
                        re.IGNORECASE)
 # What the person likes or chose, after the verb ("I like the second one"), and after a decision's verb ("decided
 # on option 2", "decided to go with the first one").
-_LIKED = re.compile(r"^I\s+(?:(?:really|also|do|still)\s+)?(?:like|love|prefer|want|choose|pick)s?\s+(?P<what>.+)$",
-                    re.IGNORECASE)
+_LIKED = re.compile(rf"^I\s+(?:(?:really|also|do|still|{DO_NOT})\s+)*(?:like|love|prefer|want|choose|pick)s?\s+"
+                    r"(?P<what>.+)$", re.IGNORECASE)
 _CHOSEN_LEAD = re.compile(r"^(?:on|to\s+(?:go\s+with|use|take|pick))\s+", re.IGNORECASE)
 
 
 def _only_a_choice(text: str) -> bool:
-    return bool(_A_CHOICE.fullmatch(text.strip()))
+    return bool(_A_CHOICE.match(text.strip()))
 
 
 def _likes_an_option(sentence: str) -> bool:
-    """"I like the second one", "I prefer option 2": an answer to the agent's options, no taste of the person's."""
+    """"I like the second one", "I prefer option 2", "I don't like any approach": an answer to the agent's options
+    or about the work at hand, no taste of the person's."""
     liked = _LIKED.match(sentence)
     return liked is not None and _only_a_choice(liked.group("what"))
+
+
+# What opens an answer to the agent's options before the option itself: "ok, let's go with …", "I'll take …".
+_CHOOSING = re.compile(r"^(?:(?:ok(?:ay)?|yes|yeah|sure|then|so)[,.!]?\s+)*"
+                       r"(?:(?:(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will)\s+)?"
+                       r"(?:go\s+(?:with|for)|take|pick|choose|do|use|vote\s+for)\s+|"
+                       r"i\s+(?:choose|pick|vote\s+for|prefer)\s+)?", re.IGNORECASE)
+# Answers to numbered questions, each a letter: "Q1: A, Q2: B", "1) C 2) A".
+_LETTERED_ANSWERS = re.compile(r"^(?:Q?\d{1,2}\s*[:.)=-]\s*[A-Da-d]\b[\s,;]*){2,}$")
+
+
+def answers_an_option(sentence: str) -> bool:
+    """"Option A", "Let's go with 2 and tweak the subhead", "Q1: A, Q2: B": an answer to the agent's options,
+    which only a model that sees them can read."""
+    text = sentence.strip()
+    rest = text[_CHOOSING.match(text).end():]  # the pattern matches empty at worst
+    return _likes_an_option(text) or bool(_LETTERED_ANSWERS.match(text)) or bool(rest) and _only_a_choice(rest)
 
 
 def language_switch(said: Said) -> Fact | None:
@@ -364,9 +391,10 @@ _EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|af
                          r"\bwhen(?:ever)?\s+you\s+\w+\s+(?!(?:this|these|those|its|is|was|has)\b)\w+s\b|"
                          rf"^(?:make sure|be sure)\s+(?:that\s+)?{_PLURAL_SUBJECT}", re.IGNORECASE)
 # "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it. So
-# does the person's own habit of asking ("When I ask for code, use TypeScript"; not "When I get back, …").
+# does the person's own habit of asking ("When I ask for code, use TypeScript", "If I ask for a draft, keep it
+# short"; not "When I get back, …").
 _EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time|"
-                                 rf"when\s+I\s+(?:{speech('report', 'base')}|type|write|send|share|paste)\b)\s*"
+                                 rf"(?:when|if)\s+I\s+(?:{speech('report', 'base')}|type|write|send|share|paste)\b)\s*"
                                  r"[^,.!?;:]{1,80},\s+(?:please\s+)?(?P<verb>[\w'’]+)\b.+$", re.IGNORECASE | re.DOTALL)
 
 
@@ -551,7 +579,9 @@ _ONGOING_FORM = (r"^(?:i'?ve|i have)\s+(?:been\s+)?(?:liv(?:ed|ing)\s+(?:in|with
                  r"(?:stud(?:ied|ying)|learn(?:ed|ing|t)|taught|teaching)\s+(?!(?:the|this|that|these|those|it|"
                  r"your|my|our|a|an|some|how|what|why)\b))")
 _ONGOING = re.compile(_ONGOING_FORM + r"(?:(?!\b(?:in|on|at) (?:1[89]|20)\d{2}\b).)*$", re.IGNORECASE | re.DOTALL)
-_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?-i:[A-Z])[\w'-]+"  # I'm Lena, Dutch
+# "I'm Lena", "I'm Sarah Chen" (a name of up to three capitalised words; "I'm Going Home" is none), "I'm Lena, Dutch"
+_SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?![\w'-]+ing\s)(?-i:[A-Z])[\w'-]+"
+                         r"(?:\s+(?-i:[A-Z])[\w'-]+){0,2}"
                          r"(?:,\s+(?:a|an)\s+[\w'-]+(?:\s+[\w'.-]+){0,7})?)\s*[.!]?|"  # "I'm Dana, a nurse in Leeds"
                          r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
                          re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
@@ -706,9 +736,15 @@ _AGENT_NAME = re.compile(
     re.IGNORECASE)
 
 
+# "You're Nebula.", "You are Max": a capitalised name alone after "you are", never a word said to the agent.
+_YOU_ARE_NAMED = re.compile(r"^you(?:['’]re|\s+are)\s+(?!(?:welcome|right|wrong|correct|amazing|awesome|great|"
+                            r"brilliant|fine|good|done|here|back|sure|kidding|joking|ok|okay|the|a|an)\b)"
+                            r"(?P<name>(?-i:[A-Z])[\w'-]{1,30})\s*[.!]*$", re.IGNORECASE)
+
+
 def agent_name(said: Said) -> Fact | None:
     """The name the person gives the agent, as SOUL.md keeps it: "Your name is Hiperagi"."""
-    named = _AGENT_NAME.match(said.sentence)
+    named = _AGENT_NAME.match(said.sentence) or _YOU_ARE_NAMED.match(said.sentence)
     return None if named is None else Fact("permanent", f"Your name is {named.group('name')}")
 
 
@@ -896,15 +932,22 @@ def statement(said: Said) -> Fact | None:
     return Fact("durable", text or said.sentence)
 
 
+# An amount of money, or a count of what is open, left or to do: how things stand this minute, never for good.
+_A_COUNT = (r"(?:[$€£¥]\s?)?\d[\d.,]*\s*(?:k\b\s*)?(?:(?-i:[A-Z]{3,5})\b|euros?|dollars?|bucks|pounds|credits?|"
+            r"(?:\w+\s+)?(?:in\s+(?:my|our|the)\s+)?(?:account|wallet|balance|bank)|open|unread|pending|failing|new|"
+            r"left|remaining)|(?:\d+|one|two|three|four|five|a\s+couple\s+of)\s+[\w-]+\s+(?:to\s+\w+|left)\b")
 # How long a plain statement of how things stand with the person can be: "I work nights at a hospital in Leeds"
 # is short; forty words of "I want to view the step, the status, the rate …" is a spec of the work at hand.
 LASTING_WORDS = 25
 # What points at something shown with the message: "[Image #2]", "see the screenshot", "attached".
 _ATTACHED = re.compile(r"\[(?:image|pasted text|file)\b[^\]]{0,20}\]|\bscreenshots?\b|\battached\b", re.IGNORECASE)
 # What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
-# "we have a bug where …" (their household, "we have two cats", is read by `identity`).
-_AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+)?(?:have|has|got|'ve got|have got)\s+(?:a|an|some|lots|"
-                      rf"loads|plenty|many|several|{NO}|a few|tons|quite a few|a bunch|more|other|another|few)\b",
+# "we have a bug where …", or how much of something there is right now: "I have 300 euros in my account", "We have
+# 12 open tickets", "we only have one file to change" (their household, "we have two cats", is read by `identity`).
+_AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+|only\s+|just\s+|now\s+|currently\s+)?"
+                      r"(?:have|has|got|'ve got|have got)\s+(?:(?:a|an|some|lots|"
+                      rf"loads|plenty|many|several|{NO}|a few|tons|quite a few|a bunch|more|other|another|few)\b|"
+                      rf"(?:only\s+|just\s+|about\s+|around\s+)?{_A_COUNT})",
                       re.IGNORECASE)
 _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
                    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|"
@@ -999,6 +1042,7 @@ _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|l
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
                       r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
+                      r"suggest|propose|recommend|brainstorm|outline|evaluate|assess|estimate|verify|"
                       rf"send|book|remind|ping|list|print|clean up|set up|look up|figure out|{_CHANGE_VERBS}|"
                       rf"you|your|that|there|here|what|how|why|when|where|who|which|yes|{NO}|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement

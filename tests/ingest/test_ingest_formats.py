@@ -381,3 +381,31 @@ def test_what_the_person_typed_to_be_remembered_is_read_without_its_tags(workspa
     assert run_dream(workspace, Settings(model="builtin")).outcome == Outcome.COMMITTED
     written = (workspace.root / "SOUL.md").read_text()
     assert f"{soul}\n" in written and "memory-input" not in written
+
+
+def _claude_turn(uuid: str, role: str, text: str, when: str) -> str:
+    return json.dumps({"type": role, "sessionId": "7e2a0c11-0000-4000-8000-000000000002", "uuid": uuid,
+                       "timestamp": when, "message": {"role": role, "content": text}}) + "\n"
+
+
+def test_a_claude_code_copy_of_earlier_turns_is_read_once_and_a_turn_said_again_is_not_a_copy(workspace, tmp_path):
+    """Claude Code writes a conversation's earlier turns again, with new uuids and one time stamp for the burst: a
+    public session's prompts went into history two and three times."""
+    session = tmp_path / "-home-bo-app" / "7e2a0c11-0000-4000-8000-000000000002.jsonl"
+    session.parent.mkdir()
+    said = [("u1", "user", "Help me think through the sync design.", "2026-12-09T23:50:00.000Z"),
+            ("a1", "assistant", "Two options: one endpoint or two.", "2026-12-09T23:50:09.000Z"),
+            ("u2", "user", "yes", "2026-12-09T23:58:27.000Z"),
+            # the copy: the same turns, new uuids, one instant
+            ("c0", "user", "<ide_opened_file>sync.ts</ide_opened_file>", "2026-12-10T14:16:14.949Z"),
+            ("c1", "user", "Help me think through the sync design.", "2026-12-10T14:16:14.949Z"),
+            ("c2", "assistant", "Two options: one endpoint or two.", "2026-12-10T14:16:14.949Z"),
+            ("c3", "user", "yes", "2026-12-10T14:16:14.949Z"),
+            ("u3", "user", "yes", "2026-12-10T14:20:00.000Z")]  # said again, later: a message of its own
+    session.write_text("".join(_claude_turn(*turn) for turn in said[:6]), encoding="utf-8")
+    assert [m.text for m in messages(session)[1]] == [said[0][2], said[1][2], "yes"]
+    api.ingest(workspace.root, [session], settings=Settings(model="builtin"))
+    with session.open("a", encoding="utf-8") as more:  # the rest of the copy, and a new "yes", in a later pass
+        more.write("".join(_claude_turn(*turn) for turn in said[6:]))
+    report = api.ingest(workspace.root, [session], settings=Settings(model="builtin"))
+    assert report.messages == 1  # only the later "yes"

@@ -6,10 +6,16 @@ the Anthropic Messages shape: a string, or parts of type text, thinking, tool_us
 harness adds). Other types (`summary`, `system`, `file-history-snapshot`, ...) are bookkeeping. Anthropic
 documents where the files live, not their fields; this follows the records Claude Code 2.x writes, as public
 readers of the format describe them.
+
+Claude Code writes a conversation's earlier turns again into the same file (after a resume or a rewind): with
+new `uuid`s and one time stamp for the whole burst. A turn written in the same instant as the record before it,
+saying what the file already said, is such a copy and is passed over; the words of the file's latest turns are
+remembered with its watermark, so a copy in a later pass is caught too.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
@@ -31,14 +37,23 @@ def _is_turn(record: dict[str, Any]) -> bool:
         "sessionId" in record or "uuid" in record)
 
 
+SAID = "said"  # the context's key for the words of the file's latest turns
+LAST_WRITTEN = "written"  # … and for the time stamp of its last turn record
+SAID_WINDOW = 256  # a copy repeats a conversation's turns, well inside this many
+
+
 def read(record: Any, context: Context) -> list[Message]:
-    if not isinstance(record, dict) or not _is_turn(record) or any(record.get(k) for k in _NOT_CONVERSATION):
+    if not isinstance(record, dict) or not _is_turn(record):
+        return []
+    burst = record.get("timestamp") is not None and record.get("timestamp") == context.get(LAST_WRITTEN)
+    context[LAST_WRITTEN] = record.get("timestamp")
+    if any(record.get(k) for k in _NOT_CONVERSATION):
         return []
     message = record["message"]
     role = message.get("role", record["type"])
     text = joined(part_texts(message.get("content"), TEXT_PARTS))
-    if role not in ROLES or not text:
-        return []  # a turn that only called tools, returned a tool result or thought
+    if role not in ROLES or not text or _said_again(f"{role}\0{text}", context) and burst:
+        return []  # a turn that only called tools, returned a tool result or thought; or a copy of an earlier one
     named = record.get("sessionId") if isinstance(record.get("sessionId"), str) else None
     session, by_file = session_of(context, named)
     said = Said(role, text, record.get("timestamp"), record.get("uuid"))
@@ -47,3 +62,15 @@ def read(record: Any, context: Context) -> list[Message]:
 
 FORMAT = Format("claude-code", sniff, read,
                 expects='lines with "type": "user" or "assistant", a "message" and a "sessionId"')
+
+
+def _said_again(words: str, context: Context) -> bool:
+    """Whether the file's latest turns already said `words`; they are remembered either way (the latest
+    `SAID_WINDOW`)."""
+    digest = hashlib.sha256(words.encode("utf-8")).hexdigest()[:16]
+    said = context.setdefault(SAID, [])
+    if digest in said:
+        return True
+    said.append(digest)
+    del said[:-SAID_WINDOW]
+    return False

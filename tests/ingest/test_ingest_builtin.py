@@ -1272,3 +1272,25 @@ def test_an_answer_to_the_agents_options_waits_for_a_model(said):
 @pytest.mark.parametrize("said", ["Let's use Postgres.", "Both work for me.", "All good, thanks!"])
 def test_a_choice_that_names_its_thing_or_only_agrees_does_not_wait(said):
     assert BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))])).for_model == {}
+
+
+@pytest.mark.parametrize("said", ["I had a thought last night.", "I had a new idea yesterday.",
+                                  "We came up with an idea on Monday."])
+def test_a_thought_had_at_some_time_is_no_event(said):
+    """"I had a thought last night." was filed as "User had a thought on the night of 9 November 2026.": what the
+    thought was comes next, for this conversation."""
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("Do not change source files. Update the tests instead.", None),
+    ("Don't touch the source files, we only need to update the tests.", None),
+    ("Don't add comments. Just fix the bug.", None),
+    ("Don't use npm. Use pnpm instead.", "[permanent] Don't use npm."),  # no work asked: a tool chosen, it stands
+    ("Don't use tabs. Use spaces.", "[permanent] Don't use tabs."),
+])
+def test_a_bare_dont_answered_by_the_work_to_do_instead_is_that_errands(said, rule):
+    """A new user's "DO NOT CHANGE SOURCE FILES, we only need to update the tests" was filed as a standing rule."""
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))]))
+    rules = [line for line in extraction.content.splitlines() if line.startswith("[permanent]")]
+    assert rules == ([rule] if rule else [])

@@ -28,6 +28,7 @@ from nanodream.ingest.extractors.rules import (
     answers_an_option,
     asks,
     before_a_request,
+    before_the_work_instead,
     classify,
     meaningful,
     names_a_source,
@@ -132,7 +133,9 @@ class BuiltinExtractor:
         filed: dict[int, Fact] = {}
         rest: dict[int, str] = {}
         problems = before_a_request(said)
-        for index, (sentence, errand) in enumerate(zip(said, after_a_request(said, asked), strict=True)):
+        errands = [after or instead for after, instead in zip(after_a_request(said, asked),
+                                                               before_the_work_instead(said), strict=True)]
+        for index, (sentence, errand) in enumerate(zip(said, errands, strict=True)):
             other = _foreign(sentence)
             if other:
                 foreign = other

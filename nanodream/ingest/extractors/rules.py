@@ -922,8 +922,9 @@ def statement(said: Said) -> Fact | None:
     if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
         return None  # points at a screenshot, or runs on through a spec of the work at hand
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
-        if _unreal(said.sentence):
-            return None  # "In such cases, I'd draft a reminder": what would happen, neither a habit nor an event
+        if _unreal(said.sentence) or _A_THOUGHT.match(said.sentence):
+            return None  # "In such cases, I'd draft a reminder": what would happen; "I had a thought last night":
+            # what it was comes next, for this conversation — neither a habit nor an event
         if _PLAN.search(said.spoken or said.sentence) and _DAYS_AHEAD.search(said.spoken or said.sentence):
             return None  # "Tomorrow I'm flying to Denver": the coming days' plan, told to an agent, is no memory
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
@@ -963,6 +964,12 @@ _DAYS_AHEAD = re.compile(r"\b(?:tomorrow|tonight|later today|this\s+(?:weekend|e
                          r"next\s+(?:time|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
                          r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+(?:morning|"
                          r"afternoon|evening|night))?)\b", re.IGNORECASE)
+
+
+# A thought the person had, with when: what it was comes next, for this conversation ("I had a thought last night.").
+_A_THOUGHT = re.compile(r"^(?:I|we)\s+(?:had|got|came\s+up\s+with)\s+(?:a|an|one|another|some|two)\s+(?:\w+\s+)?"
+                        r"(?:thoughts?|ideas?|questions?|look|dream|realization|epiphany|hunch|feeling|concern)\b",
+                        re.IGNORECASE)
 
 
 def _placed_in_time(said: Said) -> bool:
@@ -1271,6 +1278,24 @@ def after_a_request(sentences: list[str], asked: bool = False) -> list[bool]:
         flags.append(asked)
         asked = asked or asks(sentence)
     return flags
+
+
+# The work to do in place of what a bare "don't" held back: "… instead", "just …", "we only need to …".
+_ANSWER_LEAD = rf"(?:(?:{NO}|ok|so|but),?\s+)?"
+_INSTEAD = re.compile(rf"\binstead\b|^{_ANSWER_LEAD}(?:just|only)\s+\w+|"
+                      rf"^{_ANSWER_LEAD}(?:we|i|you)\s+(?:only|just)\s+(?:need|want|have)\b", re.IGNORECASE)
+_INSTEAD_LEAD = re.compile(rf"^{_ANSWER_LEAD}(?:(?:we|i|you)\s+)?(?:just|only)\s+(?:(?:need|want|have)\s+"
+                           r"(?:to\s+)?)?", re.IGNORECASE)
+
+
+def before_the_work_instead(sentences: list[str]) -> list[bool]:
+    """For each sentence of a message, whether it is a bare "don't …" the next one answers with the work to do in
+    its place ("Do not change source files. Update the tests instead.", "… DO NOT CHANGE SOURCE FILES, we only need
+    to update the tests"): how to do that errand, not a rule. "Don't use npm. Use pnpm instead." asks for no work:
+    it stands."""
+    return [index + 1 < len(sentences) and bool(_BARE_DONT.match(_LEAD_IN.sub("", sentences[index].strip())))
+            and bool(_INSTEAD.search(sentences[index + 1])) and asks(_INSTEAD_LEAD.sub("", sentences[index + 1]))
+            for index in range(len(sentences))]
 
 
 def classify(sentence: str, speaker: str = "", day: date | None = None, errand: bool = False) -> Fact | None:

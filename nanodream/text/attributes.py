@@ -5,14 +5,16 @@ the first as "User moved to Berlin" replaces "User lives in Munich" (engines/slo
 language file's `[slots]` table lists, per attribute, the patterns that give it a value — "…" stands for the
 value: "ich wohne in …", "…에 살~", "我住在…" — the words that only say a value is new (`now`: "jetzt", "现在"),
 and, for a language written without spaces, the particles a value never holds (`particles`: "私は東京に住んで…"
-names 東京), and the words that join two clauses (`joins`: "und", "y"), so "Vivo en Madrid y trabajo en Google"
-is two attributes, each its own line. `[slots.keys]` names the keys of a `Key: value` line that give the same
-attribute ("Wohnort: …"). A speaker extends the file; no code changes.
+names 東京), the words that join two clauses (`joins`: "und", "y"), so "Vivo en Madrid y trabajo en Google" is
+two attributes, each its own line, and the person's "I" a clause without a subject takes from the first
+(`subjects`: "Ich wohne in Berlin und arbeite bei SAP"). `[slots.keys]` names the keys of a `Key: value` line
+that give the same attribute ("Wohnort: …"). A speaker extends the file; no code changes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -25,7 +27,7 @@ _PUNCTUATION = r"\s,;:.!?。，；：！？、"
 # Attributes whose value is a name (a place, an employer): it opens with a capital, where the script has them.
 _NAMES = frozenset({"lives in", "works at"})
 # The lists of a `[slots]` table that are no attribute's patterns.
-_NOT_RELATIONS = frozenset({"now", "particles", "joins"})
+_NOT_RELATIONS = frozenset({"now", "particles", "joins", "subjects"})
 # A one-at-a-time value said without whose it is: "Timezone is UTC-5 now", "The port is now 8081". The value names
 # one thing (a digit or a capital: "Europe/Berlin", "8081"), not a state ("Location is wrong").
 _UNOWNED = re.compile(r"^(?:(?:the|our)\s+)?(?P<key>time\s*zone|tz|port|location|city)\s+"
@@ -48,6 +50,7 @@ class _Spec:
     particles: str  # what a value never ends on either ("我搬到上海了": 上海)
     joins: re.Pattern[str] | None  # where one clause may end and another start: a comma, "und", "并且"; None: unsaid
     characters: bool  # written without spaces
+    subjects: tuple[str, ...]  # the person's "I" that a clause without a subject takes from the first ("ich")
 
 
 @cache
@@ -66,7 +69,8 @@ def _spec(code: str) -> _Spec | None:
     now_pattern = re.compile(joined if characters else rf"(?<!\w)(?:{joined})(?!\w)\s*", re.IGNORECASE) if now else None
     keys = {key.lower(): relation for relation, listed in table.get("keys", {}).items() for key in listed}
     joins = _joins(table.get("joins", ()), characters)
-    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())), joins, characters)
+    subjects = tuple(sorted(table.get("subjects", ()), key=len, reverse=True))
+    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())), joins, characters, subjects)
 
 
 def _joins(words: list[str], characters: bool) -> re.Pattern[str] | None:
@@ -122,10 +126,15 @@ def attribute_in(sentence: str, code: str) -> Attribute | None:
 
 def by_attribute(sentence: str, code: str) -> list[str]:
     """The sentence cut before each clause that gives the person a further attribute ("Vivo en Madrid y trabajo en
-    Google": where they live, then where they work), so each is a line a correction replaces alone; a clause
-    without a subject of its own takes the first one's ("Ich wohne in Berlin und arbeite bei SAP" → "Ich arbeite
-    bei SAP"). Words that give no attribute stay with the clause before them; a sentence giving fewer than two
-    attributes is returned whole."""
+    Google": where they live, then where they work), so each is a line a correction replaces alone (`cut`)."""
+    return cut(sentence, code, lambda clause: _matched(clause, code) is not None)
+
+
+def cut(sentence: str, code: str, stands: Callable[[str], bool]) -> list[str]:
+    """The sentence cut at its language's joins (`joins`) before each clause that `stands` alone, once one before
+    it did; a clause without a subject of its own takes the first one's ("Ich wohne in Berlin und arbeite bei SAP"
+    → "Ich arbeite bei SAP"). Words that do not stand stay with the clause before them; a sentence with fewer than
+    two such clauses is returned whole."""
     spec = _spec(code)
     if spec is None or spec.joins is None:
         return [sentence]
@@ -135,31 +144,34 @@ def by_attribute(sentence: str, code: str) -> list[str]:
                                                     + [len(text)], strict=True)]
     lead = _subject(text, spec)
     clauses: list[str] = []
-    given = 0
+    standing = 0
     for index, piece in enumerate(pieces):
-        own = _clause_giving(piece, lead, code, spec)
-        if own and given:
+        own = _standing_clause(piece, lead, spec, stands)
+        if own and standing:
             clauses.append(own)
         elif clauses:
             clauses[-1] += text[cuts[index - 1][0]:cuts[index - 1][1]] + piece
         else:
             clauses.append(piece)
-        given += bool(own)
-    return [_ended(clause, text, spec) for clause in clauses] if given >= 2 else [sentence]
+        standing += bool(own)
+    return [_ended(clause, text, spec) for clause in clauses] if standing >= 2 else [sentence]
 
 
 def _subject(text: str, spec: _Spec) -> str:
-    """The sentence's first word (its first character where words have no spaces): the subject a clause that has
-    none takes."""
-    return text[:1] if spec.characters else text.split(maxsplit=1)[0]
+    """The person's "I" opening the sentence (`subjects`), which a clause without a subject of its own takes; ""
+    when it opens otherwise ("Antworte immer auf Deutsch und halte dich kurz": a command's verb is no subject)."""
+    if spec.characters:
+        return next((word for word in spec.subjects if text.startswith(word)), "")
+    first = text.split(maxsplit=1)[0] if text.split() else ""
+    return first if first.lower() in spec.subjects else ""
 
 
-def _clause_giving(piece: str, lead: str, code: str, spec: _Spec) -> str:
-    """The piece as a clause of its own when it gives an attribute, alone or with the sentence's subject; ""."""
-    if _matched(piece, code) is not None:
+def _standing_clause(piece: str, lead: str, spec: _Spec, stands: Callable[[str], bool]) -> str:
+    """The piece as a clause of its own when it stands, alone or with the sentence's subject; ""."""
+    if stands(piece):
         return piece
     carried = f"{lead}{piece}" if spec.characters else f"{lead} {piece}"
-    return carried if piece.strip() and _matched(carried, code) is not None else ""
+    return carried if lead and piece.strip() and stands(carried) else ""
 
 
 def _ended(clause: str, sentence: str, spec: _Spec) -> str:

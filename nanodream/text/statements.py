@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.attributes import attribute_in, by_attribute, said_anew
+from nanodream.text.attributes import attribute_in, by_attribute, cut, said_anew
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
@@ -950,23 +950,38 @@ def read(sentences: list[str], code: str) -> Reading:
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
-            reading.statements += _one_per_attribute(found, sentence, spec)
+            reading.statements += _one_per_clause(found, sentence, spec)
         elif not trivial(sentence, spec):
             reading.unread = True
             reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading
 
 
-def _one_per_attribute(found: Statement, sentence: str, spec: Language) -> list[Statement]:
-    """A statement about the person giving two attributes ("Vivo en Madrid y trabajo en Google") as one statement
-    per attribute, so a later "Ahora vivo en Sevilla" replaces one line and keeps the other; whole unless each
-    clause is read as a statement about the person."""
-    if found.kind != PERSON:
+def _one_per_clause(found: Statement, sentence: str, spec: Language) -> list[Statement]:
+    """A statement of who the person or the agent is whose clauses each say something of their own, as one
+    statement per clause: "Vivo en Madrid y trabajo en Google" (two attributes: a later "Ahora vivo en Sevilla"
+    replaces one line and keeps the other), "Tu t'appelles Max et je m'appelle Sarah" (the agent's name for
+    SOUL.md, the person's for USER.md); whole unless each clause is read as such a statement and the cut serves
+    (`_worth_cutting`)."""
+    if not _who(found):
         return [found]
-    clauses = [statement(clause, spec) for clause in by_attribute(sentence, spec.code)]
-    if len(clauses) < 2 or any(clause is None or clause.kind != PERSON for clause in clauses):
-        return [found]
-    return [clause for clause in clauses if clause is not None]
+    for clauses in (by_attribute(sentence, spec.code), cut(sentence, spec.code, lambda c: _who(statement(c, spec)))):
+        read = [statement(clause, spec) for clause in clauses]
+        if len(read) >= 2 and all(_who(each) for each in read) and _worth_cutting(clauses, read, spec):
+            return [each for each in read if each is not None]
+    return [found]
+
+
+def _worth_cutting(clauses: list[str], read: list[Statement | None], spec: Language) -> bool:
+    """Cut only where a reader gains: the clauses go to different files (the agent's name, the person's), or one
+    gives an attribute a later value replaces ("Me llamo Sarah y vivo en Madrid": the move keeps the name)."""
+    return (len({each.kind for each in read if each is not None}) > 1
+            or any(attribute_in(clause, spec.code) is not None for clause in clauses))
+
+
+def _who(said: Statement | None) -> bool:
+    """A statement of who the person is or what they are like, or of the agent's name."""
+    return said is not None and (said.kind == PERSON or said.section == "Identity")
 
 
 def about_the_person(block: KeyValues, code: str) -> bool:

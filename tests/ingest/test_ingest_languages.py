@@ -291,6 +291,8 @@ TWO_THEN_ONE = [
      "J'habite à Lyon.", "Renault"),
     ("pt", "Moro em Lisboa e trabalho na Farfetch.", "Agora moro no Porto.", "Trabalho na Farfetch.", "Lisboa"),
     ("zh", "我住在上海，在阿里巴巴工作。", "我现在在腾讯工作。", "我住在上海。", "阿里巴巴"),
+    ("es", "Me llamo Sarah y vivo en Madrid.", "Ahora vivo en Sevilla.", "Me llamo Sarah.", "Madrid"),  # a name kept
+    ("de", "Ich heiße Lena und arbeite bei SAP.", "Ich arbeite jetzt bei Bosch.", "Ich heiße Lena.", "SAP"),
 ]
 
 
@@ -318,3 +320,28 @@ def test_a_stay_of_the_moment_neither_replaces_the_home_nor_is_lost(workspace, t
     again = run_dream(workspace, BUILTIN)
     assert "- Ich wohne in Graz." in (workspace.root / "USER.md").read_text()
     assert (again.outcome, again.waiting_for_model) == (Outcome.NOTHING_TO_DO, 1)
+
+
+@pytest.mark.parametrize(("code", "said", "soul", "user"), [
+    ("fr", "Tu t'appelles Max et je m'appelle Sarah.", "Tu t'appelles Max.", "Je m'appelle Sarah."),
+    ("es", "Te llamas Max y yo me llamo Sarah.", "Te llamas Max.", "Yo me llamo Sarah."),
+    ("de", "Du heißt Max und ich heiße Sarah.", "Du heißt Max.", "Ich heiße Sarah."),
+])
+def test_the_agents_name_and_the_persons_said_together_go_each_to_its_file(workspace, tmp_path, code, said, soul,
+                                                                             user):
+    """A new user's "Tu t'appelles Max et je m'appelle Sarah." went whole to SOUL.md: USER.md had no name."""
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    assert f"- {soul}\n" in (workspace.root / "SOUL.md").read_text()
+    assert f"- {user}\n" in (workspace.root / "USER.md").read_text()
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    ("de", "Antworte immer auf Deutsch und halte dich kurz."),  # a command's verb opens it: no "I" to carry
+    ("es", "Me gusta el café y el té."),  # "el té" says nothing alone
+])
+def test_a_sentence_whose_clauses_do_not_each_stand_is_filed_whole(workspace, tmp_path, code, said):
+    api.ingest(workspace.root, [transcript(tmp_path / f"{code}.jsonl", [said])], settings=BUILTIN)
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    written = (workspace.root / "SOUL.md").read_text() + (workspace.root / "USER.md").read_text()
+    assert f"- {said}\n" in written

@@ -1294,3 +1294,29 @@ def test_a_bare_dont_answered_by_the_work_to_do_instead_is_that_errands(said, ru
     extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))]))
     rules = [line for line in extraction.content.splitlines() if line.startswith("[permanent]")]
     assert rules == ([rule] if rule else [])
+
+
+@pytest.mark.parametrize(("said", "lines"), [
+    ("gmail, security rule- do not send an email without approval",
+     ["[permanent] Do not send an email without approval."]),
+    ("I use Zoho mail, rule - never send an email without my approval",
+     ["[permanent] User uses Zoho mail.", "[permanent] Never send an email without the user's approval."]),
+])
+def test_a_rule_after_a_label_inside_a_sentence_is_the_rule(said, lines):
+    """A new user's run-on "gmail, security rule- do not send an email without approval" was a gist, and "…, rule -
+    never send …" was filed in USER.md as part of what the person uses."""
+    extraction = BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))]))
+    assert [line for line in extraction.content.splitlines() if line.startswith("[")] == lines
+
+
+@pytest.mark.parametrize("said", ["I learned that budgeting actually creates a money movement entity.",
+                                  "I learnt about the retry logic from the logs."])
+def test_what_the_person_just_learned_is_no_part_of_who_they_are(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize("said", ["早上好", "晚上好", "お願い", "よろしくお願いします", "おはようございます",
+                                  "부탁해요"])
+def test_a_greeting_or_a_please_alone_is_small_talk_not_a_message_for_a_model(said):
+    """"早上好" and "お願い" waited for a model: a model run read a greeting."""
+    assert BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))])).for_model == {}

@@ -610,7 +610,9 @@ _IDENTITY = re.compile(
     rf"{_POSITION}|{_PRONOUNS}|"
     rf"{_ONGOING_FORM}|"  # I've been living in Porto since 2019
     r"^i(?:'ve|\s+have)\s+(?:(?:just|recently|finally)\s+)?(?:moved|relocated)\s+to\b|"
-    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|learn|grew up|was born|"
+    # "I learned that …" is a discovery of the moment, not what the person studies
+    r"^i\s+(?:(?:now|currently|still|also|just)\s+)?(?:live|work|study|teach|speak|"
+    r"learn(?!(?:ed|t)\s+(?:that|how|why|what|about|from)\b)|grew up|was born|"
     r"(?:moved|relocated)(?=\s+(?:back\s+)?(?:to|abroad|here|there|away|out|from|in)\b)|"  # not "moved the meeting"
     r"started (?:a new job|working|learning|studying)|"
     r"come from|have (?:a|an|two|three|four|\d+)\b)|"

@@ -103,7 +103,7 @@ def test_a_rule_after_a_short_lead_and_a_colon_is_the_rule(said, line):
     "i like all", "I like the second one", "yes, lets go with option 1", "I prefer the first option.", "I like both.",
     "We picked the second one.", "We decided on option 2.", "Let's go with the second approach.",
     # a new user's answers: a number with a tweak after it, the work at hand liked or not
-    "Let's go with 2 and tweak the subhead", "I don't like any approach.",
+    "Let's go with 2 and tweak the subhead", "I don't like any approach.", "I like option 2 to avoid another endpoint.",
     "I like what we have here and it is passing.",
     "We picked B, then polish the copy.",
 ])
@@ -1275,7 +1275,8 @@ def test_a_choice_that_names_its_thing_or_only_agrees_does_not_wait(said):
 
 
 @pytest.mark.parametrize("said", ["I had a thought last night.", "I had a new idea yesterday.",
-                                  "We came up with an idea on Monday."])
+                                  "We came up with an idea on Monday.",
+                                  "Now I want to do a loading state on the transactions list."])  # a wish, now
 def test_a_thought_had_at_some_time_is_no_event(said):
     """"I had a thought last night." was filed as "User had a thought on the night of 9 November 2026.": what the
     thought was comes next, for this conversation."""

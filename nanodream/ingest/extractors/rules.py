@@ -300,7 +300,7 @@ _A_CHOICE = re.compile(r"(?:(?:the|all|both)\s+)?(?:(?:option|choice|number|#)\s
                        r"what\s+(?:we|you)\s+(?:have|had|did|made|wrote|built|got|came\s+up\s+with)"
                        r"(?:\s+(?:here|so\s+far|now))?|where\s+(?:we|it|this)\s+(?:are|is|stands?)|\d{1,2}|[A-D])"
                        r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?"
-                       r"(?:\s*[.!]*$|\s*(?:,|;|\band\b|\bbut\b|\bthen\b))",
+                       r"(?:\s*[.!]*$|\s*(?:,|;|\band\b|\bbut\b|\bthen\b|\bto\b|\bbecause\b|\bsince\b))",
                        re.IGNORECASE)
 # What the person likes or chose, after the verb ("I like the second one"), and after a decision's verb ("decided
 # on option 2", "decided to go with the first one").
@@ -968,9 +968,11 @@ _DAYS_AHEAD = re.compile(r"\b(?:tomorrow|tonight|later today|this\s+(?:weekend|e
                          r"afternoon|evening|night))?)\b", re.IGNORECASE)
 
 
-# A thought the person had, with when: what it was comes next, for this conversation ("I had a thought last night.").
-_A_THOUGHT = re.compile(r"^(?:I|we)\s+(?:had|got|came\s+up\s+with)\s+(?:a|an|one|another|some|two)\s+(?:\w+\s+)?"
-                        r"(?:thoughts?|ideas?|questions?|look|dream|realization|epiphany|hunch|feeling|concern)\b",
+# A thought the person had, or a wish, with when: for this conversation, no event ("I had a thought last night.",
+# "Now I want to do a loading state on the transactions list.").
+_A_THOUGHT = re.compile(r"^(?:I|we)\s+(?:(?:had|got|came\s+up\s+with)\s+(?:a|an|one|another|some|two)\s+(?:\w+\s+)?"
+                        r"(?:thoughts?|ideas?|questions?|look|dream|realization|epiphany|hunch|feeling|concern)\b|"
+                        r"(?:want|wanted|need|needed|would\s+like|'d\s+like|am\s+trying|'m\s+trying)\s+to\b)",
                         re.IGNORECASE)
 
 

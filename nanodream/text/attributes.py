@@ -124,12 +124,6 @@ def attribute_in(sentence: str, code: str) -> Attribute | None:
     return found[1] if found else None
 
 
-def by_attribute(sentence: str, code: str) -> list[str]:
-    """The sentence cut before each clause that gives the person a further attribute ("Vivo en Madrid y trabajo en
-    Google": where they live, then where they work), so each is a line a correction replaces alone (`cut`)."""
-    return cut(sentence, code, lambda clause: _matched(clause, code) is not None)
-
-
 def cut(sentence: str, code: str, stands: Callable[[str], bool]) -> list[str]:
     """The sentence cut at its language's joins (`joins`) before each clause that `stands` alone, once one before
     it did; a clause without a subject of its own takes the first one's ("Ich wohne in Berlin und arbeite bei SAP"

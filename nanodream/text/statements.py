@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.attributes import attribute_in, by_attribute, cut, said_anew
+from nanodream.text.attributes import attribute_in, cut, said_anew
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
@@ -965,10 +965,10 @@ def _one_per_clause(found: Statement, sentence: str, spec: Language) -> list[Sta
     (`_worth_cutting`)."""
     if not _who(found):
         return [found]
-    for clauses in (by_attribute(sentence, spec.code), cut(sentence, spec.code, lambda c: _who(statement(c, spec)))):
-        read = [statement(clause, spec) for clause in clauses]
-        if len(read) >= 2 and all(_who(each) for each in read) and _worth_cutting(clauses, read, spec):
-            return [each for each in read if each is not None]
+    clauses = cut(sentence, spec.code, lambda clause: _who(statement(clause, spec)))
+    read = [statement(clause, spec) for clause in clauses]
+    if len(read) >= 2 and all(_who(each) for each in read) and _worth_cutting(clauses, read, spec):
+        return [each for each in read if each is not None]
     return [found]
 
 

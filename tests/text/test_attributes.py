@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nanodream.engines.slots import USER_SUBJECT, same_slot, slot_of, user_slot
-from nanodream.text.attributes import Attribute, attribute_of, by_attribute
+from nanodream.text.attributes import Attribute, attribute_of
+from nanodream.text.statements import read
 
 GIVEN = [
     ("Ich wohne jetzt in Berlin.", "lives in", "Berlin"),
@@ -73,18 +74,18 @@ def test_two_attributes_are_two_slots():
     ("J'habite à Lyon et je travaille chez Renault.", "fr", ["J'habite à Lyon.", "Je travaille chez Renault."]),
     ("Moro em Lisboa e trabalho na Farfetch.", "pt", ["Moro em Lisboa.", "Trabalho na Farfetch."]),
     ("我住在上海，在阿里巴巴工作。", "zh", ["我住在上海。", "我在阿里巴巴工作。"]),  # the subject carried
-    # words that give no attribute stay with the clause before them
+    # words that say nothing alone stay with the clause before them
     ("Soy Ana, vivo en Madrid y trabajo en Google.", "es", ["Soy Ana, vivo en Madrid.", "Trabajo en Google."]),
 ])
 def test_a_sentence_giving_two_attributes_is_cut_into_one_clause_each(sentence, code, clauses):
-    assert by_attribute(sentence, code) == clauses
+    assert [said.text for said in read([sentence], code).statements] == clauses
 
 
 @pytest.mark.parametrize(("sentence", "code"), [
     ("Ich wohne in Portland, Oregon.", "de"),  # one place, with a comma
     ("Ich arbeite bei Siemens und SAP.", "de"),  # one attribute, two values: the person's to say
-    ("Vivo en Madrid y me gusta el café.", "es"),  # one attribute and something else
+    ("Me gusta el café y el té.", "es"),  # "el té" says nothing alone
     ("私は東京に住んでいて、ソニーに勤めています。", "ja"),  # its file names no joining words: not cut
 ])
 def test_a_sentence_giving_fewer_than_two_attributes_stays_whole(sentence, code):
-    assert by_attribute(sentence, code) == [sentence]
+    assert [said.text for said in read([sentence], code).statements] == [sentence]

@@ -322,9 +322,8 @@ def _likes_an_option(sentence: str) -> bool:
 
 # What opens an answer to the agent's options before the option itself: "ok, let's go with …", "I'll take …".
 _CHOOSING = re.compile(r"^(?:(?:ok(?:ay)?|yes|yeah|sure|then|so)[,.!]?\s+)*"
-                       r"(?:(?:(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will)\s+)?"
-                       r"(?:go\s+(?:with|for)|take|pick|choose|do|use|vote\s+for)\s+|"
-                       r"i\s+(?:choose|pick|vote\s+for|prefer)\s+)?", re.IGNORECASE)
+                       r"(?:(?:(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will|i)\s+)?"
+                       r"(?:go\s+(?:with|for)|take|pick|choose|do|use|vote\s+for)\s+)?", re.IGNORECASE)
 # Answers to numbered questions, each a letter: "Q1: A, Q2: B", "1) C 2) A".
 _LETTERED_ANSWERS = re.compile(r"^(?:Q?\d{1,2}\s*[:.)=-]\s*[A-Da-d]\b[\s,;]*){2,}$")
 
@@ -924,9 +923,9 @@ def statement(said: Said) -> Fact | None:
     if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
         return None  # points at a screenshot, or runs on through a spec of the work at hand
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
-        if _unreal(said.sentence) or _A_THOUGHT.match(said.sentence):
-            return None  # "In such cases, I'd draft a reminder": what would happen; "I had a thought last night":
-            # what it was comes next, for this conversation — neither a habit nor an event
+        if _unreal(said.sentence) or _THOUGHT_OR_WISH.match(said.sentence):
+            return None  # "In such cases, I'd draft a reminder": what would happen; "I had a thought last night",
+            # "Now I want to …": for this conversation — neither a habit nor an event
         if _PLAN.search(said.spoken or said.sentence) and _DAYS_AHEAD.search(said.spoken or said.sentence):
             return None  # "Tomorrow I'm flying to Denver": the coming days' plan, told to an agent, is no memory
         return Fact("durable", said.dated(text or said.sentence)) if _placed_in_time(said) else None
@@ -970,10 +969,11 @@ _DAYS_AHEAD = re.compile(r"\b(?:tomorrow|tonight|later today|this\s+(?:weekend|e
 
 # A thought the person had, or a wish, with when: for this conversation, no event ("I had a thought last night.",
 # "Now I want to do a loading state on the transactions list.").
-_A_THOUGHT = re.compile(r"^(?:I|we)\s+(?:(?:had|got|came\s+up\s+with)\s+(?:a|an|one|another|some|two)\s+(?:\w+\s+)?"
-                        r"(?:thoughts?|ideas?|questions?|look|dream|realization|epiphany|hunch|feeling|concern)\b|"
-                        r"(?:want|wanted|need|needed|would\s+like|'d\s+like|am\s+trying|'m\s+trying)\s+to\b)",
-                        re.IGNORECASE)
+_THOUGHT_OR_WISH = re.compile(r"^(?:I|we)\s+(?:(?:had|got|came\s+up\s+with)\s+(?:a|an|one|another|some|two)\s+"
+                              r"(?:\w+\s+)?(?:thoughts?|ideas?|questions?|look|dream|realization|epiphany|hunch|"
+                              r"feeling|concern)\b|"
+                              r"(?:want|wanted|need|needed|would\s+like|'d\s+like|am\s+trying|'m\s+trying)\s+to\b)",
+                              re.IGNORECASE)
 
 
 def _placed_in_time(said: Said) -> bool:
@@ -1284,12 +1284,10 @@ def after_a_request(sentences: list[str], asked: bool = False) -> list[bool]:
     return flags
 
 
-# The work to do in place of what a bare "don't" held back: "… instead", "just …", "we only need to …".
-_ANSWER_LEAD = rf"(?:(?:{NO}|ok|so|but),?\s+)?"
-_INSTEAD = re.compile(rf"\binstead\b|^{_ANSWER_LEAD}(?:just|only)\s+\w+|"
-                      rf"^{_ANSWER_LEAD}(?:we|i|you)\s+(?:only|just)\s+(?:need|want|have)\b", re.IGNORECASE)
-_INSTEAD_LEAD = re.compile(rf"^{_ANSWER_LEAD}(?:(?:we|i|you)\s+)?(?:just|only)\s+(?:(?:need|want|have)\s+"
-                           r"(?:to\s+)?)?", re.IGNORECASE)
+# What leads into the work to do in place of what a bare "don't" held back: "just …", "we only need to …".
+_WORK_INSTEAD = re.compile(rf"^(?:(?:{NO}|ok|so|but),?\s+)?(?:(?:we|i|you)\s+)?(?:just|only)\s+"
+                           r"(?:(?:need|want|have)\s+(?:to\s+)?)?", re.IGNORECASE)
+_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 
 
 def before_the_work_instead(sentences: list[str]) -> list[bool]:
@@ -1298,8 +1296,13 @@ def before_the_work_instead(sentences: list[str]) -> list[bool]:
     to update the tests"): how to do that errand, not a rule. "Don't use npm. Use pnpm instead." asks for no work:
     it stands."""
     return [index + 1 < len(sentences) and bool(_BARE_DONT.match(_LEAD_IN.sub("", sentences[index].strip())))
-            and bool(_INSTEAD.search(sentences[index + 1])) and asks(_INSTEAD_LEAD.sub("", sentences[index + 1]))
-            for index in range(len(sentences))]
+            and _the_work_instead(sentences[index + 1]) for index in range(len(sentences))]
+
+
+def _the_work_instead(sentence: str) -> bool:
+    """"Update the tests instead.", "we only need to update the tests": a request for work in place of another."""
+    lead = _WORK_INSTEAD.match(sentence)
+    return (lead is not None or bool(_INSTEAD.search(sentence))) and asks(sentence[lead.end():] if lead else sentence)
 
 
 def classify(sentence: str, speaker: str = "", day: date | None = None, errand: bool = False) -> Fact | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,3 +41,8 @@ def session_of(context: Context, named: object = None) -> tuple[str, bool]:
 
 def first_dict(records: list[Any]) -> dict[str, Any] | None:
     return next((record for record in records if isinstance(record, dict)), None)
+
+
+def words_digest(text: str) -> str:
+    """A short digest of what was said, for a reader that remembers a file's latest words with its watermark."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -15,11 +15,10 @@ remembered with its watermark, so a copy in a later pass is caught too.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format, session_of
+from nanodream.ingest.formats.base import Context, Format, session_of, words_digest
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
@@ -52,8 +51,10 @@ def read(record: Any, context: Context) -> list[Message]:
     message = record["message"]
     role = message.get("role", record["type"])
     text = joined(part_texts(message.get("content"), TEXT_PARTS))
-    if role not in ROLES or not text or _said_again(f"{role}\0{text}", context) and burst:
-        return []  # a turn that only called tools, returned a tool result or thought; or a copy of an earlier one
+    if role not in ROLES or not text:
+        return []  # a turn that only called tools, returned a tool result or thought
+    if _said_again(f"{role}\0{text}", context) and burst:
+        return []  # a copy of an earlier turn (every turn's words are remembered, copy or not)
     named = record.get("sessionId") if isinstance(record.get("sessionId"), str) else None
     session, by_file = session_of(context, named)
     said = Said(role, text, record.get("timestamp"), record.get("uuid"))
@@ -67,7 +68,7 @@ FORMAT = Format("claude-code", sniff, read,
 def _said_again(words: str, context: Context) -> bool:
     """Whether the file's latest turns already said `words`; they are remembered either way (the latest
     `SAID_WINDOW`)."""
-    digest = hashlib.sha256(words.encode("utf-8")).hexdigest()[:16]
+    digest = words_digest(words)
     said = context.setdefault(SAID, [])
     if digest in said:
         return True

@@ -20,12 +20,11 @@ last heading, in both kinds of item, so the two copies still pair.
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
 from nanodream.ingest.cleaning import joined, part_texts
-from nanodream.ingest.formats.base import Context, Format, first_dict, session_of
+from nanodream.ingest.formats.base import Context, Format, first_dict, session_of, words_digest
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 ITEM_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
@@ -107,7 +106,7 @@ def _user_words(context: Context, text: str, when: Any, msg_id: Any, kind: str) 
     its pair and is not read again; the same words said again later are a message of their own."""
     if not text:
         return []
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = words_digest(text)
     unpaired = context.setdefault("unpaired_user", [])  # [kind, digest] read, whose pair has not come yet
     other = "item" if kind == "event" else "event"
     if [other, digest] in unpaired:

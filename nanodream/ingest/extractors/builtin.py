@@ -21,19 +21,15 @@ from nanodream.backlog.waiting import marker_line
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
 from nanodream.ingest.extractors.procedures import stated_procedures
-from nanodream.ingest.extractors.rules import (
-    DEFAULT_SUBJECT,
-    Fact,
+from nanodream.ingest.extractors.requests import (
     after_a_request,
     answers_an_option,
     asks,
     before_a_request,
     before_the_work_instead,
-    classify,
-    meaningful,
-    names_a_source,
-    small_talk,
 )
+from nanodream.ingest.extractors.rules import DEFAULT_SUBJECT, Fact, classify, meaningful, small_talk
+from nanodream.ingest.extractors.spoken import names_a_source
 from nanodream.ingest.message import Message, local
 from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure

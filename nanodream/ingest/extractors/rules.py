@@ -31,6 +31,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 
+from nanodream.ingest.extractors.requests import (
+    CHANGE_VERBS,
+    a_bare_dont,
+    a_chosen_option,
+    likes_an_option,
+    only_a_choice,
+    opens_with_a_request,
+)
+from nanodream.ingest.extractors.spoken import from_a_source, plain
 from nanodream.text.attributes import unowned_value
 from nanodream.text.dates import absolute, day_text
 from nanodream.text.grammar import (
@@ -46,7 +55,6 @@ from nanodream.text.grammar import (
     WITHOUT,
     not_after,
     speech,
-    with_apostrophes,
 )
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.language import language_of
@@ -289,53 +297,6 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at
                       r"right away|anymore|again|previous|above|below|following|same)\b", re.IGNORECASE)
 
 
-# One of the options the agent offered, pointed at: "option 1", "the second one", "all", "both" — an answer to the
-# agent's question, which names nothing a memory could keep ("I like the second one", "let's go with option 1").
-# So is the work at hand ("any approach", "what we have here"), or a number or letter alone ("let's go with 2 and
-# tweak the subhead"), whatever is said after it.
-_A_CHOICE = re.compile(r"(?:(?:the|all|both)\s+)?(?:(?:option|choice|number|#)\s*\w{1,3}|all|both|either|"
-                       r"(?:first|second|third|fourth|fifth|last|former|latter|other|same)"
-                       r"(?:\s+(?:one|ones|option|options|choice|version|approach|idea|way))?|"
-                       r"any\s+(?:of\s+(?:them|those|these)|one|approach(?:es)?|options?|ideas?|versions?)|"
-                       r"what\s+(?:we|you)\s+(?:have|had|did|made|wrote|built|got|came\s+up\s+with)"
-                       r"(?:\s+(?:here|so\s+far|now))?|where\s+(?:we|it|this)\s+(?:are|is|stands?)|\d{1,2}|[A-D])"
-                       r"(?:\s+(?:of\s+them|of\s+those|please|then|better|best|more|most|too))?"
-                       r"(?:\s*[.!]*$|\s*(?:,|;|\band\b|\bbut\b|\bthen\b|\bto\b|\bbecause\b|\bsince\b))",
-                       re.IGNORECASE)
-# What the person likes or chose, after the verb ("I like the second one"), and after a decision's verb ("decided
-# on option 2", "decided to go with the first one").
-_LIKED = re.compile(rf"^I\s+(?:(?:really|also|do|still|{DO_NOT})\s+)*(?:like|love|prefer|want|choose|pick)s?\s+"
-                    r"(?P<what>.+)$", re.IGNORECASE)
-_CHOSEN_LEAD = re.compile(r"^(?:on|to\s+(?:go\s+with|use|take|pick))\s+", re.IGNORECASE)
-
-
-def _only_a_choice(text: str) -> bool:
-    return bool(_A_CHOICE.match(text.strip()))
-
-
-def _likes_an_option(sentence: str) -> bool:
-    """"I like the second one", "I prefer option 2", "I don't like any approach": an answer to the agent's options
-    or about the work at hand, no taste of the person's."""
-    liked = _LIKED.match(sentence)
-    return liked is not None and _only_a_choice(liked.group("what"))
-
-
-# What opens an answer to the agent's options before the option itself: "ok, let's go with …", "I'll take …".
-_CHOOSING = re.compile(r"^(?:(?:ok(?:ay)?|yes|yeah|sure|then|so)[,.!]?\s+)*"
-                       r"(?:(?:(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will|i)\s+)?"
-                       r"(?:go\s+(?:with|for)|take|pick|choose|do|use|vote\s+for)\s+)?", re.IGNORECASE)
-# Answers to numbered questions, each a letter: "Q1: A, Q2: B", "1) C 2) A".
-_LETTERED_ANSWERS = re.compile(r"^(?:Q?\d{1,2}\s*[:.)=-]\s*[A-Da-d]\b[\s,;]*){2,}$")
-
-
-def answers_an_option(sentence: str) -> bool:
-    """"Option A", "Let's go with 2 and tweak the subhead", "Q1: A, Q2: B": an answer to the agent's options,
-    which only a model that sees them can read."""
-    text = sentence.strip()
-    rest = text[_CHOOSING.match(text).end():]  # the pattern matches empty at worst
-    return _likes_an_option(text) or bool(_LETTERED_ANSWERS.match(text)) or bool(rest) and _only_a_choice(rest)
-
-
 def language_switch(said: Said) -> Fact | None:
     """"Switch to Chinese please", "Set your language to German": the language to answer in, as a rule."""
     switch = _SWITCH_LANGUAGE.match(said.sentence)
@@ -360,7 +321,7 @@ def agent_rule(said: Said) -> Fact | None:
     rather_not = _RATHER_NOT.match(said.sentence)
     if rather_not is not None:
         return _as_rule(f"Don't {rather_not.group('rule')}", said)
-    if (_BARE_DONT.match(said.sentence) and not _STANDING_WORDS.search(said.sentence)
+    if (a_bare_dont(said.sentence) and not _STANDING_WORDS.search(said.sentence)
             and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence)
                  or _holding_back(said.sentence))):
         return None  # "do not open any PRs" inside a request for work, "Don't touch the file.": this errand's
@@ -409,9 +370,6 @@ def _every_time_rule(sentence: str) -> str:
     return sentence if _a_command(sentence[setting.start("verb"):]) else ""
 
 
-# A bare prohibition: "don't …", "avoid …", "stop …" with no "please", "always", "never" or "from now on" to make
-# it stand: after a request in the same message, it says how to do that errand.
-_BARE_DONT = re.compile(rf"^(?:{DO_NOT}|avoid|stop)\b", re.IGNORECASE)
 # "Don't wait, restart the server now", "Don't stop, keep going", "Don't ask, just do it": a "don't" without an
 # object, then the work to do, when the "don't" only holds back (`_PACING`) or the work is this one ("it", "now"):
 # how to go on with this errand, not a rule ("Don't guess, ask me" is one).
@@ -720,7 +678,7 @@ _THE_AGENTS_WORK = re.compile(r"^\S+(?:\s+\S+){1,3}?\s+(?:everything|all|what|ho
 def preference(said: Said) -> Fact | None:
     if not _PREFERENCE.match(said.sentence) or _TIMED.search(said.sentence) or _THE_AGENTS_WORK.match(said.sentence):
         return None
-    if _likes_an_option(said.sentence):
+    if likes_an_option(said.sentence):
         return None
     text = said.about()
     return Fact("permanent", _agent_named(text)) if text and meaningful(text) >= 2 else None
@@ -815,7 +773,7 @@ def _imperative(clause: str) -> bool:
     """True when the clause asks the agent for something: a request's opening, or a verb before its object."""
     verb_object = _VERB_OBJECT.match(clause)
     plain_verb = verb_object is not None and verb_object.group("verb").lower() not in STOPWORDS
-    return bool(_ASKS.match(clause)) or plain_verb
+    return bool(opens_with_a_request(clause)) or plain_verb
 
 
 def _without_errand(text: str) -> str:
@@ -842,7 +800,7 @@ def decision(said: Said) -> Fact | None:
     going = _GOING_WITH.match(said.sentence)
     if going is not None:
         chosen = going.group("thing") or going.group("chosen")
-        pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen))) or _only_a_choice(chosen)
+        pointing = _DEICTIC.search(_LASTING_PLACE.sub(" ", _first_clause(chosen))) or only_a_choice(chosen)
         mine = (going.group("who") or "").lower() == "i"
         errand = mine and (_PURPOSE.search(chosen) or not _NAMED_CHOICE.search(chosen))
         if pointing or errand or _ONE_DAY.search(said.spoken or said.sentence):
@@ -856,7 +814,7 @@ def decision(said: Said) -> Fact | None:
     match = _DECISION.match(said.sentence)
     if match is None:
         return _decision_after_errand(said)
-    if _only_a_choice(_CHOSEN_LEAD.sub("", match.group("thing") or match.group("rest") or "")):
+    if a_chosen_option(match.group("thing") or match.group("rest") or ""):
         return None  # "let's go with option 1", "we picked the second one": an answer to the agent's options
     if match.group("thing"):
         if _DEICTIC.search(_LASTING_PLACE.sub(" ", _STANDING_WORDS.sub("", match.group("thing")))):
@@ -913,7 +871,7 @@ def statement(said: Said) -> Fact | None:
     """
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
         return None
-    if _likes_an_option(said.sentence):
+    if likes_an_option(said.sentence):
         return None
     text = said.about()
     if said.speaker:
@@ -1044,17 +1002,12 @@ def _lasting(sentence: str) -> bool:
 
 
 # What opens a request or a remark to the agent rather than a statement about the world.
-# Verbs that ask to change a thing or the way it is built ("Migrate the users table …", "Redesign the layout …"):
-# opening a sentence, they ask for work, whether or not it names what it works on.
-_CHANGE_VERBS = (r"switch|migrate|convert|upgrade|downgrade|replace|swap|enable|disable|turn|restart|rebuild|rerun|"
-                 r"revert|roll back|deploy|redesign|rewrite|redo|rework|restyle|improve|optimi[sz]e|simplify|split|"
-                 r"extract|polish|tweak|adjust")
 _REQUEST = re.compile(r"^(?:can|could|would|will|shall|should|please|let|let's|lets|add|fix|make|show|tell|give|"
                       r"write|help|check|run|try|use|create|update|remove|delete|change|move|put|look|find|explain|"
                       r"read|work on|implement|continue|start|install|deploy|investigate|debug|refactor|rename|"
                       r"summari[sz]e|analy[sz]e|review|research|prepare|compare|translate|draft|generate|websearch|"
                       r"suggest|propose|recommend|brainstorm|outline|evaluate|assess|estimate|verify|"
-                      rf"send|book|remind|ping|list|print|clean up|set up|look up|figure out|{_CHANGE_VERBS}|"
+                      rf"send|book|remind|ping|list|print|clean up|set up|look up|figure out|{CHANGE_VERBS}|"
                       rf"you|your|that|there|here|what|how|why|when|where|who|which|yes|{NO}|sure|thanks?)\b"
                       r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|has|have|had)\b)",  # "Read replicas are …": a statement
                       re.IGNORECASE)
@@ -1129,26 +1082,6 @@ def _first_fact(said: Said, skip: tuple[Callable[[Said], Fact | None], ...] = ()
     return None
 
 
-# Words that lead into a statement without being part of it ("Also, I started …", "… by the way."), labels
-# that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
-# ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
-_LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"fun fact|oh and|guess what|for context|"
-                      r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
-                      r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
-                      r"(?:you know|i mean)\s*,\s*|"
-                      rf"(?:yeah|yes|yep|{NO}|nope|ok(?:ay)?|sure|wow|haha+|lol|cool|great|nice|good|perfect|fine|"
-                      r"alright|awesome|excellent|wait|hmm+|ah|oh|thanks?|thank you|"
-                      r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+there|\s+(?-i:[A-Z])[\w'-]+)?)"
-                      r"\s*[,!.—–-]+\s+|"
-                      r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
-                      r"(?:context|background|note|thing|heads[- ]up|reminder|rules?|important)(?:\s+first)?\s*:\s*|"
-                      r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
-                      r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
-                      r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
-                      re.IGNORECASE)
-_TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol|please|pls|plz"
-                    r"|(?:it's\s+)?(?:nice|good|great|pleased)\s+to\s+meet\s+you)\s*(?=[.!]*$)", re.IGNORECASE)
 # A short lead before a colon, then a rule that says always or never: the rule is what is filed.
 RULE_LEAD_CHARS = 40
 _RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w|(?:{_FROM_NOW_ON})\b)",
@@ -1156,29 +1089,11 @@ _RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:(?:always|{PROHIBITION})\s+(?!
 _AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
 
 
-def names_a_source(fragment: str) -> bool:
-    """Whether a sentence's opening clause, cut off at its comma ("According to the docs"), names what the
-    words after it are from: a document's or a program's, not the person's."""
-    return bool(_SOURCE.match(fragment)) and not fragment.rstrip().endswith((".", "!", "?"))
-
-
 def _a_rule_lead(lead: str) -> bool:
     """A few words that lead into a rule ("Lesson learned", "Don't do this again"): not a log's label ("Error"),
     nor a setting for one piece of work ("For this task"), which makes the rule that task's."""
     return (len(lead) <= RULE_LEAD_CHARS and len(lead.split()) >= 2
             and not _one_piece_of_work(_AGAIN.sub(" ", lead)))
-
-
-# What a document, a program or another model wrote, named before it: "From the docs: always call init() …",
-# "The README says: …", "According to the docs, …" — their words, not a rule the person gives the agent.
-_WRITTEN = (r"(?:official\s+)?(?:docs?|documentation|readme|wiki|manual|guide|spec|specification|article"
-            r"|blog(?:\s+post)?|tutorial|book|website|error(?:\s+message)?|log|logs|output|warning|compiler|linter|stack\s*overflow"
-            r"|chatgpt|gpt|gemini|copilot|other\s+(?:ai|model|agent))")
-_SOURCE = re.compile(rf"^(?:according\s+to|as\s+per|per|copied\s+from|quot(?:e|ed|ing)(?:\s+from)?|from)\s+"
-                     rf"(?:the|a|an|this|that|our|my|its|their)?\s*{_WRITTEN}\b|"
-                     rf"^(?:the|a|an|this|that|our|my|its|their)?\s*{_WRITTEN}\s+"
-                     rf"(?:{speech('report', 'base', 'third', 'past')}|reads|read|writes|wrote|states|stated)\b",
-                     re.IGNORECASE)
 
 
 # A short time or place phrase before the person speaks of themselves: "From November I'll be …", "Lately, I …".
@@ -1196,115 +1111,6 @@ _ASIDE = re.compile(r",?\s+(?:so|because|which means)\s+(?=[^,]*\b(?:you|your|pl
                     re.IGNORECASE)
 
 
-# Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
-# or a number is never among them, so the fact's meaning stays; recall scores none of them.
-_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
-                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
-                            r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
-# What "kind of" follows when it hedges a verb ("I kind of run the shop"), not when it names a kind ("a new kind of").
-_HEDGED = frozenset({"i", "we", "you", "he", "she", "they", "it", "i'm", "we're", "it's", "is", "am", "are", "was",
-                     "were", "just", "really"})
-
-
-def _unfilled(match: re.Match[str]) -> str:
-    """A filler word out, unless it opens the sentence ("Actually, …" is a correction) or "kind of" names a kind;
-    one comma beside it stays when a clause still follows, none when it stood between two ("X, you know, Y")."""
-    before = match.string[:match.start()].split()
-    if not before or match.group("word").lower() in ("kind of", "sort of") and before[-1].lower() not in _HEDGED:
-        return match.group(0)
-    one_comma = bool(match.group("before")) != bool(match.group("after"))
-    return ", " if one_comma and match.group("end") is None else " "
-
-
-def _without_spoken_filler(sentence: str) -> str:
-    return " ".join(_SPOKEN_FILLER.sub(_unfilled, sentence).replace(" ,", ",").split())
-
-
-# Emoji and emoticons: tone, not content ("I adopted a cat 😻", "see you then :)"); out before the rules read.
-_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+|"
-                    r"(?<!\S)(?:[:;=]-?[)(DPp]|xD|<3)(?!\S)")
-
-
-# Words a dictated sentence opens with before the person gets to it: "ok so quick thing I work as …".
-_DICTATED_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|basically|quick thing|one thing|also|and|like|yeah|"
-                            r"right|anyway)\s+)+(?=(?:I|I['’]m|my|we)\b)", re.IGNORECASE)
-_LOWER_I = re.compile(r"(?<![\w'’-])i(?=(?:['’](?:m|ve|d|ll))?\b)")
-# "im", "ive": "I'm", "I've" typed without the apostrophe ("id" and "ill" are words of their own).
-_BARE_I = re.compile(r"(?<![\w'’-])[Ii](?P<rest>m|ve)\b")
-# A name the person puts in quotes ("Call me "William"", "My name is 'Bill'"): the name, not someone's words.
-_QUOTED_NAME = re.compile(r"\b(?P<naming>call me|name is|name's|i go by|i'm called|known as)\s+"
-                          r"[\"'“‘«„](?P<name>[^\"'“”‘’«»\n]{1,40})[\"'”’»“]", re.IGNORECASE)
-
-
-# A sentence asking the agent for a piece of work: a question to it, "please …", "let's …", a command verb.
-_ASKS = re.compile(r"^(?:(?:ok(?:ay)?|great|good|so|and|also|now|then|first|next|alright)\s*[,.!]?\s+)*(?:"
-                   rf"(?:can|could|would|will)\s+you\b|please\s+(?!always|{PROHIBITION})|let'?s\b|"
-                   r"i(?:'d| would) like (?:a|an|the|you|to have)\b|i (?:want|need) you\b|"
-                   r"(?:add|fix|make|show|give|write|check|run|create|update|remove|delete|change|move|review|generate|"
-                   r"prepare|draft|implement|investigate|refactor|rename|look|find|explain|summari[sz]e|build|"
-                   rf"open|set up|go ahead|clean up|translate|install|debug|{_CHANGE_VERBS})\b)", re.IGNORECASE)
-
-
-# A request the sentence ends with: "The endpoint returns stale data, please fix it." — what it asks is this errand.
-_ASKS_AT_END = re.compile(rf"[,;:—–-]\s*(?:please|pls|can\s+you|could\s+you)\s+(?!always\b|{PROHIBITION})\w+[^,;]*$",
-                          re.IGNORECASE)
-# A request about what came just before it: "Please look into it.", "Can you fix this?"
-_POINTS_BACK = re.compile(r"\b(?:it|this|that|these|them)\b", re.IGNORECASE)
-
-
-def asks(sentence: str) -> bool:
-    """Whether a sentence asks the agent for a piece of work, at its start or at its end."""
-    plain = _LEAD_IN.sub("", sentence.strip())
-    return bool(_ASKS.match(plain) or _ASKS_AT_END.search(plain.rstrip(".!?")))
-
-
-# What goes wrong: a sentence saying so reports a problem ("… renders blank pages", "… times out under load").
-_GOES_WRONG = re.compile(rf"\b(?:fail(?:s|ed|ing)?|crash(?:es|ed|ing)?|broken|breaks|errors?|blank|stale|wrong|hangs?"
-                         rf"|freez(?:es|ing)|times?\s+out|timeouts?|slow|leaks?|missing|empty|bug(?:gy|s)?"
-                         rf"|{not_after('does', 'do', 'is', 'are', 'can', 'will', 'did')}\s+\w+)\b", re.IGNORECASE)
-
-
-def before_a_request(sentences: list[str]) -> list[bool]:
-    """For each sentence of a message, whether it reports a problem the next one asks to work on ("The invoice PDF
-    renders blank pages. Please look into it."): what the errand is about, not a fact to keep. A fact the request
-    only builds on stays one ("The staging server runs Debian 12. Can you check if it needs an upgrade?")."""
-    return [index + 1 < len(sentences) and bool(_GOES_WRONG.search(sentences[index])) and asks(sentences[index + 1])
-            and bool(_POINTS_BACK.search(sentences[index + 1])) for index in range(len(sentences))]
-
-
-def after_a_request(sentences: list[str], asked: bool = False) -> list[bool]:
-    """For each sentence of a message, whether an earlier one asked the agent for a piece of work (`asked`: the
-    person's message before this one did): a bare "don't …" after it says how to do that errand ("… make a branch
-    for each. do not open any PRs.", or "Avoid caching responses." sent right after "please fix it"), one before
-    it stands on its own ("Don't use emojis in commit messages. Can you add …?")."""
-    flags = []
-    for sentence in sentences:
-        flags.append(asked)
-        asked = asked or asks(sentence)
-    return flags
-
-
-# What leads into the work to do in place of what a bare "don't" held back: "just …", "we only need to …".
-_WORK_INSTEAD = re.compile(rf"^(?:(?:{NO}|ok|so|but),?\s+)?(?:(?:we|i|you)\s+)?(?:just|only)\s+"
-                           r"(?:(?:need|want|have)\s+(?:to\s+)?)?", re.IGNORECASE)
-_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
-
-
-def before_the_work_instead(sentences: list[str]) -> list[bool]:
-    """For each sentence of a message, whether it is a bare "don't …" the next one answers with the work to do in
-    its place ("Do not change source files. Update the tests instead.", "… DO NOT CHANGE SOURCE FILES, we only need
-    to update the tests"): how to do that errand, not a rule. "Don't use npm. Use pnpm instead." asks for no work:
-    it stands."""
-    return [index + 1 < len(sentences) and bool(_BARE_DONT.match(_LEAD_IN.sub("", sentences[index].strip())))
-            and _the_work_instead(sentences[index + 1]) for index in range(len(sentences))]
-
-
-def _the_work_instead(sentence: str) -> bool:
-    """"Update the tests instead.", "we only need to update the tests": a request for work in place of another."""
-    lead = _WORK_INSTEAD.match(sentence)
-    return (lead is not None or bool(_INSTEAD.search(sentence))) and asks(sentence[lead.end():] if lead else sentence)
-
-
 def classify(sentence: str, speaker: str = "", day: date | None = None, errand: bool = False) -> Fact | None:
     """The fact a sentence states, or None for questions, hedges, small talk, sentences about others and any
     kind of line that never enters memory (text/kinds.py)."""
@@ -1320,11 +1126,8 @@ def classify(sentence: str, speaker: str = "", day: date | None = None, errand: 
 
 
 def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
-    sentence = _QUOTED_NAME.sub(r"\g<naming> \g<name>", sentence)
-    sentence = _LOWER_I.sub("I", _BARE_I.sub(r"I'\g<rest>", with_apostrophes(_EMOJI.sub("", sentence))).strip()
-                            .strip("\"'“”").strip())
-    sentence = _DICTATED_LEAD.sub("", _without_spoken_filler(_TRAIL.sub("", _LEAD_IN.sub("", sentence))))
-    if _SOURCE.match(sentence):
+    sentence = plain(sentence)
+    if from_a_source(sentence):
         return None  # "The README says: always run make setup first": its words, not the person's rule
     lead, colon, rule = sentence.partition(": ")
     if colon and _a_rule_lead(lead) and _RULE_AFTER_LEAD.match(rule):

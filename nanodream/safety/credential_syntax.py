@@ -24,6 +24,7 @@ from nanodream.safety.secret_values import (
 PASSWORD = "Password"
 AUTH_HEADER = "Authorization Header"
 WEBHOOK = "Webhook Key"
+URL_GRANT = "URL Credential"
 
 _I = re.IGNORECASE
 _DIRECTIVE = re.compile(r"\b(?:requirepass|masterauth|auth_pass|rpcpassword|wpa_passphrase|bindpw|rootpw|psk"
@@ -62,6 +63,11 @@ _HOOK_PATH = re.compile(r"https?://[^\s/]+/(?:[^\s?#]*/)?(?:web)?hooks?/(?:[^\s/
 _URL_KEY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:key|token|access_token|secret|sign|signature|auth)="
                       r"(?P<value>[A-Za-z0-9_.~%-]{16,})", _I)
 
+# What an OAuth redirect or a link carries as the credential itself: an authorization code ("…/callback?code=4/0A…"),
+# a token of the implicit flow ("#id_token=…"), a client secret or a password in the query.
+_URL_GRANT = re.compile(r"(?<=[?&#])(?:code|id_token|refresh_token|client_secret|api_?key|password|passwd|pwd)="
+                        r"(?P<value>[A-Za-z0-9_.~%/+-]{16,})", _I)
+
 
 def findings(line: str) -> list[tuple[str, str]]:
     """Every credential `line` sets or sends by syntax, as (rule, value)."""
@@ -95,7 +101,7 @@ def _set_value(value: str) -> bool:
 
 def _commands_and_urls(line: str) -> list[tuple[str, str]]:
     """scheme://user:password@host, root:toor@nas.local, mysql -u app -pSecret, curl -u user:secret, a bot's
-    webhook URL."""
+    webhook URL, an OAuth code in a redirect."""
     found = [(PASSWORD, m.group("value")) for m in _URL_USERINFO.finditer(line)
              if m.group("value").lower() not in _PLACEHOLDERS and not is_reference(m.group("value"))]
     found += [(PASSWORD, m.group("value")) for m in _USER_PASS_AT_HOST.finditer(line)
@@ -106,6 +112,7 @@ def _commands_and_urls(line: str) -> list[tuple[str, str]]:
                   if looks_secret(m.group("value")) or looks_default(m.group("value"))]
     for pattern in (_HOOK_PATH, _URL_KEY):
         found += [(WEBHOOK, m.group("value")) for m in pattern.finditer(line) if looks_token(m.group("value"), 16)]
+    found += [(URL_GRANT, m.group("value")) for m in _URL_GRANT.finditer(line) if looks_token(m.group("value"), 16)]
     return found
 
 

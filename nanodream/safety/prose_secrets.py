@@ -175,6 +175,11 @@ def _value_at(line: str, start: int) -> str:
     return match.group(0) if match else ""
 
 
+# A password's value told in the past ("the commit that removed the password was a1b2c3d") may be a commit's id; one
+# stated as it is ("the database password is abc123456") is the password, hex or not.
+_IN_THE_PAST = re.compile(r"\b(?:was|were|had|used to be|era|war|était|foi)\b", _I)
+
+
 def _password_values(line: str) -> list[Finding]:
     found = []
     for cue, start, connected in _cue_values(line, _PASSWORD_CUE):
@@ -182,7 +187,8 @@ def _password_values(line: str) -> list[Finding]:
             continue  # "pass" alone is too common a word (boarding pass, tests pass): only "pass: …" counts
         value = _value_at(line, start)
         last_word = re.match(r"[.,;:!?)]*\s*(?:$|[.;(—–-])", line[start + len(value):]) is not None
-        if looks_secret(value) or (looks_default(value) and (connected or last_word)) or (
+        stated = connected and not _IN_THE_PAST.search(line[cue.end():start])  # "password is abc123456"
+        if looks_secret(value, hex_ok=stated) or (looks_default(value) and (connected or last_word)) or (
                 connected and (_quoted_word(value) or last_word and _plain_word(value))):
             found.append((PASSWORD, strip_value(value)))
     return found
@@ -218,8 +224,9 @@ def _other_language_password_values(line: str) -> list[Finding]:
         for right_after, joined in ((True, _OTHER_CONNECTOR.match(line, cue.end())),
                                     (False, _OTHER_GAP.match(line, cue.end()))):
             value = _OTHER_VALUE.match(line, joined.end()) if joined is not None else None
-            if value is not None and (looks_default(value.group(0)) or looks_secret(value.group(0))
-                                      and could_be_a_secret(value.group(0))  # not "密码管理器是1Password"
+            stated = joined is not None and not _IN_THE_PAST.search(joined.group(0))  # "密码是 abc123456"
+            if value is not None and (looks_default(value.group(0)) or looks_secret(value.group(0), hex_ok=stated)
+                                      and could_be_a_secret(value.group(0), hex_ok=stated)  # not "…是1Password"
                                       or right_after and _a_word_after_a_cjk_name(cue.group(0), value, line)):
                 found.append((PASSWORD, strip_value(value.group(0))))
                 break

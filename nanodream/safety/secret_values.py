@@ -164,14 +164,14 @@ def _joined_names(core: str) -> bool:
     return len(pieces) > 1 and all(_NAME_PIECE.fullmatch(piece) for piece in pieces)
 
 
-def could_be_a_secret(value: str) -> bool:
+def could_be_a_secret(value: str, *, hex_ok: bool = False) -> bool:
     """Anything a credential could be, whatever stands around it: a default password, or a value `looks_secret`
-    passes that is no product or model name nor names joined by hyphens ('WPA2-Enterprise'). What the learned
-    second opinion weighs (second_opinion.py)."""
+    passes (`hex_ok` as there) that is no product or model name nor names joined by hyphens ('WPA2-Enterprise').
+    What the learned second opinion weighs (second_opinion.py)."""
     core = strip_value(value)
     if looks_default(core):
         return True
-    return (len(core) <= 128 and looks_secret(core) and not _PRODUCT_NAME.fullmatch(core)
+    return (len(core) <= 128 and looks_secret(core, hex_ok=hex_ok) and not _PRODUCT_NAME.fullmatch(core)
             and not _MODEL_NUMBER.fullmatch(core) and not _joined_names(core))
 
 

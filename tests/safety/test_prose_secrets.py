@@ -38,6 +38,7 @@ STATED = {
     "authorization-in-words": ("the Authorization header is 'Basic dXNlcjpTM2NyZXQh'", ["dXNlcjpTM2NyZXQh"]),
     "plain-word-ending-the-sentence": ("My sudo password is cheche", ["cheche"]),
     "plain-word-for-a-device": ("The password for the garage NAS is tulip.", ["tulip"]),
+    "hex-stated-as-the-password": ("The database password is abc123456.", ["abc123456"]),  # not a commit's id
     "plain-word-after-a-cjk-name": ("我说sudo密码是cheche。", ["cheche"]),
     "plain-word-after-a-colon-in-cjk": ("密码：cheche，记住了", ["cheche"]),
     "plain-word-after-a-japanese-name": ("ルーターのパスワードはsakura", ["sakura"]),
@@ -354,6 +355,14 @@ NAMED_IN_ANOTHER_LANGUAGE = [
     ("que la passwod sea esta QqIuTo_200", "QqIuTo_200"),
     ("the pasword is Tr0ub4dor&3", "Tr0ub4dor&3"),
     ("passord: Fjord2024!x", "Fjord2024!x"),
+    # a password of hex letters and digits, stated as the password (it read as a commit's id and was filed)
+    ("数据库密码是 abc123456", "abc123456"),
+    ("パスワードは abc123456 です", "abc123456"),
+    ("서버 비밀번호는 abcdef123", "abcdef123"),
+    ("A senha do banco é abc123456.", "abc123456"),
+    ("Das Datenbank-Passwort ist abc123456.", "abc123456"),
+    ("La contraseña de la base es abcdef123.", "abcdef123"),
+    ("Le mot de passe de la base est abc123456.", "abc123456"),
 ]
 
 

@@ -40,6 +40,10 @@ CAUGHT = [
      "Webhook Key"),
     ("- https://discord.com/api/webhooks/123456789012345678/{} posts builds",
      "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_" + "abcdefGHIJKLmnopQRstuVWxyz", "Webhook Key"),
+    # an OAuth redirect pasted whole carries its authorization code (a new user's Google sign-in reached the turns)
+    ("pasted http://localhost:1/?state=x1&code={}&scope=https://www.googleapis.com/auth/calendar",
+     "4/0AVMBsJhKq7xYzP3mN8vR2" + "tW5uA9bC1dE6fG0hI4jK", "URL Credential"),
+    ("- https://app.example.com/callback?state=abc&code={}", "AbC123xYz789" + "QwErTy456", "URL Credential"),
     ("- jwt {} for staging",
      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
      "JSON Web Token"),
@@ -58,6 +62,7 @@ HARMLESS = [
     "- Uses the task-based sk-learn-compatible pipeline-for-everything-here.",
     "- password: (redacted Password)", "- api key: (redacted AWS Access Key)", "- token (redacted GitHub Token)",
     "- Webhooks are documented at https://docs.example.com/webhooks/getting-started-guide",
+    "- Coupon link https://shop.example.com/?code=SUMMER-SALE", "- Country page https://example.com/?code=DE",
     "- Search with https://example.com/search?key=value&page=2", "- Hooks: https://github.com/org/repo/settings/hooks/123456",
 ]
 

@@ -789,6 +789,20 @@ def points_back(sentence: str, spec: Language) -> bool:
     return start >= 0 and substance(before + after) <= POINTING_SLACK and not remembered(sentence, spec)
 
 
+def asks_to_keep(sentence: str, spec: Language) -> bool:
+    """Whether a sentence asks the agent to keep something, in words a reader cannot mistake ("remember that …",
+    "save this to your memory", "keep that in mind"; one word alone, "important", is too common); a question
+    asks nothing. What no rule files of such a sentence is for a model to read: the person asked for it to stay."""
+    if is_question(sentence):
+        return False
+    tokens = spec.tokens(sentence)
+    for cue in (spec["remember.that"], spec["rule.remember_this"]):
+        start, end = cue.bounds(tokens)
+        if start >= 0 and end - start >= (3 if spec.characters else 2):
+            return True
+    return False
+
+
 def asked_to_remember(sentence: str, spec: Language) -> str:
     """What a sentence asks the agent to remember, in the person's words: "mein Geburtstag am 3. Mai ist" of
     "Bitte merk dir, dass mein Geburtstag am 3. Mai ist" (`remember.that` near the opening, no subject before it:

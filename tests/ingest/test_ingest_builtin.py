@@ -12,6 +12,7 @@ from nanodream.cli import app
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.builtin import BuiltinExtractor
 from nanodream.ingest.extractors.rules import classify
+from nanodream.ingest.extractors.spoken import plain
 from nanodream.ingest.message import Said, make
 from nanodream.text import statements
 from nanodream.text.dates import absolute
@@ -1321,3 +1322,37 @@ def test_what_the_person_just_learned_is_no_part_of_who_they_are(said):
 def test_a_greeting_or_a_please_alone_is_small_talk_not_a_message_for_a_model(said):
     """"早上好" and "お願い" waited for a model: a model run read a greeting."""
     assert BuiltinExtractor(UTC).extract(Chunk("openai:s", [make("openai", "s", Said("user", said))])).for_model == {}
+
+
+@pytest.mark.parametrize("said", [
+    "Remember that when I say my calendar I mean the Google calendar.",
+    "Please remember this; when I say my calendar I mean the Google calendar.",
+    "Add this to your memory: the staging box reboots at midnight.",
+    "Keep that in mind, the invoices go out on the first Monday.",
+])
+def test_what_the_person_asks_to_keep_and_no_rule_reads_waits_for_a_model(said):
+    """A new user's "Remember that when I say my calendar I mean the Google calendar." was consumed as a gist's
+    words: a model reads what the person asked to keep; a gist would lose it for good."""
+    extraction = _short(said)
+    assert extraction.for_model == {"en": 1} and f"> {said}" in extraction.waiting
+    assert "calendar" not in extraction.content and "staging" not in extraction.content
+
+
+@pytest.mark.parametrize("said", ["Always use pnpm. Remember this.", "Remember that bug from yesterday?",
+                                  "Speed is important for us."])
+def test_a_reminder_already_filed_a_question_or_one_common_word_does_not_wait(said):
+    assert _short(said).for_model == {}
+
+
+@pytest.mark.parametrize("said", ["I have run the commands.", "We have done the migration.",
+                                  "I have come back from the office."])
+def test_what_the_person_has_just_done_is_no_lasting_fact(said):
+    """"User has run the commands." reached USER.md: "run", "done", "come" are participles like "set"."""
+    assert classify(said) is None
+
+
+@pytest.mark.parametrize("said", ["I go now and I'll let you know what we discuss.", "Do you know my address?",
+                                  "If you know Rust, help me port it."])
+def test_you_know_is_no_filler_where_something_is_to_be_known(said):
+    """"… let you know what we discuss" was read without "you know" and filed as "User … let what we discuss"."""
+    assert "you know" in plain(said)

@@ -144,6 +144,8 @@ class BuiltinExtractor:
                 filed[index] = fact
                 continue
             waits, gist = _unfiled(sentence, short=short, english=english)
+            if not waits and _asked_to_keep(said, index, filed, english):
+                waits, gist = "en", False  # "Remember that when I say my calendar I mean …": for a model
             foreign = waits or foreign
             if gist:
                 rest[index] = sentence
@@ -253,6 +255,15 @@ def _procedures(text: str, found: _Found) -> str:
     found.facts += [each.line() for each in told]
     taken = {number for each in told for number in each.lines}
     return "\n".join(line for number, line in enumerate(text.splitlines()) if number not in taken)
+
+
+def _asked_to_keep(said: list[str], index: int, filed: dict[int, Fact], english: statements.Language | None) -> bool:
+    """An English sentence no rule filed that asks the agent to keep something: unless it only points back at the
+    sentence before it, which was filed ("Always use pnpm. Remember this."), what it asks to keep waits for a
+    model, never a gist's words."""
+    if english is None or not statements.asks_to_keep(said[index], english):
+        return False
+    return not (index - 1 in filed and _points_back(said[index], english))
 
 
 def _points_back(sentence: str, spec: statements.Language | None) -> bool:

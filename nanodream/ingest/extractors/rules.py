@@ -62,7 +62,7 @@ from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
 from nanodream.text.statements import LANGUAGE_NAMES, PERSONAL_KEYS
-from nanodream.text.verbs import IRREGULAR_PAST, SAME_IN_PAST, conjugate, opens_a_command
+from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -984,8 +984,8 @@ def _lasting(sentence: str) -> bool:
         if (is_adverb(word) or word == "not") and word not in _NOT_LASTING:
             continue
         after = next((later for later in words[index + 1:] if not is_adverb(later)), "")
-        if word in ("have", "has") and (after.endswith("ed") or after in IRREGULAR_PAST or after in SAME_IN_PAST):
-            return False  # "we have (recently) produced …", "I have set everything up": done just now
+        if word in ("have", "has") and (after.endswith("ed") or after in PAST_FORMS):
+            return False  # "we have (recently) produced …", "I have set everything up", "I have run it": just done
         if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
             return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):

@@ -58,9 +58,11 @@ def from_a_source(sentence: str) -> bool:
 
 
 # Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
-# or a number is never among them, so the fact's meaning stays; recall scores none of them.
-_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|"
-                            r"basically|literally|actually|really|by the way|btw|to be honest|kind of|sort of)\b"
+# or a number is never among them, so the fact's meaning stays; recall scores none of them. "You know" is no
+# filler where something is to be known: "I'll let you know", "do you know", "if you know".
+_SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>(?<!\blet )(?<!\blets )(?<!\bdo )(?<!\bdid )(?<!\bif )"
+                            r"you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|basically|literally|actually"
+                            r"|really|by the way|btw|to be honest|kind of|sort of)\b"
                             r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
 # What "kind of" follows when it hedges a verb ("I kind of run the shop"), not when it names a kind ("a new kind of").
 _HEDGED = frozenset({"i", "we", "you", "he", "she", "they", "it", "i'm", "we're", "it's", "is", "am", "are", "was",

@@ -318,6 +318,11 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     "These showed that BookMinder is a Python tool.",
     "I'll call you back tomorrow.", "I'm interested in what you think.",
     "I click Load Checklist in the applicant view and the menu items in red [Image #2] move.",
+    # a new user's problems and steps, filed in USER.md as who they are
+    "My laptop has a bug.", "I now have multiple usages of files.",
+    "I also see an error with a sql database when I run the migration.",
+    "I ask, because it seems a little deep to be passing the dotfiles input.",
+    "I have accidentally make some calls, which may have bungled my home directory.",
     "I want to view the step number, the checklist item, the date completed, the status, whether it is done, the "
     "assigner, the rating from 0 to 10, the notes as comments and the links of the files uploaded for each item.",
 ])

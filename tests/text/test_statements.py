@@ -51,6 +51,7 @@ STATED = [
     ("fr", "N'utilise jamais de emojis.", RULE, "Rules"),
     ("fr", "À partir de maintenant, réponds en français.", RULE, "Rules"),
     ("fr", "J'habite à Lyon.", PERSON, "Identity"),
+    ("fr", "Je viens de Grenoble.", PERSON, "Identity"),
     ("fr", "Je préfère des réponses courtes.", PERSON, "Preferences"),
     ("fr", "Nous avons décidé d'utiliser Postgres.", DECISION, "Decisions"),
     ("fr", "Pas d'emojis dans les commits.", RULE, "Rules"),  # a cue ending in an elided word ("pas d'")
@@ -207,6 +208,9 @@ def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sent
 
 
 NOT_STATED = [
+    # "je viens de" + a verb: what was just done, not where the person is from (a new user's, in USER.md)
+    ("fr", "Je viens de lancer les commandes."), ("fr", "Bonjour, je viens de t'installer."),
+    ("fr", "Je viens de finir le script."),
     ("zh", "我们都要去开会。"),  # "we all have to go to the meeting": said of someone, no rule
     ("es", "Usa TypeScript en este archivo."),  # this file: the work at hand
     # a choice of what is shown below or above: the line would not say what was chosen

@@ -878,8 +878,10 @@ def statement(said: Said) -> Fact | None:
         return Fact("durable", said.named(said.sentence) if text is None else said.dated(text))
     if _DEICTIC.search(_NOW.sub("", _first_clause(said.spoken or said.sentence))) or _AT_HAND.match(said.sentence):
         return None  # "now" says how things stand ("We use MultiLogin now"); "this", "it" point at the moment
-    if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS:
-        return None  # points at a screenshot, or runs on through a spec of the work at hand
+    fault = _A_FAULT.search(said.sentence) and (text is None or text.startswith(said.subject))
+    if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS or fault:
+        return None  # points at a screenshot, runs on through a spec of the work at hand, or tells its problem
+        # ("My laptop has a bug", "I also see an error with …"): the work at hand, not who the person is
     if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
         if _unreal(said.sentence) or _THOUGHT_OR_WISH.match(said.sentence):
             return None  # "In such cases, I'd draft a reminder": what would happen; "I had a thought last night",
@@ -892,6 +894,9 @@ def statement(said: Said) -> Fact | None:
     return Fact("durable", text or said.sentence)
 
 
+# Something going wrong: said of the person's things, it is the problem they bring to the agent, not who they are.
+_A_FAULT = re.compile(r"\b(?:bugs?|errors?|exceptions?|crash(?:es|ed|ing)?|broken|fail(?:s|ed|ing|ure)|hangs|freezes"
+                      r"|glitch(?:es)?|(?:does|do|did)\s*n[o']?t\s+work|not\s+working)\b", re.IGNORECASE)
 # An amount of money, or a count of what is open, left or to do: how things stand this minute, never for good.
 _A_COUNT = (r"(?:[$€£¥]\s?)?\d[\d.,]*\s*(?:k\b\s*)?(?:(?-i:[A-Z]{3,5})\b|euros?|dollars?|bucks|pounds|credits?|"
             r"(?:\w+\s+)?(?:in\s+(?:my|our|the)\s+)?(?:account|wallet|balance|bank)|open|unread|pending|failing|new|"
@@ -906,7 +911,8 @@ _ATTACHED = re.compile(r"\[(?:image|pasted text|file)\b[^\]]{0,20}\]|\bscreensho
 # 12 open tickets", "we only have one file to change" (their household, "we have two cats", is read by `identity`).
 _AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+|only\s+|just\s+|now\s+|currently\s+)?"
                       r"(?:have|has|got|'ve got|have got)\s+(?:(?:a|an|some|lots|"
-                      rf"loads|plenty|many|several|{NO}|a few|tons|quite a few|a bunch|more|other|another|few)\b|"
+                      rf"loads|plenty|many|several|multiple|numerous|various|so many|too many|{NO}|a few|tons|"
+                      r"quite a few|a bunch|more|other|another|few)\b|"
                       rf"(?:only\s+|just\s+|about\s+|around\s+)?{_A_COUNT})",
                       re.IGNORECASE)
 _WHEN = re.compile(r"\b(?:(?:1[89]|20)\d{2}|january|february|march|april|june|july|august|september|october|"
@@ -939,6 +945,8 @@ def _placed_in_time(said: Said) -> bool:
     return said.spoken != said.sentence or bool(_WHEN.search(said.sentence))
 
 
+# What says a "have" is of something just done, whatever verb follows (typed wrong too: "I have accidentally make …").
+_JUST_DONE = frozenset({"just", "already", "accidentally", "mistakenly", "finally", "recently"})
 # How often something is done: a habit, not an event.
 _HABIT = re.compile(r"\b(?:every|each)\s+(?:day|week|month|morning|evening|night|weekend|monday|tuesday|wednesday|"
                     r"thursday|friday|saturday|sunday)\b|\bon\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|"
@@ -984,7 +992,8 @@ def _lasting(sentence: str) -> bool:
         if (is_adverb(word) or word == "not") and word not in _NOT_LASTING:
             continue
         after = next((later for later in words[index + 1:] if not is_adverb(later)), "")
-        if word in ("have", "has") and (after.endswith("ed") or after in PAST_FORMS):
+        next_word = words[index + 1] if index + 1 < len(words) else ""
+        if word in ("have", "has") and (after.endswith("ed") or after in PAST_FORMS or next_word in _JUST_DONE):
             return False  # "we have (recently) produced …", "I have set everything up", "I have run it": just done
         if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
             return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
@@ -1152,6 +1161,8 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     text = _ASIDE.sub("", fact.text)
     if fact.text.startswith(speaker or DEFAULT_SUBJECT):
         text = _own_clause(text)
+    if text != fact.text and meaningful(text) < 2 and not _ONE_WORD_IDENTITY.match(sentence):
+        return None  # "I ask, because it seems …": what is left once the reason is out says nothing ("I'm vegan" does)
     return Fact(fact.tag, _without_filler(text))
 
 

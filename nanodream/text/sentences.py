@@ -44,6 +44,9 @@ _CLAUSE = re.compile(rf"(?::\s+|;\s+|,\s+|,?\s+(?:and|but|so|because|then|also)\
                      r";\s+(?:and|but|also)\s+|"  # "never commit .env; and the deploy runs on Fridays"
                      r"(?<=\w)\s+(?=please\s+(?:always|never|don['’]?t|do not)\b)|"
                      r",\s+(?=your\s+(?:new\s+)?[\w-]+\s+(?:is|are|will be)\b)|"  # "…, your name is Hiperagi"
+                     # "My name is Tom Baker, you can call me Tom", "i am calling you luna you can call me Mati"
+                     r"(?:,\s+|,?\s+and\s+)(?=(?:you\s+can\s+(?:just\s+)?|please\s+(?:just\s+)?|just\s+)?call\s+me\b)|"
+                     r"(?<=\w)\s+(?=you\s+can\s+(?:just\s+)?call\s+me\b)|"
                      r",\s+(?=(?:[\w-]+\s+)?rules?\s*[-–—:]\s*\w)|"  # "I use Zoho mail, rule - never send …"
                      r",\s+(?=(?:does|do|did|is|are|was|were|can|could|should|would|will|shall|what|how|why|where|"
                      r"which|who|when)\b[^,.!?]*\?\s*$)", re.IGNORECASE)

@@ -1361,3 +1361,23 @@ def test_what_the_person_has_just_done_is_no_lasting_fact(said):
 def test_you_know_is_no_filler_where_something_is_to_be_known(said):
     """"… let you know what we discuss" was read without "you know" and filed as "User … let what we discuss"."""
     assert "you know" in plain(said)
+
+
+@pytest.mark.parametrize(("said", "lines"), [
+    # new users' names, consumed as a gist's words
+    ("My name is Tom Baker, you can call me Tom.",
+     ["[permanent] User's name is Tom Baker.", "[permanent] User's preferred name is Tom."]),
+    ("hi my name is mateusz and you know me very well.", ["[permanent] User's name is mateusz."]),
+    ("My name is Ana, nice to meet you!", ["[permanent] User's name is Ana."]),
+    ("i am calling you luna you can call me Mati",
+     ["[permanent] Your name is luna.", "[permanent] User's preferred name is Mati."]),
+])
+def test_a_name_said_with_more_after_it_is_still_the_name(said, lines):
+    assert [line for line in _short(said).content.splitlines() if line.startswith("[")] == lines
+
+
+@pytest.mark.parametrize("said", ["my name is not important", "My email is private.",
+                                  "Can you please call me tomorrow?"])
+def test_a_detail_the_person_does_not_give_names_nothing(said):
+    assert not [line for line in _short(said).content.splitlines()
+                if line.startswith("[") and not line.startswith("[skip]")]

@@ -609,9 +609,22 @@ _MY_IS = re.compile(rf"^(?P<whose>my\s+(?:{_DETAILS}|{_FAMILY})\b)['’]s\s+(?!\
                     re.IGNORECASE)
 
 
+# "my name is mateusz and you know me very well", "My name is Ana, nice to meet you": the name, then words that
+# are no part of it (a name of one word in lower case; up to three capitalised ones).
+_NAME_THEN = re.compile(r"^my\s+name\s+is\s+(?P<name>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*){0,2}|[\w'’.-]+)"
+                        r"(?:\s*[,;]|\s+(?:and|but)\b)\s*\S", re.IGNORECASE)
+
+# "my name is not important", "my email is private": a detail the person does not give.
+_NO_DETAIL = re.compile(rf"^my\s+(?:{_DETAILS})\s+is\s+(?:{NOT}|irrelevant|unimportant|secret|private)\b",
+                        re.IGNORECASE)
+
+
 def identity(said: Said) -> Fact | None:
     if _MY_IS.match(said.sentence):
         said = replace(said, sentence=_MY_IS.sub(r"\g<whose> is ", said.sentence, count=1))
+    name_then = None if _NO_DETAIL.match(said.sentence) else _NAME_THEN.match(said.sentence)
+    if name_then is not None:
+        return Fact("permanent", f"{said.subject}'s name is {name_then.group('name')}")
     living = _NOW_LIVING.match(said.sentence)
     if living is not None and not said.speaker:
         return Fact("permanent", f"{said.subject} lives in {living.group('place')}")
@@ -629,7 +642,7 @@ def identity(said: Said) -> Fact | None:
     if named is not None:
         return Fact("permanent", f"{said.subject} is {named.group('word') or named.group('handle')}")
     timed = _TIMED.search(said.sentence) and not (_MOVED.match(said.sentence) or _ONGOING.match(said.sentence))
-    if not _IDENTITY.match(said.sentence) or timed:
+    if not _IDENTITY.match(said.sentence) or timed or _NO_DETAIL.match(said.sentence):
         return None
     if _AT_HAND.match(said.sentence) and not _LIFE_HAD.match(said.sentence):
         return None  # "I have a bug in my code": the work at hand, not something of their life
@@ -689,6 +702,7 @@ def preference(said: Said) -> Fact | None:
 _AGENT_NAME = re.compile(
     r"^(?:(?:from now on|ok(?:ay)?|so|and|also)\s*,?\s+)?(?:your\s+(?:new\s+)?name\s+(?:is|will be|shall be)|"
     r"(?:i|we)(?:'ll|\s+will|\s+want to|\s+wanna|'d like to|\s+would like to|\s+am going to|'m going to)?\s+call\s+you|"
+    r"(?:i|we)(?:'m|\s+am|'re|\s+are)\s+calling\s+you|"  # "i am calling you luna"
     r"(?:please\s+)?call yourself|you(?:'re|\s+are|\s+will be)\s+(?:called|named))\s+"
     r"(?!(?:back|later|tomorrow|again|soon|tonight|now|then|when|after|if|once|in|at|on|to|about|out|up|there|"
     r"a|an|the|my|our|this|that)\b)(?P<name>[\w'-]{2,30}(?:\s+[\w'-]{2,30})?)\s*[.!]*$",
@@ -869,8 +883,8 @@ def statement(said: Said) -> Fact | None:
     readme", "we are getting confused"): only lasting ones are kept, a habit ("I go climbing every Saturday")
     for USER.md and how the team's work stands ("Our API runs on port 8080", "We use WeasyPrint for PDFs").
     """
-    if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3:
-        return None
+    if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3 or _NO_DETAIL.match(said.sentence):
+        return None  # "my name is not important": no name given
     if likes_an_option(said.sentence):
         return None
     text = said.about()

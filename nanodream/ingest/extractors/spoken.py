@@ -25,7 +25,8 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:context|background|note|thing|heads[- ]up|reminder|rules?|important)(?:\s+first)?\s*:\s*|"
                       r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
-                      r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*)+",  # "security rule- do not …", "golden rule — …"
+                      r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*|"  # "security rule- do not …", "golden rule — …"
+                      r"(?:hi|hey|hello)\s+(?=(?:my\s+name|i['’]?m|i\s+am)\b))+",  # "hi my name is mateusz"
                       re.IGNORECASE)
 _TRAIL = re.compile(r"\s*,?\s*(?:by the way|btw|too|as well|haha|lol|please|pls|plz"
                     r"|(?:it's\s+)?(?:nice|good|great|pleased)\s+to\s+meet\s+you)\s*(?=[.!]*$)", re.IGNORECASE)
@@ -59,9 +60,10 @@ def from_a_source(sentence: str) -> bool:
 
 # Words said for the conversation's sake, not the fact's: interjections, "you know", intensifiers. A negation
 # or a number is never among them, so the fact's meaning stays; recall scores none of them. "You know" is no
-# filler where something is to be known: "I'll let you know", "do you know", "if you know".
+# filler where something is to be known: "I'll let you know", "do you know", "you know me very well".
 _SPOKEN_FILLER = re.compile(r"(?P<before>,?)\s*\b(?P<word>(?<!\blet )(?<!\blets )(?<!\bdo )(?<!\bdid )(?<!\bif )"
-                            r"you know|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|basically|literally|actually"
+                            r"you know(?!\s+(?:me|him|her|them|us|it|that|this|what|how|where|who|why|my|about)\b)"
+                            r"|i mean|haha+|hehe+|lol|ugh|um+|uh|hmm+|honestly|basically|literally|actually"
                             r"|really|by the way|btw|to be honest|kind of|sort of)\b"
                             r"(?!['’-])\s*(?P<after>,?)(?P<end>\s*[.!]*$)?", re.IGNORECASE)
 # What "kind of" follows when it hedges a verb ("I kind of run the shop"), not when it names a kind ("a new kind of").

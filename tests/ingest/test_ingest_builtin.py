@@ -1381,3 +1381,39 @@ def test_a_name_said_with_more_after_it_is_still_the_name(said, lines):
 def test_a_detail_the_person_does_not_give_names_nothing(said):
     assert not [line for line in _short(said).content.splitlines()
                 if line.startswith("[") and not line.startswith("[skip]")]
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    # new users' decisions, rules and corrections, consumed as a gist's words
+    ("Let's use pnpm, since it is faster than npm.", "[durable] Decided to use pnpm, since it is faster than npm."),
+    ("Let's use Redis for the cache because it is simple.",
+     "[durable] Decided to use Redis for the cache because it is simple."),
+    ("Use work@example.com for Google Workspace from now on, not my main email.",
+     "[permanent] Use work@example.com for Google Workspace, not the user's main email."),
+    ("Use pnpm from now on, not npm.", "[permanent] Use pnpm, not npm."),
+    ("I don't want you to delete the xlsx files.", "[permanent] Don't delete the xlsx files."),
+    ("I have a new job at SAP now.", "[permanent] User works at SAP."),
+    ("I started a new job with Acme Corp.", "[permanent] User works at Acme Corp."),
+])
+def test_a_decision_with_its_reason_a_rule_with_what_it_replaces_and_a_new_job_are_read(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["Let's keep it, since it works.", "Let's use this library for now, since it works.",
+                                  "I don't want you to worry.", "It will rain from now on, not snow."])
+def test_a_reason_does_not_make_the_work_at_hand_a_decision_nor_a_feeling_a_rule(said):
+    assert filed(said) is None
+
+
+def test_a_new_job_replaces_the_employer_before_it(tmp_path):
+    from nanodream import api
+
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([{"role": "user", "content": "I work at Siemens as a backend developer."},
+                                {"role": "assistant", "content": "ok"},
+                                {"role": "user", "content": "I have a new job at SAP now."}]), encoding="utf-8")
+    api.init(tmp_path / "ws")
+    api.ingest(tmp_path / "ws", [path])
+    api.run(tmp_path / "ws")
+    profile = (tmp_path / "ws" / "USER.md").read_text(encoding="utf-8")
+    assert "User works at SAP." in profile and "Siemens" not in profile

@@ -233,10 +233,12 @@ _RULE = re.compile(rf"^(?:(?:please|pls|and|also|oh and|then|but)\s*,?\s+)*"
                    rf"(?:(?:{_FROM_NOW_OPENING}|in general|next time)\s*[,:;—–-]?\s+)?"
                    rf"(?:please\s+)?(?P<rule>(?:always|{PROHIBITION}|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
+_FEELING = re.compile(r"(?:worry|feel|be|get|think|stress|panic|apologi[sz]e|bother|hesitate|mind)\b", re.IGNORECASE)
 # A mild wish about how the agent works, said about the agent: "I'd rather you didn't use web search for …".
-_RATHER_NOT = re.compile(rf"^i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you "
-                         rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})\s+(?P<rule>.+)$",
-                         re.IGNORECASE | re.DOTALL)
+# … or said as what the person does not want: "I don't want you to delete the xlsx files".
+_RATHER_NOT = re.compile(rf"^(?:i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you "
+                         rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})|i\s+{DO_NOT}\s+want\s+you\s+to)"
+                         r"\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_OPENING}|in general)\s*[,:;—–-]?\s+"
                        r"(?:(?:please|pls)\s+)?(?:also\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
@@ -319,8 +321,8 @@ def agent_rule(said: Said) -> Fact | None:
         rule, where = setting.group("rule").rstrip(".!"), setting.group("setting")
         return agent_rule(replace(said, sentence=f"{rule} {where[:1].lower()}{where[1:]}."))
     rather_not = _RATHER_NOT.match(said.sentence)
-    if rather_not is not None:
-        return _as_rule(f"Don't {rather_not.group('rule')}", said)
+    if rather_not is not None:  # "I don't want you to worry": a feeling, no act to refrain from
+        return None if _FEELING.match(rather_not.group("rule")) else _as_rule(f"Don't {rather_not.group('rule')}", said)
     if (a_bare_dont(said.sentence) and not _STANDING_WORDS.search(said.sentence)
             and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence)
                  or _holding_back(said.sentence))):
@@ -329,11 +331,20 @@ def agent_rule(said: Said) -> Fact | None:
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
              or _NO_WANTED.match(said.sentence) or _CHAT_LANGUAGE.match(said.sentence)
              or _STANDING_AFTER.match(said.sentence) or _NEXT_TIME.match(said.sentence))
-    if match is not None and match.re is _STANDING_AFTER and match.group("verb").lower() not in _INSTRUCTIONS:
+    rule = None if match is None else _rule_found(match)
+    return None if rule is None else _as_rule(rule, said)
+
+
+def _rule_found(match: re.Match[str]) -> str | None:
+    """The rule one of `agent_rule`'s patterns found, with what it replaces ("Use pnpm from now on, not npm"); None
+    when what it found gives no instruction ("It will rain from now on", "Next time we'll try the other one")."""
+    if match.re is _STANDING_AFTER:
+        if match.group("verb").lower() not in _INSTRUCTIONS:
+            return None
+        return f"{match.group('rule')}, {match.group('contrast')}" if match.group("contrast") else match.group("rule")
+    if match.re is _NEXT_TIME and not _a_command(match.group("rule")):
         return None
-    if match is not None and match.re is _NEXT_TIME and not _a_command(match.group("rule")):
-        return None
-    return None if match is None else _as_rule(match.group("rule"), said)
+    return match.group("rule")
 
 
 # Things of a kind, not this one: "code blocks are labeled …", "tests pass …" (a bare plural and its verb).
@@ -416,7 +427,9 @@ _ONE_TASK = re.compile(r"\bwhile\s+(?:you(?:'re|\s+are)?|we(?:'re|\s+are)?)\s+(?
 
 
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
+# … and what it replaces may follow: "Use the work address for Google Workspace from now on, not my main email."
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
+                             r"(?:\s*,?\s*(?P<contrast>(?:not|instead\s+of|rather\s+than)\s+[^.!?]+?))?"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
 _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
@@ -619,19 +632,38 @@ _NO_DETAIL = re.compile(rf"^my\s+(?:{_DETAILS})\s+is\s+(?:{NOT}|irrelevant|unimp
                         re.IGNORECASE)
 
 
-def identity(said: Said) -> Fact | None:
-    if _MY_IS.match(said.sentence):
-        said = replace(said, sentence=_MY_IS.sub(r"\g<whose> is ", said.sentence, count=1))
+# "I have a new job at SAP now", "I started a new job with Acme": where the person works, restated as such so that
+# it replaces the employer before it (engines/slots.py).
+_NEW_JOB = re.compile(r"^i(?:['’]ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:have|got|started|found|landed"
+                      r"|accepted)\s+a\s+new\s+job\s+(?:at|with)\s+(?P<employer>(?-i:[A-Z])[^,.;:!?]*?)"
+                      r"(?:\s+(?:now|today|recently))?\s*[.!]?$", re.IGNORECASE)
+
+
+def _restated(said: Said) -> Fact | None:
+    """Who the person is, said in a form the line restates: a name before more words ("my name is Ana, nice to
+    meet you"), a home or a time zone said without "I live", a new job as where they work."""
     name_then = None if _NO_DETAIL.match(said.sentence) else _NAME_THEN.match(said.sentence)
     if name_then is not None:
         return Fact("permanent", f"{said.subject}'s name is {name_then.group('name')}")
     living = _NOW_LIVING.match(said.sentence)
     if living is not None and not said.speaker:
         return Fact("permanent", f"{said.subject} lives in {living.group('place')}")
+    job = _NEW_JOB.match(said.sentence)
+    if job is not None and not said.speaker:
+        return Fact("permanent", f"{said.subject} works at {job.group('employer')}")
     zone = _IN_TIME_ZONE.match(said.sentence)
     if zone is not None:
         named = f"{zone.group('zone')} time" if zone.group("region") else zone.group("zone")
         return Fact("permanent", f"{said.subject}'s time zone is {named}")
+    return None
+
+
+def identity(said: Said) -> Fact | None:
+    if _MY_IS.match(said.sentence):
+        said = replace(said, sentence=_MY_IS.sub(r"\g<whose> is ", said.sentence, count=1))
+    restated = _restated(said)
+    if restated is not None:
+        return restated
     family = _NAMED_FAMILY.match(said.sentence)
     if family is not None:
         said = replace(said, sentence=f"My {family.group('who').lower()} is {family.group('name')}.")
@@ -831,8 +863,8 @@ def decision(said: Said) -> Fact | None:
     if a_chosen_option(match.group("thing") or match.group("rest") or ""):
         return None  # "let's go with option 1", "we picked the second one": an answer to the agent's options
     if match.group("thing"):
-        if _DEICTIC.search(_LASTING_PLACE.sub(" ", _STANDING_WORDS.sub("", match.group("thing")))):
-            return None  # "let's keep that out of here": this piece of work, not a decision that lasts
+        if _DEICTIC.search(_LASTING_PLACE.sub(" ", _STANDING_WORDS.sub("", _first_clause(match.group("thing"))))):
+            return None  # "let's keep that out of here": this piece of work; its reason may say "it" ("…, since it …")
         verb = match.group("verb").lower()
         text = f"Decided to {verb} {_pronouns(match.group('thing'), said)}"
     else:

@@ -62,9 +62,27 @@ def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> For
     for fmt in REGISTRY.values():
         if fmt.sniff(records):
             return fmt
+    history = _prompt_history(records)
+    if history:
+        raise Unrecognised(f"{path}: {history}'s prompt history (what was typed, without the replies); "
+                           f"ingest the sessions it lists instead ({_SESSIONS[history]}), which hold the same words")
     if len(records) == 1 and isinstance(records[0], dict) and not _a_record(records[0]):
         raise Unrecognised(_NO_CONVERSATION.format(path=path))  # a subagent's .meta.json, a one-line settings file
     raise Unrecognised(f"{path}: not a transcript nanodream recognises (formats: {', '.join(INGEST_FORMATS)})")
+
+
+# A host's log of the prompts typed into it, one line each (Claude Code's ~/.claude/history.jsonl: "display",
+# "project"; Codex's ~/.codex/history.jsonl: "session_id", "ts", "text"), and where its sessions are.
+_PROMPT_FIELDS = {"Claude Code": frozenset({"display", "project"}), "Codex": frozenset({"session_id", "ts", "text"})}
+_SESSIONS = {"Claude Code": "~/.claude/projects", "Codex": "~/.codex/sessions"}
+
+
+def _prompt_history(records: list[Any]) -> str:
+    """The host whose prompt history these records are, or ""."""
+    for host, fields in _PROMPT_FIELDS.items():
+        if all(isinstance(record, dict) and fields <= record.keys() for record in records):
+            return host
+    return ""
 
 
 def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
@@ -80,6 +98,8 @@ def read_document(handle: BinaryIO, path: Path) -> tuple[list[Any], bytes]:
         raise Unrecognised(f"{path}: starts like a JSON array but cannot be read: {exc}") from None
     if isinstance(records, dict) and isinstance(records.get("messages"), list):
         records = [records]  # one conversation: the formats read its messages (openai.py)
+    elif isinstance(records, dict) and _conversations(records):
+        records = _conversations(records)  # a chat app's export: its conversations, by id or under one key
     elif isinstance(records, dict) and _a_record(records):  # one record over several lines: JSON Lines wants one
         raise Unrecognised(_not_json(handle, path, 1, ValueError("one record over several lines")))
     elif isinstance(records, dict):  # a settings or index file beside the sessions (OpenClaw's models.json)
@@ -97,6 +117,19 @@ _RECORD_FIELDS = frozenset({"role", "content", "message", "type", "text", "paylo
 
 def _a_record(value: dict) -> bool:
     return bool(_RECORD_FIELDS & value.keys())
+
+
+def _conversations(document: dict) -> list[dict]:
+    """The conversations of an export that holds them one level down: an object of them by id (`{"<id>":
+    {"messages": [...]}, …}`) or a list of them under one key (`{"conversations": [...]}`); [] for any other
+    document. Each conversation's `id` is its session (a conversation by id without one takes its key)."""
+    values = list(document.values())
+    if len(values) == 1 and isinstance(values[0], list):
+        values = values[0]
+    elif values and all(isinstance(value, dict) for value in values):
+        values = [value if "id" in value else {**value, "id": key} for key, value in document.items()]
+    held = [value for value in values if isinstance(value, dict) and isinstance(value.get("messages"), list)]
+    return held if held and len(held) == len(values) else []
 
 
 def _sample(path: Path, follow: bool) -> list[Any]:

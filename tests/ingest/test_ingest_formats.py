@@ -187,6 +187,37 @@ def test_a_conversation_object_and_json_lines_of_conversations_are_openai_style(
     assert name == "openai" and [m.text for m in said if m.role == "user"] == ["Question 0", "Question 1", "Question 2"]
 
 
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_chat_apps_export_of_conversations_one_level_down_is_read(tmp_path, nested):
+    """A new user's chat app export (conversations by id, each with its `messages`) was refused as "holding no
+    conversation"; each conversation is a session, an empty one holds nothing."""
+    talk = [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}]
+    by_id = {"c1": {"title": "Ghent", "messages": talk}, "c2": {"id": "chat-2", "messages": []},
+             "c3": {"messages": [{"role": "user", "content": "I work at SAP."}]}}
+    document = {"conversations": [{"id": key, **value} for key, value in by_id.items()]} if nested else by_id
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    name, said = messages(path)
+    assert name == "openai" and [m.text for m in said] == ["I live in Ghent.", "Noted.", "I work at SAP."]
+    assert {m.session for m in said} == {"openai:c1", "openai:c3"}
+
+
+@pytest.mark.parametrize(("record", "host", "sessions"), [
+    ({"display": "fix the login bug", "pastedContents": {}, "timestamp": 1759000000000, "project": "/home/ana/app"},
+     "Claude Code", "~/.claude/projects"),
+    ({"session_id": "019ad957-89b5-71d2", "ts": 1764583110, "text": "日本語で解答して"}, "Codex", "~/.codex/sessions"),
+])
+def test_a_hosts_prompt_history_is_refused_pointing_at_its_sessions(tmp_path, record, host, sessions):
+    """`~/.claude/history.jsonl` and `~/.codex/history.jsonl` hold the person's prompts without the replies, and
+    the sessions hold the same words: read both and every message would be read twice."""
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(Unrecognised) as raised:
+        detect(path)
+    assert f"{host}'s prompt history" in str(raised.value) and sessions in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
 @pytest.mark.parametrize("document", [
     {"messages": [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}]},
     [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}],

@@ -34,6 +34,7 @@ class Message:
     speaker: str = ""  # a named speaker (an OpenAI `name`), '' for the usual person-and-agent pair
     legacy_keys: tuple[str, ...] = ()  # keys versions before this one recorded: still recognised, never recorded
     content_key: str = ""  # what was said, by whom, when, without the session: set when only a file name gives it
+    words_key: str = ""  # what was said and by whom alone, set with `content_key`: a replay's words (in_a_burst)
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,9 @@ def make(fmt: str, session: str, said: Said, *, by_file: bool = False) -> Messag
         legacy = (_digest(f"{fmt}\0{session}\0id\0{said.msg_id}"),)
         said_basis = f"{said_basis}\0id\0{said.msg_id}"
     content = _digest(f"{fmt}\0content\0{said_basis}") if by_file else ""
+    words = _digest(f"{fmt}\0words\0{said.role}\0{said.speaker}\0{said.text}") if by_file else ""
     return Message(said.role, said.text, session, _digest(f"{fmt}\0{session}\0{said_basis}"),
-                   parse_when(said.when), said.speaker, legacy, content)
+                   parse_when(said.when), said.speaker, legacy, content, words)
 
 
 PREVIOUS = "previous"  # a file's context key: the identity of its last message identified by content
@@ -83,6 +85,21 @@ def chained(message: Message, context: dict[str, Any]) -> Message:
     key = _digest(f"{context.get(PREVIOUS, '')}\0{message.content_key}")
     context[PREVIOUS] = key
     return replace(message, key=key, legacy_keys=(message.key, *message.legacy_keys))
+
+
+def in_a_burst(messages: list[Message]) -> list[Message]:
+    """The messages of a file written in one instant, to the fraction of a second, with two of the person's among
+    them: no one sends two messages at once (a host may stamp a turn's reply with its question's time), a harness
+    writing earlier turns again does (Hermes' gateway opens a session's file with the turns of the one before it,
+    each stamped with the time of the copy)."""
+    runs: list[list[Message]] = []
+    for message in messages:
+        if runs and message.when is not None and runs[-1][0].when == message.when:
+            runs[-1].append(message)
+        else:
+            runs.append([message])
+    return [message for run in runs if run[0].when is not None and run[0].when.microsecond
+            and sum(each.role == "user" for each in run) >= 2 for message in run]
 
 
 def _digest(basis: str) -> str:

@@ -23,7 +23,7 @@ from nanodream.ingest.chunking import Chunk, session_chunks
 from nanodream.ingest.detect import REGISTRY, Unrecognised, detect, is_document
 from nanodream.ingest.extractors.base import Extraction, ExtractionFailed, Extractor
 from nanodream.ingest.journal import IngestJournal, IngestJournalUnreadable, recover
-from nanodream.ingest.message import Message, history_stamp, local
+from nanodream.ingest.message import Message, history_stamp, in_a_burst, local
 from nanodream.ingest.noise import without_nanodream
 from nanodream.ingest.reader import FileRead, passed_over, read_new
 from nanodream.ingest.report import ENTRIES_SHOWN, IngestReport, SourceReport, record_pass
@@ -95,6 +95,7 @@ class _Pass:
     marks: dict[str, Watermark] = field(default_factory=dict)
     renamed: dict[tuple[int, int], list[Watermark]] = field(default_factory=dict)  # the marks as they were, by inode
     stopped: str = ""  # why the pass stopped extracting (a failed chunk, the run's budget)
+    words: set[str] = field(default_factory=set)  # the words keys of what this pass selected (`_replays`)
 
     @property
     def zone(self) -> tzinfo:
@@ -189,7 +190,8 @@ class _Pass:
             parts = [text for text in (extraction.content, extraction.waiting) if text.strip()]
             entries += [self._entry(chunk, text, turns=index == 0) for index, text in enumerate(parts)]
             origin_of[chunk.messages[0].key].source.entries += len(parts)
-        self._write(entries, sorted(done), finished)
+        words = {m.words_key for chunk, _ in extracted for m in chunk.messages if m.words_key}
+        self._write(entries, sorted(done | words), finished)  # its words too: a later replay of them is told
 
     def _not_nanodreams(self, origin: _Origin) -> list[Message]:
         """The file's new messages without nanodream's own exchanges, which may have begun in an earlier pass."""
@@ -216,12 +218,27 @@ class _Pass:
                     candidates.append(message)
         known = self.seen.known([key for m in candidates for key in (m.key, *m.legacy_keys)])
         selected = [m for m in candidates if m.key not in known and known.isdisjoint(m.legacy_keys)]
+        replays = self._replays(group, selected)
+        selected = [m for m in selected if m.key not in replays]
+        self.words.update(m.words_key for m in selected if m.words_key)
         self.report.duplicates += len(candidates) - len(selected)
         for message in selected:
             origin_of[message.key].taken += 1
             origin_of[message.key].source.messages += 1
         self.report.messages += len(selected)
         return selected, {m.key: origin_of[m.key] for m in selected}
+
+    def _replays(self, group: list[_Origin], selected: list[Message]) -> set[str]:
+        """The keys of selected messages that write again words ingested before, in a burst (`in_a_burst`) of a
+        file whose name alone gives its session: an earlier session's turns, copied with new time stamps."""
+        chosen = {m.key for m in selected}
+        burst = [m for origin in group for m in in_a_burst(origin.read.messages) if m.key in chosen and m.words_key]
+        if not burst:
+            return set()
+        keys = {m.key for m in burst}
+        said = self.words | {m.words_key for m in selected if m.words_key and m.key not in keys}
+        said |= self.seen.known([m.words_key for m in burst])
+        return {m.key for m in burst if m.words_key in said}
 
     def _extract(self, chunks: list[Chunk]) -> list[tuple[Chunk, Extraction]]:
         extracted = []

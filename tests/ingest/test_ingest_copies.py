@@ -150,3 +150,51 @@ def test_the_same_id_said_again_with_other_words_is_another_message(workspace, t
                     + json.dumps({"role": "user", "content": "I work at a bakery.", "id": "m-1"}) + "\n",
                     encoding="utf-8")
     assert api.ingest(workspace.root, [chat]).messages == 2
+
+
+def stamped(path: Path, turns: list[tuple[str, str, str]]) -> Path:
+    """Messages with a time stamp each (a host may stamp a reply with its question's time), no session."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"role": role, "content": text, "timestamp": when}) + "\n"
+                          for role, text, when in turns)
+    return path
+
+
+FIRST_SESSION = [("user", "I live in Lisbon and work as a ceramicist.", "2026-04-03T12:41:46.092819"),
+                 ("assistant", "Lovely, noted.", "2026-04-03T12:41:46.092819"),
+                 ("user", "ok", "2026-04-03T12:42:24.500646"),
+                 ("assistant", "Anything else?", "2026-04-03T12:42:24.500646")]
+REPLAYED = "2026-04-03T20:58:31.586649"  # the time the next session's file was opened
+NEXT_SESSION = [(role, text, REPLAYED) for role, text, _ in FIRST_SESSION] + [
+    ("user", "I adopted a greyhound called Pixel.", "2026-04-03T20:59:02.101010"),
+    ("assistant", "Hello Pixel!", "2026-04-03T20:59:02.101010")]
+
+
+def test_a_session_that_opens_by_writing_the_last_ones_turns_again_adds_only_its_own(workspace, tmp_path):
+    """A new user's Hermes gateway: each session's file opens with the turns of the one before it, all stamped with
+    one instant; they went into history twice (and their facts into memory twice)."""
+    stamped(tmp_path / "src" / "20260403_124133.jsonl", FIRST_SESSION)
+    stamped(tmp_path / "src" / "20260403_205647.jsonl", NEXT_SESSION)
+    report = api.ingest(workspace.root, [tmp_path / "src"])
+    assert (report.messages, report.duplicates) == (len(FIRST_SESSION) + 2, len(FIRST_SESSION))
+    assert contents(workspace).count("Lisbon") == 1 and contents(workspace).count("Pixel") == 1
+
+
+def test_a_replay_read_in_a_later_pass_is_still_recognised_and_one_never_read_is_kept(workspace, tmp_path):
+    first = stamped(tmp_path / "a" / "20260403_124133.jsonl", FIRST_SESSION)
+    later = stamped(tmp_path / "b" / "20260403_205647.jsonl", NEXT_SESSION)
+    alone = stamped(tmp_path / "c" / "20260405_070218.jsonl",  # a replay whose first session was never ingested
+                    [("user", "I work from a studio in Porto.", "2026-04-05T07:02:18.250000"),
+                     ("user", "I teach on Saturdays.", "2026-04-05T07:02:18.250000")])
+    assert api.ingest(workspace.root, [alone]).messages == 2
+    api.ingest(workspace.root, [first])
+    assert (api.ingest(workspace.root, [later]).messages, contents(workspace).count("Pixel")) == (2, 1)
+
+
+def test_a_question_and_its_reply_stamped_alike_are_no_replay(workspace, tmp_path):
+    path = stamped(tmp_path / "src" / "chat.jsonl", FIRST_SESSION)
+    stamped(tmp_path / "other" / "chat.jsonl", [("user", "ok", "2026-04-04T09:00:00.123456"),
+                                                ("assistant", "Anything else?", "2026-04-04T09:00:00.123456")])
+    assert api.ingest(workspace.root, [path]).messages == len(FIRST_SESSION)
+    assert api.ingest(workspace.root, [tmp_path / "other"]).messages == 2  # said again, live: a message of its own

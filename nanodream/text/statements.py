@@ -179,7 +179,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
                    "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
-          "decision": ("cues", "options", "pointers"), "fact": ("ours", "not"),
+          "decision": ("cues", "options", "pointers", "conditions"), "fact": ("ours", "not"),
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
           "scope": ("words", "things", "unless", "lasting", "reasons"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
@@ -426,8 +426,12 @@ def _names_the_agent(tokens: list[str], spec: Language) -> bool:
 
 def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:
     """A decision ("wir haben beschlossen …"), or a fact of the project said plainly (`_ours_named`)."""
-    if spec["decision.cues"].at(tokens) >= 0:
-        return None if _an_option(sentence, tokens, spec) else Statement(DECISION, tidy(sentence), "Decisions")
+    decided = spec["decision.cues"].at(tokens)
+    if decided >= 0:
+        conditional = 0 <= spec["decision.conditions"].at(tokens) < decided
+        if conditional or _an_option(sentence, tokens, spec):
+            return None
+        return Statement(DECISION, tidy(sentence), "Decisions")
     if _ours_named(sentence, tokens, spec):
         return Statement(FACT, tidy(sentence), "Project")
     return None

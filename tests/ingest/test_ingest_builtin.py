@@ -1393,6 +1393,10 @@ def test_a_detail_the_person_does_not_give_names_nothing(said):
     ("Use pnpm from now on, not npm.", "[permanent] Use pnpm, not npm."),
     ("I don't want you to delete the xlsx files.", "[permanent] Don't delete the xlsx files."),
     ("I have a new job at SAP now.", "[permanent] User works at SAP."),
+    ("We should never push to main.", "[permanent] Never push to main."),
+    ("we should avoid using the DRA abbreviation in the docs",
+     "[permanent] Avoid using the DRA abbreviation in the docs."),
+    ("I use `direnv` to set up my shell.", "[permanent] User uses direnv to set up their shell."),
     ("I started a new job with Acme Corp.", "[permanent] User works at Acme Corp."),
 ])
 def test_a_decision_with_its_reason_a_rule_with_what_it_replaces_and_a_new_job_are_read(said, line):
@@ -1400,7 +1404,8 @@ def test_a_decision_with_its_reason_a_rule_with_what_it_replaces_and_a_new_job_a
 
 
 @pytest.mark.parametrize("said", ["Let's keep it, since it works.", "Let's use this library for now, since it works.",
-                                  "I don't want you to worry.", "It will rain from now on, not snow."])
+                                  "I don't want you to worry.", "It will rain from now on, not snow.",
+                                  "We should never have used Redis.", "I always run `rm -rf /tmp/x` first."])
 def test_a_reason_does_not_make_the_work_at_hand_a_decision_nor_a_feeling_a_rule(said):
     assert filed(said) is None
 

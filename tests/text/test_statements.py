@@ -211,6 +211,9 @@ NOT_STATED = [
     # "je viens de" + a verb: what was just done, not where the person is from (a new user's, in USER.md)
     ("fr", "Je viens de lancer les commandes."), ("fr", "Bonjour, je viens de t'installer."),
     ("fr", "Je viens de finir le script."),
+    # what would be done if something went wrong is no decision; "两者都要的" ("that needs both") is no command
+    ("zh", "我已经备份了，然后你来操作吧，如果出了问题我就用备份恢复你。"), ("zh", "是两者都要的完整对话系统。"),
+    ("ja", "もし失敗したらPostgresに決めた設定に戻して。"),
     ("zh", "我们都要去开会。"),  # "we all have to go to the meeting": said of someone, no rule
     ("es", "Usa TypeScript en este archivo."),  # this file: the work at hand
     # a choice of what is shown below or above: the line would not say what was chosen

@@ -244,8 +244,11 @@ _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_OPENING}|in gener
 _WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # The rule said to the agent about itself: "you will always reply with …", "you should never push to main".
-_YOU_WILL = re.compile(rf"^(?:you|u)(?:'ll|\s+will|\s+{OBLIGATION})\s+(?P<rule>(?:always|{NEVER})\b.+)$",
-                       re.IGNORECASE | re.DOTALL)
+# So is what the team should always do or avoid, the agent among it: "We should never push to main", "we should
+# avoid using the DRA abbreviation".
+_YOU_WILL = re.compile(rf"^(?:(?:you|u)(?:'ll|\s+will|\s+{OBLIGATION})|we\s+{OBLIGATION})\s+"
+                       rf"(?P<rule>(?:always|{NEVER}|avoid)\b(?!\s+have\s+(?:been|\w+(?:ed|en|wn|ne))\b).+)$",
+                       re.IGNORECASE | re.DOTALL)  # not a regret: "we should never have used Redis"
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
 _STYLE = re.compile(r"^(?:(?:please|pls|and|also)\s*,?\s+)*(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
@@ -507,7 +510,8 @@ def _first_clause(text: str) -> str:
 
 
 def _plain_commands(rule: str) -> str:
-    """A command quoted as code in a rule ("run `pnpm build` first") as words: SOUL.md holds no backticks."""
+    """A command or a name quoted as code ("run `pnpm build` first", "I use `direnv`") as words: a memory line holds
+    no backticks (a path or a flag quoted stays code)."""
     return _QUOTED_COMMAND.sub(r"\1", rule)
 
 
@@ -1209,7 +1213,7 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
         text = _own_clause(text)
     if text != fact.text and meaningful(text) < 2 and not _ONE_WORD_IDENTITY.match(sentence):
         return None  # "I ask, because it seems …": what is left once the reason is out says nothing ("I'm vegan" does)
-    return Fact(fact.tag, _without_filler(text))
+    return Fact(fact.tag, _plain_commands(_without_filler(text)))  # "I use `direnv`": a name, not code
 
 
 # What a fact about the person goes on to say about the moment: a consequence ("…, so expect short bursts",

@@ -323,6 +323,10 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     "I also see an error with a sql database when I run the migration.",
     "I ask, because it seems a little deep to be passing the dotfiles input.",
     "I have accidentally make some calls, which may have bungled my home directory.",
+    "My laptop doesn't work.", "I explain the TGR issue, let's plan on Wednesday before.",
+    "I share with ProBIM the IFC files for the E377 road.", "I haven't found perf board on the page I am looking at.",
+    "I already have the one with the built-in.", "I reckon the rollers must be as wide as the lines.",
+    "My next move with fintual is to withdraw the down payment.",
     "I want to view the step number, the checklist item, the date completed, the status, whether it is done, the "
     "assigner, the rating from 0 to 10, the notes as comments and the links of the files uploaded for each item.",
 ])
@@ -1422,3 +1426,13 @@ def test_a_new_job_replaces_the_employer_before_it(tmp_path):
     api.run(tmp_path / "ws")
     profile = (tmp_path / "ws" / "USER.md").read_text(encoding="utf-8")
     assert "User works at SAP." in profile and "Siemens" not in profile
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    ("I tell my students to read every day.", "[permanent] User tells their students to read every day."),
+    ("We show ads on the landing page.", "[durable] We show ads on the landing page."),
+    ("On office days I'll leave 8:30 and be home by 7 pm.",  # a time's colon ends no clause
+     "[durable] (2023-05-08) User will leave 8:30 and be home by 7 pm on office days."),
+])
+def test_a_habit_of_saying_the_teams_doing_and_a_time_with_a_colon_are_still_read(said, line):
+    assert filed(said) == line

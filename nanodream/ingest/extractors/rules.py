@@ -56,6 +56,7 @@ from nanodream.text.grammar import (
     not_after,
     speech,
 )
+from nanodream.text.grammar import said as verbs_of_saying
 from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.language import language_of
 from nanodream.text.lists import phrases, wordlist
@@ -299,6 +300,7 @@ _NOT_A_RULE = re.compile(rf"^(?:{_IDIOMS})\b", re.IGNORECASE)
 
 # Words that tie a request to this moment or this work: "don't commit this yet", "never mind that".
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them|here|yet|now|today|at the moment|at this time|for now|"
+                      r"the (?:other )?ones?|"
                       r"right away|anymore|again|previous|above|below|following|same)\b", re.IGNORECASE)
 
 
@@ -432,7 +434,7 @@ _ONE_TASK = re.compile(r"\bwhile\s+(?:you(?:'re|\s+are)?|we(?:'re|\s+are)?)\s+(?
 # A request with its standing words at the end: "use British spelling in the UI text from now on".
 # … and what it replaces may follow: "Use the work address for Google Workspace from now on, not my main email."
 _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s*,?\s+(?:{_FROM_NOW_ON})"
-                             r"(?:\s*,?\s*(?P<contrast>(?:not|instead\s+of|rather\s+than)\s+[^.!?]+?))?"
+                             rf"(?:\s*,?\s*(?P<contrast>(?:{NOT}|instead\s+of|rather\s+than)\s+[^.!?]+?))?"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
 _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
@@ -485,7 +487,7 @@ def _as_rule(rule: str, said: Said | None = None) -> Fact | None:
 _YEAR = re.compile(r"\b\d{4}\b")
 _CHOSE = re.compile(r"\b(?:chose|picked|settled on|went with)\s*$", re.IGNORECASE)
 _GERUND_RULE = re.compile(rf"^(?:always|{NEVER})\s+\w+ing\b", re.IGNORECASE)
-_CLAUSE_MARK = re.compile(r"[,;:—–]")
+_CLAUSE_MARK = re.compile(r"(?<!\d)[,:](?!\d)|[;—–]")  # "at 8:30", "1,000": no clause ends there
 _SUBORDINATE = re.compile(r"\s(?:unless|if|when|whenever|until|because|before|after|except|while)\s", re.IGNORECASE)
 # A clause a rule opens with "that": a relative one after a noun ("prefer libraries that are maintained"), or what is
 # checked or said ("check that the tests pass"). Its "that" points at nothing.
@@ -946,7 +948,7 @@ def statement(said: Said) -> Fact | None:
 
 # Something going wrong: said of the person's things, it is the problem they bring to the agent, not who they are.
 _A_FAULT = re.compile(r"\b(?:bugs?|errors?|exceptions?|crash(?:es|ed|ing)?|broken|fail(?:s|ed|ing|ure)|hangs|freezes"
-                      r"|glitch(?:es)?|(?:does|do|did)\s*n[o']?t\s+work|not\s+working)\b", re.IGNORECASE)
+                      rf"|glitch(?:es)?|{not_after('does', 'do', 'did')}\s+work|{NOT}\s+working)\b", re.IGNORECASE)
 # An amount of money, or a count of what is open, left or to do: how things stand this minute, never for good.
 _A_COUNT = (r"(?:[$€£¥]\s?)?\d[\d.,]*\s*(?:k\b\s*)?(?:(?-i:[A-Z]{3,5})\b|euros?|dollars?|bucks|pounds|credits?|"
             r"(?:\w+\s+)?(?:in\s+(?:my|our|the)\s+)?(?:account|wallet|balance|bank)|open|unread|pending|failing|new|"
@@ -959,7 +961,8 @@ _ATTACHED = re.compile(r"\[(?:image|pasted text|file)\b[^\]]{0,20}\]|\bscreensho
 # What the person brings up for the work at hand, told to an agent: "we have a lot of information about …",
 # "we have a bug where …", or how much of something there is right now: "I have 300 euros in my account", "We have
 # 12 open tickets", "we only have one file to change" (their household, "we have two cats", is read by `identity`).
-_AT_HAND = re.compile(r"^(?:we|i)\s+(?:still\s+|also\s+|only\s+|just\s+|now\s+|currently\s+)?"
+_AT_HAND = re.compile(r"^(?:my|our)\s+(?:next|first|immediate)\s+(?:move|step|steps|task)\b|"  # "My next move is to …"
+                      r"^(?:we|i)\s+(?:still\s+|also\s+|only\s+|just\s+|now\s+|currently\s+)?"
                       r"(?:have|has|got|'ve got|have got)\s+(?:(?:a|an|some|lots|"
                       rf"loads|plenty|many|several|multiple|numerous|various|so many|too many|{NO}|a few|tons|"
                       r"quite a few|a bunch|more|other|another|few)\b|"
@@ -991,8 +994,10 @@ _THOUGHT_OR_WISH = re.compile(r"^(?:I|we)\s+(?:(?:had|got|came\s+up\s+with)\s+(?
 
 
 def _placed_in_time(said: Said) -> bool:
-    """True when the person said when it happened ("last autumn", "in March", "yesterday")."""
-    return said.spoken != said.sentence or bool(_WHEN.search(said.sentence))
+    """True when the person said when it happened ("last autumn", "in March", "yesterday"), in the statement's own
+    clause: "I explain the TGR issue, let's plan on Wednesday" dates the plan, not the statement."""
+    own = _first_clause(said.sentence)  # as the rules read it: relative times made dates, a setting moved to its end
+    return _first_clause(said.spoken or said.sentence) != own or bool(_WHEN.search(own))
 
 
 # What says a "have" is of something just done, whatever verb follows (typed wrong too: "I have accidentally make …").
@@ -1009,7 +1014,12 @@ _NOT_LASTING = frozenset({"will", "would", "should", "could", "might", "can", "m
                           "weren't", "needs", "want", "wanted", "wants", "think", "thought", "feel", "felt", "guess",
                           "hope", "wonder", "suppose", "suspect", "believe", "was", "were", "had", "did", "got", "am",
                           "are", "'re", "'m", "'ve", "been", "being", "tried", "try", "trying", "going", "gonna",
-                          "just"})
+                          "just", "haven't", "hasn't", "reckon", "reckons", "figure"})
+# What the person does in the conversation itself, unless they say it is a habit: "I explain the TGR issue", "I
+# share with ProBIM the IFC files" (not "I tell my students to read every day").
+_CONVERSING = (verbs_of_saying("report", "base", "third") | verbs_of_saying("disclose", "base", "third")
+               | {"share", "shares", "send", "sends", "show", "shows", "attach", "attaches", "paste", "pastes",
+                  "forward", "forwards", "describe", "describes"})
 
 
 # The verbs of what would or might be: a statement made with one tells no event and no state.
@@ -1053,8 +1063,8 @@ def _lasting(sentence: str) -> bool:
             return True  # "we're using MultiLogin", "we are running Debian 12": what the team's work runs on
         if word in _NOT_LASTING or word in IRREGULAR_PAST or word.endswith("ed"):
             return False
-        if word in SAME_IN_PAST and not _HABIT.search(sentence):
-            return False  # "I read the readme": what happened, unless it happens every week
+        if (word in SAME_IN_PAST or busy and word in _CONVERSING) and not _HABIT.search(sentence):
+            return False  # "I read the readme", "I explain the issue": what happened, unless it happens every week
         if pronoun or word in ("is", "are", "has", "have", "does", "do") or _PRESENT_S.search(word):
             return True
     return False

@@ -32,7 +32,7 @@ from nanodream.ingest.sources import SourceMissing, list_files
 from nanodream.ingest.watermarks import Watermark, WatermarksUnreadable, by_inode, change, moved_here
 from nanodream.ingest.writer import Entry, HistoryMidWrite, append
 from nanodream.memory.door import Door
-from nanodream.safety.secret_scan import redacted
+from nanodream.safety.secret_scan import redacted, redacted_together
 from nanodream.text import structure
 from nanodream.vocab import ExitCode, Outcome, Refused, count, count_entries, utc_stamp
 
@@ -326,8 +326,11 @@ class _Pass:
 
 def redacted_chunk(chunk: Chunk) -> Chunk:
     """The chunk with every message's secrets redacted, before any extractor reads it: a key cut by a sentence's
-    end at its "!" ("sk_h1.Fu!Ic;…") no longer looks like one, and a model's provider never sees it."""
-    return replace(chunk, messages=[replace(message, text=redacted(message.text)) for message in chunk.messages])
+    end at its "!" ("sk_h1.Fu!Ic;…") no longer looks like one, and a model's provider never sees it. A secret
+    found in one message is redacted in the others too (the agent repeating it)."""
+    texts = redacted_together([message.text for message in chunk.messages])
+    return replace(chunk, messages=[replace(message, text=text)
+                                    for message, text in zip(chunk.messages, texts, strict=True)])
 
 
 def said_turn(message: Message, stamp: str, zone: tzinfo) -> Turn:

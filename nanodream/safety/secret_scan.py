@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from nanodream.safety import cards, credential_syntax, prose_secrets, second_opinion
-from nanodream.safety.secret_values import entropy, is_reference
+from nanodream.safety.secret_values import entropy, is_reference, looks_token
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.kinds import REDACTED, REDACTION
 
@@ -70,7 +70,27 @@ class SecretHit:
 
 def scan_added(before: str | None, after: str) -> list[SecretHit]:
     """Hits on lines of `after` that are not already in `before` (what the dream would add)."""
-    return [hit for index, line in _added_lines(before, after) for hit in _hits(line, index + 1)]
+    lines = after.splitlines()
+    hits = []
+    for index, line in _added_lines(before, after):
+        found = _hits(line, index + 1)
+        hits += found or _named_beside(lines, index)
+    return hits
+
+
+# A token alone on its line, named by a line next to it ("<token>" then "上面是我 tushare 的 API key", "that's my
+# token above"): its name is not on its line, so no rule of one line reads it.
+_ALONE = re.compile(r"^\s*[`'\"]?(?P<value>[A-Za-z0-9_\-+/=.~]{24,})[`'\"]?\s*$")
+_NAMED = re.compile(rf"(?i)(?<![A-Za-z0-9]){_KEYWORD}(?![A-Za-z0-9])")
+
+
+def _named_beside(lines: list[str], index: int) -> list[SecretHit]:
+    alone = _ALONE.match(lines[index])
+    if alone is None or not looks_token(alone.group("value"), min_length=24):
+        return []
+    beside = lines[max(0, index - 1):index] + lines[index + 1:index + 2]
+    named = any(_NAMED.search(line) for line in beside)
+    return [SecretHit("Secret Keyword", index + 1, alone.group("value"))] if named else []
 
 
 def rules_hit(text: str) -> list[str]:
@@ -116,6 +136,27 @@ def redacted(text: str) -> str:
     they show what memory would (`show`, `why`, the page, MCP, run reports, quarantine, dead letters).
     """
     return redact(None, text)[0]
+
+
+def redacted_together(texts: list[str]) -> list[str]:
+    """`texts` (the messages of one conversation) each redacted, and a secret found in one redacted wherever it
+    stands in the others: the agent repeating the password it was just given, a table of accounts in its reply,
+    where nothing names the value as a credential any more. A plain word found as a password ("sunshine") is
+    left alone elsewhere, where it is a word."""
+    redacted_texts, found = [], {}
+    for text in texts:
+        clean, hits = redact(None, text)
+        redacted_texts.append(clean)
+        found |= {hit.value: hit.rule for hit in hits if hit.rule != PRIVATE_KEY_RULE and _unmistakable(hit.value)}
+    if not found:
+        return redacted_texts
+    values = sorted(found, key=len, reverse=True)
+    again = re.compile("|".join(rf"(?<!\w){re.escape(value)}(?!\w)" for value in values))
+    return [again.sub(lambda match: REDACTED.format(rule=found[match.group(0)]), text) for text in redacted_texts]
+
+
+def _unmistakable(value: str) -> bool:
+    return len(value) >= 6 and (len(value) >= 12 or bool(re.search(r"[\d\W_]", value)))
 
 
 def without_secrets(before: str | None, after: str) -> tuple[str, list[SecretHit]]:

@@ -410,3 +410,32 @@ def test_an_app_password_a_keyed_header_and_a_zhipu_key_are_redacted(said, value
                                   "The pasword reset link is broken."])
 def test_words_about_an_app_password_a_header_or_a_variable_are_left_alone(said):
     assert secret_scan.redacted(said) == said
+
+
+TOKEN = "9f2c4e1a7b3d5f60a8c2e4b6d8f0a1c3" + "e5b7d9f1a3c5e7b9d1f3a5c7"
+
+
+@pytest.mark.parametrize("message", [
+    f"{TOKEN}\n上面是我 tushare 的 API key，帮我配置一下",  # a new user's token, named on the line after it
+    f"here it is:\n{TOKEN}\nthat's my tushare token above",
+    f"My API key for the weather service:\n`{TOKEN}`",
+])
+def test_a_token_alone_on_its_line_named_on_the_line_beside_it_is_redacted(message):
+    assert TOKEN not in secret_scan.redacted(message)
+
+
+@pytest.mark.parametrize("message", [
+    f"Commit list:\n{TOKEN}\nall merged",
+    "The release commit is\n3f2a9c1d7e6b5a4f3e2d1c0b9a8f7e6d5c4b3a21\nand the tag is v1.2",
+])
+def test_a_token_alone_with_no_credential_named_beside_it_is_left_alone(message):
+    assert secret_scan.redacted(message) == message
+
+
+def test_a_secret_found_in_one_message_is_redacted_where_the_agent_repeats_it():
+    """A new user's password was redacted in their message but kept in the agent's reply (a table of accounts) in
+    the turn store: nothing named it a password there."""
+    texts = secret_scan.redacted_together(["数据库密码：Hans19850412!", "好的，我已用 Hans19850412! 登录成功。",
+                                           "| 平台 | 账号 | 密码 |\n|---|---|---|\n| GitHub | ana | Hans19850412! |"])
+    assert not any("Hans19850412" in text for text in texts) and "(redacted Password)" in texts[2]
+    assert secret_scan.redacted_together(["my password is sunshine", "sunshine all day"])[1] == "sunshine all day"

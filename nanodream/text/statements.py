@@ -180,7 +180,7 @@ _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects"
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues", "options", "pointers", "conditions"), "fact": ("ours", "not"),
-          "remember": ("that", "opens", "to", "to_later", "records", "nominalisers"),
+          "remember": ("that", "opens", "to", "to_later", "records", "nominalisers", "forget"),
           "scope": ("words", "things", "unless", "lasting", "reasons"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
           "request": ("cues",)}
@@ -793,14 +793,15 @@ def points_back(sentence: str, spec: Language) -> bool:
     return start >= 0 and substance(before + after) <= POINTING_SLACK and not remembered(sentence, spec)
 
 
-def asks_to_keep(sentence: str, spec: Language) -> bool:
-    """Whether a sentence asks the agent to keep something, in words a reader cannot mistake ("remember that …",
-    "save this to your memory", "keep that in mind"; one word alone, "important", is too common); a question
-    asks nothing. What no rule files of such a sentence is for a model to read: the person asked for it to stay."""
+def asks_to_keep_or_forget(sentence: str, spec: Language) -> bool:
+    """Whether a sentence asks the agent to keep something, or to forget it, in words a reader cannot mistake
+    ("remember that …", "save this to your memory", "forget that I live in Berlin"; one word alone, "important",
+    is too common); a question asks nothing. What no rule files of such a sentence is for a model to read: the
+    person asked for it to stay, or to go, which the rules cannot do."""
     if is_question(sentence):
         return False
     tokens = spec.tokens(sentence)
-    for cue in (spec["remember.that"], spec["rule.remember_this"]):
+    for cue in (spec["remember.that"], spec["rule.remember_this"], spec["remember.forget"]):
         start, end = cue.bounds(tokens)
         if start >= 0 and end - start >= (3 if spec.characters else 2):
             return True

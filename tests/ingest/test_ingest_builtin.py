@@ -1436,3 +1436,42 @@ def test_a_new_job_replaces_the_employer_before_it(tmp_path):
 ])
 def test_a_habit_of_saying_the_teams_doing_and_a_time_with_a_colon_are_still_read(said, line):
     assert filed(said) == line
+
+
+@pytest.mark.parametrize(("said", "line"), [
+    # a third new-user run's keepers, consumed as a gist's words
+    ("New rule: no external visitors on Fridays after 3pm.", "[permanent] No external visitors on Fridays after 3pm."),
+    ("Remember a new rule for me: no deploys after 5pm.", "[permanent] No deploys after 5pm."),
+    ("The company I work for is L&S Electric what if I wanted it to say that",
+     "[permanent] User works at L&S Electric."),
+    ("The firm I work at is Deloitte.", "[permanent] User works at Deloitte."),
+    ("I'm currently living in Wausau.", "[permanent] User lives in Wausau."),
+    ("I'd love it if you used metric units", "[permanent] Use metric units."),
+    ("I would like it if you always answered in German.", "[permanent] Always answer in German."),
+    ("Whenever you back up the vault: first stop the gateway, then run the backup, then push it.",
+     "[permanent] Whenever you back up the vault: first stop the gateway, then run the backup, then push it."),
+])
+def test_a_rule_announced_where_the_person_works_and_a_wish_are_read(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["New rule: this file stays as it is.", "I'd like it if you were happier.",
+                                  "The company I work for is great."])
+def test_an_announced_rule_about_the_work_at_hand_and_a_feeling_are_no_rule(said):
+    assert filed(said) is None
+
+
+@pytest.mark.parametrize("said", ["You don't need to remember Clash Party anymore, forget it.",
+                                  "Forget that I live in Berlin.", "Please forget my old address.",
+                                  "You're too verbose.", "Feel free to use a few emojis.",
+                                  "But not too many emojis!!!"])
+def test_a_retraction_or_feedback_on_how_the_agent_talks_waits_for_a_model(said):
+    """Consumed as a gist's words: the rules cannot take a line back, nor say how the agent should change."""
+    extraction = _short(said)
+    assert extraction.for_model == {"en": 1} and f"> {said}" in extraction.waiting
+
+
+@pytest.mark.parametrize("said", ["I forgot my keys at home.", "You are so helpful, thanks!",
+                                  "You can close the ticket now."])
+def test_forgetting_something_oneself_praise_and_leave_for_one_errand_do_not_wait(said):
+    assert _short(said).for_model == {}

@@ -22,6 +22,7 @@ from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
 from nanodream.ingest.extractors.procedures import stated_procedures
 from nanodream.ingest.extractors.requests import (
+    about_the_agents_manner,
     after_a_request,
     answers_an_option,
     asks,
@@ -145,7 +146,7 @@ class BuiltinExtractor:
                 continue
             waits, gist = _unfiled(sentence, short=short, english=english)
             if not waits and _asked_to_keep(said, index, filed, english):
-                waits, gist = "en", False  # "Remember that when I say my calendar I mean …": for a model
+                waits, gist = "en", False  # "Remember that when I say my calendar I mean …", "forget it": a model's
             foreign = waits or foreign
             if gist:
                 rest[index] = sentence
@@ -161,9 +162,10 @@ class BuiltinExtractor:
 def _unfiled(sentence: str, *, short: bool, english: statements.Language | None) -> tuple[str, bool]:
     """What becomes of an English sentence no rule filed: the language it waits for a model in ("" when it does
     not wait), and whether it is a gist's part. An answer to the agent's options waits ("Option A": only a model
-    sees what was offered); a few words the language model is sure are another language's ("c'est bon déjà") are
-    read in theirs; words of substance the model cannot place are likeliest another language's."""
-    if answers_an_option(sentence):
+    sees what was offered), and so does feedback on how the agent talks ("You're too verbose."); a few words the
+    language model is sure are another language's ("c'est bon déjà") are read in theirs; words of substance the
+    model cannot place are likeliest another language's."""
+    if answers_an_option(sentence) or about_the_agents_manner(sentence):
         return "en", False
     sure = _short_sentence_language(sentence) if short else "en"
     if sure not in RULE_LANGUAGES:
@@ -258,10 +260,10 @@ def _procedures(text: str, found: _Found) -> str:
 
 
 def _asked_to_keep(said: list[str], index: int, filed: dict[int, Fact], english: statements.Language | None) -> bool:
-    """An English sentence no rule filed that asks the agent to keep something: unless it only points back at the
-    sentence before it, which was filed ("Always use pnpm. Remember this."), what it asks to keep waits for a
-    model, never a gist's words."""
-    if english is None or not statements.asks_to_keep(said[index], english):
+    """An English sentence no rule filed that asks the agent to keep something, or to forget it ("Forget that I
+    live in Berlin"): unless it only points back at the sentence before it, which was filed ("Always use pnpm.
+    Remember this."), it waits for a model, never a gist's words."""
+    if english is None or not statements.asks_to_keep_or_forget(said[index], english):
         return False
     return not (index - 1 in filed and _points_back(said[index], english))
 

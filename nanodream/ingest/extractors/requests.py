@@ -149,3 +149,16 @@ def _the_work_instead(sentence: str) -> bool:
 def opens_with_a_request(clause: str) -> bool:
     """Whether a clause opens asking the agent for work ("please …", "can you …", "fix …")."""
     return bool(_ASKS.match(clause))
+
+
+# Feedback on how the agent talks, or leave to do something its own way: "You're too verbose.", "Feel free to use a
+# few emojis.", "You can use some emojis when you talk", "But not too many emojis!!!". How it should change
+# (be shorter? how many?) only a model reading the exchange can put as a rule.
+_MANNER = re.compile(r"^(?:(?:but|and|also|ok(?:ay)?|please)[,\s]+)*(?:you(?:['’]re|\s+are)\s+(?:(?:way|much|a\s+bit"
+                     r"|a\s+little|far|kind\s+of)\s+)?(?:too|overly)\s+\w+|feel\s+free\s+to\b|you\s+(?:can|may)"
+                     r"\s+(?:use|add|include|be|write|speak|talk|answer|reply)\b|not\s+too\s+(?:many|much)\b)",
+                     re.IGNORECASE)
+
+
+def about_the_agents_manner(sentence: str) -> bool:
+    return bool(_MANNER.match(sentence.strip()))

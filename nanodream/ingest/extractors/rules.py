@@ -63,7 +63,7 @@ from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
 from nanodream.text.statements import LANGUAGE_NAMES, PERSONAL_KEYS
-from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, conjugate, opens_a_command
+from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, base_verb, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 
 DEFAULT_SUBJECT = "User"
@@ -240,6 +240,9 @@ _FEELING = re.compile(r"(?:worry|feel|be|get|think|stress|panic|apologi[sz]e|bot
 _RATHER_NOT = re.compile(rf"^(?:i(?:'d| would) (?:rather|prefer(?: it if)?|like it if) you "
                          rf"(?:{not_after('did', 'do', 'would')}|{NOT}|{NEVER})|i\s+{DO_NOT}\s+want\s+you\s+to)"
                          r"\s+(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
+# … or what the person would like the agent to do: "I'd love it if you used metric units".
+_WOULD_LIKE = re.compile(r"^i(?:'d| would) (?:love|like|prefer|appreciate) it if you\s+(?P<always>always\s+)?"
+                         r"(?P<verb>[a-z]+)\b(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 _STANDING = re.compile(rf"^(?:(?:please|pls)\s+)?(?:{_FROM_NOW_OPENING}|in general)\s*[,:;—–-]?\s+"
                        r"(?:(?:please|pls)\s+)?(?:also\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
@@ -325,9 +328,9 @@ def agent_rule(said: Said) -> Fact | None:
             return None  # "In this file, never use tabs", "For the hotfix, …": how to do that work
         rule, where = setting.group("rule").rstrip(".!"), setting.group("setting")
         return agent_rule(replace(said, sentence=f"{rule} {where[:1].lower()}{where[1:]}."))
-    rather_not = _RATHER_NOT.match(said.sentence)
-    if rather_not is not None:  # "I don't want you to worry": a feeling, no act to refrain from
-        return None if _FEELING.match(rather_not.group("rule")) else _as_rule(f"Don't {rather_not.group('rule')}", said)
+    wished, fact = _a_wish(said)
+    if wished:
+        return fact
     if (a_bare_dont(said.sentence) and not _STANDING_WORDS.search(said.sentence)
             and (said.errand or _THING_AT_HAND.search(said.sentence) and not _EVER.search(said.sentence)
                  or _holding_back(said.sentence))):
@@ -338,6 +341,20 @@ def agent_rule(said: Said) -> Fact | None:
              or _STANDING_AFTER.match(said.sentence) or _NEXT_TIME.match(said.sentence))
     rule = None if match is None else _rule_found(match)
     return None if rule is None else _as_rule(rule, said)
+
+
+def _a_wish(said: Said) -> tuple[bool, Fact | None]:
+    """Whether the sentence is a wish about how the agent works, and the rule it asks for: "I'd rather you didn't
+    use web search" and "I don't want you to delete the xlsx files" (not a feeling: "I don't want you to worry"),
+    "I'd love it if you used metric units"."""
+    rather_not = _RATHER_NOT.match(said.sentence)
+    if rather_not is not None:
+        rule = rather_not.group("rule")
+        return True, None if _FEELING.match(rule) else _as_rule(f"Don't {rule}", said)
+    wish = _WOULD_LIKE.match(said.sentence)
+    if wish is None or _FEELING.match(wish.group("verb")):
+        return False, None
+    return True, _as_rule(f"{wish.group('always') or ''}{base_verb(wish.group('verb'))}{wish.group('rest')}", said)
 
 
 def _rule_found(match: re.Match[str]) -> str | None:
@@ -371,7 +388,8 @@ _EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|af
 # short"; not "When I get back, …").
 _EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time|"
                                  rf"(?:when|if)\s+I\s+(?:{speech('report', 'base')}|type|write|send|share|paste)\b)\s*"
-                                 r"[^,.!?;:]{1,80},\s+(?:please\s+)?(?P<verb>[\w'’]+)\b.+$", re.IGNORECASE | re.DOTALL)
+                                 r"(?:[^,.!?;:]|\.(?=\w)){1,80}[,:]\s+(?:please\s+)?(?:first\s+)?(?P<verb>[\w'’]+)\b.+$",
+                                 re.IGNORECASE | re.DOTALL)  # "Whenever you back up .openclaw: first stop …"
 
 
 def _every_time_rule(sentence: str) -> str:
@@ -618,9 +636,14 @@ _IN_TIME_ZONE = re.compile(
     r"(?=\s+time\b)|(?-i:[A-Z][a-z]+/[A-Z][\w/+-]+))(?:\s+time(?:\s*zone)?)?(?:\s+now)?\s*[.!]?$", re.IGNORECASE)
 
 
-# "Now living in Lisbon", "Currently based in Porto": the person's home, said without "I".
-_NOW_LIVING = re.compile(r"^(?:now|currently)\s+(?:living|based)\s+in\s+(?P<place>(?-i:[A-Z])[^,.;:!?]*?)\s*[.!]?$",
-                         re.IGNORECASE)
+# "Now living in Lisbon", "Currently based in Porto": the person's home, said without "I" (or as "I'm currently
+# living in Wausau").
+_NOW_LIVING = re.compile(r"^(?:(?:now|currently)\s+(?:living|based)|(?:i['’]m|i\s+am)\s+(?:now\s+|currently\s+)?living)"
+                         r"\s+in\s+(?P<place>(?-i:[A-Z])[^,.;:!?]*?)\s*[.!]?$", re.IGNORECASE)
+# "The company I work for is L&S Electric", "The firm I work at is Deloitte": where the person works, said of it.
+_EMPLOYER_IS = re.compile(r"^the\s+(?:company|firm|organi[sz]ation|startup|agency|business|hospital|school|university"
+                          r"|lab)\s+(?:I|I['’]m|I\s+am)\s+(?:work|working)\s+(?:for|at|with|in)\s+is\s+(?:now\s+)?"
+                          r"(?P<employer>(?-i:[A-Z])[\w&.'’-]*(?:\s+(?-i:[A-Z&])[\w&.'’-]*)*)", re.IGNORECASE)
 
 
 # "My name's Priya", "my dog's called Rex": "'s" is "is" here, not whose ("My wife's name is Ana").
@@ -654,9 +677,9 @@ def _restated(said: Said) -> Fact | None:
     living = _NOW_LIVING.match(said.sentence)
     if living is not None and not said.speaker:
         return Fact("permanent", f"{said.subject} lives in {living.group('place')}")
-    job = _NEW_JOB.match(said.sentence)
+    job = _NEW_JOB.match(said.sentence) or _EMPLOYER_IS.match(said.sentence)
     if job is not None and not said.speaker:
-        return Fact("permanent", f"{said.subject} works at {job.group('employer')}")
+        return Fact("permanent", f"{said.subject} works at {job.group('employer').rstrip('.')}")
     zone = _IN_TIME_ZONE.match(said.sentence)
     if zone is not None:
         named = f"{zone.group('zone')} time" if zone.group("region") else zone.group("zone")
@@ -1156,6 +1179,10 @@ RULE_LEAD_CHARS = 40
 _RULE_AFTER_LEAD = re.compile(rf"(?:please\s+)?(?:(?:always|{PROHIBITION})\s+(?!\w+(?:ed|s)\b)\w|(?:{_FROM_NOW_ON})\b)",
                               re.IGNORECASE)
 _AGAIN = re.compile(r"\bdo\s+(?:this|that|it)\s+again\b", re.IGNORECASE)  # a reproach points at no task
+# A lead that announces a rule for the agent: "New rule:", "Remember a new rule for me:", "Add this rule:".
+_NAMES_A_RULE = re.compile(r"^(?:(?:please\s+)?(?:remember|add|note|save|here(?:'s| is))\s+(?:a|an|this|the|one)?\s*"
+                           r"(?:new\s+|standing\s+|house\s+|golden\s+)?rule(?:\s+for\s+(?:me|you|us))?|"
+                           r"(?:a\s+|one\s+)?(?:new|standing|house|golden)\s+rule|rule)\s*$", re.IGNORECASE)
 
 
 def _a_rule_lead(lead: str) -> bool:
@@ -1194,13 +1221,25 @@ def classify(sentence: str, speaker: str = "", day: date | None = None, errand: 
     return None if kind and not (rule and kind == "addressed to the agent") else fact
 
 
+def _after_its_lead(sentence: str) -> tuple[str, Fact | None]:
+    """The sentence to read without the lead before its colon, when the lead only leads into a rule ("Don't do
+    this again: never commit files with API keys."); and the rule itself when the lead announces one, whatever
+    its words ("New rule: no external visitors on Fridays after 3pm.")."""
+    lead, colon, rule = sentence.partition(": ")
+    if colon and _NAMES_A_RULE.match(lead) and not _one_piece_of_work(lead):
+        return rule, _as_rule(rule)
+    if colon and _a_rule_lead(lead) and _RULE_AFTER_LEAD.match(rule):
+        return rule, None
+    return sentence, None
+
+
 def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
     sentence = plain(sentence)
     if from_a_source(sentence):
         return None  # "The README says: always run make setup first": its words, not the person's rule
-    lead, colon, rule = sentence.partition(": ")
-    if colon and _a_rule_lead(lead) and _RULE_AFTER_LEAD.match(rule):
-        sentence = rule  # "Don't do this again: never commit files with API keys." — the rule after its lead
+    sentence, announced = _after_its_lead(sentence)
+    if announced is not None:
+        return announced
     if sentence.endswith("?"):
         return standing_question(sentence)
     if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)

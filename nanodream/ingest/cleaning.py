@@ -3,7 +3,8 @@
 Agents wrap what the person typed in blocks the harness adds for the model (Claude Code's
 `<system-reminder>`, Codex's `<environment_context>` and AGENTS.md instructions, slash-command echoes). They
 are the tool's words, not the person's, so they never reach history; what the person typed to be remembered
-(Claude Code's `<user-memory-input>`) is theirs, read without its tags. Control characters are neutralised so a
+(Claude Code's `<user-memory-input>`) is theirs, read without its tags; a message a chat quotes above the
+person's reply is not. Control characters are neutralised so a
 transcript cannot smuggle terminal escapes or reordered (bidi) text into memory files a person reads.
 """
 
@@ -29,6 +30,11 @@ _INJECTED_PREFIXES = ("# AGENTS.md instructions", "Caveat: The messages below we
                       "<task-notification>", "[Request interrupted by user")
 # What the person typed after "#" in Claude Code, to be remembered: their words, without the tags around them.
 _MEMORY_INPUT = re.compile(r"<user-memory-input>\s*(.*?)\s*(?:</user-memory-input>|\Z)", re.DOTALL)
+# A message the person replies to, quoted by the chat before their words: DingTalk's "[引用自 Staff助理: …]" over a
+# line of dashes, "[Quoting Assistant: …]": the agent's (or another sender's) words, not the person's.
+_QUOTED_REPLY = re.compile(r"^\s*\[(?:引用自|引用|回复|回覆|Quoting|Quote from|Replying to|In reply to)\s*"
+                           r"[^:：\]\n]{0,60}[:：](?:.*?\]\s*\n\s*-{3,}\s*(?:\n|$)|[^\n]*\]\s*(?:\n|$))",
+                           re.DOTALL | re.IGNORECASE)
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-_])")
 # Characters that reorder how text is displayed (the "Trojan Source" trick), and the Unicode line and
 # paragraph separators, which Python's splitlines (and so the reading of history's tag lines) breaks at:
@@ -55,7 +61,7 @@ def person_text(text: str) -> str:
         return ""
     if "<" in text:
         text = _MEMORY_INPUT.sub(r"\1", _BLOCK.sub("", text))
-    return neutralise(text).strip()
+    return neutralise(_QUOTED_REPLY.sub("", text, count=1)).strip()
 
 
 def joined(parts: Iterable[str]) -> str:

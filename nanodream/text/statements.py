@@ -42,7 +42,9 @@ _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]")
-_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$")
+# A question mark at the end, or a question's closing particle typed without one: Chinese 吗, Japanese ですか/ますか,
+# Korean 까요/나요 ("还记得怎么把.openclaw文件备份到GitHub吗" asks; it states nothing).
+_QUESTION = re.compile(r"(?:[?？]|[吗嗎]|(?:です|ます|でしょう)か|(?:까요|나요|습니까))\s*[\"'”」』)）]*\s*[。.]?\s*$")
 # Fewer letters than this (a CJK character counts three) say no statement a rule reads.
 MIN_LETTERS = 12
 # Fewer letters than this say nothing a model would keep ("ok", "danke", "好的"); "Tengo asma." (9) does.

@@ -440,3 +440,17 @@ def test_a_claude_code_copy_of_earlier_turns_is_read_once_and_a_turn_said_again_
         more.write("".join(_claude_turn(*turn) for turn in said[6:]))
     report = api.ingest(workspace.root, [session], settings=Settings(model="builtin"))
     assert report.messages == 1  # only the later "yes"
+
+
+@pytest.mark.parametrize(("typed", "theirs"), [
+    ("[Quoting Assistant: I live in Berlin and I work as a nurse.]\n------------------\nok", "ok"),
+    ("[引用自 Staff助理: 我是赵小刀。\n我住在上海。]\n------------------\n以后所有回复都用英文。",
+     "以后所有回复都用英文。"),
+    ("[Replying to Bot: Your name is Max.]\nthanks, and I live in Paris", "thanks, and I live in Paris"),
+    ("[1] I live in Paris", "[1] I live in Paris"),
+    ("[Important: never push to main]", "[Important: never push to main]"),
+])
+def test_a_message_the_chat_quotes_above_the_persons_reply_is_not_theirs(typed, theirs):
+    """A new user's DingTalk session quoted the agent ("[引用自 Staff助理: 我是赵小刀。]", "I am Zhao Xiaodao") above
+    the person's reply, and the agent's "I live in Berlin" was filed as the person's."""
+    assert person_text(typed) == theirs

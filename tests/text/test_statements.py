@@ -214,6 +214,9 @@ NOT_STATED = [
     # what would be done if something went wrong is no decision; "两者都要的" ("that needs both") is no command
     ("zh", "我已经备份了，然后你来操作吧，如果出了问题我就用备份恢复你。"), ("zh", "是两者都要的完整对话系统。"),
     ("ja", "もし失敗したらPostgresに決めた設定に戻して。"),
+    # a question typed without its mark; "以后" after a verb's end ("after it is done"); a pointer with no content
+    ("zh", "还记得怎么把.openclaw文件备份到GitHub吗"), ("zh", "翔宇，你再让袁天罡完成之前的任务，完成以后翔宇审核"),
+    ("zh", "这才是我想让你记住的"), ("ja", "このルールを覚えていますか"),
     ("zh", "我们都要去开会。"),  # "we all have to go to the meeting": said of someone, no rule
     ("es", "Usa TypeScript en este archivo."),  # this file: the work at hand
     # a choice of what is shown below or above: the line would not say what was chosen
@@ -791,3 +794,9 @@ def test_a_run_on_sentence_of_different_kinds_waits_whole(code, sentence):
 ])
 def test_a_run_on_of_one_kind_and_a_lower_case_name_are_still_filed(code, sentence):
     assert statement(sentence, language(code)) is not None
+
+
+def test_a_rule_announced_as_one_is_kept_without_its_announcement():
+    """"帮我记住一条新规则，" ("help me remember a new rule,") was kept inside a new user's rule in SOUL.md."""
+    found = statement("帮我记住一条新规则，以后每周五下午 3 点不接任何外部访客。", language("zh"))
+    assert found is not None and (found.kind, found.text) == (RULE, "以后每周五下午 3 点不接任何外部访客。")

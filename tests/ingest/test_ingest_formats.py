@@ -454,3 +454,12 @@ def test_a_message_the_chat_quotes_above_the_persons_reply_is_not_theirs(typed, 
     """A new user's DingTalk session quoted the agent ("[引用自 Staff助理: 我是赵小刀。]", "I am Zhao Xiaodao") above
     the person's reply, and the agent's "I live in Berlin" was filed as the person's."""
     assert person_text(typed) == theirs
+
+
+@pytest.mark.parametrize("label", ["Chat history since last reply", "Replied message"])
+def test_openclaws_quoted_chat_for_context_is_not_the_persons_words(label):
+    """A new user's Feishu group: the gateway quotes what others said before the person's message, in a fenced block
+    marked "(untrusted, for context)"; it waited for a model as the person's own words."""
+    quoted = (f'{label} (untrusted, for context):\n```json\n[{{"sender": "ou_b837", '
+              '"body": "用户545942: @_all 每个人都简单自我介绍一下"}]\n```\n\n')
+    assert without_envelope(quoted + "每个人都自我介绍一下") == "每个人都自我介绍一下"

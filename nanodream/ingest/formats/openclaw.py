@@ -28,8 +28,10 @@ from nanodream.ingest.formats.base import Context, Format, first_dict, session_o
 from nanodream.ingest.message import ROLES, Message, Said, make
 
 TEXT_PARTS = frozenset({"text"})
-_METADATA = re.compile(r"^[^\n]{0,60}\((?:un)?trusted metadata\):[ \t]*\n+```[\w-]*\n.*?\n```[ \t]*\n?",
-                       re.MULTILINE | re.DOTALL)
+# "Sender (untrusted metadata):", and the chat the gateway quotes for context ("Chat history since last reply
+# (untrusted, for context):", "Replied message (untrusted, for context):"): a fenced block of what others said.
+_METADATA = re.compile(r"^[^\n]{0,60}\((?:un)?trusted(?: metadata|, for context)\):[ \t]*\n+```[\w-]*\n.*?\n```"
+                       r"[ \t]*\n?", re.MULTILINE | re.DOTALL)
 _WRAPPER = re.compile(r"^\[(?:Chat messages since your last reply|Current message)\b[^\]\n]*\][ \t]*\n?", re.MULTILINE)
 # The stamp's year can run past four digits (a channel's clock read in the wrong unit: "58087-06-03").
 _STAMP = re.compile(r"^\[[^\]\n]{0,80}?\b\d{4,6}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,40}\][ \t]*",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from nanodream.ingest.extractors.spoken import without_lead_in
-from nanodream.text.grammar import DO_NOT, NO, PROHIBITION, not_after
+from nanodream.text.grammar import DO_NOT, NO, NOT, PROHIBITION, not_after
 
 # Verbs that ask to change a thing or the way it is built ("Migrate the users table …", "Redesign the layout …"):
 # opening a sentence, they ask for work, whether or not it names what it works on.
@@ -156,7 +156,7 @@ def opens_with_a_request(clause: str) -> bool:
 # (be shorter? how many?) only a model reading the exchange can put as a rule.
 _MANNER = re.compile(r"^(?:(?:but|and|also|ok(?:ay)?|please)[,\s]+)*(?:you(?:['’]re|\s+are)\s+(?:(?:way|much|a\s+bit"
                      r"|a\s+little|far|kind\s+of)\s+)?(?:too|overly)\s+\w+|feel\s+free\s+to\b|you\s+(?:can|may)"
-                     r"\s+(?:use|add|include|be|write|speak|talk|answer|reply)\b|not\s+too\s+(?:many|much)\b)",
+                     rf"\s+(?:use|add|include|be|write|speak|talk|answer|reply)\b|{NOT}\s+too\s+(?:many|much)\b)",
                      re.IGNORECASE)
 
 

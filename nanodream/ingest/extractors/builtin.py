@@ -145,7 +145,7 @@ class BuiltinExtractor:
                 filed[index] = fact
                 continue
             waits, gist = _unfiled(sentence, short=short, english=english)
-            if not waits and _asked_to_keep(said, index, filed, english):
+            if not waits and _asked_to_keep_or_forget(said, index, filed, english):
                 waits, gist = "en", False  # "Remember that when I say my calendar I mean …", "forget it": a model's
             foreign = waits or foreign
             if gist:
@@ -259,7 +259,8 @@ def _procedures(text: str, found: _Found) -> str:
     return "\n".join(line for number, line in enumerate(text.splitlines()) if number not in taken)
 
 
-def _asked_to_keep(said: list[str], index: int, filed: dict[int, Fact], english: statements.Language | None) -> bool:
+def _asked_to_keep_or_forget(said: list[str], index: int, filed: dict[int, Fact],
+                             english: statements.Language | None) -> bool:
     """An English sentence no rule filed that asks the agent to keep something, or to forget it ("Forget that I
     live in Berlin"): unless it only points back at the sentence before it, which was filed ("Always use pnpm.
     Remember this."), it waits for a model, never a gist's words."""

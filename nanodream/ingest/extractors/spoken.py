@@ -53,6 +53,7 @@ _SOURCE = re.compile(rf"^(?:according\s+to|as\s+per|per|copied\s+from|quot(?:e|e
                      rf"(?:{speech('report', 'base', 'third', 'past')}|reads|read|writes|wrote|states|stated)\b",
                      re.IGNORECASE)
 
+
 def from_a_source(sentence: str) -> bool:
     """Whether a sentence gives what a document or a program says ("The README says: …"), not the person's words."""
     return bool(_SOURCE.match(sentence))

@@ -10,6 +10,9 @@ which day it was true (the date of the history entry that replaced it) and what 
 `from` is the day it became true when a history entry says so. The active files never carry this form: a
 line in it is not a current fact, so nothing counts it as holding a fact (`is_replaced`), and a fact that
 becomes true again is filed again.
+
+An active line may open with the day it was stated, "(2026-05-01) The launch deadline is June 1."
+(`split_dated`): the day is no part of the fact, so a correction compares with what follows it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 
 _COMMENT = re.compile(r"\s*<!--.*?-->\s*")
+_DATED = re.compile(r"^\((\d{4}-\d{2}-\d{2})\)\s*(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FORM = re.compile(
     r"^(?P<text>.*?\S)\s*\((?:from\s+(?P<since>\d{4}-\d{2}-\d{2})\s+)?until\s+(?P<until>\d{4}-\d{2}-\d{2})"
@@ -39,6 +43,17 @@ class Validity:
     def covers(self, day: date) -> bool:
         """Whether the fact was true on `day`: from its start (or always, when unknown) to the day before `until`."""
         return (self.since is None or self.since <= day) and day < self.until
+
+
+def split_dated(text: str) -> tuple[date | None, str]:
+    """"(YYYY-MM-DD) body" → (day, body); an undated or misdated line has no day (and is never pruned)."""
+    match = _DATED.match(text)
+    if match is None:
+        return None, text
+    try:
+        return date.fromisoformat(match.group(1)), match.group(2)
+    except ValueError:
+        return None, text
 
 
 def fact_of(line: str) -> str:

@@ -42,11 +42,10 @@ from nanodream.text.kinds import forbidden_in_profile, forbidden_kind
 from nanodream.text.stems import singular
 from nanodream.text.words import content_words, covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.tools import ToolBox
-from nanodream.validity import is_replaced
+from nanodream.validity import is_replaced, split_dated
 from nanodream.vocab import count
 from nanodream.workspace import CORE_FILES, MEMORY, SOUL, USER
 
-_DATED = re.compile(r"^\((\d{4}-\d{2}-\d{2})\)\s*(.*)$")
 # A line saying work is finished; it closes the open task whose subject it repeats (see `_resolve_by_subject`).
 _COMPLETION = re.compile(r"\b(?:done|finished|completed?|resolved|shipped|merged|closed|fixed|wrapped\s+up)\b",
                          re.IGNORECASE)
@@ -572,17 +571,6 @@ def skill_document(procedure: Procedure) -> str:
     )
     steps = "\n".join(f"{number}. {step}" for number, step in enumerate(procedure.steps, start=1))
     return f"---\n{front}---\n\n# {words.capitalize()}\n\n{steps}\n"
-
-
-def split_dated(text: str) -> tuple[date | None, str]:
-    """"(YYYY-MM-DD) body" → (day, body); an undated or misdated bullet has no day and is never pruned."""
-    match = _DATED.match(text)
-    if match is None:
-        return None, text
-    try:
-        return date.fromisoformat(match.group(1)), match.group(2)
-    except ValueError:
-        return None, text
 
 
 def _task_subject(bullet: Bullet) -> str:

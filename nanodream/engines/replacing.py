@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from nanodream.engines.slots import UNOWNED, USER_SUBJECT, Slot, slot_of, user_slot
@@ -40,6 +40,7 @@ from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.verbs import PAST_FORMS, THIRD_PERSON, base_verb
 from nanodream.text.words import RELATIONS, STOPWORDS, covers, fact_key, words
+from nanodream.validity import split_dated
 from nanodream.workspace import USER
 
 # Words that date a statement or say it changed, without being part of what it states.
@@ -159,6 +160,8 @@ def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "
     `text` says all of is refined, not replaced, and is left to the caller. A statement of several clauses
     ("User moved to New York; timezone is UTC-5.") replaces by its best clause, each read with the subject of
     the first when it names none of its own."""
+    # the day a line was stated is no part of its fact: "(2026-05-01) The launch deadline is June 1."
+    candidates = [replace(candidate, text=split_dated(candidate.text)[1]) for candidate in candidates]
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for clause in _clauses(text):
         found = _best(clause, text, candidates, prefer, frames, where)

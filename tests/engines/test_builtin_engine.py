@@ -13,7 +13,7 @@ import pytest
 from nanodream.backlog.history import Batch, HistoryEntry, entry_day, read_cursor
 from nanodream.config import Settings, load_settings
 from nanodream.engines.base import SessionRequest
-from nanodream.engines.builtin import BuiltinEngine, shrink_budget, split_dated, strip_tags
+from nanodream.engines.builtin import BuiltinEngine, shrink_budget, strip_tags
 from nanodream.engines.replacing import Candidate, find_replaced
 from nanodream.engines.routing import (
     Route,
@@ -32,6 +32,7 @@ from nanodream.skills import parse_skill
 from nanodream.text.words import covers, fact_key, similarity, tidy_sentence
 from nanodream.toolbox.limits import ToolLimits
 from nanodream.toolbox.tools import ToolBox
+from nanodream.validity import split_dated
 from nanodream.versioning.gitstore import GitStore
 from nanodream.workspace import MEMORY, SOUL, STARTER_FILES, USER, Workspace, scaffold
 from tests.support.paths import REPO

@@ -165,3 +165,14 @@ def test_a_value_without_its_owner_is_written_into_the_one_line_holding_it_unles
     assert found is not None and found.candidate == api and found.restated == "Our API runs on port 8081 behind nginx."
     pinned = Candidate(MEMORY, 1, "Our API runs on port 8080. <!-- keep -->")
     assert find_replaced("Port is now 8081.", [*NEIGHBOURS, pinned], frames=True) is None
+
+
+@pytest.mark.parametrize(("old", "correction"), [
+    ("(2026-05-01) The launch deadline is June 1.", "The launch deadline is now July 15."),
+    ("(2026-02-11) Our beta deadline is March 3.", "Our beta deadline is now March 10."),
+    ("(2026-03-20) We use Jenkins for CI.", "We moved CI to Buildkite."),
+])
+def test_a_line_filed_with_the_day_it_was_said_is_replaced_by_its_correction(old, correction):
+    """The new deadline went beside the old: the day a line was filed with read as part of what it says."""
+    found = find_replaced(correction, [*NEIGHBOURS, Candidate(MEMORY, 1, old)], frames=True)
+    assert found is not None and found.candidate.index == 1

@@ -1415,16 +1415,7 @@ def test_a_reason_does_not_make_the_work_at_hand_a_decision_nor_a_feeling_a_rule
 
 
 def test_a_new_job_replaces_the_employer_before_it(tmp_path):
-    from nanodream import api
-
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps([{"role": "user", "content": "I work at Siemens as a backend developer."},
-                                {"role": "assistant", "content": "ok"},
-                                {"role": "user", "content": "I have a new job at SAP now."}]), encoding="utf-8")
-    api.init(tmp_path / "ws")
-    api.ingest(tmp_path / "ws", [path])
-    api.run(tmp_path / "ws")
-    profile = (tmp_path / "ws" / "USER.md").read_text(encoding="utf-8")
+    profile = _dreamed(tmp_path, "I work at Siemens as a backend developer.", "I have a new job at SAP now.")
     assert "User works at SAP." in profile and "Siemens" not in profile
 
 
@@ -1475,3 +1466,33 @@ def test_a_retraction_or_feedback_on_how_the_agent_talks_waits_for_a_model(said)
                                   "You can close the ticket now."])
 def test_forgetting_something_oneself_praise_and_leave_for_one_errand_do_not_wait(said):
     assert _short(said).for_model == {}
+
+
+def _dreamed(tmp_path, *said: str) -> str:
+    """The person's messages, one session: ingest and one built-in run; the three files' lines."""
+    from nanodream import api
+
+    path = tmp_path / "chat.json"
+    turns = [turn for text in said
+             for turn in ({"role": "user", "content": text}, {"role": "assistant", "content": "ok"})]
+    path.write_text(json.dumps(turns), encoding="utf-8")
+    api.init(tmp_path / "ws")
+    api.ingest(tmp_path / "ws", [path])
+    api.run(tmp_path / "ws")
+    return "\n".join((tmp_path / "ws" / name).read_text(encoding="utf-8")
+                     for name in ("USER.md", "SOUL.md", "memory/MEMORY.md"))
+
+
+@pytest.mark.parametrize(("before", "after", "old", "new"), [
+    ("I'm in the Europe/Berlin timezone.", "My timezone changed to America/Chicago.", "Europe/Berlin",
+     "America/Chicago"),
+    ("My email is nora@old.example.", "I changed my email to nora@new.example.", "nora@old.example",
+     "nora@new.example"),
+    ("My phone number is 555-1234.", "I've updated my phone number to 555-9876.", "555-1234", "555-9876"),
+    ("Our default branch is master.", "We changed the default branch to main.", "master", "main"),
+])
+def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, after, old, new):
+    """Each left the old value active: "changed to" with "my", a lower-case value ("main") or a setting the
+    person has (email, phone) was talk."""
+    memory = _dreamed(tmp_path, before, after)
+    assert new in memory and old not in memory

@@ -181,14 +181,20 @@ def correction(said: Said) -> Fact | None:
     return None
 
 
-# A setting of the project changed by the person: "We changed the API port to 9090", "I bumped the Node version to
-# 22", "The staging port moved to 8443" — said as the value it now has ("The API port is now 9090").
-_SETTING_NAME = r"(?:port|version|domain|url|host|hostname|endpoint|region|default\s+branch|time\s*zone|timezone)"
+# A setting changed by the person: "We changed the API port to 9090", "I bumped the Node version to 22", "The
+# staging port moved to 8443", "My timezone changed to America/Chicago", "I've updated my phone number to 555-9876"
+# — said as the value it now has ("The API port is now 9090"). The value is one thing ("main", "Europe/Berlin",
+# "Node 22"), not a description ("to a new one", "to fix the build").
+_SETTING_NAME = (r"(?:port|version|domain|url|host|hostname|endpoint|region|default\s+branch|time\s*zone|timezone|"
+                 r"e-?mail(?:\s+address)?|phone(?:\s+number)?|(?:home\s+|postal\s+)?address|user\s*name|handle)")
 _CHANGED_TO = re.compile(
     r"^(?:(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+)?(?:changed|moved|switched|set|updated|bumped)\s+"
-    rf"(?P<thing>(?:the|our)\s+(?:[\w.-]+\s+){{0,3}}?{_SETTING_NAME})|"
-    rf"(?P<named>(?:the|our)\s+(?:[\w.-]+\s+){{1,3}}?{_SETTING_NAME})\s+(?:has\s+|was\s+)?(?:changed|moved|switched)"
-    r")\s+to\s+(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w\.\w))[^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s*[.!]?$", re.IGNORECASE)
+    rf"(?P<thing>(?:the|our|my)\s+(?:[\w.-]+\s+){{0,3}}?{_SETTING_NAME})|"
+    rf"(?P<named>(?:(?:the|our)\s+(?:[\w.-]+\s+){{1,3}}?|my\s+(?:[\w.-]+\s+){{0,3}}?){_SETTING_NAME})\s+"
+    r"(?:has\s+|was\s+)?"
+    r"(?:changed|moved|switched))\s+to\s+(?!(?:a|an|the|some|something|another|one|it|that|this|what)\b)"
+    r"(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w[.@/]\w))[^\s,;]+(?:\s+[^\s,;]+){0,2}?|[^\s,;]+)\s*[.!]?$",
+    re.IGNORECASE)
 
 
 def _a_new_value(said: Said) -> Fact | None:
@@ -198,8 +204,11 @@ def _a_new_value(said: Said) -> Fact | None:
         return None
     changed = _CHANGED_TO.match(said.sentence)
     if changed is not None:
-        thing = changed.group("thing") or changed.group("named")
-        return Fact("correction", f"{_capitalised(thing)} is now {changed.group('value')}")
+        thing = _capitalised(changed.group("thing") or changed.group("named"))
+        now = f"{thing} is now {changed.group('value')}"
+        if thing.lower().startswith("my "):  # the person's own: read as they would have said it
+            return _first_fact(Said(f"{now}.", said.speaker, said.day, said.spoken, said.errand), skip=(correction,))
+        return Fact("correction", now)
     text = _capitalised(said.sentence.rstrip(".!"))
     if _NOW_VALUE.match(said.sentence):
         return Fact("correction", text)

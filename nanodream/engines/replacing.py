@@ -10,6 +10,10 @@ Lisbon.". A line is found by its subject and the value that changed, by three ru
 3. for a `[correction]` only, the same frame: more than half of its meaningful words (two at least) are in the
    line, and each says something the other does not (a changed value, not a refinement).
 
+A `[correction]` giving a named thing a new version ("We bumped the Python version to 3.12", text/versions.py)
+replaces the one line giving that thing a version, over a frame: "Our backend runs on Python 3.11" becomes "Our
+backend runs on Python 3.12". With two such lines (the backend's Python, the scripts'), which one is unknown.
+
 A USER.md line is about the user whether or not it says so. Words are compared by stem ("deploys" = "deployed",
 "invoices" = "invoice"), and words that only date a sentence ("now", "no longer") are not part of its frame.
 """
@@ -39,6 +43,7 @@ from nanodream.text.grammar import (
 from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
 from nanodream.text.verbs import PAST_FORMS, THIRD_PERSON, base_verb
+from nanodream.text.versions import version_of, versions_in
 from nanodream.text.words import RELATIONS, STOPWORDS, covers, fact_key, words
 from nanodream.validity import split_dated
 from nanodream.workspace import USER
@@ -192,7 +197,26 @@ def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, 
         rank = (rule, shared, int(candidate.path == prefer), -order)
         if best is None or rank > best[0]:
             best = (rank, Match(candidate, rule, value_change(candidate.text, text, about_user=_is_user(candidate))))
+    versioned = _new_version(clause, candidates) if frames else None
+    if versioned is not None and (best is None or best[0][0] <= FRAME):
+        return versioned
     return best or _sole_holder(new, text, candidates, old_stems)
+
+
+def _new_version(clause: str, candidates: Sequence[Candidate]) -> tuple[tuple[int, float, int, int], Match] | None:
+    """The one line giving a thing the correction gives a new version ("We bumped the Python version to 3.12" for
+    "Our backend runs on Python 3.11"), rewritten with the new version; None when no line or two lines give that
+    thing a version (which service's Python?)."""
+    for name, new in versions_in(clause).items():
+        holding = [(candidate, old) for candidate in candidates
+                   if (old := version_of(candidate.text, name)) is not None and not is_rule(candidate.text)]
+        if len(holding) != 1 or PIN in holding[0][0].text or holding[0][1].version == new.version:
+            continue
+        candidate, old = holding[0]
+        restated = f"{candidate.text[:old.start]}{new.version}{candidate.text[old.end:]}"
+        change = Change((f"{old.name} {old.version}",), (f"{new.name} {new.version}",))
+        return (NAMED, 1.0, 1, 0), Match(candidate, NAMED, change, restated)
+    return None
 
 
 def _sole_holder(new: Candidate, text: str, candidates: Sequence[Candidate],

@@ -176,3 +176,27 @@ def test_a_line_filed_with_the_day_it_was_said_is_replaced_by_its_correction(old
     """The new deadline went beside the old: the day a line was filed with read as part of what it says."""
     found = find_replaced(correction, [*NEIGHBOURS, Candidate(MEMORY, 1, old)], frames=True)
     assert found is not None and found.candidate.index == 1
+
+
+@pytest.mark.parametrize(("old", "correction", "now"), [
+    ("Our backend runs on Python 3.11.", "The Python version is now 3.12.", "Our backend runs on Python 3.12."),
+    ("We use Node 18 for the frontend.", "We upgraded Node to 22.", "We use Node 22 for the frontend."),
+    ("(2026-01-02) The build image ships Go 1.21.", "We bumped the Go version to 1.22.",
+     "The build image ships Go 1.22."),
+])
+def test_a_new_version_of_a_thing_replaces_the_one_line_giving_it_a_version(old, correction, now):
+    """Both versions stayed active: the correction names the thing, not the line's subject ("Our backend")."""
+    found = find_replaced(correction, [*NEIGHBOURS, Candidate(MEMORY, 1, old)], frames=True)
+    assert found is not None and found.candidate.index == 1 and found.restated == now
+
+
+@pytest.mark.parametrize(("lines", "correction"), [
+    (["Our backend runs on Python 3.11.", "Our data scripts use Python 3.9."], "The Python version is now 3.12."),
+    (["Issue 41 blocks the release."], "Issue 42 is now fixed."),
+    (["Sprint 4 ends on Friday."], "We are now in Sprint 5 of the other team."),
+    (["The launch is on June 1."], "The deadline is now June 15."),
+])
+def test_a_number_that_is_no_version_or_a_version_of_two_lines_replaces_nothing_by_it(lines, correction):
+    found = find_replaced(correction, [Candidate(MEMORY, index, line) for index, line in enumerate(lines)],
+                          frames=True)
+    assert found is None

@@ -1490,6 +1490,9 @@ def _dreamed(tmp_path, *said: str) -> str:
      "nora@new.example"),
     ("My phone number is 555-1234.", "I've updated my phone number to 555-9876.", "555-1234", "555-9876"),
     ("Our default branch is master.", "We changed the default branch to main.", "master", "main"),
+    ("Our backend runs on Python 3.11.", "We bumped the Python version to 3.12.", "3.11", "Python 3.12"),
+    ("We use Node 18 for the frontend.", "We upgraded Node to 22.", "Node 18", "Node 22"),
+    ("The worker image ships Ruby 3.2.", "I've moved to Ruby 3.3.", "3.2", "Ruby 3.3"),
 ])
 def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, after, old, new):
     """Each left the old value active: "changed to" with "my", a lower-case value ("main") or a setting the

@@ -196,6 +196,15 @@ _CHANGED_TO = re.compile(
     r"(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w[.@/]\w))[^\s,;]+(?:\s+[^\s,;]+){0,2}?|[^\s,;]+)\s*[.!]?$",
     re.IGNORECASE)
 
+# A new version of a tool: "We upgraded Node to 22", "I've moved to Python 3.12" (a move to a dotted version:
+# "moved to Room 5" is none) — said as the version it now has, which replaces the one line giving that tool a
+# version (engines/replacing.py).
+_NEW_VERSION = re.compile(
+    r"^(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:(?:upgraded|downgraded|bumped|updated)\s+"
+    r"(?P<tool>(?!(?:it|them|this|that|everything)\b)[A-Za-z][\w.+#-]*)\s+to|"
+    r"(?:upgraded|downgraded|(?P<moved>moved|switched|migrated))\s+to\s+(?P<named>(?-i:[A-Z])[\w.+#-]*))"
+    r"\s+v?(?P<version>\d+(?(moved)(?:\.\d+){1,2}|(?:\.\d+){0,2}))(?:\s+now)?\s*[.!]?$", re.IGNORECASE)
+
 
 def _a_new_value(said: Said) -> Fact | None:
     """A thing given a new value ("The API port is now 8081"), or a value said without whose it is ("Timezone is
@@ -209,6 +218,10 @@ def _a_new_value(said: Said) -> Fact | None:
         if thing.lower().startswith("my "):  # the person's own: read as they would have said it
             return _first_fact(Said(f"{now}.", said.speaker, said.day, said.spoken, said.errand), skip=(correction,))
         return Fact("correction", now)
+    upgraded = _NEW_VERSION.match(said.sentence)
+    if upgraded is not None:
+        return Fact("correction", f"The {upgraded.group('tool') or upgraded.group('named')} version is now "
+                                  f"{upgraded.group('version')}")
     text = _capitalised(said.sentence.rstrip(".!"))
     if _NOW_VALUE.match(said.sentence):
         return Fact("correction", text)

@@ -178,7 +178,7 @@ class Language:
 
 
 _LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
-                   "remember_this", "idioms", "addressed", "always", "courtesy", "every_time"),
+                   "remember_this", "idioms", "addressed", "always", "courtesy", "every_time", "past", "not_past"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
           "decision": ("cues", "options", "pointers", "conditions"), "fact": ("ours", "not"),
@@ -611,7 +611,24 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
         return False
     if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
         return False  # "Maximalgebühr ist immer abhängig vom Parkplatz", "팀장님은 항상 탭을 쓰세요": said of someone
+    if _tells_what_happened(tokens, spec):
+        return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def _tells_what_happened(tokens: list[str], spec: Language) -> bool:
+    """"Nunca entendí …", "Sempre achei …", "Nie habe ich verstanden …": never or always, then a verb that tells
+    what happened (`rule.past`), or, opening the sentence, a verb and its subject (`rule.subject_after_verb`) — a
+    statement of the person's, which a command never is."""
+    start, end = spec["rule.cues"].bounds(tokens)
+    if start < 0 or spec.characters:
+        return False
+    verb = tokens[end:end + 1]
+    if spec["rule.past"].at(verb) == 0 and spec["rule.not_past"].at(verb) != 0:
+        return True
+    opens = _uncourteous(tokens, start, spec) == 0  # "Lösche niemals Branches, es sei denn …": the verb came first
+    return opens and bool(spec.rule.get("subject_after_verb")) and spec["rule.subjects"].at(
+        tokens[end + 1:end + 2]) == 0
 
 
 # What sets a clause apart: a comma, in any script.

@@ -196,6 +196,12 @@ STATED = [
     ("th", "ตอบให้กระชับหน่อย", RULE, "Rules"),
     ("zh", "每次提交代码前都要跑测试。", RULE, "Rules"),  # "every time … must": 每次 apart from 都要
     ("es", "Siempre usa TypeScript en este proyecto.", RULE, "Rules"),  # "this project" lasts
+    # never / always then a command, not a past ("sé": be)
+    ("es", "Nunca uses var.", RULE, "Rules"), ("es", "Siempre sé breve.", RULE, "Rules"),
+    ("es", "Nunca subas secretos al repositorio.", RULE, "Rules"), ("es", "Siempre escribe pruebas.", RULE, "Rules"),
+    ("pt", "Nunca use var.", RULE, "Rules"), ("pt", "Sempre escreva testes.", RULE, "Rules"),
+    ("pt", "Nunca faça push na main.", RULE, "Rules"), ("de", "Immer die Tests laufen lassen.", RULE, "Rules"),
+    ("de", "Niemals direkt auf main pushen.", RULE, "Rules"),
     ("ja", "このプロジェクトでは必ずpnpmを使ってください。", RULE, "Rules"),
 ]
 
@@ -232,6 +238,15 @@ NOT_STATED = [
     ("fr", "On part sur le deuxième."), ("de", "Wir nehmen die zweite."), ("ko", "두 번째로 가자."),
     ("pt", "Vamos com a primeira."),
     ("de", "Der Build ist immer langsam."),  # a statement about something, not an instruction
+    # never / always and then what happened, or what the person does: no instruction (each filed in SOUL.md)
+    ("es", "Nunca entendí por qué el servidor se cae los lunes."), ("es", "Siempre quise aprender Haskell."),
+    ("es", "Jamás pensé que migrar fuera tan difícil."), ("es", "Nunca funcionó bien en Windows."),
+    ("es", "Siempre odiaba los despliegues de los viernes."),
+    ("pt", "Nunca consegui configurar o Nginx direito."), ("pt", "Sempre achei o Jenkins lento."),
+    ("pt", "Nunca entendi esse erro do Docker."), ("pt", "Sempre quis testar o Rust."),
+    ("de", "Nie habe ich verstanden, warum der Cronjob zweimal läuft."), ("de", "Immer wollte ich Rust lernen."),
+    ("de", "Nie hat das Deployment am Freitag funktioniert."),
+    ("ko", "절대 잊지 못할 하루였어요."),  # "unforgettable": no "don't forget"
     ("de", "Immer wenn ich deploye, schlägt der Test fehl."),  # "whenever"
     ("de", "Bei dieser Datei nie die Tests ändern."),  # this file: one task, not a standing rule
     ("de", "Ich bin gerade nicht sicher."),  # a state of the moment

@@ -88,6 +88,23 @@ def test_a_block_of_the_persons_details_with_their_address_is_theirs(workspace, 
     assert all(line.split(":" if ":" in line else "：", 1)[1].strip() in user for line in block.splitlines())
 
 
+@pytest.mark.parametrize(("block", "secret"), [
+    ("Name: Mina Park\nEmail: mina@example.kr\nPassword: hunter2xyz!", "hunter2xyz"),
+    ("Name: Anna Vogt\nE-Mail: anna@example.de\nPasswort: Sommer2024!", "Sommer2024"),
+    ("Twitter: @kofi\nGitHub: kofi-dev\nToken: ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "ghp_aBcDeF"),
+])
+def test_a_block_of_the_persons_details_holding_a_secret_files_the_details_and_never_the_secret(workspace, tmp_path,
+                                                                                              block, secret):
+    """Each block was small talk, every detail lost: the password's key is no personal one, so the block read as
+    someone else's."""
+    said(workspace, tmp_path, [block])
+    user = (workspace.root / "USER.md").read_text()
+    kept = [line for line in block.splitlines() if secret not in line]
+    assert all(line.split(": ", 1)[1] in user for line in kept), user
+    everything = "".join((workspace.root / name).read_text() for name in (*FILES, "memory/history.jsonl"))
+    assert secret not in everything
+
+
 def test_a_block_keeps_every_value_a_handle_and_a_detail_named_with_a_word_of_its_own(workspace, tmp_path):
     """Found probing variants: "Discord: ada#1234" was redacted as a password and its line withheld; a key given
     twice kept only its last value (the second replaced the first as a correction would); "Work email:" and

@@ -34,7 +34,7 @@ from nanodream.ingest.extractors.spoken import names_a_source
 from nanodream.ingest.message import Message, local
 from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
-from nanodream.text.kinds import MAX_CHARS, forbidden_in_profile, forbidden_kind
+from nanodream.text.kinds import MAX_CHARS, REDACTION, forbidden_in_profile, forbidden_kind
 from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.person import owned_by, third_person
 from nanodream.text.sentences import sentences, statement_lists
@@ -340,6 +340,7 @@ def _about_the_person(message: Message, language: str, found: _Found) -> None:
     if statements.language(language) is None:
         return  # a language the rules do not read: the whole message waits for a model
     for block in structure.key_values(message.text.splitlines()):
+        block = _without_secrets(block)
         if statements.about_the_person(block, language):
             _file_details(block, found)
 
@@ -348,9 +349,18 @@ def _one_detail(message: Message, language: str, found: _Found) -> bool:
     """A message of one `Key: value` line giving one of the person's details ("Telegram ID: 5867030229", an
     answer to the agent's question), filed as a block of one; whether it was."""
     block = structure.sole_key_value(message.text.splitlines())
-    if block is None or statements.language(language) is None or not statements.about_the_person(block, language):
+    if block is None or statements.language(language) is None:
         return False
-    return _file_details(block, found)
+    block = _without_secrets(block)
+    return bool(block.pairs) and statements.about_the_person(block, language) and _file_details(block, found)
+
+
+def _without_secrets(block: structure.KeyValues) -> structure.KeyValues:
+    """The block without its secrets ("Password: …", a token): nothing said of the person, they neither make the
+    rest of the block someone's details nor stop it from being the person's."""
+    pairs = [(key, value) for key, value in block.pairs
+             if redacted(f"{key}: {value}") == f"{key}: {value}" and not REDACTION.search(value)]
+    return replace(block, pairs=tuple(pairs))
 
 
 def _file_details(block: structure.KeyValues, found: _Found) -> bool:
@@ -358,9 +368,8 @@ def _file_details(block: structure.KeyValues, found: _Found) -> bool:
     values: dict[str, list[str]] = {}  # "Email: …" twice in one block: two values of one detail, one line
     keys: dict[str, str] = {}
     for key, value in block.pairs:
-        if redacted(f"{key}: {value}") == f"{key}: {value}":  # a password is nothing said of the person
-            keys.setdefault(key.lower(), key)
-            values.setdefault(key.lower(), []).append(value)
+        keys.setdefault(key.lower(), key)
+        values.setdefault(key.lower(), []).append(value)
     lines = [f"{DEFAULT_SUBJECT}'s {keys[key]}: {'; '.join(said)}" for key, said in values.items()]
     filed = [f"[permanent] {line}" for line in lines if _allowed(line, statements.PERSON)]
     found.facts += filed

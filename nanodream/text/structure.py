@@ -312,13 +312,23 @@ def key_value(line: str) -> tuple[str, str] | None:
     return _POSSESSIVE.sub("", match.group("key").strip()), match.group("value").strip().strip("*").strip()
 
 
+# Where one `Key: value` pair of a line ends and the next begins: "Name: Ravi Kumar, Email: ravi@…, City: Chennai".
+_NEXT_PAIR = re.compile(r"[,;]\s+(?=[^\W\d_][\w .'’/&()-]{0,29}?\s*[:：]\s)")
+
+
 def sole_key_value(lines: list[str]) -> KeyValues | None:
-    """A message that is one `Key: value` line ("Timezone: Asia/Shanghai", an answer to the agent's question): a
-    block of one, for the rules to tell whose detail it gives; None for any other message."""
+    """A message that is one `Key: value` line ("Timezone: Asia/Shanghai", an answer to the agent's question), or
+    one line of several pairs ("Name: Ravi Kumar, Email: …, City: Chennai"): a block of its pairs, for the rules
+    to tell whose details they give; None for any other message."""
     said = [index for index, line in enumerate(lines) if line.strip()]
-    if len(said) != 1 or program_line(lines[said[0]]) or (pair := key_value(lines[said[0]])) is None:
+    if len(said) != 1 or program_line(lines[said[0]]):
         return None
-    return KeyValues("", (pair,), (said[0],))
+    pieces = _NEXT_PAIR.split(lines[said[0]])
+    pairs = [pair for piece in pieces if (pair := key_value(piece)) is not None]
+    if len(pairs) > 1 and len(pairs) == len(pieces):
+        return KeyValues("", tuple(pairs), (said[0],))
+    pair = key_value(lines[said[0]])
+    return None if pair is None else KeyValues("", (pair,), (said[0],))
 
 
 def key_values(lines: list[str]) -> list[KeyValues]:

@@ -136,6 +136,18 @@ def test_a_message_of_one_of_the_persons_details_by_its_key_is_filed(workspace, 
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
 
 
+@pytest.mark.parametrize(("message", "lines"), [
+    ("Name: Ravi Kumar, Email: ravi@example.in, City: Chennai",
+     ["User's Name: Ravi Kumar.", "User's Email: ravi@example.in.", "User's City: Chennai."]),
+    ("Name: Lena Fischer; Telegram: @lena_f", ["User's Name: Lena Fischer.", "User's Telegram: @lena_f."]),
+])
+def test_a_line_of_the_persons_details_is_one_line_per_key(workspace, tmp_path, message, lines):
+    """"User's Name: Ravi Kumar, Email: ravi@example.in, City: Chennai." was one line, its name "Ravi Kumar, Email:
+    ravi@example.in, City: Chennai"."""
+    filed = [line for line in said(workspace, tmp_path, [message]) if "User's" in line]
+    assert filed == [f"- {line}" for line in lines]
+
+
 @pytest.mark.parametrize("message", ["Customer email: bo@shop.example", "Order id: 5521", "Status: done",
                                      r"review all module X: C:\addons\ticket_system"])  # "X" ends it, no key
 def test_a_message_of_one_key_that_is_not_the_persons_files_nothing_of_them(workspace, tmp_path, message):

@@ -107,10 +107,8 @@ def slot_of(text: str) -> Slot | None:
         groups = match.groupdict()
         qualifier = _key_words(groups.get("qualifier") or "")
         value = match.group("value").strip()
-        if relation == "runs on" and _WHEN.match(value):
+        if not _fills(relation, subject, value):
             return None
-        if relation == "is" and (not _named_value(value) or subject == USER_SUBJECT):
-            return None  # "The API is fast": a state; "The user is German": one of many things a person is
         if relation == "is" and "port" in subject and len(subject) > 1:  # "The API port is 8080": the API's port
             return Slot(subject - {"port"}, "has", frozenset({"port"}), value)
         if subject and len(subject) <= MAX_SUBJECT_WORDS and (qualifier or "qualifier" not in groups):
@@ -119,6 +117,24 @@ def slot_of(text: str) -> Slot | None:
     if said is not None:
         return Slot(USER_SUBJECT, said.relation, frozenset(), said.value)
     return _detail(sentence, whose=True)
+
+
+def _fills(relation: str, subject: frozenset[str], value: str) -> bool:
+    """Whether `value` is one the relation holds one at a time: not a schedule ("runs on Sundays"), a move to no
+    place ("User moved to a new team"), a state ("The API is fast") or one of many things a person is ("The user
+    is German")."""
+    if relation == "runs on":
+        return not _WHEN.match(value)
+    if relation == "lives in":
+        return _a_place(value)
+    return relation != "is" or (_named_value(value) and subject != USER_SUBJECT)
+
+
+def _a_place(value: str) -> bool:
+    """A value that can be where someone lives: a name ("New York", "the Netherlands", "上海"), not a thing said
+    in lower case ("a new team", "a management role")."""
+    first = re.sub(r"^the\s+", "", value, flags=re.IGNORECASE)[:1]
+    return bool(first) and not first.islower() and not first.isdigit()
 
 
 def _named_value(value: str) -> bool:

@@ -203,7 +203,8 @@ _NEW_VERSION = re.compile(
     r"^(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:(?:upgraded|downgraded|bumped|updated)\s+"
     r"(?P<tool>(?!(?:it|them|this|that|everything)\b)[A-Za-z][\w.+#-]*)\s+to|"
     r"(?:upgraded|downgraded|(?P<moved>moved|switched|migrated))\s+to\s+(?P<named>(?-i:[A-Z])[\w.+#-]*))"
-    r"\s+v?(?P<version>\d+(?(moved)(?:\.\d+){1,2}|(?:\.\d+){0,2}))(?:\s+now)?\s*[.!]?$", re.IGNORECASE)
+    r"\s+v?(?P<version>\d+(?(moved)(?:\.\d+){1,2}|(?:\.\d+){0,2}))"
+    r"(?:\s+(?:now|(?:in|on|since|last|this|yesterday|today)\b[^,;!?]*))?\s*[.!]?$", re.IGNORECASE)
 
 
 def _a_new_value(said: Said) -> Fact | None:

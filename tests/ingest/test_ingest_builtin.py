@@ -1506,3 +1506,18 @@ def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, aft
 def test_a_move_to_something_that_is_no_place_keeps_where_the_person_lives(tmp_path, moved):
     """Each replaced "User lives in Adelaide.": a move to anything read as a move of home."""
     assert "User lives in Adelaide." in _dreamed(tmp_path, "I live in Adelaide.", moved)
+
+
+@pytest.mark.parametrize(("said", "lines"), [
+    ("My name is Katherine, but call me Kat.",
+     ["[permanent] User's name is Katherine.", "[permanent] User's preferred name is Kat."]),
+    ("I'm Katherine but everyone calls me Kat.",
+     ["[permanent] User is Katherine.", "[permanent] User's preferred name is Kat."]),
+    ("My name is Alexander, friends call me Sasha.",
+     ["[permanent] User's name is Alexander.", "[permanent] User's preferred name is Sasha."]),
+    ("Please call me Kate from now on.", ["[permanent] User's preferred name is Kate."]),
+])
+def test_the_name_the_person_goes_by_is_kept_beside_their_name_in_user_md(said, lines):
+    """The first three kept the name and lost the one they go by ("I'm Katherine but everyone calls me Kat." lost
+    both); the last was a rule in SOUL.md, "Call the user Kate.", where "Call me Kate." is their preferred name."""
+    assert [line for line in _short(said).content.splitlines() if line.startswith("[")] == lines

@@ -343,8 +343,8 @@ def agent_rule(said: Said) -> Fact | None:
     reminder = _every_time_rule(said.sentence)  # before the idioms: "don't forget" is one, "… to X every time" not
     if reminder:
         return _as_rule(reminder, said)
-    if _NOT_A_RULE.match(said.sentence):
-        return None
+    if _NOT_A_RULE.match(said.sentence) or _CALL_ME.match(said.sentence):
+        return None  # "Please call me Kate from now on": the person's name, however long it lasts
     setting = _RULE_SETTING.match(said.sentence)
     if setting is not None:  # "In Python files, always use type hints": the rule, where it holds at its end
         if _one_piece_of_work(setting.group("setting")) and not _STANDING_WORDS.search(said.sentence):
@@ -602,14 +602,16 @@ _SELF_NAMED = re.compile(r"^(?:i'?m|i am)\s+(?:(?P<word>(?![\w'-]+ing\s)(?-i:[A-
                          r"(?:,\s+(?:a|an)\s+[\w'-]+(?:\s+[\w'.-]+){0,7})?)\s*[.!]?|"  # "I'm Dana, a nurse in Leeds"
                          r"(?P<handle>[\w'.-]+),\s+your\s+(?:human|user|owner|creator|operator|person)\b.*)$",
                          re.IGNORECASE)  # "I am arnomad, your human": a handle, named by who it is to the agent
-# "Call me Sam", "Please call me Dr. Smith, everyone does", "Just call me Will from now on": a name (one word, more
+# "Call me Sam", "Please call me Dr. Smith, everyone does", "Just call me Will from now on", "Everyone calls me
+# Kat": a name (one word, more
 # only capitalised; initials keep their stops), then the sentence ends or a comma, a dash, "please" or "from now
 # on" says the rest. Not the telephone's
 # "call me back / later / when it's done".
 _CALL_BACK = (r"(?:back|later|tomorrow|tonight|today|maybe|soon|asap|anytime|sometime|again|now|first|once|when|"
               r"whenever|if|after|before|at|on|in|around|this|next)\b")
 _CALL_ME = re.compile(r"^(?:(?:please|can you|could you|would you|will you|i(?:'d| would)? (?:like|want) you to)\s+)?"
-                      r"(?:just\s+)?(?:call me|you can (?:just\s+)?call me|i go by)\s+"
+                      r"(?:just\s+)?(?:call me|you can (?:just\s+)?call me|i go by|(?:but\s+)?(?:everyone|everybody|"
+                      r"people|(?:my\s+)?friends|most\s+people)\s+calls?\s+me)\s+"
                       rf"(?P<name>(?!{_CALL_BACK})[\w'.-]{{1,30}}(?:\s+(?-i:[A-Z])[\w'.-]{{0,30}}){{0,3}}?)"
                       r"\s*(?:[,;(—–-].*|\s(?:from now on|going forward|from here on|instead|all the time"
                       r"|always)\b[.!?]?|\splease\b.*|[.!?]?)$",

@@ -433,6 +433,10 @@ def test_asking_to_put_what_was_said_in_memory_keeps_it_as_remember_this_does(co
 
 @pytest.mark.parametrize(("code", "said", "kind", "text"), [
     ("zh", "我叫小王，记住这个", PERSON, "我叫小王。"),  # "I'm Xiao Wang, remember this"
+    # the reminder with whom it asks ("你") and what it points at ("这个"): 我的生日是8月9日，你。 was filed
+    ("zh", "我的生日是8月9日，你记一下。", PERSON, "我的生日是8月9日。"),
+    ("zh", "我住在苏州，这个你记一下。", PERSON, "我住在苏州。"),
+    ("zh", "我是素食者，你要记住。", PERSON, "我是素食者。"),
     ("de", "Ich heiße Lena, merk dir das.", PERSON, "Ich heiße Lena."),
     # a rule kept whole, so routing reads it as one again (its first words alone read as nothing)
     ("de", "Bei Tabellen alle Seiten anschauen, merk dir das.", RULE,

@@ -132,9 +132,10 @@ def _fills(relation: str, subject: frozenset[str], value: str) -> bool:
 
 def _a_place(value: str) -> bool:
     """A value that can be where someone lives: a name ("New York", "the Netherlands", "上海"), not a thing said
-    in lower case ("a new team", "a management role")."""
-    first = re.sub(r"^the\s+", "", value, flags=re.IGNORECASE)[:1]
-    return bool(first) and not first.islower() and not first.isdigit()
+    in lower case ("a new team", "a management role") nor one named after a place ("the Berlin office")."""
+    name = re.sub(r"^the\s+", "", value, flags=re.IGNORECASE)
+    first, last = name[:1], (name.split() or [""])[-1][:1]
+    return bool(first) and not first.islower() and not first.isdigit() and (name == value or not last.islower())
 
 
 def _named_value(value: str) -> bool:

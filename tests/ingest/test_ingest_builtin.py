@@ -1502,7 +1502,8 @@ def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, aft
 
 
 @pytest.mark.parametrize("moved", ["I moved to a new team.", "I moved to a management role.",
-                                   "I moved to Python 3.12 last week.", "I've moved to the night shift."])
+                                   "I moved to Python 3.12 last week.", "I've moved to the night shift.",
+                                   "I moved to the Berlin office."])
 def test_a_move_to_something_that_is_no_place_keeps_where_the_person_lives(tmp_path, moved):
     """Each replaced "User lives in Adelaide.": a move to anything read as a move of home."""
     assert "User lives in Adelaide." in _dreamed(tmp_path, "I live in Adelaide.", moved)

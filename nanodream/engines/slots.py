@@ -42,7 +42,8 @@ _RELATION_PATTERNS = (
             r"|reachable))\s+on|uses)\s+(?P<qualifier>port)\s+(?P<value>\d{2,5})\b.*$"),
     ("runs on", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:runs|is\s+(?:now\s+)?(?:running|hosted|deployed))\s+on\s+"
                 r"(?P<value>.+)$"),
-    ("uses for", r"^(?P<subject>.+?)\s+(?:now\s+)?uses\s+(?P<value>.+?)\s+for\s+(?P<qualifier>.+)$"),
+    ("uses for", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:uses|(?<=\bwe\s)(?:now\s+)?use)\s+(?P<value>.+?)\s+for\s+"
+                 r"(?P<qualifier>.+)$"),
     ("has", r"^(?P<subject>.+?)['’]s\s+(?P<qualifier>[\w\s/-]+?)\s+(?:is|are)\s+(?P<value>.+)$"),
     # "The launch deadline is December 1", "Our staging port is 8081": a thing's one named value (`_named_value`)
     ("is", r"^(?:the|our|its|their)\s+(?P<subject>[\w\s-]{1,40}?)\s+is\s+(?:now\s+|currently\s+)?(?P<value>.+)$"),
@@ -58,6 +59,7 @@ _KEYS = {"location": "lives in", "city": "lives in", "home": "lives in", "hometo
          "works at": "works at", "role": "works as", "job": "works as", "job title": "works as", "title": "works as",
          "time zone": "time zone", "timezone": "time zone", "tz": "time zone"}
 USER_SUBJECT = frozenset({"user"})
+TEAM_SUBJECT = frozenset({"we"})
 # Whose a value is, when the sentence does not say ("Port is now 8081"): the one line holding the attribute decides.
 UNOWNED = frozenset[str]()
 # The attribute an unowned value gives, as an owned sentence would fill it (relation, qualifier).
@@ -192,4 +194,6 @@ def _key_words(text: str) -> frozenset[str]:
     said = words(text)
     if said and set(said) <= _FIRST_PERSON:
         return USER_SUBJECT
+    if said == ["we"]:
+        return TEAM_SUBJECT  # "We use Jenkins for CI": the team's, which no other line's subject names
     return frozenset(singular(w) for w in said if w not in STOPWORDS and w not in _TIME_WORDS and w not in _OWNERS)

@@ -1493,10 +1493,13 @@ def _dreamed(tmp_path, *said: str) -> str:
     ("Our backend runs on Python 3.11.", "We bumped the Python version to 3.12.", "3.11", "Python 3.12"),
     ("We use Node 18 for the frontend.", "We upgraded Node to 22.", "Node 18", "Node 22"),
     ("The worker image ships Ruby 3.2.", "I've moved to Ruby 3.3.", "3.2", "Ruby 3.3"),
+    ("We use Jenkins for CI.", "We use GitHub Actions for CI now.", "Jenkins", "GitHub Actions"),
+    ("Our beta deadline is March 3.", "Sorry, the beta deadline is March 10.", "March 3", "March 10"),
 ])
 def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, after, old, new):
     """Each left the old value active: "changed to" with "my", a lower-case value ("main") or a setting the
-    person has (email, phone) was talk."""
+    person has (email, phone) was talk; "We use X for CI" filled no slot ("we" named no subject); a value restated
+    after "Sorry," was filed as a new fact beside the old, apology and all."""
     memory = _dreamed(tmp_path, before, after)
     assert new in memory and old not in memory
 
@@ -1522,3 +1525,9 @@ def test_the_name_the_person_goes_by_is_kept_beside_their_name_in_user_md(said, 
     """The first three kept the name and lost the one they go by ("I'm Katherine but everyone calls me Kat." lost
     both); the last was a rule in SOUL.md, "Call the user Kate.", where "Call me Kate." is their preferred name."""
     assert [line for line in _short(said).content.splitlines() if line.startswith("[")] == lines
+
+
+def test_what_the_team_uses_for_one_purpose_leaves_what_it_uses_for_another(tmp_path):
+    memory = _dreamed(tmp_path, "We use Jenkins for CI.", "We use Grafana for dashboards.",
+                      "We use Buildkite for CI now.")
+    assert "Grafana" in memory and "Buildkite" in memory and "Jenkins" not in memory

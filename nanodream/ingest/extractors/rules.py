@@ -161,6 +161,11 @@ _NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\
                         re.IGNORECASE)
 
 
+# A thing's value restated after an apology: "Sorry, the beta deadline is March 10" (a date, a number, a name).
+_A_THINGS_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\s+(?=\S*(?:\d|(?-i:[A-Z])))",
+                             re.IGNORECASE)
+
+
 def correction(said: Said) -> Fact | None:
     value = _a_new_value(said)
     if value is not None:
@@ -172,7 +177,7 @@ def correction(said: Said) -> Fact | None:
         if value is not None:  # "Sorry, the port is now 8081": said as a correction, whatever words it has
             return replace(value, tag="correction")
         inner = _first_fact(rest, skip=(correction, statement, named_fact))
-        if inner is None and _APOLOGY.match(said.sentence):
+        if inner is None and _APOLOGY.match(said.sentence) and not _A_THINGS_VALUE.match(rest.sentence):
             return None  # "oops, wrong window": an apology's words, not a fact restated
         text = inner.text if inner is not None else (rest.about() or _corrected_state(rest))
         return Fact("correction", text) if text and meaningful(text) >= 2 else None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from nanodream.text.cjk import CJK_CHARS
+from nanodream.text.grammar import NEVER
 from nanodream.text.lists import wordlist
 
 # What redaction leaves in place of a secret (safety/secret_scan.py writes it, every reader recognises it).
@@ -56,6 +57,8 @@ _NAMED_IN_CODE = re.compile(
     r"[\w-]+\.(?:py|js|jsx|ts|tsx|md|json|toml|ya?ml|ini|cfg|sh|txt|log|rs|go|java|rb|php|css|html|lock)\b|\w\(\)|"
     r"(?<![\w-])--[a-z][\w-]+")  # a command's flag: "Never run git push --force."
 PROSE_WORDS = 4  # words of letters alone that make a line a sentence around such a name
+# A rule that says it holds every time, in its first words, is a sentence however short: "Never edit config.yaml."
+_OPENS_A_RULE = re.compile(rf"^(?:please\s+)?(?:always|{NEVER})\s+[^\W\d_]{{2,}}\s+\S", re.IGNORECASE)
 _PROSE_WORD = re.compile(r"(?<![\w./-])[^\W\d_]{2,}(?![\w/(-]|\.\w)")
 _LINK = re.compile(r"\b\w+://\S+|\bwww\.\S+")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|please)\b|"
@@ -91,7 +94,7 @@ def forbidden_in_profile(line: str, *, rule: bool = False) -> str:
 
 
 def _a_sentence(text: str) -> bool:
-    return len(_PROSE_WORD.findall(text)) >= PROSE_WORDS
+    return len(_PROSE_WORD.findall(text)) >= PROSE_WORDS or bool(_OPENS_A_RULE.match(text))
 
 
 def _fragment(text: str) -> bool:

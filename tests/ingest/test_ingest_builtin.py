@@ -162,7 +162,11 @@ def test_who_the_person_is_keeps_its_apposition_and_loses_the_advice_to_the_agen
     ("Never edit settings.py by hand.", "[permanent] Never edit settings.py by hand."),
     ("Always update CHANGELOG.md when you release.", "[permanent] Always update CHANGELOG.md when you release."),
     ("Please always use f-strings instead of .format().", "[permanent] Always use f-strings instead of .format()."),
-    ("see main.py", None), ("Never run setup() twice", None),  # too few words around the name: code
+    ("see main.py", None), ("Run setup() twice", None),  # too few words around the name: code
+    # … unless a rule says in its first words that it holds every time: "Never edit config.yaml." was lost
+    ("Never edit config.yaml.", "[permanent] Never edit config.yaml."),
+    ("Never run setup() twice", "[permanent] Never run setup() twice."),
+    ("Always bump version.txt.", "[permanent] Always bump version.txt."),
     ("I get 151 matches in day-002.md.", None),  # a fact naming a file tells of the work at hand
     ("Never run git push --force.", "[permanent] Never run git push --force."),  # a command's flag, likewise
     ("Run pytest --lf", None), ("The build uses --release flags everywhere now.", None),

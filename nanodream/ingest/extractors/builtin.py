@@ -379,13 +379,15 @@ def _file_details(block: structure.KeyValues, found: _Found) -> bool:
 def _other_language(message: Message, language: str, found: _Found, *, asked: bool) -> bool:
     """A message in another language: its explicit statements filed in its words; anything else of substance
     leaves the whole message for a model. A short message told as a language without a data file ("Me llamo
-    Carlos Etxeberria." taken for Catalan by its name) is read in one that states all of it, if one does.
+    Carlos Etxeberria." taken for Catalan by its name), or as one whose rules leave some of it unread ("Me chamo
+    Rodrigo." taken for Spanish), is read in one that states all of it, if one does.
 
     A rule that does not say it lasts ("N'utilise pas de cache.") beside a request ("Peux-tu corriger le bug de
     connexion ?"), or in the message after one the agent only acknowledged (`asked`), may be that errand's only: it
     waits with the message, for a model to judge. Returns whether this message asks for a piece of work."""
-    if statements.language(language) is None:
-        language = _stated_whole(message.text) or language
+    if statements.language(language) is None or statements.read(list(sentences(message.text, language)),
+                                                                 language).unread:
+        language = _stated_whole(message.text) or language  # "Me chamo Rodrigo." told as Spanish
     spec = statements.language(language)
     said = list(sentences(message.text, language))
     if not said and statements.substance(message.text) >= statements.TRIVIAL_LETTERS:

@@ -609,8 +609,10 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
         return subject < 0
     if not 0 <= _uncourteous(tokens, cue, spec) < opening or 0 <= subject < cue:
         return False
-    if not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0:
-        return False  # "Maximalgebühr ist immer abhängig vom Parkplatz", "팀장님은 항상 탭을 쓰세요": said of someone
+    if (not spec.characters and cue > 0 and spec["person.is"].at(tokens[cue - 1:cue]) == 0
+            and not spec["request.cues"].ends(tokens)):
+        return False  # "Maximalgebühr ist immer abhängig vom Parkplatz", "팀장님은 항상 탭을 쓰세요": said of someone;
+        # "코드 주석은 항상 영어로 작성해 주세요" asks it ("주세요": please do)
     if _tells_what_happened(tokens, spec):
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)

@@ -40,6 +40,9 @@ STATED = [
     ("de", "Duz mich bitte.", RULE, "Rules"), ("fr", "Tutoie-moi.", RULE, "Rules"), ("es", "Tutéame.", RULE, "Rules"),
     ("pt", "Me trata por você.", RULE, "Rules"), ("ja", "敬語はやめて。", RULE, "Rules"),
     ("ko", "존댓말 말고 반말로 해 줘.", RULE, "Rules"),
+    # what is written, said with its topic marker, then asked for: no statement about the comments
+    ("ko", "코드 주석은 항상 영어로 작성해 주세요.", RULE, "Rules"),
+    ("ko", "커밋 메시지는 항상 영어로 써 줘.", RULE, "Rules"),
     # German
     ("de", "Antworte immer auf Deutsch.", RULE, "Rules"),
     ("de", "Nie force-push auf main.", RULE, "Rules"),

@@ -281,13 +281,16 @@ def _items_after(blocks: list[_Block], index: int) -> list[str]:
     return items
 
 
-# A list item that is part of what its lead line says, not a statement of its own: a few words, no sentence.
+# A list item that is part of what its lead line says, not a statement of its own: a few words, no sentence (one
+# closed by a full stop is one in any language: "- Vivo en Sevilla.", "- varは使わないでください。").
 _STATEMENT_OPENING = re.compile(r"^(?:I|I['’]\w+|my|we|we['’]\w+|our|you|please|always|never|don['’]?t|do not)\b",
                                 re.IGNORECASE)
+_SENTENCE_STOP = (".", "!", "?", "。", "！", "？")
 
 
 def _fragment_item(item: str) -> bool:
-    return len(item.split()) <= 6 and not _STATEMENT_OPENING.match(item) and not item.endswith(("!", "?"))
+    return (len(item.split()) <= 6 and not _STATEMENT_OPENING.match(item)
+            and not item.rstrip().endswith(_SENTENCE_STOP))
 
 
 def _own_words(lines: list[str]) -> list[str]:

@@ -991,10 +991,15 @@ def read(sentences: list[str], code: str) -> Reading:
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
             reading.statements += _one_per_clause(found, sentence, spec)
-        elif not trivial(sentence, spec):
+        elif not trivial(sentence, spec) and not _leads_in(sentences, index):
             reading.unread = True
             reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading
+
+
+def _leads_in(sentences: list[str], index: int) -> bool:
+    """A line leading into what follows ("Cosas sobre mí:", "Règles :"): it says nothing of its own."""
+    return sentences[index].rstrip().endswith((":", "：")) and index + 1 < len(sentences)
 
 
 def _one_per_clause(found: Statement, sentence: str, spec: Language) -> list[Statement]:

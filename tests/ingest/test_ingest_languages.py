@@ -356,3 +356,31 @@ def test_a_sentence_whose_clauses_do_not_each_stand_is_filed_whole(workspace, tm
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     written = (workspace.root / "SOUL.md").read_text() + (workspace.root / "USER.md").read_text()
     assert f"- {said}\n" in written
+
+
+@pytest.mark.parametrize(("said", "file", "lines"), [
+    ("Règles :\n- N'utilise jamais var.\n- Utilise toujours const.\n- Jamais de console.log en production.",
+     "SOUL.md", ["N'utilise jamais var.", "Utilise toujours const.", "Jamais de console.log en production."]),
+    ("ルール:\n- varは使わないでください。\n- セミコロンは必ず付けてください。", "SOUL.md",
+     ["varは使わないでください。", "セミコロンは必ず付けてください。"]),
+    ("Cosas sobre mí:\n- Vivo en Sevilla.\n- Soy diseñador gráfico.", "USER.md",
+     ["Vivo en Sevilla.", "Soy diseñador gráfico."]),
+])
+def test_a_list_of_statements_in_another_language_is_one_line_per_item_without_its_label(workspace, tmp_path, said,
+                                                                                         file, lines):
+    """Each list was one line with its label ("Règles : N'utilise jamais var, Utilise toujours const, …"), or its
+    label glued to the first item ("Cosas sobre mí: Vivo en Sevilla."): short items were read as a list's
+    fragments, which English items with a full stop never were."""
+    api.ingest(workspace.root, [transcript(tmp_path / "c.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    filed = [line[2:] for line in (workspace.root / file).read_text().splitlines() if line.startswith("- ")]
+    assert sorted(line.casefold() for line in filed) == sorted(line.casefold() for line in lines)  # "Varは…"
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
+def test_a_list_in_another_language_read_in_part_waits_whole(workspace, tmp_path):
+    said = "Mis reglas:\n- Nunca uses var.\n- El servidor se cae los lunes y nadie sabe por qué."
+    api.ingest(workspace.root, [transcript(tmp_path / "c.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert "var" not in (workspace.root / "SOUL.md").read_text()
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1

@@ -395,12 +395,24 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
         return False
     reading = statements.read(said, language)
     kept = [each for each in reading.statements if _allowed(each.text, each.kind)]
+    kept = [each for each in kept if each.text not in _read_in_part(message.text, language)]
     if (reading.asks or asked) and spec is not None:
         kept = [each for each in kept if not _for_the_errand(each, spec)]
     found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
     if reading.unread or len(kept) < len(reading.statements):
         found.unread.append((language, message.text))
     return reading.asks
+
+
+def _read_in_part(text: str, language: str) -> set[str]:
+    """The statements of each list in another language the rules read in part ("- Nunca uses var." beside an item
+    they cannot read): a list is filed whole or not at all, so the message waits for a model with all of it."""
+    held: set[str] = set()
+    for items in statement_lists(text):
+        reading = statements.read([each for item in items for each in sentences(item, language)], language)
+        if reading.unread:
+            held |= {each.text for each in reading.statements}
+    return held
 
 
 def _fact_of(said: list[str], index: int, speaker: str, day: date | None, *, errand: bool,

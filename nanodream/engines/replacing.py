@@ -166,13 +166,16 @@ def find_replaced(text: str, candidates: Sequence[Candidate], *, prefer: str = "
     ("User moved to New York; timezone is UTC-5.") replaces by its best clause, each read with the subject of
     the first when it names none of its own."""
     # the day a line was stated is no part of its fact: "(2026-05-01) The launch deadline is June 1."
-    candidates = [replace(candidate, text=split_dated(candidate.text)[1]) for candidate in candidates]
+    undated = [replace(candidate, text=split_dated(candidate.text)[1]) for candidate in candidates]
     best: tuple[tuple[int, float, int, int], Match] | None = None
     for clause in _clauses(text):
-        found = _best(clause, text, candidates, prefer, frames, where)
+        found = _best(clause, text, undated, prefer, frames, where)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
-    return best[1] if best else None
+    if best is None:
+        return None
+    held = next(position for position, candidate in enumerate(undated) if candidate is best[1].candidate)
+    return replace(best[1], candidate=candidates[held])  # the caller's own line: callers find it by identity
 
 
 def _best(clause: str, text: str, candidates: Sequence[Candidate], prefer: str, frames: bool,

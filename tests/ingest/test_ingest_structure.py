@@ -416,3 +416,13 @@ def test_a_rule_told_to_the_agent_and_a_decision_said_in_two_words(workspace, tm
     assert "- Always reply with the generated story scene." in (workspace.root / "SOUL.md").read_text()
     memory = (workspace.root / "memory/MEMORY.md").read_text()
     assert "Mantengamos DeepSeek-Chat." in memory and "22 tasks" not in memory
+
+
+def test_a_correction_on_a_later_day_replaces_a_fact_filed_with_its_day(workspace, tmp_path):
+    """"The launch deadline is now July 15." two days after "The launch deadline is June 1." failed the run
+    ("list.remove(x): x not in list"): the line filed with its day was compared without it, and handed back so."""
+    said(workspace, tmp_path, ["The launch deadline is June 1."], name="first", day=1)
+    lines = said(workspace, tmp_path, ["The launch deadline is now July 15."], name="later", day=3)
+    assert [line for line in lines if "deadline" in line] == ["- The launch deadline is now July 15."]
+    archived = "".join(path.read_text() for path in (workspace.root / "memory" / "archive").glob("*.md"))
+    assert "June 1" in archived and "until 2026-04-03" in archived

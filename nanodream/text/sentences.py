@@ -281,16 +281,19 @@ def _items_after(blocks: list[_Block], index: int) -> list[str]:
     return items
 
 
-# A list item that is part of what its lead line says, not a statement of its own: a few words, no sentence (one
-# closed by a full stop is one in any language: "- Vivo en Sevilla.", "- varは使わないでください。").
+# A list item that is part of what its lead line says, not a statement of its own: a few words, no sentence (words
+# closed by a full stop are one in any language: "- Vivo en Sevilla.", "- varは使わないでください。"; "- Python." is
+# not).
 _STATEMENT_OPENING = re.compile(r"^(?:I|I['’]\w+|my|we|we['’]\w+|our|you|please|always|never|don['’]?t|do not)\b",
                                 re.IGNORECASE)
 _SENTENCE_STOP = (".", "!", "?", "。", "！", "？")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 
 
 def _fragment_item(item: str) -> bool:
-    return (len(item.split()) <= 6 and not _STATEMENT_OPENING.match(item)
-            and not item.rstrip().endswith(_SENTENCE_STOP))
+    said = item.rstrip()
+    sentence = said.endswith(_SENTENCE_STOP) and (len(said.split()) > 1 or bool(_CJK.search(said)))
+    return len(item.split()) <= 6 and not _STATEMENT_OPENING.match(item) and not sentence
 
 
 def _own_words(lines: list[str]) -> list[str]:

@@ -553,6 +553,18 @@ def test_the_lists_of_a_message_are_its_lists_of_statements():
                            ["Never push to main.", "Ask before deleting branches."]]
 
 
+@pytest.mark.parametrize(("code", "text", "items"), [
+    ("fr", "Règles :\n- N'utilise jamais var.\n- Utilise toujours const.",
+     ["Règles :", "N'utilise jamais var.", "Utilise toujours const."]),
+    ("ja", "ルール:\n- varは使わないでください。\n- セミコロンは必ず付けてください。",
+     ["ルール:", "varは使わないでください。", "セミコロンは必ず付けてください。"]),
+    ("en", "Our stack:\n- Python.\n- Postgres.", ["Our stack: Python, Postgres"]),  # one word each: fragments
+])
+def test_list_items_closed_by_a_full_stop_are_statements_in_any_language(code, text, items):
+    """The French and Japanese items were a list's fragments, joined with their label into one line."""
+    assert list(sentences(text, code)) == items
+
+
 @pytest.mark.parametrize(("code", "sentence"), [
     ("zh", "不要删除任何分支，除非我让你这么做。"),  # "… unless I tell you to do so"
     ("de", "Lösche niemals Branches, es sei denn, ich sage dir das."),

@@ -99,7 +99,8 @@ def _a_sentence(text: str) -> bool:
 
 def _fragment(text: str) -> bool:
     words = _WORD.findall(text)
-    if len(words) + len(_CJK_CHAR.findall(text)) < 2 or _OPENS_MID_SENTENCE.match(text):
+    cjk = len(_CJK_CHAR.findall(text))
+    if len(words) + cjk < 2 or _OPENS_MID_SENTENCE.match(text) and not cjk:  # "varは使わないで…": a name opens it
         return True
     if text.count("(") != text.count(")") or text.count("[") != text.count("]") or text.count('"') % 2:
         return True

@@ -106,15 +106,18 @@ def claims_alike(a: str, b: str) -> bool:
 
 THAI = re.compile(r"[\u0e00-\u0e7f]")  # Thai, which ends a sentence with a space, not a stop
 _HAN_OR_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WITHOUT_CAPITALS = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def tidy_sentence(text: str) -> str:
     """Capitalised, single-spaced, ending in punctuation: how a fact reads in a memory file (a Chinese or Japanese
-    sentence ends in its own full stop, "。")."""
+    sentence ends in its own full stop, "。"). In a script without capitals a Latin word opening the sentence is a
+    name as written ("varは使わないでください。"), and keeps its case."""
     text = " ".join(text.split()).rstrip(",;，； ")  # what a clause was cut from leaves no comma at its end
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    if not _WITHOUT_CAPITALS.search(text):
+        text = text[0].upper() + text[1:]
     if text[-1] in ".!?。！？…" or THAI.match(text[-1]):
         return text  # Thai ends a sentence with a space, not a stop
     return text + ("。" if _HAN_OR_KANA.match(text[-1]) else ".")

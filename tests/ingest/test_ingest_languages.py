@@ -146,6 +146,18 @@ def test_a_short_message_told_as_a_language_without_rules_is_read_in_one_that_st
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
 
 
+@pytest.mark.parametrize("said", ["Nunca entendí por qué el servidor se cae los lunes.",
+                                  "Nunca consegui configurar o Nginx direito.", "Siempre quise aprender Haskell."])
+def test_a_short_message_another_languages_rules_would_take_for_a_rule_waits_in_its_own(workspace, tmp_path, said):
+    """"Nunca entendí …" went into SOUL.md: Spanish left it unread, and Portuguese's rules, tried instead, read
+    "nunca" as a rule. Only a statement of who the person is is read in another language."""
+    api.ingest(workspace.root, [transcript(tmp_path / "c.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert "Nunca" not in (workspace.root / "SOUL.md").read_text() and "Siempre" not in (
+        workspace.root / "SOUL.md").read_text()
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
+
+
 @pytest.mark.parametrize("said", ["Me chamo Rodrigo.", "Moro em Curitiba."])
 def test_a_short_message_told_as_a_language_whose_rules_leave_it_unread_is_read_in_one_that_states_it(
         workspace, tmp_path, said):
@@ -361,8 +373,10 @@ def test_a_sentence_whose_clauses_do_not_each_stand_is_filed_whole(workspace, tm
 @pytest.mark.parametrize(("said", "file", "lines"), [
     ("Règles :\n- N'utilise jamais var.\n- Utilise toujours const.\n- Jamais de console.log en production.",
      "SOUL.md", ["N'utilise jamais var.", "Utilise toujours const.", "Jamais de console.log en production."]),
-    ("ルール:\n- varは使わないでください。\n- セミコロンは必ず付けてください。", "SOUL.md",
-     ["varは使わないでください。", "セミコロンは必ず付けてください。"]),
+    ("ルール:\n- varは使わないでください。\n- セミコロンは必ず付けてください。\n- any型は使わないでください。",
+     "SOUL.md", ["varは使わないでください。", "セミコロンは必ず付けてください。", "any型は使わないでください。"]),
+    ("규칙:\n- var를 쓰지 마세요.\n- 세미콜론을 항상 붙여 주세요.", "SOUL.md",
+     ["var를 쓰지 마세요.", "세미콜론을 항상 붙여 주세요."]),
     ("Cosas sobre mí:\n- Vivo en Sevilla.\n- Soy diseñador gráfico.", "USER.md",
      ["Vivo en Sevilla.", "Soy diseñador gráfico."]),
 ])
@@ -374,7 +388,7 @@ def test_a_list_of_statements_in_another_language_is_one_line_per_item_without_i
     api.ingest(workspace.root, [transcript(tmp_path / "c.jsonl", [said])], settings=BUILTIN)
     run_dream(workspace, BUILTIN)
     filed = [line[2:] for line in (workspace.root / file).read_text().splitlines() if line.startswith("- ")]
-    assert sorted(line.casefold() for line in filed) == sorted(line.casefold() for line in lines)  # "Varは…"
+    assert sorted(filed) == sorted(lines)  # "var" as written: a name opening a sentence of a script without capitals
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
 
 

@@ -379,15 +379,17 @@ def _file_details(block: structure.KeyValues, found: _Found) -> bool:
 def _other_language(message: Message, language: str, found: _Found, *, asked: bool) -> bool:
     """A message in another language: its explicit statements filed in its words; anything else of substance
     leaves the whole message for a model. A short message told as a language without a data file ("Me llamo
-    Carlos Etxeberria." taken for Catalan by its name), or as one whose rules leave some of it unread ("Me chamo
-    Rodrigo." taken for Spanish), is read in one that states all of it, if one does.
+    Carlos Etxeberria." taken for Catalan by its name) is read in one that states all of it, if one does; one told as
+    a language whose rules leave some of it unread ("Me chamo Rodrigo." taken for Spanish), in one that states all
+    of it as who the person is.
 
     A rule that does not say it lasts ("N'utilise pas de cache.") beside a request ("Peux-tu corriger le bug de
     connexion ?"), or in the message after one the agent only acknowledged (`asked`), may be that errand's only: it
     waits with the message, for a model to judge. Returns whether this message asks for a piece of work."""
-    if statements.language(language) is None or statements.read(list(sentences(message.text, language)),
-                                                                 language).unread:
-        language = _stated_whole(message.text) or language  # "Me chamo Rodrigo." told as Spanish
+    if statements.language(language) is None:
+        language = _stated_whole(message.text) or language
+    elif statements.read(list(sentences(message.text, language)), language).unread:
+        language = _stated_whole(message.text, who=True) or language  # "Me chamo Rodrigo." told as Spanish
     spec = statements.language(language)
     said = list(sentences(message.text, language))
     if not said and statements.substance(message.text) >= statements.TRIVIAL_LETTERS:
@@ -433,13 +435,16 @@ def _normal(text: str) -> str:
 MISTOLD_LETTERS = 60
 
 
-def _stated_whole(text: str) -> str:
-    """The read language whose cues state every sentence of a short message, or ""."""
+def _stated_whole(text: str, *, who: bool = False) -> str:
+    """The read language whose cues state every sentence of a short message, or "". `who`: only as who the person
+    is ("Me chamo Rodrigo."), which a name told as another language mistells; "Nunca entendí …", which Portuguese's
+    rules would take for a rule, stays Spanish and unread."""
     if statements.substance(text) > MISTOLD_LETTERS:
         return ""
     for code in sorted(statements.read_languages() - RULE_LANGUAGES):
         reading = statements.read(list(sentences(text, code)), code)
-        if reading.statements and not reading.unread:
+        if reading.statements and not reading.unread and (
+                not who or all(each.kind == statements.PERSON for each in reading.statements)):
             return code
     return ""
 

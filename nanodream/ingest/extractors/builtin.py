@@ -388,16 +388,17 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
     waits with the message, for a model to judge. Returns whether this message asks for a piece of work."""
     if statements.language(language) is None:
         language = _stated_whole(message.text) or language
-    elif statements.read(list(sentences(message.text, language)), language).unread:
-        language = _stated_whole(message.text, who=True) or language  # "Me chamo Rodrigo." told as Spanish
-    spec = statements.language(language)
     said = list(sentences(message.text, language))
+    reading = statements.read(said, language)
+    if reading.unread and (told := _stated_whole(message.text, who=True)):  # "Me chamo Rodrigo." told as Spanish
+        language, said = told, list(sentences(message.text, told))
+        reading = statements.read(said, language)
+    spec = statements.language(language)
     if not said and statements.substance(message.text) >= statements.TRIVIAL_LETTERS:
         found.unread.append((language, message.text))  # all of it quoted or laid out as a document: a model reads it
         return False
-    reading = statements.read(said, language)
-    kept = [each for each in reading.statements if _allowed(each.text, each.kind)]
-    kept = [each for each in kept if each.text not in _read_in_part(message.text, language)]
+    in_part = _read_in_part(message.text, language)
+    kept = [each for each in reading.statements if _allowed(each.text, each.kind) and each.text not in in_part]
     if (reading.asks or asked) and spec is not None:
         kept = [each for each in kept if not _for_the_errand(each, spec)]
     found.facts += [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]

@@ -2,8 +2,8 @@
 
 - lines of memory/MEMORY.md near their archive date (neither written nor restated for nearly
   `archive_after_days`; pinned lines never leave, so they are not listed);
-- two active lines that disagree about the same subject (one says not what the other says, or they give the
-  same thing two different numbers);
+- two active lines that disagree about the same subject (one says not what the other says, they give the
+  same thing two different numbers, one attribute two values, or one named tool two versions);
 - hypotheses and insights waiting for a person's decision;
 - dead letters: history lines that are not entries, waiting for `nanodream history ack`;
 - active lines that may be out of date since a fact they name changed (run/cascade.py; `nanodream reflect`
@@ -29,6 +29,7 @@ from nanodream.markdown import with_fences
 from nanodream.pinning import PIN
 from nanodream.text.lists import wordlist
 from nanodream.text.stems import singular
+from nanodream.text.versions import only_version, versions_in
 from nanodream.text.words import NEGATIONS, content_words, jaccard
 from nanodream.versioning.gitstore import GitStore
 from nanodream.vocab import Shape
@@ -49,7 +50,7 @@ class NearArchive:
 class Disagreement:
     first: str
     second: str
-    why: str  # "negation" | "number" | "two values" (one attribute, two values)
+    why: str  # "negation" | "number" | "two values" (one attribute, two values) | "two versions" (of one tool)
 
 
 @dataclass
@@ -91,7 +92,7 @@ def reflect(workspace: Workspace, shelf: Shelf, archive_after_days: int,
     return Reflection(
         near_archive=_near_archive(workspace, lines.get(MEMORY, []), archive_after_days, restated, day),
         disagreements=_once([*_disagreements([(file, text) for file, found in lines.items() for _, text in found]),
-                             *_two_values(lines)]),
+                             *_two_values(lines), *_two_versions(lines)]),
         hypotheses=[line_ref(file, canonical(text)) for file, found in lines.items() for _, text in found
                     if hypothesis(text) is not None],
         insights=[insight.name for insight in shelf.insights if insight.status == "proposed"],
@@ -170,6 +171,25 @@ def _two_values(lines: dict[str, list[tuple[int, str]]]) -> list[Disagreement]:
                 if earlier[2] != value and earlier[1] != text:
                     found.append(Disagreement(line_ref(earlier[0], canonical(earlier[1])),
                                               line_ref(file, canonical(text)), "two values"))
+    return found
+
+
+def _two_versions(lines: dict[str, list[tuple[int, str]]]) -> list[Disagreement]:
+    """Two active lines that give one named thing two versions ("Our backend runs on Python 3.11." and "We bumped
+    Python to 3.12."). A correction replaces neither when two lines give the thing a version (the backend's and
+    the scripts' Python may differ), so the person is the one to say whether both still hold. A line giving the
+    thing more than one version ("tested on Python 3.11 and 3.12") says no one version of it."""
+    first: dict[str, tuple[str, str, str]] = {}
+    found = []
+    for file, bullets in lines.items():
+        for _, text in bullets:
+            for name, version in versions_in(text).items():
+                if not only_version(text, version):
+                    continue
+                earlier = first.setdefault(name, (file, text, version.version))
+                if earlier[2] != version.version:
+                    found.append(Disagreement(line_ref(earlier[0], canonical(earlier[1])),
+                                              line_ref(file, canonical(text)), "two versions"))
     return found
 
 

@@ -22,6 +22,8 @@ _VERSIONED = re.compile(
 _DOTTED = re.compile(r"\d\.\d")
 # Words that say a number is a new version of the thing before it.
 _CHANGED = re.compile(r"\b(?:upgraded|downgraded|bumped|updated)\b", re.IGNORECASE)
+# Another number joined to a version: the statement gives a range or a choice ("3.11 and 3.12", "18/20").
+_MORE = re.compile(r"\s*(?:,|/|-|–|\band\b|\bor\b|\bto\b)\s*v?\d")
 _NOT_NAMES = STOPWORDS | frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset({"version", "v"})
 
 
@@ -45,6 +47,11 @@ def version_of(text: str, name: str) -> Version | None:
     name a version, "We use Node 18 for the frontend" says which one it ran."""
     found = _numbered(text).get(name)
     return found[0] if found else None
+
+
+def only_version(text: str, found: Version) -> bool:
+    """Whether the statement gives the thing this one version: "tested on Python 3.11 and 3.12" gives none."""
+    return _MORE.match(text, found.end) is None
 
 
 def _numbered(text: str) -> dict[str, tuple[Version, bool]]:

@@ -319,6 +319,16 @@ def test_reflect_names_a_thing_said_to_be_two_named_values(workspace):
                       "memory/MEMORY.md: The launch deadline is December 1."): "two values"}
 
 
+def test_reflect_names_one_tool_given_two_versions_and_not_a_range_or_an_issue_number(workspace):
+    """A correction replaces no line when two give a tool a version, so reflect is where the person hears of it."""
+    pairs = disagreements_in(workspace, {
+        "memory/MEMORY.md": "# Memory\n\n## Project\n- Our backend runs on Python 3.11.\n"
+                            "- Issue 41 blocks the release.\n- CI tests the library on Python 3.10 and 3.13.\n"
+                            "- We bumped Python to 3.12 for the scripts.\n- Issue 42 is fixed.\n"})
+    assert pairs == {("memory/MEMORY.md: Our backend runs on Python 3.11.",
+                      "memory/MEMORY.md: We bumped Python to 3.12 for the scripts."): "two versions"}
+
+
 def test_reflect_names_two_languages_to_answer_in_and_not_rules_about_other_things(workspace):
     pairs = disagreements_in(workspace, {
         "SOUL.md": "# Soul\n\n## Rules\n- Always reply in English.\n- Write commit messages in German.\n"

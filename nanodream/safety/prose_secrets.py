@@ -255,7 +255,7 @@ def _other_language_pairs(line: str) -> list[Finding]:
 _DESCRIBING = re.compile(r"\w+(?:ed|ing|ly|ous|ful|less|able|ible|ive)", _I)
 _STATES = _words("""
 wrong incorrect correct invalid valid missing empty blank fine okay good bad hidden visible mandatory optional lost
-ready too very simple easy hard obvious secure insecure sensitive case-sensitive strict
+ready too very simple easy hard obvious secure insecure sensitive case-sensitive strict plain text clear
 """)
 
 
@@ -346,23 +346,41 @@ def _passphrases(line: str) -> list[Finding]:
 
 _HYPHENED_WORDS = re.compile(r"[a-z]{2,}(?:-[a-z]{2,}){2,11}(?:-\d{1,4})?(?![\w-])")
 _LOWER_WORDS = re.compile(r"[a-z]{2,}(?: [a-z]{2,}){3,11}(?=\s*(?:[.;!,)]?\s*$|[.;!]\s))")
+# Two words or more ending the sentence right after "password is": "my password is hunter two banana"; not
+# after "was changed" ("… was changed last week").
+_FEW_WORDS = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){1,11}(?=\s*(?:[.;!,)]?\s*$|[.;!,]\s))")
+_NUMBER_WORDS = _words("one two three four five six seven eight nine ten eleven twelve")
 # An app password as Google shows it, four groups of four letters ("qwer tyui opas dfgh"): no sentence is so spelled.
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}(?![\w-])")
 
 
 def _words_as_password(line: str, start: int) -> str:
     """Words stated as a password after its name: joined by hyphens ('the wifi key is correct-horse-battery-staple'),
-    four groups of four letters (an app password: 'my app password is qwer tyui opas dfgh'), or four or more plain
-    words ending the sentence after a colon ('Password for the shared drive: tiger lamp ocean seven') — never a
-    statement about it ('case-sensitive', 'changes every month at the office')."""
+    four groups of four letters (an app password: 'my app password is qwer tyui opas dfgh'), four or more plain
+    words ending the sentence after a colon ('Password for the shared drive: tiger lamp ocean seven'), or two or
+    more after "is" ('my password is hunter two banana') — never a statement about it ('case-sensitive', 'changes
+    every month at the office', 'case sensitive')."""
     after_symbol = re.search(r"(?::|=|->|=>|→)\s*$", line[max(start - 40, 0):start]) is not None
     match = (_HYPHENED_WORDS.match(line, start) or _APP_PASSWORD.match(line, start)
              or (_LOWER_WORDS.match(line, start) if after_symbol else None))
-    phrase = match.group(0) if match else ""
-    words = re.split(r"[ -]", phrase)
+    after_is = re.search(r"\b(?:is|=)\s*$", line[max(start - 8, 0):start], _I) is not None
+    few = _FEW_WORDS.match(line, start) if not match and after_is else None
+    phrase = (match or few).group(0) if match or few else ""
+    words = re.split(r"[ -]", phrase.lower())
     if not phrase or any(word in _COMPOUND for word in words) or " " in phrase and _says_something(words):
         return ""
+    if few and _describes(words):
+        return ""
     return phrase if _word_phrase(phrase) else ""
+
+
+def _describes(words: list[str]) -> bool:
+    """Words that say what a password is like ("case sensitive", "too short", "different now"), told apart from
+    a few words that are the password ("hunter two banana", "correct horse battery staple") by their share of
+    words a statement about a password is made of."""
+    telling = [word for word in words if word not in _NUMBER_WORDS]
+    said = sum(word in STOP_WORDS | _STATES or _DESCRIBING.fullmatch(word) is not None for word in telling)
+    return not telling or said * 4 > len(words)
 
 
 def _says_something(words: list[str]) -> bool:
@@ -372,8 +390,8 @@ def _says_something(words: list[str]) -> bool:
 
 def _word_phrase(phrase: str) -> bool:
     """A diceware-like phrase: no statement words ('stored in the vault', 'at least five words')."""
-    words = [word.lower() for word in re.split(r"[ -]", phrase)]
-    return words[0] not in STOP_WORDS and sum(word in STOP_WORDS for word in words) * 4 <= len(words)
+    words = [word.lower() for word in re.split(r"[ -]", phrase)]  # a number word may be one of the phrase's
+    return words[0] not in STOP_WORDS and sum(word in STOP_WORDS - _NUMBER_WORDS for word in words) * 4 <= len(words)
 
 
 def _used_for_accounts(line: str) -> list[Finding]:

@@ -43,6 +43,9 @@ STATED = {
     "plain-word-after-a-colon-in-cjk": ("密码：cheche，记住了", ["cheche"]),
     "plain-word-after-a-japanese-name": ("ルーターのパスワードはsakura", ["sakura"]),
     "passphrase-words": ("passphrase: correct horse battery staple", ["correct horse battery staple"]),
+    "plain-words-after-is": ("my password is hunter two banana", ["hunter two banana"]),
+    "plain-words-then-more": ("My wifi password is correct horse battery staple, remember it.",
+                              ["correct horse battery staple"]),
     "passphrase-quoted": ("The GPG key's passphrase is \"purple elephant dancing slowly\".",
                           ["purple elephant dancing slowly"]),
     "seed-phrase": ("- Wallet recovery phrase: ocean tiger marble fossil quantum ribbon",
@@ -90,6 +93,8 @@ ORDINARY = [
     'secret_policy = "redact"',
     "The password is wrong.", "Your password is incorrect", "The admin password is hashed.",
     "The password is expiring.", "密码管理器是1Password", "The password is in the vault.",
+    "The password is case sensitive.", "The password is too short, pick another.", "The password is plain text.",
+    "The password is different now.", "The NAS password was changed last week; the new one is in Bitwarden.",
 ]
 
 

@@ -14,8 +14,9 @@ from functools import lru_cache
 
 from nanodream.text.attributes import attribute_of, relation_of_key, unowned_value
 from nanodream.text.lists import wordlist
-from nanodream.text.statements import PERSONAL_KEYS, answer_language
+from nanodream.text.statements import answer_language
 from nanodream.text.stems import singular
+from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.words import STOPWORDS, words
 
 # Words that date a statement, or say it changed, without changing what it is about.

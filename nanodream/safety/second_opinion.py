@@ -40,7 +40,7 @@ from nanodream.safety.secret_values import (
 )
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.grammar import said, without_consent
-from nanodream.text.statements import PERSONAL_KEYS
+from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"

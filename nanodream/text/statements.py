@@ -29,12 +29,11 @@ from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
 from nanodream.text.stems import CUE_WORD, cue_words
-from nanodream.text.structure import KeyValues
+from nanodream.text.structure import PERSONAL_KEYS, KeyValues, personal_key
 from nanodream.text.words import RELATIONS, THAI, words
 
 UNDETERMINED = "und"
 RULE, PERSON, DECISION, FACT = "rule", "person", "decision", "fact"
-PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
 ROLES = tuple(dict.fromkeys(role.lower() for role in phrases("roles")))
 _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
                          r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
@@ -1043,20 +1042,6 @@ def about_the_person(block: KeyValues, code: str) -> bool:
         # a block under a line of its own ("Please draft a reply to this customer:") is whoever that line names
         return not block.lead or speaks_of_self or (spec is not None and trivial(block.lead, spec))
     return speaks_of_self and 2 * personal >= len(keys)
-
-
-# What names the person on a service: "Telegram ID", "Discord handle", "Slack account".
-_ON_A_SERVICE = frozenset({"id", "handle", "account", "username", "user"})
-
-
-def personal_key(key: str) -> bool:
-    """One of the person's details (data/personal-keys.txt), or one qualified by a word of its own ("Work email",
-    "GitHub username", "Telegram ID"; not "Manager email": someone else's, nor "review all module X")."""
-    said = key.lower().split()
-    if " ".join(said) in PERSONAL_KEYS or len(said) > 1 and said[-1] in _ON_A_SERVICE and " ".join(
-            said[:-1]) in PERSONAL_KEYS:
-        return True
-    return len(said) > 1 and " ".join(said[1:]) in PERSONAL_KEYS and not set(words(key)) & RELATIONS
 
 
 @lru_cache(maxsize=8192)  # the engine asks where a line goes many times in one batch

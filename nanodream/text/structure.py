@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.text.lists import phrases
+from nanodream.text.words import RELATIONS, words
+
 # Each a line a program wrote; matched at the line's start, whitespace aside.
 _PROGRAM_LINE = re.compile(
     r"^\s*(?:"
@@ -286,8 +289,11 @@ def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:
 
 # -- Key: value ---------------------------------------------------------------------------------------------------
 
-_KEY_VALUE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\*\*)?(?P<key>[^\W\d_][\w .'’/&()-]{0,29}?)(?:\*\*)?\s*[:：]\s*"
-                        r"(?:\*\*)?(?P<value>\S.{0,199}?)\s*$")
+_KEY_VALUE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\*\*)?(?P<key>[^\W\d_][\w .'’/&()-]{0,29}?)(?:\*\*)?"
+                        r"(?P<separator>\s*[:：]|\s+[-–—=]\s)\s*(?:\*\*)?(?P<value>\S.{0,199}?)\s*$")
+PERSONAL_KEYS = frozenset(key.lower() for key in phrases("personal-keys"))
+# What names the person on a service: "Telegram ID", "Discord handle", "Slack account".
+_ON_A_SERVICE = frozenset({"id", "handle", "account", "username", "user"})
 
 
 @dataclass(frozen=True)
@@ -305,11 +311,25 @@ _POSSESSIVE = re.compile(r"^(?:my|mein|meine|mi|mis|mon|ma|mes|meu|minha)\s+(?=\
 
 def key_value(line: str) -> tuple[str, str] | None:
     """("Twitter", "@ada") for "Twitter: @ada" (a short key, then a value; "My timezone" is the key "timezone");
-    None for a sentence with a colon."""
+    None for a sentence with a colon. A dash or an equals sign parts a personal key from its value too ("Name -
+    Tomás Ruiz", "City = Lyon"); "Tests - always run them" is a sentence with a dash."""
     match = _KEY_VALUE.match(line)
     if match is None or len(match.group("key").split()) > 4 or "://" in match.group("key"):
         return None
-    return _POSSESSIVE.sub("", match.group("key").strip()), match.group("value").strip().strip("*").strip()
+    key = _POSSESSIVE.sub("", match.group("key").strip())
+    if ":" not in match.group("separator") and "：" not in match.group("separator") and not personal_key(key):
+        return None
+    return key, match.group("value").strip().strip("*").strip()
+
+
+def personal_key(key: str) -> bool:
+    """One of the person's details (data/personal-keys.txt), or one qualified by a word of its own ("Work email",
+    "GitHub username", "Telegram ID"; not "Manager email": someone else's, nor "review all module X")."""
+    said = key.lower().split()
+    if " ".join(said) in PERSONAL_KEYS or len(said) > 1 and said[-1] in _ON_A_SERVICE and " ".join(
+            said[:-1]) in PERSONAL_KEYS:
+        return True
+    return len(said) > 1 and " ".join(said[1:]) in PERSONAL_KEYS and not set(words(key)) & RELATIONS
 
 
 # Where one `Key: value` pair of a line ends and the next begins: "Name: Ravi Kumar, Email: ravi@…, City: Chennai".

@@ -78,6 +78,18 @@ def test_a_key_value_block_about_the_person_is_one_line_per_key_in_user_md(works
     assert "5432" not in everything and "db.internal" not in everything  # a config block is not about the person
 
 
+@pytest.mark.parametrize("block", ["My details\nName - Tomás Ruiz\nEmail - tomas@ruiz.dev\nCity - Valencia",
+                                   "About me:\nName = Tomás Ruiz\nEmail = tomas@ruiz.dev\nCity = Valencia",
+                                   "Name — Tomás Ruiz\nEmail — tomas@ruiz.dev\nCity — Valencia"])
+def test_a_block_of_details_apart_by_dashes_or_equals_signs_is_one_line_per_key(workspace, tmp_path, block):
+    """With " - " between key and value the block was one joined line held back for review."""
+    said(workspace, tmp_path, [block])
+    user = [line for line in (workspace.root / "USER.md").read_text().splitlines() if line.startswith("- ")]
+    for value in ("Tomás Ruiz", "tomas@ruiz.dev", "Valencia"):
+        assert sum(value in line for line in user) == 1, user
+    assert len(user) == 3 and (workspace.root / "memory/MEMORY.md").read_text().count("Valencia") == 0
+
+
 @pytest.mark.parametrize("block", ["名前：山田太郎\nメール：yamada@example.jp\n住所：東京都",
                                    "이름: 김민수\n이메일: minsu@example.kr\n주소: 서울",
                                    "Nombre: Lucía\nCorreo: lucia@example.es\nDirección: Calle Mayor 5, Madrid"])

@@ -62,7 +62,8 @@ from nanodream.text.language import language_of
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
-from nanodream.text.statements import LANGUAGE_NAMES, PERSONAL_KEYS
+from nanodream.text.statements import LANGUAGE_NAMES
+from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, base_verb, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
 

@@ -356,7 +356,7 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if kept:
         return _what_is_kept(sentence, kept, spec)
     tokens = spec.tokens(sentence)
-    standing = spec["rule.standing"].at(tokens) >= 0 and spec["rule.not_standing"].at(tokens) < 0
+    standing = _standing(tokens, spec)
     if is_question(sentence) and not standing:
         return None
     unless = spec["scope.unless"].at(tokens)  # "… unless I tell you to do this": its "this" is the rule's own act
@@ -374,6 +374,16 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
     if _rule(sentence, tokens, spec, standing):
         return Statement(RULE, text, "Tool use" if _TOOL_WORDS.search(sentence) else "Rules")
     return _of_the_project(sentence, tokens, spec)
+
+
+def _standing(tokens: list[str], spec: Language) -> bool:
+    """Whether the sentence holds a standing cue ("from now on", "以后") that says so: none of the language's
+    `rule.not_standing` cues, and, in a script without spaces, no name in letters or digits right before it
+    ("maths.7z以后发": send the archive later)."""
+    start = spec["rule.standing"].at(tokens)
+    if start < 0 or spec["rule.not_standing"].at(tokens) >= 0:
+        return False
+    return not (spec.characters and start > 0 and tokens[start - 1].isascii() and tokens[start - 1].isalnum())
 
 
 def _a_new_value(sentence: str, spec: Language) -> Statement | None:
@@ -596,7 +606,7 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
         return True  # before the idioms: "Sempre me responda em português" asks how to answer
     if _every_time_command(sentence, tokens, spec):
         return True  # "Chaque fois que tu crées un fichier, mets un en-tête …"
-    if spec["rule.idioms"].within(tokens, opening):
+    if spec["rule.idioms"].within(tokens, opening) or _cue_alone(tokens, spec):
         return False
     cue = spec["rule.cues"].at(tokens)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
@@ -615,6 +625,13 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
     if _tells_what_happened(tokens, spec):
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def _cue_alone(tokens: list[str], spec: Language) -> bool:
+    """"都要。" ("both"): in a language without spaces, a sentence of nothing but cues and courtesy asks nothing (in
+    one with spaces a cue may be the command: "Duz mich bitte")."""
+    return spec.characters and not any(_LETTER.search(token) for token in _without(
+        tokens, spec, "rule.cues", "rule.standing", "rule.always", "rule.courtesy"))
 
 
 def _tells_what_happened(tokens: list[str], spec: Language) -> bool:

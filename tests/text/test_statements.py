@@ -227,6 +227,10 @@ NOT_STATED = [
     ("zh", "还记得怎么把.openclaw文件备份到GitHub吗"), ("zh", "翔宇，你再让袁天罡完成之前的任务，完成以后翔宇审核"),
     ("zh", "这才是我想让你记住的"), ("ja", "このルールを覚えていますか"),
     ("zh", "我们都要去开会。"),  # "we all have to go to the meeting": said of someone, no rule
+    # a new user's chats (each filed in SOUL.md): "both" answering a choice, "inaccurate" (不准, "must not", inside
+    # it), "send the archive later" (以后 after a name), "check every exercise" (the exercises at hand)
+    ("zh", "都要。"), ("zh", "两个都要！"), ("zh", "图片识别不准确。"), ("zh", "时间不准确，差了一个小时。"),
+    ("zh", "maths.7z以后发，你先帮我提取。"), ("zh", "v2以后再说吧，先做完这个。"), ("zh", "每一题都要看过。"),
     ("es", "Usa TypeScript en este archivo."),  # this file: the work at hand
     # a choice of what is shown below or above: the line would not say what was chosen
     ("ja", "以下の２つの案からAを採用しました。"), ("zh", "我们决定采用上面的方案。"),

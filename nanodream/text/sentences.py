@@ -141,7 +141,9 @@ def _segments(language: str, block: str) -> Iterator[str]:
 # The setting a statement holds in, before its comma: "In Python files, always use type hints", "When you write
 # commit messages, never …". It is no statement of its own: cut from what follows, the rule would hold everywhere.
 SETTING_OPENERS = r"(?:in|on|for|when|whenever|while|if|after|before|during|with|within|inside|once)\b"
-_SETTING = re.compile(rf"^{SETTING_OPENERS}[^,.!?;:]*$", re.IGNORECASE)
+# … or a time that scopes what follows to now: "This time, please don't run the formatter" is no standing rule.
+_SETTING = re.compile(rf"^(?:{SETTING_OPENERS}[^,.!?;:]*|(?:just\s+)?(?:this|that)\s+(?:time|once)|just\s+this\s+once"
+                      r"|for\s+now|for\s+today|today|right\s+now|at\s+the\s+moment)$", re.IGNORECASE)
 
 
 # "…, never npm": a contrast that borrows the verb of the rule before it ("always use pnpm").

@@ -960,6 +960,22 @@ def test_a_lesson_for_next_time_a_name_asked_for_and_no_more_explanations_are_ru
     assert filed(said) == line
 
 
+@pytest.mark.parametrize(("said", "line"), [
+    ("Kindly avoid exclamation marks in commit messages.", "[permanent] Avoid exclamation marks in commit messages."),
+    ("Kindly, always use British spelling.", "[permanent] Always use British spelling."),
+])
+def test_kindly_asks_a_rule_as_please_does(said, line):
+    """Lost, nothing waiting: "Kindly" was not read as the courtesy "Please" is."""
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["This time, please don't run the formatter.", "For now, please never push to main.",
+                                  "Just this once, please don't add tests."])
+def test_a_rule_scoped_to_this_time_stays_scoped_after_please(said):
+    """"Don't run the formatter." went to SOUL.md: "please don't" cut the sentence and the scope was lost."""
+    assert "[permanent]" not in _content(("user", said)), said
+
+
 @pytest.mark.parametrize("said", ["Next time we'll try the other one.", "Next time I'll bring snacks."])
 def test_what_the_person_will_do_next_time_is_no_memory(said):
     """Filed as "(2026-03-24) we'll try the other one next time.": moving "next time" to the end read as a date."""

@@ -338,6 +338,12 @@ def test_what_a_procedure_is_and_is_not():
         ("deploy", ("build the image", "push it", "restart the pods"))]
     assert stated_procedures("The steps to restore a backup: 1) stop the api 2) run restic 3) start the api")
     assert stated_procedures("To fix the login bug:\n1. check the cookie\n2. clear the cache") == []  # an errand
+    assert stated_procedures("To fix the flaky checkout test: 1) add a retry 2) raise the timeout") == []  # one thing
+    assert [told.goal for told in stated_procedures("To fix a broken build: 1) clear the cache 2) rerun CI")] == [
+        "fix a broken build"]  # any of them: a runbook
+    assert [told.steps for told in stated_procedures(
+        "To set up a dev machine:\nStep 1: install Homebrew\nStep 2: clone the dotfiles")] == [
+        ("install Homebrew", "clone the dotfiles")]
     assert stated_procedures("Next steps:\n- call Ana\n- send the invoice") == []
     assert [(told.goal, told.steps) for told in stated_procedures(
         "To onboard a client: send the contract, create the Slack channel, schedule a kickoff call")] == [

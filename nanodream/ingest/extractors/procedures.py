@@ -1,14 +1,14 @@
 """A procedure the person states: a line naming a goal, then its steps. Told in two sessions, it becomes a skill.
 
 The person writes "Here's how I cut a release:", "To release:", "For a release:", "Our release checklist:",
-"Release steps:" or "The steps to restore a backup:", followed by a numbered or bulleted list of at least two
-steps (or the steps in the same line: "1) … 2) …", "first …, then …, finally …", or three commands or more apart
-by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …, then …", "To
-restore a backup, first …, then …".
+"Release steps:" or "The steps to restore a backup:", followed by a numbered, bulleted or "Step 1:" list of at
+least two steps (or the steps in the same line: "1) … 2) …", "first …, then …, finally …", or three commands or
+more apart by commas: "bump the version, update the changelog, tag the commit"); or "When releasing, first …,
+then …", "To restore a backup, first …, then …".
 Ingest files it as one line, `[durable] To <goal>: 1) … 2) …`: the builtin dream keeps it as a fact the first
 time, and makes it the skill `skills/<goal>/SKILL.md` once another session tells it again (engines/builtin.py,
 `_recurring`). A list for one piece of work ("To fix the login bug:", "To set this up:") is an errand, not a
-procedure.
+procedure, and so is the repair of one thing ("To fix the flaky checkout test:").
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ _WHEN_DOING = re.compile(r"^when\s+(?P<goal>[a-z]+ing(?:\s+[\w-]+){0,3}?)\s*,\s*
 # "To restore a backup, first …, then …": a goal after "to", told by the sequence after its comma.
 _TO_DO = re.compile(r"^(?:in\s+order\s+)?to\s+(?P<goal>[a-z][\w-]*(?:\s+[\w-]+){0,4}?)\s*,\s*(?=(?:first|1[.)])\b)",
                     re.IGNORECASE)
-_STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(?P<step>\S.*)$")
+_STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|step\s*\d{1,2}\s*[:.)-])\s+(?P<step>\S.*)$", re.IGNORECASE)
 _INLINE_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
 _SEQUENCE = re.compile(r"(?:^|[,;]\s*|\s+)(?:and\s+)?(?:first(?:ly)?|then|next|after\s+that|finally|lastly),?\s+",
                        re.IGNORECASE)
@@ -47,7 +47,9 @@ MIN_COMMA_STEPS = 3
 MAX_STEP_WORDS = 12
 # A goal that names no lasting task: this one piece of work, or a list's heading rather than a goal.
 _ERRAND = re.compile(r"\b(?:this|that|these|those|it|here|now|today|the\s+(?:[\w-]+\s+){0,2}(?:bug|fix|issue|"
-                     r"ticket|pr|error|problem))\b|^(?:next|remaining|open|following|todo|action|to-?do)\b",
+                     r"ticket|pr|error|problem))\b|^(?:next|remaining|open|following|todo|action|to-?do)\b"
+                     # a repair of one thing: "fix the flaky checkout test" (not "fix a broken build": any of them)
+                     r"|^(?:fix|debug|troubleshoot|repair|solve|resolve)\s+(?:the|my|our)\b",
                      re.IGNORECASE)
 MIN_STEPS = 2
 MAX_STEP_CHARS = 200

@@ -52,10 +52,10 @@ _TIME_WORDS = wordlist("dating-words") | wordlist("change-markers") | frozenset(
 # Words that weigh nothing in what a statement is about ("pays the bill each month" says "pays the bill monthly").
 _LIGHT = frozenset({"each", "every", "all", "both", "any", "some", "very", "really", "just", "please", "then", "first",
                     "through", "before", "after", "during", "via", "over", "under", "across", "within", "about"})
-# A fact stated as a change, whatever its tag.
+# A fact stated as a change, whatever its tag ("We're on Django 5.1 now": how it stands since).
 _CHANGE = re.compile(
     r"\b(?:moved|switched|migrated|changed|upgraded|downgraded|transferred|relocated)\b[^.;]*\b(?:from|to|onto)\b"
-    rf"|\bswitched\s+(?:over\s+)?to\b|\b{NO_LONGER}\b|\b(?:is|are|was)\s+now\b"
+    rf"|\bswitched\s+(?:over\s+)?to\b|\b{NO_LONGER}\b|(?:\b(?:is|are|was)|['’](?:re|s))\s+now\b|\bnow\s*[.!]?$"
     rf"|\b{NOT}\s+[^,.;]+,?\s+but\s+\w|\binstead\s+of\b|\breplaced\s+\w[^.;]*\b(?:with|by)\b|\bnow\s+(?:lives|works|uses)"
     rf"|,\s*{NOT}\s+\w",
     re.IGNORECASE)

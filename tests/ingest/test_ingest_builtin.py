@@ -394,6 +394,18 @@ def test_an_errand_or_a_plain_question_is_not_a_fact_nor_a_standing_rule(said):
     assert filed(said) is None
 
 
+@pytest.mark.parametrize("said", ["We use Django 4.2.", "We deploy with Kamal.", "We're on Node 22.",
+                                  "Our team uses Terraform."])
+def test_the_teams_tool_named_alone_is_how_its_work_stands(said):
+    """"We use Django 4.2." was small talk: two meaningful words, though it says what the team builds on."""
+    assert filed(said) is not None and filed(said).startswith(("[durable]", "[correction]")), said
+
+
+@pytest.mark.parametrize("said", ["We are on it.", "We use it.", "We are on Monday.", "We use This."])
+def test_what_only_looks_like_the_teams_tool_is_not_filed(said):
+    assert filed(said) is None
+
+
 def test_a_statement_whose_first_word_is_also_an_errand_verb_is_still_filed():
     said = "Read replicas are in Frankfurt and Dublin."
     assert filed(said) == f"[durable] (2023-05-08) {said}"
@@ -1515,6 +1527,10 @@ def _dreamed(tmp_path, *said: str) -> str:
     ("The worker image ships Ruby 3.2.", "I've moved to Ruby 3.3.", "3.2", "Ruby 3.3"),
     ("We use Jenkins for CI.", "We use GitHub Actions for CI now.", "Jenkins", "GitHub Actions"),
     ("Our beta deadline is March 3.", "Sorry, the beta deadline is March 10.", "March 3", "March 10"),
+    # a probe's: the team's tool named alone was talk, and "now" on it said no new version; "now due on" no value
+    ("We use Django 4.2.", "We're on Django 5.1 now.", "4.2", "Django 5.1"),
+    ("We run Postgres 15.4.", "We use Postgres 16.2 now.", "15.4", "Postgres 16.2"),
+    ("Our MVP is due on October 1.", "The MVP is now due on October 20.", "October 1.", "October 20"),
 ])
 def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, after, old, new):
     """Each left the old value active: "changed to" with "my", a lower-case value ("main") or a setting the

@@ -155,9 +155,11 @@ _APOLOGY = re.compile(r"^(?:sorry|oops)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(rf"\b{NO_LONGER}\b|\bany ?more\b|\b{NOT} \w+ing there\b", re.IGNORECASE)
 
 
-# A thing given a new value: "The API port is now 8081", "Our staging server is now at 10.0.0.5" (a value with a
-# digit, a capital or a dot; not a share of progress, "The deploy is now at 80%", nor a doing, "… now passing").
-_NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\s+now\s+(?:at\s+|on\s+|in\s+)?"
+# A thing given a new value: "The API port is now 8081", "Our staging server is now at 10.0.0.5", "The MVP is now
+# due on October 20" (a value with a digit, a capital or a dot; not a share of progress, "The deploy is now at
+# 80%", nor a doing, "… now passing").
+_NOW_VALUE = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:is|are)\s+now\s+(?:at\s+|on\s+|in\s+|"
+                        r"(?:due|scheduled|set|planned|expected|moved|pushed)\s+(?:on|for|to|by|at)\s+)?"
                         r"(?P<value>(?=\S*(?:\d|(?-i:[A-Z])|\w\.\w))(?!\S*%)[^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s*[.!]?$",
                         re.IGNORECASE)
 
@@ -206,11 +208,16 @@ _CHANGED_TO = re.compile(
 # "moved to Room 5" is none) — said as the version it now has, which replaces the one line giving that tool a
 # version (engines/replacing.py).
 _NEW_VERSION = re.compile(
-    r"^(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:(?:upgraded|downgraded|bumped|updated)\s+"
-    r"(?P<tool>(?!(?:it|them|this|that|everything)\b)[A-Za-z][\w.+#-]*)\s+to|"
-    r"(?:upgraded|downgraded|(?P<moved>moved|switched|migrated))\s+to\s+(?P<named>(?-i:[A-Z])[\w.+#-]*))"
+    r"^(?:I|we)(?:['’]ve|\s+have|['’]re|\s+are)?\s+(?:just\s+|finally\s+)?(?:(?:upgraded|downgraded|bumped|updated)"
+    r"\s+(?P<tool>(?!(?:it|them|this|that|everything)\b)[A-Za-z][\w.+#-]*)\s+to|"
+    r"(?:upgraded|downgraded|(?P<moved>moved|switched|migrated))\s+to\s+(?P<named>(?-i:[A-Z])[\w.+#-]*)|"
+    # "We're on Django 5.1 now", "We use Node 22 now": the version it runs, said as how it stands
+    r"(?:now\s+)?(?:on|using|use|running|run)\s+(?P<on>(?-i:[A-Z])[\w.+#-]*))"
     r"\s+v?(?P<version>\d+(?(moved)(?:\.\d+){1,2}|(?:\.\d+){0,2}))"
     r"(?:\s+(?:now|(?:in|on|since|last|this|yesterday|today)\b[^,;!?]*))?\s*[.!]?$", re.IGNORECASE)
+
+
+_NOW_SAID = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
 def _a_new_value(said: Said) -> Fact | None:
@@ -226,8 +233,11 @@ def _a_new_value(said: Said) -> Fact | None:
             return _first_fact(Said(f"{now}.", said.speaker, said.day, said.spoken, said.errand), skip=(correction,))
         return Fact("correction", now)
     upgraded = _NEW_VERSION.match(said.sentence)
+    if upgraded is not None and upgraded.group("on") and not _NOW_SAID.search(said.sentence):
+        upgraded = None  # "We use Django 4.2.": the version it runs, no new one
     if upgraded is not None:
-        return Fact("correction", f"The {upgraded.group('tool') or upgraded.group('named')} version is now "
+        tool = upgraded.group("tool") or upgraded.group("named") or upgraded.group("on")
+        return Fact("correction", f"The {tool} version is now "
                                   f"{upgraded.group('version')}")
     text = _capitalised(said.sentence.rstrip(".!"))
     if _NOW_VALUE.match(said.sentence):
@@ -968,6 +978,13 @@ def done(said: Said) -> Fact | None:
 
 
 _PLAIN = re.compile(r"^(?:i\b|i['’]|my\b|we\b|we['’]|our\b)", re.IGNORECASE)
+# The team's tool, named and nothing more: "We use Django 4.2.", "We're on Postgres 16 now.", "We deploy with
+# Kamal." Two meaningful words, yet how the team's work stands.
+_TEAM_NAME = r"(?:the\s+)?[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}"
+_TEAM_TOOL = re.compile(r"^(?i:we|our\s+team)(?:['’]re\s+|\s+are\s+|\s+)(?:now\s+)?(?:(?:use|using|run|running|"
+                        r"switched\s+to|moved\s+to|migrated\s+to|deploy(?:ing)?\s+(?:with|to|on)|host(?:ing)?\s+"
+                        rf"(?:on|with))\s+{_TEAM_NAME}(?:\s+v?\d[\w.]*)?|on\s+{_TEAM_NAME}\s+v?\d[\w.]*)"
+                        r"(?:\s+now)?[.!]?$")  # "on" with a version: "We're on Django 5.1", not "We are on Monday"
 
 
 def statement(said: Said) -> Fact | None:
@@ -978,7 +995,9 @@ def statement(said: Said) -> Fact | None:
     readme", "we are getting confused"): only lasting ones are kept, a habit ("I go climbing every Saturday")
     for USER.md and how the team's work stands ("Our API runs on port 8080", "We use WeasyPrint for PDFs").
     """
-    if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3 or _NO_DETAIL.match(said.sentence):
+    team_tool = _TEAM_TOOL.match(said.sentence) is not None
+    if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3 and not team_tool or _NO_DETAIL.match(
+            said.sentence):
         return None  # "my name is not important": no name given
     if likes_an_option(said.sentence):
         return None
@@ -991,7 +1010,7 @@ def statement(said: Said) -> Fact | None:
     if _ATTACHED.search(said.sentence) or len(said.sentence.split()) > LASTING_WORDS or fault:
         return None  # points at a screenshot, runs on through a spec of the work at hand, or tells its problem
         # ("My laptop has a bug", "I also see an error with …"): the work at hand, not who the person is
-    if not _lasting(said.sentence):  # what happened: a life event is placed in time, a session's step is not
+    if not (_lasting(said.sentence) or team_tool):  # what happened: a life event is placed in time, a step is not
         if _unreal(said.sentence) or _THOUGHT_OR_WISH.match(said.sentence):
             return None  # "In such cases, I'd draft a reminder": what would happen; "I had a thought last night",
             # "Now I want to …": for this conversation — neither a habit nor an event

@@ -26,6 +26,7 @@ UNDETERMINED = "und"  # ISO 639-2's code for "undetermined"
 MIN_LETTERS = 12
 MIN_CONFIDENCE = 0.5
 _READ_CHARS = 600  # the first sentences tell a message's language; reading more only costs time
+SHORT_CHARS = 80  # a text this short may be swayed by the names in it
 
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
@@ -50,10 +51,26 @@ def language_of(text: str, min_confidence: float = MIN_CONFIDENCE, *, min_letter
         return east_asian
     labels, scores = _model().predict(prose, k=1) if letters else ([], [])
     likeliest = labels[0].removeprefix("__label__") if labels else UNDETERMINED
+    if likeliest != "en" and _english_but_for_names(prose, min_confidence):
+        return "en"
     if labels and letters >= min_letters and scores[0] >= min_confidence:
         return likeliest
     # Too short or unsure: which language is a guess, but letters mostly of another script are not English.
     return likeliest if likeliest != "en" and not _mostly_latin(prose) else UNDETERMINED
+
+
+# A capitalised word after the first one: a name ("Utrecht", "Zaragoza") in most languages' sentences.
+_INNER_NAME = re.compile(r"(?<=\S)\s+[A-ZÀ-Þ][\w'’-]*")
+
+
+def _english_but_for_names(prose: str, min_confidence: float) -> bool:
+    """Whether a short text is English once its names are out: "I live in Utrecht." reads as German, the name
+    weighing as much as the sentence; "I live in" is English. German, whose nouns are capitalised too, keeps its
+    own words ("Ich wohne in") and stays German."""
+    if len(prose) > SHORT_CHARS or not _INNER_NAME.search(prose):
+        return False
+    labels, scores = _model().predict(_INNER_NAME.sub(" ", prose), k=1)
+    return bool(labels) and labels[0] == "__label__en" and scores[0] >= min_confidence
 
 
 def english_score(text: str) -> float:

@@ -401,7 +401,14 @@ def test_the_teams_tool_named_alone_is_how_its_work_stands(said):
     assert filed(said) is not None and filed(said).startswith(("[durable]", "[correction]")), said
 
 
-@pytest.mark.parametrize("said", ["We are on it.", "We use it.", "We are on Monday.", "We use This."])
+@pytest.mark.parametrize("said", ["Our office is in Amsterdam.", "Our stack is Rails.", "Our API port is 8080."])
+def test_one_of_the_teams_things_given_a_named_value_is_filed(said):
+    """"Our office is in Amsterdam." was lost: two meaningful words."""
+    assert filed(said) == f"[durable] {said}"
+
+
+@pytest.mark.parametrize("said", ["We are on it.", "We use it.", "We are on Monday.", "We use This.",
+                                  "Our code is bad.", "Our plan is this."])
 def test_what_only_looks_like_the_teams_tool_is_not_filed(said):
     assert filed(said) is None
 

@@ -119,6 +119,15 @@ def test_text_too_short_to_tell_but_in_another_script_is_never_taken_for_english
     assert language_of(said) not in ("en", UNDETERMINED)
 
 
+@pytest.mark.parametrize(("said", "language"), [
+    ("I live in Utrecht.", "en"), ("I live in Groningen.", "en"), ("I moved to Zaragoza last year.", "en"),
+    ("Ich wohne in Utrecht.", "de"), ("Vivo en Zaragoza.", "es"), ("Je vis à Groningen.", "fr"),
+])
+def test_a_short_sentence_is_told_by_its_words_not_the_place_it_names(said, language):
+    """"I live in Utrecht." read as German and waited for a model: the name weighed as much as the sentence."""
+    assert language_of(said) == language
+
+
 @pytest.mark.parametrize("said", ["ok", "lgtm", "fix it", "café", "ok 👍"])
 def test_short_latin_text_stays_undetermined(said):
     assert language_of(said) == UNDETERMINED

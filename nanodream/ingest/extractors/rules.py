@@ -985,6 +985,9 @@ _TEAM_TOOL = re.compile(r"^(?i:we|our\s+team)(?:['’]re\s+|\s+are\s+|\s+)(?:now
                         r"switched\s+to|moved\s+to|migrated\s+to|deploy(?:ing)?\s+(?:with|to|on)|host(?:ing)?\s+"
                         rf"(?:on|with))\s+{_TEAM_NAME}(?:\s+v?\d[\w.]*)?|on\s+{_TEAM_NAME}\s+v?\d[\w.]*)"
                         r"(?:\s+now)?[.!]?$")  # "on" with a version: "We're on Django 5.1", not "We are on Monday"
+# … or one of the team's things given a named value: "Our office is in Amsterdam.", "Our stack is Rails."
+_OURS_NAMED = re.compile(rf"^(?i:our)\s+[\w-]+\s+(?:is|are)\s+(?:(?:in|at|on|based\s+in|hosted\s+(?:on|in))\s+)?"
+                         rf"(?:{_TEAM_NAME}|v?\d[\w.:/-]*)[.!]?$")
 
 
 def statement(said: Said) -> Fact | None:
@@ -995,7 +998,7 @@ def statement(said: Said) -> Fact | None:
     readme", "we are getting confused"): only lasting ones are kept, a habit ("I go climbing every Saturday")
     for USER.md and how the team's work stands ("Our API runs on port 8080", "We use WeasyPrint for PDFs").
     """
-    team_tool = _TEAM_TOOL.match(said.sentence) is not None
+    team_tool = _TEAM_TOOL.match(said.sentence) is not None or _OURS_NAMED.match(said.sentence) is not None
     if not _PLAIN.match(said.sentence) or meaningful(said.sentence) < 3 and not team_tool or _NO_DETAIL.match(
             said.sentence):
         return None  # "my name is not important": no name given

@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from nanodream.text.lists import phrases
 from nanodream.text.words import RELATIONS, words
 
+# What a tool counts in its tally ("3 installs, 0 updates", "10 passed, 2 failed"); not a team's "3 engineers".
+_TALLIED = (r"(?:installs?|updates?|removals?|upgrades?|passed|failed|skipped|errors?|warnings?|total|changed|unchanged"
+            r"|created|deleted|added|removed|ok|unreachable|rescued|ignored|succeeded|pending|xfailed|xpassed"
+            r"|deselected)")
 # Each a line a program wrote; matched at the line's start, whitespace aside.
 _PROGRAM_LINE = re.compile(
     r"^\s*(?:"
@@ -47,6 +51,8 @@ _PROGRAM_LINE = re.compile(
     r"(?:Row|Line|Col|Column|Record|Item|Entry|Step) \d+(?:/\d+)?: |"  # a report's numbered findings
     r"\d+ (?:passed|failed|errors?|warnings?)(?:,| in \d)|=+ (?:FAILURES|ERRORS|test session starts|short test|"
     r"\d+ (?:passed|failed|errors?))|"
+    # a tool's tally, after its label or none: "Package operations: 3 installs, 0 updates, 0 removals"
+    rf"(?:[A-Z][\w ]{{0,30}}:\s*)?\d+ {_TALLIED}(?:, \d+ {_TALLIED})+\s*[.]?\s*$|"
     r"Unhandled exception\. |(?:PLAY|TASK|RUNNING HANDLER|PLAY RECAP)\b.*\*{3,}|"  # .NET; Ansible's banners
     r"[A-Z][a-z]+ing\b[^.!?\n]*(?:\.{3}|…)(?:\s*\(\d[\d.]*\s*m?s\))?\s*$|"  # "Resolving dependencies... (1.2s)"
     r"(?:ALTER|DROP|TRUNCATE|GRANT|REVOKE|CREATE(?: OR REPLACE)?) (?:TABLE|INDEX|VIEW|DATABASE|SCHEMA|USER|ROLE|"

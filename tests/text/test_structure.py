@@ -58,6 +58,8 @@ PROGRAM_LINES = [
     # a log's line with its fields in parentheses (OpenClaw's "Exact completion details:")
     "Exec finished (gateway id=772ebb0a, session=fresh-nudibranch, code 0)",
     "Connection refused (host=10.0.0.5, port=5432, code 111)",
+    # a tool's tally, filed as a dated project fact in a probe: Poetry's, and a test runner's
+    "Package operations: 3 installs, 0 updates, 0 removals", "Tests: 10 passed, 2 failed, 12 total",
 ]
 
 PROSE_LINES = [
@@ -78,6 +80,7 @@ PROSE_LINES = [
     "Always use the client (timeout=30, retries=3)",
     "Use git commit -a to skip staging.", "Always run npm install --frozen-lockfile first.",
     "git push -f 用不了",  # a person's words after the command: not the program's
+    "Team: 3 engineers, 2 designers", "I have 2 cats, 3 dogs.",  # counts, not a tool's tally
 ]
 
 

@@ -433,6 +433,11 @@ _CREDENTIAL_WORD = re.compile(
 SHAPE_REACH = 80  # characters before and after a credential's word searched for a password-shaped value
 
 
+# A token a password could be: six characters or more, none of CJK script or typing, which has no spaces to end a
+# token ("這已是第３次ＳＥＴＵＰ你了，…，BOT" is a sentence, not one word).
+_SHAPED_TOKEN = re.compile(rf"[^\s{CJK_CHARS}\u3000-\u303f\uff00-\uffef]{{6,}}")
+
+
 def _password_shaped_near(line: str) -> list[Finding]:
     """A password-shaped value in the same sentence as a word for a credential, before or after it.
 
@@ -440,7 +445,7 @@ def _password_shaped_near(line: str) -> list[Finding]:
     long line full of credential words costs no more than one full of anything else.
     """
     found, shaped = [], {}
-    for token in re.finditer(r"\S{6,}", line):
+    for token in _SHAPED_TOKEN.finditer(line):
         value = token.group(0)
         if value not in shaped:
             shaped[value] = bool(re.search(r"\d", value)) and looks_password_shaped(value)

@@ -113,6 +113,16 @@ def test_an_ordinary_fact_about_credentials_is_left_alone(sentence):
     assert secret_scan.rules_hit(sentence) == []
 
 
+def test_a_cjk_sentence_is_no_password_shaped_token_beside_a_credential_word():
+    """The whole sentence before "BOT TOKEN：" was redacted as one password (CJK text has no spaces to end a token),
+    and with it the names the person gave (a new user's OpenClaw chat)."""
+    said = "這已是第３次ＳＥＴＵＰ你了，你叫龍蝦仔，我是ＭIKEY，BOT TOKEN："
+    redacted, _ = secret_scan.redact(None, said + "1234567890:AAFakeFakeFakeFakeFakeFakeFakeFakeFa")
+    assert redacted.startswith(said + "(redacted ")
+    redacted, _ = secret_scan.redact(None, "我的github密码是Love160630，记住")
+    assert redacted == "我的github密码是(redacted Password)，记住"
+
+
 def test_words_around_a_prose_password_survive_its_redaction():
     redacted, _ = secret_scan.redact(None, "- the NAS pw is Tr1cky!Pass, don't lose it\n")
     assert redacted == "- the NAS pw is (redacted Password), don't lose it\n"

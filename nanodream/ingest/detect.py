@@ -66,9 +66,19 @@ def detect(path: Path, forced: str | None = None, *, follow: bool = True) -> For
     if history:
         raise Unrecognised(f"{path}: {history}'s prompt history (what was typed, without the replies); "
                            f"ingest the sessions it lists instead ({_SESSIONS[history]}), which hold the same words")
+    if _memory_history(records):
+        raise Unrecognised(f"{path}: a workspace's memory/history.jsonl (entries already written for a dream), not a "
+                           "transcript: dream that workspace itself (`nanodream run -w <the folder holding memory/>`)")
     if len(records) == 1 and isinstance(records[0], dict) and not _a_record(records[0]):
         raise Unrecognised(_NO_CONVERSATION.format(path=path))  # a subagent's .meta.json, a one-line settings file
     raise Unrecognised(f"{path}: not a transcript nanodream recognises (formats: {', '.join(INGEST_FORMATS)})")
+
+
+def _memory_history(records: list[Any]) -> bool:
+    """Entries of a workspace's history (nanobot's and nanodream's own: a cursor, a timestamp, the content), which
+    ingest would only copy into another history: given to ingest, they are refused with where they belong."""
+    return all(isinstance(record, dict) and isinstance(record.get("cursor"), int)
+               and isinstance(record.get("content"), str) and "timestamp" in record for record in records)
 
 
 # A host's log of the prompts typed into it, one line each (Claude Code's ~/.claude/history.jsonl: "display",

@@ -218,6 +218,19 @@ def test_a_hosts_prompt_history_is_refused_pointing_at_its_sessions(tmp_path, re
     assert "\n" not in str(raised.value)
 
 
+def test_a_workspaces_history_is_refused_saying_where_it_belongs(tmp_path):
+    """A nanobot workspace's memory/history.jsonl was refused as "not a transcript … (formats: nanobot, …)",
+    which named nanobot among the formats read."""
+    path = tmp_path / "history.jsonl"
+    path.write_text("".join(json.dumps({"cursor": number, "timestamp": "2026-05-28 11:47", "content": text}) + "\n"
+                            for number, text in enumerate(["User fact: name is Alexey.", "[durable] Uses DuckDB."],
+                                                          start=1)), encoding="utf-8")
+    with pytest.raises(Unrecognised) as raised:
+        detect(path)
+    assert "memory/history.jsonl" in str(raised.value) and "nanodream run -w" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
 @pytest.mark.parametrize("document", [
     {"messages": [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}]},
     [{"role": "user", "content": "I live in Ghent."}, {"role": "assistant", "content": "Noted."}],

@@ -243,6 +243,18 @@ def test_a_json_file_on_one_line_without_a_newline_is_read_whole(tmp_path, docum
     assert [m.text for m in messages(path)[1]] == ["I live in Ghent.", "Noted."]
 
 
+def test_a_conversations_own_session_and_start_time_are_its_messages(tmp_path):
+    """A Hermes Agent session file ({"session_id", "session_start", "messages"}): every entry was dated the day of
+    ingest and keyed by the file's name."""
+    path = tmp_path / "session_20260504_231206_c674e6.json"
+    path.write_text(json.dumps({"session_id": "s1", "session_start": "2026-05-04T23:12:06Z", "messages": [
+        {"role": "user", "content": "I prefer tabs over spaces."}, {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "I live in Ghent.", "timestamp": "2026-05-05T08:00:00Z"}]}), encoding="utf-8")
+    said = messages(path)[1]
+    assert {m.session for m in said} == {"openai:s1"}
+    assert [m.when.date().isoformat() for m in said] == ["2026-05-04", "2026-05-04", "2026-05-05"]
+
+
 def test_a_forced_format_that_does_not_fit_is_refused_saying_what_it_looks_for(tmp_path):
     with pytest.raises(Unrecognised, match='not read as codex, whose transcripts have a first line of "type": '
                                            '"session_meta"'):

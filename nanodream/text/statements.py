@@ -705,7 +705,7 @@ def _stands_as_a_rule(tokens: list[str], spec: Language, subject: int) -> bool:
     after = tokens[end:]
     courtesy = spec["rule.courtesy"].bounds(after)
     after = after[courtesy[1]:] if courtesy[0] == 0 else after
-    return spec["rule.cues"].at(after) == 0 or _subject(after[at:at + 1], spec) < 0
+    return spec["rule.cues"].at(after) == 0 or not _subject_at(after, at, spec)
 
 
 # How far apart a verb of answering and the language it names may be: "antworte mir bitte auf Deutsch" (two words),
@@ -798,6 +798,12 @@ def _only_a_manner(tokens: list[str], spec: Language, verb: tuple[int, int], how
                               if not (verb[0] <= index < verb[1] or how[0] <= index < how[1])], spec)
     letters = sum(len(_LETTER.findall(token)) for token in rest)
     return letters <= MANNER_SLACK[spec.characters] and _subject(rest, spec) < 0 and not _of_the_moment(tokens, spec)
+
+
+def _subject_at(tokens: list[str], position: int, spec: Language) -> bool:
+    """Whether a subject word stands at `position`, one inside a `rule.not_subjects` phrase not counting ("sprich
+    mich …": whom the command is for)."""
+    return _subject(tokens[:position + 1], spec) == position
 
 
 def _subject(tokens: list[str], spec: Language) -> int:

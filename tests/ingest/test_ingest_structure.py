@@ -90,6 +90,18 @@ def test_a_block_of_details_apart_by_dashes_or_equals_signs_is_one_line_per_key(
     assert len(user) == 3 and (workspace.root / "memory/MEMORY.md").read_text().count("Valencia") == 0
 
 
+@pytest.mark.parametrize("block", ["名字：陈晨\n邮箱：chen@example.cn\n所在城市：西安",
+                                   "氏名：山本大輔\nメール：yamada@example.jp\n居住地：札幌",
+                                   "Nome: Ana Souza\nE-mail: ana@example.com\nCidade: Recife"])
+def test_a_block_of_details_in_another_language_is_filed_and_nothing_waits(workspace, tmp_path, block):
+    """Each was filed and waited for a model too (a message laid out as a block had no sentences, so it read as a
+    document); 所在城市 and 居住地 were no personal keys, so the first two only waited."""
+    said(workspace, tmp_path, [block])
+    user = (workspace.root / "USER.md").read_text()
+    assert all(line.split("：" if "：" in line else ": ", 1)[1] in user for line in block.splitlines()), user
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
 @pytest.mark.parametrize("block", ["名前：山田太郎\nメール：yamada@example.jp\n住所：東京都",
                                    "이름: 김민수\n이메일: minsu@example.kr\n주소: 서울",
                                    "Nombre: Lucía\nCorreo: lucia@example.es\nDirección: Calle Mayor 5, Madrid"])

@@ -206,6 +206,12 @@ STATED = [
     ("pt", "Nunca faça push na main.", RULE, "Rules"), ("de", "Immer die Tests laufen lassen.", RULE, "Rules"),
     ("de", "Niemals direkt auf main pushen.", RULE, "Rules"),
     ("ja", "このプロジェクトでは必ずpnpmを使ってください。", RULE, "Rules"),
+    # a probe's, each waiting for a model: whom a command is for ("sprich mich"), a verb the data lacked, "永远"
+    # opening a rule, and trades the data lacked
+    ("de", "Von jetzt an sprich mich bitte immer mit Sie an.", RULE, "Rules"),
+    ("es", "No instales dependencias nuevas sin avisarme.", RULE, "Rules"),
+    ("zh", "永远先写测试再写实现。", RULE, "Rules"), ("zh", "我是前端开发。", PERSON, "Identity"),
+    ("ko", "저는 대학원생이에요.", PERSON, "Identity"), ("ko", "저는 데이터 분석가예요.", PERSON, "Identity"),
 ]
 
 

@@ -355,6 +355,15 @@ def _one_detail(message: Message, language: str, found: _Found) -> bool:
     return bool(block.pairs) and statements.about_the_person(block, language) and _file_details(block, found)
 
 
+def _without_details(text: str, language: str) -> str:
+    """The message without its `Key: value` blocks about the person, which `_about_the_person` files whole: a
+    message of nothing else has nothing left for a model ("名字：陈晨 / 邮箱：…" was filed and waited too)."""
+    lines = text.splitlines()
+    filed = {number for block in structure.key_values(lines) if statements.language(language) is not None
+             and statements.about_the_person(_without_secrets(block), language) for number in block.lines}
+    return "\n".join(line for number, line in enumerate(lines) if number not in filed)
+
+
 def _without_secrets(block: structure.KeyValues) -> structure.KeyValues:
     """The block without its secrets ("Password: …", a token): nothing said of the person, they neither make the
     rest of the block someone's details nor stop it from being the person's."""
@@ -394,7 +403,7 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
         language, said = told, list(sentences(message.text, told))
         reading = statements.read(said, language)
     spec = statements.language(language)
-    if not said and statements.substance(message.text) >= statements.TRIVIAL_LETTERS:
+    if not said and statements.substance(_without_details(message.text, language)) >= statements.TRIVIAL_LETTERS:
         found.unread.append((language, message.text))  # all of it quoted or laid out as a document: a model reads it
         return False
     in_part = _read_in_part(message.text, language)

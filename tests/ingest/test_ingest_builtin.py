@@ -407,6 +407,14 @@ def test_one_of_the_teams_things_given_a_named_value_is_filed(said):
     assert filed(said) == f"[durable] {said}"
 
 
+@pytest.mark.parametrize(("said", "line"), [("My editor is Neovim.", "[permanent] User's editor is Neovim."),
+                                            ("My laptop is a MacBook.", "[permanent] User's laptop is a MacBook."),
+                                            ("My OS is Ubuntu 24.04.", "[permanent] User's OS is Ubuntu 24.04.")])
+def test_one_of_the_persons_things_given_a_named_value_is_filed(said, line):
+    """"My editor is Neovim." was lost, nothing waiting: two meaningful words."""
+    assert filed(said) == line
+
+
 @pytest.mark.parametrize("said", ["We are on it.", "We use it.", "We are on Monday.", "We use This.",
                                   "Our code is bad.", "Our plan is this."])
 def test_what_only_looks_like_the_teams_tool_is_not_filed(said):
@@ -1538,6 +1546,7 @@ def _dreamed(tmp_path, *said: str) -> str:
     ("We use Django 4.2.", "We're on Django 5.1 now.", "4.2", "Django 5.1"),
     ("We run Postgres 15.4.", "We use Postgres 16.2 now.", "15.4", "Postgres 16.2"),
     ("Our MVP is due on October 1.", "The MVP is now due on October 20.", "October 1.", "October 20"),
+    ("My editor is Neovim.", "My editor is now VS Code.", "Neovim", "VS Code"),
 ])
 def test_a_value_said_to_have_changed_replaces_the_old_one(tmp_path, before, after, old, new):
     """Each left the old value active: "changed to" with "my", a lower-case value ("main") or a setting the

@@ -985,9 +985,10 @@ _TEAM_TOOL = re.compile(r"^(?i:we|our\s+team)(?:['’]re\s+|\s+are\s+|\s+)(?:now
                         r"switched\s+to|moved\s+to|migrated\s+to|deploy(?:ing)?\s+(?:with|to|on)|host(?:ing)?\s+"
                         rf"(?:on|with))\s+{_TEAM_NAME}(?:\s+v?\d[\w.]*)?|on\s+{_TEAM_NAME}\s+v?\d[\w.]*)"
                         r"(?:\s+now)?[.!]?$")  # "on" with a version: "We're on Django 5.1", not "We are on Monday"
-# … or one of the team's things given a named value: "Our office is in Amsterdam.", "Our stack is Rails."
-_OURS_NAMED = re.compile(rf"^(?i:our)\s+[\w-]+\s+(?:is|are)\s+(?:(?:in|at|on|based\s+in|hosted\s+(?:on|in))\s+)?"
-                         rf"(?:{_TEAM_NAME}|v?\d[\w.:/-]*)[.!]?$")
+# … or one of the team's things, or the person's, given a named value: "Our office is in Amsterdam.", "Our stack
+# is Rails.", "My editor is Neovim."
+_OURS_NAMED = re.compile(rf"^(?i:our|my)\s+[\w-]+\s+(?:is|are)\s+(?:(?:in|at|on|based\s+in|hosted\s+(?:on|in))\s+)?"
+                         rf"(?:an?\s+)?(?:{_TEAM_NAME}|v?\d[\w.:/-]*)[.!]?$")
 
 
 def statement(said: Said) -> Fact | None:

@@ -23,6 +23,7 @@ import re
 
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.grammar import NEVER
+from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.lists import wordlist
 
 # What redaction leaves in place of a secret (safety/secret_scan.py writes it, every reader recognises it).
@@ -107,4 +108,5 @@ def _fragment(text: str) -> bool:
     last = words[-1]
     if "/" in text.split()[-1]:
         return False  # a value such as "she/her" or "and/or" ends it, not a dangling word
-    return last.lower() in DANGLING and last.islower() and not text.rstrip().endswith((")", '"', "”"))
+    return (last.lower() in DANGLING and last.islower() and not text.rstrip().endswith((")", '"', "”"))
+            and language_of(text) in ("en", UNDETERMINED))  # "… mit Sie an.": German ends on its verb's particle

@@ -64,6 +64,15 @@ def test_a_sentence_of_one_korean_word_is_a_sentence_not_a_fragment(workspace):
     assert "채식주의자예요." in (workspace.root / USER).read_text()
 
 
+def test_a_german_rule_ending_on_its_verbs_particle_is_no_cut_off_fragment(workspace):
+    """"… mit Sie an." ends on "an", a word no English sentence ends on: the rule was refused as a fragment."""
+    write_history(workspace, [entry(1, "[permanent] Von jetzt an sprich mich bitte immer mit Sie an.\n"
+                                       "[permanent] Always use the")])
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    soul = (workspace.root / SOUL).read_text()
+    assert "- Von jetzt an sprich mich bitte immer mit Sie an." in soul and "Always use the" not in soul
+
+
 # A move and a time zone said in one sentence, in the person's language (issue 45's correction, beyond English).
 MOVED_WITH_TIME_ZONE = [
     ("Ich wohne in Berlin.", "Meine Zeitzone ist UTC+1.",

@@ -980,15 +980,15 @@ def done(said: Said) -> Fact | None:
 _PLAIN = re.compile(r"^(?:i\b|i['’]|my\b|we\b|we['’]|our\b)", re.IGNORECASE)
 # The team's tool, named and nothing more: "We use Django 4.2.", "We're on Postgres 16 now.", "We deploy with
 # Kamal." Two meaningful words, yet how the team's work stands.
-_TEAM_NAME = r"(?:the\s+)?[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}"
+_A_NAME = r"(?:the\s+)?[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}"
 _TEAM_TOOL = re.compile(r"^(?i:we|our\s+team)(?:['’]re\s+|\s+are\s+|\s+)(?:now\s+)?(?:(?:use|using|run|running|"
                         r"switched\s+to|moved\s+to|migrated\s+to|deploy(?:ing)?\s+(?:with|to|on)|host(?:ing)?\s+"
-                        rf"(?:on|with))\s+{_TEAM_NAME}(?:\s+v?\d[\w.]*)?|on\s+{_TEAM_NAME}\s+v?\d[\w.]*)"
+                        rf"(?:on|with))\s+{_A_NAME}(?:\s+v?\d[\w.]*)?|on\s+{_A_NAME}\s+v?\d[\w.]*)"
                         r"(?:\s+now)?[.!]?$")  # "on" with a version: "We're on Django 5.1", not "We are on Monday"
 # … or one of the team's things, or the person's, given a named value: "Our office is in Amsterdam.", "Our stack
 # is Rails.", "My editor is Neovim."
 _OURS_NAMED = re.compile(rf"^(?i:our|my)\s+[\w-]+\s+(?:is|are)\s+(?:(?:in|at|on|based\s+in|hosted\s+(?:on|in))\s+)?"
-                         rf"(?:an?\s+)?(?:{_TEAM_NAME}|v?\d[\w.:/-]*)[.!]?$")
+                         rf"(?:an?\s+)?(?:{_A_NAME}|v?\d[\w.:/-]*)[.!]?$")
 
 
 def statement(said: Said) -> Fact | None:

@@ -323,7 +323,7 @@ def key_value(line: str) -> tuple[str, str] | None:
     if match is None or len(match.group("key").split()) > 4 or "://" in match.group("key"):
         return None
     key = _POSSESSIVE.sub("", match.group("key").strip())
-    if ":" not in match.group("separator") and "：" not in match.group("separator") and not personal_key(key):
+    if match.group("separator").strip() not in (":", "：") and not personal_key(key):
         return None
     return key, match.group("value").strip().strip("*").strip()
 

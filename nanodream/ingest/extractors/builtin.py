@@ -337,12 +337,17 @@ def _allowed(line: str, kind: str) -> bool:
 def _about_the_person(message: Message, language: str, found: _Found) -> None:
     """A `Key: value` block about the person ("Twitter: @ada", "Wallet: 0x…"), one line per key for USER.md; any
     other such block is structure, never prose (text/structure.py)."""
+    for block in _the_persons_blocks(message.text, language):
+        _file_details(block, found)
+
+
+def _the_persons_blocks(text: str, language: str) -> list[structure.KeyValues]:
+    """The message's `Key: value` blocks about the person, their secrets set apart; none in a language the rules do
+    not read (the whole message waits for a model)."""
     if statements.language(language) is None:
-        return  # a language the rules do not read: the whole message waits for a model
-    for block in structure.key_values(message.text.splitlines()):
-        block = _without_secrets(block)
-        if statements.about_the_person(block, language):
-            _file_details(block, found)
+        return []
+    blocks = [_without_secrets(block) for block in structure.key_values(text.splitlines())]
+    return [block for block in blocks if statements.about_the_person(block, language)]
 
 
 def _one_detail(message: Message, language: str, found: _Found) -> bool:
@@ -358,10 +363,8 @@ def _one_detail(message: Message, language: str, found: _Found) -> bool:
 def _without_details(text: str, language: str) -> str:
     """The message without its `Key: value` blocks about the person, which `_about_the_person` files whole: a
     message of nothing else has nothing left for a model ("名字：陈晨 / 邮箱：…" was filed and waited too)."""
-    lines = text.splitlines()
-    filed = {number for block in structure.key_values(lines) if statements.language(language) is not None
-             and statements.about_the_person(_without_secrets(block), language) for number in block.lines}
-    return "\n".join(line for number, line in enumerate(lines) if number not in filed)
+    filed = {number for block in _the_persons_blocks(text, language) for number in block.lines}
+    return "\n".join(line for number, line in enumerate(text.splitlines()) if number not in filed)
 
 
 def _without_secrets(block: structure.KeyValues) -> structure.KeyValues:

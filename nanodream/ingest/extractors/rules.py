@@ -269,7 +269,8 @@ _FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a r
 # Opening a sentence, "from now" says the same without its "on" ("From now please respond in Japanese"); further
 # on it may be a time ("an hour from now").
 _FROM_NOW_OPENING = r"from now(?:\s+on(?:wards)?)?(?!\w)|going forward|in (?:the )?future"
-_RULE = re.compile(rf"^(?:(?:please|pls|kindly|and|also|oh and|then|but)\s*,?\s+)*"
+_PLEASE = r"(?:please|pls|kindly)"  # a courtesy opening a request, or between its setting and the request
+_RULE = re.compile(rf"^(?:(?:{_PLEASE}|and|also|oh and|then|but)\s*,?\s+)*"
                    rf"(?:(?:{_FROM_NOW_OPENING}|in general|next time)\s*[,:;—–-]?\s+)?"
                    rf"(?:please\s+)?(?P<rule>(?:always|{PROHIBITION}|stop\s+\w+ing|avoid)\b.+)$",
                    re.IGNORECASE | re.DOTALL)
@@ -282,8 +283,8 @@ _RATHER_NOT = re.compile(rf"^(?:i(?:'d| would) (?:rather|prefer(?: it if)?|like 
 # … or what the person would like the agent to do: "I'd love it if you used metric units".
 _WOULD_LIKE = re.compile(r"^i(?:'d| would) (?:love|like|prefer|appreciate) it if you\s+(?P<always>always\s+)?"
                          r"(?P<verb>[a-z]+)\b(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
-_STANDING = re.compile(rf"^(?:(?:please|pls|kindly)\s+)?(?:{_FROM_NOW_OPENING}|in general)\s*[,:;—–-]?\s+"
-                       r"(?:(?:please|pls|kindly)\s+)?(?:also\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
+_STANDING = re.compile(rf"^(?:{_PLEASE}\s+)?(?:{_FROM_NOW_OPENING}|in general)\s*[,:;—–-]?\s+"
+                       rf"(?:{_PLEASE}\s+)?(?:also\s+)?(?P<rule>.+)$", re.IGNORECASE | re.DOTALL)
 _WANT_YOU = re.compile(rf"^i(?:'d| would)? (?:like|want|need) you to (?P<rule>(?:always|{NEVER}|keep|stop)\b.+)$",
                        re.IGNORECASE | re.DOTALL)
 # The rule said to the agent about itself: "you will always reply with …", "you should never push to main".
@@ -294,7 +295,7 @@ _YOU_WILL = re.compile(rf"^(?:(?:you|u)(?:'ll|\s+will|\s+{OBLIGATION})|we\s+{OBL
                        re.IGNORECASE | re.DOTALL)  # not a regret: "we should never have used Redis"
 # How every answer should read, said as a request without "always": "please keep answers short", "no emojis in
 # replies please". Plural or "your": "make the reply to Bob friendlier" is one errand, not a standing rule.
-_STYLE = re.compile(r"^(?:(?:please|pls|kindly|and|also)\s*,?\s+)*"
+_STYLE = re.compile(rf"^(?:(?:{_PLEASE}|and|also)\s*,?\s+)*"
                     r"(?P<rule>(?:keep|make|write|give|answer|reply|respond|use"
                     rf"|skip|drop|leave out|cut|{NO}|be)\b.{{0,80}}?(?:\b(?:your\s+(?:\w+\s+)?(?:answers?|replies"
                     r"|reply|responses?|messages?|explanations?|summaries|summary|tone|wording|writing|emails?)|answers"
@@ -303,14 +304,14 @@ _STYLE = re.compile(r"^(?:(?:please|pls|kindly|and|also)\s*,?\s+)*"
                     r"(?:\s*,?\s*(?:please|pls|thanks|thank you))?[.!]*$", re.IGNORECASE | re.DOTALL)
 # A thing forbidden until the person says yes: "No new dependencies unless I approve them", "No force pushes
 # without asking me first" (not "No idea why", "No errors in the log": nothing held back for their word).
-_NO_UNLESS = re.compile(rf"^(?:(?:please|pls|kindly)\s+)?"
+_NO_UNLESS = re.compile(rf"^(?:{_PLEASE}\s+)?"
                         rf"(?P<rule>{NO}\s+[\w\s'-]{{2,60}}?\s+(?:unless|until|{WITHOUT})\s+"
                         r"(?:(?:I|we)\s+(?:explicitly\s+)?(?:approve|say|ask|confirm|agree|review|allow|ok|okay|sign)|"
                         r"you\s+ask|asking|checking|my\s+(?:ok|okay|approval|go-ahead|sign-off)|approval|confirmation|"
                         r"a\s+review)\b[^.!?]*)[.!]?$", re.IGNORECASE)
 # A thing not wanted, said as such: "No external dependencies are desired.", "No direct pushes are allowed." (not
 # "No errors in the log", "No changes are needed": how things stand, or an answer).
-_NO_WANTED = re.compile(rf"^(?:(?:please|pls|kindly)\s+)?(?P<rule>{NO}\s+(?:[\w'-]+\s+){{0,4}}?[\w'-]+\s+(?:is|are)\s+"
+_NO_WANTED = re.compile(rf"^(?:{_PLEASE}\s+)?(?P<rule>{NO}\s+(?:[\w'-]+\s+){{0,4}}?[\w'-]+\s+(?:is|are)\s+"
                         r"(?:desired|wanted|allowed|permitted|welcome)\b[^.!?]*)[.!]?$", re.IGNORECASE)
 # The language to speak in, asked of the whole conversation: "keep our chat in English", "Speak German with me".
 _CHAT_LANGUAGE = re.compile(
@@ -415,7 +416,7 @@ _PLURAL_SUBJECT = (r"(?!(?:the|these|those|this|that|my|our|your|its|their|all t
                    r"(?:are|get|have|must|should|stay|pass|use|follow|include|start|end)\b")
 # "Remember to …", "Make sure you …": a rule when it says it holds every time ("… to every function signature",
 # "… before committing"), else the errand of the moment ("remember to push the branch").
-_REMEMBER_TO = re.compile(r"^(?:(?:please|pls|kindly|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:(?:remember|"
+_REMEMBER_TO = re.compile(rf"^(?:(?:{_PLEASE}|and|also)\s*,?\s+)*(?P<rule>(?:always\s+)?(?:(?:remember|"
                           rf"{DO_NOT} forget|{NEVER} forget)\s+(?:to|you)|(?:make|be) sure\s+"
                           rf"(?:to|you|that|(?=(?:all|every|each|any)\b|{_PLURAL_SUBJECT})))\s*.+)$",
                           re.IGNORECASE | re.DOTALL)
@@ -427,7 +428,7 @@ _EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|af
 # "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it. So
 # does the person's own habit of asking ("When I ask for code, use TypeScript", "If I ask for a draft, keep it
 # short"; not "When I get back, …").
-_EVERY_TIME_SETTING = re.compile(r"^(?:(?:please|pls|kindly)\s+)?(?:every\s*time|each\s+time|whenever|any\s*time|"
+_EVERY_TIME_SETTING = re.compile(rf"^(?:{_PLEASE}\s+)?(?:every\s*time|each\s+time|whenever|any\s*time|"
                                  rf"(?:when|if)\s+I\s+(?:{speech('report', 'base')}|type|write|send|share|paste)\b)\s*"
                                  r"(?:[^,.!?;:]|\.(?=\w)){1,80}[,:]\s+(?:please\s+)?(?:first\s+)?(?P<verb>[\w'’]+)\b.+$",
                                  re.IGNORECASE | re.DOTALL)  # "Whenever you back up .openclaw: first stop …"
@@ -497,7 +498,7 @@ _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
 _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
-_NEXT_TIME = re.compile(r"^(?:(?:please|pls|kindly)\s+)?next\s+time\s*[,:;—–-]?\s+(?:(?:please|pls|kindly)\s+)?"
+_NEXT_TIME = re.compile(rf"^(?:{_PLEASE}\s+)?next\s+time\s*[,:;—–-]?\s+(?:{_PLEASE}\s+)?"
                         r"(?P<rule>\w.+)$",
                         re.IGNORECASE | re.DOTALL)
 

@@ -9,12 +9,13 @@ see that; a slot can. Only relations that hold one value at a time are slots ("l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from nanodream.text.attributes import attribute_of, relation_of_key, unowned_value
 from nanodream.text.lists import wordlist
-from nanodream.text.statements import answer_language
+from nanodream.text.statements import a_role, answer_language
 from nanodream.text.stems import singular
 from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.words import STOPWORDS, words
@@ -26,6 +27,8 @@ MAX_SUBJECT_WORDS = 5
 _WHEN = re.compile(r"^(?:every|each|weekdays?|weekends?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?"
                    r"|saturdays?|sundays?|\d{1,2}:\d{2}|schedule|demand|request)\b", re.IGNORECASE)
 
+# A relation said with "is a" that holds a trade (`a_role`): the slot "works as".
+_ROLE = "is a role"
 _RELATION_PATTERNS = (
     ("time zone", r"^(?P<subject>.+?)(?:['’]s)?\s+(?:time\s*zone|tz)\s+(?:is|=)\s+(?P<value>.+)$"),
     # "User is in the PST time zone", "User is on Eastern time now": where ingest writes "User's time zone is PST"
@@ -37,6 +40,10 @@ _RELATION_PATTERNS = (
     ("lives in", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:resides|based)\s+in\s+(?P<value>.+)$"),
     ("works at", r"^(?P<subject>.+?)\s+(?:(?:now\s+)?works|is\s+(?:now\s+)?working)\s+(?:at|for)\s+(?P<value>.+)$"),
     ("works as", r"^(?P<subject>.+?)\s+(?:now\s+)?works\s+as\s+(?P<value>.+)$"),
+    # "User is a QA engineer", "User is a product manager now", "User became a team lead": a trade of
+    # data/roles.txt (text/statements.py `a_role`), which one holds one at a time as "works as" says it
+    (_ROLE, r"^(?P<subject>.+?)\s+(?:is\s+(?:now\s+)?|(?:has\s+)?became\s+|(?:got\s+|was\s+)?promoted\s+to\s+)"
+            r"(?:an?\s+)?(?P<value>[\w\s/-]+?)(?:\s+now)?$"),
     # "Our API runs on port 8080", "The API now listens on port 8081": the port is the thing's one value, as "The
     # API's port is 8081" says it
     ("has", r"^(?P<subject>.+?)\s+(?:now\s+)?(?:(?:runs|listens|is\s+(?:now\s+)?(?:running|listening|served|exposed"
@@ -102,10 +109,7 @@ def slot_of(text: str) -> Slot | None:
     if unowned is not None:
         relation, qualifier = _UNOWNED_SLOTS[unowned.key]
         return Slot(UNOWNED, relation, qualifier, unowned.value)
-    for relation, pattern in _RELATIONS:
-        match = pattern.match(sentence)
-        if match is None:
-            continue
+    for relation, match in _relations(sentence):
         subject = _key_words(match.group("subject").rsplit(",", 1)[-1])  # "Not Berlin anymore, User now lives …"
         groups = match.groupdict()
         qualifier = _key_words(groups.get("qualifier") or "")
@@ -120,6 +124,18 @@ def slot_of(text: str) -> Slot | None:
     if said is not None:
         return Slot(USER_SUBJECT, said.relation, frozenset(), said.value)
     return _detail(sentence, whose=True)
+
+
+def _relations(sentence: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each relation a sentence's pattern says, in the order of `_RELATIONS`; "is a" only with a trade."""
+    for relation, pattern in _RELATIONS:
+        match = pattern.match(sentence)
+        if match is None:
+            continue
+        if relation != _ROLE:
+            yield relation, match
+        elif a_role(match.group("value").strip()):
+            yield "works as", match
 
 
 def _fills(relation: str, subject: frozenset[str], value: str) -> bool:

@@ -35,6 +35,10 @@ from nanodream.text.words import RELATIONS, THAI, words
 UNDETERMINED = "und"
 RULE, PERSON, DECISION, FACT = "rule", "person", "decision", "fact"
 ROLES = tuple(dict.fromkeys(role.lower() for role in phrases("roles")))
+# Words that say a trade is held beside another, or no longer, not instead of it ("also a mentor").
+_BESIDE = frozenset({"also", "too", "sometimes", "part-time", "former", "ex", "retired"})
+# A trade is said in a few words ("senior data scientist").
+_ROLE_WORDS = 5
 _TOOL_WORDS = re.compile(r"`|\b(?:git|gh|grep|rg|ripgrep|pytest|npm|pnpm|yarn|pip|uv|docker|make|cli|shell|bash|"
                          r"terminal|linter|formatter|ci)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+'(?=\w)|[\w-]+")  # an elided article or pronoun stands alone: "j'habite" is "j'", "habite"
@@ -546,6 +550,15 @@ def _a_role(tokens: list[str], spec: Language) -> bool:
         return False
     role = _roles(spec.characters).at(tokens[end:])
     return 0 <= role <= ROLE_GAP[spec.characters]
+
+
+def a_role(value: str) -> bool:
+    """A trade one holds one at a time: a few words ending in one of data/roles.txt ("QA engineer", "product
+    manager"), not one held beside another ("also a mentor") nor a state ("a big fan of engineers")."""
+    said = value.lower().split()
+    if not said or len(said) > _ROLE_WORDS or said[0] in _BESIDE or said[-1] in _BESIDE:
+        return False
+    return any(said[-len(role.split()):] == role.split() for role in ROLES)
 
 
 @cache

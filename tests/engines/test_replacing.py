@@ -73,6 +73,26 @@ def test_a_correction_with_no_line_to_replace_replaces_nothing(correction):
     assert find_replaced(correction, NEIGHBOURS, frames=True) is None
 
 
+@pytest.mark.parametrize(("old", "statement"), [
+    (Candidate(USER, 1, "User is a QA engineer."), "User is a product manager now."),
+    (Candidate(USER, 1, "Is a backend developer."), "User became a team lead."),
+    (Candidate(USER, 1, "Role: data analyst"), "User got promoted to senior data scientist."),
+])
+def test_a_new_trade_replaces_the_old_one_as_a_slot(old, statement):
+    """A trade of data/roles.txt is held one at a time, whether or not the statement was tagged a correction."""
+    found = find_replaced(statement, [*NEIGHBOURS, old])
+    assert found is not None and found.candidate == old
+
+
+@pytest.mark.parametrize("statement", [
+    "User is also a mentor.",  # a trade held beside the one memory has
+    "User is a big fan of engineers.",  # no trade
+    "User is an engineer at heart.",  # a way of being, not the job
+])
+def test_a_trade_held_beside_another_or_none_replaces_no_role(statement):
+    assert find_replaced(statement, [*NEIGHBOURS, Candidate(USER, 1, "User is a QA engineer.")]) is None
+
+
 def test_a_change_without_a_subject_replaces_nothing_when_two_lines_or_only_a_rule_name_its_old_value():
     """"Switched from Postgres to MySQL." names what changed, not whose: with two lines holding Postgres, which one
     changed is unknown; a rule for the agent is never replaced by it."""

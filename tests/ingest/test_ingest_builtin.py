@@ -1467,6 +1467,24 @@ def test_a_new_job_replaces_the_employer_before_it(tmp_path):
 
 
 @pytest.mark.parametrize(("said", "line"), [
+    ("I became a team lead.", "[permanent] User became a team lead."),
+    ("I just got promoted to staff engineer.", "[permanent] User just got promoted to staff engineer."),
+])
+def test_a_new_trade_is_the_persons(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I became a father.", "I became a fan of Rust.", "I got promoted to level 3."])
+def test_becoming_what_is_no_trade_is_not_read_as_one(said):
+    assert filed(said) is None or "[permanent]" not in filed(said)
+
+
+def test_a_new_trade_replaces_the_one_before_it(tmp_path):
+    profile = _dreamed(tmp_path, "I'm a QA engineer.", "I became a team lead.")
+    assert "User became a team lead." in profile and "QA engineer" not in profile
+
+
+@pytest.mark.parametrize(("said", "line"), [
     ("I tell my students to read every day.", "[permanent] User tells their students to read every day."),
     ("We show ads on the landing page.", "[durable] We show ads on the landing page."),
     ("On office days I'll leave 8:30 and be home by 7 pm.",  # a time's colon ends no clause

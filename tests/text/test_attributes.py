@@ -30,6 +30,8 @@ GIVEN = [
     ("我在阿里巴巴工作。", "works at", "阿里巴巴"),  # the common way to say where one works
     ("Ahora trabajo en BBVA.", "works at", "BBVA"),  # "trabajo en", as common as "trabajo para"
     ("Agora trabalho na Embraer.", "works at", "Embraer"),
+    ("저는 이제 쿠팡에서 일해요.", "works at", "쿠팡"),  # "…에서 일하다", the common way to say it
+    ("今は任天堂で働いています。", "works at", "任天堂"),  # "…で働く", as common as "…に勤める"
 ]
 
 

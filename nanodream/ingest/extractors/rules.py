@@ -62,7 +62,7 @@ from nanodream.text.language import language_of
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
-from nanodream.text.statements import LANGUAGE_NAMES
+from nanodream.text.statements import LANGUAGE_NAMES, a_role
 from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, base_verb, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
@@ -713,6 +713,12 @@ _NEW_JOB = re.compile(r"^i(?:['’]ve|\s+have)?\s+(?:just\s+|recently\s+|finally
                       r"(?:\s+(?:now|today|recently))?\s*[.!]?$", re.IGNORECASE)
 
 
+# "I became a team lead", "I got promoted to staff engineer": a new trade (text/statements.py `a_role`).
+_NEW_ROLE = re.compile(r"^i(?:['’]ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:became|become|(?:got|been|was)"
+                       r"\s+promoted\s+to)\s+(?:an?\s+)?(?P<role>[\w\s/-]+?)(?:\s+(?:now|today|recently|"
+                       r"last\s+\w+|this\s+\w+))?\s*[.!]?$", re.IGNORECASE)
+
+
 def _restated(said: Said) -> Fact | None:
     """Who the person is, said in a form the line restates: a name before more words ("my name is Ana, nice to
     meet you"), a home or a time zone said without "I live", a new job as where they work."""
@@ -725,6 +731,10 @@ def _restated(said: Said) -> Fact | None:
     job = _NEW_JOB.match(said.sentence) or _EMPLOYER_IS.match(said.sentence)
     if job is not None and not said.speaker:
         return Fact("permanent", f"{said.subject} works at {job.group('employer').rstrip('.')}")
+    role = _NEW_ROLE.match(said.sentence)
+    text = said.about() if role is not None and a_role(role.group("role")) and not said.speaker else None
+    if text:
+        return Fact("permanent", text)
     zone = _IN_TIME_ZONE.match(said.sentence)
     if zone is not None:
         named = f"{zone.group('zone')} time" if zone.group("region") else zone.group("zone")

@@ -494,7 +494,7 @@ class Consolidator:
                    if (told := parse_untitled_procedure(b.text)) is not None and same_goal(told, procedure)]
         names = {procedure.name, *(told.name for _, _, told in earlier)}
         # the skill is named after the goal said most plainly: "deploy", not "deploy-app"
-        procedure = Procedure(min(names, key=lambda name: (len(name), name)), procedure.steps)
+        procedure = Procedure(min(names, key=lambda name: (len(name), name)), procedure.steps, procedure.title)
         path = f"skills/{procedure.name}/SKILL.md"
         self.told.setdefault(procedure.name, set())
         sessions = set().union(*(self.told.get(name, set()) for name in names))
@@ -505,7 +505,7 @@ class Consolidator:
             self._fact(text)
             return
         steps = [step for _, _, told in earlier for step in told.steps]
-        merged = Procedure(procedure.name, tuple(new_steps([], [*steps, *procedure.steps])))
+        merged = Procedure(procedure.name, tuple(new_steps([], [*steps, *procedure.steps])), procedure.title)
         for where, bullet, _ in sorted(earlier, key=lambda item: item[1].index, reverse=True):
             self.files.docs[where].remove_line(bullet.index)
             self.ledger.note_folded(where, this_batch=bullet.text not in (self.files.original(where) or ""))
@@ -565,12 +565,13 @@ def _one_word_of(step: str, other: str) -> bool:
 def skill_document(procedure: Procedure) -> str:
     """A new SKILL.md: front matter the guards accept, a title, and the steps as a numbered list."""
     words = procedure.name.replace("-", " ")
+    told = f"Step-by-step procedure: {procedure.title}" if procedure.title else f"Step-by-step procedure for {words}"
     front = yaml.safe_dump(
-        {"name": procedure.name, "description": f"Step-by-step procedure for {words}, learned from the history."},
+        {"name": procedure.name, "description": f"{told}, learned from the history."},
         sort_keys=False, allow_unicode=True, width=1000,
     )
     steps = "\n".join(f"{number}. {step}" for number, step in enumerate(procedure.steps, start=1))
-    return f"---\n{front}---\n\n# {words.capitalize()}\n\n{steps}\n"
+    return f"---\n{front}---\n\n# {procedure.title or words.capitalize()}\n\n{steps}\n"
 
 
 def _task_subject(bullet: Bullet) -> str:

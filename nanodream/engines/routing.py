@@ -9,8 +9,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from anyascii import anyascii
+
 from nanodream.backlog.history import TASK_LINE
 from nanodream.text.grammar import CONDITION, NO, OBLIGATION, PROHIBITION, WITHOUT
+from nanodream.text.leads import procedure_goal
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import DECISION, FACT, PERSON, RULE, UNDETERMINED, kind_of, read_languages
 from nanodream.text.verbs import base_verb, opens_a_command
@@ -30,6 +33,7 @@ class Route:
 class Procedure:
     name: str
     steps: tuple[str, ...]
+    title: str = ""  # the goal as the person led into it, when not in English ("So mache ich ein Release")
 
 
 @dataclass(frozen=True)
@@ -203,8 +207,9 @@ _STEP_NUMBER = re.compile(r"(?:^|\s)\d+[.)]\s+")
 
 
 def skill_slug(name: str) -> str | None:
-    """A valid skill folder name for `name`, or None when nothing usable is left."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].rstrip("-")
+    """A valid skill folder name for `name`, transliterated to ASCII ("发布" → "fabu"), or None when nothing usable
+    is left."""
+    slug = re.sub(r"[^a-z0-9]+", "-", anyascii(name).lower()).strip("-")[:64].rstrip("-")
     return slug if SKILL_NAME.match(slug) else None
 
 
@@ -225,20 +230,29 @@ _UNTITLED = re.compile(r"^(?:(?:here['’]?s|here\s+is|this\s+is)\s+how\s+(?:I|w
                        re.IGNORECASE | re.DOTALL)
 
 
+# A lead in another language, then numbered steps: "So mache ich ein Release: 1) … 2) …" (text/leads.py).
+_LEAD_THEN_STEPS = re.compile(r"^([^:：\n]{2,80}?)\s*[:：]\s*(1[.)]\s+.+)$", re.DOTALL)
+
+
 def parse_untitled_procedure(text: str) -> Procedure | None:
-    """`To <goal>: 1) … 2) …` → a procedure named after its goal's meaningful words ("rotate-api-keys").
+    """`To <goal>: 1) … 2) …` → a procedure named after its goal's meaningful words ("rotate-api-keys"); a lead in
+    another language ("发布流程: 1) …") names it by its goal, transliterated, and titles it as said.
 
     Unlike `Procedure <name>:`, nobody asked for a skill here: the engine makes one only when the same goal
     is told in two sessions (see the builtin engine's recurrence rule).
     """
     match = _UNTITLED.match(text.strip())
-    if not match:
+    title = ""
+    if match:
+        name = skill_slug(goal_name(match.group(1)))
+    elif (match := _LEAD_THEN_STEPS.match(text.strip())) and (goal := procedure_goal(match.group(1))):
+        name, title = skill_slug(goal.text), match.group(1).strip()
+    else:
         return None
-    name = skill_slug(goal_name(match.group(1)))
-    steps = tuple(tidy_step(part) for part in _STEP_NUMBER.split(match.group(2)) if tidy_step(part.rstrip(".")))
+    steps = tuple(tidy_step(part) for part in _STEP_NUMBER.split(match.group(2)) if tidy_step(part.rstrip(".。")))
     if name is None or len(steps) < 2:
         return None
-    return Procedure(name, tuple(step.rstrip(".") for step in steps))
+    return Procedure(name, tuple(step.rstrip(".。") for step in steps), title)
 
 
 # Words that say how a goal is gone about, not what it is: "do a release", "cut a new release" and "release" are

@@ -511,6 +511,12 @@ def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -
     return spec["scope.things"].at(tokens) >= 0 and not (always and spec["rule.always"].at(tokens) >= 0)
 
 
+def of_the_moment(text: str, code: str) -> bool:
+    """Whether words in language `code` are tied to one task ("这个bug的修复步骤", "Para hoy"): `_of_the_moment`."""
+    spec = language(code)
+    return spec is not None and _of_the_moment(spec.tokens(text), spec)
+
+
 def _a_thing_at_hand(tokens: list[str], spec: Language) -> bool:
     """The work at hand named ("the file", "le bug") in a sentence that does not say `always` of it: one task even
     after a standing cue ("Remember not to delete the file")."""

@@ -344,6 +344,32 @@ def test_a_procedure_told_inline_in_commas_in_two_sessions_becomes_one_skill(wor
     assert "release" not in (workspace.root / "memory/MEMORY.md").read_text().lower()
 
 
+@pytest.mark.parametrize(("first", "second", "name"), [
+    ("So mache ich ein Release:\n1. Version erhöhen\n2. Tag setzen\n3. Tag pushen",
+     "Release-Ablauf:\n1. Version erhöhen\n2. Changelog aktualisieren\n3. Tag setzen\n4. Tag pushen", "release"),
+    ("发布流程：\n1、更新版本号\n2、打标签\n3、推送标签",
+     "发布的流程：\n1. 更新版本号\n2. 更新变更日志\n3. 打标签", "fabu"),
+    ("Para desplegar: 1) ejecutar los tests 2) construir la imagen",
+     "Para desplegar: 1) ejecutar los tests 2) construir la imagen 3) reiniciar el servicio", "desplegar"),
+    ("リリース手順：\n1. バージョンを上げる\n2. タグを付ける",
+     "リリースの手順：\n- バージョンを上げる\n- タグを付ける\n- タグをプッシュする", "ririsu"),
+])
+def test_a_procedure_told_in_another_language_in_two_sessions_becomes_one_skill(workspace, tmp_path, first, second,
+                                                                                name):
+    """Found probing the issue's two-session procedure in the eight languages: told in German, Chinese, Spanish
+    or Japanese, each telling waited for a model and no skill came of it. The skill is titled as last told."""
+    said(workspace, tmp_path, [first], name="first", day=1)
+    lead = first.replace("：", ":").split(":")[0]
+    assert f"{lead}: 1) " in (workspace.root / "memory/MEMORY.md").read_text()  # told once: a fact, as said
+    said(workspace, tmp_path, [second], name="second", day=9)
+    skill = (workspace.root / f"skills/{name}/SKILL.md").read_text()
+    assert f"# {second.replace('：', ':').split(':')[0]}\n" in skill and f"name: {name}" in skill
+    steps = [line.split(". ", 1)[1] for line in skill.splitlines() if line[:1].isdigit()]
+    assert len(steps) == len(set(steps)) >= 3 and not any(step.endswith("。") for step in steps), skill
+    assert lead not in (workspace.root / "memory/MEMORY.md").read_text()  # folded into the skill
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0  # nothing else said: all of it read
+
+
 def test_what_a_procedure_is_and_is_not():
     assert [(told.goal, told.steps) for told in stated_procedures(
         "To deploy: first build the image, then push it, finally restart the pods")] == [
@@ -365,6 +391,12 @@ def test_what_a_procedure_is_and_is_not():
         assert stated_procedures(things) == [], things  # things, not commands; or two steps only in commas
     assert stated_procedures("When committing, always run the linter, the formatter and the tests.") == []
     assert stated_procedures("To release: bump the version.") == []  # one step is no procedure
+    assert [(told.goal, told.lead) for told in stated_procedures("Pour publier une version :\n- lancer les tests\n"
+                                                                 "- taguer la version")] == [
+        ("publier version", "Pour publier une version")]  # in the person's words; the goal without its articles
+    for errand in ("这个bug的修复步骤：\n1. 回滚\n2. 重启", "Para mañana:\n1. comprar leche\n2. llamar a Ana",
+                   "Für heute:\n1. Mails lesen\n2. Ana anrufen", "Para el cliente:\n1. enviar el contrato\n2. llamar"):
+        assert stated_procedures(errand) == [], errand  # the work of the moment, or no goal
     for spoken in ("To be honest, first I was confused, then I understood it.",
                    "To be fair, first we tried Redis, then we moved to Postgres."):
         assert stated_procedures(spoken) == [], spoken  # a way of speaking, and what someone did: no commands

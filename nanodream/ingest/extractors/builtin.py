@@ -231,8 +231,7 @@ def _foreign(sentence: str) -> str:
 def _written_out(message: Message, language: str, found: _Found) -> None:
     """A message longer than a person types (text/structure.py): its stated procedures are filed (read by their
     lines, they hold in a document too) and the whole message waits for a model, which reads the rest."""
-    if language in RULE_LANGUAGES:
-        _procedures(message.text, found)
+    _procedures(message.text, found)
     found.unread.append(("en" if language == UNDETERMINED else language, message.text))
 
 
@@ -397,7 +396,12 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
 
     A rule that does not say it lasts ("N'utilise pas de cache.") beside a request ("Peux-tu corriger le bug de
     connexion ?"), or in the message after one the agent only acknowledged (`asked`), may be that errand's only: it
-    waits with the message, for a model to judge. Returns whether this message asks for a piece of work."""
+    waits with the message, for a model to judge. A procedure it states ("So mache ich ein Release: 1. …") is
+    filed as the English ones are, the rest read on. Returns whether this message asks for a piece of work."""
+    rest = _procedures(message.text, found)
+    if not rest.strip():
+        return False
+    message = replace(message, text=rest)
     if statements.language(language) is None:
         language = _stated_whole(message.text) or language
     said = list(sentences(message.text, language))

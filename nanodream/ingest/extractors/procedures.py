@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.text.leads import procedure_goal
 from nanodream.text.structure import program_line
 from nanodream.text.verbs import base_verb
 from nanodream.text.words import STOPWORDS
@@ -36,7 +37,9 @@ _WHEN_DOING = re.compile(r"^when\s+(?P<goal>[a-z]+ing(?:\s+[\w-]+){0,3}?)\s*,\s*
 # "To restore a backup, first …, then …": a goal after "to", told by the sequence after its comma.
 _TO_DO = re.compile(r"^(?:in\s+order\s+)?to\s+(?P<goal>[a-z][\w-]*(?:\s+[\w-]+){0,4}?)\s*,\s*(?=(?:first|1[.)])\b)",
                     re.IGNORECASE)
-_STEP = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|step\s*\d{1,2}\s*[:.)-])\s+(?P<step>\S.*)$", re.IGNORECASE)
+# A list's item: "- …", "1. …", "Step 1: …", or as Chinese and Japanese number one ("1、…", "1．…", "1）…").
+_STEP = re.compile(r"^\s*(?:(?:[-*•+]|\d{1,2}[.)]|step\s*\d{1,2}\s*[:.)-])\s+|\d{1,2}[、．）]\s*)(?P<step>\S.*)$",
+                   re.IGNORECASE)
 _INLINE_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
 _SEQUENCE = re.compile(r"(?:^|[,;]\s*|\s+)(?:and\s+)?(?:first(?:ly)?|then|next|after\s+that|finally|lastly),?\s+",
                        re.IGNORECASE)
@@ -59,14 +62,18 @@ _SUBJECTS = frozenset({"i", "we", "you", "he", "she", "it", "they", "this", "tha
 
 @dataclass(frozen=True)
 class Told:
-    """A procedure as the person stated it, and the lines of their message it took."""
+    """A procedure as the person stated it, and the lines of their message it took; `lead`: the line leading into
+    it as said, in a language other than English (text/leads.py), whose words the filed line keeps."""
 
     goal: str
     steps: tuple[str, ...]
     lines: tuple[int, ...]
+    lead: str = ""
 
     def line(self) -> str:
         steps = " ".join(f"{number}) {step.rstrip('.;')}" for number, step in enumerate(self.steps, start=1))
+        if self.lead:
+            return f"[durable] {self.lead}: {steps}"
         first = self.goal.split()[0]
         goal = self.goal if first.isupper() else self.goal[:1].lower() + self.goal[1:]  # "Release steps:"
         return f"[durable] To {goal}: {steps}"
@@ -78,11 +85,14 @@ def stated_procedures(text: str) -> list[Told]:
     found: list[Told] = []
     for index, line in enumerate(lines):
         goal, rest = _lead(line)
+        said = ""
+        if goal is None:
+            goal, said, rest = _lead_in_another_language(line)
         if goal is None:
             continue
         steps, taken = _steps_after(lines, index) if not rest else (_inline_steps(rest), ())
         if len(steps) >= MIN_STEPS and all(len(step) <= MAX_STEP_CHARS for step in steps):
-            found.append(Told(goal, tuple(steps), (index, *taken)))
+            found.append(Told(goal, tuple(steps), (index, *taken), said))
     return found
 
 
@@ -103,6 +113,16 @@ def _lead(line: str) -> tuple[str | None, str]:
                 return None, ""  # "To be honest, first I was confused, then …": no steps, a way of speaking
             return goal, rest
     return None, ""
+
+
+def _lead_in_another_language(line: str) -> tuple[str | None, str, str]:
+    """The goal, the lead as said and what follows its colon, for a lead in a language of text/leads.py ("So mache
+    ich ein Release:", "发布流程：")."""
+    lead, colon, rest = (re.split(r"\s*([:：])\s*", line.strip().strip("*").strip(), maxsplit=1) + ["", ""])[:3]
+    goal = procedure_goal(lead) if colon else None
+    if goal is None or program_line(line):
+        return None, "", ""
+    return goal.text, lead.strip("*").strip(), rest.strip()
 
 
 def _steps_after(lines: list[str], index: int) -> tuple[list[str], tuple[int, ...]]:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nanodream.text.attributes import attribute_of, relation_of_key, unowned_value
+from nanodream.text.attributes import attribute_held, attribute_of, relation_of_key, unowned_value
 from nanodream.text.lists import wordlist
 from nanodream.text.statements import a_role, answer_language
 from nanodream.text.stems import singular
@@ -123,6 +123,9 @@ def slot_of(text: str) -> Slot | None:
     said = attribute_of(sentence)  # "Ich wohne jetzt in Berlin", "我住在上海": the person's, in their language
     if said is not None:
         return Slot(USER_SUBJECT, said.relation, frozenset(), said.value)
+    held = attribute_held(sentence)  # "Notre API tourne sur le port 3000": the API's port, in any language
+    if held is not None and _key_words(sentence[:held.start]):
+        return Slot(_key_words(sentence[:held.start]), "has", frozenset({held.key}), held.value)
     return _detail(sentence, whose=True)
 
 

@@ -51,6 +51,8 @@ class _Spec:
     joins: re.Pattern[str] | None  # where one clause may end and another start: a comma, "und", "并且"; None: unsaid
     characters: bool  # written without spaces
     subjects: tuple[str, ...]  # the person's "I" that a clause without a subject takes from the first ("ich")
+    unowned: tuple[tuple[str, re.Pattern[str]], ...]  # `[slots.unowned]`: "der port ist …", whose unsaid
+    named: tuple[tuple[str, re.Pattern[str]], ...]  # `[slots.named]`: "… auf Port 8080", the number after the word
 
 
 @cache
@@ -70,7 +72,21 @@ def _spec(code: str) -> _Spec | None:
     keys = {key.lower(): relation for relation, listed in table.get("keys", {}).items() for key in listed}
     joins = _joins(table.get("joins", ()), characters)
     subjects = tuple(sorted(table.get("subjects", ()), key=len, reverse=True))
-    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())), joins, characters, subjects)
+    unowned = tuple((key, _compiled(item, characters, stops))
+                    for key, items in table.get("unowned", {}).items() for item in items)
+    named = tuple((key, _number_after(words, characters)) for key, words in table.get("named", {}).items())
+    return _Spec(patterns, now_pattern, keys, "".join(table.get("particles", ())), joins, characters, subjects,
+                 unowned, named)
+
+
+def _number_after(words: list[str], characters: bool) -> re.Pattern[str]:
+    """A number right after one of the words naming an attribute ("Port 8080"), or, in a script without spaces,
+    right before it ("3000端口")."""
+    names = "|".join(r"\s*".join(map(re.escape, word.split())) for word in sorted(words, key=len, reverse=True))
+    after = rf"(?:{names})\s*(?P<value>\d{{2,5}})(?!\d)"
+    if characters:
+        return re.compile(rf"{after}|(?<!\d)(?P<before>\d{{2,5}})\s*(?:{names})", re.IGNORECASE)
+    return re.compile(rf"(?<!\w){after}", re.IGNORECASE)
 
 
 def _joins(words: list[str], characters: bool) -> re.Pattern[str] | None:
@@ -222,14 +238,59 @@ class Unowned:
 
 
 def unowned_value(sentence: str) -> Unowned | None:
-    """The value a sentence gives an attribute without naming whose it is ("Port is now 8081"), or None: memory
-    decides whose, by the one line that holds the attribute (engines/slots.py)."""
+    """The value a sentence gives an attribute without naming whose it is ("Port is now 8081", "Der Port ist jetzt
+    8081", "端口改成8081"), or None: memory decides whose, by the one line that holds the attribute
+    (engines/slots.py)."""
     match = _UNOWNED.match(sentence.strip())
     if match is None:
-        return None
+        return next((found for code in language_codes() if (found := _unowned_in(sentence, code))), None)
     key = " ".join(match.group("key").lower().replace("timezone", "time zone").split())
     anew = bool(match.group("lead") or match.group("now") or match.group("changed"))
     return Unowned("time zone" if key == "tz" else key, match.group("value").strip(), anew)
+
+
+# A value without its owner names one thing in a few words ("8081", "Europe/Berlin"), not a sentence's rest.
+MAX_VALUE_WORDS = 3
+# A value in Latin letters or digits ends where another script goes on: "8081です", "8081입니다" give 8081.
+_ASCII_LEAD = re.compile(r"^(?P<value>[\x21-\x7e][\x20-\x7e]*?)\s*[^\x00-\x7f].*$")
+
+
+def _unowned_in(sentence: str, code: str) -> Unowned | None:
+    """A value without its owner in language `code` (`[slots.unowned]`): all of the sentence but the `now` words,
+    its value a number or a name."""
+    spec = _spec(code)
+    if spec is None or not spec.unowned:
+        return None
+    text = said_anew(sentence, code)
+    for key, pattern in spec.unowned:
+        match = pattern.match(text)
+        if match is None or match.end() < len(text.rstrip()):
+            continue
+        value = _ASCII_LEAD.sub(r"\g<value>", match.group("value").strip().rstrip(spec.particles))
+        if re.search(r"\d|[A-Z]", value) and len(value.split()) <= MAX_VALUE_WORDS:
+            plain = sentence.replace("’", "'").strip().rstrip(".!。！")
+            return Unowned(key, value, anew=text != plain)
+    return None
+
+
+@dataclass(frozen=True)
+class Held:
+    key: str  # "port"
+    value: str
+    start: int  # where the word naming it starts: what comes before says whose
+
+
+def attribute_held(sentence: str) -> Held | None:
+    """An attribute a sentence gives its subject by naming it before a number ("Notre API tourne sur le port
+    3000", "Unsere API läuft auf Port 8080", "API跑在3000端口"), in any language of `[slots.named]`."""
+    for code in language_codes():
+        spec = _spec(code)
+        for key, pattern in spec.named if spec is not None else ():
+            match = pattern.search(sentence)
+            if match is not None:
+                value = match.group("value") or match.groupdict().get("before") or ""
+                return Held(key, value, match.start())
+    return None
 
 
 def relation_of_key(key: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from nanodream.text.attributes import attribute_in, cut, said_anew
+from nanodream.text.attributes import attribute_held, attribute_in, cut, said_anew, unowned_value
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
@@ -391,8 +391,19 @@ def _standing(tokens: list[str], spec: Language) -> bool:
 
 
 def _a_new_value(sentence: str, spec: Language) -> Statement | None:
-    """"Ich wohne jetzt in Berlin": a word of the moment that only says an attribute's value is new."""
-    return Statement(PERSON, tidy(sentence), "Identity") if _gives_an_attribute(sentence, spec) else None
+    """"Ich wohne jetzt in Berlin", "Le port est maintenant 3001": a word of the moment that only says an
+    attribute's value is new — the person's, or one whose owner the one line holding it tells."""
+    if _gives_an_attribute(sentence, spec):
+        return Statement(PERSON, tidy(sentence), "Identity")
+    return _an_unowned_value(sentence, spec)
+
+
+def _an_unowned_value(sentence: str, spec: Language) -> Statement | None:
+    """"Der Port ist jetzt 8081" (text/attributes.py `unowned_value`), nothing of the moment once the words saying
+    the value is new are passed over: a fact of the project, whose line engines/replacing.py finds."""
+    if unowned_value(sentence) is None or _of_the_moment(spec.tokens(said_anew(sentence, spec.code)), spec):
+        return None
+    return Statement(FACT, tidy(sentence), "Project")
 
 
 def _gives_an_attribute(sentence: str, spec: Language) -> bool:
@@ -440,7 +451,8 @@ def _names_the_agent(tokens: list[str], spec: Language) -> bool:
 
 
 def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Statement | None:
-    """A decision ("wir haben beschlossen …"), or a fact of the project said plainly (`_ours_named`)."""
+    """A decision ("wir haben beschlossen …"), or a fact of the project said plainly (`_ours_named`,
+    `_an_unowned_value`)."""
     decided = spec["decision.cues"].at(tokens)
     if decided >= 0:
         conditional = 0 <= spec["decision.conditions"].at(tokens) < decided
@@ -449,7 +461,7 @@ def _of_the_project(sentence: str, tokens: list[str], spec: Language) -> Stateme
         return Statement(DECISION, tidy(sentence), "Decisions")
     if _ours_named(sentence, tokens, spec):
         return Statement(FACT, tidy(sentence), "Project")
-    return None
+    return _an_unowned_value(sentence, spec)
 
 
 # What numbers one of the agent's options: a digit, a letter alone, or a numeral written in characters.
@@ -495,7 +507,7 @@ def _ours_named(sentence: str, tokens: list[str], spec: Language) -> bool:
         return _LATIN_NAME.search(rest) is not None
     rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""  # the thing itself is no name
     named = _MARKED_NAME if spec.fact.get("capitalised_nouns") else _CAPITALISED
-    return named.search(rest) is not None
+    return named.search(rest) is not None or attribute_held(rest) is not None  # "… läuft auf Port 8080"
 
 
 def _of_the_moment(tokens: list[str], spec: Language, *, always: bool = False) -> bool:

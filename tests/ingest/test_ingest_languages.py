@@ -302,6 +302,30 @@ def test_a_new_value_said_in_the_persons_language_replaces_the_old_line(workspac
     assert load_waiting(workspace) == []
 
 
+# (language, a thing's port said, the port said anew without whose it is, the line as it then reads)
+PORT_NOW = [
+    ("de", "Unsere API läuft auf Port 8080.", "Der Port ist jetzt 8081.", "Unsere API läuft auf Port 8081."),
+    ("fr", "Notre API tourne sur le port 3000.", "Le port est maintenant 3001.", "Notre API tourne sur le port 3001."),
+    ("es", "Nuestra API corre en el puerto 3000.", "El puerto ahora es 3001.", "Nuestra API corre en el puerto 3001."),
+    ("zh", "我们的API跑在3000端口。", "端口改成8081了。", "我们的API跑在8081端口。"),
+    ("ja", "私たちのAPIはポート3000で動いています。", "ポートは8081です。", "私たちのAPIはポート8081で動いています。"),
+]
+
+
+@pytest.mark.parametrize(("code", "before", "now", "after"), PORT_NOW)
+def test_a_value_said_without_its_owner_in_the_persons_language_is_written_into_the_line_holding_it(
+        workspace, tmp_path, code, before, now, after):
+    """"The port is now 8081", the issue's correction, in the languages the engine reads: the French one waited
+    for a model, and the line holding the port stayed as it was (found probing variants of the named cases)."""
+    for number, said in enumerate((before, now)):
+        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
+                   settings=BUILTIN)
+        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    memory = (workspace.root / "memory/MEMORY.md").read_text()
+    assert f"- {after}" in memory and before.rstrip(".。") not in memory
+    assert load_waiting(workspace) == []
+
+
 # (language, two attributes said in one sentence, a new value of one of them later, the line kept, the value gone)
 TWO_THEN_ONE = [
     ("en", "I'm Ana, I live in Berlin and work at SAP.", "I moved to Munich.", "User works at SAP.", "Berlin"),

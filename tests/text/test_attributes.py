@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nanodream.engines.slots import USER_SUBJECT, same_slot, slot_of, user_slot
-from nanodream.text.attributes import Attribute, attribute_of
+from nanodream.text.attributes import Attribute, Held, Unowned, attribute_held, attribute_of, unowned_value
 from nanodream.text.statements import read
 
 GIVEN = [
@@ -91,3 +91,28 @@ def test_a_sentence_giving_two_attributes_is_cut_into_one_clause_each(sentence, 
 ])
 def test_a_sentence_giving_fewer_than_two_attributes_stays_whole(sentence, code):
     assert [said.text for said in read([sentence], code).statements] == [sentence]
+
+
+@pytest.mark.parametrize(("sentence", "unowned"), [
+    ("Der Port ist jetzt 8081.", Unowned("port", "8081", anew=True)),
+    ("Le port est 3001.", Unowned("port", "3001", anew=False)),
+    ("端口改成8081。", Unowned("port", "8081", anew=False)),
+    ("포트는 이제 8081입니다.", Unowned("port", "8081", anew=True)),  # the copula is no part of the value
+])
+def test_a_value_said_without_whose_it_is_in_another_language(sentence, unowned):
+    assert unowned_value(sentence) == unowned
+
+
+@pytest.mark.parametrize("sentence", [
+    "Le port est bloqué.",  # a state, no value
+    "Der Port ist 8080 und der Host ist db1.",  # more than a value
+    "Die API läuft auf Port 8080.",  # whose it is, said
+])
+def test_a_sentence_giving_no_unowned_value_gives_none(sentence):
+    assert unowned_value(sentence) is None
+
+
+def test_an_attribute_held_is_the_number_after_its_name_or_before_it_in_a_script_without_spaces():
+    assert attribute_held("Notre API tourne sur le port 3000.") == Held("port", "3000", 24)
+    assert attribute_held("我们的API跑在3000端口。") == Held("port", "3000", 8)
+    assert attribute_held("Wir nutzen Portainer 2.19.") is None  # "port" inside another word

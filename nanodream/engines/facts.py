@@ -36,7 +36,7 @@ from nanodream.engines.replacing import (
 )
 from nanodream.engines.routing import instructs_agent, parse_procedure, parse_untitled_procedure, route_fact
 from nanodream.engines.slots import slot_of, user_slot
-from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, plain_words
+from nanodream.text.grammar import MODALS, NO_LONGER, NOT, is_positive, modality, no_longer_so, plain_words
 from nanodream.text.kinds import REDACTION
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.sentences import sentences
@@ -140,7 +140,8 @@ def read(text: str) -> Reading:
     plain = plain_words(text)
     stems = frozenset(stem(w) for w in plain if w not in STOPWORDS and w not in _SUBJECT_WORDS
                       and w not in _TIME_WORDS and w not in MODALS and w not in _LIGHT)
-    return Reading(is_positive(text), modality(text), stems, values_of(text))
+    # "Ich bin kein Vegetarier mehr" is no more positive than "is no longer vegetarian" (text/grammar.py)
+    return Reading(is_positive(text) and not no_longer_so(text), modality(text), stems, values_of(text))
 
 
 # Words said another way: each line of data/synonyms.tsv is one meaning.

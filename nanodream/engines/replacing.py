@@ -36,6 +36,7 @@ from nanodream.text.grammar import (
     OBLIGATION,
     PROHIBITION,
     expanded,
+    no_longer_so,
     not_after,
     plain_words,
     same_polarity,
@@ -370,9 +371,13 @@ def is_rule(text: str) -> bool:
 
 def _negated(new: str, old: str) -> bool:
     """The same statement, negated or with the other kind of modal ("Agent may now run migrations" for "Agent
-    must not run migrations")."""
+    must not run migrations"), or said to be no longer so in another language ("Ya no vivo en Rosario" for
+    "Vivo en Rosario": text/grammar.py `no_longer_so`)."""
     left, right = read_words(new), read_words(old)
-    return left == right and bool(left) and not same_polarity(new, old)
+    if left == right and bool(left) and not same_polarity(new, old):
+        return True
+    was = no_longer_so(new)
+    return bool(was) and read_words(was) == right and bool(right)
 
 
 @lru_cache(maxsize=16384)

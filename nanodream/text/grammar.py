@@ -26,7 +26,7 @@ import re
 from functools import cache, lru_cache
 
 from nanodream.text.cuewords import Cues, cues
-from nanodream.text.lists import table, wordlist
+from nanodream.text.lists import language_codes, language_file, table, wordlist
 from nanodream.text.words import words
 
 # words ----------------------------------------------------------------------------------------------------------
@@ -187,6 +187,56 @@ def same_polarity(a: str, b: str) -> bool:
     """Both statements are negated alike and, when both use a modal, the same kind of modal."""
     left, right = modality(a), modality(b)
     return is_positive(a) == is_positive(b) and (not left or not right or left == right)
+
+
+# no longer, in other languages ------------------------------------------------------------------------------------
+
+# Where a language's words saying "no longer" stand apart, the statement's own words between them ("kein … mehr").
+_KEPT = "…"
+
+
+@cache
+def _no_longer() -> tuple[tuple[re.Pattern[str], bool, frozenset[str]], ...]:
+    """Each language's `[negation] no_longer` phrases as patterns (the words between their parts in groups), with
+    whether the language is written without spaces and the words it elides before a vowel (`elides`)."""
+    found = []
+    for code in language_codes():
+        table_of = (language_file(code) or {}).get("negation", {})
+        characters = (language_file(code) or {}).get("match") == "characters"
+        gap = r"\s*" if characters else r"\s+"
+        for phrase in sorted(table_of.get("no_longer", ()), key=len, reverse=True):
+            parts = [gap.join(map(re.escape, part.split())) for part in phrase.split(_KEPT)]
+            between = [f"(?P<k{number}>.+?)" for number in range(len(parts) - 1)]
+            body = "".join(part + (f"{gap}{between[n]}{gap}" if n < len(between) else "")
+                           for n, part in enumerate(parts)).replace(f"'{gap}", "'")
+            edges = ("", "") if characters else (r"(?<!\w)", r"(?!\w)")
+            found.append((re.compile(f"{edges[0]}{body}{edges[1]}", re.IGNORECASE), characters,
+                          frozenset(table_of.get("elides", ()))))
+    return tuple(found)
+
+
+def no_longer_so(sentence: str) -> str:
+    """What a statement in another language says is no longer so, said as when it was ("Ich bin kein Vegetarier
+    mehr" → "Ich bin Vegetarier", "Ya no vivo en Rosario" → "vivo en Rosario", "我已经不住在北京了" → "我住在北京");
+    "" when it says no such thing in any language's `[negation] no_longer`."""
+    for pattern, characters, elides in _no_longer():
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        kept = ("" if characters else " ").join(part for name, part in sorted(match.groupdict().items()) if part)
+        said = f"{sentence[:match.start()]}{kept}{sentence[match.end():]}" if characters else " ".join(
+            f"{sentence[:match.start()]} {kept} {sentence[match.end():]}".split())
+        said = re.sub(r"\s+(?=[.,;:!?])", "", _elided(said, elides).strip())
+        return said[:1].upper() + said[1:] if sentence[:1].isupper() else said
+    return ""
+
+
+def _elided(text: str, elides: frozenset[str]) -> str:
+    """"Je habite" as French writes it, "J'habite": a word the language elides before a vowel."""
+    if not elides:
+        return text
+    pattern = rf"(?<!\w)({alternation(sorted(elides))})\s+(?=[aeiouhàâéèêîôûœ])"
+    return re.sub(pattern, lambda match: match.group(1)[:-1] + "'", text, flags=re.IGNORECASE)
 
 
 # readings of a rule ---------------------------------------------------------------------------------------------

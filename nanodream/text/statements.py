@@ -25,6 +25,7 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from nanodream.text.attributes import attribute_held, attribute_in, cut, said_anew, unowned_value
+from nanodream.text.grammar import no_longer_so
 from nanodream.text.language import language_of
 from nanodream.text.lists import language_codes, language_file, phrases, wordlist
 from nanodream.text.sentences import adds_to_a_file
@@ -543,7 +544,11 @@ class Statement:
 
 
 def _person(sentence: str, tokens: list[str], spec: Language) -> str:
-    """The USER.md section a statement about the person goes to ("" when it is none)."""
+    """The USER.md section a statement about the person goes to ("" when it is none); one saying it is no longer
+    so ("Ya no vivo en Rosario", text/grammar.py `no_longer_so`) goes where it went when it was."""
+    was = no_longer_so(sentence)
+    if was:
+        return _person(was, spec.tokens(was), spec)
     if spec["person.not"].at(tokens) >= 0:
         return "Identity" if _gives_an_attribute(sentence, spec) else ""  # "Moro agora em …": a new value
     opening = spec.person.get("opening", 0)

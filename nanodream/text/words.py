@@ -9,13 +9,18 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nanodream.text.lists import table, wordlist
+from nanodream.text.lists import language_codes, language_file, table, wordlist
 
 # Words too common to say anything about a fact's meaning; ignored by similarity, kept by exact keys.
 STOPWORDS = wordlist("function-words")
 # Words that flip a statement (data/negations.tsv; text/grammar.py reads them): a fact never counts as covering
 # another when they differ in one of these.
 NEGATIONS = frozenset(word for word, _ in table("negations") if " " not in word)
+# The words other languages say "no longer" with (each language file's `[negation] no_longer`: "kein … mehr",
+# "ya no"): "Ich bin kein Vegetarier mehr" says nothing of "Ich bin Vegetarier" either.
+_NO_LONGER = frozenset(word.lower() for code in language_codes()
+                       for phrase in (language_file(code) or {}).get("negation", {}).get("no_longer", ())
+                       for word in re.findall(r"[^\W_]+", phrase))
 
 _POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
@@ -58,7 +63,7 @@ def covers(broad: str, narrow: str) -> bool:
     """
     big, small = content_words(broad), content_words(narrow)
     extra = big - small
-    return (len(small) >= 2 and small <= big and not extra & NEGATIONS and not extra & RELATIONS
+    return (len(small) >= 2 and small <= big and not extra & (NEGATIONS | _NO_LONGER) and not extra & RELATIONS
             and claims_alike(broad, narrow))
 
 

@@ -84,6 +84,18 @@ def test_a_new_trade_replaces_the_old_one_as_a_slot(old, statement):
     assert found is not None and found.candidate == old
 
 
+@pytest.mark.parametrize(("old", "statement"), [
+    ("Ich bin Vegetarier.", "Ich bin kein Vegetarier mehr."),
+    ("Vivo en Rosario.", "Ya no vivo en Rosario."),
+    ("J'habite à Paris.", "Je n'habite plus à Paris."),
+    ("我住在北京。", "我已经不住在北京了。"),
+])
+def test_a_statement_no_longer_so_in_another_language_replaces_what_it_negates(old, statement):
+    line = Candidate(USER, 1, old)
+    found = find_replaced(statement, [*NEIGHBOURS, Candidate(USER, 2, "Ich wohne in Graz."), line], where=USER)
+    assert found is not None and found.candidate == line
+
+
 @pytest.mark.parametrize("statement", [
     "User is also a mentor.",  # a trade held beside the one memory has
     "User is a big fan of engineers.",  # no trade

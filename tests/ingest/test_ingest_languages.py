@@ -302,6 +302,29 @@ def test_a_new_value_said_in_the_persons_language_replaces_the_old_line(workspac
     assert load_waiting(workspace) == []
 
 
+# (language, a statement about the person, the same said to be no longer so)
+NO_LONGER = [
+    ("de", "Ich bin Vegetarier.", "Ich bin kein Vegetarier mehr."),
+    ("es", "Vivo en Rosario.", "Ya no vivo en Rosario."),
+    ("fr", "Je suis végétarien.", "Je ne suis plus végétarien."),
+    ("pt", "Trabalho na Embraer.", "Não trabalho mais na Embraer."),
+    ("zh", "我住在北京。", "我已经不住在北京了。"),
+]
+
+
+@pytest.mark.parametrize(("code", "before", "now"), NO_LONGER)
+def test_a_statement_no_longer_so_in_the_persons_language_replaces_it(workspace, tmp_path, code, before, now):
+    """Found probing the negations of the issue: "Ich bin kein Vegetarier mehr" waited for a model while "Ich bin
+    Vegetarier." stayed active; now it is read, and the line it negates is archived."""
+    for number, said in enumerate((before, now)):
+        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
+                   settings=BUILTIN)
+        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    user = (workspace.root / "USER.md").read_text()
+    assert f"- {now}" in user and f"- {before}" not in user
+    assert load_waiting(workspace) == []
+
+
 # (language, a thing's port said, the port said anew without whose it is, the line as it then reads)
 PORT_NOW = [
     ("de", "Unsere API läuft auf Port 8080.", "Der Port ist jetzt 8081.", "Unsere API läuft auf Port 8081."),

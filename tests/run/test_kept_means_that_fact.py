@@ -27,6 +27,8 @@ def file_line(path: str, anchor: str, line: str):
 @pytest.mark.parametrize(("fact", "line"), [
     ("User is allergic to penicillin.", "User is not allergic to penicillin."),
     ("User is allergic to penicillin.", "User has no allergy to penicillin; allergic to nothing."),
+    ("Ich bin Vegetarier.", "Ich bin kein Vegetarier mehr."),  # no longer so, in the person's language
+    ("J'habite à Paris.", "Je n'habite plus à Paris."),
     ("Agent must always ask before deleting branches.", "Agent must never ask before deleting branches."),
     ("Always ask before deleting branches.", "Don't ask before deleting branches."),
     ("User's blood group is A positive.", "User's blood group is A negative."),

@@ -60,6 +60,7 @@ def test_words_compare_as_facts_never_across_a_negation():
     # "our" is the team's "the": both lines stood, the second saying all the first did (a new user's history)
     assert covers("The audit data currently only covers 2024 (7 audits).", "Our audit data only covers 2024.")
     assert not covers("Nothing is deployed on Fridays", "Is deployed on Fridays")
+    assert not covers("Ich bin kein Vegetarier mehr.", "Ich bin Vegetarier.")  # "kein … mehr": no longer
     assert similarity("the deploy runs nightly", "a deploy runs nightly") == 1.0
 
 

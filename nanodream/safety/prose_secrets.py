@@ -74,6 +74,9 @@ _PIN_CUE = (r"(?:pin(?:\s*code)?|puk\d?|passcode|(?:door|alarm|gate|lock|entry|g
             r"|code\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'-]+\s+){0,2}(?:door|gate|alarm|safe|lock"
             r"|padlock|garage|building|house|storage\s+unit|locker|shed|cabinet|box)"
             r"|(?:safe\s+|lock\s+)?combination(?:\s+code)?|alarm|padlock)")
+# A code a service sends to pair or sign in, often in letters and digits ("Pairing code: X7KQ-29PL").
+_SENT_CODE = re.compile(r"(?:verification|one-time|otp|sms|2fa|pairing|access|security|unlock)\s+code", re.IGNORECASE)
+_LETTERED_CODE = re.compile(r"(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]{2,8}(?:-[A-Za-z0-9]{2,8}){0,3}")
 _PAIR_CUE = (r"(?:user(?:name)?\s*(?:/|and|&|\+)\s*pass(?:word)?|u/p|log\s?in|logon|sign[\s-]?in|credentials?|creds"
              r"|basic\s+auth|account)")
 
@@ -291,7 +294,8 @@ def _pin_values(line: str) -> list[Finding]:
     for cue, start, connected in _cue_values(line, _PIN_CUE):
         spelled_out = cue.group(0).isupper() or cue.group(0).lower().endswith("code")
         value = _value_at(line, start)
-        if looks_numeric_code(value) and (connected or spelled_out):
+        sent = _SENT_CODE.fullmatch(cue.group(0)) is not None and _LETTERED_CODE.fullmatch(strip_value(value))
+        if (looks_numeric_code(value) or sent) and (connected or spelled_out):
             found.append((PIN, strip_value(value).rstrip("#*")))
     return found
 

@@ -58,6 +58,9 @@ STATED = {
     "card-cid-later": ("the Amex 371186252760184 has CID 5521", ["371186252760184", "5521"]),
     "pin": ("- Debit card PIN is 4827", ["4827"]),
     "door-code": ("the alarm code for the garage is 5190#", ["5190"]),
+    # a code a service sends, in letters and digits (a new user's Feishu chat kept one in history's gist)
+    "pairing-code": ("Pairing code: X7KQ-29PL", ["X7KQ-29PL"]),
+    "verification-code-letters": ("my verification code is AB12CD", ["AB12CD"]),
     "product-key": ("his Windows product key is VK7JG-NPHTM-C97JM-9MPGT-3V66T", ["VK7JG-NPHTM-C97JM-9MPGT-3V66T"]),
     "spelled-password": ("He always uses P@ssw0rd2026 for test accounts", ["P@ssw0rd2026"]),
 }
@@ -68,6 +71,8 @@ ORDINARY = [
     "The password is 16 characters long and has no symbols.",
     "The git commit that removed the leaked password was a1b2c3d.",
     "Token limit: 128000 for claude-3-5-sonnet-20241022",
+    "The pairing code flow is described in docs/pairing.md.",
+    "Access code: see the README",
     "The encryption key is AES-256, derived with scrypt.",
     "sort key is created_at, partition key is tenant_id",
     "credentials are read/write for the ops group only",

@@ -638,7 +638,7 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
     the opening (with a command's ending, in a language that needs one; not right after "is": "X ist immer …"), a
     prohibition's ending, or a standing cue ("from now on", "remember")."""
     opening = spec.rule.get("opening", 3)
-    if _how_to_answer(tokens, spec):
+    if _how_to_answer(sentence, tokens, spec):
         return True  # before the idioms: "Sempre me responda em português" asks how to answer
     if _every_time_command(sentence, tokens, spec):
         return True  # "Chaque fois que tu crées un fichier, mets un en-tête …"
@@ -751,6 +751,8 @@ REPLY_GAP = {False: 2, True: 4}
 # What a request for a manner of answering may hold besides the verb and the manner, in letters (characters, where
 # a language has no spaces): "bitte immer", "要", "にしてください"; more is an errand ("…, mir kurz, ob das geht").
 MANNER_SLACK = {False: 12, True: 8}
+# A colon and words after it: what the answer asked for is to answer ("简单回答：1+1等于几").
+_ANSWER_ASKED = re.compile(r"[:：]\s*[^\W_]")
 
 
 # Languages by their English names (data/language-names.txt), longest first: what an English rule names as the
@@ -802,15 +804,16 @@ def _only_the_language(tokens: list[str], spec: Language) -> bool:
     return sum(len(_LETTER.findall(token)) for token in rest) <= MANNER_SLACK[spec.characters]
 
 
-def _how_to_answer(tokens: list[str], spec: Language) -> bool:
+def _how_to_answer(sentence: str, tokens: list[str], spec: Language) -> bool:
     """How the person wants every answer: in a language ("한글로 답변해줘", "schreibe alles auf Deutsch", "中文对话") or
     in a manner ("Antworte kurz und knapp", "回答要简洁", "短く答えてください") — how the agent speaks to them from
     then on, a rule without "always". A verb of answering (`reply.verbs`) next to a language (`reply.languages`)
     or a manner (`reply.manners`), not named as a thing (`reply.not_after`: "your answer in Spanish"), and no
     subject of a statement before the verb unless the person addresses the agent ("I want you to …"). A manner
-    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment."""
+    is the whole request: "Antworte mir kurz, ob das geht" asks one answer of this moment; so does one before a
+    colon and what it is to answer ("简单回答：1+1等于几"), unless it says it is always so."""
     verb = spec["reply.verbs"].bounds(tokens)
-    if verb[0] < 0:
+    if verb[0] < 0 or _ANSWER_ASKED.search(sentence) and spec["rule.always"].at(tokens) < 0:
         return False
     for name in ("reply.languages", "reply.manners"):
         how = spec[name].bounds(tokens)

@@ -623,7 +623,8 @@ REPLY_LANGUAGE = [
 REPLY_MANNER = [("de", "Antworte kurz und knapp."), ("de", "Halte deine Antworten kurz."),
                 ("fr", "Réponds de manière concise."), ("es", "Responde de forma breve."),
                 ("pt", "Responda de forma curta."), ("zh", "回答要简洁。"), ("zh", "请简短回答。"),
-                ("ja", "回答は簡潔にしてください。"), ("ja", "簡潔でお願いします。"), ("ko", "짧게 대답해 주세요.")]
+                ("ja", "回答は簡潔にしてください。"), ("ja", "簡潔でお願いします。"), ("ko", "짧게 대답해 주세요."),
+                ("de", "Antworte immer kurz: höchstens drei Sätze.")]  # a colon, and "always"
 
 
 @pytest.mark.parametrize(("code", "sentence"), REPLY_MANNER)
@@ -640,6 +641,10 @@ def test_asking_for_a_manner_of_answering_is_a_standing_rule(code, sentence):
     ("zh", "你的回答太简单了。"),
     ("ja", "その回答は簡潔ですね。"),
     ("es", "Contesta directamente a la pregunta del cliente sobre el precio."),
+    # what to answer after a colon (a new user's OpenClaw chat filed "简单回答：1+1等于几。" in SOUL.md)
+    ("zh", "简单回答：1+1等于几。"),
+    ("zh", "请用中文回答：今天星期几"),
+    ("de", "Antworte kurz: läuft der Build?"),
 ])
 def test_one_answer_asked_for_now_or_an_answer_spoken_of_is_no_manner_rule(code, sentence):
     assert statement(sentence, language(code)) is None

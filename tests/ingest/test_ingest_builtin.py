@@ -1467,6 +1467,22 @@ def test_a_new_job_replaces_the_employer_before_it(tmp_path):
 
 
 @pytest.mark.parametrize(("said", "line"), [
+    # a new user's OpenClaw chat: "I don't want long boring detail, straight to the point" was consumed as a gist
+    ("I don't want long answers.", "[permanent] User doesn't want long answers."),
+    ("I don't want long boring detail, straight to the point", "[permanent] User doesn't want long boring detail."),
+    ("I do not want emojis.", "[permanent] User does not want emojis."),
+])
+def test_not_wanting_a_kind_of_thing_is_a_preference(said, line):
+    assert filed(said) == line
+
+
+@pytest.mark.parametrize("said", ["I don't want it.", "I don't want the modal to close.",
+                                  "I don't want to deploy today.", "I don't want this one."])
+def test_not_wanting_this_thing_or_an_errand_is_no_preference(said):
+    assert filed(said) is None or "User doesn't want" not in filed(said)
+
+
+@pytest.mark.parametrize(("said", "line"), [
     ("I became a team lead.", "[permanent] User became a team lead."),
     ("I just got promoted to staff engineer.", "[permanent] User just got promoted to staff engineer."),
 ])

@@ -789,6 +789,9 @@ _PREFERENCE = re.compile(
     r"^i\s+(?:(?:really|much|generally|usually|also|still|absolutely|definitely|kind of|kinda|totally)\s+)*"
     rf"(?:prefer|like|love|enjoy|hate|dislike|adore|{not_after('can')} stand|{DO_NOT} like)\b|"
     r"^i'?d (?:rather|prefer)\b|^i would (?:rather|prefer)\b|"
+    # "I don't want long answers", "I don't want emojis": a kind of thing, not this one nor an errand ("to …")
+    rf"^i\s+(?:really\s+)?{DO_NOT}\s+want\s+(?!(?:to|you|it|this|that|these|those|them|the|a|an|my|your|our|his|her"
+    r"|their|any|anything|more|him|me|us)\b)(?:[\w-]+\s+){0,3}[\w-]+\s*(?:[,;]|[.!]*$)|"
     r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
     r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
     rf"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|{NOT} into|{NOT} a fan of|obsessed with)\b|"

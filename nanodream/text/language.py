@@ -21,6 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from nanodream.text.lists import wordlist
+
 UNDETERMINED = "und"  # ISO 639-2's code for "undetermined"
 # Below these, a guess is noise: "lgtm" reads as Norwegian, "yes" as Kannada.
 MIN_LETTERS = 12
@@ -71,6 +73,23 @@ def _english_but_for_names(prose: str, min_confidence: float) -> bool:
         return False
     labels, scores = _model().predict(_INNER_NAME.sub(" ", prose), k=1)
     return bool(labels) and labels[0] == "__label__en" and scores[0] >= min_confidence
+
+
+_ENGLISH_MARKERS = wordlist("english-markers")
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# What a harness or a redaction wrote into a line: "[OpenClaw heartbeat poll]", "(redacted Google API Key)".
+_BRACKETED = re.compile(r"\[[^\]]*\]|\((?:redacted|withheld)[^)]*\)", re.IGNORECASE)
+# Fewer words than this say too little to miss English's small words ("Great work today" holds none).
+MARKED_WORDS = 3
+
+
+def has_english_words(sentence: str) -> bool:
+    """Whether a sentence holds one of the small words nearly every English sentence has (data/english-markers.txt:
+    "I", "the", "is", "to"), its links, paths and bracketed notes left out; a sentence of fewer than three words is
+    given the benefit of the doubt."""
+    prose = _BRACKETED.sub(" ", _prose(sentence))  # not a link, a path, "[OpenClaw heartbeat poll]", "(redacted …)"
+    said = [word.lower().replace("’", "'") for word in _WORDS.findall(prose)]
+    return len(said) < MARKED_WORDS or any(word in _ENGLISH_MARKERS for word in said)
 
 
 def english_score(text: str) -> float:

@@ -122,6 +122,27 @@ def test_a_short_message_the_rules_cannot_read_waits_and_is_not_consumed_as_smal
     assert filed or api.status(workspace.root, BUILTIN).status.waiting_for_model == 1, "consumed unread"
 
 
+@pytest.mark.parametrize("said", [
+    "Di folder download tolong kirim kesini BAST.docx",  # Indonesian with English loanwords: it read as English
+    "tolong kirim kesini laporan.pdf",
+    "Tu es la Anna?",
+])
+def test_words_borrowing_english_ones_without_englishs_small_words_wait(workspace, tmp_path, said):
+    """A new user's WhatsApp chat: the language model gave a few Indonesian words with "folder download" to
+    English, at 0.45; the rules filed nothing and the gist consumed the message."""
+    api.ingest(workspace.root, [transcript(tmp_path / "borrowed.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1, "consumed unread"
+
+
+@pytest.mark.parametrize("said", ["Dark mode everywhere please.", "Great work today team.",
+                                  "okaaaay, http://arnomad.site/docs"])
+def test_terse_english_is_still_read_as_english(workspace, tmp_path, said):
+    api.ingest(workspace.root, [transcript(tmp_path / "terse.jsonl", [said])], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
 def test_what_the_person_pasted_in_two_sessions_waits_whole_in_both(workspace, tmp_path):
     """Lines found in two messages of a pass may be a harness's note, which the rules do not read; a model reads
     the waiting message as written, so the person's own text pasted twice is not cut out of both."""

@@ -7,7 +7,7 @@ import pytest
 
 from nanodream.text import lists, statements
 from nanodream.text.cjk import spaced_bigrams
-from nanodream.text.language import UNDETERMINED, language_of
+from nanodream.text.language import UNDETERMINED, has_english_words, language_of
 from nanodream.text.stems import singular
 from nanodream.text.verbs import base_verb, conjugate
 from nanodream.text.words import claims_alike, covers, fact_key, similarity
@@ -141,3 +141,14 @@ def test_cjk_runs_become_overlapping_character_pairs_and_other_text_stays():
     assert spaced_bigrams("I moved to 東京 in May").split() == ["I", "moved", "to", "東京", "in", "May"]
     assert spaced_bigrams("plain ascii text") == "plain ascii text"
     assert spaced_bigrams("猫 is a cat").split() == ["猫", "is", "a", "cat"]
+
+
+@pytest.mark.parametrize(("sentence", "english"), [
+    ("Di folder download tolong kirim kesini", False),  # English loanwords, none of its small words
+    ("Nice job on the tests", True),
+    ("Great work", True),  # too few words to tell
+    ("[OpenClaw heartbeat poll] ok sounds good", True),  # a harness's note is no word of theirs
+    ("git@github.com:team/backup.git", True),  # a link has no words
+])
+def test_an_english_sentence_holds_one_of_englishs_small_words(sentence, english):
+    assert has_english_words(sentence) is english

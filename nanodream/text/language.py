@@ -92,6 +92,21 @@ def has_english_words(sentence: str) -> bool:
     return len(said) < MARKED_WORDS or any(word in _ENGLISH_MARKERS for word in said)
 
 
+# This many characters of Chinese, Japanese or Korean are words typed in that language, not a name in passing.
+EAST_ASIAN_WORDS = 4
+
+
+def east_asian_words(sentence: str) -> str:
+    """"zh", "ja" or "ko" when a sentence holds words of that script however much English is around them ("先帮我
+    安装一下这个Skill, then follow the instructions …"): the English rules cannot read them. "" when it holds
+    fewer than four such characters (a name in passing: "ask 小王")."""
+    prose = _prose(sentence)
+    han, kana, hangul = len(_HAN.findall(prose)), len(_KANA.findall(prose)), len(_HANGUL.findall(prose))
+    if han + kana + hangul < EAST_ASIAN_WORDS:
+        return ""
+    return "ja" if kana else "ko" if hangul > han else "zh"
+
+
 def english_score(text: str) -> float:
     """How likely the model finds `text` to be English (0 when English is not among its five likeliest guesses):
     a line it is unsure of may still be clearly not English ("Svara alltid på svenska.": Swedish 0.64, Norwegian

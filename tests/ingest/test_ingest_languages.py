@@ -126,6 +126,9 @@ def test_a_short_message_the_rules_cannot_read_waits_and_is_not_consumed_as_smal
     "Di folder download tolong kirim kesini BAST.docx",  # Indonesian with English loanwords: it read as English
     "tolong kirim kesini laporan.pdf",
     "Tu es la Anna?",
+    # Chinese before a long English tail the language model gave the whole message to
+    "先帮我安装一下这个Skill Curl https://lobehub.example/skill.md, then follow the instructions to set up the "
+    "marketplace and install the skill. Once installed, read the SKILL.md file and follow its instructions.",
 ])
 def test_words_borrowing_english_ones_without_englishs_small_words_wait(workspace, tmp_path, said):
     """A new user's WhatsApp chat: the language model gave a few Indonesian words with "folder download" to

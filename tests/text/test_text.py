@@ -7,7 +7,7 @@ import pytest
 
 from nanodream.text import lists, statements
 from nanodream.text.cjk import spaced_bigrams
-from nanodream.text.language import UNDETERMINED, has_english_words, language_of
+from nanodream.text.language import UNDETERMINED, east_asian_words, has_english_words, language_of
 from nanodream.text.stems import singular
 from nanodream.text.verbs import base_verb, conjugate
 from nanodream.text.words import claims_alike, covers, fact_key, similarity
@@ -152,3 +152,13 @@ def test_cjk_runs_become_overlapping_character_pairs_and_other_text_stays():
 ])
 def test_an_english_sentence_holds_one_of_englishs_small_words(sentence, english):
     assert has_english_words(sentence) is english
+
+
+@pytest.mark.parametrize(("sentence", "language"), [
+    ("先帮我Reddit的安装一下这个Skill Curl https://x.example/skill.md, then follow the instructions to set it up "
+     "and install the skill in the directory you are working in.", "zh"),
+    ("Please check 이 파일의 내용 before the release.", "ko"),
+    ("Ask 小王 about the invoice format.", ""),  # a name in passing
+])
+def test_words_of_an_east_asian_script_in_an_english_sentence_are_that_languages(sentence, language):
+    assert east_asian_words(sentence) == language

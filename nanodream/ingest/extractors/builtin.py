@@ -35,7 +35,7 @@ from nanodream.ingest.message import Message, local
 from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, REDACTION, forbidden_in_profile, forbidden_kind
-from nanodream.text.language import UNDETERMINED, english_score, has_english_words, language_of
+from nanodream.text.language import UNDETERMINED, east_asian_words, english_score, has_english_words, language_of
 from nanodream.text.person import owned_by, third_person
 from nanodream.text.sentences import sentences, statement_lists
 from nanodream.text.verbs import known_verb
@@ -164,8 +164,8 @@ def _unfiled(sentence: str, *, short: bool, english: statements.Language | None)
     not wait), and whether it is a gist's part. An answer to the agent's options waits ("Option A": only a model
     sees what was offered), and so does feedback on how the agent talks ("You're too verbose."); a few words the
     language model is sure are another language's ("c'est bon déjà") are read in theirs; words of substance the
-    model cannot place are likeliest another language's, and so are words without any of English's small ones.
-    """
+    model cannot place are likeliest another language's, and so are words without any of English's small ones,
+    and words in Chinese, Japanese or Korean however much English is around them."""
     if answers_an_option(sentence) or about_the_agents_manner(sentence):
         return "en", False
     sure = _short_sentence_language(sentence) if short else "en"
@@ -173,7 +173,7 @@ def _unfiled(sentence: str, *, short: bool, english: statements.Language | None)
         return (sure if statements.read([sentence], sure).unread else ""), False
     if meaningful(sentence) < 3 or small_talk(sentence) or _points_back(sentence, english):
         return "", False
-    other = language_of(sentence, min_confidence=0.0)  # too short for `_foreign`, yet no English
+    other = east_asian_words(sentence) or language_of(sentence, min_confidence=0.0)  # too short for `_foreign`
     if _an_english_command(sentence):
         return "", True
     if other in RULE_LANGUAGES and not has_english_words(sentence) and english_score(sentence) < SURE_ENGLISH:

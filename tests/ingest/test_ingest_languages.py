@@ -138,6 +138,38 @@ def test_words_borrowing_english_ones_without_englishs_small_words_wait(workspac
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1, "consumed unread"
 
 
+@pytest.mark.parametrize(("asked", "answer"), [
+    ("要删除 listing-agent 的所有文件吗？请再次确认 (回复 是 或 否)", "确认"),
+    ("Should I remove the binding from openclaw.json or keep it? (remove / keep)", "remove"),
+    ("Python or Go for the worker?", "Go"),
+])
+def test_a_word_of_the_agents_question_given_back_waits_for_a_model(workspace, tmp_path, asked, answer):
+    """A new user's OpenClaw chat: "确认" and "移除", answers to the agent's questions, were consumed; only a
+    model that reads the question knows what was confirmed or chosen."""
+    path = tmp_path / "answer.jsonl"
+    path.write_text("".join(json.dumps({"role": role, "content": text, "timestamp": f"2026-05-01T10:0{n}:00Z"},
+                                       ensure_ascii=False) + "\n"
+                            for n, (role, text) in enumerate([("user", "Clean up the listing agent."),
+                                                              ("assistant", asked), ("user", answer)])),
+                    encoding="utf-8")
+    api.ingest(workspace.root, [path], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    waiting = [json.loads(line)["content"] for line in workspace.history_file.read_text(encoding="utf-8").splitlines()
+               if json.loads(line)["content"].startswith("[for a model")]
+    assert any(f"> {answer}" in content for content in waiting), "consumed unread"
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
+
+
+def test_small_talk_after_the_agents_question_is_no_answer_to_wait_with(workspace, tmp_path):
+    path = tmp_path / "ok.jsonl"
+    path.write_text("".join(json.dumps({"role": role, "content": text, "timestamp": f"2026-05-01T10:0{n}:00Z"}) + "\n"
+                            for n, (role, text) in enumerate([("assistant", "Shall I go ahead? Is that ok?"),
+                                                              ("user", "ok")])), encoding="utf-8")
+    api.ingest(workspace.root, [path], settings=BUILTIN)
+    run_dream(workspace, BUILTIN)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
+
+
 @pytest.mark.parametrize("said", ["Dark mode everywhere please.", "Great work today team.",
                                   "okaaaay, http://arnomad.site/docs"])
 def test_terse_english_is_still_read_as_english(workspace, tmp_path, said):

@@ -12,6 +12,7 @@ in a language without a data file, is left whole for a model: an entry of its ow
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, tzinfo
@@ -71,9 +72,11 @@ class BuiltinExtractor:
         days: list[date | None] = []  # the day each waiting message was said, beside `found.unread`
         said_by_the_agent: set[str] = set()
         asked = False  # the person's last English message asked for work, and the agent has only acknowledged it
+        offered = ""  # the agent's last message, whose question the person's next one may answer
         for message in chunk.messages:
             if message.role != "user":
                 said_by_the_agent.add(_normal(message.text))
+                offered = message.text
                 asked = asked and len(message.text) <= ACKNOWLEDGED  # after the work is shown, feedback may last
                 continue
             if _normal(message.text) in said_by_the_agent:
@@ -86,7 +89,11 @@ class BuiltinExtractor:
             if _one_detail(message, "en" if language in RULE_LANGUAGES else language, found):
                 continue  # "Timezone: Asia/Shanghai", said alone: filed, nothing else to read
             waiting = len(found.unread)
-            asked = self._read(message, language, found, asked)
+            if _picks_what_was_offered(message.text, offered):
+                found.unread.append(("en" if language == UNDETERMINED else language, message.text))
+            else:
+                asked = self._read(message, language, found, asked)
+            offered = ""
             # A model reads a waiting message as written: lines it repeats from another message may be the
             # harness's, or the person's own pasted twice ("Меня зовут Лиза …" in two sessions), only it can tell.
             found.unread[waiting:] = [(language, as_written) for language, _ in found.unread[waiting:]]
@@ -157,6 +164,33 @@ class BuiltinExtractor:
         if foreign:
             found.unread.append((foreign, message.text))
         return any(asks(sentence) for sentence in said)
+
+
+# An answer picking what the agent offered is a word or three ("remove", "确认", "the blue one").
+PICK_WORDS, PICK_CHARS = 3, 24
+# The agent asked: a question, or alternatives in brackets ("(remove / keep)", "(回复 是 或 否)").
+_ASKED_TO_CHOOSE = re.compile(r"[?？]|[(（][^)）]*(?:[/|]|\bor\b|或)[^)）]*[)）]", re.IGNORECASE)
+
+
+def _picks_what_was_offered(answer: str, offered: str) -> bool:
+    """"remove" after "Remove the binding or keep it? (remove / keep)", "确认" after "请再次确认…(回复 是 或 否)": a
+    word or three of the agent's question given back, which only a model that reads the question can file; not
+    small talk ("ok", "ja", "可以")."""
+    said = answer.strip().strip(".!。！").strip()
+    if not said or len(said) > PICK_CHARS or len(said.split()) > PICK_WORDS or _small_talk_anywhere(said):
+        return False
+    if not _ASKED_TO_CHOOSE.search(offered):
+        return False
+    if said.isascii():
+        return re.search(rf"(?<!\w){re.escape(said)}(?!\w)", offered, re.IGNORECASE) is not None
+    return said.casefold() in offered.casefold()
+
+
+def _small_talk_anywhere(said: str) -> bool:
+    """Small talk in English or in any language with a data file ("ok", "ja", "可以", "có"): no answer to wait with."""
+    return small_talk(said) or any(spec["small_talk.phrases"].bounds(tokens := spec.tokens(said)) == (0, len(tokens))
+                                   for code in statements.read_languages()
+                                   if (spec := statements.language(code)) is not None)
 
 
 def _unfiled(sentence: str, *, short: bool, english: statements.Language | None) -> tuple[str, bool]:

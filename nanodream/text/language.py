@@ -107,6 +107,22 @@ def east_asian_words(sentence: str) -> str:
     return "ja" if kana else "ko" if hangul > han else "zh"
 
 
+# The model is torn between two languages when it gives the first less than this and the second at least that.
+TORN_FIRST, TORN_SECOND = 0.6, 0.3
+
+
+def close_second(text: str) -> str:
+    """The language the model ranks second when it is torn between two ("Sempre rode o formatador …": Spanish
+    0.54, Portuguese 0.41), else ""."""
+    prose = _prose(text)
+    if not _NOT_A_LETTER.sub("", prose):
+        return ""
+    labels, scores = _model().predict(prose, k=2)
+    if len(labels) < 2 or scores[0] >= TORN_FIRST or scores[1] < TORN_SECOND:
+        return ""
+    return labels[1].removeprefix("__label__")
+
+
 def english_score(text: str) -> float:
     """How likely the model finds `text` to be English (0 when English is not among its five likeliest guesses):
     a line it is unsure of may still be clearly not English ("Svara alltid på svenska.": Swedish 0.64, Norwegian

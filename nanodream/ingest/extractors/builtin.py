@@ -36,7 +36,14 @@ from nanodream.ingest.message import Message, local
 from nanodream.safety.secret_scan import redacted
 from nanodream.text import statements, structure
 from nanodream.text.kinds import MAX_CHARS, REDACTION, forbidden_in_profile, forbidden_kind
-from nanodream.text.language import UNDETERMINED, east_asian_words, english_score, has_english_words, language_of
+from nanodream.text.language import (
+    UNDETERMINED,
+    close_second,
+    east_asian_words,
+    english_score,
+    has_english_words,
+    language_of,
+)
 from nanodream.text.person import owned_by, third_person
 from nanodream.text.sentences import sentences, statement_lists
 from nanodream.text.verbs import known_verb
@@ -445,7 +452,9 @@ def _other_language(message: Message, language: str, found: _Found, *, asked: bo
         language = _stated_whole(message.text) or language
     said = list(sentences(message.text, language))
     reading = statements.read(said, language)
-    if reading.unread and (told := _stated_whole(message.text, who=True)):  # "Me chamo Rodrigo." told as Spanish
+    if reading.unread and (told := _stated_whole(message.text, who=True) or _stated_in(close_second(message.text),
+                                                                                         message.text)):
+        # "Me chamo Rodrigo." told as Spanish; "Sempre rode o formatador …", Spanish 0.54 and Portuguese 0.41
         language, said = told, list(sentences(message.text, told))
         reading = statements.read(said, language)
     spec = statements.language(language)
@@ -503,6 +512,15 @@ def _stated_whole(text: str, *, who: bool = False) -> str:
                 not who or all(each.kind == statements.PERSON for each in reading.statements)):
             return code
     return ""
+
+
+def _stated_in(code: str, text: str) -> str:
+    """`code` when its rules state every sentence of `text` (the language the model ranked a close second), else
+    ""."""
+    if code not in statements.read_languages() or code in RULE_LANGUAGES:
+        return ""
+    reading = statements.read(list(sentences(text, code)), code)
+    return code if reading.statements and not reading.unread else ""
 
 
 def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:

@@ -46,6 +46,14 @@ def transcript(path: Path, messages: list[str], start: int = 0) -> Path:
     return path
 
 
+def dreamed_one_after_the_other(workspace, tmp_path: Path, code: str, messages: list[str]) -> None:
+    """Each message a session of its own on the day after the one before, each dreamed by a built-in run."""
+    for number, said in enumerate(messages):
+        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
+                   settings=BUILTIN)
+        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+
+
 @pytest.mark.parametrize(("code", "rule", "person", "decision"), SAID)
 def test_explicit_statements_land_in_the_right_file_in_the_persons_words(workspace, tmp_path, code, rule, person,
                                                                         decision):
@@ -357,10 +365,7 @@ MOVED = [
 def test_a_new_value_said_in_the_persons_language_replaces_the_old_line(workspace, tmp_path, code, before, now):
     """The newest value of an attribute wins in every language with a data file: the old line is archived as
     replaced, not left beside the new one."""
-    for number, said in enumerate((before, now)):
-        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
-                   settings=BUILTIN)
-        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    dreamed_one_after_the_other(workspace, tmp_path, code, [before, now])
     user = (workspace.root / "USER.md").read_text()
     assert f"- {now}" in user and before.rstrip(".。") not in user
     archived = "".join(path.read_text() for path in (workspace.root / "memory/archive").glob("*.md"))
@@ -382,10 +387,7 @@ NO_LONGER = [
 def test_a_statement_no_longer_so_in_the_persons_language_replaces_it(workspace, tmp_path, code, before, now):
     """Found probing the negations of the issue: "Ich bin kein Vegetarier mehr" waited for a model while "Ich bin
     Vegetarier." stayed active; now it is read, and the line it negates is archived."""
-    for number, said in enumerate((before, now)):
-        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
-                   settings=BUILTIN)
-        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    dreamed_one_after_the_other(workspace, tmp_path, code, [before, now])
     user = (workspace.root / "USER.md").read_text()
     assert f"- {now}" in user and f"- {before}" not in user
     assert load_waiting(workspace) == []
@@ -406,10 +408,7 @@ def test_a_value_said_without_its_owner_in_the_persons_language_is_written_into_
         workspace, tmp_path, code, before, now, after):
     """"The port is now 8081", the issue's correction, in the languages the engine reads: the French one waited
     for a model, and the line holding the port stayed as it was (found probing variants of the named cases)."""
-    for number, said in enumerate((before, now)):
-        api.ingest(workspace.root, [transcript(tmp_path / f"{code}{number}.jsonl", [said], start=number)],
-                   settings=BUILTIN)
-        assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    dreamed_one_after_the_other(workspace, tmp_path, code, [before, now])
     memory = (workspace.root / "memory/MEMORY.md").read_text()
     assert f"- {after}" in memory and before.rstrip(".。") not in memory
     assert load_waiting(workspace) == []

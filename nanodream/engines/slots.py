@@ -124,8 +124,9 @@ def slot_of(text: str) -> Slot | None:
     if said is not None:
         return Slot(USER_SUBJECT, said.relation, frozenset(), said.value)
     held = attribute_held(sentence)  # "Notre API tourne sur le port 3000": the API's port, in any language
-    if held is not None and _key_words(sentence[:held.start]):
-        return Slot(_key_words(sentence[:held.start]), "has", frozenset({held.key}), held.value)
+    whose = _key_words(sentence[:held.start]) if held is not None else frozenset()
+    if held is not None and whose:
+        return Slot(whose, "has", frozenset({held.key}), held.value)
     return _detail(sentence, whose=True)
 
 

@@ -201,8 +201,8 @@ def _no_longer() -> tuple[tuple[re.Pattern[str], bool, frozenset[str]], ...]:
     whether the language is written without spaces and the words it elides before a vowel (`elides`)."""
     found = []
     for code in language_codes():
-        table_of = (language_file(code) or {}).get("negation", {})
-        characters = (language_file(code) or {}).get("match") == "characters"
+        data = language_file(code) or {}
+        table_of, characters = data.get("negation", {}), data.get("match") == "characters"
         gap = r"\s*" if characters else r"\s+"
         for phrase in sorted(table_of.get("no_longer", ()), key=len, reverse=True):
             parts = [gap.join(map(re.escape, part.split())) for part in phrase.split(_KEPT)]
@@ -215,6 +215,7 @@ def _no_longer() -> tuple[tuple[re.Pattern[str], bool, frozenset[str]], ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=16384)  # asked of every line a fact is compared with
 def no_longer_so(sentence: str) -> str:
     """What a statement in another language says is no longer so, said as when it was ("Ich bin kein Vegetarier
     mehr" → "Ich bin Vegetarier", "Ya no vivo en Rosario" → "vivo en Rosario", "我已经不住在北京了" → "我住在北京");

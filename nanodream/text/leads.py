@@ -21,6 +21,10 @@ GOAL_MARK = "…"
 # A goal names a task in a few words, or characters.
 MAX_GOAL_WORDS = 6
 MAX_GOAL_CHARACTERS = 16
+# A goal of words, in a script with spaces ("so mache ich …").
+_WORDS_GOAL = r"\S+(?:\s+\S+)*?"
+# A goal written against a lead's word ("…流程", "…-ablauf"), or in a script without spaces: up to its colon.
+_ATTACHED_GOAL = rf"[^\s:：]{{1,{MAX_GOAL_CHARACTERS}}}?"
 
 
 @dataclass(frozen=True)
@@ -58,12 +62,11 @@ def _compiled(lead: str, characters: bool) -> re.Pattern[str]:
     words = lead.split()
     for number, word in enumerate(words):
         if word == GOAL_MARK:
-            goal = rf"[^\s:：]{{1,{MAX_GOAL_CHARACTERS}}}?" if characters else r"\S+(?:\s+\S+)*?"
-            part = f"(?P<goal{number}>{goal})"
+            part = f"(?P<goal{number}>{_ATTACHED_GOAL if characters else _WORDS_GOAL})"
         elif word.startswith("~"):
             part = rf"(?P<goal{number}>\w+{re.escape(word[1:])})"
         else:
-            part = _with_goal_inside(word, number, characters)
+            part = _with_goal_inside(word, number)
         if number and word == GOAL_MARK and words[number - 1].startswith("~"):
             pattern += f"(?:{joiner}{part})?"
         else:
@@ -71,13 +74,12 @@ def _compiled(lead: str, characters: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-def _with_goal_inside(word: str, number: int, characters: bool) -> str:
+def _with_goal_inside(word: str, number: int) -> str:
     """A word of the lead holding the goal at its start or end ("…-ablauf", "…流程"): the goal joined to it."""
     before, mark, after = word.partition(GOAL_MARK)
     if not mark:
         return re.escape(word)
-    goal = rf"[^\s:：]{{1,{MAX_GOAL_CHARACTERS}}}?" if characters or before or after else r"\S+?"
-    return f"{re.escape(before)}(?P<goal{number}>{goal}){re.escape(after)}"
+    return f"{re.escape(before)}(?P<goal{number}>{_ATTACHED_GOAL}){re.escape(after)}"
 
 
 def procedure_goal(lead: str) -> Goal | None:

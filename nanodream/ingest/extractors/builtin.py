@@ -506,21 +506,17 @@ def _stated_whole(text: str, *, who: bool = False) -> str:
     rules would take for a rule, stays Spanish and unread."""
     if statements.substance(text) > MISTOLD_LETTERS:
         return ""
-    for code in sorted(statements.read_languages() - RULE_LANGUAGES):
-        reading = statements.read(list(sentences(text, code)), code)
-        if reading.statements and not reading.unread and (
-                not who or all(each.kind == statements.PERSON for each in reading.statements)):
-            return code
-    return ""
+    return next((code for code in sorted(statements.read_languages() - RULE_LANGUAGES)
+                 if _stated_in(code, text, who=who)), "")
 
 
-def _stated_in(code: str, text: str) -> str:
-    """`code` when its rules state every sentence of `text` (the language the model ranked a close second), else
-    ""."""
+def _stated_in(code: str, text: str, *, who: bool = False) -> str:
+    """`code` when its rules state every sentence of `text` (`who`: each as who the person is), else ""."""
     if code not in statements.read_languages() or code in RULE_LANGUAGES:
         return ""
     reading = statements.read(list(sentences(text, code)), code)
-    return code if reading.statements and not reading.unread else ""
+    whole = bool(reading.statements) and not reading.unread
+    return code if whole and (not who or all(each.kind == statements.PERSON for each in reading.statements)) else ""
 
 
 def gist_line(rest: list[str], messages: list[Message], *, filed: bool) -> str:

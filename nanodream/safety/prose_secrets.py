@@ -23,6 +23,7 @@ from nanodream.safety.cards import labelled_otherwise
 from nanodream.safety.secret_values import (
     STOP_WORDS,
     built_from_a_password_word,
+    could_be_a_named_password,
     could_be_a_secret,
     looks_default,
     looks_numeric_code,
@@ -129,9 +130,9 @@ _PAIR_FOR_LOGIN = re.compile(r"(?<![\w/:.-])[\w.@+-]{1,64}\s*[/:]\s*(?P<value>[^
                              r"(?:in|on)|for\s+(?:the\s+)?(?:login|log-?in|sign-?in)|as\s+(?:the\s+)?(?:login"
                              r"|credentials))\b", _I)
 # A bare user:password whose password mixes cases and digits: "entry iot:Mqtt-Br0ker-9"; not two models' names
-# ("glm-4.7 / MiniMax-M2.5": a version inside).
+# ("glm-4.7 / MiniMax-M2.5": a version inside), nor a setting's value ("js?v=dc4d5a9b:5449Understand": a hash).
 _VERSIONED = re.compile(r"\d\.\d")
-_BARE_PAIR = re.compile(r"(?<![\w/:@.-])[a-z][\w.-]{1,30}(?::|\s/\s)(?P<value>(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)"
+_BARE_PAIR = re.compile(r"(?<![\w/:@.=?&-])[a-z][\w.-]{1,30}(?::|\s/\s)(?P<value>(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)"
                         r"[^\s:/@]{8,})")
 _USER_THEN_PASS = re.compile(r"\b(?:user(?:name)?|login|u)\b\s*[:=]?\s*[\w.@+-]+[,;]?\s+(?:and\s+)?(?:the\s+)?"
                              r"(?:pass(?:word)?|pw|pwd|p)\b\s*[:=]?\s*(?P<value>\S+)", _I)
@@ -228,8 +229,8 @@ def _other_language_password_values(line: str) -> list[Finding]:
                                     (False, _OTHER_GAP.match(line, cue.end()))):
             value = _OTHER_VALUE.match(line, joined.end()) if joined is not None else None
             stated = joined is not None and not _IN_THE_PAST.search(joined.group(0))  # "密码是 abc123456"
-            if value is not None and (looks_default(value.group(0)) or looks_secret(value.group(0), hex_ok=stated)
-                                      and could_be_a_secret(value.group(0), hex_ok=stated)  # not "…是1Password"
+            credible = could_be_a_named_password if right_after else could_be_a_secret  # not "…是1Password"
+            if value is not None and (looks_default(value.group(0)) or credible(value.group(0), hex_ok=stated)
                                       or right_after and _a_word_after_a_cjk_name(cue.group(0), value, line)):
                 found.append((PASSWORD, strip_value(value.group(0))))
                 break

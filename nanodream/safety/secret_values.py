@@ -128,8 +128,8 @@ _NOT_A_VALUE = re.compile(r"(?![\w.-]*(?i:pass|pwd|secret|token|key|auth))[a-z_]
                           r"|%\w+%[\w\\.-]*|(?:[A-Za-z]:)?(?:[\w.$%-]*\\)+[\w.$%-]*"
                           r"|[\w.-]+@[\w.-]+:[~/]\S*|[\w.-]+@(?:DESKTOP|LAPTOP|WIN|PC)-[A-Z0-9]+")
 # Markup and code around words ('"SOUL.md"}}</tool_call>', 'f(x)[0]', "select_graph('MyGraph"): quotes, brackets
-# that open and close, or a call's opening bracket.
-_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|\w\(")
+# that open and close, a call's opening bracket, or an address ('OpenClaw](https://openclaw.com': a link's).
+_MARKUP = re.compile(r"[\"`]|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|\w\(|\]\(|\w://")
 _NAME_PIECE = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z0-9]+|[a-z]+\d+|\d+[a-z]*")
 PASSWORD_SHAPE_LENGTH = 8
 PASSWORD_SHAPE_ENTROPY = 2.5  # bits per character: 'Aa1!Aa1!' repeats itself, 'Gx7!pq2Lz' does not
@@ -171,8 +171,19 @@ def could_be_a_secret(value: str, *, hex_ok: bool = False) -> bool:
     core = strip_value(value)
     if looks_default(core):
         return True
+    return _not_a_product(core, hex_ok=hex_ok) and not _joined_names(core)
+
+
+def could_be_a_named_password(value: str, *, hex_ok: bool = False) -> bool:
+    """What right after a password's name is its value: anything `could_be_a_secret` passes, and pieces joined
+    ('Lena.12.03.1998', 'Casa-2024-x'), which only stand for a product or a branch where no name says password."""
+    core = strip_value(value)
+    return looks_default(core) or _not_a_product(core, hex_ok=hex_ok)
+
+
+def _not_a_product(core: str, *, hex_ok: bool) -> bool:
     return (len(core) <= 128 and looks_secret(core, hex_ok=hex_ok) and not _PRODUCT_NAME.fullmatch(core)
-            and not _MODEL_NUMBER.fullmatch(core) and not _joined_names(core))
+            and not _MODEL_NUMBER.fullmatch(core))
 
 
 def looks_default(value: str) -> bool:

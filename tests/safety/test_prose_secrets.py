@@ -383,6 +383,12 @@ NAMED_IN_ANOTHER_LANGUAGE = [
     ("Das Datenbank-Passwort ist abc123456.", "abc123456"),
     ("La contraseña de la base es abcdef123.", "abcdef123"),
     ("Le mot de passe de la base est abc123456.", "abc123456"),
+    # a value of a word and numbers joined by dots or hyphens right after the name (a Russian password reached a
+    # waiting entry whole: "логин … Пароль Dada.05.06.2009")
+    ("логин ivan@example.com Пароль Lena.12.03.1998", "Lena.12.03.1998"),
+    ("senha Casa-2024-x", "Casa-2024-x"),
+    ("我的密码 Mei.1987.06", "Mei.1987.06"),
+    ("Passwort: Hund_07_2011", "Hund_07_2011"),
 ]
 
 

@@ -40,7 +40,7 @@ from nanodream.safety.secret_values import (
 )
 from nanodream.text.cjk import CJK_CHARS
 from nanodream.text.grammar import said, without_consent
-from nanodream.text.structure import PERSONAL_KEYS
+from nanodream.text.structure import PERSONAL_KEYS, program_line
 from nanodream.text.words import NEGATIONS
 
 MODEL_FILE = Path(__file__).parent / "data" / "second-opinion.toml"
@@ -170,6 +170,8 @@ def secret_tokens(line: str) -> list[str]:
     """The password-shaped words of `line` the secrets model reads as a credential (as written, around them
     stripped): the shape is the rules' (`looks_password_shaped`), the judgement of the words around it the
     model's, so a value no credential's name stands near is still found ('Netflix: jo@example.org, Bf6#tr1Ky')."""
+    if program_line(line):  # a frame or a log line a program wrote names code, files and numbers
+        return []
     return [word for word in model_secret_tokens(line) if len(word) <= PASSWORD_CHARS and looks_password_shaped(word)]
 
 

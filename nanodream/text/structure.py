@@ -31,6 +31,7 @@ _PROGRAM_LINE = re.compile(
     r"File \"?[^\s\"]+\"?(?:, line \d+|:\d+)|"  # a Python frame: File "x.py", line 3 · File x.pyx:568
     r"at (?:async )?[\w$.<>\[\]]+ \([^()\s]+:\d+(?::\d+)?\)|"  # a JavaScript frame
     r"at [^\s()]+\.(?:[cm]?js|jsx|tsx?):\d+:\d+|at [\w$.<>]+\([\w$]+\.(?:java|kt|scala):\d+\)|"  # … and Java's
+    r"[\w$.<>]+ @ [^\s@]+:\d+|"  # a browser console's frame: workLoop @ chunk-5Y.js?v=d4a9:197
     r"at [\w$.<>`]+\.[\w$<>`]+\([^()]*\)(?: in \S.*)?$|"  # a .NET frame: at Acme.Orders.Get() in C:\src\O.cs:line 57
     r"[\w.]*(?:Error|Exception|Warning|Interrupt|Exit)(?:\[\w+\])?: |"  # ValueError: …, error[E0308]: …
     r"(?:panic|fatal|error|warning|caused by)(?:\[\w+\])?: |"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 import tomllib
 
+import pytest
+
 from nanodream.config import Settings
 from nanodream.run.dream import run_dream
 from nanodream.safety import agent_rules, review_rules, second_opinion, secret_scan
@@ -97,6 +99,24 @@ def test_it_redacts_only_password_shaped_words_whatever_the_model_says():
                  "The banner printed \x1b]0;owned\x07 into the title bar.",
                  "Her login name is MayaL_1987.", "Argon2 password hashing uses m=64MiB and t=3."):
         assert second_opinion.secret_tokens(line) == [], line
+
+
+# Pasted by a person from a browser's console and a Node stack trace, and a README's link (a new user's transcripts):
+# names of code, files with their line numbers and a link's address are no one's password.
+PROGRAM_TEXT = [
+    "workLoop @ chunk-ZYYRC4UE.js?v=dc4d5a9b:197",
+    "batchedUpdates$1 @ chunk-ZYYRC4UE.js?v=dc4d5a9b:18913",
+    "dispatchDiscreteEvent @ chunk-ZYYRC4UE.js?v=dc4d5a9b:5449Understand this error",
+    "    at processHealthReport (healthReportApi.ts:80:13)",
+    "    at async handleStartOCR (ConfirmEditPage.tsx:167:22)",
+    "An integration plugin for [OpenClaw](https://openclaw.com). Provides 23 tools.",
+    "See [the Guide](https://docs.example.org/v2/Setup-42) for more.",
+]
+
+
+@pytest.mark.parametrize("line", PROGRAM_TEXT)
+def test_code_frames_and_links_are_never_redacted_as_passwords(line):
+    assert secret_scan.redacted(line) == line
 
 
 def test_the_second_opinions_credential_reaches_no_file_through_a_dream(workspace):

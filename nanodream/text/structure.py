@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanodream.text.language import UNDETERMINED, language_of
 from nanodream.text.lists import phrases
 from nanodream.text.words import RELATIONS, words
 
@@ -163,14 +164,19 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b", re.
 
 def recurring_lines(messages: list[str]) -> frozenset[str]:
     """The lines of at least RECURRING_CHARS characters found in two or more different messages, none in which
-    the person speaks of themselves: what a harness wrote into the person's turns, whichever harness (the known
-    ones' announcements are `_HARNESS_MESSAGE`)."""
+    the person speaks of themselves nor one in a language other than English (a harness writes its notes in
+    English; a person says again what went unanswered): what a harness wrote into the person's turns, whichever
+    harness (the known ones' announcements are `_HARNESS_MESSAGE`)."""
     seen: dict[str, int] = {}
     for text in set(messages):
         for line in {_normal(line) for line in text.splitlines()}:
             if len(line) >= RECURRING_CHARS and not _FIRST_PERSON.search(line):
                 seen[line] = seen.get(line, 0) + 1
-    return frozenset(line for line, messages_holding in seen.items() if messages_holding > 1)
+    return frozenset(line for line, messages_holding in seen.items()
+                     if messages_holding > 1 and language_of(line) in _A_HARNESS_LANGUAGE)
+
+
+_A_HARNESS_LANGUAGE = frozenset({"en", UNDETERMINED})  # English, or no language at all: code, paths, a list of names
 
 
 def _normal(line: str) -> str:

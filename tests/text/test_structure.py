@@ -385,6 +385,21 @@ def test_a_line_the_person_pastes_again_about_themselves_is_theirs_not_the_harne
     assert the_persons_words(first, recurring) == f"{intro}\n{rule}"
 
 
+def test_a_line_the_person_says_again_in_another_language_is_theirs_not_the_harnesss():
+    """Found on a public OpenClaw session: a person whose bot kept failing sent "Привет, расскажи что ты умеешь …"
+    nine times; each was taken out as a harness's note and the entry was consumed with none of them quoted for a
+    model. A harness writes its notes in English; a line in another language that recurs is the person's."""
+    from nanodream.text.structure import recurring_lines, the_persons_words
+
+    asked = "Привет, расскажи что ты умеешь, какие инструменты у тебя есть. Максимально подробно."
+    rule = "De ahora en adelante contesta siempre en español y sin tablas, por favor."
+    note = "Reply to the user with the message tool; absolute paths are blocked for security."
+    first, later = f"{asked}\n{note}", f"{asked}\n{rule}\n{note}"
+    recurring = recurring_lines([first, later, f"{rule}\nгде логи?"])
+    assert recurring == frozenset({note})
+    assert the_persons_words(later, recurring) == f"{asked}\n{rule}"
+
+
 def test_a_slash_commands_expanded_prompt_leaves_only_the_words_typed_after_it():
     """A spec-kit command's prompt, expanded into the person's turn in Codex and Claude Code, waited for a model as
     the person's words (53 entries of about 6 KB on one public transcript, several with no words of theirs at all);

@@ -67,6 +67,11 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("I'm really interested in compiler optimisation.", "[permanent] User is interested in compiler optimisation."),
     ("your name is Hiperagi", "[permanent] Your name is Hiperagi."),
     ("OK, I'll call you Yolo.", "[permanent] Your name is Yolo."),
+    # a new user's transcript: the name given as what the agent will be ("You will be Foodie.") was consumed unread
+    ("You will be Foodie.", "[permanent] Your name is Foodie."),
+    ("You'll be Nova from now on.", "[permanent] Your name is Nova."),
+    ("You're Jarvis from now on.", "[permanent] Your name is Jarvis."),
+    ("You'll be called Pixel.", "[permanent] Your name is Pixel."),
 ])
 def test_what_a_person_says_about_themselves_is_filed_with_its_tag(said, line):
     assert filed(said) == line
@@ -328,6 +333,9 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     "I ask, because it seems a little deep to be passing the dotfiles input.",
     "I have accidentally make some calls, which may have bungled my home directory.",
     "My laptop doesn't work.", "I explain the TGR issue, let's plan on Wednesday before.",
+    # … and how their things misbehave ("User's zellij config is a bit off." was filed as a preference)
+    "My zellij config is a bit off.", "My laptop is a bit slow.", "My prompt looks kind of wonky.",
+    "My terminal seems laggy.", "My dotfiles are a mess.", "You will be fine.", "You'll be OK.",
     "I share with ProBIM the IFC files for the E377 road.", "I haven't found perf board on the page I am looking at.",
     "I already have the one with the built-in.", "I reckon the rollers must be as wide as the lines.",
     "My next move with fintual is to withdraw the down payment.",

@@ -822,16 +822,17 @@ _AGENT_NAME = re.compile(
     r"^(?:(?:from now on|ok(?:ay)?|so|and|also)\s*,?\s+)?(?:your\s+(?:new\s+)?name\s+(?:is|will be|shall be)|"
     r"(?:i|we)(?:'ll|\s+will|\s+want to|\s+wanna|'d like to|\s+would like to|\s+am going to|'m going to)?\s+call\s+you|"
     r"(?:i|we)(?:'m|\s+am|'re|\s+are)\s+calling\s+you|"  # "i am calling you luna"
-    r"(?:please\s+)?call yourself|you(?:'re|\s+are|\s+will be)\s+(?:called|named))\s+"
+    r"(?:please\s+)?call yourself|you(?:'re|\s+are|\s+will be|'ll be)\s+(?:called|named))\s+"
     r"(?!(?:back|later|tomorrow|again|soon|tonight|now|then|when|after|if|once|in|at|on|to|about|out|up|there|"
     r"a|an|the|my|our|this|that)\b)(?P<name>[\w'-]{2,30}(?:\s+[\w'-]{2,30})?)\s*[.!]*$",
     re.IGNORECASE)
 
 
 # "You're Nebula.", "You are Max": a capitalised name alone after "you are", never a word said to the agent.
-_YOU_ARE_NAMED = re.compile(r"^you(?:['’]re|\s+are)\s+(?!(?:welcome|right|wrong|correct|amazing|awesome|great|"
-                            r"brilliant|fine|good|done|here|back|sure|kidding|joking|ok|okay|the|a|an)\b)"
-                            r"(?P<name>(?-i:[A-Z])[\w'-]{1,30})\s*[.!]*$", re.IGNORECASE)
+_YOU_ARE_NAMED = re.compile(r"^you(?:['’]re|\s+are|['’]ll\s+be|\s+will\s+be)\s+(?!(?:welcome|right|wrong|correct|"
+                            r"amazing|awesome|great|brilliant|fine|good|done|here|back|sure|kidding|joking|ok|okay|"
+                            r"the|a|an)\b)(?P<name>(?-i:[A-Z])[\w'-]{1,30})(?:\s+from\s+now\s+on)?\s*[.!]*$",
+                            re.IGNORECASE)
 
 
 def agent_name(said: Said) -> Fact | None:
@@ -1042,7 +1043,9 @@ def statement(said: Said) -> Fact | None:
 
 # Something going wrong: said of the person's things, it is the problem they bring to the agent, not who they are.
 _A_FAULT = re.compile(r"\b(?:bugs?|errors?|exceptions?|crash(?:es|ed|ing)?|broken|fail(?:s|ed|ing|ure)|hangs|freezes"
-                      rf"|glitch(?:es)?|{not_after('does', 'do', 'did')}\s+work|{NOT}\s+working)\b", re.IGNORECASE)
+                      rf"|glitch(?:es)?|{not_after('does', 'do', 'did')}\s+work|{NOT}\s+working"
+                      r"|(?:is|are|looks?|seems?|feels?)\s+(?:\w+\s+){0,2}(?:off|wonky|slow|laggy|janky|flaky|buggy|"
+                      r"glitchy|sluggish|weird|messed\s+up|a\s+mess))\b", re.IGNORECASE)  # "My config is a bit off"
 # An amount of money, or a count of what is open, left or to do: how things stand this minute, never for good.
 _A_COUNT = (r"(?:[$€£¥]\s?)?\d[\d.,]*\s*(?:k\b\s*)?(?:(?-i:[A-Z]{3,5})\b|euros?|dollars?|bucks|pounds|credits?|"
             r"(?:\w+\s+)?(?:in\s+(?:my|our|the)\s+)?(?:account|wallet|balance|bank)|open|unread|pending|failing|new|"

@@ -336,6 +336,11 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     # … and how their things misbehave ("User's zellij config is a bit off." was filed as a preference)
     "My zellij config is a bit off.", "My laptop is a bit slow.", "My prompt looks kind of wonky.",
     "My terminal seems laggy.", "My dotfiles are a mess.", "You will be fine.", "You'll be OK.",
+    # what "from now on" foretells, or where "going forward" goes: no rule ("Things should be way easier …" was one)
+    "From now on things should be way easier with the new CI setup.", "Going forward, it'll be much simpler.",
+    "Going forward with the plan you proposed - go ahead and implement step 2.",
+    # indifference between the options at hand is no taste of the person's ("User doesn't care either way.")
+    "I honestly don't care either way.", "I don't really mind which one.", "I don't care.",
     "I share with ProBIM the IFC files for the E377 road.", "I haven't found perf board on the page I am looking at.",
     "I already have the one with the built-in.", "I reckon the rollers must be as wide as the lines.",
     "My next move with fintual is to withdraw the down payment.",

@@ -683,6 +683,20 @@ def test_from_now_on_used_as_future_of_a_noun_is_no_standing_rule(code, sentence
     assert statement(sentence, language(code)) is None
 
 
+@pytest.mark.parametrize(("code", "sentence"), [
+    ("zh", "以后请多多关照！"),  # a greeting's courtesy: "please look after me from now on"
+    ("ko", "앞으로 잘 부탁드려요!"),
+    ("ko", "앞으로 어떻게 해야 할지 모르겠어요."),  # "I don't know what to do from now on"
+    ("es", "De ahora en adelante todo va a ser más fácil con esto."),  # what will be, foretold
+    ("pt", "A partir de agora vai ser bem mais fácil."),
+    ("fr", "Désormais ça va être beaucoup plus simple."),
+    ("de", "Ab jetzt wird's spannend, der Launch ist morgen."),
+])
+def test_from_now_on_before_a_courtesy_or_a_forecast_is_no_standing_rule(code, sentence):
+    """Found by a fresh probe: each was filed in SOUL.md as a rule and its message consumed."""
+    assert statement(sentence, language(code)) is None
+
+
 # "My <detail> is <value>": one of the person's details (data/personal-keys.txt) given its value, in each language
 # with `person.mine` and `person.is` lists; a word of the moment or a question keeps it out, and so does a thing
 # that is no detail of theirs ("my code").

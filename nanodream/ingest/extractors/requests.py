@@ -52,10 +52,17 @@ def only_a_choice(text: str) -> bool:
 
 
 def likes_an_option(sentence: str) -> bool:
-    """"I like the second one", "I prefer option 2", "I don't like any approach": an answer to the agent's options
-    or about the work at hand, no taste of the person's."""
+    """"I like the second one", "I prefer option 2", "I don't like any approach", "I don't care either way": an
+    answer to the agent's options or about the work at hand, no taste of the person's."""
     liked = _LIKED.match(sentence)
-    return liked is not None and only_a_choice(liked.group("what"))
+    return liked is not None and only_a_choice(liked.group("what")) or _INDIFFERENT.match(sentence) is not None
+
+
+# Whichever of the options at hand: "I honestly don't care either way", "I don't mind which one" (not "I don't
+# mind spicy food": a taste).
+_INDIFFERENT = re.compile(r"^I\s+(?:(?:honestly|really|truly|just|personally)\s+)*(?:don['’]?t|do\s+not)\s+"
+                          r"(?:really\s+)?(?:care|mind)(?:\s+(?:either\s+way|which(?:ever)?(?:\s+one)?|what(?:ever)?"
+                          r"(?:\s+you\s+(?:pick|choose))?|much|too\s+much))?\s*[.!]*$", re.IGNORECASE)
 
 
 # What opens an answer to the agent's options before the option itself: "ok, let's go with …", "I'll take …".

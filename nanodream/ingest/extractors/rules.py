@@ -265,10 +265,14 @@ def _corrected_state(rest: Said) -> str:
 _NOW = re.compile(r"\s*\b(?:now|currently|these days|nowadays|from now on)\b", re.IGNORECASE)  # what a correction says
 
 
-_FROM_NOW_ON = r"from now on|going forward|in (?:the )?future"  # what makes a request last
+_FROM_NOW_ON = r"from now on|going forward(?!\s+with\b)|in (?:the )?future"  # what makes a request last
 # Opening a sentence, "from now" says the same without its "on" ("From now please respond in Japanese"); further
-# on it may be a time ("an hour from now").
-_FROM_NOW_OPENING = r"from now(?:\s+on(?:wards)?)?(?!\w)|going forward|in (?:the )?future"
+# on it may be a time ("an hour from now"). "Going forward with the plan …" goes on with it.
+_FROM_NOW_OPENING = r"from now(?:\s+on(?:wards)?)?(?!\w)|going forward(?!\s+with\b)|in (?:the )?future"
+# What a standing opening goes on to foretell, not to ask: "From now on things should be way easier".
+_FORETOLD = re.compile(r"^(?:things|it|everything|this|that|life|stuff)\s*(?:will|['’]ll|should|would|could|might|"
+                       r"may|is\s+going\s+to|['’]s\s+going\s+to|gonna)\s+(?:\w+\s+)?(?:be|get|become|feel|look|go|work)\b",
+                       re.IGNORECASE)
 _PLEASE = r"(?:please|pls|kindly)"  # a courtesy opening a request, or between its setting and the request
 _RULE = re.compile(rf"^(?:(?:{_PLEASE}|and|also|oh and|then|but)\s*,?\s+)*"
                    rf"(?:(?:{_FROM_NOW_OPENING}|in general|next time)\s*[,:;—–-]?\s+)?"
@@ -407,6 +411,8 @@ def _rule_found(match: re.Match[str]) -> str | None:
             return None
         return f"{match.group('rule')}, {match.group('contrast')}" if match.group("contrast") else match.group("rule")
     if match.re is _NEXT_TIME and not _a_command(match.group("rule")):
+        return None
+    if match.re is _STANDING and _FORETOLD.match(match.group("rule")):
         return None
     return match.group("rule")
 

@@ -268,8 +268,16 @@ def is_question(sentence: str) -> bool:
     return bool(_QUESTION.search(sentence)) and not _TAG_QUESTION.search(sentence)
 
 
-# A short word after a comma, then the question mark: a tag asking for agreement, not a question.
-_TAG_QUESTION = re.compile(r"[,，、]\s*[^\W\d_]{1,4}\s*[?？]\s*$")
+def without_tag_question(sentence: str) -> str:
+    """The statement a tag asking for a nod closes ("Always use pnpm for installs, ok?": "Always use pnpm for
+    installs."); any other sentence as it is."""
+    tag = _TAG_QUESTION.search(sentence)
+    return sentence if tag is None else sentence[:tag.start()].rstrip() + "."
+
+
+# A short word after a comma, then the question mark: a tag asking for agreement ("ok?", "tá?", "beleza?",
+# "d'accord ?", "n'est-ce pas ?"), not a question.
+_TAG_QUESTION = re.compile(r"[,，、]\s*(?:[^\W\d_]{1,7}|d['’]accord|n['’]est-ce pas|all right)\s*[?？]\s*$")
 
 
 def substance(sentence: str) -> int:

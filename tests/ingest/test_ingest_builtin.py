@@ -43,6 +43,16 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("I'm a nurse at the city hospital.", "[permanent] User is a nurse at the city hospital."),
     ("I live in Lyon with my wife.", "[permanent] User lives in Lyon with their wife."),
     ("Please always answer in British English.", "[permanent] Always answer in British English."),
+    # a fresh probe's rules, consumed as a gist: a tag asking for a nod, "make sure you never", a command every time
+    # a setting holds, what the agent does by default
+    ("Always use pnpm for installs, ok?", "[permanent] Always use pnpm for installs."),
+    ("Never delete the logs, alright?", "[permanent] Never delete the logs."),
+    ("Make sure you never push to the release branch without a green CI run.",
+     "[permanent] Make sure you never push to the release branch without a green CI run."),
+    ("Whenever you touch the DB schema, ping me before applying anything.",
+     "[permanent] Whenever you touch the DB schema, ping the user before applying anything."),
+    ("By default, write shell scripts for bash.", "[permanent] By default, write shell scripts for bash."),
+    ("By default, the port is 8080.", "[durable] By default, the port is 8080."),  # a fact of the project, no rule
     ("Don't use emojis in commit messages.", "[permanent] Don't use emojis in commit messages."),
     ("From now on, reply to me in French.", "[permanent] Reply to the user in French."),
     ("We decided to use Postgres for the events table.", "[durable] Decided to use Postgres for the events table."),
@@ -341,6 +351,8 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     "Going forward with the plan you proposed - go ahead and implement step 2.",
     # indifference between the options at hand is no taste of the person's ("User doesn't care either way.")
     "I honestly don't care either way.", "I don't really mind which one.", "I don't care.",
+    # a statement with a nod after it, said aloud: dictation's filler, as it was a question
+    "Then we have the platform, then we have working session, and then tasks, okay?",
     "I share with ProBIM the IFC files for the E377 road.", "I haven't found perf board on the page I am looking at.",
     "I already have the one with the built-in.", "I reckon the rollers must be as wide as the lines.",
     "My next move with fintual is to withdraw the down payment.",

@@ -176,6 +176,10 @@ STATED = [
     ("pt", "Garanta que todo endpoint tenha testes.", RULE, "Rules"),
     ("pt", "Não esquece de rodar o lint.", RULE, "Rules"),
     ("pt", "Responda sempre em inglês, tá?", RULE, "Rules"),
+    # a longer tag asking for a nod, and a prohibition said colloquially (a fresh probe: all waited)
+    ("pt", "Nunca apague arquivos sem me perguntar antes, beleza?", RULE, "Rules"),
+    ("fr", "Réponds toujours en français, d'accord ?", RULE, "Rules"),
+    ("zh", "千万别在生产环境直接改配置！！", RULE, "Rules"),
     ("ja", "ファイルを追加するたびに、READMEも更新してください。", RULE, "Rules"),
     # who the person is, what they use; a detail where the language leaves "my" unsaid
     ("de", "Ich programmiere hauptsächlich in Kotlin.", PERSON, "Identity"),

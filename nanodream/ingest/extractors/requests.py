@@ -60,7 +60,7 @@ def likes_an_option(sentence: str) -> bool:
 
 # Whichever of the options at hand: "I honestly don't care either way", "I don't mind which one" (not "I don't
 # mind spicy food": a taste).
-_INDIFFERENT = re.compile(r"^I\s+(?:(?:honestly|really|truly|just|personally)\s+)*(?:don['’]?t|do\s+not)\s+"
+_INDIFFERENT = re.compile(rf"^I\s+(?:(?:honestly|really|truly|just|personally)\s+)*{DO_NOT}\s+"
                           r"(?:really\s+)?(?:care|mind)(?:\s+(?:either\s+way|which(?:ever)?(?:\s+one)?|what(?:ever)?"
                           r"(?:\s+you\s+(?:pick|choose))?|much|too\s+much))?\s*[.!]*$", re.IGNORECASE)
 

@@ -62,7 +62,7 @@ from nanodream.text.language import language_of
 from nanodream.text.lists import phrases, wordlist
 from nanodream.text.person import is_adverb, third_person
 from nanodream.text.sentences import SETTING_OPENERS
-from nanodream.text.statements import LANGUAGE_NAMES, a_role
+from nanodream.text.statements import LANGUAGE_NAMES, a_role, without_tag_question
 from nanodream.text.structure import PERSONAL_KEYS
 from nanodream.text.verbs import IRREGULAR_PAST, PAST_FORMS, SAME_IN_PAST, base_verb, conjugate, opens_a_command
 from nanodream.text.words import STOPWORDS, content_words, tidy_sentence
@@ -384,7 +384,8 @@ def agent_rule(said: Said) -> Fact | None:
     match = (_RULE.match(said.sentence) or _STANDING.match(said.sentence) or _WANT_YOU.match(said.sentence)
              or _YOU_WILL.match(said.sentence) or _STYLE.match(said.sentence) or _NO_UNLESS.match(said.sentence)
              or _NO_WANTED.match(said.sentence) or _CHAT_LANGUAGE.match(said.sentence)
-             or _STANDING_AFTER.match(said.sentence) or _NEXT_TIME.match(said.sentence))
+             or _STANDING_AFTER.match(said.sentence) or _NEXT_TIME.match(said.sentence)
+             or _BY_DEFAULT.match(said.sentence))
     rule = None if match is None else _rule_found(match)
     return None if rule is None else _as_rule(rule, said)
 
@@ -414,6 +415,8 @@ def _rule_found(match: re.Match[str]) -> str | None:
         return None
     if match.re is _STANDING and _FORETOLD.match(match.group("rule")):
         return None
+    if match.re is _BY_DEFAULT:
+        return match.group(0) if _a_command(match.group("rule")) else None  # not "By default, the port is 8080"
     return match.group("rule")
 
 
@@ -428,7 +431,7 @@ _REMEMBER_TO = re.compile(rf"^(?:(?:{_PLEASE}|and|also)\s*,?\s+)*(?P<rule>(?:alw
                           re.IGNORECASE | re.DOTALL)
 # What says a reminder holds every time: "… every function", "… before committing", "… when you bump
 # dependencies" (a plural after the verb); not "when you're done", "when you finish the PR": when this errand is.
-_EVERY_TIME = re.compile(r"\b(?:every|each|any|always|whenever)\b|\b(?:before|after|when|while)\s+\w+ing\b|"
+_EVERY_TIME = re.compile(rf"\b(?:every|each|any|always|whenever|{NEVER})\b|\b(?:before|after|when|while)\s+\w+ing\b|"
                          r"\bwhen(?:ever)?\s+you\s+\w+\s+(?!(?:this|these|those|its|is|was|has)\b)\w+s\b|"
                          rf"^(?:make sure|be sure)\s+(?:that\s+)?{_PLURAL_SUBJECT}", re.IGNORECASE)
 # "Every time you touch the Dockerfile, pin the base image": the setting says "always", a command follows it. So
@@ -503,6 +506,9 @@ _STANDING_AFTER = re.compile(rf"^(?:please\s+)?(?P<rule>(?P<verb>[\w']+)\b.+?)\s
                              rf"(?:\s*,?\s*(?P<contrast>(?:{NOT}|instead\s+of|rather\s+than)\s+[^.!?]+?))?"
                              r"(?:\s*,?\s*please)?\s*[.!]*$", re.IGNORECASE | re.DOTALL)
 _INSTRUCTIONS = wordlist("imperatives") | PROHIBITION_WORDS | {"always", "avoid", "stop", "reply", "answer"}
+# What the agent does unless told otherwise: "By default, write shell scripts for bash."
+_BY_DEFAULT = re.compile(rf"^(?:{_PLEASE}\s+)?by\s+default\s*[,:;—–-]?\s+(?:{_PLEASE}\s+)?(?P<rule>\w.+)$",
+                         re.IGNORECASE | re.DOTALL)
 # A lesson for every later time: "Next time, ask me before you refactor." (not "Next time we'll try the other one").
 _NEXT_TIME = re.compile(rf"^(?:{_PLEASE}\s+)?next\s+time\s*[,:;—–-]?\s+(?:{_PLEASE}\s+)?"
                         r"(?P<rule>\w.+)$",
@@ -1321,7 +1327,7 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     if announced is not None:
         return announced
     if sentence.endswith("?"):
-        return standing_question(sentence)
+        return _asked(sentence, speaker, day, errand)
     if not sentence or small_talk(sentence) and not (_STYLE.match(sentence) or _NO_UNLESS.match(sentence)
                                                      or _NO_WANTED.match(sentence)):
         return None  # "No emojis in replies", "No new dependencies unless I approve them": a "no" that forbids
@@ -1333,9 +1339,7 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
         rest = _capitalised(setting.group("rest").rstrip(".!"))  # "Next time we'll …": "We'll … next time."
         sentence = f"{rest} {setting.group('setting')[:1].lower()}{setting.group('setting')[1:]}."
     fact = _first_fact(Said(sentence, speaker, day, spoken, errand))
-    rule = fact is not None and fact.tag == "permanent" and not fact.text.startswith((speaker or DEFAULT_SUBJECT,
-                                                                                       "The user"))
-    if fact is None or rule:
+    if fact is None or _a_rule(fact, speaker):
         return fact  # a rule for the agent keeps its reasons and its command ("…, summarize it")
     text = _ASIDE.sub("", fact.text)
     if fact.text.startswith(speaker or DEFAULT_SUBJECT):
@@ -1343,6 +1347,23 @@ def _classified(sentence: str, speaker: str, day: date | None, errand: bool) -> 
     if text != fact.text and meaningful(text) < 2 and not _ONE_WORD_IDENTITY.match(sentence):
         return None  # "I ask, because it seems …": what is left once the reason is out says nothing ("I'm vegan" does)
     return Fact(fact.tag, _plain_commands(_without_filler(text)))  # "I use `direnv`": a name, not code
+
+
+def _asked(sentence: str, speaker: str, day: date | None, errand: bool) -> Fact | None:
+    """A sentence ending in a question mark: a rule asked with a nod after it ("Always use pnpm for installs,
+    ok?"), or a question; a statement with a nod after it is dictation's filler ("Then we have the platform,
+    okay?"), as it was."""
+    untagged = without_tag_question(sentence)
+    if untagged != sentence:
+        fact = _classified(untagged, speaker, day, errand)
+        if fact is not None and _a_rule(fact, speaker):
+            return fact
+    return standing_question(sentence)
+
+
+def _a_rule(fact: Fact, speaker: str) -> bool:
+    """A rule for the agent: a lasting line, not one about the person ("User …")."""
+    return fact.tag == "permanent" and not fact.text.startswith((speaker or DEFAULT_SUBJECT, "The user"))
 
 
 # What a fact about the person goes on to say about the moment: a consequence ("…, so expect short bursts",

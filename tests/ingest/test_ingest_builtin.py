@@ -52,6 +52,10 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("Whenever you touch the DB schema, ping me before applying anything.",
      "[permanent] Whenever you touch the DB schema, ping the user before applying anything."),
     ("By default, write shell scripts for bash.", "[permanent] By default, write shell scripts for bash."),
+    # … and a lead-in before what is said: a label and a dash, "heads up" without a colon
+    ("one more thing - don't ever paste full stack traces back at me.",
+     "[permanent] Don't ever paste full stack traces back at the user."),
+    ("heads up I'm colorblind (red/green).", "[permanent] User is colorblind (red/green)."),
     ("By default, the port is 8080.", "[durable] By default, the port is 8080."),  # a fact of the project, no rule
     ("Don't use emojis in commit messages.", "[permanent] Don't use emojis in commit messages."),
     ("From now on, reply to me in French.", "[permanent] Reply to the user in French."),

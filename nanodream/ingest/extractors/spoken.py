@@ -13,7 +13,7 @@ from nanodream.text.grammar import NO, speech, with_apostrophes
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"fun fact|oh and|guess what|for context|"
+                      r"fun fact|oh and|guess what|for context|heads[- ]up|"
                       r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
                       r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
                       r"(?:you know|i mean)\s*,\s*|"
@@ -22,7 +22,8 @@ _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way
                       r"(?:hi|hey|hello|(?:good\s+)?(?:morning|afternoon|evening))(?:\s+there|\s+(?-i:[A-Z])[\w'-]+)?)"
                       r"\s*[,!.—–-]+\s+|"
                       r"(?:(?:some|a bit of|quick|one|one more|small|side|another)\s+)?"
-                      r"(?:context|background|note|thing|heads[- ]up|reminder|rules?|important)(?:\s+first)?\s*:\s*|"
+                      r"(?:context|background|note|thing|heads[- ]up|reminder|rules?|important)(?:\s+first)?"
+                      r"(?:\s*:|\s+[—–-])\s*|"  # "one more thing - don't ever …"
                       r"(?:keep in mind|remember|note to self|important)\s*:\s*|"
                       r"(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?\s+(?=(?:my|i'm|i am)\s)|"
                       r"(?:[a-z]+\s+)?rule\s*(?:-|—|–)\s*|"  # "security rule- do not …", "golden rule — …"

@@ -56,6 +56,8 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("one more thing - don't ever paste full stack traces back at me.",
      "[permanent] Don't ever paste full stack traces back at the user."),
     ("heads up I'm colorblind (red/green).", "[permanent] User is colorblind (red/green)."),
+    ("We're sticking with Tailwind for the redesign.", "[durable] Decided to stick with Tailwind for the redesign."),
+    ("the API now listens on port 9091", "[durable] The API now listens on port 9091."),  # typed in lower case
     ("By default, the port is 8080.", "[durable] By default, the port is 8080."),  # a fact of the project, no rule
     ("Don't use emojis in commit messages.", "[permanent] Don't use emojis in commit messages."),
     ("From now on, reply to me in French.", "[permanent] Reply to the user in French."),

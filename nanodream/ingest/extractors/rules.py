@@ -882,7 +882,8 @@ _SWITCH = re.compile(r"^(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:switched|migrate
 # "We're going with X (instead of Y)": a decision said in the present; "We'll be using Tailwind, not Bootstrap",
 # "I'm going to use Postgres", "I will use pnpm, not npm": the same, said of what is to come (by the person alone,
 # never to get one thing done: "I'll use Google to look it up").
-_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s+(?P<thing>.+)$|"
+_GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?(?P<present>going|sticking|staying) with\s+"
+                         r"(?P<thing>.+)$|"
                          r"^(?:so\s+)?(?P<who>we|i)(?:'ll|\s+will|(?:'re|\s+are|'m|\s+am)\s+going\s+to)\s+(?:be\s+)?"
                          r"(?P<verb>go with|use|using|stick with|stick to|switch to)\s+(?P<chosen>.+)$",
                          re.IGNORECASE | re.DOTALL)
@@ -890,6 +891,7 @@ _GOING_WITH = re.compile(r"^(?:so\s+)?we(?:'re|\s+are)\s+(?:now\s+)?going with\s
 _MADE_IN = re.compile(r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:will\s+be|is\s+going\s+to\s+be)\s+"
                       r"(?:written|built|implemented|developed|coded|made)\s+(?:in|with)\s+(?P<chosen>[^,;]+?)"
                       r"(?:[,;].*)?[.!]?$", re.IGNORECASE | re.DOTALL)
+_PRESENT_CHOICE = {"going": "go with", "sticking": "stick with", "staying": "stay with"}
 # A decision typed straight after an errand, with no stop between them: "commit these changes we're going with X
 # instead of Y". Only after a request's verb, and never after a word that makes it the errand's object ("check
 # whether we agreed …", "the notes where we decided …").
@@ -951,7 +953,7 @@ def decision(said: Said) -> Fact | None:
         errand = mine and (_PURPOSE.search(chosen) or not _NAMED_CHOICE.search(chosen))
         if pointing or errand or _ONE_DAY.search(said.spoken or said.sentence):
             return None  # "we'll use it later", "we'll go with the old one for the demo tomorrow"
-        verb = (going.group("verb") or "go with").lower().replace("using", "use")
+        verb = (going.group("verb") or _PRESENT_CHOICE[going.group("present").lower()]).lower().replace("using", "use")
         said = Said(f"we decided to {verb} {chosen}", said.speaker, said.day, said.spoken, said.errand)
     switch = _SWITCH.match(said.sentence)
     if switch is not None:
@@ -1221,7 +1223,8 @@ def _named_state(sentence: str) -> bool:
     """A statement of how something named stands, told to an agent: four words or more, a named subject, no
     pointing at the moment ("this", "that"), and a verb in the present ("Staging lives at …", "Ines reviews …")."""
     words = sentence.split()
-    if len(words) < 4 or not words[0][:1].isupper() or _UNNAMED_SUBJECT.match(sentence):
+    named = words[0][:1].isupper() or len(words) > 1 and words[0] == "the" and words[1][:1].isupper()  # typed in
+    if len(words) < 4 or not named or _UNNAMED_SUBJECT.match(sentence):  # lower case: "the API now listens on …"
         return False
     if _FIRST_PERSON.search(sentence):
         return False  # "… surprises me": the person speaking of themselves, which the other rules read

@@ -32,6 +32,9 @@ GIVEN = [
     ("Agora trabalho na Embraer.", "works at", "Embraer"),
     ("저는 이제 쿠팡에서 일해요.", "works at", "쿠팡"),  # "…에서 일하다", the common way to say it
     ("今は任天堂で働いています。", "works at", "任天堂"),  # "…で働く", as common as "…に勤める"
+    ("Me mudei pra Salvador.", "lives in", "Salvador"),  # spoken Brazilian "pra" for "para"
+    ("Je bosse chez Doctolib.", "works at", "Doctolib"),  # colloquial French
+    ("Curro en Glovo.", "works at", "Glovo"),  # colloquial Spanish
 ]
 
 

@@ -180,6 +180,10 @@ STATED = [
     ("pt", "Nunca apague arquivos sem me perguntar antes, beleza?", RULE, "Rules"),
     ("fr", "Réponds toujours en français, d'accord ?", RULE, "Rules"),
     ("zh", "千万别在生产环境直接改配置！！", RULE, "Rules"),
+    # who the person is, said colloquially (a fresh probe: all waited)
+    ("fr", "Je bosse chez Doctolib comme dev backend.", PERSON, "Identity"),
+    ("es", "Curro en una consultora en Madrid.", PERSON, "Identity"),
+    ("fr", "Je suis végane.", PERSON, "Identity"),
     ("ja", "ファイルを追加するたびに、READMEも更新してください。", RULE, "Rules"),
     # who the person is, what they use; a detail where the language leaves "my" unsaid
     ("de", "Ich programmiere hauptsächlich in Kotlin.", PERSON, "Identity"),

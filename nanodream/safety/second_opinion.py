@@ -170,9 +170,12 @@ def secret_tokens(line: str) -> list[str]:
     """The password-shaped words of `line` the secrets model reads as a credential (as written, around them
     stripped): the shape is the rules' (`looks_password_shaped`), the judgement of the words around it the
     model's, so a value no credential's name stands near is still found ('Netflix: jo@example.org, Bf6#tr1Ky')."""
-    if program_line(line):  # a frame or a log line a program wrote names code, files and numbers
-        return []
+    if program_line(_QUOTE_MARK.sub("", line, count=1)):  # a frame or a log line a program wrote (quoted in a
+        return []  # waiting entry or not) names code, files and numbers
     return [word for word in model_secret_tokens(line) if len(word) <= PASSWORD_CHARS and looks_password_shaped(word)]
+
+
+_QUOTE_MARK = re.compile(r"^\s*>\s?")  # how a waiting entry quotes the person's lines
 
 
 def model_secret_tokens(line: str) -> list[str]:

@@ -105,6 +105,8 @@ def test_it_redacts_only_password_shaped_words_whatever_the_model_says():
 # names of code, files with their line numbers and a link's address are no one's password.
 PROGRAM_TEXT = [
     "workLoop @ chunk-ZYYRC4UE.js?v=dc4d5a9b:197",
+    "> flushWork @ chunk-ZYYRC4UE.js?v=dc4d5a9b:176",  # as a waiting entry quotes it for a model
+    ">     at async handleStartOCR (ConfirmEditPage.tsx:167:22)",
     "batchedUpdates$1 @ chunk-ZYYRC4UE.js?v=dc4d5a9b:18913",
     "dispatchDiscreteEvent @ chunk-ZYYRC4UE.js?v=dc4d5a9b:5449Understand this error",
     "    at processHealthReport (healthReportApi.ts:80:13)",

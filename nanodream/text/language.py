@@ -78,7 +78,8 @@ def _english_but_for_names(prose: str, min_confidence: float) -> bool:
 _ENGLISH_MARKERS = wordlist("english-markers")
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 # What a harness or a redaction wrote into a line: "[OpenClaw heartbeat poll]", "(redacted Google API Key)".
-_BRACKETED = re.compile(r"\[[^\]]*\]|\((?:redacted|withheld)[^)]*\)", re.IGNORECASE)
+_NOTE = re.compile(r"\((?:redacted|withheld)[^)]*\)", re.IGNORECASE)  # what nanodream wrote in place of a secret
+_BRACKETED = re.compile(r"\[[^\]]*\]")
 # Fewer words than this say too little to miss English's small words ("Great work today" holds none).
 MARKED_WORDS = 3
 
@@ -144,8 +145,9 @@ def _mostly_latin(prose: str) -> bool:
 
 
 def _prose(text: str) -> str:
-    """The words of `text` that are language: code, links, paths, addresses and numbers left out."""
-    text = " ".join(text[: _READ_CHARS * 2].split())
+    """The words of `text` that are language: code, links, paths, addresses, numbers and redaction's notes left
+    out (nanodream's English in a Portuguese line: "Token do github: (redacted GitHub Token)")."""
+    text = " ".join(_NOTE.sub(" ", text[: _READ_CHARS * 2]).split())
     if not _SUSPECT.search(text):
         return text[:_READ_CHARS]
     if "`" in text:

@@ -137,6 +137,11 @@ def test_a_short_message_the_rules_cannot_read_waits_and_is_not_consumed_as_smal
     # Chinese before a long English tail the language model gave the whole message to
     "先帮我安装一下这个Skill Curl https://lobehub.example/skill.md, then follow the instructions to set up the "
     "marketplace and install the skill. Once installed, read the SKILL.md file and follow its instructions.",
+    # Portuguese whose only words beside a link are ones English shares ("do", "no"), and the English of the
+    # note redaction leaves in place of a token: a new user's repository link was consumed with the token
+    "URL do repo no GITHUB: https://github.com/acme-tech/painel.git\nToken do github: "
+    "ghp_8f3kQ2mZx9LwP4rT7vB1nY6cD0sH5jK2aE3u",
+    "Link do PR no Bitbucket: https://bitbucket.org/acme/painel/pull-requests/42\nSenha do banco: Casa2024xQ",
 ])
 def test_words_borrowing_english_ones_without_englishs_small_words_wait(workspace, tmp_path, said):
     """A new user's WhatsApp chat: the language model gave a few Indonesian words with "folder download" to

@@ -58,6 +58,8 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("heads up I'm colorblind (red/green).", "[permanent] User is colorblind (red/green)."),
     ("We're sticking with Tailwind for the redesign.", "[durable] Decided to stick with Tailwind for the redesign."),
     ("the API now listens on port 9091", "[durable] The API now listens on port 9091."),  # typed in lower case
+    ("And I'd like to have brogrammer as my Ghostty theme.",  # a new user's choice for their own setup
+     "[permanent] User would like to have brogrammer as their Ghostty theme."),
     ("By default, the port is 8080.", "[durable] By default, the port is 8080."),  # a fact of the project, no rule
     ("Don't use emojis in commit messages.", "[permanent] Don't use emojis in commit messages."),
     ("From now on, reply to me in French.", "[permanent] Reply to the user in French."),
@@ -359,6 +361,7 @@ def test_what_would_or_might_be_is_no_event_whatever_its_setting(said):
     "I honestly don't care either way.", "I don't really mind which one.", "I don't care.",
     # a statement with a nod after it, said aloud: dictation's filler, as it was a question
     "Then we have the platform, then we have working session, and then tasks, okay?",
+    "i have install canvas-lms already", "I'd like to use that as my template.",  # just done; the thing at hand
     "I share with ProBIM the IFC files for the E377 road.", "I haven't found perf board on the page I am looking at.",
     "I already have the one with the built-in.", "I reckon the rollers must be as wide as the lines.",
     "My next move with fintual is to withdraw the down payment.",

@@ -806,6 +806,8 @@ _PREFERENCE = re.compile(
     r"|their|any|anything|more|him|me|us)\b)(?:[\w-]+\s+){0,3}[\w-]+\s*(?:[,;]|[.!]*$)|"
     r"^i(?:'d| would) like\s+(?:(?:short|long|plain|brief|detailed|concise)\s+)?(?!to\b|you\b|it\b|them\b|this\b|"
     r"these\b|those\b)\w+s\b|"  # "I'd like answers as short bullet lists": how every answer should be
+    r"^i(?:'d| would) like\s+(?:to\s+(?:have|use|keep)\s+)?(?!(?:to|this|that|it|these|those|them|the|one)\b)"
+    r"[\w.+-]+(?:\s+[\w.+-]+){0,2}\s+as\s+my\s+(?:[\w-]+\s+)?[\w-]+\s*[.!]*$|"  # "… brogrammer as my Ghostty theme"
     rf"^(?:i'?m|i am)\s+(?:a\s+(?:big\s+|huge\s+)?fan of|into|{NOT} into|{NOT} a fan of|obsessed with)\b|"
     r"^(?:i'?m|i am)\s+(?:(?:really|very|particularly|mostly|mainly|especially|deeply)\s+)?"
     r"(?:interested in|passionate about|curious about|fascinated by)\s+(?!(?:this|that|it|these|those|what|how|why|"
@@ -1164,8 +1166,10 @@ def _lasting(sentence: str) -> bool:
             continue
         after = next((later for later in words[index + 1:] if not is_adverb(later)), "")
         next_word = words[index + 1] if index + 1 < len(words) else ""
-        if word in ("have", "has") and (after.endswith("ed") or after in PAST_FORMS or next_word in _JUST_DONE):
-            return False  # "we have (recently) produced …", "I have set everything up", "I have run it": just done
+        if word in ("have", "has") and (after.endswith("ed") or after in PAST_FORMS or next_word in _JUST_DONE
+                                        or not _JUST_DONE.isdisjoint(words[index + 2:])):
+            return False  # "we have (recently) produced …", "I have set everything up", "I have run it": just done;
+            # "i have install canvas-lms already": so, the participle typed wrong
         if busy and word in ("have", "'ve") and after == "been" and _DOING.match(" ".join(words[index + 2:])):
             return False  # "I've been learning the deploy scripts": what they are busy with (life: `identity`)
         if word in ("do", "does", "don't", "doesn't") and after in ("not", "need", "want", "have", "think"):

@@ -24,8 +24,9 @@ VALUE_MARK = "…"
 # Where a value that runs to the end of its clause stops: a comma, a semicolon or a sentence's end.
 _CLAUSE_END = r"(?=\s*(?:[,;:!?。，；：！？、]|\.(?:\s|$)|$))"
 _PUNCTUATION = r"\s,;:.!?。，；：！？、"
-# Attributes whose value is a name (a place, an employer): it opens with a capital, where the script has them.
-_NAMES = frozenset({"lives in", "works at"})
+# Attributes whose value is a name (a place, an employer, what the person is called): it opens with a capital,
+# where the script has them ("Llámame cuando termines" gives none).
+_NAMES = frozenset({"lives in", "works at", "is called"})
 # The lists of a `[slots]` table that are no attribute's patterns.
 _NOT_RELATIONS = frozenset({"now", "particles", "joins", "subjects"})
 # A one-at-a-time value said without whose it is: "Timezone is UTC-5 now", "The port is now 8081". The value names

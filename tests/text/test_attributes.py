@@ -52,6 +52,7 @@ def test_a_sentence_gives_the_attribute_its_language_names(sentence, relation, v
     "Ich wohne nicht mehr in Berlin.",  # says where the person does not live
     "Je n'habite plus à Paris.",
     "I live in Berlin.",  # English has rules of its own (engines/slots.py)
+    "Llámame cuando termines.", "Appelle-moi quand tu as fini.",  # call me when …: no name
 ])
 def test_a_sentence_naming_no_value_of_the_persons_gives_none(sentence):
     assert attribute_of(sentence) is None
@@ -63,6 +64,13 @@ def test_a_sentence_naming_no_value_of_the_persons_gives_none(sentence):
     ("Wohnort: München", "Ich bin nach Berlin gezogen."),  # a Key: value line of USER.md, then a sentence
     ("User's Zeitzone: UTC+1", "Meine Zeitzone ist UTC-5."),
     ("Lives in Lisbon.", "J'habite à Paris."),  # one attribute, whatever language said it
+    # what the person is called, said again ("Nenn mich Tom." stayed beside "Nenn mich lieber Thomas.")
+    ("Nenn mich Tom.", "Nenn mich lieber Thomas."),
+    ("Appelle-moi Max.", "Appelle-moi plutôt Maxime."),
+    ("Llámame Nacho.", "Mejor llámame Ignacio."),
+    ("Me chama de Rafa.", "Pode me chamar de Rafael."),
+    ("ケンと呼んで。", "ケンジと呼んでください。"),
+    ("민수라고 불러.", "민수 씨라고 불러 줘."),
 ])
 def test_a_later_value_fills_the_slot_of_the_line_it_replaces(old, new):
     assert user_slot(old) is not None and user_slot(old).key == slot_of(new).key

@@ -184,6 +184,7 @@ STATED = [
     ("fr", "Je bosse chez Doctolib comme dev backend.", PERSON, "Identity"),
     ("es", "Curro en una consultora en Madrid.", PERSON, "Identity"),
     ("fr", "Je suis végane.", PERSON, "Identity"),
+    ("zh", "讨论了半天，最后定了用Go重写网关。", DECISION, "Decisions"),  # "finally settled on"
     ("ja", "ファイルを追加するたびに、READMEも更新してください。", RULE, "Rules"),
     # who the person is, what they use; a detail where the language leaves "my" unsaid
     ("de", "Ich programmiere hauptsächlich in Kotlin.", PERSON, "Identity"),
@@ -228,6 +229,17 @@ def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sent
     found = statement(sentence, language(code))
     assert found is not None, sentence
     assert (found.kind, found.section, found.text) == (kind, section, sentence)
+
+
+@pytest.mark.parametrize(("code", "sentence", "rule"), [
+    ("fr", "Et ne mets jamais de any dans le code.", "Ne mets jamais de any dans le code."),
+    ("es", "Y nunca borres la rama main.", "Nunca borres la rama main."),
+    ("pt", "E nunca rode migrações em produção.", "Nunca rode migrações em produção."),
+])
+def test_a_conjunction_leading_into_a_rule_is_left_out(code, sentence, rule):
+    """A fresh probe: "Et ne mets plus jamais …" waited; the conjunction pushed the cue past the opening."""
+    found = statement(sentence, language(code))
+    assert found is not None and (found.kind, found.text) == (RULE, rule)
 
 
 NOT_STATED = [

@@ -272,7 +272,7 @@ def without_tag_question(sentence: str) -> str:
     """The statement a tag asking for a nod closes ("Always use pnpm for installs, ok?": "Always use pnpm for
     installs."); any other sentence as it is."""
     tag = _TAG_QUESTION.search(sentence)
-    return sentence if tag is None else sentence[:tag.start()].rstrip() + "."
+    return sentence if tag is None else tidy(sentence[:tag.start()])
 
 
 # A short word after a comma, then the question mark: a tag asking for agreement ("ok?", "tá?", "beleza?",
@@ -309,7 +309,7 @@ _KEEPING = ("rule.standing", "rule.remember_this", "remember.that")
 def statement(sentence: str, spec: Language) -> Statement | None:
     """The explicit statement a sentence makes in `spec`'s language, or None. A quotation in it is someone else's
     words, read for nothing, unless the person asks to keep it; what they say around it is read as ever."""
-    sentence = _without_lead_in(sentence, spec)
+    sentence = without_tag_question(_without_lead_in(sentence, spec))  # "…, beleza?": a nod asked, no question
     if _mixed(sentence, spec):
         return None  # "Mi nombre es Kenneth, te vas a llamar Batista, contéstame educadamente, vivo en …": a model's
     outside = _QUOTED.sub(" ", sentence)

@@ -175,10 +175,7 @@ STATED = [
     ("es", "No olvides añadir pruebas.", RULE, "Rules"),  # an infinitive right after the reminder
     ("pt", "Garanta que todo endpoint tenha testes.", RULE, "Rules"),
     ("pt", "Não esquece de rodar o lint.", RULE, "Rules"),
-    ("pt", "Responda sempre em inglês, tá?", RULE, "Rules"),
     # a longer tag asking for a nod, and a prohibition said colloquially (a fresh probe: all waited)
-    ("pt", "Nunca apague arquivos sem me perguntar antes, beleza?", RULE, "Rules"),
-    ("fr", "Réponds toujours en français, d'accord ?", RULE, "Rules"),
     ("zh", "千万别在生产环境直接改配置！！", RULE, "Rules"),
     # who the person is, said colloquially (a fresh probe: all waited)
     ("fr", "Je bosse chez Doctolib comme dev backend.", PERSON, "Identity"),
@@ -235,9 +232,15 @@ def test_an_explicit_statement_is_found_and_kept_in_the_persons_words(code, sent
     ("fr", "Et ne mets jamais de any dans le code.", "Ne mets jamais de any dans le code."),
     ("es", "Y nunca borres la rama main.", "Nunca borres la rama main."),
     ("pt", "E nunca rode migrações em produção.", "Nunca rode migrações em produção."),
+    # … and a nod asked after it: no question, and no part of the rule (a line ending "?" never enters memory)
+    ("pt", "Responda sempre em inglês, tá?", "Responda sempre em inglês."),
+    ("pt", "Nunca apague arquivos sem me perguntar antes, beleza?", "Nunca apague arquivos sem me perguntar antes."),
+    ("fr", "Réponds toujours en français, d'accord ?", "Réponds toujours en français."),
+    ("zh", "回复不要用表格，好吗？", "回复不要用表格。"),
 ])
-def test_a_conjunction_leading_into_a_rule_is_left_out(code, sentence, rule):
-    """A fresh probe: "Et ne mets plus jamais …" waited; the conjunction pushed the cue past the opening."""
+def test_a_conjunction_before_a_rule_or_a_nod_after_it_is_left_out(code, sentence, rule):
+    """A fresh probe: "Et ne mets plus jamais …" waited (the conjunction pushed the cue past the opening), and so
+    did "…, beleza?" (filed, its line ended in a question mark and was withheld)."""
     found = statement(sentence, language(code))
     assert found is not None and (found.kind, found.text) == (RULE, rule)
 

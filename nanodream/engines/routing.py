@@ -110,8 +110,9 @@ def _prohibits(text: str) -> bool:
     return bool(_NOTHING_OF.match(text)) and not _STATES.intersection(words(text))
 
 
-# A courtesy before an instruction: "Please never push to main" instructs as "Never push to main" does.
-_POLITE = re.compile(r"^(?:please|pls|kindly)\b\s*,?\s*", re.IGNORECASE)
+# A courtesy or a default before an instruction: "Please never push to main" and "By default, write shell scripts
+# for bash" instruct as "Never push to main" and "Write shell scripts for bash" do.
+_POLITE = re.compile(r"^(?:please|pls|kindly|by\s+default)\b\s*,?\s*", re.IGNORECASE)
 
 
 def instructs_agent(text: str) -> bool:

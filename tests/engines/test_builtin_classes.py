@@ -169,6 +169,7 @@ def test_a_restated_slot_without_a_correction_tag_replaces_too(tmp_path: Path):
     "You should quote error messages verbatim.",
     "Replies must stay in plain text, no tables.",
     "Please never push to main.",  # a courtesy before it: an instruction still
+    "By default, write shell scripts for bash, not zsh.",  # … and a default (it went to MEMORY.md)
     "Kindly, keep answers short.",
     "Remember to add type annotations to every function signature.",
     "Make sure you run the tests before committing.",

@@ -56,6 +56,8 @@ def filed(sentence: str, speaker: str = "") -> str | None:
     ("one more thing - don't ever paste full stack traces back at me.",
      "[permanent] Don't ever paste full stack traces back at the user."),
     ("heads up I'm colorblind (red/green).", "[permanent] User is colorblind (red/green)."),
+    ("ugh ok. Make sure you never push to the release branch without a green CI run.",  # a sigh before it
+     "[permanent] Make sure you never push to the release branch without a green CI run."),
     ("We're sticking with Tailwind for the redesign.", "[durable] Decided to stick with Tailwind for the redesign."),
     ("the API now listens on port 9091", "[durable] The API now listens on port 9091."),  # typed in lower case
     ("And I'd like to have brogrammer as my Ghostty theme.",  # a new user's choice for their own setup

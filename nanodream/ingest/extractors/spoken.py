@@ -13,7 +13,7 @@ from nanodream.text.grammar import NO, speech, with_apostrophes
 # that announce one ("Some context first: …", "Quick note: …"), and an interjection or greeting before it
 # ("Yeah, I …", "Hey Mel, I …", which small talk would otherwise drop whole): the statement after them is the fact.
 _LEAD_IN = re.compile(r"^(?:(?:also|and|but|so|oh|well|anyway|anyways|by the way|btw|plus|ps|fyi|besides|honestly|"
-                      r"fun fact|oh and|guess what|for context|heads[- ]up|"
+                      r"fun fact|oh and|guess what|for context|heads[- ]up|ugh|argh|oof|meh|sigh|phew|whew|yikes|"
                       r"for the record|for reference|fwiw|just so you know|just fyi)\b\s*[,:;!—–-]*\s*|"
                       r"(?:quick update|update|good news|big news|news)\s*[,:;!—–-]+\s*|"  # not "update the docs"
                       r"(?:you know|i mean)\s*,\s*|"

@@ -112,7 +112,7 @@ def _prohibits(text: str) -> bool:
 
 # A courtesy or a default before an instruction: "Please never push to main" and "By default, write shell scripts
 # for bash" instruct as "Never push to main" and "Write shell scripts for bash" do.
-_POLITE = re.compile(r"^(?:please|pls|kindly|by\s+default)\b\s*,?\s*", re.IGNORECASE)
+_COURTESY_OR_DEFAULT = re.compile(r"^(?:please|pls|kindly|by\s+default)\b\s*,?\s*", re.IGNORECASE)
 
 
 def instructs_agent(text: str) -> bool:
@@ -120,7 +120,7 @@ def instructs_agent(text: str) -> bool:
     an imperative ("Use ripgrep …"), or one of those after a condition ("When the user asks X, keep …").
     """
     condition = CONDITIONAL_CLAUSE.match(text.strip())
-    rest = _POLITE.sub("", text.strip()[condition.end():] if condition else text.strip(), count=1)
+    rest = _COURTESY_OR_DEFAULT.sub("", text.strip()[condition.end():] if condition else text.strip(), count=1)
     if _FOR_AGENT.match(rest) or _TO_AGENT.match(rest) or _prohibits(rest):
         return True
     tokens = rest.split(maxsplit=1)

@@ -230,7 +230,7 @@ def _other_language_password_values(line: str) -> list[Finding]:
             value = _OTHER_VALUE.match(line, joined.end()) if joined is not None else None
             stated = joined is not None and not _IN_THE_PAST.search(joined.group(0))  # "密码是 abc123456"
             credible = could_be_a_named_password if right_after else could_be_a_secret  # not "…是1Password"
-            if value is not None and (looks_default(value.group(0)) or credible(value.group(0), hex_ok=stated)
+            if value is not None and (credible(value.group(0), hex_ok=stated)  # a default password too
                                       or right_after and _a_word_after_a_cjk_name(cue.group(0), value, line)):
                 found.append((PASSWORD, strip_value(value.group(0))))
                 break

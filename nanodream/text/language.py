@@ -77,8 +77,9 @@ def _english_but_for_names(prose: str, min_confidence: float) -> bool:
 
 _ENGLISH_MARKERS = wordlist("english-markers")
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-# What a harness or a redaction wrote into a line: "[OpenClaw heartbeat poll]", "(redacted Google API Key)".
-_NOTE = re.compile(r"\((?:redacted|withheld)[^)]*\)", re.IGNORECASE)  # what nanodream wrote in place of a secret
+# What nanodream wrote in place of a secret: "(redacted Google API Key)" (`_prose` leaves it out).
+_NOTE = re.compile(r"\((?:redacted|withheld)[^)]*\)", re.IGNORECASE)
+# What a harness wrote into a line: "[OpenClaw heartbeat poll]".
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 # Fewer words than this say too little to miss English's small words ("Great work today" holds none).
 MARKED_WORDS = 3

@@ -452,6 +452,29 @@ def test_a_message_longer_than_a_person_types_waits_for_a_model_whole_and_a_shor
     assert len(waiting) == 1 and "> Always answer in British English." in waiting[0] and "Leeds" in waiting[0]
 
 
+@pytest.mark.parametrize(("lead", "rules", "other"), [
+    ("A few rules for you, read them once:", ["Always answer in English.", "Never commit directly to main.",
+                                              "Don't delete files without asking me first.", "Never force-push.",
+                                              "Avoid external libraries unless they are needed.",
+                                              "Always run the tests before you say a change is done."],
+     "Keep commits small."),
+    ("Một số quy tắc cho bạn:", ["Luôn trả lời bằng tiếng Việt.", "Không bao giờ commit thẳng lên nhánh main.",
+                                 "Đừng tự ý xoá file khi chưa hỏi mình.", "Không bao giờ in ra token trong log.",
+                                 "Tránh dùng thư viện ngoài nếu không cần.", "Không được đẩy code khi test còn đỏ."],
+     "Mỗi sáng gửi mình bản tóm tắt."),
+])
+def test_a_list_of_rules_in_a_message_longer_than_a_person_types_is_filed_whole_and_the_message_waits(
+        workspace, tmp_path, lead, rules, other):
+    """Each item of a typed list stands alone, as a `Key: value` line does: read whole, it is filed whatever the
+    message's length, and the rest waits for a model. A list with one item the rules cannot read files nothing."""
+    listed = "\n".join([lead, *(f"{number}. {rule}" for number, rule in enumerate(rules, 1))])
+    lines = said(workspace, tmp_path, [listed])
+    assert sorted(lines) == sorted(f"- {rule}".replace("asking me", "asking the user") for rule in rules)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
+    cut = "\n".join([lead, *(f"{number}. {rule}" for number, rule in enumerate([*rules[:5], other], 1))])
+    assert said(workspace, tmp_path, [cut], name="cut", day=2) == lines
+
+
 def test_a_note_the_harness_writes_into_many_turns_is_never_filed_but_the_persons_words_are(workspace, tmp_path):
     note = "Avoid absolute paths (MEDIA:/...) and ~ paths, they are blocked for security."
     lines = said(workspace, tmp_path, [f"{note}\nlook at this chart",

@@ -275,10 +275,35 @@ def _foreign(sentence: str) -> str:
 
 
 def _written_out(message: Message, language: str, found: _Found) -> None:
-    """A message longer than a person types (text/structure.py): its stated procedures are filed (read by their
-    lines, they hold in a document too) and the whole message waits for a model, which reads the rest."""
-    _procedures(message.text, found)
+    """A message longer than a person types (text/structure.py): what is read by its lines is filed — its stated
+    procedures, and each list the rules read whole as statements of one kind (a typed list of rules or of facts
+    about the person before any document begins: each item stands alone) — and the whole message waits for a
+    model, which reads the rest."""
+    rest = _procedures(message.text, found)
+    found.facts += _lists_read_whole(rest, language, message.speaker)
     found.unread.append(("en" if language == UNDETERMINED else language, message.text))
+
+
+def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
+    """The tagged lines of each list of `text` whose every item the rules read, all as one kind of statement."""
+    english = language in RULE_LANGUAGES
+    if not english and statements.language(language) is None:
+        return []
+    lines: list[str] = []
+    for items in statement_lists(text):
+        said = [each for item in items for each in sentences(item, "en" if english else language)]
+        if english:
+            facts = [classify(sentence, speaker, None, False) for sentence in said]
+            read = [fact.line() for fact in facts if fact is not None]
+            kinds = {fact.tag for fact in facts if fact is not None}
+        else:
+            reading = statements.read(said, language)
+            read = [] if reading.unread else [f"[{TAG_OF[each.kind]}] {each.text}" for each in reading.statements
+                                              if _allowed(each.text, each.kind)]
+            kinds = {each.kind for each in reading.statements}
+        if read and len(read) == len(said) and len(kinds) == 1:
+            lines += read
+    return lines
 
 
 def _list_in_part(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> bool:

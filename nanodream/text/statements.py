@@ -181,7 +181,7 @@ class Language:
         return self.cues[name]
 
 
-_LISTS = {"rule": ("cues", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
+_LISTS = {"rule": ("cues", "first", "endings", "prohibitions", "subjects", "not_subjects", "standing", "not_standing",
                    "remember_this", "idioms", "addressed", "always", "courtesy", "every_time", "past", "not_past"),
           "reply": ("languages", "manners", "verbs", "not_after"),
           "person": ("identity", "preference", "not", "self", "mine", "is", "noun_after", "noun_not", "am"),
@@ -652,7 +652,7 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
         return True  # "Chaque fois que tu crées un fichier, mets un en-tête …"
     if spec["rule.idioms"].within(tokens, opening) or _cue_alone(tokens, spec):
         return False
-    cue = spec["rule.cues"].at(tokens)
+    cue = _rule_cue(tokens, spec)
     if spec["rule.addressed"].within(tokens, opening) and (standing or cue >= 0 or spec["rule.always"].at(tokens) >= 0):
         return True  # "I need you to always …": the person asks it of the agent, whatever the subject
     subject = _subject(tokens, spec)
@@ -669,6 +669,15 @@ def _rule(sentence: str, tokens: list[str], spec: Language, standing: bool) -> b
     if _tells_what_happened(tokens, spec):
         return False
     return not spec.rule.get("needs_ending") or spec["rule.endings"].ends(tokens)
+
+
+def _rule_cue(tokens: list[str], spec: Language) -> int:
+    """Where the sentence's rule cue stands (-1: none): a `rule.cues` one, or a `rule.first` one opening it, courtesy
+    aside — "Luôn viết test …" ("always write tests"), where the same word after a verb says "right away" ("Làm
+    luôn đi")."""
+    cue = spec["rule.cues"].at(tokens)
+    first = spec["rule.first"].at(tokens)
+    return cue if cue >= 0 or first < 0 or _uncourteous(tokens, first, spec) != 0 else first
 
 
 def _cue_alone(tokens: list[str], spec: Language) -> bool:

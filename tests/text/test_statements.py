@@ -112,6 +112,10 @@ STATED = [
     ("vi", "Mình là kỹ sư phần mềm ở Đà Nẵng.", PERSON, "Identity"),
     ("vi", "Tôi thích câu trả lời ngắn gọn.", PERSON, "Preferences"),
     ("vi", "Chúng ta quyết định dùng Postgres.", DECISION, "Decisions"),
+    ("vi", "Luôn viết test trước khi sửa code.", RULE, "Rules"),  # "luôn" opening: "always"
+    ("vi", "Tuyệt đối không push lên main.", RULE, "Rules"),
+    ("vi", "Nhớ luôn chạy lint trước khi commit.", RULE, "Rules"),
+    ("vi", "Mình dùng Fedora và Neovim.", PERSON, "Identity"),
     # Thai
     ("th", "ต่อไปนี้ตอบเป็นภาษาไทย", RULE, "Rules"),
     ("th", "ห้ามใช้อีโมจิในคอมมิต", RULE, "Rules"),
@@ -335,6 +339,11 @@ NOT_STATED = [
     ("vi", "Tôi đang sửa lỗi đăng nhập."),  # what they are doing now
     ("vi", "File này đừng sửa."),  # this file
     ("vi", "Bạn có thể kiểm tra giúp mình không?"),
+    ("vi", "Làm luôn giúp mình cái migration."),  # "luôn" after a verb: "right away"
+    ("vi", "Luôn tiện sửa cái README nhé."),  # "while you're at it"
+    ("vi", "Lúc nào cũng bị timeout khi deploy."),  # "always gets": what happens
+    ("vi", "Luôn luôn là vậy."),  # "it's always so"
+    ("vi", "Mình dùng thử bản beta rồi, không chạy."),  # tried once
     ("zh", "我希望你帮我看看这个。"),  # asked of the agent, but this one thing
     ("es", "Quiero que revises el despliegue."),  # asked of the agent, once
     ("th", "ไม่ต้องห่วงนะ"),  # "don't worry"
@@ -647,6 +656,7 @@ REPLY_MANNER = [("de", "Antworte kurz und knapp."), ("de", "Halte deine Antworte
                 ("fr", "Réponds de manière concise."), ("es", "Responde de forma breve."),
                 ("pt", "Responda de forma curta."), ("zh", "回答要简洁。"), ("zh", "请简短回答。"),
                 ("ja", "回答は簡潔にしてください。"), ("ja", "簡潔でお願いします。"), ("ko", "짧게 대답해 주세요."),
+                ("vi", "Trả lời ngắn gọn thôi."), ("vi", "Hãy trả lời chi tiết."),
                 ("de", "Antworte immer kurz: höchstens drei Sätze.")]  # a colon, and "always"
 
 

@@ -112,6 +112,14 @@ STATED = [
     ("vi", "Mình là kỹ sư phần mềm ở Đà Nẵng.", PERSON, "Identity"),
     ("vi", "Tôi thích câu trả lời ngắn gọn.", PERSON, "Preferences"),
     ("vi", "Chúng ta quyết định dùng Postgres.", DECISION, "Decisions"),
+    ("fr", "Je suis basée à Montréal depuis deux ans.", PERSON, "Identity"),
+    ("fr", "Je suis prof d'histoire dans un collège.", PERSON, "Identity"),  # a trade, said short
+    ("fr", "Je suis lead dev chez Swile.", PERSON, "Identity"),
+    ("fr", "Je tourne sous Fedora.", PERSON, "Identity"),
+    ("fr", "Je parle couramment le portugais.", PERSON, "Identity"),
+    ("fr", "Je travaille dans la santé.", PERSON, "Identity"),
+    ("fr", "Je suis québécois.", PERSON, "Identity"),
+    ("fr", "Moi c'est Léa, designer à Rennes.", PERSON, "Identity"),
     ("vi", "Luôn viết test trước khi sửa code.", RULE, "Rules"),  # "luôn" opening: "always"
     ("vi", "Tuyệt đối không push lên main.", RULE, "Rules"),
     ("vi", "Nhớ luôn chạy lint trước khi commit.", RULE, "Rules"),
@@ -339,6 +347,10 @@ NOT_STATED = [
     ("vi", "Tôi đang sửa lỗi đăng nhập."),  # what they are doing now
     ("vi", "File này đừng sửa."),  # this file
     ("vi", "Bạn có thể kiểm tra giúp mình không?"),
+    ("fr", "Je suis sous le choc."),  # "sous" a feeling, no system
+    ("fr", "Je travaille dans le dossier src."),  # where the work is now
+    ("fr", "Je m'occupe du reste."),
+    ("fr", "Moi c'est pareil."),
     ("vi", "Làm luôn giúp mình cái migration."),  # "luôn" after a verb: "right away"
     ("vi", "Luôn tiện sửa cái README nhé."),  # "while you're at it"
     ("vi", "Lúc nào cũng bị timeout khi deploy."),  # "always gets": what happens

@@ -120,6 +120,13 @@ STATED = [
     ("fr", "Je travaille dans la santé.", PERSON, "Identity"),
     ("fr", "Je suis québécois.", PERSON, "Identity"),
     ("fr", "Moi c'est Léa, designer à Rennes.", PERSON, "Identity"),
+    ("es", "Programo sobre todo en Elixir.", PERSON, "Identity"),
+    ("es", "Hablo inglés y euskera.", PERSON, "Identity"),
+    ("es", "Trabajo en remoto desde Cádiz.", PERSON, "Identity"),
+    ("pt", "Falo inglês e um pouco de alemão.", PERSON, "Identity"),
+    ("pt", "Sou freela há três anos.", PERSON, "Identity"),
+    ("de", "Ich arbeite remote aus Rostock.", PERSON, "Identity"),
+    ("de", "Ich bin selbstständig als Designerin.", PERSON, "Identity"),
     ("vi", "Luôn viết test trước khi sửa code.", RULE, "Rules"),  # "luôn" opening: "always"
     ("vi", "Tuyệt đối không push lên main.", RULE, "Rules"),
     ("vi", "Nhớ luôn chạy lint trước khi commit.", RULE, "Rules"),
@@ -347,9 +354,11 @@ NOT_STATED = [
     ("vi", "Tôi đang sửa lỗi đăng nhập."),  # what they are doing now
     ("vi", "File này đừng sửa."),  # this file
     ("vi", "Bạn có thể kiểm tra giúp mình không?"),
+    ("fr", "Je m'occupe du reste."),  # what the person will do now
+    ("es", "Me encargo del resto."),
+    ("de", "Ich kümmere mich um den Rest."),
     ("fr", "Je suis sous le choc."),  # "sous" a feeling, no system
     ("fr", "Je travaille dans le dossier src."),  # where the work is now
-    ("fr", "Je m'occupe du reste."),
     ("fr", "Moi c'est pareil."),
     ("vi", "Làm luôn giúp mình cái migration."),  # "luôn" after a verb: "right away"
     ("vi", "Luôn tiện sửa cái README nhé."),  # "while you're at it"

@@ -127,6 +127,10 @@ STATED = [
     ("pt", "Sou freela há três anos.", PERSON, "Identity"),
     ("de", "Ich arbeite remote aus Rostock.", PERSON, "Identity"),
     ("de", "Ich bin selbstständig als Designerin.", PERSON, "Identity"),
+    ("fr", "Je bosse surtout en Kotlin.", PERSON, "Identity"),
+    ("zh", "以后碰到这种情况先问我。", RULE, "Rules"),  # a kind of case, from now on
+    ("zh", "这类问题一律用中文回复。", RULE, "Rules"),
+    ("zh", "默认用Python 3.12。", RULE, "Rules"),
     ("vi", "Luôn viết test trước khi sửa code.", RULE, "Rules"),  # "luôn" opening: "always"
     ("vi", "Tuyệt đối không push lên main.", RULE, "Rules"),
     ("vi", "Nhớ luôn chạy lint trước khi commit.", RULE, "Rules"),
@@ -357,6 +361,8 @@ NOT_STATED = [
     ("fr", "Je m'occupe du reste."),  # what the person will do now
     ("es", "Me encargo del resto."),
     ("de", "Ich kümmere mich um den Rest."),
+    ("zh", "这种情况下先别动。"),  # the case at hand
+    ("zh", "默认端口是8080。"),  # a default told, no command
     ("fr", "Je suis sous le choc."),  # "sous" a feeling, no system
     ("fr", "Je travaille dans le dossier src."),  # where the work is now
     ("fr", "Moi c'est pareil."),

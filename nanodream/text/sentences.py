@@ -211,7 +211,7 @@ def statement_lists(text: str) -> list[list[str]]:
     while index < len(blocks):
         bullet = blocks[index].bullet
         items = [_joined(blocks[index].lines)] if bullet else []
-        if bullet or _joined(blocks[index].lines).rstrip().endswith(":"):
+        if bullet or _joined(blocks[index].lines).rstrip().endswith(LEAD_COLONS):
             items += _items_after(blocks, index)
         if len(items) >= 2 and not all(_fragment_item(item) for item in items):
             found.append(items)
@@ -257,15 +257,21 @@ def _blocks(text: str) -> list[_Block]:
     return blocks
 
 
+# How a line leading into a list ends, in any script ("Rules:", "规则：").
+LEAD_COLONS = (":", "：")
+
+
 def _with_lists(blocks: list[_Block]) -> list[str]:
     """Each block as one text; a line ending in a colon takes the list of fragments right after it in."""
     texts: list[str] = []
     index = 0
     while index < len(blocks):
         lead = _joined(blocks[index].lines)
-        items = _items_after(blocks, index) if lead.rstrip().endswith(":") else []
+        items = _items_after(blocks, index) if lead.rstrip().endswith(LEAD_COLONS) else []
         if items and all(_fragment_item(item) for item in items):
-            texts.append(f"{lead} {', '.join(item.rstrip('.;,') for item in items)}")
+            cjk = bool(_CJK.search(lead + "".join(items)))
+            space, comma = ("", "，") if cjk else (" ", ", ")
+            texts.append(f"{lead}{space}{comma.join(item.rstrip('.;,') for item in items)}")
             index += len(items) + 1
             continue
         texts.append(lead)

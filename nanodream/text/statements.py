@@ -1062,14 +1062,14 @@ def read(sentences: list[str], code: str) -> Reading:
     pointing = [points_back(sentence, spec) for sentence in sentences]
     reading = Reading()
     for index, sentence in enumerate(sentences):
-        if pointing[index]:
-            continue
+        if pointing[index] or _leads_in(sentences, index):
+            continue  # "以后注意：" before its list says nothing of its own: its items say it
         found = statement(sentence, spec)
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
         if found is not None:
             reading.statements += _one_per_clause(found, sentence, spec)
-        elif not trivial(sentence, spec) and not _leads_in(sentences, index):
+        elif not trivial(sentence, spec):
             reading.unread = True
             reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading

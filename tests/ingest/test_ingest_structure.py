@@ -219,6 +219,23 @@ def test_a_list_the_rules_would_file_in_part_waits_for_a_model_whole(workspace, 
     assert (status.waiting_for_model, status.waiting_languages) == (1, {"en": 1})
 
 
+@pytest.mark.parametrize(("fragments", "sentences"), [
+    ("以后注意：\n- 缩进用两个空格\n- 不要用var\n- 变量名用英文",
+     "以后注意：\n1. 缩进用两个空格。\n2. 不要用var。"),
+    ("今後は：\n- インデントはスペース4つ\n- 変数名は英語\n- print禁止",
+     "今後は：\n1. インデントはスペース4つです。\n2. printは使わないでください。"),
+])
+def test_a_line_leading_into_a_list_with_a_full_width_colon_is_a_lead_never_a_line_of_its_own(workspace, tmp_path,
+                                                                                              fragments, sentences):
+    """"以后注意：" ("from now on, mind:") opens its list as "Rules:" does: items of a few words are one line with it,
+    items that are sentences are a list filed whole or not at all, and the lead alone is never filed."""
+    lines = said(workspace, tmp_path, [fragments, sentences])
+    lead, items = fragments.split("\n", 1)
+    assert len(lines) == 1 and lines[0].startswith(f"- {lead}"), lines
+    assert all(item.removeprefix("- ") in lines[0] for item in items.splitlines())
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1  # the list read in part waits
+
+
 def test_answers_typed_as_a_numbered_list_on_one_line_are_a_list_filed_whole_or_not_at_all(workspace, tmp_path):
     """Answers to the agent's questions, "1. …, 2. …" on one line: some items are statements the rules read, others
     not ("Allergic to nuts" has no subject), so the message waits for a model whole instead of losing half."""

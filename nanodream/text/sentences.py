@@ -205,16 +205,23 @@ def prose_blocks(text: str) -> list[str]:
 def statement_lists(text: str) -> list[list[str]]:
     """The lists of a message whose items are statements, each as its items' texts: what is filed whole or not at
     all (a list of fragments is one text already, `prose_blocks`)."""
+    return [items for _, items in led_lists(text)]
+
+
+def led_lists(text: str) -> list[tuple[str, list[str]]]:
+    """`statement_lists`, each with the line leading into it ("Rules for you:"; "" when none does)."""
     blocks = _blocks(text)
-    found: list[list[str]] = []
+    found: list[tuple[str, list[str]]] = []
     index = 0
     while index < len(blocks):
         bullet = blocks[index].bullet
+        lead = "" if bullet else _joined(blocks[index].lines)
+        leads = lead.rstrip().endswith(LEAD_COLONS)
         items = [_joined(blocks[index].lines)] if bullet else []
-        if bullet or _joined(blocks[index].lines).rstrip().endswith(LEAD_COLONS):
+        if bullet or leads:
             items += _items_after(blocks, index)
         if len(items) >= 2 and not all(_fragment_item(item) for item in items):
-            found.append(items)
+            found.append((lead if leads else "", items))
         index += len(items) + (0 if bullet else 1) if items else 1
     return found
 

@@ -189,7 +189,7 @@ _LISTS = {"rule": ("cues", "first", "endings", "prohibitions", "subjects", "not_
           "remember": ("that", "opens", "to", "to_later", "records", "nominalisers", "forget"),
           "scope": ("words", "things", "unless", "lasting", "reasons"),
           "small_talk": ("phrases", "lead_ins"), "user": ("names",), "agent": ("naming", "not_names"),
-          "request": ("cues",)}
+          "request": ("cues",), "lists": ("rules",)}
 
 
 @cache

@@ -236,6 +236,20 @@ def test_a_line_leading_into_a_list_with_a_full_width_colon_is_a_lead_never_a_li
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1  # the list read in part waits
 
 
+@pytest.mark.parametrize("lead", ["ground rules going forward:", "House rules (read them once):", "From now on:"])
+def test_commands_listed_under_a_lead_that_names_them_rules_are_rules(workspace, tmp_path, lead):
+    """The lead says the items last, so "- ask before deleting anything" needs no "always" of its own; one item
+    that is no command ("tests go next to the file") leaves the whole list to a model."""
+    rules = ["no emojis in commit messages", "always use pnpm, never npm or yarn", "ask before deleting anything",
+             "keep explanations under ten lines"]
+    lines = said(workspace, tmp_path, ["\n".join([lead, *(f"- {rule}" for rule in rules)])])
+    assert sorted(lines) == sorted(f"- {rule[0].upper()}{rule[1:]}." for rule in rules)
+    assert (workspace.root / "SOUL.md").read_text().count("\n- ") == len(rules)
+    mixed = said(workspace, tmp_path, ["\n".join([lead, "- ask before renaming anything",
+                                                   "- tests go next to the file they test"])], name="mixed", day=2)
+    assert mixed == lines
+
+
 def test_answers_typed_as_a_numbered_list_on_one_line_are_a_list_filed_whole_or_not_at_all(workspace, tmp_path):
     """Answers to the agent's questions, "1. …, 2. …" on one line: some items are statements the rules read, others
     not ("Allergic to nuts" has no subject), so the message waits for a model whole instead of losing half."""
@@ -474,7 +488,7 @@ def test_a_message_longer_than_a_person_types_waits_for_a_model_whole_and_a_shor
                                               "Don't delete files without asking me first.", "Never force-push.",
                                               "Avoid external libraries unless they are needed.",
                                               "Always run the tests before you say a change is done."],
-     "Keep commits small."),
+     "Tests live next to the file they test."),
     ("Một số quy tắc cho bạn:", ["Luôn trả lời bằng tiếng Việt.", "Không bao giờ commit thẳng lên nhánh main.",
                                  "Đừng tự ý xoá file khi chưa hỏi mình.", "Không bao giờ in ra token trong log.",
                                  "Tránh dùng thư viện ngoài nếu không cần.", "Không được đẩy code khi test còn đỏ."],

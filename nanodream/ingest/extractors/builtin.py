@@ -19,6 +19,7 @@ from datetime import date, tzinfo
 
 from nanodream.backlog.history import GIST
 from nanodream.backlog.waiting import marker_line
+from nanodream.engines.routing import instructs_agent, route_fact
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
 from nanodream.ingest.extractors.procedures import stated_procedures
@@ -45,8 +46,9 @@ from nanodream.text.language import (
     language_of,
 )
 from nanodream.text.person import owned_by, third_person
-from nanodream.text.sentences import sentences, statement_lists
+from nanodream.text.sentences import led_lists, sentences, statement_lists
 from nanodream.text.verbs import known_verb
+from nanodream.workspace import SOUL
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
 RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
@@ -164,6 +166,7 @@ class BuiltinExtractor:
             foreign = waits or foreign
             if gist:
                 rest[index] = sentence
+        _rules_led_in(text, said, filed, rest)
         if _list_in_part(text, said, filed, rest):
             filed, rest, foreign = {}, {}, foreign or "en"
         found.facts += [fact.line() for fact in filed.values()]
@@ -290,12 +293,14 @@ def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
     if not english and statements.language(language) is None:
         return []
     lines: list[str] = []
-    for items in statement_lists(text):
+    for lead, items in led_lists(text):
         said = [each for item in items for each in sentences(item, "en" if english else language)]
         if english:
-            facts = [classify(sentence, speaker, None, False) for sentence in said]
-            read = [fact.line() for fact in facts if fact is not None]
-            kinds = {fact.tag for fact in facts if fact is not None}
+            facts = {place: fact for place, sentence in enumerate(said)
+                     if (fact := classify(sentence, speaker, None, False)) is not None}
+            facts = _led_in_as_rules(lead, said, facts) or facts
+            read = [fact.line() for fact in facts.values()]
+            kinds = {fact.tag for fact in facts.values()}
         else:
             reading = statements.read(said, language)
             read = [] if reading.unread else [f"[{TAG_OF[each.kind]}] {each.text}" for each in reading.statements
@@ -304,6 +309,36 @@ def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
         if read and len(read) == len(said) and len(kinds) == 1:
             lines += read
     return lines
+
+
+def _rules_led_in(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> None:
+    """File the items of each list led in as rules for the agent (`_led_in_as_rules`) as rules."""
+    for lead, items in led_lists(text):
+        held = {sentence for item in items for sentence in sentences(item)}
+        indexes = [index for index, sentence in enumerate(said) if sentence in held]
+        told = _led_in_as_rules(lead, [said[index] for index in indexes],
+                                {place: filed[index] for place, index in enumerate(indexes) if index in filed})
+        for place, fact in told.items():
+            filed[indexes[place]] = fact
+            rest.pop(indexes[place], None)
+
+
+def _led_in_as_rules(lead: str, said: list[str], facts: dict[int, Fact]) -> dict[int, Fact]:
+    """A list led in as rules for the agent ("Ground rules going forward:", English's `lists.rules`), its sentences
+    `said` and what the rules filed of them (`facts`, by place): each is a rule when every one is a rule filed so or
+    one that tells the agent what to do ("- ask before deleting anything": the lead says it lasts), else {}."""
+    english = statements.language("en")
+    if english is None or english["lists.rules"].at(english.tokens(lead)) < 0:
+        return {}
+    told: dict[int, Fact] = {}
+    for place, sentence in enumerate(said):
+        fact = facts.get(place)
+        if fact is None and instructs_agent(sentence):
+            fact = Fact("permanent", sentence)
+        elif fact is None or route_fact(fact.text).path != SOUL:
+            return {}
+        told[place] = fact
+    return told
 
 
 def _list_in_part(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> bool:

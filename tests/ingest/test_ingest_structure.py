@@ -5,6 +5,7 @@ instruction for one piece of work is no standing rule, and a procedure told in t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,13 +93,18 @@ def test_a_block_of_details_apart_by_dashes_or_equals_signs_is_one_line_per_key(
 
 @pytest.mark.parametrize("block", ["名字：陈晨\n邮箱：chen@example.cn\n所在城市：西安",
                                    "氏名：山本大輔\nメール：yamada@example.jp\n居住地：札幌",
-                                   "Nome: Ana Souza\nE-mail: ana@example.com\nCidade: Recife"])
+                                   "Nome: Ana Souza\nE-mail: ana@example.com\nCidade: Recife",
+                                   "Mes infos :\nNom : Julien Marchand\nEntreprise : OVHcloud\nVille : Roubaix",
+                                   "Meine Daten:\nName: Florian Berger\nFirma: SAP\nWohnort: Walldorf"])
 def test_a_block_of_details_in_another_language_is_filed_and_nothing_waits(workspace, tmp_path, block):
     """Each was filed and waited for a model too (a message laid out as a block had no sentences, so it read as a
-    document); 所在城市 and 居住地 were no personal keys, so the first two only waited."""
+    document); 所在城市 and 居住地 were no personal keys, so the first two only waited. Under a lead of the person's
+    ("Mes infos :") the message was too short to be told French, English's words judged the lead someone else's,
+    and it was consumed as small talk."""
     said(workspace, tmp_path, [block])
     user = (workspace.root / "USER.md").read_text()
-    assert all(line.split("：" if "：" in line else ": ", 1)[1] in user for line in block.splitlines()), user
+    details = [line for line in block.splitlines() if not line.endswith(":")]
+    assert all(re.split(r"\s?[:：]\s?", line, maxsplit=1)[1] in user for line in details), user
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 0
 
 

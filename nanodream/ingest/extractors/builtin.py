@@ -452,7 +452,15 @@ def _the_persons_blocks(text: str, language: str) -> list[structure.KeyValues]:
     if statements.language(language) is None:
         return []
     blocks = [_without_secrets(block) for block in structure.key_values(text.splitlines())]
-    return [block for block in blocks if statements.about_the_person(block, language)]
+    return [block for block in blocks if statements.about_the_person(block, language)
+            or language in RULE_LANGUAGES and _led_by_the_person(block)]
+
+
+def _led_by_the_person(block: structure.KeyValues) -> bool:
+    """A block whose lead line is the person's in any language read ("Mes infos :", "Meine Daten:"): a message
+    of details has too few typed words to be told as French or German, so English's words alone would judge it."""
+    return bool(block.lead) and any(statements.about_the_person(block, code)
+                                    for code in sorted(statements.read_languages() - RULE_LANGUAGES))
 
 
 def _one_detail(message: Message, language: str, found: _Found) -> bool:

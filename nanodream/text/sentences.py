@@ -325,9 +325,13 @@ def _own_words(lines: list[str]) -> list[str]:
 
 def _emphasis(lines: list[str]) -> list[str]:
     """A short message's first line without a heading's marks: how a person typing in one go stresses what they say
-    ("## Always ask me before running many tools"), not the title of a document they pasted (text/structure.py)."""
+    ("## Always ask me before running many tools"), not the title of a document they pasted (text/structure.py),
+    which a second heading shows it is."""
     if not lines or not structure.MARKDOWN_HEADING.match(lines[0]) or structure.written_out("\n".join(lines)):
         return lines
+    if any(structure.MARKDOWN_HEADING.match(line) for line in lines[1:]):
+        return lines  # "## Installation … ## Usage": a document's sections, pasted
+
     return [lines[0].lstrip().lstrip("#").lstrip(), *lines[1:]]
 
 

@@ -460,6 +460,38 @@ def test_a_pasted_document_and_what_the_harness_wrote_file_nothing(workspace, tm
     assert any("two computers" in line for line in lines)
 
 
+@pytest.mark.parametrize(("asked", "quoted"), [
+    ("Gemini said this, is it right?", '"Good question! You should always use plural nouns for resources and never '
+                                       'put verbs in URLs. Always paginate large collections."'),
+    ("ChatGPTの回答です、合ってますか？", "「常に画像を圧縮し、決して同期スクリプトをheadで読み込まないでください。」"),
+    ("클로드가 이렇게 답했는데 맞아?", '"항상 이미지를 압축하고, 절대 head에서 동기 스크립트를 불러오지 마세요."'),
+])
+def test_a_paragraph_that_is_all_a_quotation_is_someone_elses_words(workspace, tmp_path, asked, quoted):
+    """An answer pasted in quotation marks to ask about it was filed as the person's rules; asked to keep it, or to
+    add it to an instruction file, the person makes it theirs."""
+    assert said(workspace, tmp_path, [f"{asked}\n\n{quoted}"]) == []
+    kept = said(workspace, tmp_path, ['Remember this:\n\n"Never deploy on a Friday."',
+                                      'Add this to CLAUDE.md:\n\n"Always run the linter first."'], name="kept", day=2)
+    assert sorted(kept) == ["- Always run the linter first.", "- Never deploy on a Friday."]
+
+
+def test_a_pasted_readme_with_sections_is_a_document_though_it_opens_with_a_heading(workspace, tmp_path):
+    """A short message's heading is how a person stresses what they say; a second heading makes it a document."""
+    readme = ("## Installation\n\nInstall the package with pip.\n\nTinyQueue always uses Redis as the broker and "
+              "never stores payloads on disk.\n\n## Usage\n\nRegister a handler and call `run()`.")
+    assert said(workspace, tmp_path, [readme]) == []
+    assert said(workspace, tmp_path, ["## Always ask me before running many tools"], name="stress", day=2) == [
+        "- Always ask the user before running many tools."]
+
+
+def test_an_errand_whose_bug_says_after_is_no_rule_and_a_greeting_is_no_fact(workspace, tmp_path):
+    """"删掉商品以后" is "after deleting an item", inside a request; "before we start" sets nothing."""
+    errand = "帮我看一下购物车的bug，删掉商品以后总价不更新。另外，以后写代码都先写测试再写实现。"
+    lines = said(workspace, tmp_path, [errand, "hey! before we start, a bit about me. I live in Leipzig."])
+    assert not any("购物车" in line or "we start" in line.lower() for line in lines), lines
+    assert any("以后写代码都先写测试" in line for line in lines) and any("Leipzig" in line for line in lines)
+
+
 def test_the_note_a_harness_writes_under_an_attachment_is_no_rule_of_the_persons(workspace, tmp_path):
     """OpenClaw writes the same note under every image once in a session: no recurrence to tell it by."""
     lines = said(workspace, tmp_path, [

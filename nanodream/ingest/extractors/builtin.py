@@ -46,7 +46,7 @@ from nanodream.text.language import (
     language_of,
 )
 from nanodream.text.person import owned_by, third_person
-from nanodream.text.sentences import led_lists, sentences, statement_lists
+from nanodream.text.sentences import adds_to_a_file, led_lists, sentences, statement_lists
 from nanodream.text.verbs import known_verb
 from nanodream.workspace import SOUL
 
@@ -91,7 +91,8 @@ class BuiltinExtractor:
             if _normal(message.text) in said_by_the_agent:
                 continue  # the agent's reply echoed back as the person's turn (a WhatsApp bridge does so)
             as_written = structure.the_persons_words(message.text)
-            message = replace(message, text=structure.the_persons_words(as_written, chunk.recurring))
+            message = replace(message, text=_without_quoted_paragraphs(
+                structure.the_persons_words(as_written, chunk.recurring)))
             if not message.text.strip():
                 continue  # all of it the harness's: an event, a subagent's report
             language = _language(message.text)
@@ -174,6 +175,33 @@ class BuiltinExtractor:
         if foreign:
             found.unread.append((foreign, message.text))
         return any(asks(sentence) for sentence in said)
+
+
+# A paragraph that is all one quotation, in any script's quotation marks (a stop may close it outside them).
+_QUOTATION = re.compile(r'^\s*(?:"[^"]+"|“[^”]+”|„[^“”]+[“”]|«[^»]+»|「[^」]+」|『[^』]+』)\s*[.。!！]?\s*$')
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
+
+
+def _without_quoted_paragraphs(text: str) -> str:
+    """The message without a paragraph that is all one quotation after the person's own words ("ChatGPT said this,
+    is it right?\n\n"Great question! … always …""): someone else's words, as a quotation inside a sentence is —
+    unless what comes before asks to keep it or add it to an instruction file ("Remember this:", "Add to
+    CLAUDE.md:"). A model reads the message as written if it waits."""
+    paragraphs = _PARAGRAPHS.split(text)
+    kept = paragraphs[:1]
+    for before, paragraph in zip(paragraphs, paragraphs[1:], strict=False):
+        if _QUOTATION.match(paragraph) and not _keeps_what_follows(before):
+            continue
+        kept.append(paragraph)
+    return "\n\n".join(kept)
+
+
+def _keeps_what_follows(paragraph: str) -> bool:
+    """Whether a paragraph asks to keep what follows it, in any language read, or to add it to a file."""
+    if adds_to_a_file(paragraph):
+        return True
+    return any(statements.asks_to_keep_or_forget(paragraph, spec) for code in sorted(statements.read_languages())
+               if (spec := statements.language(code)) is not None)
 
 
 # An answer picking what the agent offered is a word or three ("remove", "确认", "the blue one").

@@ -1287,9 +1287,10 @@ def _a_rule_lead(lead: str) -> bool:
 
 # A short time or place phrase before the person speaks of themselves: "From November I'll be …", "Lately, I …".
 # A preposition's phrase holds no clause of its own ("In the morning when I wake up …": what follows "when" is
-# that clause, not the statement); an adverb is the setting alone ("still have when I try …" is no setting).
+# that clause, not the statement); an adverb is the setting alone ("still have when I try …" is no setting); a
+# preposition with nothing after it sets nothing ("before we start, a bit about me" is no "… before").
 _SETTING = re.compile(r"^(?P<setting>(?i:(?:from|since|in|on|at|by|after|before|during|until|next|last|this|every)"
-                      r"\b(?:(?!\b(?:when|whenever|if|once|while|where|because|that|as soon as)\b)[^,.!?]){0,40}?|"
+                      r"\b(?:(?!\b(?:when|whenever|if|once|while|where|because|that|as soon as)\b)[^,.!?]){1,40}?|"
                       r"yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|these days|currently|still)),?\s+"
                       r"(?P<rest>(?:I|I['’](?:m|ve|d|ll)|[Mm]y|[Ww]e|[Oo]ur)\b.+)$", re.DOTALL)
 # What follows "so" or "because" when it is advice to the agent, not part of the fact: "…, so keep that in mind";

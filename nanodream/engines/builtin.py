@@ -25,6 +25,7 @@ from nanodream.engines.replacing import FRAME, SLOT, Candidate, Match, find_repl
 from nanodream.engines.routing import (
     OPEN_TASKS,
     Procedure,
+    a_rule_in_its_language,
     parse_procedure,
     parse_task,
     parse_untitled_procedure,
@@ -148,6 +149,8 @@ def _not_memory(text: str, *, reported: bool = False) -> str:
     if path == USER and not reported:
         return forbidden_in_profile(line)
     kind = forbidden_kind(line, rule=path == SOUL)
+    if kind == "a fragment" and path == SOUL and a_rule_in_its_language(text):
+        return ""  # "Tutéame.": one word, a whole command
     return kind if kind in _NEVER_FILED else ""
 
 

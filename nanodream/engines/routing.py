@@ -184,20 +184,30 @@ def _in_its_language(text: str) -> Route | None:
 
     The cues are asked first, the language model after: a short line ("No uses emojis en los commits.") is too
     short for the model to be sure of, while its cues are plain; and a line the model takes for English stays with
-    the English rules, so an English word that is a cue elsewhere ("Sem 2 starts …") sends nothing to SOUL.md.
+    the English rules (when it holds English's small words too), so an English word that is a cue elsewhere ("Sem 2
+    starts …") sends nothing to SOUL.md.
     """
     for code in sorted(read_languages() - {"en", UNDETERMINED}):
         found = kind_of(text, code)
         if found is not None:
-            return None if _language(text) == "en" else Route(_FILE_OF[found.kind], found.section)
+            return None if _english(text) else Route(_FILE_OF[found.kind], found.section)
     return None
 
 
-@lru_cache(maxsize=4096)
-def _language(text: str) -> str:
-    from nanodream.text.language import language_of  # fastText: loaded only when a line needs routing
+def a_rule_in_its_language(text: str) -> bool:
+    """Whether a language file other than English's reads the line as a rule for the agent: then one word is a
+    whole command ("Tutéame.", "Tutoie-moi."), no fragment of a sentence."""
+    found = _in_its_language(text)
+    return found is not None and found.path == SOUL
 
-    return language_of(text)
+
+@lru_cache(maxsize=4096)
+def _english(text: str) -> bool:
+    """Whether the language model takes a line for English and it holds English's small words: "Utilise toujours
+    TypeScript strict." reads as English to the model (two English names in four words), yet has none of them."""
+    from nanodream.text.language import has_english_words, language_of  # fastText: loaded only when needed
+
+    return language_of(text) == "en" and has_english_words(text)
 
 
 # procedures -----------------------------------------------------------------------------------------

@@ -391,13 +391,14 @@ def _stated(sentence: str, spec: Language) -> Statement | None:
 
 def _standing(tokens: list[str], spec: Language) -> bool:
     """Whether the sentence holds a standing cue ("from now on", "以后") that says so: none of the language's
-    `rule.not_standing` cues, and, in a script without spaces, no request before it (there "以后" is "after") and
-    no name in letters or digits right before it ("maths.7z以后发": send the archive later)."""
+    `rule.not_standing` cues, and, in a script without spaces, no request in a clause before it (there "以后" is
+    "after") and no name in letters or digits right before it ("maths.7z以后发": send the archive later)."""
     start = spec["rule.standing"].at(tokens)
     if start < 0 or spec["rule.not_standing"].at(tokens) >= 0:
         return False
-    if spec.characters and 0 <= spec["request.cues"].at(tokens) < start:
-        return False  # "帮我看一下购物车的bug，删掉商品以后总价不更新": a request, then "after" (以后) in its bug
+    asked = spec["request.cues"].at(tokens) if spec.characters else -1
+    if 0 <= asked < start and any(_PAUSE.match(token) for token in tokens[asked:start]):
+        return False  # "帮我看一下购物车的bug，删掉商品以后总价不更新": "after" in its bug ("请你以后…" asks it)
     return not (spec.characters and start > 0 and tokens[start - 1].isascii() and tokens[start - 1].isalnum())
 
 

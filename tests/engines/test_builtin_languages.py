@@ -26,6 +26,7 @@ ROUTED = [
     ("[durable] Django를 쓰기로 했어요.", MEMORY, "Decisions"),
     ("[durable] The staging server runs Debian 12.", MEMORY, "Infrastructure"),  # English keeps its rules
     ("[durable] Sem 2 starts in March.", MEMORY, "Project"),  # an English word that is a cue elsewhere
+    ("[permanent] Utilise toujours TypeScript strict.", SOUL, "Rules"),  # English to the model, without its words
     ("[permanent] No emojis.", SOUL, "Rules"),  # a prohibition without a verb, on its own
     ("[permanent] No trailing whitespace, please.", SOUL, "Rules"),
     ("[permanent] No problem.", MEMORY, "Project"),  # an idiom, no rule
@@ -62,6 +63,14 @@ def test_a_sentence_of_one_korean_word_is_a_sentence_not_a_fragment(workspace):
     write_history(workspace, [entry(1, "[permanent] 채식주의자예요.")])
     assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
     assert "채식주의자예요." in (workspace.root / USER).read_text()
+
+
+def test_a_command_of_one_word_in_another_language_is_a_rule_not_a_fragment(workspace):
+    """"Tutéame." and "Tutoie-moi." ("call me tu") were read as rules at ingest and refused as fragments at run."""
+    write_history(workspace, [entry(1, "[permanent] Tutéame.\n[permanent] Tutoie-moi.\n[permanent] Whatever.")])
+    assert run_dream(workspace, BUILTIN).outcome == Outcome.COMMITTED
+    soul = (workspace.root / SOUL).read_text()
+    assert "- Tutéame." in soul and "- Tutoie-moi." in soul and "Whatever" not in soul
 
 
 def test_a_german_rule_ending_on_its_verbs_particle_is_no_cut_off_fragment(workspace):

@@ -484,6 +484,14 @@ def test_a_pasted_readme_with_sections_is_a_document_though_it_opens_with_a_head
         "- Always ask the user before running many tools."]
 
 
+def test_a_rule_in_another_language_the_model_takes_for_english_is_read_in_its_own(workspace, tmp_path):
+    """"Utilise toujours TypeScript strict." holds two English names in four words: it was filed in MEMORY.md as an
+    undated project fact."""
+    assert said(workspace, tmp_path, ["Utilise toujours TypeScript strict."]) == [
+        "- Utilise toujours TypeScript strict."]
+    assert "TypeScript" in (workspace.root / "SOUL.md").read_text()
+
+
 def test_an_errand_whose_bug_says_after_is_no_rule_and_a_greeting_is_no_fact(workspace, tmp_path):
     """"删掉商品以后" is "after deleting an item", inside a request; "before we start" sets nothing."""
     errand = "帮我看一下购物车的bug，删掉商品以后总价不更新。另外，以后写代码都先写测试再写实现。"

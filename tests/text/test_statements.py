@@ -131,6 +131,7 @@ STATED = [
     ("zh", "以后碰到这种情况先问我。", RULE, "Rules"),  # a kind of case, from now on
     ("zh", "这类问题一律用中文回复。", RULE, "Rules"),
     ("zh", "默认用Python 3.12。", RULE, "Rules"),
+    ("zh", "请你以后回答都用中文。", RULE, "Rules"),  # a request asking it from now on
     ("vi", "Luôn viết test trước khi sửa code.", RULE, "Rules"),  # "luôn" opening: "always"
     ("vi", "Tuyệt đối không push lên main.", RULE, "Rules"),
     ("vi", "Nhớ luôn chạy lint trước khi commit.", RULE, "Rules"),
@@ -362,6 +363,8 @@ NOT_STATED = [
     ("es", "Me encargo del resto."),
     ("de", "Ich kümmere mich um den Rest."),
     ("zh", "这种情况下先别动。"),  # the case at hand
+    ("zh", "有个两岁的女儿，晚上八点以后才有空。"),  # "after eight", not "from now on"
+    ("zh", "帮我看一下购物车的bug，删掉商品以后总价不更新。"),  # "after deleting", in the request's bug
     ("zh", "默认端口是8080。"),  # a default told, no command
     ("fr", "Je suis sous le choc."),  # "sous" a feeling, no system
     ("fr", "Je travaille dans le dossier src."),  # where the work is now

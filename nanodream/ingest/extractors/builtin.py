@@ -155,6 +155,8 @@ class BuiltinExtractor:
                 foreign = other
                 continue
             fact = _fact_of(said, index, message.speaker, day, errand=errand, problem=problems[index])
+            if not has_english_words(sentence):  # "Utilise toujours TypeScript strict.": English to the model
+                fact = _in_another_language(sentence, errand=errand)[0] or fact
             if fact is None and short:
                 fact, code = _in_another_language(sentence, errand=errand)
                 foreign = code if fact is None and code else foreign
@@ -439,12 +441,14 @@ def _remembered_fact(clause: str, english: statements.Language) -> Fact | None:
 def _in_another_language(sentence: str, *, errand: bool) -> tuple[Fact | None, str]:
     """A message too short for the language model to tell ("Moro em Coimbra."): the other languages' cues may still
     read it, unless the model takes it for English; with the language they read it in. After a request (`errand`)
-    a rule that does not say it lasts ("Kein Caching verwenden.") is left for a model with the message."""
+    a rule that does not say it lasts ("Kein Caching verwenden.") is left for a model with the message. A line the
+    model takes for English without any of English's small words is no English ("Utilise toujours TypeScript
+    strict.")."""
     for code in sorted(statements.read_languages() - RULE_LANGUAGES):
         spec = statements.language(code)
         found = statements.statement(sentence, spec) if spec is not None else None
         if found is not None and _allowed(found.text, found.kind) and spec is not None:
-            if language_of(sentence) == "en":
+            if language_of(sentence) == "en" and has_english_words(sentence):
                 return None, ""
             if errand and _for_the_errand(found, spec):
                 return None, code

@@ -1065,8 +1065,11 @@ def read(sentences: list[str], code: str) -> Reading:
     pointing = [points_back(sentence, spec) for sentence in sentences]
     reading = Reading()
     for index, sentence in enumerate(sentences):
-        if pointing[index] or _leads_in(sentences, index):
-            continue  # "以后注意：" before its list says nothing of its own: its items say it
+        if pointing[index]:
+            continue
+        if _leads_in(sentences, index):  # "以后注意：" before its list says nothing of its own: its items say it
+            reading.unread = reading.unread or substance(sentence) >= LEAD_LETTERS  # "Pour celui-là tu peux …:"
+            continue
         found = statement(sentence, spec)
         if found is None and index + 1 < len(sentences) and pointing[index + 1]:  # "…. Remember this."
             found = _asked_to_keep(sentence, sentence, spec, _records(sentences[index + 1], spec))
@@ -1076,6 +1079,11 @@ def read(sentences: list[str], code: str) -> Reading:
             reading.unread = True
             reading.asks = reading.asks or asks_for_work(sentence, spec)
     return reading
+
+
+# A line leading into what follows says this much at most ("Quelques règles pour toi :", "先介绍一下我自己："); a longer
+# one asks or says something of its own, which a model reads.
+LEAD_LETTERS = 40
 
 
 def _leads_in(sentences: list[str], index: int) -> bool:

@@ -552,6 +552,24 @@ def test_a_list_of_rules_in_a_message_longer_than_a_person_types_is_filed_whole_
     assert said(workspace, tmp_path, [cut], name="cut", day=2) == lines
 
 
+@pytest.mark.parametrize(("lead", "facts", "other"), [
+    ("Zu meiner Person:", ["Ich heiße Jonas Brandt.", "Ich bin Entwickler bei Bosch.", "Ich wohne in Ulm.",
+                           "Ich arbeite mit Rust und Go.", "Ich bin Vegetarier."], "Nebenbei repariere ich Uhren."),
+    ("介绍一下我自己：", ["我叫周宁。", "我住在厦门。", "我对花生过敏。", "我平时用Linux和Neovim。"],
+     "业余在做一个小游戏。"),
+])
+def test_a_long_message_in_another_language_mostly_of_statements_files_them_and_waits(workspace, tmp_path, lead,
+                                                                                      facts, other):
+    """Seven or eight lines, one fact about the person each: past six lines they all waited. A message mostly of
+    explicit statements is the person speaking, so they are filed and the rest waits; a document in which one
+    sentence looks like a statement files nothing."""
+    lines = said(workspace, tmp_path, ["\n".join([lead, *facts, other, other.replace("。", "！")])])
+    assert sorted(lines) == sorted(f"- {fact}" for fact in facts)
+    assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
+    document = "\n".join([facts[0], *(f"{other} {number}" for number in range(6))])
+    assert said(workspace, tmp_path, [document], name="document", day=2) == lines
+
+
 def test_a_note_the_harness_writes_into_many_turns_is_never_filed_but_the_persons_words_are(workspace, tmp_path):
     note = "Avoid absolute paths (MEDIA:/...) and ~ paths, they are blocked for security."
     lines = said(workspace, tmp_path, [f"{note}\nlook at this chart",

@@ -313,8 +313,28 @@ def _written_out(message: Message, language: str, found: _Found) -> None:
     about the person before any document begins: each item stands alone) — and the whole message waits for a
     model, which reads the rest."""
     rest = _procedures(message.text, found)
-    found.facts += _lists_read_whole(rest, language, message.speaker)
+    found.facts += _lists_read_whole(rest, language, message.speaker) + _mostly_statements(rest, language)
     found.unread.append(("en" if language == UNDETERMINED else language, message.text))
+
+
+# A long message in another language at least this share of whose sentences are explicit statements is the person
+# telling who they are or how to work ("Ich heiße …", "Ich wohne …", one a line): not a pasted document.
+MOSTLY = 0.5
+
+
+def _mostly_statements(text: str, language: str) -> list[str]:
+    """The statements about the person and the rules of a long message in another language, when its sentences are
+    mostly such explicit statements (`MOSTLY`); none of a document in which a few sentences only look like them."""
+    spec = statements.language(language)
+    if language in RULE_LANGUAGES or spec is None:
+        return []
+    said = [sentence for sentence in sentences(text, language) if not statements.trivial(sentence, spec)]
+    reading = statements.read(said, language)
+    kept = [each for each in reading.statements if each.kind in (statements.PERSON, statements.RULE)
+            and _allowed(each.text, each.kind)]
+    if not said or len(reading.statements) < MOSTLY * len(said):
+        return []
+    return [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
 
 
 def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:

@@ -19,9 +19,9 @@ from datetime import date, tzinfo
 
 from nanodream.backlog.history import GIST
 from nanodream.backlog.waiting import marker_line
-from nanodream.engines.routing import instructs_agent, route_fact
 from nanodream.ingest.chunking import Chunk
 from nanodream.ingest.extractors.base import Extraction
+from nanodream.ingest.extractors.layout import led_in_as_rules, rules_led_in, without_quoted_paragraphs
 from nanodream.ingest.extractors.procedures import stated_procedures
 from nanodream.ingest.extractors.requests import (
     about_the_agents_manner,
@@ -46,9 +46,8 @@ from nanodream.text.language import (
     language_of,
 )
 from nanodream.text.person import owned_by, third_person
-from nanodream.text.sentences import adds_to_a_file, led_lists, sentences, statement_lists
+from nanodream.text.sentences import led_lists, sentences, statement_lists
 from nanodream.text.verbs import known_verb
-from nanodream.workspace import SOUL
 
 # The languages ingest's full rules read; "und" is text too short to tell ("ok", "lgtm"), read as English.
 RULE_LANGUAGES = frozenset({"en", UNDETERMINED})
@@ -91,7 +90,7 @@ class BuiltinExtractor:
             if _normal(message.text) in said_by_the_agent:
                 continue  # the agent's reply echoed back as the person's turn (a WhatsApp bridge does so)
             as_written = structure.the_persons_words(message.text)
-            message = replace(message, text=_without_quoted_paragraphs(
+            message = replace(message, text=without_quoted_paragraphs(
                 structure.the_persons_words(as_written, chunk.recurring)))
             if not message.text.strip():
                 continue  # all of it the harness's: an event, a subagent's report
@@ -169,7 +168,7 @@ class BuiltinExtractor:
             foreign = waits or foreign
             if gist:
                 rest[index] = sentence
-        _rules_led_in(text, said, filed, rest)
+        rules_led_in(text, said, filed, rest)
         if _list_in_part(text, said, filed, rest):
             filed, rest, foreign = {}, {}, foreign or "en"
         found.facts += [fact.line() for fact in filed.values()]
@@ -177,33 +176,6 @@ class BuiltinExtractor:
         if foreign:
             found.unread.append((foreign, message.text))
         return any(asks(sentence) for sentence in said)
-
-
-# A paragraph that is all one quotation, in any script's quotation marks (a stop may close it outside them).
-_QUOTATION = re.compile(r'^\s*(?:"[^"]+"|“[^”]+”|„[^“”]+[“”]|«[^»]+»|「[^」]+」|『[^』]+』)\s*[.。!！]?\s*$')
-_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
-
-
-def _without_quoted_paragraphs(text: str) -> str:
-    """The message without a paragraph that is all one quotation after the person's own words ("ChatGPT said this,
-    is it right?\n\n"Great question! … always …""): someone else's words, as a quotation inside a sentence is —
-    unless what comes before asks to keep it or add it to an instruction file ("Remember this:", "Add to
-    CLAUDE.md:"). A model reads the message as written if it waits."""
-    paragraphs = _PARAGRAPHS.split(text)
-    kept = paragraphs[:1]
-    for before, paragraph in zip(paragraphs, paragraphs[1:], strict=False):
-        if _QUOTATION.match(paragraph) and not _keeps_what_follows(before):
-            continue
-        kept.append(paragraph)
-    return "\n\n".join(kept)
-
-
-def _keeps_what_follows(paragraph: str) -> bool:
-    """Whether a paragraph asks to keep what follows it, in any language read, or to add it to a file."""
-    if adds_to_a_file(paragraph):
-        return True
-    return any(statements.asks_to_keep_or_forget(paragraph, spec) for code in sorted(statements.read_languages())
-               if (spec := statements.language(code)) is not None)
 
 
 # An answer picking what the agent offered is a word or three ("remove", "确认", "the blue one").
@@ -348,7 +320,7 @@ def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
         if english:
             facts = {place: fact for place, sentence in enumerate(said)
                      if (fact := classify(sentence, speaker, None, False)) is not None}
-            facts = _led_in_as_rules(lead, said, facts) or facts
+            facts = led_in_as_rules(lead, said, facts) or facts
             read = [fact.line() for fact in facts.values()]
             kinds = {fact.tag for fact in facts.values()}
         else:
@@ -359,36 +331,6 @@ def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
         if read and len(read) == len(said) and len(kinds) == 1:
             lines += read
     return lines
-
-
-def _rules_led_in(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> None:
-    """File the items of each list led in as rules for the agent (`_led_in_as_rules`) as rules."""
-    for lead, items in led_lists(text):
-        held = {sentence for item in items for sentence in sentences(item)}
-        indexes = [index for index, sentence in enumerate(said) if sentence in held]
-        told = _led_in_as_rules(lead, [said[index] for index in indexes],
-                                {place: filed[index] for place, index in enumerate(indexes) if index in filed})
-        for place, fact in told.items():
-            filed[indexes[place]] = fact
-            rest.pop(indexes[place], None)
-
-
-def _led_in_as_rules(lead: str, said: list[str], facts: dict[int, Fact]) -> dict[int, Fact]:
-    """A list led in as rules for the agent ("Ground rules going forward:", English's `lists.rules`), its sentences
-    `said` and what the rules filed of them (`facts`, by place): each is a rule when every one is a rule filed so or
-    one that tells the agent what to do ("- ask before deleting anything": the lead says it lasts), else {}."""
-    english = statements.language("en")
-    if english is None or english["lists.rules"].at(english.tokens(lead)) < 0:
-        return {}
-    told: dict[int, Fact] = {}
-    for place, sentence in enumerate(said):
-        fact = facts.get(place)
-        if fact is None and instructs_agent(sentence):
-            fact = Fact("permanent", sentence)
-        elif fact is None or route_fact(fact.text).path != SOUL:
-            return {}
-        told[place] = fact
-    return told
 
 
 def _list_in_part(text: str, said: list[str], filed: dict[int, Fact], rest: dict[int, str]) -> bool:

@@ -255,8 +255,7 @@ def _blocks(text: str) -> list[_Block]:
             fenced, current, gap = not fenced, None, True
         elif fenced or not raw.strip() or index in left_out or _not_prose(raw):
             current, gap = None, True
-        elif _BULLET.match(raw) or current is None or current[-1].rstrip().endswith(LEAD_COLONS):
-            # a line after one leading into it ("先介绍一下我自己：") opens a block of its own
+        elif _BULLET.match(raw) or current is None:
             current = [_BULLET.sub("", raw).strip()]
             blocks.append(_Block(current, bool(_BULLET.match(raw)), gap or not blocks))
             gap = False

@@ -563,7 +563,7 @@ def test_a_long_message_in_another_language_mostly_of_statements_files_them_and_
     """Seven or eight lines, one fact about the person each: past six lines they all waited. A message mostly of
     explicit statements is the person speaking, so they are filed and the rest waits; a document in which one
     sentence looks like a statement files nothing."""
-    lines = said(workspace, tmp_path, ["\n".join([lead, *facts, other, other.replace("。", "！")])])
+    lines = said(workspace, tmp_path, ["\n\n".join([lead, "\n".join([*facts, other, other.replace("。", "！")])])])
     assert sorted(lines) == sorted(f"- {fact}" for fact in facts)
     assert api.status(workspace.root, BUILTIN).status.waiting_for_model == 1
     document = "\n".join([facts[0], *(f"{other} {number}" for number in range(6))])

@@ -302,11 +302,10 @@ def _mostly_statements(text: str, language: str) -> list[str]:
         return []
     said = [sentence for sentence in sentences(text, language) if not statements.trivial(sentence, spec)]
     reading = statements.read(said, language)
-    kept = [each for each in reading.statements if each.kind in (statements.PERSON, statements.RULE)
-            and _allowed(each.text, each.kind)]
     if not said or len(reading.statements) < MOSTLY * len(said):
         return []
-    return [f"[{TAG_OF[each.kind]}] {each.text}" for each in kept]
+    return [f"[{TAG_OF[each.kind]}] {each.text}" for each in reading.statements
+            if each.kind in (statements.PERSON, statements.RULE) and _allowed(each.text, each.kind)]
 
 
 def _lists_read_whole(text: str, language: str, speaker: str) -> list[str]:
